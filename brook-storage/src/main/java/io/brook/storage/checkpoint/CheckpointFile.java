@@ -1,0 +1,155 @@
+package io.brook.storage.checkpoint;
+
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A small human-readable text file holding a list of entries, replaced atomically on every write.
+ *
+ * <p>Layout (UTF-8, one item per line, every line ends with {@code \n}; Kafka's checkpoint format):
+ *
+ * <pre>
+ * version        decimal int, must equal the version this file was opened with
+ * count          decimal int, the number of entry lines that follow
+ * entry 1        EntryFormat#toLine
+ * ...
+ * entry count
+ * </pre>
+ *
+ * <p>Crash behaviour: {@link #write} goes through {@link AtomicFiles}, so after a crash the file
+ * holds either the previous or the new complete list. There is no checksum; the version, the count
+ * and the entry syntax are checked on {@link #read}, and any mismatch is a {@link
+ * CorruptCheckpointException} rather than a silently shortened list.
+ *
+ * <p>Thread-safety: reads and writes of one instance are serialized. Two instances on the same path
+ * are not coordinated.
+ *
+ * @param <T> the entry type
+ */
+public final class CheckpointFile<T> {
+
+  /** Converts one entry to and from its line. */
+  public interface EntryFormat<T> {
+    /**
+     * The entry as one line, without line terminator; must not contain {@code \n} or {@code \r}.
+     */
+    String toLine(T entry);
+
+    /**
+     * Parses a line written by {@link #toLine}.
+     *
+     * @throws IllegalArgumentException if the line is malformed
+     */
+    T fromLine(String line);
+  }
+
+  private final Path file;
+  private final int version;
+  private final EntryFormat<T> format;
+  private final Object lock = new Object();
+
+  public CheckpointFile(Path file, int version, EntryFormat<T> format) {
+    this.file = Objects.requireNonNull(file, "file");
+    this.version = version;
+    this.format = Objects.requireNonNull(format, "format");
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  /**
+   * Replaces the file's content with {@code entries}, in iteration order.
+   *
+   * @throws IllegalArgumentException if an entry's line contains a line terminator
+   */
+  public void write(Collection<T> entries) throws IOException {
+    StringBuilder content = new StringBuilder();
+    content.append(version).append('\n');
+    content.append(entries.size()).append('\n');
+    for (T entry : entries) {
+      String line = format.toLine(entry);
+      if (line.indexOf('\n') >= 0 || line.indexOf('\r') >= 0) {
+        throw new IllegalArgumentException(
+            "checkpoint entry contains a line terminator: file=" + file + " entry=" + entry);
+      }
+      content.append(line).append('\n');
+    }
+    byte[] bytes = content.toString().getBytes(StandardCharsets.UTF_8);
+    synchronized (lock) {
+      AtomicFiles.write(file, bytes);
+    }
+  }
+
+  /**
+   * The entries in file order; an empty list if the file does not exist.
+   *
+   * @throws CorruptCheckpointException if the version, the count or an entry line is wrong
+   */
+  public List<T> read() throws IOException {
+    List<String> lines;
+    synchronized (lock) {
+      try {
+        lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      } catch (NoSuchFileException e) {
+        return List.of();
+      } catch (CharacterCodingException e) {
+        throw corrupt("not valid UTF-8", e);
+      }
+    }
+    if (lines.size() < 2) {
+      throw corrupt("expected a version line and a count line but the file has " + lines.size());
+    }
+    int foundVersion = parseHeader(lines.get(0), "version");
+    if (foundVersion != version) {
+      throw corrupt("expected version " + version + " but found " + foundVersion);
+    }
+    int count = parseHeader(lines.get(1), "entry count");
+    int present = lines.size() - 2;
+    // The count is checked against the lines actually present before anything is sized by it.
+    if (count < 0 || count != present) {
+      throw corrupt("header says " + count + " entries but the file has " + present);
+    }
+    List<T> entries = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      String line = lines.get(i + 2);
+      try {
+        entries.add(Objects.requireNonNull(format.fromLine(line), "fromLine returned null"));
+      } catch (IllegalArgumentException | NullPointerException e) {
+        throw corrupt(
+            "malformed entry on line " + (i + 3) + " '" + line + "': " + e.getMessage(), e);
+      }
+    }
+    return Collections.unmodifiableList(entries);
+  }
+
+  private int parseHeader(String line, String what) throws CorruptCheckpointException {
+    try {
+      return Integer.parseInt(line);
+    } catch (NumberFormatException e) {
+      throw corrupt("malformed " + what + " line '" + line + "'", e);
+    }
+  }
+
+  private CorruptCheckpointException corrupt(String what) {
+    return new CorruptCheckpointException("Corrupt checkpoint file " + file + ": " + what);
+  }
+
+  private CorruptCheckpointException corrupt(String what, Throwable cause) {
+    return new CorruptCheckpointException("Corrupt checkpoint file " + file + ": " + what, cause);
+  }
+
+  @Override
+  public String toString() {
+    return "CheckpointFile(" + file + ", version " + version + ")";
+  }
+}

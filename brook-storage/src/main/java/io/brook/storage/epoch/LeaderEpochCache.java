@@ -1,0 +1,360 @@
+package io.brook.storage.epoch;
+
+import io.brook.storage.checkpoint.CheckpointFile;
+import io.brook.storage.checkpoint.CorruptCheckpointException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Maps each leader epoch of a partition to the first offset written under it, so that a returning
+ * replica can find where its log diverges from the leader's (OffsetForLeaderEpoch, KIP-101/279).
+ *
+ * <p>Invariant: entries are strictly increasing in both epoch and start offset. An entry's range
+ * runs from its start offset to the next entry's start offset (exclusive), the last one to the log
+ * end offset.
+ *
+ * <p>On disk: {@value #CHECKPOINT_FILE_NAME} in the partition directory, a {@link CheckpointFile}
+ * of version {@value #VERSION} whose entry lines are {@code epoch startOffset}, oldest first. The
+ * file is rewritten atomically after every change, so a crash leaves the previous or the new list;
+ * it is not checksummed. On load, a file that breaks the invariant, has a negative value or a
+ * malformed line is a {@link CorruptCheckpointException}. After an unclean shutdown the file may
+ * mention epochs beyond the recovered log end; the log calls {@link #truncateFromEnd} once it knows
+ * its end offset.
+ *
+ * <p>Thread-safety: mutations hold the write lock (including the checkpoint write, so the file is
+ * always the latest state), queries the read lock. If writing the checkpoint fails, the in-memory
+ * state is left unchanged.
+ */
+public final class LeaderEpochCache {
+  public static final String CHECKPOINT_FILE_NAME = "leader-epoch-checkpoint";
+
+  /** The only version of the checkpoint format. */
+  public static final int VERSION = 0;
+
+  private static final Logger log = LoggerFactory.getLogger(LeaderEpochCache.class);
+
+  private final Path partitionDir;
+  private final CheckpointFile<EpochEntry> checkpoint;
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+
+  /** Oldest first; replaced as a whole on every change, never mutated in place. */
+  private List<EpochEntry> entries;
+
+  /**
+   * Loads {@value #CHECKPOINT_FILE_NAME} from {@code partitionDir} if it exists.
+   *
+   * @throws CorruptCheckpointException if the file is malformed or not strictly increasing
+   */
+  public LeaderEpochCache(Path partitionDir) throws IOException {
+    this.partitionDir = partitionDir;
+    this.checkpoint =
+        new CheckpointFile<>(partitionDir.resolve(CHECKPOINT_FILE_NAME), VERSION, new Format());
+    List<EpochEntry> loaded = checkpoint.read();
+    for (int i = 1; i < loaded.size(); i++) {
+      EpochEntry previous = loaded.get(i - 1);
+      EpochEntry current = loaded.get(i);
+      if (current.epoch() <= previous.epoch() || current.startOffset() <= previous.startOffset()) {
+        throw new CorruptCheckpointException(
+            "Corrupt checkpoint file "
+                + checkpoint.file()
+                + ": entries are not strictly increasing at line "
+                + (i + 3)
+                + ": "
+                + previous
+                + " then "
+                + current);
+      }
+    }
+    this.entries = List.copyOf(loaded);
+  }
+
+  /**
+   * Records that {@code epoch} starts at {@code startOffset}, if {@code epoch} is newer than the
+   * latest known epoch. A no-op if {@code epoch} is negative (undefined), equal to the latest
+   * epoch, or older than it (a replay of batches already covered).
+   *
+   * <p>Before adding, removes every entry whose epoch is {@code >= epoch} or whose start offset is
+   * {@code >= startOffset}, so that the entries stay strictly increasing, and logs a WARN naming
+   * them. Flushes the checkpoint when anything changed.
+   *
+   * @throws IllegalArgumentException if {@code startOffset} is negative
+   */
+  public void assign(int epoch, long startOffset) throws IOException {
+    if (epoch < 0) {
+      return;
+    }
+    if (startOffset < 0) {
+      throw new IllegalArgumentException("startOffset must be >= 0, got " + startOffset);
+    }
+    lock.readLock().lock();
+    try {
+      if (!isNewer(epoch)) {
+        return;
+      }
+    } finally {
+      lock.readLock().unlock();
+    }
+    lock.writeLock().lock();
+    try {
+      if (!isNewer(epoch)) {
+        return;
+      }
+      EpochEntry added = new EpochEntry(epoch, startOffset);
+      List<EpochEntry> kept = new ArrayList<>(entries.size() + 1);
+      List<EpochEntry> removed = new ArrayList<>();
+      for (EpochEntry entry : entries) {
+        if (entry.epoch() >= epoch || entry.startOffset() >= startOffset) {
+          removed.add(entry);
+        } else {
+          kept.add(entry);
+        }
+      }
+      kept.add(added);
+      replace(kept);
+      if (!removed.isEmpty()) {
+        log.warn(
+            "Removed leader epoch entries that conflict with a new epoch dir={} added={} removed={}",
+            partitionDir,
+            added,
+            removed);
+      }
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  private boolean isNewer(int epoch) {
+    return entries.isEmpty() || epoch > last().epoch();
+  }
+
+  public OptionalInt latestEpoch() {
+    lock.readLock().lock();
+    try {
+      return entries.isEmpty() ? OptionalInt.empty() : OptionalInt.of(last().epoch());
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  public Optional<EpochEntry> latestEntry() {
+    lock.readLock().lock();
+    try {
+      return entries.isEmpty() ? Optional.empty() : Optional.of(last());
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  public Optional<EpochEntry> earliestEntry() {
+    lock.readLock().lock();
+    try {
+      return entries.isEmpty() ? Optional.empty() : Optional.of(entries.get(0));
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * The epoch whose range contains {@code offset}: the greatest entry with start offset {@code <=
+   * offset}. Empty if {@code offset} is below the first entry or the cache is empty.
+   */
+  public OptionalInt epochForOffset(long offset) {
+    lock.readLock().lock();
+    try {
+      int index = floorIndexByOffset(offset);
+      return index < 0 ? OptionalInt.empty() : OptionalInt.of(entries.get(index).epoch());
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * The OffsetForLeaderEpoch answer for {@code requestedEpoch}.
+   *
+   * <ul>
+   *   <li>undefined ({@code -1}) requested epoch, empty cache, or a requested epoch above the
+   *       latest: {@link EpochEndOffset#UNDEFINED};
+   *   <li>the latest epoch: {@code (latest, logEndOffset)};
+   *   <li>otherwise, with {@code higher} the first entry with an epoch above the requested one:
+   *       {@code (floor epoch, higher.startOffset)} where the floor is the greatest known epoch
+   *       {@code <=} the requested one, or {@code (requestedEpoch, higher.startOffset)} when the
+   *       requested epoch is below the first known epoch.
+   * </ul>
+   */
+  public EpochEndOffset endOffsetFor(int requestedEpoch, long logEndOffset) {
+    lock.readLock().lock();
+    try {
+      if (requestedEpoch < 0 || entries.isEmpty()) {
+        return EpochEndOffset.UNDEFINED;
+      }
+      EpochEntry latest = last();
+      if (requestedEpoch == latest.epoch()) {
+        return new EpochEndOffset(latest.epoch(), logEndOffset);
+      }
+      if (requestedEpoch > latest.epoch()) {
+        return EpochEndOffset.UNDEFINED;
+      }
+      // requestedEpoch < latest, so some entry has a higher epoch.
+      int higher = firstIndexWithEpochAbove(requestedEpoch);
+      long endOffset = entries.get(higher).startOffset();
+      int floorEpoch = higher == 0 ? requestedEpoch : entries.get(higher - 1).epoch();
+      return new EpochEndOffset(floorEpoch, endOffset);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Drops entries with start offset {@code >= endOffset}, for a log truncated to {@code endOffset}.
+   */
+  public void truncateFromEnd(long endOffset) throws IOException {
+    lock.writeLock().lock();
+    try {
+      int keep = 0;
+      while (keep < entries.size() && entries.get(keep).startOffset() < endOffset) {
+        keep++;
+      }
+      if (keep == entries.size()) {
+        return;
+      }
+      List<EpochEntry> removed = entries.subList(keep, entries.size());
+      String removedText = removed.toString();
+      replace(entries.subList(0, keep));
+      log.info(
+          "Truncated leader epoch cache from end dir={} endOffset={} removed={}",
+          partitionDir,
+          endOffset,
+          removedText);
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /**
+   * Drops entries entirely below {@code startOffset}, for a log whose start offset moved there. The
+   * last entry starting at or below {@code startOffset} survives, re-based to start at {@code
+   * startOffset}, because the records from there on were written in its epoch.
+   */
+  public void truncateFromStart(long startOffset) throws IOException {
+    lock.writeLock().lock();
+    try {
+      int floor = floorIndexByOffset(startOffset);
+      if (floor < 0) {
+        return;
+      }
+      EpochEntry survivor = entries.get(floor);
+      if (floor == 0 && survivor.startOffset() == startOffset) {
+        return;
+      }
+      List<EpochEntry> kept = new ArrayList<>(entries.size() - floor);
+      kept.add(new EpochEntry(survivor.epoch(), startOffset));
+      kept.addAll(entries.subList(floor + 1, entries.size()));
+      String removedText = entries.subList(0, floor + 1).toString();
+      replace(kept);
+      log.info(
+          "Truncated leader epoch cache from start dir={} startOffset={} replaced={} first={}",
+          partitionDir,
+          startOffset,
+          removedText,
+          kept.get(0));
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** Drops every entry and flushes the empty checkpoint. */
+  public void clear() throws IOException {
+    lock.writeLock().lock();
+    try {
+      replace(List.of());
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** All entries, oldest first. */
+  public List<EpochEntry> entries() {
+    lock.readLock().lock();
+    try {
+      return entries;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** The checkpoint file this cache persists to. */
+  public Path checkpointFile() {
+    return checkpoint.file();
+  }
+
+  /** Writes {@code newEntries} to the checkpoint and then, only if that worked, adopts them. */
+  private void replace(List<EpochEntry> newEntries) throws IOException {
+    List<EpochEntry> copy = List.copyOf(newEntries);
+    checkpoint.write(copy);
+    entries = copy;
+  }
+
+  private EpochEntry last() {
+    return entries.get(entries.size() - 1);
+  }
+
+  /** Index of the greatest entry with start offset {@code <= offset}, or -1. */
+  private int floorIndexByOffset(long offset) {
+    int low = 0;
+    int high = entries.size() - 1;
+    int found = -1;
+    while (low <= high) {
+      int mid = (low + high) >>> 1;
+      if (entries.get(mid).startOffset() <= offset) {
+        found = mid;
+        low = mid + 1;
+      } else {
+        high = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  /** Index of the first entry with epoch {@code > epoch}, or {@code entries.size()}. */
+  private int firstIndexWithEpochAbove(int epoch) {
+    int low = 0;
+    int high = entries.size();
+    while (low < high) {
+      int mid = (low + high) >>> 1;
+      if (entries.get(mid).epoch() > epoch) {
+        high = mid;
+      } else {
+        low = mid + 1;
+      }
+    }
+    return low;
+  }
+
+  @Override
+  public String toString() {
+    return "LeaderEpochCache(" + partitionDir + ", " + entries() + ")";
+  }
+
+  private static final class Format implements CheckpointFile.EntryFormat<EpochEntry> {
+    @Override
+    public String toLine(EpochEntry entry) {
+      return entry.epoch() + " " + entry.startOffset();
+    }
+
+    @Override
+    public EpochEntry fromLine(String line) {
+      String[] parts = line.split(" ", -1);
+      if (parts.length != 2) {
+        throw new IllegalArgumentException("expected 'epoch startOffset'");
+      }
+      return new EpochEntry(Integer.parseInt(parts[0]), Long.parseLong(parts[1]));
+    }
+  }
+}

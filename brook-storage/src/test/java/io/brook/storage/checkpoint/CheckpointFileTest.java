@@ -1,0 +1,237 @@
+package io.brook.storage.checkpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CheckpointFileTest {
+  /** Entries are plain longs, one per line. */
+  private static final CheckpointFile.EntryFormat<Long> LONGS =
+      new CheckpointFile.EntryFormat<>() {
+        @Override
+        public String toLine(Long entry) {
+          return Long.toString(entry);
+        }
+
+        @Override
+        public Long fromLine(String line) {
+          return Long.parseLong(line);
+        }
+      };
+
+  @TempDir Path dir;
+
+  private CheckpointFile<Long> checkpoint() {
+    return new CheckpointFile<>(dir.resolve("checkpoint"), 3, LONGS);
+  }
+
+  @Test
+  void roundTripsEntriesInOrder() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+
+    // When
+    checkpoint.write(List.of(42L, 7L, 1_000_000_000_000L));
+
+    // Then
+    assertThat(checkpoint.read()).containsExactly(42L, 7L, 1_000_000_000_000L);
+    assertThat(Files.readString(checkpoint.file())).isEqualTo("3\n3\n42\n7\n1000000000000\n");
+  }
+
+  @Test
+  void roundTripsAnEmptyList() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+
+    // When
+    checkpoint.write(List.of());
+
+    // Then
+    assertThat(checkpoint.read()).isEmpty();
+    assertThat(Files.readString(checkpoint.file())).isEqualTo("3\n0\n");
+  }
+
+  @Test
+  void missingFileReadsAsEmpty() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+
+    // When
+    List<Long> entries = checkpoint.read();
+
+    // Then
+    assertThat(entries).isEmpty();
+    assertThat(checkpoint.file()).doesNotExist();
+  }
+
+  @Test
+  void replacesAtomicallyAndLeavesNoTemporaryFile() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    checkpoint.write(List.of(1L, 2L, 3L));
+
+    // When
+    checkpoint.write(List.of(9L));
+
+    // Then
+    assertThat(checkpoint.read()).containsExactly(9L);
+    try (Stream<Path> files = Files.list(dir)) {
+      assertThat(files).containsExactly(checkpoint.file());
+    }
+  }
+
+  @Test
+  void overwritesAStaleTemporaryFileFromACrash() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    Files.writeString(AtomicFiles.tmpFileFor(checkpoint.file()), "garbage that is longer\n");
+
+    // When
+    checkpoint.write(List.of(5L));
+
+    // Then
+    assertThat(checkpoint.read()).containsExactly(5L);
+    assertThat(AtomicFiles.tmpFileFor(checkpoint.file())).doesNotExist();
+  }
+
+  @Test
+  void rejectsWrongVersion() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    Files.writeString(checkpoint.file(), "4\n1\n10\n");
+
+    // When / Then
+    assertThatThrownBy(checkpoint::read)
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining(checkpoint.file().toString())
+        .hasMessageContaining("expected version 3 but found 4");
+  }
+
+  @Test
+  void rejectsACountLargerThanTheLinesPresent() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    Files.writeString(checkpoint.file(), "3\n2147483647\n10\n");
+
+    // When / Then
+    assertThatThrownBy(checkpoint::read)
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining(checkpoint.file().toString())
+        .hasMessageContaining("header says 2147483647 entries but the file has 1");
+  }
+
+  @Test
+  void rejectsACountSmallerThanTheLinesPresent() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    Files.writeString(checkpoint.file(), "3\n1\n10\n11\n");
+
+    // When / Then
+    assertThatThrownBy(checkpoint::read)
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("header says 1 entries but the file has 2");
+  }
+
+  @Test
+  void rejectsANegativeCount() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    Files.writeString(checkpoint.file(), "3\n-1\n");
+
+    // When / Then
+    assertThatThrownBy(checkpoint::read)
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("header says -1 entries");
+  }
+
+  @Test
+  void rejectsAMalformedLineNamingItsLineNumber() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    Files.writeString(checkpoint.file(), "3\n2\n10\nten\n");
+
+    // When / Then
+    assertThatThrownBy(checkpoint::read)
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining(checkpoint.file().toString())
+        .hasMessageContaining("malformed entry on line 4 'ten'");
+  }
+
+  @Test
+  void rejectsMalformedHeaders() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+
+    // When / Then
+    Files.writeString(checkpoint.file(), "");
+    assertThatThrownBy(checkpoint::read)
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("expected a version line and a count line");
+    Files.writeString(checkpoint.file(), "three\n0\n");
+    assertThatThrownBy(checkpoint::read)
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("malformed version line 'three'");
+    Files.writeString(checkpoint.file(), "3\nx\n");
+    assertThatThrownBy(checkpoint::read)
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("malformed entry count line 'x'");
+  }
+
+  @Test
+  void rejectsInvalidUtf8() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    Files.write(checkpoint.file(), new byte[] {'3', '\n', '1', '\n', (byte) 0xff, '\n'});
+
+    // When / Then
+    assertThatThrownBy(checkpoint::read)
+        .isInstanceOf(CorruptCheckpointException.class)
+        .hasMessageContaining("not valid UTF-8");
+  }
+
+  @Test
+  void refusesToWriteAnEntryContainingANewline() {
+    // Given
+    CheckpointFile<String> checkpoint =
+        new CheckpointFile<>(
+            dir.resolve("strings"),
+            0,
+            new CheckpointFile.EntryFormat<>() {
+              @Override
+              public String toLine(String entry) {
+                return entry;
+              }
+
+              @Override
+              public String fromLine(String line) {
+                return line;
+              }
+            });
+
+    // When / Then
+    assertThatThrownBy(() -> checkpoint.write(List.of("a\nb")))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(checkpoint.file()).doesNotExist();
+  }
+
+  @Test
+  void acceptsCrlfLineEndingsFromHandEditedFiles() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    Files.write(checkpoint.file(), "3\r\n1\r\n10\r\n".getBytes(StandardCharsets.UTF_8));
+
+    // When
+    List<Long> entries = checkpoint.read();
+
+    // Then
+    assertThat(entries).containsExactly(10L);
+  }
+}
