@@ -1,0 +1,97 @@
+package io.brook.storage.log;
+
+import io.brook.storage.segment.LogSegment;
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * Kafka's flush policy for one log. By default nothing is fsynced on the append path: durability
+ * comes from replicas, and the page cache holds the data. Segments are flushed when they roll and
+ * when the log closes; {@code flush.messages} and {@code flush.ms} force earlier flushes. The
+ * recovery point is the offset below which everything is known to be on disk, so that recovery
+ * after a crash only re-validates what lies above it.
+ */
+final class LogFlusher {
+  private final ConcurrentNavigableMap<Long, LogSegment> segments;
+  private final Time time;
+  private final ReentrantLock flushLock = new ReentrantLock();
+  private final AtomicLong unflushedRecords = new AtomicLong();
+  private volatile long recoveryPoint;
+  private volatile long lastFlushMs;
+
+  LogFlusher(ConcurrentNavigableMap<Long, LogSegment> segments, long recoveryPoint, Time time) {
+    this.segments = segments;
+    this.recoveryPoint = recoveryPoint;
+    this.time = time;
+    this.lastFlushMs = time.milliseconds();
+  }
+
+  long recoveryPoint() {
+    return recoveryPoint;
+  }
+
+  /** Counts appended records; true when {@code flush.messages} says to flush now. */
+  boolean recordAppended(int records, LogConfig config) {
+    return unflushedRecords.addAndGet(records) >= config.flushMessages();
+  }
+
+  /** True when unflushed data is older than {@code flush.ms}. */
+  boolean isDue(LogConfig config) {
+    return config.flushMs() != Long.MAX_VALUE
+        && unflushedRecords.get() > 0
+        && time.milliseconds() - lastFlushMs >= config.flushMs();
+  }
+
+  /** Forces every segment holding offsets in [recovery point, offset) to disk. */
+  void flushUpTo(long offset) throws IOException {
+    flushLock.lock();
+    try {
+      long from = recoveryPoint;
+      if (offset <= from) {
+        return;
+      }
+      Long firstBase = segments.floorKey(from);
+      Map<Long, LogSegment> dirty =
+          firstBase == null ? segments.headMap(offset) : segments.subMap(firstBase, offset);
+      for (LogSegment segment : dirty.values()) {
+        try {
+          segment.flush();
+        } catch (ClosedChannelException e) {
+          if (segments.get(segment.baseOffset()) == segment) {
+            throw e;
+          }
+          // Removed by a truncation while we flushed: nothing left to make durable.
+        }
+      }
+      unflushedRecords.set(0);
+      lastFlushMs = time.milliseconds();
+      recoveryPoint = Math.max(recoveryPoint, offset);
+    } finally {
+      flushLock.unlock();
+    }
+  }
+
+  void truncatedTo(long logEndOffset) {
+    flushLock.lock();
+    try {
+      recoveryPoint = Math.min(recoveryPoint, logEndOffset);
+    } finally {
+      flushLock.unlock();
+    }
+  }
+
+  void resetTo(long offset) {
+    flushLock.lock();
+    try {
+      recoveryPoint = offset;
+      unflushedRecords.set(0);
+    } finally {
+      flushLock.unlock();
+    }
+  }
+}

@@ -1,0 +1,64 @@
+package io.brook.storage.log;
+
+import java.util.concurrent.Executor;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * Everything a partition log needs to open besides its directory and config: the state the log
+ * manager checkpointed for it and the services it runs on.
+ *
+ * @param topicPartition the partition, for log lines
+ * @param time the clock (injected so tests run on virtual time)
+ * @param background where post-roll flushes run
+ * @param producerIdExpirationMs {@code producer.id.expiration.ms}
+ * @param recoveryPoint offset below which everything was flushed before the last stop
+ * @param logStartOffset the checkpointed log start offset (0 if none)
+ * @param highWatermark the checkpointed high watermark (0 if none)
+ * @param hadCleanShutdown whether the directory was closed cleanly; if not, everything past the
+ *     recovery point is re-validated
+ */
+public record LogOpenOptions(
+    TopicPartition topicPartition,
+    Time time,
+    Executor background,
+    long producerIdExpirationMs,
+    long recoveryPoint,
+    long logStartOffset,
+    long highWatermark,
+    boolean hadCleanShutdown) {
+
+  /** Kafka's {@code producer.id.expiration.ms} default: one day. */
+  public static final long DEFAULT_PRODUCER_ID_EXPIRATION_MS = 24L * 60 * 60 * 1000;
+
+  /** A fresh or cleanly closed log with nothing checkpointed; flushes run on the caller. */
+  public static LogOpenOptions defaults(TopicPartition topicPartition, Time time) {
+    return new LogOpenOptions(
+        topicPartition, time, Runnable::run, DEFAULT_PRODUCER_ID_EXPIRATION_MS, 0, 0, 0, true);
+  }
+
+  public LogOpenOptions withCheckpoints(
+      long recoveryPoint, long logStartOffset, long highWatermark, boolean hadCleanShutdown) {
+    return new LogOpenOptions(
+        topicPartition,
+        time,
+        background,
+        producerIdExpirationMs,
+        recoveryPoint,
+        logStartOffset,
+        highWatermark,
+        hadCleanShutdown);
+  }
+
+  public LogOpenOptions withBackground(Executor executor) {
+    return new LogOpenOptions(
+        topicPartition,
+        time,
+        executor,
+        producerIdExpirationMs,
+        recoveryPoint,
+        logStartOffset,
+        highWatermark,
+        hadCleanShutdown);
+  }
+}

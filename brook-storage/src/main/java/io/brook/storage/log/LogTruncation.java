@@ -1,0 +1,33 @@
+package io.brook.storage.log;
+
+import io.brook.storage.segment.LogSegment;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentNavigableMap;
+
+/** Cutting a log's tail back to an offset, in whole batches. */
+final class LogTruncation {
+  private LogTruncation() {}
+
+  /**
+   * Deletes the segments that start after {@code targetOffset} and truncates the one holding it;
+   * that segment becomes the active one again.
+   */
+  static void truncateTo(ConcurrentNavigableMap<Long, LogSegment> segments, long targetOffset)
+      throws IOException {
+    List<Long> doomed = new ArrayList<>(segments.tailMap(targetOffset, false).keySet());
+    if (doomed.size() == segments.size()) {
+      // Keep the first segment as the home of the new tail.
+      doomed.remove(0);
+    }
+    for (Long base : doomed) {
+      segments.remove(base).deleteIfExists();
+    }
+    LogSegment last = segments.lastEntry().getValue();
+    last.truncateTo(targetOffset);
+    if (!doomed.isEmpty()) {
+      last.makeActive();
+    }
+  }
+}

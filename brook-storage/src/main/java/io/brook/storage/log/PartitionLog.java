@@ -1,0 +1,729 @@
+package io.brook.storage.log;
+
+import io.brook.storage.StorageError;
+import io.brook.storage.StorageException;
+import io.brook.storage.epoch.EpochEndOffset;
+import io.brook.storage.epoch.LeaderEpochCache;
+import io.brook.storage.producer.BatchMetadata;
+import io.brook.storage.producer.ProducerStateManager;
+import io.brook.storage.segment.FileSlice;
+import io.brook.storage.segment.LogSegment;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One partition's log: an ordered map of segments, the last of which takes appends.
+ *
+ * <p>Offsets: {@code logStartOffset <= highWatermark <= logEndOffset}. Records below the high
+ * watermark are committed; the caller (the replica manager) moves it. Readers pass their own upper
+ * bound (the high watermark, later the last stable offset) and never see bytes beyond it.
+ *
+ * <p>Concurrency: appends, rolls, truncations and log-start moves are serialized by one lock. Reads
+ * take no lock: they see the segment map (a concurrent skip list) and the volatile log end, which
+ * is published only after a batch is fully written and indexed, so no reader ever sees a
+ * half-written batch. Flushes run under a separate lock so an fsync does not stall appends.
+ */
+public final class PartitionLog implements Closeable {
+  private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
+
+  private final Path dir;
+  private final TopicPartition topicPartition;
+  private final Time time;
+  private final LogOpenOptions options;
+  private final ConcurrentNavigableMap<Long, LogSegment> segments;
+  private final LeaderEpochCache epochCache;
+  private final ProducerStateManager producerState;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final LogFlusher flusher;
+
+  private volatile LogConfig config;
+  private volatile LogOffsetMetadata logEndOffsetMetadata;
+  private volatile LogOffsetMetadata highWatermarkMetadata;
+  private volatile long logStartOffset;
+  private volatile boolean offline;
+  private volatile boolean closed;
+
+  PartitionLog(
+      Path dir,
+      LogConfig config,
+      LogOpenOptions options,
+      ConcurrentNavigableMap<Long, LogSegment> segments,
+      LeaderEpochCache epochCache,
+      ProducerStateManager producerState,
+      long logStartOffset,
+      long recoveryPoint) {
+    this.dir = dir;
+    this.config = config;
+    this.options = options;
+    this.topicPartition = options.topicPartition();
+    this.time = options.time();
+    this.segments = segments;
+    this.epochCache = epochCache;
+    this.producerState = producerState;
+    this.logStartOffset = logStartOffset;
+    this.flusher = new LogFlusher(segments, recoveryPoint, time);
+    LogSegment active = segments.lastEntry().getValue();
+    this.logEndOffsetMetadata =
+        new LogOffsetMetadata(active.readNextOffset(), active.baseOffset(), active.sizeInBytes());
+    long hw =
+        Math.min(
+            Math.max(options.highWatermark(), logStartOffset),
+            logEndOffsetMetadata.messageOffset());
+    this.highWatermarkMetadata = resolve(hw);
+  }
+
+  /**
+   * Opens the log in {@code dir}, creating it if absent and recovering it if it was not closed
+   * cleanly.
+   */
+  public static PartitionLog open(Path dir, LogConfig config, LogOpenOptions options)
+      throws IOException {
+    return new LogLoader(dir, config, options).load();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Appends
+
+  /** Appends a producer's batches: validates them, assigns offsets, stamps {@code leaderEpoch}. */
+  public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
+    return append(records, AppendOrigin.CLIENT, leaderEpoch);
+  }
+
+  /** Like {@link #appendAsLeader}, for a coordinator that may also write control batches. */
+  public LogAppendInfo appendAsCoordinator(MemoryRecords records, int leaderEpoch) {
+    return append(records, AppendOrigin.COORDINATOR, leaderEpoch);
+  }
+
+  /** Appends batches copied from the leader, keeping their offsets and leader epochs. */
+  public LogAppendInfo appendAsFollower(MemoryRecords records) {
+    return append(records, AppendOrigin.REPLICATION, RecordBatch.NO_PARTITION_LEADER_EPOCH);
+  }
+
+  private LogAppendInfo append(MemoryRecords records, AppendOrigin origin, int leaderEpoch) {
+    LogConfig cfg = config;
+    long now = time.milliseconds();
+    BatchValidator.Summary summary = BatchValidator.validate(records, cfg, origin, now);
+    lock.lock();
+    try {
+      ensureWritable();
+      ProducerStateManager.Append producers =
+          producerState.beginAppend(origin != AppendOrigin.REPLICATION);
+      Optional<BatchMetadata> duplicate = findDuplicate(records, producers);
+      if (duplicate.isPresent()) {
+        return duplicateInfo(duplicate.get());
+      }
+      long logEndOffset = logEndOffsetMetadata.messageOffset();
+      boolean appendTime =
+          origin != AppendOrigin.REPLICATION
+              && cfg.timestampType() == TimestampType.LOG_APPEND_TIME;
+      long firstOffset;
+      long lastOffset;
+      if (origin == AppendOrigin.REPLICATION) {
+        if (summary.firstOffset() < logEndOffset) {
+          throw new StorageException(
+              StorageError.INVALID_RECORD,
+              "replicated batches start at "
+                  + summary.firstOffset()
+                  + ", below the log end offset "
+                  + logEndOffset);
+        }
+        firstOffset = summary.firstOffset();
+        lastOffset = summary.lastOffset();
+      } else {
+        firstOffset = logEndOffset;
+        lastOffset = assignOffsets(records, logEndOffset, leaderEpoch, appendTime ? now : -1);
+        maybeAssignEpoch(leaderEpoch, firstOffset);
+      }
+      LogSegment segment =
+          maybeRoll(summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg);
+      writeToSegment(segment, records);
+      List<AppendedBatch> appended = new ArrayList<>(summary.batchCount());
+      for (MutableRecordBatch batch : records.batches()) {
+        if (origin == AppendOrigin.REPLICATION) {
+          maybeAssignEpoch(batch.partitionLeaderEpoch(), batch.baseOffset());
+        }
+        producers.record(batch);
+        appended.add(AppendedBatch.of(batch));
+      }
+      producers.commit();
+      producerState.updateMapEndOffset(lastOffset + 1);
+      logEndOffsetMetadata =
+          new LogOffsetMetadata(lastOffset + 1, segment.baseOffset(), segment.sizeInBytes());
+      if (flusher.recordAppended(summary.recordCount(), cfg)) {
+        flushUpTo(lastOffset + 1);
+      }
+      return new LogAppendInfo(
+          firstOffset,
+          lastOffset,
+          appendTime ? now : summary.maxTimestamp(),
+          appendTime ? now : RecordBatch.NO_TIMESTAMP,
+          logStartOffset,
+          summary.recordCount(),
+          summary.sizeInBytes(),
+          false,
+          List.copyOf(appended));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static Optional<BatchMetadata> findDuplicate(
+      MemoryRecords records, ProducerStateManager.Append producers) {
+    for (MutableRecordBatch batch : records.batches()) {
+      Optional<BatchMetadata> duplicate = producers.checkDuplicateOrValidate(batch);
+      if (duplicate.isPresent()) {
+        return duplicate;
+      }
+    }
+    return Optional.empty();
+  }
+
+  private LogAppendInfo duplicateInfo(BatchMetadata original) {
+    return new LogAppendInfo(
+        original.firstOffset(),
+        original.lastOffset(),
+        original.maxTimestamp(),
+        RecordBatch.NO_TIMESTAMP,
+        logStartOffset,
+        0,
+        0,
+        true,
+        List.of());
+  }
+
+  /**
+   * Rewrites each batch's base offset (outside the CRC) and leader epoch in place, and under
+   * LogAppendTime its max timestamp (which recomputes the CRC over the header, not the records).
+   */
+  private static long assignOffsets(
+      MemoryRecords records, long nextOffset, int leaderEpoch, long logAppendTimeMs) {
+    long next = nextOffset;
+    for (MutableRecordBatch batch : records.batches()) {
+      long delta = batch.lastOffset() - batch.baseOffset();
+      batch.setLastOffset(next + delta);
+      batch.setPartitionLeaderEpoch(leaderEpoch);
+      if (logAppendTimeMs >= 0) {
+        batch.setMaxTimestamp(TimestampType.LOG_APPEND_TIME, logAppendTimeMs);
+      }
+      next += delta + 1;
+    }
+    return next - 1;
+  }
+
+  private void maybeAssignEpoch(int epoch, long startOffset) {
+    if (epoch < 0 || epochCache.latestEpoch().orElse(-1) >= epoch) {
+      return;
+    }
+    try {
+      epochCache.assign(epoch, startOffset);
+    } catch (IOException e) {
+      throw markOffline("writing the leader-epoch checkpoint", e);
+    }
+  }
+
+  private void writeToSegment(LogSegment segment, MemoryRecords records) {
+    try {
+      segment.append(records);
+    } catch (IOException | RuntimeException e) {
+      // Cut whatever part of the batch reached the file, so not even a later recovery sees it.
+      try {
+        segment.records().truncateTo(segment.records().sizeInBytes());
+      } catch (IOException | RuntimeException ignored) {
+        // The disk is failing; recovery at the next start truncates the torn tail.
+      }
+      throw markOffline("appending to " + segment, e);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Rolling and flushing
+
+  private LogSegment maybeRoll(
+      int messagesSize, long maxOffset, long incomingTimestamp, long now, LogConfig cfg) {
+    LogSegment active = segments.lastEntry().getValue();
+    if (!active.shouldRoll(messagesSize, maxOffset, incomingTimestamp, now, cfg)) {
+      return active;
+    }
+    return rollLocked();
+  }
+
+  /** Starts a new segment at the log end offset, even if the active one is not full. */
+  public void roll() {
+    lock.lock();
+    try {
+      ensureWritable();
+      rollLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private LogSegment rollLocked() {
+    LogSegment active = segments.lastEntry().getValue();
+    long newBase = logEndOffsetMetadata.messageOffset();
+    if (active.sizeInBytes() == 0) {
+      return active;
+    }
+    try {
+      active.onBecomeInactiveSegment();
+      producerState.updateMapEndOffset(newBase);
+      producerState.takeSnapshot();
+      LogSegment created = LogSegment.create(dir, newBase, config, time);
+      segments.put(newBase, created);
+      logEndOffsetMetadata = new LogOffsetMetadata(newBase, newBase, 0);
+      log.debug("Rolled new segment topicPartition={} baseOffset={}", topicPartition, newBase);
+      options.background().execute(() -> flushQuietly(newBase));
+      return created;
+    } catch (IOException e) {
+      throw markOffline("rolling a new segment at " + newBase, e);
+    }
+  }
+
+  private void flushQuietly(long upTo) {
+    try {
+      flushUpTo(upTo);
+    } catch (StorageException e) {
+      log.error("Flush after roll failed topicPartition={} upTo={}", topicPartition, upTo, e);
+    }
+  }
+
+  /** Forces everything appended so far to disk and moves the recovery point to the log end. */
+  public void flush() {
+    flushUpTo(logEndOffsetMetadata.messageOffset());
+  }
+
+  /** Flushes if {@code flush.ms} has passed since the last flush; for the periodic flusher. */
+  public void flushIfDue() {
+    if (flusher.isDue(config)) {
+      flush();
+    }
+  }
+
+  private void flushUpTo(long offset) {
+    try {
+      flusher.flushUpTo(offset);
+    } catch (IOException e) {
+      throw markOffline("flushing up to offset " + offset, e);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reads
+
+  /**
+   * Reads from the batch holding {@code startOffset}, at most {@code maxBytes} (the whole first
+   * batch when {@code minOneBatch}), and never past {@code maxOffset} (exclusive): pass the high
+   * watermark for consumers and the log end for followers.
+   *
+   * @throws StorageException OFFSET_OUT_OF_RANGE below the log start or above the log end
+   */
+  public LogReadResult read(long startOffset, int maxBytes, long maxOffset, boolean minOneBatch) {
+    ensureReadable();
+    LogOffsetMetadata end = logEndOffsetMetadata;
+    LogOffsetMetadata hw = highWatermarkMetadata;
+    long start = logStartOffset;
+    if (startOffset < start || startOffset > end.messageOffset()) {
+      throw new StorageException(
+          StorageError.OFFSET_OUT_OF_RANGE,
+          "offset "
+              + startOffset
+              + " is outside ["
+              + start
+              + ", "
+              + end.messageOffset()
+              + "] of "
+              + topicPartition);
+    }
+    LogOffsetMetadata bound = upperBound(maxOffset, end, hw);
+    if (startOffset >= bound.messageOffset()) {
+      LogOffsetMetadata at =
+          startOffset == end.messageOffset() ? end : LogOffsetMetadata.unresolved(startOffset);
+      return new LogReadResult(at, FileSlice.EMPTY, hw.messageOffset(), start, end.messageOffset());
+    }
+    Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
+    while (entry != null && entry.getKey() <= bound.segmentBaseOffset()) {
+      LogSegment segment = entry.getValue();
+      long maxPosition =
+          segment.baseOffset() == bound.segmentBaseOffset()
+              ? bound.relativePositionInSegment()
+              : segment.sizeInBytes();
+      FileSlice slice = segment.read(startOffset, maxBytes, maxPosition, minOneBatch);
+      if (slice != null) {
+        LogOffsetMetadata at =
+            new LogOffsetMetadata(startOffset, segment.baseOffset(), slice.position());
+        return new LogReadResult(at, slice, hw.messageOffset(), start, end.messageOffset());
+      }
+      entry = segments.higherEntry(entry.getKey());
+    }
+    return new LogReadResult(
+        LogOffsetMetadata.unresolved(startOffset),
+        FileSlice.EMPTY,
+        hw.messageOffset(),
+        start,
+        end.messageOffset());
+  }
+
+  private LogOffsetMetadata upperBound(
+      long maxOffset, LogOffsetMetadata end, LogOffsetMetadata hw) {
+    if (maxOffset >= end.messageOffset()) {
+      return end;
+    }
+    if (maxOffset == hw.messageOffset() && hw.isResolved()) {
+      return hw;
+    }
+    return resolve(maxOffset);
+  }
+
+  /** Finds where {@code offset} sits on disk: the start of the batch holding it, or the end. */
+  private LogOffsetMetadata resolve(long offset) {
+    LogOffsetMetadata end = logEndOffsetMetadata;
+    if (offset >= end.messageOffset()) {
+      return end;
+    }
+    Map.Entry<Long, LogSegment> entry = segments.floorEntry(offset);
+    if (entry == null) {
+      entry = segments.firstEntry();
+    }
+    LogSegment segment = entry.getValue();
+    FileRecords.LogOffsetPosition position = segment.translateOffset(offset, 0);
+    int at = position == null ? segment.sizeInBytes() : position.position;
+    return new LogOffsetMetadata(offset, segment.baseOffset(), at);
+  }
+
+  /**
+   * The first record at or after {@code timestamp} below {@code maxOffset} (ListOffsets by time),
+   * searching only segments whose newest record is recent enough.
+   */
+  public Optional<FileRecords.TimestampAndOffset> offsetForTimestamp(
+      long timestamp, long maxOffset) {
+    ensureReadable();
+    long start = logStartOffset;
+    for (LogSegment segment : segments.values()) {
+      if (segment.maxTimestampSoFar().timestamp() < timestamp) {
+        continue;
+      }
+      Optional<FileRecords.TimestampAndOffset> found =
+          segment.findOffsetByTimestamp(timestamp, start);
+      if (found.isPresent()) {
+        return found.get().offset < maxOffset ? found : Optional.empty();
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The record with the largest timestamp (ListOffsets MAX_TIMESTAMP), the earliest on ties. */
+  public Optional<FileRecords.TimestampAndOffset> maxTimestampRecord() {
+    ensureReadable();
+    LogSegment best = null;
+    for (LogSegment segment : segments.values()) {
+      if (best == null
+          || segment.maxTimestampSoFar().timestamp() > best.maxTimestampSoFar().timestamp()) {
+        best = segment;
+      }
+    }
+    return best == null ? Optional.empty() : best.maxTimestampRecord();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Offsets
+
+  public long logStartOffset() {
+    return logStartOffset;
+  }
+
+  public long logEndOffset() {
+    return logEndOffsetMetadata.messageOffset();
+  }
+
+  public LogOffsetMetadata logEndOffsetMetadata() {
+    return logEndOffsetMetadata;
+  }
+
+  public long highWatermark() {
+    return highWatermarkMetadata.messageOffset();
+  }
+
+  public LogOffsetMetadata highWatermarkMetadata() {
+    return highWatermarkMetadata;
+  }
+
+  public long recoveryPoint() {
+    return flusher.recoveryPoint();
+  }
+
+  /**
+   * Sets the high watermark, clamped to {@code [logStartOffset, logEndOffset]}.
+   *
+   * @return the value set
+   */
+  public long updateHighWatermark(long highWatermark) {
+    lock.lock();
+    try {
+      long clamped = Math.min(Math.max(highWatermark, logStartOffset), logEndOffset());
+      highWatermarkMetadata = resolve(clamped);
+      return clamped;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Moves the log start offset forward (DeleteRecords): offsets below it become unreadable.
+   *
+   * @throws StorageException OFFSET_OUT_OF_RANGE past the high watermark
+   */
+  public void maybeIncrementLogStartOffset(long newLogStartOffset) {
+    lock.lock();
+    try {
+      ensureWritable();
+      if (newLogStartOffset > highWatermark()) {
+        throw new StorageException(
+            StorageError.OFFSET_OUT_OF_RANGE,
+            "cannot move the log start offset of "
+                + topicPartition
+                + " to "
+                + newLogStartOffset
+                + ", past the high watermark "
+                + highWatermark());
+      }
+      if (newLogStartOffset <= logStartOffset) {
+        return;
+      }
+      logStartOffset = newLogStartOffset;
+      epochCache.truncateFromStart(newLogStartOffset);
+    } catch (IOException e) {
+      throw markOffline("moving the log start offset", e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The end offset of {@code leaderEpoch} as this replica knows it (OffsetForLeaderEpoch). */
+  public EpochEndOffset endOffsetForEpoch(int leaderEpoch) {
+    return epochCache.endOffsetFor(leaderEpoch, logEndOffset());
+  }
+
+  public LeaderEpochCache leaderEpochCache() {
+    return epochCache;
+  }
+
+  public ProducerStateManager producerState() {
+    return producerState;
+  }
+
+  /** Forgets producers idle for longer than {@code producer.id.expiration.ms}. */
+  public void removeExpiredProducers() {
+    lock.lock();
+    try {
+      producerState.removeExpiredProducers(time.milliseconds());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Truncation
+
+  /**
+   * Removes every batch at or after {@code targetOffset} (a follower dropping a divergent tail).
+   * Producer state and leader epochs are rolled back with it.
+   */
+  public void truncateTo(long targetOffset) {
+    lock.lock();
+    try {
+      ensureWritable();
+      if (targetOffset >= logEndOffset()) {
+        return;
+      }
+      if (targetOffset < logStartOffset) {
+        truncateFullyAndStartAtLocked(targetOffset);
+        return;
+      }
+      LogTruncation.truncateTo(segments, targetOffset);
+      LogSegment active = segments.lastEntry().getValue();
+      long newEnd = active.readNextOffset();
+      logEndOffsetMetadata =
+          new LogOffsetMetadata(newEnd, active.baseOffset(), active.sizeInBytes());
+      // Truncation works in whole batches, so it can cut below a log start inside a batch.
+      logStartOffset = Math.min(logStartOffset, newEnd);
+      epochCache.truncateFromEnd(newEnd);
+      LogLoader.rebuildProducerState(producerState, segments, logStartOffset, newEnd);
+      flusher.truncatedTo(newEnd);
+      if (highWatermark() > newEnd) {
+        highWatermarkMetadata = logEndOffsetMetadata;
+      }
+      log.info(
+          "Truncated log topicPartition={} targetOffset={} logEndOffset={}",
+          topicPartition,
+          targetOffset,
+          newEnd);
+    } catch (IOException e) {
+      throw markOffline("truncating to " + targetOffset, e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Deletes every segment and starts empty at {@code newOffset} (a replica too far behind). */
+  public void truncateFullyAndStartAt(long newOffset) {
+    lock.lock();
+    try {
+      ensureWritable();
+      truncateFullyAndStartAtLocked(newOffset);
+    } catch (IOException e) {
+      throw markOffline("truncating fully to " + newOffset, e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void truncateFullyAndStartAtLocked(long newOffset) throws IOException {
+    for (LogSegment segment : segments.values()) {
+      segment.deleteIfExists();
+    }
+    segments.clear();
+    LogSegment fresh = LogSegment.create(dir, newOffset, config, time);
+    segments.put(newOffset, fresh);
+    epochCache.clear();
+    producerState.truncateFullyAndStartAt(newOffset);
+    logStartOffset = newOffset;
+    logEndOffsetMetadata = new LogOffsetMetadata(newOffset, newOffset, 0);
+    highWatermarkMetadata = logEndOffsetMetadata;
+    flusher.resetTo(newOffset);
+    log.info("Truncated log fully topicPartition={} newOffset={}", topicPartition, newOffset);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Lifecycle
+
+  public TopicPartition topicPartition() {
+    return topicPartition;
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public LogConfig config() {
+    return config;
+  }
+
+  /** Applies new topic settings; they take effect from the next append or roll. */
+  public void updateConfig(LogConfig newConfig) {
+    config = newConfig;
+  }
+
+  /** The segments, oldest first (a view; for retention, tools and tests). */
+  public Collection<LogSegment> segments() {
+    return segments.values();
+  }
+
+  /** True once an I/O error took this partition offline until the broker restarts. */
+  public boolean isOffline() {
+    return offline;
+  }
+
+  /**
+   * Flushes, snapshots producer state at the log end, and closes every file. An offline log only
+   * releases its files: its tail is left for recovery at the next start.
+   */
+  @Override
+  public void close() throws IOException {
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (!offline) {
+        flusher.flushUpTo(logEndOffset());
+        producerState.updateMapEndOffset(logEndOffset());
+        producerState.takeSnapshot();
+      }
+      for (LogSegment segment : segments.values()) {
+        segment.close();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Closes the log and deletes its directory. */
+  public void delete() throws IOException {
+    lock.lock();
+    try {
+      closed = true;
+      for (LogSegment segment : segments.values()) {
+        segment.deleteIfExists();
+      }
+      segments.clear();
+      LogLoader.deleteDirectory(dir);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void ensureWritable() {
+    if (closed) {
+      throw new StorageException(
+          StorageError.LOG_CLOSED, "the log of " + topicPartition + " is closed");
+    }
+    if (offline) {
+      throw new StorageException(
+          StorageError.KAFKA_STORAGE_ERROR,
+          "the log of " + topicPartition + " is offline after an I/O error");
+    }
+  }
+
+  private void ensureReadable() {
+    if (offline) {
+      throw new StorageException(
+          StorageError.KAFKA_STORAGE_ERROR,
+          "the log of " + topicPartition + " is offline after an I/O error");
+    }
+  }
+
+  private StorageException markOffline(String what, Exception cause) {
+    offline = true;
+    log.error(
+        "Partition taken offline after an I/O error topicPartition={} dir={} while={}",
+        topicPartition,
+        dir,
+        what,
+        cause);
+    return new StorageException(
+        StorageError.KAFKA_STORAGE_ERROR,
+        "I/O error while " + what + " of " + topicPartition + ": " + cause.getMessage(),
+        cause);
+  }
+
+  @Override
+  public String toString() {
+    return "PartitionLog("
+        + topicPartition
+        + ", logStart="
+        + logStartOffset
+        + ", logEnd="
+        + logEndOffset()
+        + ", hw="
+        + highWatermark()
+        + ")";
+  }
+}

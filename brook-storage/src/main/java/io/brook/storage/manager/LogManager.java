@@ -1,0 +1,402 @@
+package io.brook.storage.manager;
+
+import io.brook.storage.checkpoint.OffsetCheckpointFile;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.LogOpenOptions;
+import io.brook.storage.log.PartitionLog;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * All partition logs of one broker, across its {@code log.dirs}.
+ *
+ * <p>Each directory holds one sub-directory per partition ({@code <topic>-<partition>}) plus:
+ *
+ * <ul>
+ *   <li>{@code .lock}: held while the broker runs, see {@link DataDirectoryLock};
+ *   <li>{@value #CLEAN_SHUTDOWN_FILE}: written after every log closed cleanly, deleted at start;
+ *       without it every partition re-validates its tail;
+ *   <li>{@value #RECOVERY_POINT_CHECKPOINT}, {@value #LOG_START_OFFSET_CHECKPOINT}, {@value
+ *       #HIGH_WATERMARK_CHECKPOINT}: per partition offsets, written periodically and at shutdown.
+ * </ul>
+ */
+public final class LogManager implements Closeable {
+  public static final String CLEAN_SHUTDOWN_FILE = ".brook_cleanshutdown";
+  public static final String RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
+  public static final String LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint";
+  public static final String HIGH_WATERMARK_CHECKPOINT = "replication-offset-checkpoint";
+
+  private static final Logger log = LoggerFactory.getLogger(LogManager.class);
+
+  private final LogManagerConfig config;
+  private final Function<String, LogConfig> topicConfigs;
+  private final Time time;
+  private final ScheduledExecutorService scheduler;
+  private final Map<Path, DataDirectoryLock> locks;
+  private final ConcurrentHashMap<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
+  private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
+  private volatile boolean closed;
+
+  private LogManager(
+      LogManagerConfig config,
+      Function<String, LogConfig> topicConfigs,
+      Time time,
+      ScheduledExecutorService scheduler,
+      Map<Path, DataDirectoryLock> locks) {
+    this.config = config;
+    this.topicConfigs = topicConfigs;
+    this.time = time;
+    this.scheduler = scheduler;
+    this.locks = locks;
+  }
+
+  /**
+   * Locks every data directory, loads every partition in parallel (recovering those not closed
+   * cleanly), and schedules the periodic flush, checkpoint and producer-expiry tasks.
+   *
+   * @param topicConfigs the config of each topic, by name
+   * @throws DirectoryInUseException if another process holds one of the directories
+   */
+  public static LogManager start(
+      LogManagerConfig config,
+      Function<String, LogConfig> topicConfigs,
+      Time time,
+      ScheduledExecutorService scheduler)
+      throws IOException {
+    Map<Path, DataDirectoryLock> locks = new LinkedHashMap<>();
+    try {
+      for (Path dir : config.logDirs()) {
+        locks.put(dir, DataDirectoryLock.acquire(dir));
+      }
+    } catch (IOException e) {
+      for (DataDirectoryLock lock : locks.values()) {
+        lock.close();
+      }
+      throw e;
+    }
+    LogManager manager = new LogManager(config, topicConfigs, time, scheduler, locks);
+    try {
+      manager.loadLogs();
+    } catch (IOException | RuntimeException e) {
+      manager.closeQuietlyAfterFailedStart();
+      throw e;
+    }
+    manager.schedulePeriodicTasks();
+    return manager;
+  }
+
+  private void loadLogs() throws IOException {
+    long started = time.milliseconds();
+    int threads = config.recoveryThreadsPerDataDir() * config.logDirs().size();
+    ExecutorService pool = Executors.newFixedThreadPool(threads, daemonThreads("log-loader"));
+    try {
+      List<Future<PartitionLog>> loads = new ArrayList<>();
+      for (Path dir : config.logDirs()) {
+        loads.addAll(submitLoads(dir, pool));
+      }
+      IOException failure = null;
+      for (Future<PartitionLog> load : loads) {
+        try {
+          PartitionLog partitionLog = load.get();
+          logs.put(partitionLog.topicPartition(), partitionLog);
+        } catch (ExecutionException e) {
+          failure = accumulate(failure, e.getCause());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while loading logs", e);
+        }
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    log.info(
+        "Loaded logs count={} dirs={} durationMs={}",
+        logs.size(),
+        config.logDirs().size(),
+        time.milliseconds() - started);
+  }
+
+  private static IOException accumulate(IOException failure, Throwable cause) {
+    IOException next =
+        cause instanceof IOException io ? io : new IOException("loading a log failed", cause);
+    if (failure == null) {
+      return next;
+    }
+    failure.addSuppressed(next);
+    return failure;
+  }
+
+  private List<Future<PartitionLog>> submitLoads(Path dir, ExecutorService pool)
+      throws IOException {
+    Path marker = dir.resolve(CLEAN_SHUTDOWN_FILE);
+    boolean clean = Files.exists(marker);
+    // From here on a crash must lead to recovery, even if it happens during this load.
+    Files.deleteIfExists(marker);
+    Map<TopicPartition, Long> recoveryPoints = readCheckpoint(dir, RECOVERY_POINT_CHECKPOINT);
+    Map<TopicPartition, Long> logStarts = readCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT);
+    Map<TopicPartition, Long> highWatermarks = readCheckpoint(dir, HIGH_WATERMARK_CHECKPOINT);
+    if (!clean) {
+      log.info("Directory was not shut down cleanly, recovering unflushed data dir={}", dir);
+    }
+    List<Future<PartitionLog>> loads = new ArrayList<>();
+    try (Stream<Path> children = Files.list(dir)) {
+      for (Path child : (Iterable<Path>) children::iterator) {
+        if (!Files.isDirectory(child)) {
+          continue;
+        }
+        Optional<TopicPartition> tp = PartitionDirectories.parse(child);
+        if (tp.isEmpty()) {
+          log.warn("Ignoring directory that is not a partition dir={}", child);
+          continue;
+        }
+        LogOpenOptions options =
+            openOptions(tp.get())
+                .withCheckpoints(
+                    recoveryPoints.getOrDefault(tp.get(), 0L),
+                    logStarts.getOrDefault(tp.get(), 0L),
+                    highWatermarks.getOrDefault(tp.get(), 0L),
+                    clean);
+        LogConfig logConfig = topicConfigs.apply(tp.get().topic());
+        loads.add(pool.submit(() -> PartitionLog.open(child, logConfig, options)));
+      }
+    }
+    return loads;
+  }
+
+  private static Map<TopicPartition, Long> readCheckpoint(Path dir, String name) {
+    try {
+      return new OffsetCheckpointFile(dir.resolve(name)).read();
+    } catch (IOException e) {
+      // Losing a checkpoint only costs a longer recovery, never data.
+      log.warn(
+          "Ignoring unreadable checkpoint file={} reason={}", dir.resolve(name), e.getMessage());
+      return Map.of();
+    }
+  }
+
+  private LogOpenOptions openOptions(TopicPartition tp) {
+    return new LogOpenOptions(
+        tp, time, scheduler::execute, config.producerIdExpirationMs(), 0, 0, 0, true);
+  }
+
+  private void schedulePeriodicTasks() {
+    schedule("flush-dirty-logs", config.flushCheckIntervalMs(), this::flushDirtyLogs);
+    schedule(
+        "checkpoint-recovery-points",
+        config.recoveryPointCheckpointIntervalMs(),
+        this::checkpointRecoveryPointsAndHighWatermarks);
+    schedule(
+        "checkpoint-log-start-offsets",
+        config.logStartOffsetCheckpointIntervalMs(),
+        () -> checkpoint(LOG_START_OFFSET_CHECKPOINT, PartitionLog::logStartOffset));
+    schedule(
+        "expire-producer-ids",
+        config.producerIdExpirationCheckIntervalMs(),
+        () -> logs.values().forEach(PartitionLog::removeExpiredProducers));
+  }
+
+  private void schedule(String name, long intervalMs, Runnable task) {
+    if (intervalMs == Long.MAX_VALUE) {
+      return;
+    }
+    Runnable guarded =
+        () -> {
+          try {
+            task.run();
+          } catch (RuntimeException e) {
+            log.error("Periodic storage task failed task={}", name, e);
+          }
+        };
+    tasks.add(
+        scheduler.scheduleWithFixedDelay(guarded, intervalMs, intervalMs, TimeUnit.MILLISECONDS));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** The log of {@code tp}, created in the least-used directory if it does not exist yet. */
+  public PartitionLog getOrCreateLog(TopicPartition tp) throws IOException {
+    PartitionLog existing = logs.get(tp);
+    if (existing != null) {
+      return existing;
+    }
+    synchronized (this) {
+      existing = logs.get(tp);
+      if (existing != null) {
+        return existing;
+      }
+      if (closed) {
+        throw new IOException("the log manager is shut down");
+      }
+      Path dir = leastLoadedDirectory().resolve(PartitionDirectories.name(tp));
+      PartitionLog created =
+          PartitionLog.open(dir, topicConfigs.apply(tp.topic()), openOptions(tp));
+      logs.put(tp, created);
+      log.info("Created log topicPartition={} dir={}", tp, dir);
+      return created;
+    }
+  }
+
+  private Path leastLoadedDirectory() {
+    Map<Path, Integer> counts = new HashMap<>();
+    for (Path dir : config.logDirs()) {
+      counts.put(dir, 0);
+    }
+    for (PartitionLog partitionLog : logs.values()) {
+      counts.merge(partitionLog.dir().getParent(), 1, Integer::sum);
+    }
+    Path best = config.logDirs().get(0);
+    for (Path dir : config.logDirs()) {
+      if (counts.get(dir) < counts.get(best)) {
+        best = dir;
+      }
+    }
+    return best;
+  }
+
+  public Optional<PartitionLog> getLog(TopicPartition tp) {
+    return Optional.ofNullable(logs.get(tp));
+  }
+
+  /** Every log, by partition (an unmodifiable view). */
+  public Map<TopicPartition, PartitionLog> logs() {
+    return Collections.unmodifiableMap(logs);
+  }
+
+  /** Closes and deletes the log of {@code tp}, if there is one. */
+  public void deleteLog(TopicPartition tp) throws IOException {
+    PartitionLog removed = logs.remove(tp);
+    if (removed != null) {
+      removed.delete();
+      log.info("Deleted log topicPartition={}", tp);
+    }
+  }
+
+  /** Flushes every log whose {@code flush.ms} has passed. */
+  public void flushDirtyLogs() {
+    for (PartitionLog partitionLog : logs.values()) {
+      if (!partitionLog.isOffline()) {
+        partitionLog.flushIfDue();
+      }
+    }
+  }
+
+  /** Writes the recovery-point and high-watermark checkpoints of every directory. */
+  public void checkpointRecoveryPointsAndHighWatermarks() {
+    checkpoint(RECOVERY_POINT_CHECKPOINT, PartitionLog::recoveryPoint);
+    checkpoint(HIGH_WATERMARK_CHECKPOINT, PartitionLog::highWatermark);
+  }
+
+  private void checkpoint(String fileName, Function<PartitionLog, Long> offset) {
+    Map<Path, Map<TopicPartition, Long>> byDir = new HashMap<>();
+    for (Path dir : config.logDirs()) {
+      byDir.put(dir, new HashMap<>());
+    }
+    for (PartitionLog partitionLog : logs.values()) {
+      Map<TopicPartition, Long> entries = byDir.get(partitionLog.dir().getParent());
+      if (entries != null) {
+        entries.put(partitionLog.topicPartition(), offset.apply(partitionLog));
+      }
+    }
+    for (Map.Entry<Path, Map<TopicPartition, Long>> entry : byDir.entrySet()) {
+      try {
+        new OffsetCheckpointFile(entry.getKey().resolve(fileName)).write(entry.getValue());
+      } catch (IOException e) {
+        log.error("Writing checkpoint failed file={} dir={}", fileName, entry.getKey(), e);
+      }
+    }
+  }
+
+  /**
+   * Closes every log (flushing it), writes all checkpoints, marks each directory whose logs all
+   * closed cleanly, and releases the directory locks.
+   */
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    tasks.forEach(task -> task.cancel(false));
+    Map<Path, Boolean> cleanByDir = new HashMap<>();
+    for (Path dir : config.logDirs()) {
+      cleanByDir.put(dir, true);
+    }
+    for (PartitionLog partitionLog : logs.values()) {
+      boolean clean = !partitionLog.isOffline();
+      try {
+        partitionLog.close();
+      } catch (IOException e) {
+        log.error("Closing log failed topicPartition={}", partitionLog.topicPartition(), e);
+        clean = false;
+      }
+      if (!clean) {
+        cleanByDir.put(partitionLog.dir().getParent(), false);
+      }
+    }
+    checkpointRecoveryPointsAndHighWatermarks();
+    checkpoint(LOG_START_OFFSET_CHECKPOINT, PartitionLog::logStartOffset);
+    for (Map.Entry<Path, Boolean> entry : cleanByDir.entrySet()) {
+      if (entry.getValue()) {
+        Files.createFile(entry.getKey().resolve(CLEAN_SHUTDOWN_FILE));
+      }
+    }
+    for (DataDirectoryLock lock : locks.values()) {
+      lock.close();
+    }
+    log.info("Log manager shut down logs={}", logs.size());
+  }
+
+  private void closeQuietlyAfterFailedStart() {
+    for (PartitionLog partitionLog : logs.values()) {
+      try {
+        partitionLog.close();
+      } catch (IOException | RuntimeException e) {
+        log.warn(
+            "Closing log after a failed start failed topicPartition={}",
+            partitionLog.topicPartition(),
+            e);
+      }
+    }
+    for (DataDirectoryLock lock : locks.values()) {
+      try {
+        lock.close();
+      } catch (IOException e) {
+        log.warn("Releasing lock failed file={}", lock.file(), e);
+      }
+    }
+  }
+
+  private static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {
+    return runnable -> {
+      Thread thread = new Thread(runnable, prefix);
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

@@ -1,0 +1,59 @@
+package io.brook.storage.manager;
+
+import io.brook.storage.log.LogOpenOptions;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Broker-wide storage settings, under Kafka's names.
+ *
+ * @param logDirs {@code log.dirs}
+ * @param recoveryThreadsPerDataDir {@code num.recovery.threads.per.data.dir}: partitions loaded in
+ *     parallel per directory at start-up
+ * @param flushCheckIntervalMs {@code log.flush.scheduler.interval.ms}: how often logs are checked
+ *     against their {@code flush.ms}
+ * @param recoveryPointCheckpointIntervalMs {@code log.flush.offset.checkpoint.interval.ms}
+ * @param logStartOffsetCheckpointIntervalMs {@code log.flush.start.offset.checkpoint.interval.ms}
+ * @param producerIdExpirationMs {@code producer.id.expiration.ms}
+ * @param producerIdExpirationCheckIntervalMs {@code producer.id.expiration.check.interval.ms}
+ */
+public record LogManagerConfig(
+    List<Path> logDirs,
+    int recoveryThreadsPerDataDir,
+    long flushCheckIntervalMs,
+    long recoveryPointCheckpointIntervalMs,
+    long logStartOffsetCheckpointIntervalMs,
+    long producerIdExpirationMs,
+    long producerIdExpirationCheckIntervalMs) {
+
+  /** Kafka's {@code num.recovery.threads.per.data.dir} default. */
+  public static final int DEFAULT_RECOVERY_THREADS_PER_DATA_DIR = 2;
+
+  /** Kafka's default for both checkpoint intervals: one minute. */
+  public static final long DEFAULT_CHECKPOINT_INTERVAL_MS = 60_000;
+
+  /** Kafka's {@code producer.id.expiration.check.interval.ms} default: ten minutes. */
+  public static final long DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 600_000;
+
+  public LogManagerConfig {
+    logDirs = List.copyOf(logDirs);
+    if (logDirs.isEmpty()) {
+      throw new IllegalArgumentException("log.dirs must name at least one directory");
+    }
+    if (recoveryThreadsPerDataDir < 1) {
+      throw new IllegalArgumentException("num.recovery.threads.per.data.dir must be at least 1");
+    }
+  }
+
+  /** Kafka's defaults for the given directories. */
+  public static LogManagerConfig defaults(List<Path> logDirs) {
+    return new LogManagerConfig(
+        logDirs,
+        DEFAULT_RECOVERY_THREADS_PER_DATA_DIR,
+        Long.MAX_VALUE,
+        DEFAULT_CHECKPOINT_INTERVAL_MS,
+        DEFAULT_CHECKPOINT_INTERVAL_MS,
+        LogOpenOptions.DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS);
+  }
+}
