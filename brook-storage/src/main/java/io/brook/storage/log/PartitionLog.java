@@ -241,7 +241,8 @@ public final class PartitionLog implements Closeable {
   private void writeToSegment(LogSegment segment, MemoryRecords records) {
     try {
       segment.append(records);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException | InternalError e) {
+      // InternalError is how the JVM reports a fault writing an index mapping on a full disk.
       // Cut whatever part of the batch reached the file, so not even a later recovery sees it.
       try {
         segment.records().truncateTo(segment.records().sizeInBytes());
@@ -700,7 +701,7 @@ public final class PartitionLog implements Closeable {
     }
   }
 
-  private StorageException markOffline(String what, Exception cause) {
+  private StorageException markOffline(String what, Throwable cause) {
     offline = true;
     log.error(
         "Partition taken offline after an I/O error topicPartition={} dir={} while={}",

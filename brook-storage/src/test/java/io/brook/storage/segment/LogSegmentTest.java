@@ -1,0 +1,141 @@
+package io.brook.storage.segment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brook.storage.index.TimestampOffset;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.testing.Batches;
+import io.brook.storage.testing.ManualTime;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LogSegmentTest {
+  private static final long BASE = 100;
+
+  @TempDir Path dir;
+
+  private final ManualTime time = new ManualTime();
+
+  /** Appends {@code count} one-record batches of ~1 KB with timestamps 1000, 1010, ... */
+  private static List<Integer> fill(LogSegment segment, int count) throws Exception {
+    List<Integer> positions = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      MemoryRecords batch = Batches.sized(1, 1000, 1000 + 10L * i, i);
+      for (MutableRecordBatch b : batch.batches()) {
+        b.setLastOffset(BASE + i);
+      }
+      positions.add(segment.sizeInBytes());
+      segment.append(batch);
+    }
+    return positions;
+  }
+
+  @Test
+  void indexesOneEntryPerIntervalAndFindsEveryOffset() throws Exception {
+    // Given
+    LogConfig config = LogConfig.builder().indexIntervalBytes(2_500).build();
+    LogSegment segment = LogSegment.create(dir, BASE, config, time);
+
+    // When
+    List<Integer> positions = fill(segment, 20);
+
+    // Then: ~1 KB batches, an entry every third batch
+    assertThat(segment.offsetIndex().entries()).isBetween(5, 7);
+    for (int i = 0; i < 20; i++) {
+      FileRecords.LogOffsetPosition found = segment.translateOffset(BASE + i, 0);
+      assertThat(found.position).isEqualTo(positions.get(i));
+    }
+    assertThat(segment.translateOffset(BASE + 20, 0)).isNull();
+    assertThat(segment.readNextOffset()).isEqualTo(BASE + 20);
+    assertThat(segment.maxTimestampSoFar()).isEqualTo(new TimestampOffset(1190, BASE + 19));
+  }
+
+  @Test
+  void readStopsAtTheGivenPosition() throws Exception {
+    // Given
+    LogSegment segment = LogSegment.create(dir, BASE, LogConfig.defaults(), time);
+    List<Integer> positions = fill(segment, 5);
+
+    // When
+    FileSlice slice = segment.read(BASE + 1, 1 << 20, positions.get(3), false);
+
+    // Then
+    assertThat(slice.position()).isEqualTo(positions.get(1));
+    assertThat(slice.sizeInBytes()).isEqualTo(positions.get(3) - positions.get(1));
+    assertThat(Batches.offsets(slice.copyToMemory())).containsExactly(BASE + 1, BASE + 2);
+  }
+
+  @Test
+  void truncationRemovesWholeBatchesAndTheirIndexEntries() throws Exception {
+    // Given
+    LogConfig config = LogConfig.builder().indexIntervalBytes(1).build();
+    LogSegment segment = LogSegment.create(dir, BASE, config, time);
+    List<Integer> positions = fill(segment, 10);
+
+    // When
+    int removed = segment.truncateTo(BASE + 6);
+
+    // Then
+    assertThat(segment.sizeInBytes()).isEqualTo(positions.get(6));
+    assertThat(removed).isPositive();
+    assertThat(segment.readNextOffset()).isEqualTo(BASE + 6);
+    assertThat(segment.offsetIndex().lastEntry().offset()).isLessThan(BASE + 6);
+    assertThat(segment.maxTimestampSoFar()).isEqualTo(new TimestampOffset(1050, BASE + 5));
+  }
+
+  @Test
+  void recoveryRebuildsIndexesAndStopsAtGarbage() throws Exception {
+    // Given: a segment whose file ends in zeros, as after a crash with preallocation
+    LogConfig config = LogConfig.builder().indexIntervalBytes(1).build();
+    LogSegment segment = LogSegment.create(dir, BASE, config, time);
+    fill(segment, 8);
+    int validSize = segment.sizeInBytes();
+    segment.records().append(MemoryRecords.readableRecords(java.nio.ByteBuffer.allocate(500)));
+    List<Long> seen = new ArrayList<>();
+
+    // When
+    int truncated = segment.recover(batch -> seen.add(batch.baseOffset()));
+
+    // Then
+    assertThat(truncated).isEqualTo(500);
+    assertThat(segment.sizeInBytes()).isEqualTo(validSize);
+    assertThat(seen).hasSize(8).startsWith(BASE).endsWith(BASE + 7);
+    assertThat(segment.offsetIndex().entries()).isEqualTo(7);
+  }
+
+  @Test
+  void findsRecordsByTimestamp() throws Exception {
+    // Given
+    LogConfig config = LogConfig.builder().indexIntervalBytes(1).build();
+    LogSegment segment = LogSegment.create(dir, BASE, config, time);
+    fill(segment, 10);
+
+    // When / Then
+    assertThat(segment.findOffsetByTimestamp(1000, BASE)).map(t -> t.offset).hasValue(BASE);
+    assertThat(segment.findOffsetByTimestamp(1041, BASE)).map(t -> t.offset).hasValue(BASE + 5);
+    assertThat(segment.findOffsetByTimestamp(1041, BASE + 7)).map(t -> t.offset).hasValue(BASE + 7);
+    assertThat(segment.findOffsetByTimestamp(1091, BASE)).isEmpty();
+  }
+
+  @Test
+  void rollsOnSizeAgeIndexAndOffsetRangeButNeverWhenEmpty() throws Exception {
+    // Given
+    LogConfig config = LogConfig.builder().segmentBytes(5_000).segmentMs(1_000).build();
+    LogSegment segment = LogSegment.create(dir, BASE, config, time);
+    long now = time.milliseconds();
+
+    // When / Then
+    assertThat(segment.shouldRoll(10_000, BASE, 1000, now, config)).isFalse();
+    fill(segment, 2);
+    assertThat(segment.shouldRoll(100, BASE + 2, 1000, now, config)).isFalse();
+    assertThat(segment.shouldRoll(4_000, BASE + 2, 1000, now, config)).isTrue();
+    assertThat(segment.shouldRoll(100, BASE + 2, 2_001, now, config)).isTrue();
+    assertThat(segment.shouldRoll(100, BASE + Integer.MAX_VALUE + 1L, 1000, now, config)).isTrue();
+  }
+}
