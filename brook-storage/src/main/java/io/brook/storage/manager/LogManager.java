@@ -49,6 +49,9 @@ public final class LogManager implements Closeable {
   public static final String LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint";
   public static final String HIGH_WATERMARK_CHECKPOINT = "replication-offset-checkpoint";
 
+  /** Where the node keeps its metadata log, as Kafka does; not a partition of a user topic. */
+  public static final String METADATA_DIRECTORY = "__cluster_metadata-0";
+
   private static final Logger log = LoggerFactory.getLogger(LogManager.class);
 
   private final LogManagerConfig config;
@@ -167,7 +170,8 @@ public final class LogManager implements Closeable {
     List<Future<PartitionLog>> loads = new ArrayList<>();
     try (Stream<Path> children = Files.list(dir)) {
       for (Path child : (Iterable<Path>) children::iterator) {
-        if (!Files.isDirectory(child)) {
+        if (!Files.isDirectory(child)
+            || child.getFileName().toString().equals(METADATA_DIRECTORY)) {
           continue;
         }
         Optional<TopicPartition> tp = PartitionDirectories.parse(child);

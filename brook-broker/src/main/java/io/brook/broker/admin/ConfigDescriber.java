@@ -1,0 +1,124 @@
+package io.brook.broker.admin;
+
+import io.brook.metadata.image.MetadataImage;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.TopicConfigs;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsSynonym;
+
+/**
+ * Builds DescribeConfigs entries: for a topic every topic config with its effective value and
+ * where it comes from (the topic's override, the broker's file, or Kafka's default), for a broker
+ * its static settings.
+ */
+public final class ConfigDescriber {
+  private final LogConfig brokerLogDefaults;
+  private final BrokerConfigView broker;
+
+  public ConfigDescriber(LogConfig brokerLogDefaults, BrokerConfigView broker) {
+    this.brokerLogDefaults = brokerLogDefaults;
+    this.broker = broker;
+  }
+
+  /** The effective log config of a topic: broker defaults plus the topic's overrides. */
+  public LogConfig effectiveTopicConfig(MetadataImage image, String topic) {
+    return TopicConfigs.fromOverrides(
+        image.configs(ConfigResource.Type.TOPIC, topic), brokerLogDefaults);
+  }
+
+  public List<DescribeConfigsResourceResult> describeTopic(
+      MetadataImage image,
+      String topic,
+      Collection<String> keys,
+      boolean includeSynonyms,
+      boolean includeDocumentation) {
+    Map<String, String> overrides = image.configs(ConfigResource.Type.TOPIC, topic);
+    Map<String, String> values = TopicConfigs.toStrings(effectiveTopicConfig(image, topic));
+    List<DescribeConfigsResourceResult> out = new ArrayList<>();
+    for (String name : new TreeSet<>(TopicConfigs.names())) {
+      if (keys != null && !keys.contains(name)) {
+        continue;
+      }
+      Optional<BrokerConfigView.Entry> brokerSynonym =
+          TopicConfigs.brokerSynonym(name).flatMap(broker::entry);
+      byte source =
+          overrides.containsKey(name)
+              ? ConfigSources.DYNAMIC_TOPIC_CONFIG
+              : brokerSynonym.filter(BrokerConfigView.Entry::explicit).isPresent()
+                  ? ConfigSources.STATIC_BROKER_CONFIG
+                  : ConfigSources.DEFAULT_CONFIG;
+      DescribeConfigsResourceResult entry =
+          new DescribeConfigsResourceResult()
+              .setName(name)
+              .setValue(values.get(name))
+              .setReadOnly(false)
+              .setConfigSource(source)
+              .setIsSensitive(false)
+              .setConfigType(ConfigTypes.code(TopicConfigs.type(name)))
+              .setDocumentation(includeDocumentation ? TopicConfigs.documentation(name) : null);
+      if (includeSynonyms) {
+        if (overrides.containsKey(name)) {
+          entry
+              .synonyms()
+              .add(
+                  new DescribeConfigsSynonym()
+                      .setName(name)
+                      .setValue(overrides.get(name))
+                      .setSource(ConfigSources.DYNAMIC_TOPIC_CONFIG));
+        }
+        brokerSynonym.ifPresent(
+            b ->
+                entry
+                    .synonyms()
+                    .add(
+                        new DescribeConfigsSynonym()
+                            .setName(b.name())
+                            .setValue(b.value())
+                            .setSource(
+                                b.explicit()
+                                    ? ConfigSources.STATIC_BROKER_CONFIG
+                                    : ConfigSources.DEFAULT_CONFIG)));
+      }
+      out.add(entry);
+    }
+    return out;
+  }
+
+  public List<DescribeConfigsResourceResult> describeBroker(
+      Collection<String> keys, boolean includeSynonyms, boolean includeDocumentation) {
+    List<DescribeConfigsResourceResult> out = new ArrayList<>();
+    for (BrokerConfigView.Entry e : broker.entries()) {
+      if (keys != null && !keys.contains(e.name())) {
+        continue;
+      }
+      byte source = e.explicit() ? ConfigSources.STATIC_BROKER_CONFIG : ConfigSources.DEFAULT_CONFIG;
+      DescribeConfigsResourceResult entry =
+          new DescribeConfigsResourceResult()
+              .setName(e.name())
+              .setValue(e.sensitive() ? null : e.value())
+              .setReadOnly(true)
+              .setConfigSource(source)
+              .setIsSensitive(e.sensitive())
+              .setConfigType(e.type())
+              .setDocumentation(includeDocumentation ? e.documentation() : null);
+      if (includeSynonyms) {
+        entry
+            .synonyms()
+            .add(
+                new DescribeConfigsSynonym()
+                    .setName(e.name())
+                    .setValue(e.sensitive() ? null : e.value())
+                    .setSource(source));
+      }
+      out.add(entry);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,79 @@
+package io.brook.broker.api;
+
+import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.metadata.controller.ApiError;
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
+import org.apache.kafka.common.message.AlterConfigsResponseData;
+import org.apache.kafka.common.message.AlterConfigsResponseData.AlterConfigsResourceResponse;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * AlterConfigs (the legacy, whole-set API): the request's configs replace every override the
+ * resource had.
+ */
+public final class AlterConfigsHandler implements ApiHandler {
+  private final TopicAdmin admin;
+  private final ReplicaManager replicaManager;
+
+  public AlterConfigsHandler(TopicAdmin admin, ReplicaManager replicaManager) {
+    this.admin = admin;
+    this.replicaManager = replicaManager;
+  }
+
+  @Override
+  public ApiKeys apiKey() {
+    return ApiKeys.ALTER_CONFIGS;
+  }
+
+  @Override
+  public short minVersion() {
+    return ApiKeys.ALTER_CONFIGS.oldestVersion();
+  }
+
+  @Override
+  public short maxVersion() {
+    return ApiKeys.ALTER_CONFIGS.latestVersion();
+  }
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    AlterConfigsRequestData request = (AlterConfigsRequestData) message;
+    AlterConfigsResponseData response = new AlterConfigsResponseData();
+    for (AlterConfigsRequestData.AlterConfigsResource resource : request.resources()) {
+      AlterConfigsResourceResponse result =
+          new AlterConfigsResourceResponse()
+              .setResourceType(resource.resourceType())
+              .setResourceName(resource.resourceName());
+      response.responses().add(result);
+      try {
+        ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
+        Map<String, Optional<String>> changes = new LinkedHashMap<>();
+        for (String existing :
+            replicaManager.image().configs(type, resource.resourceName()).keySet()) {
+          changes.put(existing, Optional.empty());
+        }
+        for (AlterConfigsRequestData.AlterableConfig config : resource.configs()) {
+          changes.put(config.name(), Optional.ofNullable(config.value()));
+        }
+        ApiError error =
+            ConfigsAccess.alter(
+                admin, type, resource.resourceName(), changes, request.validateOnly());
+        result.setErrorCode(error.error().code()).setErrorMessage(error.message());
+      } catch (RuntimeException e) {
+        ApiFailure failure = ApiFailure.of(e);
+        result.setErrorCode(failure.code()).setErrorMessage(failure.message());
+      }
+    }
+    return CompletableFuture.completedFuture(response);
+  }
+}

@@ -1,0 +1,67 @@
+package io.brook.broker.api;
+
+import io.brook.broker.admin.TopicAdmin;
+import io.brook.metadata.controller.ApiError;
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData.CreatePartitionsTopicResult;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/** CreatePartitions: grows a topic to a new partition count (never shrinks it). */
+public final class CreatePartitionsHandler implements ApiHandler {
+  private final TopicAdmin admin;
+
+  public CreatePartitionsHandler(TopicAdmin admin) {
+    this.admin = admin;
+  }
+
+  @Override
+  public ApiKeys apiKey() {
+    return ApiKeys.CREATE_PARTITIONS;
+  }
+
+  @Override
+  public short minVersion() {
+    return ApiKeys.CREATE_PARTITIONS.oldestVersion();
+  }
+
+  @Override
+  public short maxVersion() {
+    return ApiKeys.CREATE_PARTITIONS.latestVersion();
+  }
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    CreatePartitionsRequestData request = (CreatePartitionsRequestData) message;
+    CreatePartitionsResponseData response = new CreatePartitionsResponseData();
+    for (CreatePartitionsRequestData.CreatePartitionsTopic topic : request.topics()) {
+      CreatePartitionsTopicResult result = new CreatePartitionsTopicResult().setName(topic.name());
+      response.results().add(result);
+      try {
+        Optional<List<List<Integer>>> assignments = Optional.empty();
+        if (topic.assignments() != null) {
+          List<List<Integer>> replicas = new ArrayList<>();
+          for (CreatePartitionsRequestData.CreatePartitionsAssignment a : topic.assignments()) {
+            replicas.add(List.copyOf(a.brokerIds()));
+          }
+          assignments = Optional.of(replicas);
+        }
+        ApiError error =
+            admin.createPartitions(topic.name(), topic.count(), assignments, request.validateOnly());
+        result.setErrorCode(error.error().code()).setErrorMessage(error.message());
+      } catch (RuntimeException e) {
+        ApiFailure failure = ApiFailure.of(e);
+        result.setErrorCode(failure.code()).setErrorMessage(failure.message());
+      }
+    }
+    return CompletableFuture.completedFuture(response);
+  }
+}

@@ -1,0 +1,125 @@
+package io.brook.broker.api;
+
+import io.brook.broker.admin.ConfigDescriber;
+import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.metadata.controller.TopicResult;
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicConfigs;
+import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicResult;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * CreateTopics: validated and placed by the controller, durable in the metadata log before the
+ * answer. A topic named twice in one request is refused, as in Kafka.
+ */
+public final class CreateTopicsHandler implements ApiHandler {
+  private final TopicAdmin admin;
+  private final ReplicaManager replicaManager;
+  private final ConfigDescriber configs;
+
+  public CreateTopicsHandler(TopicAdmin admin, ReplicaManager replicaManager, ConfigDescriber configs) {
+    this.admin = admin;
+    this.replicaManager = replicaManager;
+    this.configs = configs;
+  }
+
+  @Override
+  public ApiKeys apiKey() {
+    return ApiKeys.CREATE_TOPICS;
+  }
+
+  @Override
+  public short minVersion() {
+    return ApiKeys.CREATE_TOPICS.oldestVersion();
+  }
+
+  @Override
+  public short maxVersion() {
+    return ApiKeys.CREATE_TOPICS.latestVersion();
+  }
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    CreateTopicsRequestData request = (CreateTopicsRequestData) message;
+    CreateTopicsResponseData response = new CreateTopicsResponseData();
+    Map<String, Integer> seen = new HashMap<>();
+    for (CreatableTopic topic : request.topics()) {
+      seen.merge(topic.name(), 1, Integer::sum);
+    }
+    for (CreatableTopic topic : request.topics()) {
+      CreatableTopicResult result =
+          new CreatableTopicResult()
+              .setName(topic.name())
+              .setNumPartitions(-1)
+              .setReplicationFactor((short) -1);
+      response.topics().add(result);
+      if (seen.get(topic.name()) > 1) {
+        result
+            .setErrorCode(Errors.INVALID_REQUEST.code())
+            .setErrorMessage("Create topics request from client contains a duplicate topic name");
+        continue;
+      }
+      try {
+        create(topic, request.validateOnly(), result);
+      } catch (RuntimeException e) {
+        ApiFailure failure = ApiFailure.of(e);
+        result.setErrorCode(failure.code()).setErrorMessage(failure.message());
+      }
+    }
+    return CompletableFuture.completedFuture(response);
+  }
+
+  private void create(CreatableTopic topic, boolean validateOnly, CreatableTopicResult out) {
+    Map<Integer, List<Integer>> assignment = new LinkedHashMap<>();
+    for (CreateTopicsRequestData.CreatableReplicaAssignment a : topic.assignments()) {
+      assignment.put(a.partitionIndex(), List.copyOf(a.brokerIds()));
+    }
+    Map<String, String> topicConfigs = new LinkedHashMap<>();
+    for (CreateTopicsRequestData.CreatableTopicConfig c : topic.configs()) {
+      topicConfigs.put(c.name(), c.value());
+    }
+    TopicResult result =
+        admin.createTopic(
+            topic.name(),
+            topic.numPartitions(),
+            topic.replicationFactor(),
+            assignment,
+            topicConfigs,
+            validateOnly);
+    if (result.error().isFailure()) {
+      out.setErrorCode(result.error().error().code())
+          .setErrorMessage(result.error().messageOrDefault());
+      return;
+    }
+    out.setTopicId(result.topicId())
+        .setNumPartitions(result.numPartitions())
+        .setReplicationFactor(result.replicationFactor());
+    if (!validateOnly) {
+      for (DescribeConfigsResourceResult entry :
+          configs.describeTopic(replicaManager.image(), topic.name(), null, false, false)) {
+        out.configs()
+            .add(
+                new CreatableTopicConfigs()
+                    .setName(entry.name())
+                    .setValue(entry.value())
+                    .setReadOnly(entry.readOnly())
+                    .setConfigSource(entry.configSource())
+                    .setIsSensitive(entry.isSensitive()));
+      }
+    }
+  }
+}

@@ -1,0 +1,79 @@
+package io.brook.broker.api;
+
+import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.metadata.controller.ApiError;
+import io.brook.metadata.image.TopicImage;
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData.DeletableTopicResult;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/** DeleteTopics, by name (all versions) or by topic id (v6+). */
+public final class DeleteTopicsHandler implements ApiHandler {
+  private final TopicAdmin admin;
+  private final ReplicaManager replicaManager;
+
+  public DeleteTopicsHandler(TopicAdmin admin, ReplicaManager replicaManager) {
+    this.admin = admin;
+    this.replicaManager = replicaManager;
+  }
+
+  @Override
+  public ApiKeys apiKey() {
+    return ApiKeys.DELETE_TOPICS;
+  }
+
+  @Override
+  public short minVersion() {
+    return ApiKeys.DELETE_TOPICS.oldestVersion();
+  }
+
+  @Override
+  public short maxVersion() {
+    return ApiKeys.DELETE_TOPICS.latestVersion();
+  }
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    DeleteTopicsRequestData request = (DeleteTopicsRequestData) message;
+    List<DeleteTopicsRequestData.DeleteTopicState> wanted = new ArrayList<>(request.topics());
+    for (String name : request.topicNames()) {
+      wanted.add(new DeleteTopicsRequestData.DeleteTopicState().setName(name));
+    }
+    DeleteTopicsResponseData response = new DeleteTopicsResponseData();
+    for (DeleteTopicsRequestData.DeleteTopicState topic : wanted) {
+      DeletableTopicResult result =
+          new DeletableTopicResult().setName(topic.name()).setTopicId(topic.topicId());
+      response.responses().add(result);
+      try {
+        boolean byId = topic.name() == null && !Uuid.ZERO_UUID.equals(topic.topicId());
+        Optional<TopicImage> existing =
+            byId
+                ? replicaManager.image().topic(topic.topicId())
+                : replicaManager.image().topic(topic.name());
+        existing.ifPresent(t -> result.setName(t.name()).setTopicId(t.id()));
+        ApiError error =
+            byId ? admin.deleteTopic(topic.topicId()) : admin.deleteTopic(topic.name());
+        if (byId && error.error() == Errors.UNKNOWN_TOPIC_OR_PARTITION) {
+          error = ApiError.of(Errors.UNKNOWN_TOPIC_ID);
+        }
+        result.setErrorCode(error.error().code()).setErrorMessage(error.message());
+      } catch (RuntimeException e) {
+        ApiFailure failure = ApiFailure.of(e);
+        result.setErrorCode(failure.code()).setErrorMessage(failure.message());
+      }
+    }
+    return CompletableFuture.completedFuture(response);
+  }
+}

@@ -1,0 +1,102 @@
+package io.brook.broker.api;
+
+import io.brook.broker.BrokerIdentity;
+import io.brook.broker.admin.ConfigDescriber;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/** DescribeConfigs for topics (effective values and their sources) and for this broker. */
+public final class DescribeConfigsHandler implements ApiHandler {
+  private final BrokerIdentity identity;
+  private final ReplicaManager replicaManager;
+  private final ConfigDescriber describer;
+
+  public DescribeConfigsHandler(
+      BrokerIdentity identity, ReplicaManager replicaManager, ConfigDescriber describer) {
+    this.identity = identity;
+    this.replicaManager = replicaManager;
+    this.describer = describer;
+  }
+
+  @Override
+  public ApiKeys apiKey() {
+    return ApiKeys.DESCRIBE_CONFIGS;
+  }
+
+  @Override
+  public short minVersion() {
+    return ApiKeys.DESCRIBE_CONFIGS.oldestVersion();
+  }
+
+  @Override
+  public short maxVersion() {
+    return ApiKeys.DESCRIBE_CONFIGS.latestVersion();
+  }
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    DescribeConfigsRequestData request = (DescribeConfigsRequestData) message;
+    DescribeConfigsResponseData response = new DescribeConfigsResponseData();
+    MetadataImage image = replicaManager.image();
+    for (DescribeConfigsRequestData.DescribeConfigsResource resource : request.resources()) {
+      DescribeConfigsResult result =
+          new DescribeConfigsResult()
+              .setResourceType(resource.resourceType())
+              .setResourceName(resource.resourceName());
+      response.results().add(result);
+      ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
+      try {
+        if (type == ConfigResource.Type.TOPIC) {
+          if (image.topic(resource.resourceName()).isEmpty()) {
+            result
+                .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                .setErrorMessage("Topic " + resource.resourceName() + " does not exist");
+            continue;
+          }
+          result.setConfigs(
+              describer.describeTopic(
+                  image,
+                  resource.resourceName(),
+                  resource.configurationKeys(),
+                  request.includeSynonyms(),
+                  request.includeDocumentation()));
+        } else if (type == ConfigResource.Type.BROKER) {
+          if (!ConfigsAccess.isThisBroker(resource.resourceName(), identity)) {
+            result
+                .setErrorCode(Errors.INVALID_REQUEST.code())
+                .setErrorMessage(
+                    "Unexpected broker id, expected "
+                        + identity.brokerId()
+                        + " or empty string, but received "
+                        + resource.resourceName());
+            continue;
+          }
+          result.setConfigs(
+              describer.describeBroker(
+                  resource.configurationKeys(),
+                  request.includeSynonyms(),
+                  request.includeDocumentation()));
+        } else {
+          result
+              .setErrorCode(Errors.INVALID_REQUEST.code())
+              .setErrorMessage("Unsupported resource type " + type);
+        }
+      } catch (RuntimeException e) {
+        ApiFailure failure = ApiFailure.of(e);
+        result.setErrorCode(failure.code()).setErrorMessage(failure.message());
+      }
+    }
+    return CompletableFuture.completedFuture(response);
+  }
+}

@@ -1,0 +1,246 @@
+package io.brook.broker.api;
+
+import io.brook.broker.delayed.DelayedOperation;
+import io.brook.broker.replica.Partition;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
+import io.brook.protocol.ZeroCopyRecords;
+import io.brook.storage.log.LogOffsetMetadata;
+import io.brook.storage.log.LogReadResult;
+import io.brook.storage.log.PartitionLog;
+import io.brook.storage.segment.FileSlice;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
+import org.apache.kafka.common.message.FetchResponseData.PartitionData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+
+/**
+ * Fetch: reads each partition from the requested offset up to the high watermark (consumers) or
+ * the log end (followers) and answers with the still-compressed batches as file regions, sent with
+ * zero copy. If less than {@code min_bytes} is available the request waits, without holding a
+ * thread, until appends bring enough or {@code max_wait_ms} passes. Fetch sessions are declined
+ * (session id 0): every request is a full fetch.
+ */
+public final class FetchHandler implements ApiHandler {
+  private final ReplicaManager replicaManager;
+
+  public FetchHandler(ReplicaManager replicaManager) {
+    this.replicaManager = replicaManager;
+  }
+
+  @Override
+  public ApiKeys apiKey() {
+    return ApiKeys.FETCH;
+  }
+
+  @Override
+  public short minVersion() {
+    return ApiKeys.FETCH.oldestVersion();
+  }
+
+  @Override
+  public short maxVersion() {
+    return ApiKeys.FETCH.latestVersion();
+  }
+
+  /** One requested partition, resolved. */
+  private record Wanted(
+      int topicIndex,
+      FetchRequestData.FetchPartition request,
+      TopicPartition topicPartition,
+      Errors lookupError) {}
+
+  /** Where a partition's fetch starts on disk, for the wait condition. */
+  private record Position(TopicPartition topicPartition, long fetchOffset, LogOffsetMetadata at) {}
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    FetchRequestData request = (FetchRequestData) message;
+    List<Wanted> wanted = new ArrayList<>();
+    int topicIndex = 0;
+    for (FetchRequestData.FetchTopic topic : request.topics()) {
+      TopicLookup.Lookup lookup =
+          TopicLookup.find(replicaManager.image(), topic.topic(), topic.topicId());
+      for (FetchRequestData.FetchPartition partition : topic.partitions()) {
+        TopicPartition tp =
+            lookup.found() ? new TopicPartition(lookup.topic().name(), partition.partition()) : null;
+        wanted.add(new Wanted(topicIndex, partition, tp, lookup.error()));
+      }
+      topicIndex++;
+    }
+    int replicaId = replicaId(request);
+    Read first = read(request, wanted, replicaId);
+    if (request.maxWaitMs() <= 0
+        || first.bytes() >= request.minBytes()
+        || first.hasErrors()
+        || wanted.isEmpty()) {
+      return CompletableFuture.completedFuture(first.response());
+    }
+    CompletableFuture<ApiMessage> done = new CompletableFuture<>();
+    replicaManager
+        .delayedOperations()
+        .submit(
+            new DelayedFetch(first.positions(), request.minBytes(), replicaId >= 0) {
+              @Override
+              protected void onComplete(boolean timedOut) {
+                try {
+                  done.complete(read(request, wanted, replicaId).response());
+                } catch (RuntimeException e) {
+                  done.completeExceptionally(e);
+                }
+              }
+            },
+            request.maxWaitMs());
+    return done;
+  }
+
+  /** Replica id of a follower fetch: in the header field up to v14, in ReplicaState from v15. */
+  private static int replicaId(FetchRequestData request) {
+    if (request.replicaState() != null && request.replicaState().replicaId() >= 0) {
+      return request.replicaState().replicaId();
+    }
+    return request.replicaId();
+  }
+
+  private static List<FetchableTopicResponse> freshTopics(FetchRequestData request) {
+    List<FetchableTopicResponse> topics = new ArrayList<>();
+    for (FetchRequestData.FetchTopic topic : request.topics()) {
+      topics.add(new FetchableTopicResponse().setTopic(topic.topic()).setTopicId(topic.topicId()));
+    }
+    return topics;
+  }
+
+  /** The response of one pass over the partitions, with what the wait condition needs. */
+  private record Read(
+      FetchResponseData response, int bytes, boolean hasErrors, List<Position> positions) {}
+
+  private Read read(FetchRequestData request, List<Wanted> wanted, int replicaId) {
+    List<FetchableTopicResponse> topics = freshTopics(request);
+    FetchResponseData response = new FetchResponseData().setSessionId(0);
+    response.responses().addAll(topics);
+    int remaining = request.maxBytes() > 0 ? request.maxBytes() : Integer.MAX_VALUE;
+    int bytes = 0;
+    boolean errors = false;
+    List<Position> positions = new ArrayList<>(wanted.size());
+    for (Wanted w : wanted) {
+      FetchableTopicResponse topicResponse = topics.get(w.topicIndex());
+      PartitionData data =
+          new PartitionData()
+              .setPartitionIndex(w.request().partition())
+              .setHighWatermark(-1)
+              .setLastStableOffset(-1)
+              .setLogStartOffset(-1)
+              .setRecords(MemoryRecords.EMPTY);
+      topicResponse.partitions().add(data);
+      if (w.topicPartition() == null) {
+        data.setErrorCode(w.lookupError().code());
+        errors = true;
+        continue;
+      }
+      try {
+        Partition partition = replicaManager.partitionOrThrow(w.topicPartition());
+        partition.checkLeaderEpoch(epoch(w.request().currentLeaderEpoch()));
+        partition.ensureLeader();
+        PartitionLog log = partition.log();
+        long bound = replicaId >= 0 ? log.logEndOffset() : log.highWatermark();
+        int limit = Math.min(Math.max(0, w.request().partitionMaxBytes()), remaining);
+        LogReadResult result = log.read(w.request().fetchOffset(), limit, bound, bytes == 0);
+        if (replicaId >= 0) {
+          partition.updateFollowerEndOffset(replicaId, w.request().fetchOffset());
+        }
+        FileSlice slice = result.slice();
+        data.setHighWatermark(result.highWatermark())
+            .setLastStableOffset(result.highWatermark())
+            .setLogStartOffset(result.logStartOffset());
+        if (request.isolationLevel() == 1) {
+          data.setAbortedTransactions(new ArrayList<>());
+        }
+        if (slice.sizeInBytes() > 0) {
+          data.setRecords(new ZeroCopyRecords(slice.channel(), slice.position(), slice.sizeInBytes()));
+          remaining -= slice.sizeInBytes();
+          bytes += slice.sizeInBytes();
+        }
+        positions.add(
+            new Position(w.topicPartition(), w.request().fetchOffset(), result.fetchOffsetMetadata()));
+      } catch (RuntimeException e) {
+        ApiFailure failure = ApiFailure.of(e);
+        data.setErrorCode(failure.code());
+        errors = true;
+        fillOffsetsAfterError(w.topicPartition(), data);
+      }
+    }
+    return new Read(response, bytes, errors, positions);
+  }
+
+  private void fillOffsetsAfterError(TopicPartition tp, PartitionData data) {
+    replicaManager
+        .partition(tp)
+        .ifPresent(
+            p ->
+                data.setHighWatermark(p.log().highWatermark())
+                    .setLastStableOffset(p.log().highWatermark())
+                    .setLogStartOffset(p.log().logStartOffset()));
+  }
+
+  private static Optional<Integer> epoch(int currentLeaderEpoch) {
+    return currentLeaderEpoch < 0 ? Optional.empty() : Optional.of(currentLeaderEpoch);
+  }
+
+  /**
+   * Waits until the partitions hold {@code minBytes} beyond the fetch positions, estimated from
+   * file positions without reading: bytes between the fetch position and the bound in the same
+   * segment, or "enough" once the bound is in a later segment. A partition that lost its leader
+   * or vanished completes the wait so the client hears about it at once.
+   */
+  private abstract class DelayedFetch extends DelayedOperation {
+    private final List<Position> positions;
+    private final int minBytes;
+    private final boolean follower;
+
+    DelayedFetch(List<Position> positions, int minBytes, boolean follower) {
+      super(positions.stream().map(Position::topicPartition).distinct().toList());
+      this.positions = positions;
+      this.minBytes = minBytes;
+      this.follower = follower;
+    }
+
+    @Override
+    protected boolean isSatisfied() {
+      long available = 0;
+      for (Position position : positions) {
+        Optional<Partition> partition = replicaManager.partition(position.topicPartition());
+        if (partition.isEmpty() || !partition.get().isLeader()) {
+          return true;
+        }
+        PartitionLog log = partition.get().log();
+        LogOffsetMetadata bound =
+            follower ? log.logEndOffsetMetadata() : log.highWatermarkMetadata();
+        if (bound.messageOffset() <= position.fetchOffset()) {
+          continue;
+        }
+        LogOffsetMetadata at = position.at();
+        if (!at.isResolved()
+            || !bound.isResolved()
+            || bound.segmentBaseOffset() != at.segmentBaseOffset()) {
+          return true;
+        }
+        available += Math.max(0, bound.relativePositionInSegment() - at.relativePositionInSegment());
+        if (available >= minBytes) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+}

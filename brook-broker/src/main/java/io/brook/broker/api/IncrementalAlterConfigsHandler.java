@@ -1,0 +1,129 @@
+package io.brook.broker.api;
+
+import io.brook.broker.admin.ConfigDescriber;
+import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.metadata.controller.ApiError;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
+import io.brook.storage.log.TopicConfigs;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * IncrementalAlterConfigs (KIP-339): SET and DELETE single configs, APPEND to and SUBTRACT from
+ * list configs such as {@code cleanup.policy}, leaving other overrides as they are.
+ */
+public final class IncrementalAlterConfigsHandler implements ApiHandler {
+  private static final byte SET = 0;
+  private static final byte DELETE = 1;
+  private static final byte APPEND = 2;
+  private static final byte SUBTRACT = 3;
+
+  private final TopicAdmin admin;
+  private final ReplicaManager replicaManager;
+  private final ConfigDescriber describer;
+
+  public IncrementalAlterConfigsHandler(
+      TopicAdmin admin, ReplicaManager replicaManager, ConfigDescriber describer) {
+    this.admin = admin;
+    this.replicaManager = replicaManager;
+    this.describer = describer;
+  }
+
+  @Override
+  public ApiKeys apiKey() {
+    return ApiKeys.INCREMENTAL_ALTER_CONFIGS;
+  }
+
+  @Override
+  public short minVersion() {
+    return ApiKeys.INCREMENTAL_ALTER_CONFIGS.oldestVersion();
+  }
+
+  @Override
+  public short maxVersion() {
+    return ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion();
+  }
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    IncrementalAlterConfigsRequestData request = (IncrementalAlterConfigsRequestData) message;
+    IncrementalAlterConfigsResponseData response = new IncrementalAlterConfigsResponseData();
+    for (IncrementalAlterConfigsRequestData.AlterConfigsResource resource : request.resources()) {
+      AlterConfigsResourceResponse result =
+          new AlterConfigsResourceResponse()
+              .setResourceType(resource.resourceType())
+              .setResourceName(resource.resourceName());
+      response.responses().add(result);
+      try {
+        ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
+        Map<String, Optional<String>> changes = changes(type, resource);
+        ApiError error =
+            ConfigsAccess.alter(
+                admin, type, resource.resourceName(), changes, request.validateOnly());
+        result.setErrorCode(error.error().code()).setErrorMessage(error.message());
+      } catch (RuntimeException e) {
+        ApiFailure failure = ApiFailure.of(e);
+        result.setErrorCode(failure.code()).setErrorMessage(failure.message());
+      }
+    }
+    return CompletableFuture.completedFuture(response);
+  }
+
+  private Map<String, Optional<String>> changes(
+      ConfigResource.Type type, IncrementalAlterConfigsRequestData.AlterConfigsResource resource) {
+    MetadataImage image = replicaManager.image();
+    Map<String, String> current = new LinkedHashMap<>(image.configs(type, resource.resourceName()));
+    Map<String, String> effective =
+        type == ConfigResource.Type.TOPIC && image.topic(resource.resourceName()).isPresent()
+            ? TopicConfigs.toStrings(describer.effectiveTopicConfig(image, resource.resourceName()))
+            : current;
+    Map<String, Optional<String>> changes = new LinkedHashMap<>();
+    for (IncrementalAlterConfigsRequestData.AlterableConfig config : resource.configs()) {
+      String name = config.name();
+      if (changes.containsKey(name)) {
+        throw new InvalidRequestException("config " + name + " appears twice in one request");
+      }
+      switch (config.configOperation()) {
+        case SET -> changes.put(name, Optional.ofNullable(config.value()));
+        case DELETE -> changes.put(name, Optional.empty());
+        case APPEND, SUBTRACT -> {
+          List<String> items = new ArrayList<>(split(current.getOrDefault(name, effective.get(name))));
+          for (String item : split(config.value())) {
+            if (config.configOperation() == APPEND && !items.contains(item)) {
+              items.add(item);
+            } else if (config.configOperation() == SUBTRACT) {
+              items.remove(item);
+            }
+          }
+          changes.put(name, Optional.of(String.join(",", items)));
+        }
+        default -> throw new InvalidRequestException(
+            "unknown config operation " + config.configOperation() + " for " + name);
+      }
+    }
+    return changes;
+  }
+
+  private static List<String> split(String value) {
+    if (value == null || value.isBlank()) {
+      return List.of();
+    }
+    return Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+  }
+}

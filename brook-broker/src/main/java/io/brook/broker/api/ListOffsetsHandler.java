@@ -1,0 +1,119 @@
+package io.brook.broker.api;
+
+import io.brook.broker.replica.Partition;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
+import io.brook.storage.log.PartitionLog;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
+import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsTopicResponse;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.record.internal.FileRecords;
+
+/**
+ * ListOffsets: earliest, latest, by timestamp ("replay since 20:00") and max-timestamp lookups.
+ * Consumers see offsets up to the high watermark; a replica (replica id >= 0) sees the log end.
+ */
+public final class ListOffsetsHandler implements ApiHandler {
+  /** Kafka's special timestamps (ListOffsetsRequest). */
+  static final long LATEST = -1L;
+
+  static final long EARLIEST = -2L;
+  static final long MAX_TIMESTAMP = -3L;
+  static final long EARLIEST_LOCAL = -4L;
+  static final long LATEST_TIERED = -5L;
+  static final long EARLIEST_PENDING_UPLOAD = -6L;
+
+  private final ReplicaManager replicaManager;
+
+  public ListOffsetsHandler(ReplicaManager replicaManager) {
+    this.replicaManager = replicaManager;
+  }
+
+  @Override
+  public ApiKeys apiKey() {
+    return ApiKeys.LIST_OFFSETS;
+  }
+
+  @Override
+  public short minVersion() {
+    return ApiKeys.LIST_OFFSETS.oldestVersion();
+  }
+
+  @Override
+  public short maxVersion() {
+    return ApiKeys.LIST_OFFSETS.latestVersion();
+  }
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    ListOffsetsRequestData request = (ListOffsetsRequestData) message;
+    ListOffsetsResponseData response = new ListOffsetsResponseData();
+    for (ListOffsetsRequestData.ListOffsetsTopic topic : request.topics()) {
+      ListOffsetsTopicResponse topicResponse = new ListOffsetsTopicResponse().setName(topic.name());
+      response.topics().add(topicResponse);
+      for (ListOffsetsRequestData.ListOffsetsPartition p : topic.partitions()) {
+        ListOffsetsPartitionResponse out =
+            new ListOffsetsPartitionResponse()
+                .setPartitionIndex(p.partitionIndex())
+                .setTimestamp(-1L)
+                .setOffset(-1L)
+                .setLeaderEpoch(-1);
+        topicResponse.partitions().add(out);
+        try {
+          lookup(new TopicPartition(topic.name(), p.partitionIndex()), p, request.replicaId(), out);
+        } catch (RuntimeException e) {
+          out.setErrorCode(ApiFailure.of(e).code());
+        }
+      }
+    }
+    return CompletableFuture.completedFuture(response);
+  }
+
+  private void lookup(
+      TopicPartition tp,
+      ListOffsetsRequestData.ListOffsetsPartition request,
+      int replicaId,
+      ListOffsetsPartitionResponse out) {
+    Partition partition = replicaManager.partitionOrThrow(tp);
+    partition.checkLeaderEpoch(
+        request.currentLeaderEpoch() < 0
+            ? Optional.empty()
+            : Optional.of(request.currentLeaderEpoch()));
+    partition.ensureLeader();
+    PartitionLog log = partition.log();
+    long visibleEnd = replicaId >= 0 ? log.logEndOffset() : log.highWatermark();
+    long timestamp = request.timestamp();
+    if (timestamp == EARLIEST || timestamp == EARLIEST_LOCAL) {
+      answer(out, -1L, log.logStartOffset(), log);
+    } else if (timestamp == LATEST) {
+      answer(out, -1L, visibleEnd, log);
+    } else if (timestamp == MAX_TIMESTAMP) {
+      Optional<FileRecords.TimestampAndOffset> max = log.maxTimestampRecord();
+      max.ifPresent(m -> answer(out, m.timestamp, m.offset, log));
+    } else if (timestamp == LATEST_TIERED || timestamp == EARLIEST_PENDING_UPLOAD) {
+      // No remote tier: there is no tiered offset to report.
+      out.setOffset(-1L).setTimestamp(-1L);
+    } else if (timestamp >= 0) {
+      log.offsetForTimestamp(timestamp, visibleEnd)
+          .ifPresent(found -> answer(out, found.timestamp, found.offset, log));
+    } else {
+      throw new org.apache.kafka.common.errors.InvalidRequestException(
+          "unknown ListOffsets timestamp " + timestamp);
+    }
+  }
+
+  private static void answer(
+      ListOffsetsPartitionResponse out, long timestamp, long offset, PartitionLog log) {
+    out.setTimestamp(timestamp)
+        .setOffset(offset)
+        .setLeaderEpoch(log.leaderEpochCache().epochForOffset(offset).orElse(-1));
+  }
+}

@@ -1,0 +1,179 @@
+package io.brook.broker.api;
+
+import io.brook.broker.delayed.DelayedOperation;
+import io.brook.broker.replica.Partition;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
+import io.brook.storage.log.LogAppendInfo;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+
+/**
+ * Produce: appends each partition's batch on its leader. acks=0 gets no response, acks=1 is
+ * answered once the leader appended, acks=all once the high watermark passes every appended batch
+ * (or the request's timeout, with REQUEST_TIMED_OUT).
+ */
+public final class ProduceHandler implements ApiHandler {
+  private final ReplicaManager replicaManager;
+
+  public ProduceHandler(ReplicaManager replicaManager) {
+    this.replicaManager = replicaManager;
+  }
+
+  @Override
+  public ApiKeys apiKey() {
+    return ApiKeys.PRODUCE;
+  }
+
+  @Override
+  public short minVersion() {
+    return ApiKeys.PRODUCE.oldestVersion();
+  }
+
+  @Override
+  public short maxVersion() {
+    return ApiKeys.PRODUCE.latestVersion();
+  }
+
+  /** One partition's outcome, and the offset the high watermark must reach for acks=all. */
+  private record Pending(PartitionProduceResponse response, Partition partition, long requiredOffset) {}
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    ProduceRequestData request = (ProduceRequestData) message;
+    short acks = request.acks();
+    ProduceResponseData response = new ProduceResponseData();
+    List<Pending> waiting = new ArrayList<>();
+    for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
+      TopicProduceResponse topicResponse =
+          new TopicProduceResponse().setName(topic.name()).setTopicId(topic.topicId());
+      response.responses().add(topicResponse);
+      TopicLookup.Lookup lookup = TopicLookup.find(replicaManager.image(), topic.name(), topic.topicId());
+      for (ProduceRequestData.PartitionProduceData data : topic.partitionData()) {
+        PartitionProduceResponse partitionResponse =
+            new PartitionProduceResponse().setIndex(data.index()).setBaseOffset(-1L)
+                .setLogAppendTimeMs(-1L).setLogStartOffset(-1L);
+        topicResponse.partitionResponses().add(partitionResponse);
+        if (acks != 0 && acks != 1 && acks != -1) {
+          fail(partitionResponse, ApiFailure.of(Errors.INVALID_REQUIRED_ACKS));
+        } else if (!lookup.found()) {
+          fail(partitionResponse, ApiFailure.of(lookup.error()));
+        } else {
+          TopicPartition tp = new TopicPartition(lookup.topic().name(), data.index());
+          append(tp, data, acks, partitionResponse).ifPresent(waiting::add);
+        }
+      }
+    }
+    if (acks == 0) {
+      return CompletableFuture.completedFuture(null);
+    }
+    if (acks != -1 || waiting.isEmpty()) {
+      return CompletableFuture.completedFuture(response);
+    }
+    CompletableFuture<ApiMessage> done = new CompletableFuture<>();
+    replicaManager
+        .delayedOperations()
+        .submit(new DelayedProduce(waiting, response, done), Math.max(0, request.timeoutMs()));
+    return done;
+  }
+
+  private Optional<Pending> append(
+      TopicPartition tp,
+      ProduceRequestData.PartitionProduceData data,
+      short acks,
+      PartitionProduceResponse out) {
+    try {
+      Partition partition = replicaManager.partitionOrThrow(tp);
+      MemoryRecords records = singleV2Batch(data);
+      LogAppendInfo info = partition.appendAsLeader(records, acks);
+      out.setBaseOffset(info.firstOffset())
+          .setLogAppendTimeMs(info.logAppendTimeMs())
+          .setLogStartOffset(info.logStartOffset());
+      return Optional.of(new Pending(out, partition, info.lastOffset() + 1));
+    } catch (RuntimeException e) {
+      fail(out, ApiFailure.of(e));
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Produce v3+ carries exactly one record batch per partition, in message format v2; anything
+   * else is INVALID_RECORD, as in Kafka.
+   */
+  private static MemoryRecords singleV2Batch(ProduceRequestData.PartitionProduceData data) {
+    if (!(data.records() instanceof MemoryRecords records)) {
+      throw new org.apache.kafka.common.InvalidRecordException(
+          "produce requests must carry record batches");
+    }
+    Iterator<? extends RecordBatch> batches = records.batches().iterator();
+    if (!batches.hasNext()) {
+      throw new org.apache.kafka.common.InvalidRecordException(
+          "produce requests must have at least one record batch per partition");
+    }
+    RecordBatch first = batches.next();
+    if (first.magic() != RecordBatch.MAGIC_VALUE_V2) {
+      throw new org.apache.kafka.common.InvalidRecordException(
+          "produce requests are only allowed to contain record batches with magic version 2");
+    }
+    if (batches.hasNext()) {
+      throw new org.apache.kafka.common.InvalidRecordException(
+          "produce requests are only allowed to contain exactly one record batch per partition");
+    }
+    return records;
+  }
+
+  private static void fail(PartitionProduceResponse out, ApiFailure failure) {
+    out.setErrorCode(failure.code()).setErrorMessage(failure.message());
+  }
+
+  /** acks=all: waits until the high watermark of every appended partition passes its batch. */
+  private static final class DelayedProduce extends DelayedOperation {
+    private final List<Pending> pending;
+    private final ProduceResponseData response;
+    private final CompletableFuture<ApiMessage> done;
+
+    DelayedProduce(List<Pending> pending, ProduceResponseData response, CompletableFuture<ApiMessage> done) {
+      super(pending.stream().map(p -> p.partition().topicPartition()).toList());
+      this.pending = pending;
+      this.response = response;
+      this.done = done;
+    }
+
+    @Override
+    protected boolean isSatisfied() {
+      for (Pending p : pending) {
+        if (p.partition().isLeader() && p.partition().log().highWatermark() < p.requiredOffset()) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    @Override
+    protected void onComplete(boolean timedOut) {
+      for (Pending p : pending) {
+        if (!p.partition().isLeader()) {
+          fail(p.response(), ApiFailure.of(Errors.NOT_LEADER_OR_FOLLOWER));
+        } else if (p.partition().log().highWatermark() < p.requiredOffset()) {
+          fail(p.response(), ApiFailure.of(Errors.REQUEST_TIMED_OUT));
+        }
+      }
+      done.complete(response);
+    }
+  }
+}

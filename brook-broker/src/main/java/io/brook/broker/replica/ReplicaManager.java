@@ -1,0 +1,170 @@
+package io.brook.broker.replica;
+
+import io.brook.broker.delayed.DelayedOperations;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.image.PartitionImage;
+import io.brook.metadata.image.TopicImage;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.PartitionLog;
+import io.brook.storage.manager.LogManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The partitions this broker hosts, kept in step with the metadata image: a partition whose
+ * replicas include this broker gets a log and a leader or follower role; a deleted topic's logs go.
+ */
+public final class ReplicaManager {
+  private static final Logger log = LoggerFactory.getLogger(ReplicaManager.class);
+
+  private final int brokerId;
+  private final LogManager logManager;
+  private final DelayedOperations delayedOperations;
+  private final BiFunction<MetadataImage, String, LogConfig> topicConfig;
+  private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+  private volatile MetadataImage image = MetadataImage.EMPTY;
+
+  /**
+   * @param topicConfig the effective log config of a topic in an image (broker defaults plus the
+   *     topic's overrides)
+   */
+  public ReplicaManager(
+      int brokerId,
+      LogManager logManager,
+      DelayedOperations delayedOperations,
+      BiFunction<MetadataImage, String, LogConfig> topicConfig) {
+    this.brokerId = brokerId;
+    this.logManager = logManager;
+    this.delayedOperations = delayedOperations;
+    this.topicConfig = topicConfig;
+  }
+
+  public int brokerId() {
+    return brokerId;
+  }
+
+  public MetadataImage image() {
+    return image;
+  }
+
+  public DelayedOperations delayedOperations() {
+    return delayedOperations;
+  }
+
+  public Optional<Partition> partition(TopicPartition tp) {
+    return Optional.ofNullable(partitions.get(tp));
+  }
+
+  /**
+   * The hosted partition, or the exception a client should see: NOT_LEADER_OR_FOLLOWER if the
+   * partition exists elsewhere, UNKNOWN_TOPIC_OR_PARTITION if it does not exist at all.
+   */
+  public Partition partitionOrThrow(TopicPartition tp) {
+    Partition partition = partitions.get(tp);
+    if (partition != null) {
+      return partition;
+    }
+    boolean exists =
+        image.topic(tp.topic()).map(t -> t.partitions().containsKey(tp.partition())).orElse(false);
+    if (exists) {
+      throw new NotLeaderOrFollowerException("broker " + brokerId + " does not host " + tp);
+    }
+    throw new UnknownTopicOrPartitionException("unknown partition " + tp);
+  }
+
+  public Collection<Partition> partitions() {
+    return partitions.values();
+  }
+
+  /** The name of the topic with this id in the current image. */
+  public Optional<String> topicName(Uuid topicId) {
+    return image.topic(topicId).map(TopicImage::name);
+  }
+
+  /**
+   * Brings hosted partitions in line with {@code newImage}. Serialized: metadata is applied in
+   * order, one image at a time.
+   */
+  public synchronized void applyMetadata(MetadataImage newImage) {
+    Set<TopicPartition> wanted = new HashSet<>();
+    for (TopicImage topic : newImage.topics()) {
+      LogConfig config = topicConfig.apply(newImage, topic.name());
+      for (Map.Entry<Integer, PartitionImage> entry : topic.partitions().entrySet()) {
+        PartitionImage p = entry.getValue();
+        if (!p.replicas().contains(brokerId)) {
+          continue;
+        }
+        TopicPartition tp = new TopicPartition(topic.name(), entry.getKey());
+        wanted.add(tp);
+        PartitionState state =
+            new PartitionState(p.leader(), p.leaderEpoch(), p.partitionEpoch(), p.replicas(), p.isr());
+        Partition existing = partitions.get(tp);
+        if (existing != null && !existing.topicId().equals(topic.id())) {
+          // The topic was deleted and created again under the same name.
+          removePartition(tp);
+          existing = null;
+        }
+        if (existing == null) {
+          existing = createPartition(tp, topic.id(), state);
+        } else if (!existing.state().equals(state)) {
+          existing.applyState(state);
+        }
+        if (!existing.log().config().equals(config)) {
+          existing.log().updateConfig(config);
+        }
+      }
+    }
+    for (TopicPartition tp : Set.copyOf(partitions.keySet())) {
+      if (!wanted.contains(tp)) {
+        removePartition(tp);
+      }
+    }
+    image = newImage;
+  }
+
+  private Partition createPartition(TopicPartition tp, Uuid topicId, PartitionState state) {
+    try {
+      PartitionLog partitionLog = logManager.getOrCreateLog(tp);
+      Partition partition =
+          new Partition(
+              tp,
+              topicId,
+              brokerId,
+              partitionLog,
+              new PartitionState(-1, -1, -1, state.replicas(), state.isr()),
+              delayedOperations);
+      partitions.put(tp, partition);
+      partition.applyState(state);
+      return partition;
+    } catch (IOException e) {
+      throw new UncheckedIOException("creating the log of " + tp, e);
+    }
+  }
+
+  private void removePartition(TopicPartition tp) {
+    Partition removed = partitions.remove(tp);
+    if (removed == null) {
+      return;
+    }
+    try {
+      logManager.deleteLog(tp);
+      log.info("Removed partition topicPartition={}", tp);
+    } catch (IOException e) {
+      log.error("Deleting the log of a removed partition failed topicPartition={}", tp, e);
+    }
+    delayedOperations.onProgress(tp);
+  }
+}

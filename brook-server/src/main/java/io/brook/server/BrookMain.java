@@ -1,0 +1,89 @@
+package io.brook.server;
+
+import io.brook.server.config.BrokerConfig;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code brook dev} and {@code brook server FILE}. */
+@Command(
+    name = "brook",
+    mixinStandardHelpOptions = true,
+    description = "Brook, a Kafka-compatible event log.",
+    subcommands = {BrookMain.Dev.class, BrookMain.Server.class})
+public final class BrookMain implements Callable<Integer> {
+  @Override
+  public Integer call() {
+    CommandLine.usage(this, System.out);
+    return 0;
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new BrookMain()).execute(args));
+  }
+
+  /**
+   * Runs until SIGTERM / Ctrl-C, then shuts down cleanly. The hook halts with status 0 once the
+   * node is closed: a signal-initiated JVM exit would otherwise report 143, and a clean stop is
+   * not an error.
+   */
+  static int runUntilStopped(BrokerConfig config, String hint) throws Exception {
+    BrookServer server = BrookServer.start(config);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  server.close();
+                  Runtime.getRuntime().halt(0);
+                },
+                "brook-shutdown"));
+    System.out.println(hint.replace("{port}", Integer.toString(firstPort(server, config))));
+    System.out.flush();
+    server.awaitShutdown();
+    return 0;
+  }
+
+  private static int firstPort(BrookServer server, BrokerConfig config) {
+    for (BrokerConfig.Endpoint endpoint : config.listeners()) {
+      if (!config.controllerListenerNames().contains(endpoint.listenerName())) {
+        return server.boundPort(endpoint.listenerName());
+      }
+    }
+    return -1;
+  }
+
+  @Command(name = "dev", description = "Start one node (broker and controller) on localhost:9092.")
+  static final class Dev implements Callable<Integer> {
+    @Option(
+        names = "--data-dir",
+        defaultValue = "data/dev",
+        description = "Where the node keeps its data (default: ${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @Override
+    public Integer call() throws Exception {
+      BrokerConfig config = BrokerConfig.devDefaults(dataDir.toAbsolutePath());
+      return runUntilStopped(
+          config,
+          "Brook is running. Kafka clients: bootstrap.servers=localhost:{port}\n"
+              + "Data: "
+              + dataDir.toAbsolutePath()
+              + "\nStop it with Ctrl-C (or SIGTERM); it shuts down cleanly.");
+    }
+  }
+
+  @Command(name = "server", description = "Start a node from a Kafka-style properties file.")
+  static final class Server implements Callable<Integer> {
+    @Parameters(index = "0", description = "The properties file (Kafka's config names).")
+    Path file;
+
+    @Override
+    public Integer call() throws Exception {
+      BrokerConfig config = BrokerConfig.load(file);
+      return runUntilStopped(config, "Brook is running on port {port}. Stop it with SIGTERM.");
+    }
+  }
+}

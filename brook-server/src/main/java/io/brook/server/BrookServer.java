@@ -1,0 +1,301 @@
+package io.brook.server;
+
+import io.brook.broker.BrokerIdentity;
+import io.brook.broker.admin.ConfigDescriber;
+import io.brook.broker.admin.ProducerIdManager;
+import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.api.AlterConfigsHandler;
+import io.brook.broker.api.CreatePartitionsHandler;
+import io.brook.broker.api.CreateTopicsHandler;
+import io.brook.broker.api.DeleteRecordsHandler;
+import io.brook.broker.api.DeleteTopicsHandler;
+import io.brook.broker.api.DescribeClusterHandler;
+import io.brook.broker.api.DescribeConfigsHandler;
+import io.brook.broker.api.DescribeProducersHandler;
+import io.brook.broker.api.FetchHandler;
+import io.brook.broker.api.IncrementalAlterConfigsHandler;
+import io.brook.broker.api.InitProducerIdHandler;
+import io.brook.broker.api.ListOffsetsHandler;
+import io.brook.broker.api.MetadataHandler;
+import io.brook.broker.api.OffsetForLeaderEpochHandler;
+import io.brook.broker.api.ProduceHandler;
+import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.metadata.controller.ClusterController;
+import io.brook.metadata.controller.ControllerConfig;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.quorum.LocalMetadataQuorum;
+import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.ApiRegistry;
+import io.brook.protocol.KafkaNetworkServer;
+import io.brook.protocol.NetworkConfig;
+import io.brook.server.config.BrokerConfig;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.TopicConfigs;
+import io.brook.storage.manager.LogManager;
+import io.brook.storage.manager.LogManagerConfig;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BiFunction;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Brook node: storage, metadata, the data plane and the network, wired together and started
+ * in dependency order, stopped in reverse.
+ */
+public final class BrookServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(BrookServer.class);
+
+  private final BrokerConfig config;
+  private final String clusterId;
+  private final ScheduledExecutorService scheduler;
+  private final LocalMetadataQuorum quorum;
+  private final LogManager logManager;
+  private final DelayedOperations delayedOperations;
+  private final ReplicaManager replicaManager;
+  private final KafkaNetworkServer network;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private volatile boolean closed;
+
+  private BrookServer(Components c) {
+    this.config = c.config;
+    this.clusterId = c.clusterId;
+    this.scheduler = c.scheduler;
+    this.quorum = c.quorum;
+    this.logManager = c.logManager;
+    this.delayedOperations = c.delayedOperations;
+    this.replicaManager = c.replicaManager;
+    this.network = c.network;
+  }
+
+  /** What start-up builds, in order; closed in reverse if a later step fails. */
+  private static final class Components {
+    BrokerConfig config;
+    String clusterId;
+    ScheduledExecutorService scheduler;
+    LocalMetadataQuorum quorum;
+    LogManager logManager;
+    DelayedOperations delayedOperations;
+    ReplicaManager replicaManager;
+    KafkaNetworkServer network;
+
+    void closeQuietly() {
+      closeEach(network, delayedOperations, logManager, quorum);
+      if (scheduler != null) {
+        scheduler.shutdownNow();
+      }
+    }
+  }
+
+  /** Starts a node from its configuration; returns once it accepts connections. */
+  public static BrookServer start(BrokerConfig config) throws IOException {
+    long started = System.nanoTime();
+    for (String key : config.unknownKeys()) {
+      log.warn("Unknown configuration key, ignored key={}", key);
+    }
+    Components c = new Components();
+    c.config = config;
+    try {
+      int nodeId = config.nodeId();
+      List<Path> logDirs = config.logDirs();
+      c.clusterId = MetaProperties.ensure(logDirs, nodeId);
+      c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
+      c.quorum = LocalMetadataQuorum.open(logDirs.get(0).resolve(LogManager.METADATA_DIRECTORY));
+      LogConfig logDefaults = config.defaultLogConfig();
+      BiFunction<MetadataImage, String, LogConfig> topicConfig =
+          (image, topic) ->
+              TopicConfigs.fromOverrides(
+                  image.configs(ConfigResource.Type.TOPIC, topic), logDefaults);
+      LocalMetadataQuorum quorum = c.quorum;
+      c.logManager =
+          LogManager.start(
+              logManagerConfig(config),
+              topic -> topicConfig.apply(quorum.image(), topic),
+              Time.SYSTEM,
+              c.scheduler);
+      c.delayedOperations = new DelayedOperations();
+      c.replicaManager =
+          new ReplicaManager(nodeId, c.logManager, c.delayedOperations, topicConfig);
+      c.replicaManager.applyMetadata(c.quorum.image());
+      c.quorum.addListener(c.replicaManager::applyMetadata);
+
+      ClusterController controller =
+          new ClusterController(
+              new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor()),
+              c.quorum::image,
+              new SecureRandom());
+      TopicAdmin admin =
+          new TopicAdmin(c.quorum, controller, TopicConfigs::validate, config.autoCreateTopicsEnable());
+      BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId);
+      long[] brokerEpoch = {0};
+      ProducerIdManager producerIds =
+          new ProducerIdManager(() -> admin.allocateProducerIds(nodeId, brokerEpoch[0]));
+      ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
+      ApiRegistry registry =
+          new ApiRegistry(handlers(identity, c.replicaManager, admin, producerIds, describer));
+      c.network = KafkaNetworkServer.start(networkConfig(config), registry);
+
+      List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
+      brokerEpoch[0] =
+          c.quorum.submit(
+              image ->
+                  controller.registerBroker(
+                      nodeId, Uuid.randomUuid(), endpoints, config.rack()));
+      BrookServer server = new BrookServer(c);
+      log.info(
+          "Brook started nodeId={} clusterId={} listeners={} durationMs={}",
+          nodeId,
+          c.clusterId,
+          endpoints,
+          (System.nanoTime() - started) / 1_000_000);
+      return server;
+    } catch (IOException | RuntimeException e) {
+      c.closeQuietly();
+      throw e;
+    }
+  }
+
+  private static List<ApiHandler> handlers(
+      BrokerIdentity identity,
+      ReplicaManager replicaManager,
+      TopicAdmin admin,
+      ProducerIdManager producerIds,
+      ConfigDescriber describer) {
+    return List.of(
+        new ProduceHandler(replicaManager),
+        new FetchHandler(replicaManager),
+        new ListOffsetsHandler(replicaManager),
+        new MetadataHandler(identity, replicaManager, admin),
+        new OffsetForLeaderEpochHandler(replicaManager),
+        new DeleteRecordsHandler(replicaManager),
+        new DescribeProducersHandler(replicaManager),
+        new DescribeClusterHandler(identity, replicaManager),
+        new InitProducerIdHandler(producerIds),
+        new CreateTopicsHandler(admin, replicaManager, describer),
+        new DeleteTopicsHandler(admin, replicaManager),
+        new CreatePartitionsHandler(admin),
+        new DescribeConfigsHandler(identity, replicaManager, describer),
+        new AlterConfigsHandler(admin, replicaManager),
+        new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
+  }
+
+  private static LogManagerConfig logManagerConfig(BrokerConfig config) {
+    return new LogManagerConfig(
+        config.logDirs(),
+        config.numRecoveryThreadsPerDataDir(),
+        config.logFlushSchedulerIntervalMs(),
+        config.logFlushOffsetCheckpointIntervalMs(),
+        config.logFlushStartOffsetCheckpointIntervalMs(),
+        config.producerIdExpirationMs(),
+        config.producerIdExpirationCheckIntervalMs());
+  }
+
+  /** The data listeners; controller listeners serve the Raft quorum, which Brook adds later. */
+  private static NetworkConfig networkConfig(BrokerConfig config) {
+    List<NetworkConfig.Listener> listeners = new ArrayList<>();
+    for (BrokerConfig.Endpoint endpoint : config.listeners()) {
+      if (!config.controllerListenerNames().contains(endpoint.listenerName())) {
+        listeners.add(
+            new NetworkConfig.Listener(endpoint.listenerName(), endpoint.host(), endpoint.port()));
+      }
+    }
+    return NetworkConfig.builder()
+        .listeners(listeners)
+        .socketRequestMaxBytes(config.socketRequestMaxBytes())
+        .maxConnections(config.maxConnections())
+        .maxConnectionsPerIp(config.maxConnectionsPerIp())
+        .connectionsMaxIdleMs(config.connectionsMaxIdleMs())
+        .numNetworkThreads(config.numNetworkThreads())
+        .queuedMaxRequests(config.queuedMaxRequests())
+        .build();
+  }
+
+  /** Advertised addresses, with an ephemeral port (0) replaced by the port actually bound. */
+  private static List<BrokerEndpoint> advertisedEndpoints(
+      BrokerConfig config, KafkaNetworkServer network) {
+    List<BrokerEndpoint> endpoints = new ArrayList<>();
+    for (BrokerConfig.Endpoint endpoint : config.advertisedListeners()) {
+      if (config.controllerListenerNames().contains(endpoint.listenerName())) {
+        continue;
+      }
+      int port =
+          endpoint.port() == 0 ? network.boundPort(endpoint.listenerName()) : endpoint.port();
+      String host = endpoint.host() == null || endpoint.host().isEmpty() ? "localhost" : endpoint.host();
+      endpoints.add(
+          new BrokerEndpoint(
+              endpoint.listenerName(), host, port, endpoint.securityProtocol().name));
+    }
+    return endpoints;
+  }
+
+  public String clusterId() {
+    return clusterId;
+  }
+
+  public int nodeId() {
+    return config.nodeId();
+  }
+
+  /** The port a listener is bound to (useful with port 0). */
+  public int boundPort(String listenerName) {
+    return network.boundPort(listenerName);
+  }
+
+  public ReplicaManager replicaManager() {
+    return replicaManager;
+  }
+
+  /** Blocks until {@link #close()} has finished. */
+  public void awaitShutdown() throws InterruptedException {
+    stopped.await();
+  }
+
+  /**
+   * Stops accepting connections, lets in-flight requests finish, completes waiting operations,
+   * flushes every log and writes the clean-shutdown marker.
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    long started = System.nanoTime();
+    closeEach(network, delayedOperations, logManager, quorum);
+    scheduler.shutdownNow();
+    log.info("Brook stopped durationMs={}", (System.nanoTime() - started) / 1_000_000);
+    stopped.countDown();
+  }
+
+  private static void closeEach(AutoCloseable... parts) {
+    for (AutoCloseable part : parts) {
+      if (part == null) {
+        continue;
+      }
+      try {
+        part.close();
+      } catch (Exception e) {
+        log.error("Error while stopping {}", part.getClass().getSimpleName(), e);
+      }
+    }
+  }
+
+  private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
+    return runnable -> {
+      Thread thread = new Thread(runnable, name);
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

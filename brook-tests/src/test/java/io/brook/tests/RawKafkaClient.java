@@ -1,0 +1,87 @@
+package io.brook.tests;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.MessageSizeAccumulator;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.ResponseHeader;
+
+/**
+ * A bare Kafka-protocol connection for tests that need exact control over what goes on the wire:
+ * the same request twice, a broken frame, a version no client would send.
+ */
+final class RawKafkaClient implements AutoCloseable {
+  private final Socket socket;
+  private final DataInputStream in;
+  private final OutputStream out;
+  private int correlationId;
+
+  RawKafkaClient(String host, int port) throws IOException {
+    socket = new Socket(host, port);
+    socket.setSoTimeout(30_000);
+    in = new DataInputStream(socket.getInputStream());
+    out = socket.getOutputStream();
+  }
+
+  /** Encodes header + body as a frame (length prefix included). */
+  static byte[] frame(ApiMessage body, short version, int correlationId) {
+    ApiKeys key = ApiKeys.forId(body.apiKey());
+    RequestHeader header = new RequestHeader(key, version, "raw-test", correlationId);
+    ObjectSerializationCache cache = new ObjectSerializationCache();
+    MessageSizeAccumulator size = new MessageSizeAccumulator();
+    header.data().addSize(size, cache, header.headerVersion());
+    body.addSize(size, cache, version);
+    ByteBuffer buffer = ByteBuffer.allocate(4 + size.totalSize());
+    buffer.putInt(size.totalSize());
+    ByteBufferAccessor accessor = new ByteBufferAccessor(buffer);
+    header.data().write(accessor, cache, header.headerVersion());
+    body.write(accessor, cache, version);
+    return buffer.array();
+  }
+
+  /** Sends a request and returns the response body buffer (header consumed). */
+  ByteBuffer send(ApiMessage body, short version) throws IOException {
+    int id = ++correlationId;
+    sendBytes(frame(body, version, id));
+    ByteBuffer response = readFrame();
+    ApiKeys key = ApiKeys.forId(body.apiKey());
+    ResponseHeader header = ResponseHeader.parse(response, key.responseHeaderVersion(version));
+    if (header.correlationId() != id) {
+      throw new IOException("correlation id " + header.correlationId() + " != " + id);
+    }
+    return response;
+  }
+
+  void sendBytes(byte[] bytes) throws IOException {
+    out.write(bytes);
+    out.flush();
+  }
+
+  ByteBuffer readFrame() throws IOException {
+    int length = in.readInt();
+    byte[] payload = new byte[length];
+    in.readFully(payload);
+    return ByteBuffer.wrap(payload);
+  }
+
+  /** True once the broker has closed the connection (EOF), within the socket timeout. */
+  boolean closedByPeer() {
+    try {
+      return in.read() < 0;
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    socket.close();
+  }
+}
