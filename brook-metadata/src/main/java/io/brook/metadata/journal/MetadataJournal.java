@@ -234,12 +234,17 @@ public final class MetadataJournal implements AutoCloseable {
    * @throws IllegalArgumentException if the image is at another offset
    */
   public void compact(MetadataImage image) throws IOException {
+    compact(image, SNAPSHOT_CHUNK_BYTES);
+  }
+
+  /** {@link #compact(MetadataImage)} with snapshot entries of about {@code chunkBytes}. */
+  void compact(MetadataImage image, int chunkBytes) throws IOException {
     checkUsable();
     if (image.offset() != lastOffset()) {
       throw new IllegalArgumentException(
           "image at offset " + image.offset() + " but the journal ends at " + lastOffset());
     }
-    List<List<MetadataRecord>> chunks = chunk(image.toRecords());
+    List<List<MetadataRecord>> chunks = chunk(image.toRecords(), chunkBytes);
     Path tmp = dir.resolve(FILE_NAME + COMPACTING_SUFFIX);
     long newSize = 0;
     try (FileChannel out =
@@ -335,14 +340,15 @@ public final class MetadataJournal implements AutoCloseable {
     return entry;
   }
 
-  /** Splits records into lists whose JSON stays near {@link #SNAPSHOT_CHUNK_BYTES}. */
-  private static List<List<MetadataRecord>> chunk(List<MetadataRecord> records) throws IOException {
+  /** Splits records into lists whose JSON stays near {@code chunkBytes}. */
+  private static List<List<MetadataRecord>> chunk(List<MetadataRecord> records, int chunkBytes)
+      throws IOException {
     List<List<MetadataRecord>> chunks = new ArrayList<>();
     List<MetadataRecord> current = new ArrayList<>();
     long bytes = 0;
     for (MetadataRecord record : records) {
       int recordBytes = RecordJson.MAPPER.writeValueAsBytes(RecordJson.toJson(record)).length + 1;
-      if (!current.isEmpty() && bytes + recordBytes > SNAPSHOT_CHUNK_BYTES) {
+      if (!current.isEmpty() && bytes + recordBytes > chunkBytes) {
         chunks.add(current);
         current = new ArrayList<>();
         bytes = 0;

@@ -85,11 +85,7 @@ public final class LocalMetadataQuorum implements MetadataQuorum {
     }
     image = next;
     for (Consumer<MetadataImage> listener : listeners) {
-      try {
-        listener.accept(next);
-      } catch (RuntimeException e) {
-        log.error("Metadata listener failed listener={} offset={}", listener, next.offset(), e);
-      }
+      notify(listener, next);
     }
     maybeCompact(next);
     return result.response();
@@ -118,8 +114,17 @@ public final class LocalMetadataQuorum implements MetadataQuorum {
   @Override
   public synchronized void addListener(Consumer<MetadataImage> listener) {
     Objects.requireNonNull(listener, "listener");
-    listener.accept(image);
+    notify(listener, image);
     listeners.add(listener);
+  }
+
+  /** A listener that throws is logged and stays registered: the records are already durable. */
+  private static void notify(Consumer<MetadataImage> listener, MetadataImage image) {
+    try {
+      listener.accept(image);
+    } catch (RuntimeException e) {
+      log.error("Metadata listener failed listener={} offset={}", listener, image.offset(), e);
+    }
   }
 
   @Override

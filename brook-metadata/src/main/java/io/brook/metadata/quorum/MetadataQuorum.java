@@ -32,7 +32,7 @@ public interface MetadataQuorum extends AutoCloseable {
   /**
    * Calls {@code listener} with the current image now and with every image published after it, in
    * order, on the thread that published it. Listeners must be quick and must not call {@link
-   * #submit}.
+   * #submit}; one that throws is logged and stays registered.
    */
   void addListener(Consumer<MetadataImage> listener);
 
