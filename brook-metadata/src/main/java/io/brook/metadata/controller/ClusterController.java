@@ -1,0 +1,189 @@
+package io.brook.metadata.controller;
+
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.record.BrokerEndpoint;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.function.Supplier;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
+
+/**
+ * The controller's operations. Each reads the current image from the supplier and returns the
+ * records to append with the response; none changes anything itself.
+ *
+ * <p>Use it inside {@link io.brook.metadata.quorum.MetadataQuorum#submit}, with the quorum's image
+ * as the supplier, so that every operation sees the image its records will be applied to:
+ *
+ * <pre>{@code
+ * ClusterController controller = new ClusterController(config, quorum::image, new Random());
+ * TopicResult result = quorum.submit(image -> controller.createTopic("orders", 3, (short) 1,
+ *     Map.of(), Map.of(), false, ConfigValidator.NONE));
+ * }</pre>
+ *
+ * <p>Not thread-safe (the random source and the read-then-write of each operation): call it from
+ * one thread at a time, which {@code submit} guarantees.
+ *
+ * <p>Request errors come back as {@link ApiError} values with Kafka's codes and messages. The
+ * broker-to-controller calls ({@link #allocateProducerIds}, {@link #registerBroker}) throw {@link
+ * MetadataException} for calls a correct broker never makes, such as a stale broker epoch.
+ */
+public final class ClusterController {
+  private final ControllerConfig config;
+  private final Supplier<MetadataImage> image;
+  private final TopicControl topics;
+
+  /**
+   * @param config defaults and limits
+   * @param image the current image; must be the image the returned records will be applied to
+   * @param random the source of topic ids and placement start positions (seed it in tests)
+   */
+  public ClusterController(ControllerConfig config, Supplier<MetadataImage> image, Random random) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.image = Objects.requireNonNull(image, "image");
+    this.topics = new TopicControl(config, Objects.requireNonNull(random, "random"));
+  }
+
+  /**
+   * Creates a topic, as one topic of Kafka's {@code CreateTopics}.
+   *
+   * @param name the topic's name
+   * @param numPartitions the number of partitions, or -1 for the default (must be -1 with a manual
+   *     assignment)
+   * @param replicationFactor the replication factor, or -1 for the default (must be -1 with a
+   *     manual assignment)
+   * @param manualAssignment replicas by partition index, 0 to n-1; empty for automatic placement
+   * @param configs the topic's config overrides (null values are ignored)
+   * @param validateOnly check everything, then return the result without records
+   * @param validator checks the config overrides
+   * @return no records on error or with {@code validateOnly}; else the topic, its config and its
+   *     partition records
+   */
+  public ControllerResult<TopicResult> createTopic(
+      String name,
+      int numPartitions,
+      short replicationFactor,
+      Map<Integer, List<Integer>> manualAssignment,
+      Map<String, String> configs,
+      boolean validateOnly,
+      ConfigValidator validator) {
+    return topics.createTopic(
+        image.get(),
+        Objects.requireNonNull(name, "name"),
+        numPartitions,
+        replicationFactor,
+        Objects.requireNonNull(manualAssignment, "manualAssignment"),
+        Objects.requireNonNull(configs, "configs"),
+        validateOnly,
+        Objects.requireNonNull(validator, "validator"));
+  }
+
+  /** Deletes a topic by name: {@code UNKNOWN_TOPIC_OR_PARTITION} if there is none. */
+  public ControllerResult<ApiError> deleteTopic(String name) {
+    return topics.deleteTopic(image.get(), Objects.requireNonNull(name, "name"));
+  }
+
+  /** Deletes a topic by id: {@code UNKNOWN_TOPIC_ID} if there is none. */
+  public ControllerResult<ApiError> deleteTopic(Uuid topicId) {
+    return topics.deleteTopic(image.get(), Objects.requireNonNull(topicId, "topicId"));
+  }
+
+  /**
+   * Adds partitions to a topic, as one topic of Kafka's {@code CreatePartitions}.
+   *
+   * @param topic the topic's name
+   * @param newTotalCount the partition count after the change; must be higher than today's
+   * @param assignments the replicas of each new partition, in order, or empty for automatic
+   *     placement with the replication factor of partition 0
+   * @param validateOnly check everything, then answer without records
+   */
+  public ControllerResult<ApiError> createPartitions(
+      String topic,
+      int newTotalCount,
+      Optional<List<List<Integer>>> assignments,
+      boolean validateOnly) {
+    return topics.createPartitions(
+        image.get(),
+        Objects.requireNonNull(topic, "topic"),
+        newTotalCount,
+        Objects.requireNonNull(assignments, "assignments"),
+        validateOnly);
+  }
+
+  /**
+   * Sets and deletes config overrides of a topic or a broker (by id string, or {@code ""} for the
+   * cluster-wide default), like Kafka's {@code IncrementalAlterConfigs} SET and DELETE. Changes
+   * that change nothing produce no record.
+   *
+   * @param changes new values by config name; an empty value deletes the override
+   * @param validator checks the resource's overrides as they would be after the change
+   */
+  public ControllerResult<ApiError> alterConfigs(
+      ConfigResource resource,
+      Map<String, Optional<String>> changes,
+      boolean validateOnly,
+      ConfigValidator validator) {
+    return ConfigControl.alterConfigs(
+        image.get(),
+        Objects.requireNonNull(resource, "resource"),
+        Objects.requireNonNull(changes, "changes"),
+        validateOnly,
+        Objects.requireNonNull(validator, "validator"));
+  }
+
+  /**
+   * Hands a block of {@link ControllerConfig#producerIdBlockSize()} producer ids to a broker.
+   *
+   * @throws MetadataException {@code BROKER_ID_NOT_REGISTERED} or {@code STALE_BROKER_EPOCH}
+   */
+  public ControllerResult<ProducerIdBlock> allocateProducerIds(int brokerId, long brokerEpoch) {
+    return ProducerIdControl.allocate(
+        image.get(), brokerId, brokerEpoch, config.producerIdBlockSize());
+  }
+
+  /**
+   * Registers a broker, unfenced, with a new epoch (the offset its record will have), and elects it
+   * leader of the leaderless partitions whose ISR holds it. Registering again with the same
+   * incarnation id, endpoints and rack while unfenced returns the current epoch and no records.
+   *
+   * @return the broker's epoch
+   * @throws MetadataException {@code INVALID_REQUEST} for a negative broker id
+   */
+  public ControllerResult<Long> registerBroker(
+      int brokerId, Uuid incarnationId, List<BrokerEndpoint> endpoints, Optional<String> rack) {
+    return BrokerControl.registerBroker(
+        image.get(),
+        brokerId,
+        Objects.requireNonNull(incarnationId, "incarnationId"),
+        List.copyOf(endpoints),
+        Objects.requireNonNull(rack, "rack"));
+  }
+
+  /**
+   * Fences a broker: removes it from every ISR where it is not the last member and moves its
+   * leaderships to the first other unfenced ISR member in replica order, or to no leader (-1).
+   * {@code BROKER_ID_NOT_REGISTERED} if unknown; no records if already fenced.
+   */
+  public ControllerResult<ApiError> fenceBroker(int brokerId) {
+    return BrokerControl.fenceBroker(image.get(), brokerId);
+  }
+
+  /**
+   * Unfences a broker and elects it leader of the leaderless partitions whose ISR holds it. {@code
+   * BROKER_ID_NOT_REGISTERED} if unknown; no records if not fenced.
+   */
+  public ControllerResult<ApiError> unfenceBroker(int brokerId) {
+    return BrokerControl.unfenceBroker(image.get(), brokerId);
+  }
+
+  /**
+   * Unregisters a broker, first moving it out of ISRs and leaderships as {@link #fenceBroker} does.
+   * {@code BROKER_ID_NOT_REGISTERED} if unknown.
+   */
+  public ControllerResult<ApiError> unregisterBroker(int brokerId) {
+    return BrokerControl.unregisterBroker(image.get(), brokerId);
+  }
+}

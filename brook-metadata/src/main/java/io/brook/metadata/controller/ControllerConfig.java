@@ -1,0 +1,43 @@
+package io.brook.metadata.controller;
+
+/**
+ * The controller's settings.
+ *
+ * @param defaultNumPartitions partitions of a topic created with {@code numPartitions = -1}
+ *     (Kafka's {@code num.partitions}, default 1)
+ * @param defaultReplicationFactor replicas of a topic created with {@code replicationFactor = -1}
+ *     (Kafka's {@code default.replication.factor}, default 1)
+ * @param producerIdBlockSize producer ids per {@code AllocateProducerIds} block (Kafka's is 1000)
+ * @param maxRecordsPerOperation the most records one operation may produce; larger requests fail
+ *     with {@code POLICY_VIOLATION}, as in Kafka, whose bound is 10,000
+ */
+public record ControllerConfig(
+    int defaultNumPartitions,
+    short defaultReplicationFactor,
+    int producerIdBlockSize,
+    int maxRecordsPerOperation) {
+  /** Kafka's defaults. */
+  public static final ControllerConfig DEFAULT = new ControllerConfig(1, (short) 1);
+
+  public ControllerConfig {
+    if (defaultNumPartitions <= 0) {
+      throw new IllegalArgumentException("defaultNumPartitions must be positive");
+    }
+    if (defaultReplicationFactor <= 0) {
+      throw new IllegalArgumentException("defaultReplicationFactor must be positive");
+    }
+    if (producerIdBlockSize <= 0) {
+      throw new IllegalArgumentException("producerIdBlockSize must be positive");
+    }
+    if (maxRecordsPerOperation <= 0) {
+      throw new IllegalArgumentException("maxRecordsPerOperation must be positive");
+    }
+  }
+
+  /**
+   * The given topic defaults with a block size of 1000 and at most 10,000 records per operation.
+   */
+  public ControllerConfig(int defaultNumPartitions, short defaultReplicationFactor) {
+    this(defaultNumPartitions, defaultReplicationFactor, 1000, 10_000);
+  }
+}

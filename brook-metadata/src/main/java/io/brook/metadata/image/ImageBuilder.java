@@ -1,0 +1,325 @@
+package io.brook.metadata.image;
+
+import io.brook.metadata.record.ConfigRecord;
+import io.brook.metadata.record.FenceBrokerRecord;
+import io.brook.metadata.record.MetadataRecord;
+import io.brook.metadata.record.PartitionChangeRecord;
+import io.brook.metadata.record.PartitionRecord;
+import io.brook.metadata.record.ProducerIdsRecord;
+import io.brook.metadata.record.RegisterBrokerRecord;
+import io.brook.metadata.record.RemoveTopicRecord;
+import io.brook.metadata.record.TopicRecord;
+import io.brook.metadata.record.UnfenceBrokerRecord;
+import io.brook.metadata.record.UnregisterBrokerRecord;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
+
+/**
+ * Replays records onto a base image, copying each part of it (brokers, topics, one topic's
+ * partitions, configs) only when a record first changes it. Single use, single thread.
+ */
+final class ImageBuilder {
+  private final MetadataImage base;
+  private TreeMap<Integer, BrokerRegistration> brokers;
+  private HashMap<Uuid, TopicImage> topicsById;
+  private TreeMap<String, Uuid> topicIdsByName;
+
+  /** Partitions of topics changed in this batch; folded into their TopicImage by build(). */
+  private final Map<Uuid, TreeMap<Integer, PartitionImage>> partitionEdits = new HashMap<>();
+
+  private Map<ConfigResource.Type, Map<String, Map<String, String>>> configs;
+  private long nextProducerId;
+
+  ImageBuilder(MetadataImage base) {
+    this.base = base;
+    this.nextProducerId = base.nextProducerId();
+  }
+
+  void replay(MetadataRecord record) {
+    if (record instanceof RegisterBrokerRecord r) {
+      replayRegisterBroker(r);
+    } else if (record instanceof UnregisterBrokerRecord r) {
+      currentBroker(r.brokerId(), r.brokerEpoch(), r);
+      brokers().remove(r.brokerId());
+    } else if (record instanceof FenceBrokerRecord r) {
+      BrokerRegistration b = currentBroker(r.brokerId(), r.brokerEpoch(), r);
+      brokers().put(b.id(), b.withFenced(true));
+    } else if (record instanceof UnfenceBrokerRecord r) {
+      BrokerRegistration b = currentBroker(r.brokerId(), r.brokerEpoch(), r);
+      brokers().put(b.id(), b.withFenced(false));
+    } else if (record instanceof TopicRecord r) {
+      replayTopic(r);
+    } else if (record instanceof RemoveTopicRecord r) {
+      replayRemoveTopic(r);
+    } else if (record instanceof PartitionRecord r) {
+      replayPartition(r);
+    } else if (record instanceof PartitionChangeRecord r) {
+      replayPartitionChange(r);
+    } else if (record instanceof ConfigRecord r) {
+      replayConfig(r);
+    } else if (record instanceof ProducerIdsRecord r) {
+      if (r.nextProducerId() <= nextProducerId) {
+        throw refuse(r, "next producer id must grow beyond " + nextProducerId);
+      }
+      nextProducerId = r.nextProducerId();
+    } else {
+      throw new IllegalStateException("unknown record " + record);
+    }
+  }
+
+  MetadataImage build(long offset) {
+    Map<Uuid, TopicImage> finalTopics = topicsById == null ? base.topicsById() : topicsById;
+    if (!partitionEdits.isEmpty()) {
+      HashMap<Uuid, TopicImage> withEdits = topicsById();
+      for (Map.Entry<Uuid, TreeMap<Integer, PartitionImage>> e : partitionEdits.entrySet()) {
+        TopicImage topic = withEdits.get(e.getKey());
+        withEdits.put(e.getKey(), new TopicImage(topic.name(), topic.id(), e.getValue()));
+      }
+      finalTopics = withEdits;
+    }
+    return new MetadataImage(
+        offset,
+        brokers == null ? base.brokers() : Collections.unmodifiableMap(brokers),
+        finalTopics == base.topicsById() ? finalTopics : Collections.unmodifiableMap(finalTopics),
+        topicIdsByName == null
+            ? base.topicIdsByName()
+            : Collections.unmodifiableMap(topicIdsByName),
+        configs == null ? base.allConfigs() : freezeConfigs(configs),
+        nextProducerId);
+  }
+
+  // ---- brokers
+
+  private void replayRegisterBroker(RegisterBrokerRecord r) {
+    if (r.brokerId() < 0) {
+      throw refuse(r, "broker id must not be negative");
+    }
+    BrokerRegistration existing = brokers().get(r.brokerId());
+    if (existing != null && r.brokerEpoch() <= existing.epoch()) {
+      throw refuse(r, "broker epoch must grow beyond the current " + existing.epoch());
+    }
+    brokers()
+        .put(
+            r.brokerId(),
+            new BrokerRegistration(
+                r.brokerId(),
+                r.incarnationId(),
+                r.brokerEpoch(),
+                r.endpoints(),
+                r.rack(),
+                r.fenced()));
+  }
+
+  private BrokerRegistration currentBroker(int brokerId, long epoch, MetadataRecord r) {
+    BrokerRegistration b = (brokers == null ? base.brokers() : brokers).get(brokerId);
+    if (b == null) {
+      throw refuse(r, "broker " + brokerId + " is not registered");
+    }
+    if (b.epoch() != epoch) {
+      throw refuse(r, "broker " + brokerId + " has epoch " + b.epoch());
+    }
+    return b;
+  }
+
+  private TreeMap<Integer, BrokerRegistration> brokers() {
+    if (brokers == null) {
+      brokers = new TreeMap<>(base.brokers());
+    }
+    return brokers;
+  }
+
+  // ---- topics and partitions
+
+  private void replayTopic(TopicRecord r) {
+    if (r.topicId().equals(Uuid.ZERO_UUID)) {
+      throw refuse(r, "the zero topic id is reserved");
+    }
+    if (topicIdsByName().containsKey(r.name())) {
+      throw refuse(r, "a topic named " + r.name() + " exists");
+    }
+    if (topicsById().containsKey(r.topicId())) {
+      throw refuse(r, "a topic with id " + r.topicId() + " exists");
+    }
+    topicsById().put(r.topicId(), new TopicImage(r.name(), r.topicId(), Map.of()));
+    topicIdsByName().put(r.name(), r.topicId());
+  }
+
+  private void replayRemoveTopic(RemoveTopicRecord r) {
+    TopicImage topic = topicsById().remove(r.topicId());
+    if (topic == null) {
+      throw refuse(r, "no topic has id " + r.topicId());
+    }
+    topicIdsByName().remove(topic.name());
+    partitionEdits.remove(r.topicId());
+    Map<String, Map<String, String>> topicConfigs = configs().get(ConfigResource.Type.TOPIC);
+    if (topicConfigs != null) {
+      topicConfigs.remove(topic.name());
+      if (topicConfigs.isEmpty()) {
+        configs().remove(ConfigResource.Type.TOPIC);
+      }
+    }
+  }
+
+  private void replayPartition(PartitionRecord r) {
+    TreeMap<Integer, PartitionImage> partitions = editPartitions(r.topicId(), r);
+    if (r.partitionId() != partitions.size()) {
+      throw refuse(r, "partition ids must be added in order; the next one is " + partitions.size());
+    }
+    if (r.leaderEpoch() < 0 || r.partitionEpoch() < 0) {
+      throw refuse(r, "epochs must not be negative");
+    }
+    checkPlacement(r, r.replicas(), r.isr(), r.leader());
+    partitions.put(
+        r.partitionId(),
+        new PartitionImage(r.replicas(), r.isr(), r.leader(), r.leaderEpoch(), r.partitionEpoch()));
+  }
+
+  private void replayPartitionChange(PartitionChangeRecord r) {
+    TreeMap<Integer, PartitionImage> partitions = editPartitions(r.topicId(), r);
+    PartitionImage current = partitions.get(r.partitionId());
+    if (current == null) {
+      throw refuse(r, "partition " + r.partitionId() + " does not exist");
+    }
+    List<Integer> replicas = r.replicas().orElse(current.replicas());
+    List<Integer> isr = r.isr().orElse(current.isr());
+    int leader = r.leader().orElse(current.leader());
+    checkPlacement(r, replicas, isr, leader);
+    int leaderEpoch =
+        leader == current.leader() ? current.leaderEpoch() : current.leaderEpoch() + 1;
+    partitions.put(
+        r.partitionId(),
+        new PartitionImage(replicas, isr, leader, leaderEpoch, current.partitionEpoch() + 1));
+  }
+
+  private static void checkPlacement(
+      MetadataRecord r, List<Integer> replicas, List<Integer> isr, int leader) {
+    if (replicas.isEmpty()) {
+      throw refuse(r, "a partition needs at least one replica");
+    }
+    Set<Integer> replicaSet = new HashSet<>(replicas);
+    if (replicaSet.size() != replicas.size()) {
+      throw refuse(r, "replicas must be distinct");
+    }
+    for (int replica : replicas) {
+      if (replica < 0) {
+        throw refuse(r, "replica ids must not be negative");
+      }
+    }
+    if (new HashSet<>(isr).size() != isr.size() || !replicaSet.containsAll(isr)) {
+      throw refuse(r, "the ISR must be distinct replicas");
+    }
+    if (leader != PartitionImage.NO_LEADER && !isr.contains(leader)) {
+      throw refuse(r, "the leader must be in the ISR");
+    }
+  }
+
+  private TreeMap<Integer, PartitionImage> editPartitions(Uuid topicId, MetadataRecord r) {
+    TreeMap<Integer, PartitionImage> edits = partitionEdits.get(topicId);
+    if (edits != null) {
+      return edits;
+    }
+    TopicImage topic = (topicsById == null ? base.topicsById() : topicsById).get(topicId);
+    if (topic == null) {
+      throw refuse(r, "no topic has id " + topicId);
+    }
+    edits = new TreeMap<>(topic.partitions());
+    partitionEdits.put(topicId, edits);
+    return edits;
+  }
+
+  private HashMap<Uuid, TopicImage> topicsById() {
+    if (topicsById == null) {
+      topicsById = new HashMap<>(base.topicsById());
+    }
+    return topicsById;
+  }
+
+  private TreeMap<String, Uuid> topicIdsByName() {
+    if (topicIdsByName == null) {
+      topicIdsByName = new TreeMap<>(base.topicIdsByName());
+    }
+    return topicIdsByName;
+  }
+
+  // ---- configs
+
+  private void replayConfig(ConfigRecord r) {
+    if (r.resourceType() == ConfigResource.Type.TOPIC
+        && !(topicIdsByName == null ? base.topicIdsByName() : topicIdsByName)
+            .containsKey(r.resourceName())) {
+      throw refuse(r, "no topic is named " + r.resourceName());
+    }
+    if (r.resourceType() == ConfigResource.Type.BROKER && !isBrokerResourceName(r.resourceName())) {
+      throw refuse(r, "a broker config resource is a broker id or empty");
+    }
+    Map<ConfigResource.Type, Map<String, Map<String, String>>> all = configs();
+    if (r.value() == null) {
+      Map<String, Map<String, String>> ofType = all.get(r.resourceType());
+      Map<String, String> ofResource = ofType == null ? null : ofType.get(r.resourceName());
+      if (ofResource != null) {
+        ofResource.remove(r.name());
+        if (ofResource.isEmpty()) {
+          ofType.remove(r.resourceName());
+        }
+        if (ofType.isEmpty()) {
+          all.remove(r.resourceType());
+        }
+      }
+    } else {
+      all.computeIfAbsent(r.resourceType(), t -> new TreeMap<>())
+          .computeIfAbsent(r.resourceName(), n -> new TreeMap<>())
+          .put(r.name(), r.value());
+    }
+  }
+
+  /** {@code ""} (the cluster default) or the decimal id of a broker. */
+  static boolean isBrokerResourceName(String name) {
+    if (name.isEmpty()) {
+      return true;
+    }
+    try {
+      return Integer.parseInt(name) >= 0 && String.valueOf(Integer.parseInt(name)).equals(name);
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  private Map<ConfigResource.Type, Map<String, Map<String, String>>> configs() {
+    if (configs == null) {
+      configs = MetadataImage.emptyConfigs();
+      for (Map.Entry<ConfigResource.Type, Map<String, Map<String, String>>> byType :
+          base.allConfigs().entrySet()) {
+        Map<String, Map<String, String>> copy = new TreeMap<>();
+        byType.getValue().forEach((name, values) -> copy.put(name, new TreeMap<>(values)));
+        configs.put(byType.getKey(), copy);
+      }
+    }
+    return configs;
+  }
+
+  private static Map<ConfigResource.Type, Map<String, Map<String, String>>> freezeConfigs(
+      Map<ConfigResource.Type, Map<String, Map<String, String>>> mutable) {
+    Map<ConfigResource.Type, Map<String, Map<String, String>>> frozen =
+        MetadataImage.emptyConfigs();
+    for (Map.Entry<ConfigResource.Type, Map<String, Map<String, String>>> byType :
+        mutable.entrySet()) {
+      Map<String, Map<String, String>> ofType = new TreeMap<>();
+      byType
+          .getValue()
+          .forEach((name, values) -> ofType.put(name, Collections.unmodifiableMap(values)));
+      frozen.put(byType.getKey(), Collections.unmodifiableMap(ofType));
+    }
+    return Collections.unmodifiableMap(frozen);
+  }
+
+  private static IllegalStateException refuse(MetadataRecord r, String why) {
+    return new IllegalStateException("cannot apply " + r + ": " + why);
+  }
+}

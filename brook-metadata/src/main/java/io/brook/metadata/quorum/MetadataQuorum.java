@@ -1,0 +1,42 @@
+package io.brook.metadata.quorum;
+
+import io.brook.metadata.controller.ControllerResult;
+import io.brook.metadata.image.MetadataImage;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The seam between the controller's logic and the place its records are agreed on and stored: the
+ * local journal for a single node today, a Raft quorum later.
+ *
+ * <p>Operations run one at a time against the latest image; their records become durable, then
+ * applied, then visible, then the response is returned.
+ */
+public interface MetadataQuorum extends AutoCloseable {
+  /** The latest published image. Cheap; safe from any thread. */
+  MetadataImage image();
+
+  /**
+   * Runs a controller operation on the latest image, makes its records durable, applies and
+   * publishes them, notifies listeners and returns the response. Operations are serialized.
+   *
+   * @param op reads the image it is given and returns records plus response; must not have side
+   *     effects, as it may be run again (later, by a new active controller)
+   * @return the operation's response, once its records are durable and published
+   * @throws java.io.UncheckedIOException if the records could not be made durable; nothing was
+   *     applied
+   * @throws IllegalStateException if the records do not apply to the image; nothing was written
+   */
+  <T> T submit(Function<MetadataImage, ControllerResult<T>> op);
+
+  /**
+   * Calls {@code listener} with the current image now and with every image published after it, in
+   * order, on the thread that published it. Listeners must be quick and must not call {@link
+   * #submit}; one that throws is logged and stays registered.
+   */
+  void addListener(Consumer<MetadataImage> listener);
+
+  /** Stops the quorum; {@link #submit} then fails. */
+  @Override
+  void close();
+}

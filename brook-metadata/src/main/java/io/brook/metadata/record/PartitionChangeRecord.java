@@ -1,0 +1,39 @@
+package io.brook.metadata.record;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A change to an existing partition; absent fields keep their value.
+ *
+ * <p>Applying it bumps the partition epoch by one, and the leader epoch by one when {@code leader}
+ * is present and differs from the current leader.
+ *
+ * @param topicId the topic's id
+ * @param partitionId the partition's index
+ * @param isr the new in-sync replicas, if they change
+ * @param leader the new leader (-1 for none), if it changes
+ * @param replicas the new replica set, if it changes (reassignment, later)
+ */
+public record PartitionChangeRecord(
+    Uuid topicId,
+    int partitionId,
+    Optional<List<Integer>> isr,
+    Optional<Integer> leader,
+    Optional<List<Integer>> replicas)
+    implements MetadataRecord {
+  public PartitionChangeRecord {
+    Objects.requireNonNull(topicId, "topicId");
+    isr = isr.map(List::copyOf);
+    Objects.requireNonNull(leader, "leader");
+    replicas = replicas.map(List::copyOf);
+  }
+
+  /** A change of ISR and leader only, the common case. */
+  public PartitionChangeRecord(
+      Uuid topicId, int partitionId, Optional<List<Integer>> isr, Optional<Integer> leader) {
+    this(topicId, partitionId, isr, leader, Optional.empty());
+  }
+}

@@ -1,0 +1,32 @@
+package io.brook.metadata.record;
+
+import java.util.List;
+import java.util.Objects;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A new partition of an existing topic.
+ *
+ * @param topicId the topic's id
+ * @param partitionId the partition's index, 0-based
+ * @param replicas the brokers holding a replica, distinct, preferred leader first
+ * @param isr the in-sync replicas, a subset of {@code replicas}
+ * @param leader the leader's broker id, a member of {@code isr}, or -1 for none
+ * @param leaderEpoch the leader epoch
+ * @param partitionEpoch the partition epoch (bumped on every change)
+ */
+public record PartitionRecord(
+    Uuid topicId,
+    int partitionId,
+    List<Integer> replicas,
+    List<Integer> isr,
+    int leader,
+    int leaderEpoch,
+    int partitionEpoch)
+    implements MetadataRecord {
+  public PartitionRecord {
+    Objects.requireNonNull(topicId, "topicId");
+    replicas = List.copyOf(replicas);
+    isr = List.copyOf(isr);
+  }
+}

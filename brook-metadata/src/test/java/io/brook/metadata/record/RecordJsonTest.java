@@ -1,0 +1,105 @@
+package io.brook.metadata.record;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
+import org.junit.jupiter.api.Test;
+
+class RecordJsonTest {
+  static final Uuid ID = Uuid.fromString("MvDxzVmcRsaTz33bUuRU6A");
+
+  /** One of every record type, with optional fields both present and absent. */
+  static List<MetadataRecord> everyRecordType() {
+    return List.of(
+        new RegisterBrokerRecord(
+            1,
+            Uuid.fromString("r9Rxdwl_TvCmwAtTfRsMqg"),
+            7,
+            List.of(
+                new BrokerEndpoint("PLAINTEXT", "h1", 9092, "PLAINTEXT"),
+                new BrokerEndpoint("SSL", "h1", 9093, "SSL")),
+            Optional.of("rack-a"),
+            false),
+        new RegisterBrokerRecord(2, ID, 8, List.of(), Optional.empty(), true),
+        new UnregisterBrokerRecord(2, 8),
+        new FenceBrokerRecord(1, 7),
+        new UnfenceBrokerRecord(1, 7),
+        new TopicRecord("orders", ID),
+        new PartitionRecord(ID, 0, List.of(1, 2), List.of(1), 1, 3, 4),
+        new PartitionChangeRecord(
+            ID, 0, Optional.of(List.of(1, 2)), Optional.of(-1), Optional.empty()),
+        new PartitionChangeRecord(
+            ID, 0, Optional.empty(), Optional.empty(), Optional.of(List.of(2, 1))),
+        new ConfigRecord(ConfigResource.Type.TOPIC, "orders", "retention.ms", "1000"),
+        new ConfigRecord(ConfigResource.Type.BROKER, "", "log.retention.ms", null),
+        new ProducerIdsRecord(1, 7, Long.MAX_VALUE),
+        new RemoveTopicRecord(ID));
+  }
+
+  @Test
+  void everyRecordTypeRoundTrips() throws Exception {
+    // Given
+    List<MetadataRecord> records = everyRecordType();
+
+    // When
+    byte[] bytes = RecordJson.MAPPER.writeValueAsBytes(RecordJson.toJson(records));
+    List<MetadataRecord> decoded = RecordJson.listFromJson(RecordJson.MAPPER.readTree(bytes));
+
+    // Then
+    assertThat(decoded).isEqualTo(records);
+  }
+
+  @Test
+  void formatIsExplicitAndStable() throws Exception {
+    // Given
+    MetadataRecord record = new PartitionChangeRecord(ID, 3, Optional.empty(), Optional.of(2));
+
+    // When
+    String json = RecordJson.MAPPER.writeValueAsString(RecordJson.toJson(record));
+
+    // Then
+    assertThat(json)
+        .isEqualTo(
+            "{\"type\":\"PartitionChangeRecord\",\"topicId\":\"MvDxzVmcRsaTz33bUuRU6A\","
+                + "\"partitionId\":3,\"isr\":null,\"leader\":2,\"replicas\":null}");
+  }
+
+  @Test
+  void unknownExtraFieldsAreIgnored() throws Exception {
+    // Given
+    JsonNode node =
+        RecordJson.MAPPER.readTree(
+            "{\"type\":\"RemoveTopicRecord\",\"topicId\":\"MvDxzVmcRsaTz33bUuRU6A\",\"new\":1}");
+
+    // When
+    MetadataRecord record = RecordJson.fromJson(node);
+
+    // Then
+    assertThat(record).isEqualTo(new RemoveTopicRecord(ID));
+  }
+
+  @Test
+  void strictDecoding() {
+    for (String json :
+        List.of(
+            "{\"type\":\"Nope\"}",
+            "{\"topicId\":\"MvDxzVmcRsaTz33bUuRU6A\"}",
+            "{\"type\":\"RemoveTopicRecord\"}",
+            "{\"type\":\"RemoveTopicRecord\",\"topicId\":\"not a uuid\"}",
+            "{\"type\":\"FenceBrokerRecord\",\"brokerId\":\"1\",\"brokerEpoch\":1}",
+            "{\"type\":\"FenceBrokerRecord\",\"brokerId\":4294967296,\"brokerEpoch\":1}",
+            "{\"type\":\"ConfigRecord\",\"resourceType\":\"NOPE\",\"resourceName\":\"\","
+                + "\"name\":\"a\",\"value\":null}",
+            "[]")) {
+      // When / Then
+      assertThatThrownBy(() -> RecordJson.fromJson(RecordJson.MAPPER.readTree(json)))
+          .as(json)
+          .isInstanceOf(RecordJson.RecordFormatException.class);
+    }
+  }
+}
