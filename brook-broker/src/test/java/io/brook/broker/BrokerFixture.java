@@ -1,0 +1,103 @@
+package io.brook.broker;
+
+import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.metadata.controller.ClusterController;
+import io.brook.metadata.controller.ControllerConfig;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.quorum.LocalMetadataQuorum;
+import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.TopicConfigs;
+import io.brook.storage.manager.LogManager;
+import io.brook.storage.manager.LogManagerConfig;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.utils.Time;
+
+/** A one-broker data plane on real files, driven by calling handlers directly. */
+final class BrokerFixture implements AutoCloseable {
+  static final int BROKER_ID = 1;
+
+  final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+  final LocalMetadataQuorum quorum;
+  final LogManager logManager;
+  final DelayedOperations delayed = new DelayedOperations();
+  final ReplicaManager replicaManager;
+  final TopicAdmin admin;
+  final BrokerIdentity identity = new BrokerIdentity(BROKER_ID, "test-cluster");
+
+  BrokerFixture(Path root) throws Exception {
+    quorum = LocalMetadataQuorum.open(root.resolve("meta"));
+    LogConfig defaults = LogConfig.defaults();
+    BiFunction<MetadataImage, String, LogConfig> topicConfig =
+        (image, topic) ->
+            TopicConfigs.fromOverrides(image.configs(ConfigResource.Type.TOPIC, topic), defaults);
+    logManager =
+        LogManager.start(
+            LogManagerConfig.defaults(List.of(root.resolve("data"))),
+            topic -> topicConfig.apply(quorum.image(), topic),
+            Time.SYSTEM,
+            scheduler);
+    replicaManager = new ReplicaManager(BROKER_ID, logManager, delayed, topicConfig);
+    quorum.addListener(replicaManager::applyMetadata);
+    ClusterController controller =
+        new ClusterController(new ControllerConfig(1, (short) 1), quorum::image, new Random(1));
+    admin = new TopicAdmin(quorum, controller, TopicConfigs::validate, true);
+    quorum.submit(
+        image ->
+            controller.registerBroker(
+                BROKER_ID,
+                Uuid.randomUuid(),
+                List.of(new BrokerEndpoint("PLAINTEXT", "localhost", 9092, "PLAINTEXT")),
+                Optional.empty()));
+  }
+
+  void createTopic(String name, int partitions) {
+    var result = admin.createTopic(name, partitions, (short) 1, Map.of(), Map.of(), false);
+    if (result.error().isFailure()) {
+      throw new AssertionError(result.error().toString());
+    }
+  }
+
+  static RequestContext context(ApiKeys key, short version) {
+    return new RequestContext(
+        new RequestHeader(key, version, "test", 1),
+        "PLAINTEXT",
+        InetAddress.getLoopbackAddress(),
+        "test-connection",
+        System.nanoTime());
+  }
+
+  /** Calls a handler at its newest version and waits for the answer. */
+  static ApiMessage call(ApiHandler handler, ApiMessage request) throws Exception {
+    return handler
+        .handle(context(handler.apiKey(), handler.maxVersion()), request)
+        .toCompletableFuture()
+        .get(10, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public void close() throws Exception {
+    delayed.close();
+    logManager.close();
+    quorum.close();
+    scheduler.shutdownNow();
+  }
+}
