@@ -1,0 +1,45 @@
+package io.brook.protocol.codec;
+
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.requests.RequestHeader;
+
+/** One request frame after decoding: what the connection must do with it. */
+public sealed interface DecodedRequest {
+  RequestHeader header();
+
+  /** {@code System.nanoTime()} when the frame was read off the socket. */
+  long receivedNanos();
+
+  /**
+   * A request for an API and version this broker serves.
+   *
+   * @param body the decoded {@code *RequestData}
+   * @param bodyBytes the body's bytes (position 0 at the body's start); kept so that a failed
+   *     request can be re-parsed into kafka-clients' request class for its generic error response
+   */
+  record Supported(RequestHeader header, ApiMessage body, ByteBuffer bodyBytes, long receivedNanos)
+      implements DecodedRequest {
+    /** A view of the body bytes that can be read without disturbing anyone else's position. */
+    @Override
+    public ByteBuffer bodyBytes() {
+      return bodyBytes.duplicate();
+    }
+  }
+
+  /**
+   * ApiVersions at a version this broker does not speak. Not decoded: Kafka answers it at version 0
+   * with UNSUPPORTED_VERSION and the supported table so the client can pick a version.
+   */
+  record UnsupportedApiVersions(RequestHeader header, long receivedNanos)
+      implements DecodedRequest {}
+
+  /**
+   * Another API at a version (or an API) this broker does not serve, whose body kafka-clients could
+   * still decode: answered with that API's error response carrying UNSUPPORTED_VERSION.
+   *
+   * @param errorResponse the {@code *ResponseData} to send at the request's version
+   */
+  record Unsupported(RequestHeader header, ApiMessage errorResponse, long receivedNanos)
+      implements DecodedRequest {}
+}

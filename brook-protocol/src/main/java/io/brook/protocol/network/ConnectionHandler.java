@@ -1,0 +1,406 @@
+package io.brook.protocol.network;
+
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.ApiRegistry;
+import io.brook.protocol.RequestContext;
+import io.brook.protocol.codec.DecodedRequest;
+import io.brook.protocol.codec.ErrorResponses;
+import io.brook.protocol.codec.FrameTooLargeException;
+import io.brook.protocol.codec.FrameTooSmallException;
+import io.brook.protocol.codec.MalformedRequestException;
+import io.brook.protocol.codec.OutboundResponse;
+import io.brook.protocol.codec.ResponseEncoder;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The last handler of a connection's pipeline: dispatches decoded requests to their {@link
+ * ApiHandler}s on the event loop, writes responses strictly in request order ({@link
+ * ResponseOrderer}), applies backpressure ({@link ConnectionState}) and closes the connection on
+ * protocol errors, idleness and shutdown.
+ *
+ * <p>Everything here runs on the connection's event loop; handler stages completing on other
+ * threads hop back onto it.
+ */
+final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
+
+  private final ApiRegistry registry;
+  private final String listenerName;
+  private final String connectionId;
+  private final InetAddress clientAddress;
+  private final int queuedMaxRequests;
+  private final ResponseOrderer<OutboundResponse> orderer = new ResponseOrderer<>();
+  private final CompletableFuture<Void> drained = new CompletableFuture<>();
+  private ConnectionState state = ConnectionState.initial();
+  private ChannelHandlerContext ctx;
+  private boolean drainFlushStarted;
+
+  /**
+   * Between a read's first {@code channelRead} and its {@code channelReadComplete}: responses
+   * completed meanwhile (pipelined requests answered at once) are flushed together at the end.
+   */
+  private boolean inReadBatch;
+
+  private boolean flushPending;
+
+  ConnectionHandler(
+      ApiRegistry registry,
+      String listenerName,
+      String connectionId,
+      InetAddress clientAddress,
+      int queuedMaxRequests) {
+    this.registry = registry;
+    this.listenerName = listenerName;
+    this.connectionId = connectionId;
+    this.clientAddress = clientAddress;
+    this.queuedMaxRequests = queuedMaxRequests;
+  }
+
+  String connectionId() {
+    return connectionId;
+  }
+
+  /**
+   * Stops reading and completes once every request in flight has been answered and flushed, or the
+   * connection closed. Callable from any thread.
+   */
+  CompletableFuture<Void> drain() {
+    onEventLoop(
+        () -> {
+          transition(state.onDrain());
+          maybeFinishDrain();
+        });
+    return drained;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext context) {
+    this.ctx = context;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext context, Object msg) {
+    if (!(msg instanceof DecodedRequest request)) {
+      ReferenceCountUtil.release(msg);
+      throw new IllegalStateException("unexpected message " + msg.getClass().getName());
+    }
+    if (!state.dispatches()) {
+      return;
+    }
+    inReadBatch = true;
+    long sequence = orderer.register();
+    dispatch(sequence, request);
+    updateLoad();
+  }
+
+  private void dispatch(long sequence, DecodedRequest request) {
+    RequestHeader header = request.header();
+    if (request instanceof DecodedRequest.Supported supported) {
+      if (header.apiKey() == ApiKeys.API_VERSIONS) {
+        complete(
+            sequence, OutboundResponse.to(header, ApiVersionsResponses.of(registry, Errors.NONE)));
+      } else {
+        invokeHandler(sequence, supported);
+      }
+    } else if (request instanceof DecodedRequest.UnsupportedApiVersions) {
+      complete(
+          sequence,
+          OutboundResponse.apiVersionsV0(
+              header.correlationId(),
+              ApiVersionsResponses.of(registry, Errors.UNSUPPORTED_VERSION)));
+    } else if (request instanceof DecodedRequest.Unsupported unsupported) {
+      complete(sequence, OutboundResponse.to(header, unsupported.errorResponse()));
+    }
+  }
+
+  private void invokeHandler(long sequence, DecodedRequest.Supported request) {
+    RequestHeader header = request.header();
+    ApiHandler handler =
+        registry
+            .handler(header.apiKey())
+            .orElseThrow(() -> new IllegalStateException("no handler for " + header.apiKey()));
+    RequestContext context =
+        new RequestContext(
+            header, listenerName, clientAddress, connectionId, request.receivedNanos());
+    CompletionStage<ApiMessage> stage;
+    try {
+      stage = handler.handle(context, request.body());
+      if (stage == null) {
+        stage = CompletableFuture.failedFuture(new IllegalStateException("handler returned null"));
+      }
+    } catch (RuntimeException e) {
+      stage = CompletableFuture.failedFuture(e);
+    }
+    stage.whenComplete(
+        (response, error) -> onEventLoop(() -> onHandled(sequence, request, response, error)));
+  }
+
+  private void onHandled(
+      long sequence, DecodedRequest.Supported request, ApiMessage response, Throwable error) {
+    RequestHeader header = request.header();
+    if (error == null && response == null) {
+      complete(sequence, null);
+      return;
+    }
+    Throwable failure = error == null ? null : unwrap(error);
+    OutboundResponse outbound = null;
+    if (failure == null) {
+      try {
+        outbound = OutboundResponse.to(header, response);
+      } catch (IllegalArgumentException e) {
+        failure = e;
+      }
+    }
+    if (failure != null) {
+      logHandlerFailure(header, failure);
+      Optional<ApiMessage> errorResponse;
+      try {
+        errorResponse = ErrorResponses.forError(header, request.bodyBytes(), failure);
+      } catch (RuntimeException e) {
+        close("cannot build the error response for " + describe(header) + ": " + e);
+        return;
+      }
+      if (errorResponse.isEmpty()) {
+        // Produce with acks=0: the client expects no response, so closing the connection is the
+        // only way to tell it something went wrong (Kafka does the same).
+        LOG.info(
+            "Closing connection after a failed request that takes no response {} connection={}"
+                + " error={}",
+            describe(header),
+            connectionId,
+            failure.toString());
+        transition(state.onClose("failed request without response"));
+        ctx.close();
+        return;
+      }
+      outbound = OutboundResponse.to(header, errorResponse.get());
+    }
+    complete(sequence, outbound);
+  }
+
+  private void complete(long sequence, OutboundResponse response) {
+    List<OutboundResponse> ready = orderer.complete(sequence, response);
+    if (!ready.isEmpty() && state.dispatches() && ctx.channel().isActive()) {
+      write(ready);
+    }
+    updateLoad();
+    maybeFinishDrain();
+  }
+
+  private void write(List<OutboundResponse> ready) {
+    for (OutboundResponse response : ready) {
+      List<Object> parts;
+      try {
+        parts = ResponseEncoder.encode(ctx.alloc(), response);
+      } catch (RuntimeException e) {
+        ctx.flush();
+        flushPending = false;
+        close("cannot encode the response to correlationId=" + response.correlationId() + ": " + e);
+        return;
+      }
+      for (Object part : parts) {
+        ctx.write(part, ctx.voidPromise());
+      }
+    }
+    if (inReadBatch) {
+      flushPending = true;
+    } else {
+      ctx.flush();
+    }
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext context) {
+    inReadBatch = false;
+    if (flushPending) {
+      flushPending = false;
+      context.flush();
+    }
+    context.fireChannelReadComplete();
+  }
+
+  private void updateLoad() {
+    transition(state.onLoad(orderer.inFlight() >= queuedMaxRequests, !ctx.channel().isWritable()));
+  }
+
+  private void transition(ConnectionState next) {
+    if (next.readsAllowed() != state.readsAllowed()) {
+      ctx.channel().config().setAutoRead(next.readsAllowed());
+    }
+    state = next;
+  }
+
+  private void maybeFinishDrain() {
+    if (state instanceof ConnectionState.Draining
+        && orderer.inFlight() == 0
+        && !drainFlushStarted) {
+      drainFlushStarted = true;
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER)
+          .addListener(
+              f -> {
+                transition(state.onClose("drained"));
+                drained.complete(null);
+              });
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext context) {
+    updateLoad();
+    context.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext context, Object event) {
+    if (event instanceof IdleStateEvent) {
+      if (orderer.inFlight() == 0 && state.dispatches()) {
+        LOG.debug("Closing idle connection connection={} listener={}", connectionId, listenerName);
+        transition(state.onClose("idle"));
+        context.close();
+      }
+      return;
+    }
+    context.fireUserEventTriggered(event);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext context) {
+    transition(state.onClose("closed"));
+    drained.complete(null);
+    context.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+    Throwable error =
+        cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+    if (!state.dispatches()) {
+      LOG.debug(
+          "Error on closing connection connection={} error={}", connectionId, error.toString());
+      return;
+    }
+    if (error instanceof FrameTooLargeException tooLarge) {
+      LOG.warn(
+          "Refused request frame, closing connection peer={} connection={} listener={}"
+              + " reason=too-large max={} received={}",
+          context.channel().remoteAddress(),
+          connectionId,
+          listenerName,
+          tooLarge.max(),
+          tooLarge.received());
+    } else if (error instanceof FrameTooSmallException tooSmall) {
+      LOG.warn(
+          "Refused request frame, closing connection peer={} connection={} listener={}"
+              + " reason=too-small min={} received={}",
+          context.channel().remoteAddress(),
+          connectionId,
+          listenerName,
+          tooSmall.min(),
+          tooSmall.received());
+    } else if (error instanceof MalformedRequestException) {
+      LOG.warn(
+          "Malformed request, closing connection peer={} connection={} listener={} error={}",
+          context.channel().remoteAddress(),
+          connectionId,
+          listenerName,
+          error.getMessage());
+    } else if (error instanceof IOException) {
+      LOG.debug(
+          "I/O error, closing connection peer={} connection={} error={}",
+          context.channel().remoteAddress(),
+          connectionId,
+          error.toString());
+    } else {
+      LOG.warn(
+          "Unexpected error, closing connection peer={} connection={} error={}",
+          context.channel().remoteAddress(),
+          connectionId,
+          error.toString());
+      LOG.debug("Unexpected error on connection={}", connectionId, error);
+    }
+    transition(state.onClose(error.getClass().getSimpleName()));
+    context.close();
+  }
+
+  private void close(String reason) {
+    LOG.warn(
+        "Closing connection peer={} connection={} listener={} reason={}",
+        ctx.channel().remoteAddress(),
+        connectionId,
+        listenerName,
+        reason);
+    transition(state.onClose(reason));
+    ctx.close();
+  }
+
+  private void logHandlerFailure(RequestHeader header, Throwable failure) {
+    if (failure instanceof ApiException) {
+      LOG.debug(
+          "Request failed {} connection={} error={}",
+          describe(header),
+          connectionId,
+          failure.toString());
+    } else {
+      LOG.warn(
+          "Handler failed unexpectedly {} connection={} error={}",
+          describe(header),
+          connectionId,
+          failure.toString());
+      LOG.debug("Handler failure {} connection={}", describe(header), connectionId, failure);
+    }
+  }
+
+  private void onEventLoop(Runnable task) {
+    if (ctx.executor().inEventLoop()) {
+      task.run();
+      return;
+    }
+    try {
+      ctx.executor().execute(task);
+    } catch (RejectedExecutionException e) {
+      LOG.debug("Event loop gone, dropping a completion for connection={}", connectionId);
+      drained.complete(null);
+    }
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable cause = error;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  private static String describe(RequestHeader header) {
+    return "api="
+        + header.apiKey().name
+        + " version="
+        + header.apiVersion()
+        + " correlationId="
+        + header.correlationId()
+        + " clientId="
+        + header.clientId();
+  }
+}

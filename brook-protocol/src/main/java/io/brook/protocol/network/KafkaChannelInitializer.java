@@ -1,0 +1,94 @@
+package io.brook.protocol.network;
+
+import io.brook.protocol.ApiRegistry;
+import io.brook.protocol.NetworkConfig;
+import io.brook.protocol.codec.FrameDecoder;
+import io.brook.protocol.codec.RequestDecoder;
+import io.brook.protocol.codec.RequestParser;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sets up each accepted connection of one listener, after checking the connection limits: a refused
+ * connection is closed at once.
+ *
+ * <p>Pipeline: {@code IdleStateHandler} ({@code connections.max.idle.ms}) → {@link FrameDecoder}
+ * ({@code socket.request.max.bytes}) → {@link RequestDecoder} → {@link ConnectionHandler}.
+ */
+final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaChannelInitializer.class);
+
+  private final String listenerName;
+  private final NetworkConfig config;
+  private final ApiRegistry registry;
+  private final RequestDecoder requestDecoder;
+  private final ConnectionLimiter limiter;
+  private final OpenConnections openConnections;
+  private final AtomicLong connectionIndex;
+
+  KafkaChannelInitializer(
+      String listenerName,
+      NetworkConfig config,
+      ApiRegistry registry,
+      ConnectionLimiter limiter,
+      OpenConnections openConnections,
+      AtomicLong connectionIndex) {
+    this.listenerName = listenerName;
+    this.config = config;
+    this.registry = registry;
+    this.requestDecoder = new RequestDecoder(new RequestParser(registry));
+    this.limiter = limiter;
+    this.openConnections = openConnections;
+    this.connectionIndex = connectionIndex;
+  }
+
+  @Override
+  protected void initChannel(SocketChannel channel) {
+    InetSocketAddress remote = channel.remoteAddress();
+    InetAddress address = remote.getAddress();
+    ConnectionLimiter.Admission admission = limiter.tryAcquire(address);
+    if (admission != ConnectionLimiter.Admission.ADMITTED) {
+      LOG.warn(
+          "Refused connection peer={} listener={} reason={} maxConnections={}"
+              + " maxConnectionsPerIp={}",
+          remote,
+          listenerName,
+          admission,
+          limiter.maxConnections(),
+          limiter.maxConnectionsPerIp());
+      channel.close();
+      return;
+    }
+    channel.closeFuture().addListener(f -> limiter.release(address));
+
+    String connectionId =
+        format(channel.localAddress())
+            + "-"
+            + format(remote)
+            + "-"
+            + connectionIndex.getAndIncrement();
+    ConnectionHandler handler =
+        new ConnectionHandler(
+            registry, listenerName, connectionId, address, config.queuedMaxRequests());
+    channel
+        .pipeline()
+        .addLast(
+            "idle",
+            new IdleStateHandler(0, 0, config.connectionsMaxIdleMs(), TimeUnit.MILLISECONDS))
+        .addLast("frames", new FrameDecoder(config.socketRequestMaxBytes()))
+        .addLast("requests", requestDecoder)
+        .addLast("connection", handler);
+    openConnections.add(channel, handler);
+  }
+
+  private static String format(InetSocketAddress address) {
+    return address.getAddress().getHostAddress() + ":" + address.getPort();
+  }
+}

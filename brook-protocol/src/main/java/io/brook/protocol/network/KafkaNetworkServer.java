@@ -1,0 +1,215 @@
+package io.brook.protocol.network;
+
+import io.brook.protocol.ApiRegistry;
+import io.brook.protocol.NetworkConfig;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brook's Kafka-protocol server: one Netty server channel per listener, requests dispatched to the
+ * {@link ApiRegistry}'s handlers on {@code num.network.threads} event loops.
+ *
+ * <pre>{@code
+ * ApiRegistry apis = new ApiRegistry(List.of(new MetadataHandler(...), new ProduceHandler(...)));
+ * KafkaNetworkServer server = KafkaNetworkServer.start(NetworkConfig.fromProperties(props), apis);
+ * int port = server.boundPort("PLAINTEXT");
+ * ...
+ * server.close();
+ * }</pre>
+ */
+public final class KafkaNetworkServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaNetworkServer.class);
+
+  /** How long {@link #close()} lets responses in flight go out before closing connections. */
+  public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * How long event loops get to finish their last tasks after every channel is closed; they have
+   * nothing left to do by then, so this is only a bound.
+   */
+  private static final Duration EVENT_LOOP_SHUTDOWN_TIMEOUT = Duration.ofSeconds(5);
+
+  private final Transport transport;
+  private final EventLoopGroup acceptGroup;
+  private final EventLoopGroup networkGroup;
+  private final Map<String, Channel> serverChannels = new LinkedHashMap<>();
+  private final OpenConnections openConnections = new OpenConnections();
+  private boolean closed;
+
+  private KafkaNetworkServer(Transport transport, NetworkConfig config) {
+    this.transport = transport;
+    this.acceptGroup =
+        new MultiThreadIoEventLoopGroup(
+            1, new DefaultThreadFactory("brook-accept"), transport.ioHandlerFactory());
+    this.networkGroup =
+        new MultiThreadIoEventLoopGroup(
+            config.numNetworkThreads(),
+            new DefaultThreadFactory("brook-network"),
+            transport.ioHandlerFactory());
+  }
+
+  /** Starts on native epoll where available, NIO otherwise. */
+  public static KafkaNetworkServer start(NetworkConfig config, ApiRegistry registry) {
+    return start(config, registry, Transport.detect());
+  }
+
+  /**
+   * Binds every listener and starts serving.
+   *
+   * @throws UncheckedIOException if a listener cannot be bound (nothing is left running)
+   * @throws IllegalStateException if {@code transport} is not available on this machine
+   */
+  public static KafkaNetworkServer start(
+      NetworkConfig config, ApiRegistry registry, Transport transport) {
+    if (!transport.isAvailable()) {
+      throw new IllegalStateException("transport " + transport + " is not available here");
+    }
+    KafkaNetworkServer server = new KafkaNetworkServer(transport, config);
+    try {
+      server.bind(config, registry);
+    } catch (RuntimeException | IOException | InterruptedException e) {
+      server.close(Duration.ZERO);
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      if (e instanceof IOException io) {
+        throw new UncheckedIOException("cannot bind " + config.listeners(), io);
+      }
+      throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
+    }
+    LOG.info(
+        "Network server started transport={} listeners={} networkThreads={} apis={}",
+        transport.name().toLowerCase(Locale.ROOT),
+        server.describeListeners(),
+        config.numNetworkThreads(),
+        registry);
+    return server;
+  }
+
+  private synchronized void bind(NetworkConfig config, ApiRegistry registry)
+      throws IOException, InterruptedException {
+    ConnectionLimiter limiter =
+        new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerIp());
+    AtomicLong connectionIndex = new AtomicLong();
+    for (NetworkConfig.Listener listener : config.listeners()) {
+      ServerBootstrap bootstrap =
+          new ServerBootstrap()
+              .group(acceptGroup, networkGroup)
+              .channel(transport.serverChannelClass())
+              .childOption(ChannelOption.TCP_NODELAY, true)
+              .childOption(ChannelOption.SO_KEEPALIVE, true)
+              .childHandler(
+                  new KafkaChannelInitializer(
+                      listener.name(),
+                      config,
+                      registry,
+                      limiter,
+                      openConnections,
+                      connectionIndex));
+      InetSocketAddress address =
+          listener.host().isEmpty()
+              ? new InetSocketAddress(listener.port())
+              : new InetSocketAddress(listener.host(), listener.port());
+      ChannelFuture bound = bootstrap.bind(address).await();
+      if (!bound.isSuccess()) {
+        Throwable cause = bound.cause();
+        if (cause instanceof IOException io) {
+          throw new IOException("cannot bind listener " + listener + ": " + io.getMessage(), io);
+        }
+        throw new IllegalStateException("cannot bind listener " + listener, cause);
+      }
+      serverChannels.put(listener.name(), bound.channel());
+    }
+  }
+
+  private synchronized List<String> describeListeners() {
+    List<String> described = new ArrayList<>();
+    serverChannels.forEach(
+        (name, channel) -> {
+          InetSocketAddress address = (InetSocketAddress) channel.localAddress();
+          described.add(name + "://" + address.getHostString() + ":" + address.getPort());
+        });
+    return described;
+  }
+
+  /** The transport in use. */
+  public Transport transport() {
+    return transport;
+  }
+
+  /** The port {@code listenerName} is bound to; the chosen one when the configured port was 0. */
+  public int boundPort(String listenerName) {
+    return boundAddress(listenerName).getPort();
+  }
+
+  /** The address {@code listenerName} is bound to. */
+  public synchronized InetSocketAddress boundAddress(String listenerName) {
+    Channel channel = serverChannels.get(listenerName);
+    if (channel == null) {
+      throw new IllegalArgumentException("no listener named " + listenerName);
+    }
+    return (InetSocketAddress) channel.localAddress();
+  }
+
+  /** Open client connections, across listeners. */
+  public int connectionCount() {
+    return openConnections.size();
+  }
+
+  /** {@link #close(Duration)} with {@link #DEFAULT_DRAIN_TIMEOUT}. */
+  @Override
+  public void close() {
+    close(DEFAULT_DRAIN_TIMEOUT);
+  }
+
+  /**
+   * Shuts down gracefully: stops accepting, stops reading from connections, lets the responses of
+   * requests in flight go out for up to {@code drainTimeout}, then closes every connection and
+   * stops the event loops. Idempotent.
+   */
+  public synchronized void close(Duration drainTimeout) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    boolean interrupted = false;
+    try {
+      for (Channel channel : serverChannels.values()) {
+        channel.close().awaitUninterruptibly();
+      }
+      openConnections.drainAll(drainTimeout);
+      openConnections.closeAll(EVENT_LOOP_SHUTDOWN_TIMEOUT);
+    } catch (InterruptedException e) {
+      interrupted = true;
+    }
+    Future<?> network = networkGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+    Future<?> accept = acceptGroup.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+    long timeoutMs = EVENT_LOOP_SHUTDOWN_TIMEOUT.toMillis();
+    if (!network.awaitUninterruptibly(timeoutMs) || !accept.awaitUninterruptibly(timeoutMs)) {
+      LOG.warn("Network event loops did not stop in time timeoutMs={}", timeoutMs);
+    }
+    LOG.info("Network server stopped");
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
