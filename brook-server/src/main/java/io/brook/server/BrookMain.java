@@ -47,7 +47,7 @@ public final class BrookMain implements Callable<Integer> {
   }
 
   private static int firstPort(BrookServer server, BrokerConfig config) {
-    for (BrokerConfig.Endpoint endpoint : config.listeners()) {
+    for (io.brook.server.config.Endpoint endpoint : config.listeners()) {
       if (!config.controllerListenerNames().contains(endpoint.listenerName())) {
         return server.boundPort(endpoint.listenerName());
       }

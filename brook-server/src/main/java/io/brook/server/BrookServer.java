@@ -28,13 +28,13 @@ import io.brook.metadata.quorum.LocalMetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
-import io.brook.protocol.KafkaNetworkServer;
+import io.brook.protocol.network.KafkaNetworkServer;
 import io.brook.protocol.NetworkConfig;
 import io.brook.server.config.BrokerConfig;
+import io.brook.server.config.Endpoint;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicConfigs;
 import io.brook.storage.manager.LogManager;
-import io.brook.storage.manager.LogManagerConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -120,7 +120,7 @@ public final class BrookServer implements AutoCloseable {
       LocalMetadataQuorum quorum = c.quorum;
       c.logManager =
           LogManager.start(
-              logManagerConfig(config),
+              config.logManagerConfig(),
               topic -> topicConfig.apply(quorum.image(), topic),
               Time.SYSTEM,
               c.scheduler);
@@ -151,7 +151,7 @@ public final class BrookServer implements AutoCloseable {
           c.quorum.submit(
               image ->
                   controller.registerBroker(
-                      nodeId, Uuid.randomUuid(), endpoints, config.rack()));
+                      nodeId, Uuid.randomUuid(), endpoints, config.brokerRack()));
       BrookServer server = new BrookServer(c);
       log.info(
           "Brook started nodeId={} clusterId={} listeners={} durationMs={}",
@@ -190,21 +190,10 @@ public final class BrookServer implements AutoCloseable {
         new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
   }
 
-  private static LogManagerConfig logManagerConfig(BrokerConfig config) {
-    return new LogManagerConfig(
-        config.logDirs(),
-        config.numRecoveryThreadsPerDataDir(),
-        config.logFlushSchedulerIntervalMs(),
-        config.logFlushOffsetCheckpointIntervalMs(),
-        config.logFlushStartOffsetCheckpointIntervalMs(),
-        config.producerIdExpirationMs(),
-        config.producerIdExpirationCheckIntervalMs());
-  }
-
   /** The data listeners; controller listeners serve the Raft quorum, which Brook adds later. */
   private static NetworkConfig networkConfig(BrokerConfig config) {
     List<NetworkConfig.Listener> listeners = new ArrayList<>();
-    for (BrokerConfig.Endpoint endpoint : config.listeners()) {
+    for (Endpoint endpoint : config.listeners()) {
       if (!config.controllerListenerNames().contains(endpoint.listenerName())) {
         listeners.add(
             new NetworkConfig.Listener(endpoint.listenerName(), endpoint.host(), endpoint.port()));
@@ -225,7 +214,7 @@ public final class BrookServer implements AutoCloseable {
   private static List<BrokerEndpoint> advertisedEndpoints(
       BrokerConfig config, KafkaNetworkServer network) {
     List<BrokerEndpoint> endpoints = new ArrayList<>();
-    for (BrokerConfig.Endpoint endpoint : config.advertisedListeners()) {
+    for (Endpoint endpoint : config.advertisedListeners()) {
       if (config.controllerListenerNames().contains(endpoint.listenerName())) {
         continue;
       }

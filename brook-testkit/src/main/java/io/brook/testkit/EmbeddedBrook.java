@@ -84,7 +84,7 @@ public final class EmbeddedBrook implements AutoCloseable {
     props.put("num.network.threads", "2");
     props.putAll(overrides);
     try {
-      return BrookServer.start(BrokerConfig.fromMap(props));
+      return BrookServer.start(BrokerConfig.from(props));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

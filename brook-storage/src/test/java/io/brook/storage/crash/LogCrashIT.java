@@ -89,7 +89,9 @@ class LogCrashIT {
     }
     assertThat(child.isAlive()).as(context + " child died early: " + transcript).isTrue();
     Thread.sleep(runMs);
-    child.destroyForcibly();
+    // Process.destroyForcibly() would also close our end of its stdout, losing ACK lines still in
+    // the pipe; the process handle only sends SIGKILL.
+    child.toHandle().destroyForcibly();
     assertThat(child.waitFor(30, TimeUnit.SECONDS)).as(context).isTrue();
     reader.join(10_000);
     return lastAck.get() + 1;
