@@ -1,0 +1,584 @@
+package io.brook.server.config;
+
+import static io.brook.server.config.NodeSettings.ADVERTISED_LISTENERS;
+import static io.brook.server.config.NodeSettings.BROKER_ID;
+import static io.brook.server.config.NodeSettings.CONTROLLER_LISTENER_NAMES;
+import static io.brook.server.config.NodeSettings.INTER_BROKER_LISTENER_NAME;
+import static io.brook.server.config.NodeSettings.INTER_BROKER_SECURITY_PROTOCOL;
+import static io.brook.server.config.NodeSettings.LISTENERS;
+import static io.brook.server.config.NodeSettings.LISTENER_SECURITY_PROTOCOL_MAP;
+import static io.brook.server.config.NodeSettings.NODE_ID;
+import static io.brook.server.config.NodeSettings.PROCESS_ROLES;
+import static io.brook.server.config.NodeSettings.UNSET_ID;
+
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.manager.LogManagerConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+
+/**
+ * A broker's static configuration, read from a Kafka 4.x {@code server.properties} and meaning what
+ * it means to Kafka: same names, types, defaults and validation rules ({@link BrokerConfigDef}
+ * lists them).
+ *
+ * <p>Construction parses every value and checks the cross-config rules Kafka checks at start-up
+ * (roles, node id, listeners, controller quorum, advertised addresses, timeouts that must be
+ * ordered). Anything wrong is a {@link ConfigException} whose message names the config and says
+ * what is allowed. Keys Brook does not define are not errors: {@link #unknownKeys()} lists them so
+ * the server can log a warning for each.
+ *
+ * <p>Instances are immutable and safe to share between threads.
+ */
+public final class BrokerConfig {
+
+  private final Map<String, String> originals;
+  private final Map<String, Object> values;
+  private final List<String> unknownKeys;
+  private final int nodeId;
+  private final Set<ProcessRole> processRoles;
+  private final Map<String, SecurityProtocol> securityProtocolMap;
+  private final List<String> controllerListenerNames;
+  private final List<Endpoint> listeners;
+  private final List<Endpoint> advertisedAsConfigured;
+  private final Supplier<String> canonicalHostName;
+  private volatile List<Endpoint> advertisedListeners;
+  private final String interBrokerListenerName;
+  private final List<Path> logDirs;
+  private final LogConfig defaultLogConfig;
+
+  private BrokerConfig(Map<String, String> props, Supplier<String> canonicalHostName) {
+    this.originals = Collections.unmodifiableMap(new TreeMap<>(props));
+    this.canonicalHostName = canonicalHostName;
+    originals.forEach(
+        (key, value) -> {
+          if (value == null && BrokerConfigDef.isKnown(key)) {
+            throw new ConfigException(key, null, "a value is required when the key is present");
+          }
+        });
+    this.unknownKeys =
+        originals.keySet().stream().filter(k -> !BrokerConfigDef.isKnown(k)).toList();
+    this.values = Collections.unmodifiableMap(new HashMap<>(BrokerConfigDef.shared().parse(props)));
+    this.processRoles = parseProcessRoles();
+    this.nodeId = resolveNodeId();
+    this.controllerListenerNames =
+        Listeners.csv(string(CONTROLLER_LISTENER_NAMES)).stream()
+            .map(Listeners::normalise)
+            .toList();
+    if (controllerListenerNames.isEmpty()) {
+      throw new ConfigException(
+          CONTROLLER_LISTENER_NAMES,
+          originals.get(CONTROLLER_LISTENER_NAMES),
+          "required in KRaft mode: name the listener(s) the controllers use");
+    }
+    this.securityProtocolMap = effectiveSecurityProtocolMap();
+    this.listeners =
+        Listeners.parseEndpoints(LISTENERS, string(LISTENERS), securityProtocolMap::get, true);
+    this.advertisedAsConfigured = parseAdvertisedListeners();
+    this.interBrokerListenerName = resolveInterBrokerListenerName();
+    this.logDirs = resolveLogDirs();
+    this.defaultLogConfig = BrokerLogDefaults.derive(this::value);
+    BrokerConfigRules.check(this);
+  }
+
+  /**
+   * Reads a {@code server.properties} file as Kafka does, with {@link
+   * Properties#load(InputStream)}: ISO-8859-1, other characters written as backslash-u escapes.
+   *
+   * @throws IOException if the file cannot be read.
+   * @throws ConfigException if a value is invalid.
+   */
+  public static BrokerConfig load(Path propertiesFile) throws IOException {
+    Properties props = new Properties();
+    try (InputStream in = Files.newInputStream(propertiesFile)) {
+      props.load(in);
+    }
+    return from(props);
+  }
+
+  /**
+   * @throws ConfigException if a value is invalid.
+   */
+  public static BrokerConfig from(Properties props) {
+    Map<String, String> map = new LinkedHashMap<>();
+    props.forEach((k, v) -> map.put(String.valueOf(k), v == null ? null : String.valueOf(v)));
+    return from(map);
+  }
+
+  /**
+   * @throws ConfigException if a value is invalid.
+   */
+  public static BrokerConfig from(Map<String, String> props) {
+    return from(props, BrokerConfig::localCanonicalHostName);
+  }
+
+  /** As {@link #from(Map)}, resolving empty advertised hosts with {@code canonicalHostName}. */
+  static BrokerConfig from(Map<String, String> props, Supplier<String> canonicalHostName) {
+    Objects.requireNonNull(props, "props");
+    return new BrokerConfig(props, canonicalHostName);
+  }
+
+  /**
+   * The single-node configuration {@code bin/brook dev} runs: node 1 as broker and controller,
+   * clients on localhost:9092, the controller on localhost:9093, data under {@code dataDir}, and
+   * internal topics with one replica so that one node is enough.
+   */
+  public static BrokerConfig devDefaults(Path dataDir) {
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put(NODE_ID, "1");
+    props.put(PROCESS_ROLES, "broker,controller");
+    props.put(LISTENERS, "PLAINTEXT://localhost:9092,CONTROLLER://localhost:9093");
+    props.put(CONTROLLER_LISTENER_NAMES, "CONTROLLER");
+    props.put(NodeSettings.QUORUM_VOTERS, "1@localhost:9093");
+    props.put(StorageSettings.LOG_DIRS, dataDir.toAbsolutePath().toString());
+    props.put(GroupSettings.OFFSETS_TOPIC_REPLICATION_FACTOR, "1");
+    props.put("transaction.state.log.replication.factor", "1");
+    props.put("transaction.state.log.min.isr", "1");
+    props.put(GroupSettings.GROUP_INITIAL_REBALANCE_DELAY_MS, "0");
+    return from(props);
+  }
+
+  // ---- identity and listeners ----
+
+  /** {@code node.id} (or its older synonym {@code broker.id}); always set and non-negative. */
+  public int nodeId() {
+    return nodeId;
+  }
+
+  /** {@code process.roles}; never empty. */
+  public Set<ProcessRole> processRoles() {
+    return processRoles;
+  }
+
+  public boolean isBroker() {
+    return processRoles.contains(ProcessRole.BROKER);
+  }
+
+  public boolean isController() {
+    return processRoles.contains(ProcessRole.CONTROLLER);
+  }
+
+  /** {@code broker.rack}, if set. */
+  public Optional<String> brokerRack() {
+    return Optional.ofNullable(string(NodeSettings.BROKER_RACK));
+  }
+
+  /** {@code listeners}: what to bind. An empty host means every interface. */
+  public List<Endpoint> listeners() {
+    return listeners;
+  }
+
+  /**
+   * {@code advertised.listeners}, or {@code listeners} when unset, with empty hosts replaced by
+   * this machine's canonical host name as Kafka does. Includes controller listeners. The host name
+   * is looked up on the first call (it may need DNS), not when the config is read.
+   */
+  public List<Endpoint> advertisedListeners() {
+    List<Endpoint> resolved = advertisedListeners;
+    if (resolved == null) {
+      resolved = resolveHosts(advertisedAsConfigured, canonicalHostName);
+      advertisedListeners = resolved;
+    }
+    return resolved;
+  }
+
+  /** The advertised listeners clients may use: all but the controller listeners. */
+  public List<Endpoint> advertisedBrokerListeners() {
+    return withoutControllerListeners(advertisedListeners());
+  }
+
+  /** The advertised listeners as configured, empty hosts not yet resolved. */
+  List<Endpoint> advertisedAsConfigured() {
+    return advertisedAsConfigured;
+  }
+
+  List<Endpoint> withoutControllerListeners(List<Endpoint> endpoints) {
+    return endpoints.stream()
+        .filter(e -> !controllerListenerNames.contains(e.listenerName()))
+        .toList();
+  }
+
+  /**
+   * {@code listener.security.protocol.map}, listener names upper-cased. As in Kafka's KRaft mode,
+   * when the map is not configured, controller listener names are added as PLAINTEXT unless a
+   * listener is named after SSL or SASL.
+   */
+  public Map<String, SecurityProtocol> securityProtocolMap() {
+    return securityProtocolMap;
+  }
+
+  /** {@code controller.listener.names}, upper-cased; the first is what brokers use. */
+  public List<String> controllerListenerNames() {
+    return controllerListenerNames;
+  }
+
+  /**
+   * The listener brokers use between themselves: {@code inter.broker.listener.name}, or the
+   * listener named after {@code security.inter.broker.protocol}.
+   */
+  public String interBrokerListenerName() {
+    return interBrokerListenerName;
+  }
+
+  /** {@code controller.quorum.voters} entries ({@code id@host:port}). */
+  public List<String> controllerQuorumVoters() {
+    return list(NodeSettings.QUORUM_VOTERS);
+  }
+
+  /** {@code controller.quorum.bootstrap.servers} entries ({@code host:port}). */
+  public List<String> controllerQuorumBootstrapServers() {
+    return list(NodeSettings.QUORUM_BOOTSTRAP_SERVERS);
+  }
+
+  // ---- storage and topics ----
+
+  /** {@code log.dirs}, or {@code log.dir} when unset; never empty. */
+  public List<Path> logDirs() {
+    return logDirs;
+  }
+
+  /** {@code metadata.log.dir}, or the first of {@link #logDirs()}. */
+  public Path metadataLogDir() {
+    String dir = string(NodeSettings.METADATA_LOG_DIR);
+    return dir == null ? logDirs.get(0) : Path.of(dir);
+  }
+
+  public int numPartitions() {
+    return (Integer) value(StorageSettings.NUM_PARTITIONS);
+  }
+
+  public short defaultReplicationFactor() {
+    return ((Integer) value(ReplicationSettings.DEFAULT_REPLICATION_FACTOR)).shortValue();
+  }
+
+  public boolean autoCreateTopicsEnable() {
+    return (Boolean) value(StorageSettings.AUTO_CREATE_TOPICS_ENABLE);
+  }
+
+  public boolean deleteTopicEnable() {
+    return (Boolean) value(StorageSettings.DELETE_TOPIC_ENABLE);
+  }
+
+  /**
+   * The topic-level defaults this broker's {@code log.*} (and other synonym) settings give, as
+   * Kafka derives them: {@code log.retention.ms} before {@code log.retention.minutes} before {@code
+   * log.retention.hours}, {@code log.roll.ms} before {@code log.roll.hours}, and so on ({@code
+   * io.brook.storage.log.TopicConfigs#brokerSynonyms}).
+   */
+  public LogConfig defaultLogConfig() {
+    return defaultLogConfig;
+  }
+
+  /** The settings of the storage engine's {@code LogManager}. */
+  public LogManagerConfig logManagerConfig() {
+    return new LogManagerConfig(
+        logDirs,
+        numRecoveryThreadsPerDataDir(),
+        logFlushSchedulerIntervalMs(),
+        logFlushOffsetCheckpointIntervalMs(),
+        logFlushStartOffsetCheckpointIntervalMs(),
+        producerIdExpirationMs(),
+        producerIdExpirationCheckIntervalMs());
+  }
+
+  public int numRecoveryThreadsPerDataDir() {
+    return (Integer) value(StorageSettings.NUM_RECOVERY_THREADS_PER_DATA_DIR);
+  }
+
+  /** {@code log.flush.scheduler.interval.ms}: how often logs are checked against flush.ms. */
+  public long logFlushSchedulerIntervalMs() {
+    return (Long) value(StorageSettings.LOG_FLUSH_SCHEDULER_INTERVAL_MS);
+  }
+
+  /** {@code log.flush.offset.checkpoint.interval.ms}: recovery-point checkpoints. */
+  public long logFlushOffsetCheckpointIntervalMs() {
+    return (Integer) value(StorageSettings.LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS);
+  }
+
+  /** {@code log.flush.start.offset.checkpoint.interval.ms}: log-start-offset checkpoints. */
+  public long logFlushStartOffsetCheckpointIntervalMs() {
+    return (Integer) value(StorageSettings.LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS);
+  }
+
+  public long producerIdExpirationMs() {
+    return (Integer) value(TransactionSettings.PRODUCER_ID_EXPIRATION_MS);
+  }
+
+  public long producerIdExpirationCheckIntervalMs() {
+    return (Integer) value(TransactionSettings.PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS);
+  }
+
+  // ---- network ----
+
+  public int numNetworkThreads() {
+    return (Integer) value(NetworkSettings.NUM_NETWORK_THREADS);
+  }
+
+  public int numIoThreads() {
+    return (Integer) value(NetworkSettings.NUM_IO_THREADS);
+  }
+
+  public int queuedMaxRequests() {
+    return (Integer) value(NetworkSettings.QUEUED_MAX_REQUESTS);
+  }
+
+  /** {@code socket.request.max.bytes}: the largest request frame the broker reads. */
+  public int socketRequestMaxBytes() {
+    return (Integer) value(NetworkSettings.SOCKET_REQUEST_MAX_BYTES);
+  }
+
+  /** {@code socket.send.buffer.bytes}; -1 means the operating system's default. */
+  public int socketSendBufferBytes() {
+    return (Integer) value(NetworkSettings.SOCKET_SEND_BUFFER_BYTES);
+  }
+
+  /** {@code socket.receive.buffer.bytes}; -1 means the operating system's default. */
+  public int socketReceiveBufferBytes() {
+    return (Integer) value(NetworkSettings.SOCKET_RECEIVE_BUFFER_BYTES);
+  }
+
+  public int socketListenBacklogSize() {
+    return (Integer) value(NetworkSettings.SOCKET_LISTEN_BACKLOG_SIZE);
+  }
+
+  public int maxConnections() {
+    return (Integer) value(NetworkSettings.MAX_CONNECTIONS);
+  }
+
+  public int maxConnectionsPerIp() {
+    return (Integer) value(NetworkSettings.MAX_CONNECTIONS_PER_IP);
+  }
+
+  public long connectionsMaxIdleMs() {
+    return (Long) value(NetworkSettings.CONNECTIONS_MAX_IDLE_MS);
+  }
+
+  // ---- groups and transactions ----
+
+  public short offsetsTopicReplicationFactor() {
+    return (Short) value(GroupSettings.OFFSETS_TOPIC_REPLICATION_FACTOR);
+  }
+
+  public int offsetsTopicNumPartitions() {
+    return (Integer) value(GroupSettings.OFFSETS_TOPIC_NUM_PARTITIONS);
+  }
+
+  public int groupInitialRebalanceDelayMs() {
+    return (Integer) value(GroupSettings.GROUP_INITIAL_REBALANCE_DELAY_MS);
+  }
+
+  // ---- generic access, for DescribeConfigs ----
+
+  /**
+   * The parsed value of a broker config: Integer, Long, Short, Double, Boolean, String or
+   * List&lt;String&gt; as its {@link BrokerConfigDef#type type} says; null if it has no default and
+   * is not set.
+   *
+   * @throws IllegalArgumentException if {@code name} is not a broker config.
+   */
+  public Object value(String name) {
+    if (!BrokerConfigDef.isKnown(name)) {
+      throw new IllegalArgumentException("Not a broker config: " + name);
+    }
+    return values.get(name);
+  }
+
+  /** The value as DescribeConfigs prints it, or null if unset. */
+  public String valueString(String name) {
+    Object value = value(name);
+    return value == null ? null : ConfigDef.convertToString(value, BrokerConfigDef.type(name));
+  }
+
+  /** The value exactly as configured, or null if the config was not set. */
+  public String originalString(String name) {
+    return originals.get(name);
+  }
+
+  /** Whether the config was set explicitly (as opposed to taking Kafka's default). */
+  public boolean isSet(String name) {
+    return originals.containsKey(name);
+  }
+
+  /** Every configured key and value, known or not, in alphabetical order. */
+  public Map<String, String> originals() {
+    return originals;
+  }
+
+  /** Configured keys Brook does not define, alphabetically; the server warns about each. */
+  public List<String> unknownKeys() {
+    return unknownKeys;
+  }
+
+  @Override
+  public String toString() {
+    return "BrokerConfig{nodeId="
+        + nodeId
+        + ", processRoles="
+        + processRoles
+        + ", listeners="
+        + listeners
+        + ", logDirs="
+        + logDirs
+        + "}";
+  }
+
+  // ---- construction ----
+
+  String string(String name) {
+    return (String) value(name);
+  }
+
+  @SuppressWarnings("unchecked")
+  List<String> list(String name) {
+    Object value = value(name);
+    return value == null ? List.of() : List.copyOf((List<String>) value);
+  }
+
+  private Set<ProcessRole> parseProcessRoles() {
+    List<String> roles = list(PROCESS_ROLES);
+    if (roles.isEmpty()) {
+      throw new ConfigException(
+          PROCESS_ROLES,
+          originals.get(PROCESS_ROLES),
+          "required: broker, controller, or broker,controller (Kafka 4 runs only in KRaft mode)");
+    }
+    EnumSet<ProcessRole> set = EnumSet.noneOf(ProcessRole.class);
+    roles.forEach(r -> set.add(ProcessRole.forConfigValue(r)));
+    return Collections.unmodifiableSet(set);
+  }
+
+  private int resolveNodeId() {
+    int node = (Integer) value(NODE_ID);
+    int broker = (Integer) value(BROKER_ID);
+    if (node != UNSET_ID && broker != UNSET_ID && node != broker) {
+      throw new ConfigException(
+          NODE_ID, node, "must equal broker.id (" + broker + ") when both are set");
+    }
+    int id = node != UNSET_ID ? node : broker;
+    if (id < 0) {
+      throw new ConfigException(
+          NODE_ID,
+          originals.getOrDefault(NODE_ID, originals.get(BROKER_ID)),
+          "required when process.roles is set; must be a non-negative integer");
+    }
+    return id;
+  }
+
+  private Map<String, SecurityProtocol> effectiveSecurityProtocolMap() {
+    Map<String, SecurityProtocol> map =
+        Listeners.parseSecurityProtocolMap(
+            LISTENER_SECURITY_PROTOCOL_MAP, string(LISTENER_SECURITY_PROTOCOL_MAP));
+    if (!isSet(LISTENER_SECURITY_PROTOCOL_MAP)) {
+      // KRaft convenience (as in Kafka): with the default map, controller listeners speak
+      // PLAINTEXT unless something is named after a secure protocol.
+      List<String> names = new ArrayList<>(controllerListenerNames);
+      Listeners.csv(string(LISTENERS)).forEach(e -> names.add(Listeners.listenerNameOf(e)));
+      boolean secureNamed =
+          names.stream()
+              .anyMatch(
+                  n ->
+                      n.equals(SecurityProtocol.SSL.name)
+                          || n.equals(SecurityProtocol.SASL_SSL.name)
+                          || n.equals(SecurityProtocol.SASL_PLAINTEXT.name));
+      if (!secureNamed) {
+        controllerListenerNames.forEach(n -> map.putIfAbsent(n, SecurityProtocol.PLAINTEXT));
+      }
+    }
+    return Collections.unmodifiableMap(map);
+  }
+
+  private List<Endpoint> parseAdvertisedListeners() {
+    boolean configured = string(ADVERTISED_LISTENERS) != null;
+    List<Endpoint> advertised =
+        configured
+            ? Listeners.parseEndpoints(
+                ADVERTISED_LISTENERS, string(ADVERTISED_LISTENERS), securityProtocolMap::get, false)
+            : listeners;
+    String sourceKey = configured ? ADVERTISED_LISTENERS : LISTENERS;
+    for (Endpoint e : advertised) {
+      if (e.host().equals("0.0.0.0")) {
+        throw new ConfigException(
+            sourceKey,
+            string(sourceKey),
+            "0.0.0.0 cannot be advertised; "
+                + (configured
+                    ? "use a routable address or host name"
+                    : "set advertised.listeners to a routable address"));
+      }
+    }
+    return advertised;
+  }
+
+  private static List<Endpoint> resolveHosts(
+      List<Endpoint> endpoints, Supplier<String> canonicalHostName) {
+    List<Endpoint> resolved = new ArrayList<>();
+    String hostName = null;
+    for (Endpoint e : endpoints) {
+      if (e.wildcardHost()) {
+        if (hostName == null) {
+          hostName = canonicalHostName.get();
+        }
+        e = new Endpoint(e.listenerName(), hostName, e.port(), e.securityProtocol());
+      }
+      resolved.add(e);
+    }
+    return List.copyOf(resolved);
+  }
+
+  private String resolveInterBrokerListenerName() {
+    String name = string(INTER_BROKER_LISTENER_NAME);
+    if (name == null) {
+      return SecurityProtocol.forName(string(INTER_BROKER_SECURITY_PROTOCOL)).name;
+    }
+    if (isSet(INTER_BROKER_SECURITY_PROTOCOL)) {
+      throw new ConfigException(
+          INTER_BROKER_LISTENER_NAME,
+          name,
+          "set either inter.broker.listener.name or security.inter.broker.protocol, not both");
+    }
+    String normalised = Listeners.normalise(name);
+    if (!securityProtocolMap.containsKey(normalised)) {
+      throw new ConfigException(
+          INTER_BROKER_LISTENER_NAME,
+          name,
+          "listener " + normalised + " is not in listener.security.protocol.map");
+    }
+    return normalised;
+  }
+
+  private List<Path> resolveLogDirs() {
+    List<String> dirs = list(StorageSettings.LOG_DIRS);
+    if (dirs.isEmpty()) {
+      dirs = list(StorageSettings.LOG_DIR);
+    }
+    return dirs.stream().map(Path::of).toList();
+  }
+
+  private static String localCanonicalHostName() {
+    try {
+      return InetAddress.getLocalHost().getCanonicalHostName();
+    } catch (UnknownHostException e) {
+      // Kafka would fail to register; a single-node Brook is still usable on the loopback name.
+      return "localhost";
+    }
+  }
+}

@@ -1,0 +1,25 @@
+package io.brook.server.config;
+
+/** The groups broker configs are documented in; one table per area in docs/configuration.md. */
+public enum ConfigArea {
+  NODE("Node, roles and listeners"),
+  STORAGE("Storage and log"),
+  RETENTION("Retention and compaction"),
+  NETWORK("Network and requests"),
+  REPLICATION("Replication"),
+  GROUPS("Consumer groups and offsets"),
+  TRANSACTIONS("Transactions and idempotent producers"),
+  QUOTAS("Quotas"),
+  TIERED_STORAGE("Tiered storage");
+
+  private final String title;
+
+  ConfigArea(String title) {
+    this.title = title;
+  }
+
+  /** The heading of the area's table. */
+  public String title() {
+    return title;
+  }
+}

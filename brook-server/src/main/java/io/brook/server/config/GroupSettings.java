@@ -1,0 +1,214 @@
+package io.brook.server.config;
+
+import static io.brook.server.config.ConfigTable.ANY;
+import static org.apache.kafka.common.config.ConfigDef.Importance.HIGH;
+import static org.apache.kafka.common.config.ConfigDef.Importance.MEDIUM;
+import static org.apache.kafka.common.config.ConfigDef.Range.atLeast;
+import static org.apache.kafka.common.config.ConfigDef.Type.INT;
+import static org.apache.kafka.common.config.ConfigDef.Type.LIST;
+import static org.apache.kafka.common.config.ConfigDef.Type.LONG;
+import static org.apache.kafka.common.config.ConfigDef.Type.SHORT;
+import static org.apache.kafka.common.config.ConfigDef.Type.STRING;
+
+import org.apache.kafka.common.config.ConfigDef;
+
+/** The group coordinator: classic and consumer groups, and the offsets topic. */
+final class GroupSettings {
+
+  static final String OFFSETS_TOPIC_REPLICATION_FACTOR = "offsets.topic.replication.factor";
+  static final String OFFSETS_TOPIC_NUM_PARTITIONS = "offsets.topic.num.partitions";
+  static final String GROUP_INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
+  static final String CONSUMER_SESSION_TIMEOUT_MS = "group.consumer.session.timeout.ms";
+  static final String CONSUMER_MIN_SESSION_TIMEOUT_MS = "group.consumer.min.session.timeout.ms";
+  static final String CONSUMER_MAX_SESSION_TIMEOUT_MS = "group.consumer.max.session.timeout.ms";
+  static final String CONSUMER_HEARTBEAT_INTERVAL_MS = "group.consumer.heartbeat.interval.ms";
+  static final String CONSUMER_MIN_HEARTBEAT_INTERVAL_MS =
+      "group.consumer.min.heartbeat.interval.ms";
+  static final String CONSUMER_MAX_HEARTBEAT_INTERVAL_MS =
+      "group.consumer.max.heartbeat.interval.ms";
+  static final String GROUP_MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
+  static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
+
+  private GroupSettings() {}
+
+  static void define(ConfigTable table) {
+    table
+        .section(ConfigArea.GROUPS)
+        .accepts(
+            "group.coordinator.rebalance.protocols",
+            LIST,
+            "classic,consumer,streams",
+            ConfigDef.ValidList.in(false, "classic", "consumer", "share", "streams"),
+            MEDIUM,
+            "Group protocols the coordinator serves.")
+        .accepts(
+            "group.coordinator.threads",
+            INT,
+            4,
+            atLeast(1),
+            HIGH,
+            "Threads running the group coordinator.")
+        .accepts(
+            "group.coordinator.append.linger.ms",
+            INT,
+            5,
+            atLeast(0),
+            MEDIUM,
+            "How long the coordinator batches its writes to the offsets topic.")
+        .accepts(
+            GROUP_INITIAL_REBALANCE_DELAY_MS,
+            INT,
+            3_000,
+            ANY,
+            MEDIUM,
+            "How long a new classic group waits for more members before its first rebalance.")
+        .accepts(
+            GROUP_MIN_SESSION_TIMEOUT_MS,
+            INT,
+            6_000,
+            ANY,
+            MEDIUM,
+            "Shortest session timeout a classic-group member may ask for.")
+        .accepts(
+            GROUP_MAX_SESSION_TIMEOUT_MS,
+            INT,
+            1_800_000,
+            ANY,
+            MEDIUM,
+            "Longest session timeout a classic-group member may ask for.")
+        .accepts(
+            "group.max.size",
+            INT,
+            Integer.MAX_VALUE,
+            atLeast(1),
+            MEDIUM,
+            "Most members of one classic group.")
+        .accepts(
+            CONSUMER_SESSION_TIMEOUT_MS,
+            INT,
+            45_000,
+            atLeast(1),
+            MEDIUM,
+            "Session timeout of consumer-protocol (KIP-848) group members.")
+        .accepts(
+            CONSUMER_MIN_SESSION_TIMEOUT_MS,
+            INT,
+            45_000,
+            atLeast(1),
+            MEDIUM,
+            "Lowest value a consumer group may set for its session timeout.")
+        .accepts(
+            CONSUMER_MAX_SESSION_TIMEOUT_MS,
+            INT,
+            60_000,
+            atLeast(1),
+            MEDIUM,
+            "Highest value a consumer group may set for its session timeout.")
+        .accepts(
+            CONSUMER_HEARTBEAT_INTERVAL_MS,
+            INT,
+            5_000,
+            atLeast(1),
+            MEDIUM,
+            "Heartbeat interval given to consumer-protocol group members.")
+        .accepts(
+            CONSUMER_MIN_HEARTBEAT_INTERVAL_MS,
+            INT,
+            5_000,
+            atLeast(1),
+            MEDIUM,
+            "Lowest value a consumer group may set for its heartbeat interval.")
+        .accepts(
+            CONSUMER_MAX_HEARTBEAT_INTERVAL_MS,
+            INT,
+            15_000,
+            atLeast(1),
+            MEDIUM,
+            "Highest value a consumer group may set for its heartbeat interval.")
+        .accepts(
+            "group.consumer.max.size",
+            INT,
+            Integer.MAX_VALUE,
+            atLeast(1),
+            MEDIUM,
+            "Most members of one consumer-protocol group.")
+        .accepts(
+            "group.consumer.assignors",
+            LIST,
+            "uniform,range",
+            ConfigDef.ValidList.anyNonDuplicateValues(false, false),
+            MEDIUM,
+            "Server-side assignors, by name or class; the first is the default.")
+        .accepts(
+            "group.consumer.migration.policy",
+            STRING,
+            "bidirectional",
+            ConfigDef.CaseInsensitiveValidString.in(
+                "disabled", "upgrade", "downgrade", "bidirectional"),
+            MEDIUM,
+            "Whether non-empty groups may switch between the classic and consumer protocols.")
+        .accepts(
+            OFFSETS_TOPIC_REPLICATION_FACTOR,
+            SHORT,
+            (short) 3,
+            atLeast(1),
+            HIGH,
+            "Replication factor of __consumer_offsets; creating it waits for this many brokers.")
+        .accepts(
+            OFFSETS_TOPIC_NUM_PARTITIONS,
+            INT,
+            50,
+            atLeast(1),
+            HIGH,
+            "Partitions of __consumer_offsets; do not change after the cluster is created.")
+        .accepts(
+            "offsets.topic.segment.bytes",
+            INT,
+            100 * 1024 * 1024,
+            atLeast(1),
+            HIGH,
+            "Segment size of __consumer_offsets, small to keep compaction and loading fast.")
+        .accepts(
+            "offsets.topic.compression.codec",
+            INT,
+            0,
+            ANY,
+            HIGH,
+            "Codec id for __consumer_offsets batches (0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd).")
+        .accepts(
+            "offsets.load.buffer.size",
+            INT,
+            5 * 1024 * 1024,
+            atLeast(1),
+            HIGH,
+            "Read size when loading a group partition into memory.")
+        .accepts(
+            "offsets.retention.minutes",
+            INT,
+            7 * 24 * 60,
+            atLeast(1),
+            HIGH,
+            "How long committed offsets of an empty group (or a standalone consumer) are kept.")
+        .accepts(
+            "offsets.retention.check.interval.ms",
+            LONG,
+            600_000L,
+            atLeast(1),
+            HIGH,
+            "How often expired offsets are looked for.")
+        .accepts(
+            "offsets.commit.timeout.ms",
+            INT,
+            5_000,
+            atLeast(1),
+            HIGH,
+            "How long an offset commit waits for all replicas of the offsets partition.")
+        .accepts(
+            "offset.metadata.max.bytes",
+            INT,
+            4_096,
+            ANY,
+            HIGH,
+            "Largest metadata string allowed with a committed offset.");
+  }
+}

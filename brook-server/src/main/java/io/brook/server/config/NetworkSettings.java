@@ -1,0 +1,180 @@
+package io.brook.server.config;
+
+import static io.brook.server.config.ConfigTable.ANY;
+import static org.apache.kafka.common.config.ConfigDef.Importance.HIGH;
+import static org.apache.kafka.common.config.ConfigDef.Importance.LOW;
+import static org.apache.kafka.common.config.ConfigDef.Importance.MEDIUM;
+import static org.apache.kafka.common.config.ConfigDef.Range.atLeast;
+import static org.apache.kafka.common.config.ConfigDef.Type.INT;
+import static org.apache.kafka.common.config.ConfigDef.Type.LONG;
+import static org.apache.kafka.common.config.ConfigDef.Type.STRING;
+
+/** Sockets, connection limits, request queues and thread pools. */
+final class NetworkSettings {
+
+  static final String NUM_NETWORK_THREADS = "num.network.threads";
+  static final String NUM_IO_THREADS = "num.io.threads";
+  static final String QUEUED_MAX_REQUESTS = "queued.max.requests";
+  static final String QUEUED_MAX_REQUEST_BYTES = "queued.max.request.bytes";
+  static final String SOCKET_SEND_BUFFER_BYTES = "socket.send.buffer.bytes";
+  static final String SOCKET_RECEIVE_BUFFER_BYTES = "socket.receive.buffer.bytes";
+  static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
+  static final String SOCKET_LISTEN_BACKLOG_SIZE = "socket.listen.backlog.size";
+  static final String MAX_CONNECTIONS = "max.connections";
+  static final String MAX_CONNECTIONS_PER_IP = "max.connections.per.ip";
+  static final String CONNECTIONS_MAX_IDLE_MS = "connections.max.idle.ms";
+
+  private NetworkSettings() {}
+
+  static void define(ConfigTable table) {
+    table
+        .section(ConfigArea.NETWORK)
+        .accepts(
+            NUM_NETWORK_THREADS,
+            INT,
+            3,
+            atLeast(1),
+            HIGH,
+            "Threads per listener that read requests from and write responses to sockets.")
+        .accepts(
+            NUM_IO_THREADS,
+            INT,
+            8,
+            atLeast(1),
+            HIGH,
+            "Threads that process requests, including disk I/O.")
+        .accepts(
+            "background.threads",
+            INT,
+            10,
+            atLeast(1),
+            HIGH,
+            "Threads for background tasks such as deleting files.")
+        .accepts(
+            QUEUED_MAX_REQUESTS,
+            INT,
+            500,
+            atLeast(1),
+            HIGH,
+            "Requests that may wait for an I/O thread before network threads stop reading.")
+        .accepts(
+            QUEUED_MAX_REQUEST_BYTES,
+            LONG,
+            -1L,
+            ANY,
+            MEDIUM,
+            "Bytes of queued requests before network threads stop reading; -1 means no limit.")
+        .accepts(
+            SOCKET_SEND_BUFFER_BYTES,
+            INT,
+            100 * 1024,
+            ANY,
+            HIGH,
+            "SO_SNDBUF of client sockets; -1 uses the operating system's default.")
+        .accepts(
+            SOCKET_RECEIVE_BUFFER_BYTES,
+            INT,
+            100 * 1024,
+            ANY,
+            HIGH,
+            "SO_RCVBUF of client sockets; -1 uses the operating system's default.")
+        .accepts(
+            SOCKET_REQUEST_MAX_BYTES,
+            INT,
+            100 * 1024 * 1024,
+            atLeast(1),
+            HIGH,
+            "Largest request the broker reads; a bigger size prefix closes the connection.")
+        .accepts(
+            SOCKET_LISTEN_BACKLOG_SIZE,
+            INT,
+            50,
+            atLeast(1),
+            MEDIUM,
+            "Pending-connection backlog of each listening socket.")
+        .accepts(
+            MAX_CONNECTIONS,
+            INT,
+            Integer.MAX_VALUE,
+            atLeast(0),
+            MEDIUM,
+            "Open connections the broker allows across all listeners.")
+        .accepts(
+            MAX_CONNECTIONS_PER_IP,
+            INT,
+            Integer.MAX_VALUE,
+            atLeast(0),
+            MEDIUM,
+            "Open connections allowed from one IP address.")
+        .accepts(
+            "max.connections.per.ip.overrides",
+            STRING,
+            "",
+            ANY,
+            MEDIUM,
+            "host:limit or ip:limit pairs that override max.connections.per.ip.")
+        .accepts(
+            "max.connection.creation.rate",
+            INT,
+            Integer.MAX_VALUE,
+            atLeast(0),
+            MEDIUM,
+            "New connections per second a listener accepts.")
+        .accepts(
+            CONNECTIONS_MAX_IDLE_MS,
+            LONG,
+            10 * 60 * 1000L,
+            ANY,
+            MEDIUM,
+            "Idle time after which the broker closes a connection.")
+        .accepts(
+            "connection.failed.authentication.delay.ms",
+            INT,
+            100,
+            atLeast(0),
+            LOW,
+            "Delay before closing a connection whose authentication failed.")
+        .accepts(
+            "request.timeout.ms",
+            INT,
+            30_000,
+            ANY,
+            HIGH,
+            "How long the broker's own outgoing requests wait for a response.")
+        .accepts(
+            "socket.connection.setup.timeout.ms",
+            LONG,
+            10_000L,
+            ANY,
+            MEDIUM,
+            "Initial time the broker waits for its outgoing connections to be established.")
+        .accepts(
+            "socket.connection.setup.timeout.max.ms",
+            LONG,
+            30_000L,
+            ANY,
+            MEDIUM,
+            "Upper bound of the growing connection set-up timeout.")
+        .accepts(
+            "fetch.max.bytes",
+            INT,
+            55 * 1024 * 1024,
+            atLeast(1024),
+            MEDIUM,
+            "Largest response to a consumer Fetch request.")
+        .accepts(
+            "max.incremental.fetch.session.cache.slots",
+            INT,
+            1_000,
+            atLeast(0),
+            MEDIUM,
+            "Incremental fetch sessions the broker keeps.")
+        .accepts(
+            "max.request.partition.size.limit",
+            INT,
+            2_000,
+            atLeast(1),
+            MEDIUM,
+            "Most partitions one request may name.");
+  }
+}

@@ -1,0 +1,79 @@
+package io.brook.server.config;
+
+import static org.apache.kafka.common.config.ConfigDef.Importance.LOW;
+import static org.apache.kafka.common.config.ConfigDef.Range.atLeast;
+import static org.apache.kafka.common.config.ConfigDef.Type.INT;
+
+/**
+ * The sampling windows quotas are measured over. The quota rates themselves (client quotas, {@code
+ * leader/follower.replication.throttled.rate}) are dynamic configs, set with AlterClientQuotas /
+ * IncrementalAlterConfigs rather than in {@code server.properties}.
+ */
+final class QuotaSettings {
+
+  /** Kafka measures every quota over 11 samples: 10 complete windows plus the current one. */
+  private static final int SAMPLES = 11;
+
+  private QuotaSettings() {}
+
+  static void define(ConfigTable table) {
+    table
+        .section(ConfigArea.QUOTAS)
+        .accepts(
+            "quota.window.num",
+            INT,
+            SAMPLES,
+            atLeast(1),
+            LOW,
+            "Samples kept for client produce, fetch and request quotas.")
+        .accepts(
+            "quota.window.size.seconds",
+            INT,
+            1,
+            atLeast(1),
+            LOW,
+            "Length of one client quota sample.")
+        .accepts(
+            "replication.quota.window.num",
+            INT,
+            SAMPLES,
+            atLeast(1),
+            LOW,
+            "Samples kept for replication throttling.")
+        .accepts(
+            "replication.quota.window.size.seconds",
+            INT,
+            1,
+            atLeast(1),
+            LOW,
+            "Length of one replication quota sample.")
+        .accepts(
+            "alter.log.dirs.replication.quota.window.num",
+            INT,
+            SAMPLES,
+            atLeast(1),
+            LOW,
+            "Samples kept for throttling replica moves between log directories.")
+        .accepts(
+            "alter.log.dirs.replication.quota.window.size.seconds",
+            INT,
+            1,
+            atLeast(1),
+            LOW,
+            "Length of one log-directory move quota sample.")
+        .accepts(
+            "controller.quota.window.num",
+            INT,
+            SAMPLES,
+            atLeast(1),
+            LOW,
+            "Samples kept for the controller mutation quota.")
+        .accepts(
+            "controller.quota.window.size.seconds",
+            INT,
+            1,
+            atLeast(1),
+            LOW,
+            "Length of one controller mutation quota sample.");
+  }
+}

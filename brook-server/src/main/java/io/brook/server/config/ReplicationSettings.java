@@ -1,0 +1,184 @@
+package io.brook.server.config;
+
+import static io.brook.server.config.ConfigTable.ANY;
+import static org.apache.kafka.common.config.ConfigDef.Importance.HIGH;
+import static org.apache.kafka.common.config.ConfigDef.Importance.MEDIUM;
+import static org.apache.kafka.common.config.ConfigDef.Range.atLeast;
+import static org.apache.kafka.common.config.ConfigDef.Range.between;
+import static org.apache.kafka.common.config.ConfigDef.Type.BOOLEAN;
+import static org.apache.kafka.common.config.ConfigDef.Type.INT;
+import static org.apache.kafka.common.config.ConfigDef.Type.LONG;
+import static org.apache.kafka.common.config.ConfigDef.Type.STRING;
+
+/** Replication factor, ISR, follower fetching, leader balancing and request purgatories. */
+final class ReplicationSettings {
+
+  static final String DEFAULT_REPLICATION_FACTOR = "default.replication.factor";
+  static final String REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms";
+  static final String REPLICA_SOCKET_TIMEOUT_MS = "replica.socket.timeout.ms";
+  static final String REPLICA_FETCH_WAIT_MAX_MS = "replica.fetch.wait.max.ms";
+
+  private ReplicationSettings() {}
+
+  static void define(ConfigTable table) {
+    table
+        .section(ConfigArea.REPLICATION)
+        .accepts(
+            DEFAULT_REPLICATION_FACTOR,
+            INT,
+            1,
+            // Kafka has no validator here; a factor must fit the protocol's INT16 and be >= 1.
+            between(1, (int) Short.MAX_VALUE),
+            MEDIUM,
+            "Replication factor of auto-created topics and of CreateTopics with -1.")
+        .accepts(
+            "min.insync.replicas",
+            INT,
+            1,
+            atLeast(1),
+            HIGH,
+            "Default of min.insync.replicas: replicas that must hold an acks=all write.")
+        .accepts(
+            "unclean.leader.election.enable",
+            BOOLEAN,
+            false,
+            ANY,
+            HIGH,
+            "Default of unclean.leader.election.enable.")
+        .accepts(
+            REPLICA_LAG_TIME_MAX_MS,
+            LONG,
+            30_000L,
+            ANY,
+            HIGH,
+            "A follower that has not caught up to the leader's log end for this long leaves the"
+                + " ISR.")
+        .accepts(
+            REPLICA_SOCKET_TIMEOUT_MS,
+            INT,
+            30_000,
+            ANY,
+            HIGH,
+            "Socket timeout of follower fetches; at least replica.fetch.wait.max.ms.")
+        .accepts(
+            "replica.socket.receive.buffer.bytes",
+            INT,
+            64 * 1024,
+            ANY,
+            HIGH,
+            "SO_RCVBUF of follower fetch connections.")
+        .accepts(
+            "replica.fetch.max.bytes",
+            INT,
+            1024 * 1024,
+            atLeast(0),
+            MEDIUM,
+            "Bytes a follower asks for per partition (the first batch is sent whole anyway).")
+        .accepts(
+            REPLICA_FETCH_WAIT_MAX_MS,
+            INT,
+            500,
+            ANY,
+            HIGH,
+            "Longest a follower fetch waits on the leader for data; at most"
+                + " replica.lag.time.max.ms.")
+        .accepts(
+            "replica.fetch.min.bytes",
+            INT,
+            1,
+            ANY,
+            HIGH,
+            "Bytes a follower fetch waits for before the leader answers.")
+        .accepts(
+            "replica.fetch.backoff.ms",
+            INT,
+            1_000,
+            atLeast(0),
+            MEDIUM,
+            "Pause of a follower after a failed fetch.")
+        .accepts(
+            "replica.fetch.response.max.bytes",
+            INT,
+            10 * 1024 * 1024,
+            atLeast(0),
+            MEDIUM,
+            "Bytes a follower asks for per fetch in total.")
+        .accepts(
+            "num.replica.fetchers",
+            INT,
+            1,
+            ANY,
+            HIGH,
+            "Fetcher threads per source broker on a follower.")
+        .accepts(
+            "replica.high.watermark.checkpoint.interval.ms",
+            LONG,
+            5_000L,
+            ANY,
+            HIGH,
+            "How often high watermarks are checkpointed to disk.")
+        .accepts(
+            "fetch.purgatory.purge.interval.requests",
+            INT,
+            1_000,
+            ANY,
+            MEDIUM,
+            "Completed entries after which the fetch purgatory is purged.")
+        .accepts(
+            "producer.purgatory.purge.interval.requests",
+            INT,
+            1_000,
+            ANY,
+            MEDIUM,
+            "Completed entries after which the produce purgatory is purged.")
+        .accepts(
+            "delete.records.purgatory.purge.interval.requests",
+            INT,
+            1,
+            ANY,
+            MEDIUM,
+            "Completed entries after which the DeleteRecords purgatory is purged.")
+        .accepts(
+            "auto.leader.rebalance.enable",
+            BOOLEAN,
+            true,
+            ANY,
+            HIGH,
+            "Move leadership back to preferred replicas when leaders are unbalanced.")
+        .accepts(
+            "leader.imbalance.per.broker.percentage",
+            INT,
+            10,
+            ANY,
+            HIGH,
+            "Share of a broker's partitions led elsewhere that triggers a rebalance.")
+        .accepts(
+            "leader.imbalance.check.interval.seconds",
+            LONG,
+            300L,
+            atLeast(1),
+            HIGH,
+            "How often leader balance is checked.")
+        .accepts(
+            "replica.selector.class",
+            STRING,
+            null,
+            ANY,
+            MEDIUM,
+            "Class choosing the replica a consumer reads from; unset means the leader.")
+        .accepts(
+            "controller.socket.timeout.ms",
+            INT,
+            30_000,
+            ANY,
+            MEDIUM,
+            "Socket timeout of controller-to-broker connections.")
+        .accepts(
+            "num.replica.alter.log.dirs.threads",
+            INT,
+            null,
+            ANY,
+            HIGH,
+            "Threads moving replicas between log directories; unset means one per directory.");
+  }
+}

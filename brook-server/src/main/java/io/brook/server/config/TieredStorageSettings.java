@@ -1,0 +1,206 @@
+package io.brook.server.config;
+
+import static io.brook.server.config.ConfigTable.ANY;
+import static io.brook.server.config.ConfigTable.nonEmptyIfSet;
+import static org.apache.kafka.common.config.ConfigDef.Importance.LOW;
+import static org.apache.kafka.common.config.ConfigDef.Importance.MEDIUM;
+import static org.apache.kafka.common.config.ConfigDef.Range.atLeast;
+import static org.apache.kafka.common.config.ConfigDef.Type.BOOLEAN;
+import static org.apache.kafka.common.config.ConfigDef.Type.INT;
+import static org.apache.kafka.common.config.ConfigDef.Type.LONG;
+import static org.apache.kafka.common.config.ConfigDef.Type.STRING;
+
+import io.brook.storage.log.LogConfig;
+
+/** Copying closed segments to remote storage and reading them back (KIP-405). */
+final class TieredStorageSettings {
+
+  private TieredStorageSettings() {}
+
+  static void define(ConfigTable table) {
+    table
+        .section(ConfigArea.TIERED_STORAGE)
+        .accepts(
+            "remote.log.storage.system.enable",
+            BOOLEAN,
+            false,
+            ANY,
+            MEDIUM,
+            "Turn tiered storage on for this broker; topics opt in with remote.storage.enable.")
+        .accepts(
+            "remote.log.storage.manager.class.name",
+            STRING,
+            null,
+            nonEmptyIfSet(),
+            MEDIUM,
+            "Implementation of the remote storage plugin.")
+        .accepts(
+            "remote.log.storage.manager.class.path",
+            STRING,
+            null,
+            ANY,
+            MEDIUM,
+            "Class path searched first for the remote storage plugin.")
+        .accepts(
+            "remote.log.storage.manager.impl.prefix",
+            STRING,
+            "rsm.config.",
+            nonEmptyIfSet(),
+            MEDIUM,
+            "Prefix of the configs passed to the remote storage plugin.")
+        .accepts(
+            "remote.log.metadata.manager.class.name",
+            STRING,
+            "org.apache.kafka.server.log.remote.metadata.storage.TopicBasedRemoteLogMetadataManager",
+            nonEmptyIfSet(),
+            MEDIUM,
+            "Implementation of the store of remote segment metadata.")
+        .accepts(
+            "remote.log.metadata.manager.class.path",
+            STRING,
+            null,
+            ANY,
+            MEDIUM,
+            "Class path searched first for the remote metadata plugin.")
+        .accepts(
+            "remote.log.metadata.manager.impl.prefix",
+            STRING,
+            "rlmm.config.",
+            nonEmptyIfSet(),
+            MEDIUM,
+            "Prefix of the configs passed to the remote metadata plugin.")
+        .accepts(
+            "remote.log.metadata.manager.listener.name",
+            STRING,
+            null,
+            nonEmptyIfSet(),
+            MEDIUM,
+            "Local listener the remote metadata plugin connects to, if it needs one.")
+        .accepts(
+            "remote.log.metadata.custom.metadata.max.bytes",
+            INT,
+            128,
+            atLeast(0),
+            LOW,
+            "Largest custom metadata a remote storage plugin may attach to a segment.")
+        .accepts(
+            "remote.log.index.file.cache.total.size.bytes",
+            LONG,
+            1024L * 1024 * 1024,
+            atLeast(1),
+            LOW,
+            "Local disk space for index files fetched from remote storage.")
+        .accepts(
+            "remote.log.manager.thread.pool.size",
+            INT,
+            2,
+            atLeast(1),
+            MEDIUM,
+            "Threads that track remote copy progress for follower partitions.")
+        .accepts(
+            "remote.log.manager.copier.thread.pool.size",
+            INT,
+            10,
+            atLeast(1),
+            MEDIUM,
+            "Threads that copy segments to remote storage.")
+        .accepts(
+            "remote.log.manager.expiration.thread.pool.size",
+            INT,
+            10,
+            atLeast(1),
+            MEDIUM,
+            "Threads that delete expired remote segments.")
+        .accepts(
+            "remote.log.manager.task.interval.ms",
+            LONG,
+            30_000L,
+            atLeast(1),
+            LOW,
+            "How often copy and expiry tasks run.")
+        .accepts(
+            "remote.log.reader.threads",
+            INT,
+            10,
+            atLeast(1),
+            MEDIUM,
+            "Threads serving reads from remote storage.")
+        .accepts(
+            "remote.log.reader.max.pending.tasks",
+            INT,
+            100,
+            atLeast(1),
+            MEDIUM,
+            "Queued remote reads beyond which fetches get an error.")
+        .accepts(
+            "log.local.retention.ms",
+            LONG,
+            LogConfig.LOCAL_RETENTION_FROM_RETENTION,
+            atLeast(LogConfig.LOCAL_RETENTION_FROM_RETENTION),
+            MEDIUM,
+            "Default of local.retention.ms; -2 means log.retention.ms.")
+        .accepts(
+            "log.local.retention.bytes",
+            LONG,
+            LogConfig.LOCAL_RETENTION_FROM_RETENTION,
+            atLeast(LogConfig.LOCAL_RETENTION_FROM_RETENTION),
+            MEDIUM,
+            "Default of local.retention.bytes; -2 means log.retention.bytes.")
+        .accepts(
+            "remote.log.manager.copy.max.bytes.per.second",
+            LONG,
+            Long.MAX_VALUE,
+            atLeast(1),
+            MEDIUM,
+            "Broker-wide cap on bytes copied to remote storage per second.")
+        .accepts(
+            "remote.log.manager.copy.quota.window.num",
+            INT,
+            11,
+            atLeast(1),
+            MEDIUM,
+            "Samples kept for the copy rate cap.")
+        .accepts(
+            "remote.log.manager.copy.quota.window.size.seconds",
+            INT,
+            1,
+            atLeast(1),
+            MEDIUM,
+            "Length of one copy rate sample.")
+        .accepts(
+            "remote.log.manager.fetch.max.bytes.per.second",
+            LONG,
+            Long.MAX_VALUE,
+            atLeast(1),
+            MEDIUM,
+            "Broker-wide cap on bytes read from remote storage per second.")
+        .accepts(
+            "remote.log.manager.fetch.quota.window.num",
+            INT,
+            11,
+            atLeast(1),
+            MEDIUM,
+            "Samples kept for the remote read rate cap.")
+        .accepts(
+            "remote.log.manager.fetch.quota.window.size.seconds",
+            INT,
+            1,
+            atLeast(1),
+            MEDIUM,
+            "Length of one remote read rate sample.")
+        .accepts(
+            "remote.fetch.max.wait.ms",
+            INT,
+            500,
+            atLeast(1),
+            MEDIUM,
+            "Longest a fetch waits for data from remote storage.")
+        .accepts(
+            "remote.list.offsets.request.timeout.ms",
+            LONG,
+            30_000L,
+            atLeast(1),
+            MEDIUM,
+            "Longest a ListOffsets lookup in remote storage may take.");
+  }
+}
