@@ -52,26 +52,42 @@ class DataPlaneTest {
     broker.close();
   }
 
-  private static ProduceRequestData produceRequest(String topic, int partition, short acks, String... values) {
+  private static ProduceRequestData produceRequest(
+      String topic, int partition, short acks, String... values) {
     SimpleRecord[] records = new SimpleRecord[values.length];
     for (int i = 0; i < values.length; i++) {
-      records[i] = new SimpleRecord(System.currentTimeMillis(), values[i].getBytes(StandardCharsets.UTF_8));
+      records[i] =
+          new SimpleRecord(System.currentTimeMillis(), values[i].getBytes(StandardCharsets.UTF_8));
     }
     ProduceRequestData request = new ProduceRequestData().setAcks(acks).setTimeoutMs(5_000);
-    ProduceRequestData.TopicProduceData data = new ProduceRequestData.TopicProduceData().setName(topic);
+    ProduceRequestData.TopicProduceData data =
+        new ProduceRequestData.TopicProduceData().setName(topic);
     data.partitionData()
-        .add(new ProduceRequestData.PartitionProduceData().setIndex(partition)
-            .setRecords(MemoryRecords.withRecords(Compression.NONE, records)));
+        .add(
+            new ProduceRequestData.PartitionProduceData()
+                .setIndex(partition)
+                .setRecords(MemoryRecords.withRecords(Compression.NONE, records)));
     request.topicData().add(data);
     return request;
   }
 
-  private static FetchRequestData fetchRequest(String topic, int partition, long offset, int maxWaitMs, int minBytes) {
+  private static FetchRequestData fetchRequest(
+      String topic, int partition, long offset, int maxWaitMs, int minBytes) {
     FetchRequestData request =
-        new FetchRequestData().setMaxWaitMs(maxWaitMs).setMinBytes(minBytes).setMaxBytes(1 << 20).setReplicaId(-1);
-    FetchRequestData.FetchTopic t = new FetchRequestData.FetchTopic().setTopic(topic).setTopicId(Uuid.ZERO_UUID);
-    t.partitions().add(new FetchRequestData.FetchPartition().setPartition(partition).setFetchOffset(offset)
-        .setPartitionMaxBytes(1 << 20).setCurrentLeaderEpoch(-1));
+        new FetchRequestData()
+            .setMaxWaitMs(maxWaitMs)
+            .setMinBytes(minBytes)
+            .setMaxBytes(1 << 20)
+            .setReplicaId(-1);
+    FetchRequestData.FetchTopic t =
+        new FetchRequestData.FetchTopic().setTopic(topic).setTopicId(Uuid.ZERO_UUID);
+    t.partitions()
+        .add(
+            new FetchRequestData.FetchPartition()
+                .setPartition(partition)
+                .setFetchOffset(offset)
+                .setPartitionMaxBytes(1 << 20)
+                .setCurrentLeaderEpoch(-1));
     request.topics().add(t);
     return request;
   }
@@ -83,29 +99,47 @@ class DataPlaneTest {
   @Test
   void acksAllIsAnsweredOnceTheHighWatermarkPassesTheBatch() throws Exception {
     // When
-    ProduceResponseData first = (ProduceResponseData) BrokerFixture.call(produce, produceRequest("orders", 0, (short) -1, "a", "b"));
-    ProduceResponseData second = (ProduceResponseData) BrokerFixture.call(produce, produceRequest("orders", 0, (short) 1, "c"));
+    ProduceResponseData first =
+        (ProduceResponseData)
+            BrokerFixture.call(produce, produceRequest("orders", 0, (short) -1, "a", "b"));
+    ProduceResponseData second =
+        (ProduceResponseData)
+            BrokerFixture.call(produce, produceRequest("orders", 0, (short) 1, "c"));
 
     // Then
     assertThat(only(first).errorCode()).isZero();
     assertThat(only(first).baseOffset()).isZero();
     assertThat(only(second).baseOffset()).isEqualTo(2);
-    assertThat(broker.replicaManager.partition(new org.apache.kafka.common.TopicPartition("orders", 0))
-        .orElseThrow().log().highWatermark()).isEqualTo(3);
+    assertThat(
+            broker
+                .replicaManager
+                .partition(new org.apache.kafka.common.TopicPartition("orders", 0))
+                .orElseThrow()
+                .log()
+                .highWatermark())
+        .isEqualTo(3);
   }
 
   @Test
   void acksZeroGetsNoResponse() throws Exception {
     ApiMessage response =
-        produce.handle(BrokerFixture.context(ApiKeys.PRODUCE, (short) 11), produceRequest("orders", 0, (short) 0, "x"))
-            .toCompletableFuture().get(5, TimeUnit.SECONDS);
+        produce
+            .handle(
+                BrokerFixture.context(ApiKeys.PRODUCE, (short) 11),
+                produceRequest("orders", 0, (short) 0, "x"))
+            .toCompletableFuture()
+            .get(5, TimeUnit.SECONDS);
     assertThat(response).isNull();
   }
 
   @Test
   void unknownTopicAndBadAcksAreReported() throws Exception {
-    ProduceResponseData unknown = (ProduceResponseData) BrokerFixture.call(produce, produceRequest("nope", 0, (short) 1, "x"));
-    ProduceResponseData badAcks = (ProduceResponseData) BrokerFixture.call(produce, produceRequest("orders", 0, (short) 2, "x"));
+    ProduceResponseData unknown =
+        (ProduceResponseData)
+            BrokerFixture.call(produce, produceRequest("nope", 0, (short) 1, "x"));
+    ProduceResponseData badAcks =
+        (ProduceResponseData)
+            BrokerFixture.call(produce, produceRequest("orders", 0, (short) 2, "x"));
     assertThat(only(unknown).errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
     assertThat(only(badAcks).errorCode()).isEqualTo(Errors.INVALID_REQUIRED_ACKS.code());
   }
@@ -114,7 +148,10 @@ class DataPlaneTest {
   void aLongPollIsCompletedByTheNextAppendWithoutHoldingAThread() throws Exception {
     // Given: a consumer waiting at the end of the log
     CompletableFuture<ApiMessage> waiting =
-        fetch.handle(BrokerFixture.context(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion()), fetchRequest("orders", 1, 0, 30_000, 1))
+        fetch
+            .handle(
+                BrokerFixture.context(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion()),
+                fetchRequest("orders", 1, 0, 30_000, 1))
             .toCompletableFuture();
     assertThat(waiting).isNotDone();
 
@@ -138,14 +175,17 @@ class DataPlaneTest {
   @Test
   void aLongPollTimesOutEmpty() throws Exception {
     long started = System.nanoTime();
-    FetchResponseData response = (FetchResponseData) BrokerFixture.call(fetch, fetchRequest("orders", 0, 0, 200, 1));
-    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isGreaterThanOrEqualTo(150);
+    FetchResponseData response =
+        (FetchResponseData) BrokerFixture.call(fetch, fetchRequest("orders", 0, 0, 200, 1));
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+        .isGreaterThanOrEqualTo(150);
     assertThat(response.responses().get(0).partitions().get(0).records().sizeInBytes()).isZero();
   }
 
   @Test
   void fetchBeyondTheEndIsOutOfRange() throws Exception {
-    FetchResponseData response = (FetchResponseData) BrokerFixture.call(fetch, fetchRequest("orders", 0, 5, 0, 1));
+    FetchResponseData response =
+        (FetchResponseData) BrokerFixture.call(fetch, fetchRequest("orders", 0, 5, 0, 1));
     FetchResponseData.PartitionData data = response.responses().get(0).partitions().get(0);
     assertThat(data.errorCode()).isEqualTo(Errors.OFFSET_OUT_OF_RANGE.code());
     assertThat(data.highWatermark()).isZero();
@@ -159,15 +199,24 @@ class DataPlaneTest {
 
     // When
     ListOffsetsRequestData request = new ListOffsetsRequestData().setReplicaId(-1);
-    ListOffsetsRequestData.ListOffsetsTopic topic = new ListOffsetsRequestData.ListOffsetsTopic().setName("orders");
+    ListOffsetsRequestData.ListOffsetsTopic topic =
+        new ListOffsetsRequestData.ListOffsetsTopic().setName("orders");
     for (long ts : new long[] {-2L, -1L, -3L, 0L}) {
-      topic.partitions().add(new ListOffsetsRequestData.ListOffsetsPartition().setPartitionIndex(0).setTimestamp(ts).setCurrentLeaderEpoch(-1));
+      topic
+          .partitions()
+          .add(
+              new ListOffsetsRequestData.ListOffsetsPartition()
+                  .setPartitionIndex(0)
+                  .setTimestamp(ts)
+                  .setCurrentLeaderEpoch(-1));
     }
     request.topics().add(topic);
-    ListOffsetsResponseData response = (ListOffsetsResponseData) BrokerFixture.call(handler, request);
+    ListOffsetsResponseData response =
+        (ListOffsetsResponseData) BrokerFixture.call(handler, request);
 
     // Then
-    List<ListOffsetsResponseData.ListOffsetsPartitionResponse> answers = response.topics().get(0).partitions();
+    List<ListOffsetsResponseData.ListOffsetsPartitionResponse> answers =
+        response.topics().get(0).partitions();
     assertThat(answers.get(0).offset()).isZero();
     assertThat(answers.get(1).offset()).isEqualTo(3);
     assertThat(answers.get(2).offset()).isBetween(0L, 2L);
@@ -176,7 +225,8 @@ class DataPlaneTest {
 
   @Test
   void metadataCreatesAnUnknownTopicWhenAllowed() throws Exception {
-    MetadataHandler handler = new MetadataHandler(broker.identity, broker.replicaManager, broker.admin);
+    MetadataHandler handler =
+        new MetadataHandler(broker.identity, broker.replicaManager, broker.admin);
     MetadataRequestData request = new MetadataRequestData().setAllowAutoTopicCreation(true);
     request.topics().add(new MetadataRequestData.MetadataRequestTopic().setName("auto-made"));
 

@@ -27,8 +27,8 @@ public final class BrookMain implements Callable<Integer> {
 
   /**
    * Runs until SIGTERM / Ctrl-C, then shuts down cleanly. The hook halts with status 0 once the
-   * node is closed: a signal-initiated JVM exit would otherwise report 143, and a clean stop is
-   * not an error.
+   * node is closed: a signal-initiated JVM exit would otherwise report 143, and a clean stop is not
+   * an error.
    */
   static int runUntilStopped(BrokerConfig config, String hint) throws Exception {
     BrookServer server = BrookServer.start(config);

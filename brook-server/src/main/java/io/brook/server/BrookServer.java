@@ -28,8 +28,8 @@ import io.brook.metadata.quorum.LocalMetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
-import io.brook.protocol.network.KafkaNetworkServer;
 import io.brook.protocol.NetworkConfig;
+import io.brook.protocol.network.KafkaNetworkServer;
 import io.brook.server.config.BrokerConfig;
 import io.brook.server.config.Endpoint;
 import io.brook.storage.log.LogConfig;
@@ -51,8 +51,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One Brook node: storage, metadata, the data plane and the network, wired together and started
- * in dependency order, stopped in reverse.
+ * One Brook node: storage, metadata, the data plane and the network, wired together and started in
+ * dependency order, stopped in reverse.
  */
 public final class BrookServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BrookServer.class);
@@ -125,8 +125,7 @@ public final class BrookServer implements AutoCloseable {
               Time.SYSTEM,
               c.scheduler);
       c.delayedOperations = new DelayedOperations();
-      c.replicaManager =
-          new ReplicaManager(nodeId, c.logManager, c.delayedOperations, topicConfig);
+      c.replicaManager = new ReplicaManager(nodeId, c.logManager, c.delayedOperations, topicConfig);
       c.replicaManager.applyMetadata(c.quorum.image());
       c.quorum.addListener(c.replicaManager::applyMetadata);
 
@@ -136,7 +135,8 @@ public final class BrookServer implements AutoCloseable {
               c.quorum::image,
               new SecureRandom());
       TopicAdmin admin =
-          new TopicAdmin(c.quorum, controller, TopicConfigs::validate, config.autoCreateTopicsEnable());
+          new TopicAdmin(
+              c.quorum, controller, TopicConfigs::validate, config.autoCreateTopicsEnable());
       BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId);
       long[] brokerEpoch = {0};
       ProducerIdManager producerIds =
@@ -220,7 +220,8 @@ public final class BrookServer implements AutoCloseable {
       }
       int port =
           endpoint.port() == 0 ? network.boundPort(endpoint.listenerName()) : endpoint.port();
-      String host = endpoint.host() == null || endpoint.host().isEmpty() ? "localhost" : endpoint.host();
+      String host =
+          endpoint.host() == null || endpoint.host().isEmpty() ? "localhost" : endpoint.host();
       endpoints.add(
           new BrokerEndpoint(
               endpoint.listenerName(), host, port, endpoint.securityProtocol().name));

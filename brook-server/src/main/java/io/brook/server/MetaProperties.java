@@ -13,10 +13,9 @@ import java.util.Properties;
 import org.apache.kafka.common.Uuid;
 
 /**
- * {@code meta.properties} in every log directory: which cluster and node the data belongs to.
- * Kafka requires a separate format step to write it; Brook writes it on first start (a new
- * cluster id) and checks it on every later start, so data of one node or cluster is never opened
- * by another.
+ * {@code meta.properties} in every log directory: which cluster and node the data belongs to. Kafka
+ * requires a separate format step to write it; Brook writes it on first start (a new cluster id)
+ * and checks it on every later start, so data of one node or cluster is never opened by another.
  */
 final class MetaProperties {
   static final String FILE_NAME = "meta.properties";

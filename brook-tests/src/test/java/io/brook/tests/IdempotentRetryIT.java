@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A produce whose response was lost is retried by the idempotent producer with the same producer
- * id and sequence; the broker must answer with the original offsets and store it once.
+ * A produce whose response was lost is retried by the idempotent producer with the same producer id
+ * and sequence; the broker must answer with the original offsets and store it once.
  */
 class IdempotentRetryIT {
   @RegisterExtension static final BrookExtension BROOK = new BrookExtension();
@@ -42,9 +42,14 @@ class IdempotentRetryIT {
     try (RawKafkaClient client = new RawKafkaClient("127.0.0.1", BROOK.brook().port())) {
       ByteBuffer initBody =
           client.send(
-              new InitProducerIdRequestData().setTransactionTimeoutMs(60_000).setProducerId(-1).setProducerEpoch((short) -1),
+              new InitProducerIdRequestData()
+                  .setTransactionalId(null)
+                  .setTransactionTimeoutMs(60_000)
+                  .setProducerId(-1)
+                  .setProducerEpoch((short) -1),
               (short) 4);
-      InitProducerIdResponseData init = new InitProducerIdResponseData(new ByteBufferAccessor(initBody), (short) 4);
+      InitProducerIdResponseData init =
+          new InitProducerIdResponseData(new ByteBufferAccessor(initBody), (short) 4);
       assertThat(init.errorCode()).isEqualTo(Errors.NONE.code());
 
       // When: the same batch sent twice (the producer never saw the first answer)
@@ -59,13 +64,18 @@ class IdempotentRetryIT {
                 new SimpleRecord("a".getBytes(StandardCharsets.UTF_8)),
                 new SimpleRecord("b".getBytes(StandardCharsets.UTF_8)),
                 new SimpleRecord("c".getBytes(StandardCharsets.UTF_8)));
-        ProduceRequestData request = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000);
-        ProduceRequestData.TopicProduceData topicData = new ProduceRequestData.TopicProduceData().setName(topic);
+        ProduceRequestData request =
+            new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000);
+        ProduceRequestData.TopicProduceData topicData =
+            new ProduceRequestData.TopicProduceData().setName(topic);
         topicData.setTopicId(topicId(topic));
-        topicData.partitionData().add(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(batch));
+        topicData
+            .partitionData()
+            .add(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(batch));
         request.topicData().add(topicData);
         ByteBuffer body = client.send(request, produceVersion);
-        ProduceResponseData response = new ProduceResponseData(new ByteBufferAccessor(body), produceVersion);
+        ProduceResponseData response =
+            new ProduceResponseData(new ByteBufferAccessor(body), produceVersion);
         ProduceResponseData.PartitionProduceResponse partition =
             response.responses().iterator().next().partitionResponses().get(0);
         assertThat(partition.errorCode()).isEqualTo(Errors.NONE.code());
@@ -76,8 +86,12 @@ class IdempotentRetryIT {
       assertThat(baseOffsets[1]).isEqualTo(baseOffsets[0]).isZero();
       try (Admin admin = Admin.create(Map.of("bootstrap.servers", BROOK.bootstrapServers()))) {
         long end =
-            admin.listOffsets(Map.of(new TopicPartition(topic, 0), OffsetSpec.latest())).all().get()
-                .get(new TopicPartition(topic, 0)).offset();
+            admin
+                .listOffsets(Map.of(new TopicPartition(topic, 0), OffsetSpec.latest()))
+                .all()
+                .get()
+                .get(new TopicPartition(topic, 0))
+                .offset();
         assertThat(end).isEqualTo(3);
       }
     }

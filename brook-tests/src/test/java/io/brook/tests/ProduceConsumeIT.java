@@ -50,7 +50,8 @@ class ProduceConsumeIT {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BROOK.bootstrapServers());
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    props.put(
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     for (int i = 0; i < overrides.length; i += 2) {
       props.put(overrides[i], overrides[i + 1]);
@@ -65,7 +66,8 @@ class ProduceConsumeIT {
   }
 
   /** Reads every record of the topic's partitions from the beginning up to their end offsets. */
-  private static List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int partitions, String... overrides) {
+  private static List<ConsumerRecord<byte[], byte[]>> readAll(
+      String topic, int partitions, String... overrides) {
     List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer = consumer(overrides)) {
       List<TopicPartition> tps = new ArrayList<>();
@@ -122,10 +124,13 @@ class ProduceConsumeIT {
     Map<Integer, Long> lastOffset = new HashMap<>();
     Map<Integer, Integer> lastSeqInPartition = new HashMap<>();
     for (ConsumerRecord<byte[], byte[]> record : records) {
-      int seq = Integer.parseInt(new String(record.headers().lastHeader("seq").value(), StandardCharsets.UTF_8));
+      int seq =
+          Integer.parseInt(
+              new String(record.headers().lastHeader("seq").value(), StandardCharsets.UTF_8));
       String key = new String(record.key(), StandardCharsets.UTF_8);
       assertThat(key).isEqualTo("order-" + (seq % 997));
-      assertThat(new String(record.value(), StandardCharsets.UTF_8)).isEqualTo("{\"type\":\"ORDER_PAID\",\"n\":" + seq + "}");
+      assertThat(new String(record.value(), StandardCharsets.UTF_8))
+          .isEqualTo("{\"type\":\"ORDER_PAID\",\"n\":" + seq + "}");
       assertThat(record.timestamp()).isEqualTo(baseTimestamp + seq);
       Integer previousPartition = partitionOfKey.putIfAbsent(key, record.partition());
       assertThat(previousPartition == null || previousPartition == record.partition()).isTrue();
@@ -145,9 +150,18 @@ class ProduceConsumeIT {
 
     // When
     try (KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(producerProps(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression, ProducerConfig.LINGER_MS_CONFIG, "20"))) {
+        new KafkaProducer<>(
+            producerProps(
+                ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                compression,
+                ProducerConfig.LINGER_MS_CONFIG,
+                "20"))) {
       for (int i = 0; i < 5_000; i++) {
-        producer.send(new ProducerRecord<>(topic, ("k" + i).getBytes(StandardCharsets.UTF_8), ("value " + i + " ".repeat(i % 50)).getBytes(StandardCharsets.UTF_8)));
+        producer.send(
+            new ProducerRecord<>(
+                topic,
+                ("k" + i).getBytes(StandardCharsets.UTF_8),
+                ("value " + i + " ".repeat(i % 50)).getBytes(StandardCharsets.UTF_8)));
       }
       producer.flush();
     }
@@ -155,7 +169,12 @@ class ProduceConsumeIT {
     // Then
     List<ConsumerRecord<byte[], byte[]>> records = readAll(topic, 2);
     assertThat(records).hasSize(5_000);
-    assertThat(records.stream().map(r -> new String(r.key(), StandardCharsets.UTF_8)).distinct().count()).isEqualTo(5_000);
+    assertThat(
+            records.stream()
+                .map(r -> new String(r.key(), StandardCharsets.UTF_8))
+                .distinct()
+                .count())
+        .isEqualTo(5_000);
   }
 
   @Test
@@ -190,16 +209,23 @@ class ProduceConsumeIT {
     long base = System.currentTimeMillis() - 100_000;
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps())) {
       for (int i = 0; i < 50; i++) {
-        producer.send(new ProducerRecord<>(topic, 0, base + i * 1000L, null, ("v" + i).getBytes(StandardCharsets.UTF_8))).get();
+        producer
+            .send(
+                new ProducerRecord<>(
+                    topic, 0, base + i * 1000L, null, ("v" + i).getBytes(StandardCharsets.UTF_8)))
+            .get();
       }
     }
 
     // When / Then
     try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
       TopicPartition tp = new TopicPartition(topic, 0);
-      Map<TopicPartition, OffsetAndTimestamp> exact = consumer.offsetsForTimes(Map.of(tp, base + 20_000));
-      Map<TopicPartition, OffsetAndTimestamp> between = consumer.offsetsForTimes(Map.of(tp, base + 20_500));
-      Map<TopicPartition, OffsetAndTimestamp> after = consumer.offsetsForTimes(Map.of(tp, base + 99_000));
+      Map<TopicPartition, OffsetAndTimestamp> exact =
+          consumer.offsetsForTimes(Map.of(tp, base + 20_000));
+      Map<TopicPartition, OffsetAndTimestamp> between =
+          consumer.offsetsForTimes(Map.of(tp, base + 20_500));
+      Map<TopicPartition, OffsetAndTimestamp> after =
+          consumer.offsetsForTimes(Map.of(tp, base + 99_000));
       assertThat(exact.get(tp).offset()).isEqualTo(20);
       assertThat(between.get(tp).offset()).isEqualTo(21);
       assertThat(between.get(tp).timestamp()).isEqualTo(base + 21_000);

@@ -14,9 +14,9 @@ import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfi
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsSynonym;
 
 /**
- * Builds DescribeConfigs entries: for a topic every topic config with its effective value and
- * where it comes from (the topic's override, the broker's file, or Kafka's default), for a broker
- * its static settings.
+ * Builds DescribeConfigs entries: for a topic every topic config with its effective value and where
+ * it comes from (the topic's override, the broker's file, or Kafka's default), for a broker its
+ * static settings.
  */
 public final class ConfigDescriber {
   private final LogConfig brokerLogDefaults;
@@ -98,7 +98,8 @@ public final class ConfigDescriber {
       if (keys != null && !keys.contains(e.name())) {
         continue;
       }
-      byte source = e.explicit() ? ConfigSources.STATIC_BROKER_CONFIG : ConfigSources.DEFAULT_CONFIG;
+      byte source =
+          e.explicit() ? ConfigSources.STATIC_BROKER_CONFIG : ConfigSources.DEFAULT_CONFIG;
       DescribeConfigsResourceResult entry =
           new DescribeConfigsResourceResult()
               .setName(e.name())

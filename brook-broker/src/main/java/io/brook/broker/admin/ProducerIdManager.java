@@ -12,7 +12,9 @@ public final class ProducerIdManager {
   private ProducerIdBlock block;
   private long next;
 
-  /** @param blockSource asks the controller for a fresh block (may block briefly on the quorum) */
+  /**
+   * @param blockSource asks the controller for a fresh block (may block briefly on the quorum)
+   */
   public ProducerIdManager(Supplier<ProducerIdBlock> blockSource) {
     this.blockSource = blockSource;
   }

@@ -13,9 +13,9 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * The broker's door to the controller: topic and config changes and producer-id blocks are
- * decided by the controller logic and made durable through the metadata quorum before they take
- * effect. On a single node the quorum is local and answers at once.
+ * The broker's door to the controller: topic and config changes and producer-id blocks are decided
+ * by the controller logic and made durable through the metadata quorum before they take effect. On
+ * a single node the quorum is local and answers at once.
  */
 public final class TopicAdmin implements AutoTopicCreator {
   private final MetadataQuorum quorum;
@@ -62,7 +62,10 @@ public final class TopicAdmin implements AutoTopicCreator {
   }
 
   public ApiError createPartitions(
-      String topic, int newTotalCount, Optional<List<List<Integer>>> assignments, boolean validateOnly) {
+      String topic,
+      int newTotalCount,
+      Optional<List<List<Integer>>> assignments,
+      boolean validateOnly) {
     return quorum.submit(
         image -> controller.createPartitions(topic, newTotalCount, assignments, validateOnly));
   }

@@ -55,7 +55,8 @@ public final class CreatePartitionsHandler implements ApiHandler {
           assignments = Optional.of(replicas);
         }
         ApiError error =
-            admin.createPartitions(topic.name(), topic.count(), assignments, request.validateOnly());
+            admin.createPartitions(
+                topic.name(), topic.count(), assignments, request.validateOnly());
         result.setErrorCode(error.error().code()).setErrorMessage(error.message());
       } catch (RuntimeException e) {
         ApiFailure failure = ApiFailure.of(e);

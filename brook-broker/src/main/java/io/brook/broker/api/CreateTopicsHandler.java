@@ -31,7 +31,8 @@ public final class CreateTopicsHandler implements ApiHandler {
   private final ReplicaManager replicaManager;
   private final ConfigDescriber configs;
 
-  public CreateTopicsHandler(TopicAdmin admin, ReplicaManager replicaManager, ConfigDescriber configs) {
+  public CreateTopicsHandler(
+      TopicAdmin admin, ReplicaManager replicaManager, ConfigDescriber configs) {
     this.admin = admin;
     this.replicaManager = replicaManager;
     this.configs = configs;

@@ -15,10 +15,10 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
- * DeleteRecords: moves a partition's log start offset forward (offset -1 means the high
- * watermark); records below it become unreadable and their segments are reclaimed by retention.
- * With replication the answer will wait for followers to move their start too; on one replica it
- * is immediate.
+ * DeleteRecords: moves a partition's log start offset forward (offset -1 means the high watermark);
+ * records below it become unreadable and their segments are reclaimed by retention. With
+ * replication the answer will wait for followers to move their start too; on one replica it is
+ * immediate.
  */
 public final class DeleteRecordsHandler implements ApiHandler {
   /** Kafka's "delete everything up to the high watermark" offset. */
@@ -54,7 +54,9 @@ public final class DeleteRecordsHandler implements ApiHandler {
       response.topics().add(result);
       for (DeleteRecordsRequestData.DeleteRecordsPartition p : topic.partitions()) {
         DeleteRecordsPartitionResult out =
-            new DeleteRecordsPartitionResult().setPartitionIndex(p.partitionIndex()).setLowWatermark(-1L);
+            new DeleteRecordsPartitionResult()
+                .setPartitionIndex(p.partitionIndex())
+                .setLowWatermark(-1L);
         result.partitions().add(out);
         try {
           Partition partition =

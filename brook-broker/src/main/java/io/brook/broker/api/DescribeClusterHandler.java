@@ -2,8 +2,8 @@ package io.brook.broker.api;
 
 import io.brook.broker.BrokerIdentity;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.metadata.image.BrokerRegistration;
+import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;

@@ -26,11 +26,11 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
- * Fetch: reads each partition from the requested offset up to the high watermark (consumers) or
- * the log end (followers) and answers with the still-compressed batches as file regions, sent with
- * zero copy. If less than {@code min_bytes} is available the request waits, without holding a
- * thread, until appends bring enough or {@code max_wait_ms} passes. Fetch sessions are declined
- * (session id 0): every request is a full fetch.
+ * Fetch: reads each partition from the requested offset up to the high watermark (consumers) or the
+ * log end (followers) and answers with the still-compressed batches as file regions, sent with zero
+ * copy. If less than {@code min_bytes} is available the request waits, without holding a thread,
+ * until appends bring enough or {@code max_wait_ms} passes. Fetch sessions are declined (session id
+ * 0): every request is a full fetch.
  */
 public final class FetchHandler implements ApiHandler {
   private final ReplicaManager replicaManager;
@@ -74,7 +74,9 @@ public final class FetchHandler implements ApiHandler {
           TopicLookup.find(replicaManager.image(), topic.topic(), topic.topicId());
       for (FetchRequestData.FetchPartition partition : topic.partitions()) {
         TopicPartition tp =
-            lookup.found() ? new TopicPartition(lookup.topic().name(), partition.partition()) : null;
+            lookup.found()
+                ? new TopicPartition(lookup.topic().name(), partition.partition())
+                : null;
         wanted.add(new Wanted(topicIndex, partition, tp, lookup.error()));
       }
       topicIndex++;
@@ -167,12 +169,14 @@ public final class FetchHandler implements ApiHandler {
           data.setAbortedTransactions(new ArrayList<>());
         }
         if (slice.sizeInBytes() > 0) {
-          data.setRecords(new ZeroCopyRecords(slice.channel(), slice.position(), slice.sizeInBytes()));
+          data.setRecords(
+              new ZeroCopyRecords(slice.channel(), slice.position(), slice.sizeInBytes()));
           remaining -= slice.sizeInBytes();
           bytes += slice.sizeInBytes();
         }
         positions.add(
-            new Position(w.topicPartition(), w.request().fetchOffset(), result.fetchOffsetMetadata()));
+            new Position(
+                w.topicPartition(), w.request().fetchOffset(), result.fetchOffsetMetadata()));
       } catch (RuntimeException e) {
         ApiFailure failure = ApiFailure.of(e);
         data.setErrorCode(failure.code());
@@ -200,8 +204,8 @@ public final class FetchHandler implements ApiHandler {
   /**
    * Waits until the partitions hold {@code minBytes} beyond the fetch positions, estimated from
    * file positions without reading: bytes between the fetch position and the bound in the same
-   * segment, or "enough" once the bound is in a later segment. A partition that lost its leader
-   * or vanished completes the wait so the client hears about it at once.
+   * segment, or "enough" once the bound is in a later segment. A partition that lost its leader or
+   * vanished completes the wait so the client hears about it at once.
    */
   private abstract class DelayedFetch extends DelayedOperation {
     private final List<Position> positions;
@@ -235,7 +239,8 @@ public final class FetchHandler implements ApiHandler {
             || bound.segmentBaseOffset() != at.segmentBaseOffset()) {
           return true;
         }
-        available += Math.max(0, bound.relativePositionInSegment() - at.relativePositionInSegment());
+        available +=
+            Math.max(0, bound.relativePositionInSegment() - at.relativePositionInSegment());
         if (available >= minBytes) {
           return true;
         }

@@ -103,7 +103,8 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
         case SET -> changes.put(name, Optional.ofNullable(config.value()));
         case DELETE -> changes.put(name, Optional.empty());
         case APPEND, SUBTRACT -> {
-          List<String> items = new ArrayList<>(split(current.getOrDefault(name, effective.get(name))));
+          List<String> items =
+              new ArrayList<>(split(current.getOrDefault(name, effective.get(name))));
           for (String item : split(config.value())) {
             if (config.configOperation() == APPEND && !items.contains(item)) {
               items.add(item);
@@ -113,8 +114,9 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
           }
           changes.put(name, Optional.of(String.join(",", items)));
         }
-        default -> throw new InvalidRequestException(
-            "unknown config operation " + config.configOperation() + " for " + name);
+        default ->
+            throw new InvalidRequestException(
+                "unknown config operation " + config.configOperation() + " for " + name);
       }
     }
     return changes;

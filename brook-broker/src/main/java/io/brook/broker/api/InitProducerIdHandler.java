@@ -53,7 +53,10 @@ public final class InitProducerIdHandler implements ApiHandler {
     try {
       response.setProducerId(producerIds.nextProducerId()).setProducerEpoch((short) 0);
     } catch (RuntimeException e) {
-      response.setErrorCode(ApiFailure.of(e).code()).setProducerId(-1L).setProducerEpoch((short) -1);
+      response
+          .setErrorCode(ApiFailure.of(e).code())
+          .setProducerId(-1L)
+          .setProducerEpoch((short) -1);
     }
     return CompletableFuture.completedFuture(response);
   }

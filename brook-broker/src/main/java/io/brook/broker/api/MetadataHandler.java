@@ -3,11 +3,11 @@ package io.brook.broker.api;
 import io.brook.broker.BrokerIdentity;
 import io.brook.broker.admin.AutoTopicCreator;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.metadata.image.BrokerRegistration;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.PartitionImage;
 import io.brook.metadata.image.TopicImage;
+import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
@@ -28,10 +28,10 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Metadata: the brokers (at their addresses for the listener the client connected to), and for
- * each topic asked about its id and partitions with leader, leader epoch, replicas and ISR. Any
- * broker answers from its metadata image. Unknown topics are created when the client allows it and
- * {@code auto.create.topics.enable} is on.
+ * Metadata: the brokers (at their addresses for the listener the client connected to), and for each
+ * topic asked about its id and partitions with leader, leader epoch, replicas and ISR. Any broker
+ * answers from its metadata image. Unknown topics are created when the client allows it and {@code
+ * auto.create.topics.enable} is on.
  */
 public final class MetadataHandler implements ApiHandler {
   /** "Authorized operations not requested", as Kafka sends it. */
@@ -173,7 +173,8 @@ public final class MetadataHandler implements ApiHandler {
                   .setIsrNodes(new ArrayList<>(p.isr()))
                   .setOfflineReplicas(offline));
     }
-    out.partitions().sort(java.util.Comparator.comparingInt(MetadataResponsePartition::partitionIndex));
+    out.partitions()
+        .sort(java.util.Comparator.comparingInt(MetadataResponsePartition::partitionIndex));
     return out;
   }
 

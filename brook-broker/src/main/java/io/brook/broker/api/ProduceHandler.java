@@ -51,7 +51,8 @@ public final class ProduceHandler implements ApiHandler {
   }
 
   /** One partition's outcome, and the offset the high watermark must reach for acks=all. */
-  private record Pending(PartitionProduceResponse response, Partition partition, long requiredOffset) {}
+  private record Pending(
+      PartitionProduceResponse response, Partition partition, long requiredOffset) {}
 
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
@@ -63,11 +64,15 @@ public final class ProduceHandler implements ApiHandler {
       TopicProduceResponse topicResponse =
           new TopicProduceResponse().setName(topic.name()).setTopicId(topic.topicId());
       response.responses().add(topicResponse);
-      TopicLookup.Lookup lookup = TopicLookup.find(replicaManager.image(), topic.name(), topic.topicId());
+      TopicLookup.Lookup lookup =
+          TopicLookup.find(replicaManager.image(), topic.name(), topic.topicId());
       for (ProduceRequestData.PartitionProduceData data : topic.partitionData()) {
         PartitionProduceResponse partitionResponse =
-            new PartitionProduceResponse().setIndex(data.index()).setBaseOffset(-1L)
-                .setLogAppendTimeMs(-1L).setLogStartOffset(-1L);
+            new PartitionProduceResponse()
+                .setIndex(data.index())
+                .setBaseOffset(-1L)
+                .setLogAppendTimeMs(-1L)
+                .setLogStartOffset(-1L);
         topicResponse.partitionResponses().add(partitionResponse);
         if (acks != 0 && acks != 1 && acks != -1) {
           fail(partitionResponse, ApiFailure.of(Errors.INVALID_REQUIRED_ACKS));
@@ -112,8 +117,8 @@ public final class ProduceHandler implements ApiHandler {
   }
 
   /**
-   * Produce v3+ carries exactly one record batch per partition, in message format v2; anything
-   * else is INVALID_RECORD, as in Kafka.
+   * Produce v3+ carries exactly one record batch per partition, in message format v2; anything else
+   * is INVALID_RECORD, as in Kafka.
    */
   private static MemoryRecords singleV2Batch(ProduceRequestData.PartitionProduceData data) {
     if (!(data.records() instanceof MemoryRecords records)) {
@@ -147,7 +152,8 @@ public final class ProduceHandler implements ApiHandler {
     private final ProduceResponseData response;
     private final CompletableFuture<ApiMessage> done;
 
-    DelayedProduce(List<Pending> pending, ProduceResponseData response, CompletableFuture<ApiMessage> done) {
+    DelayedProduce(
+        List<Pending> pending, ProduceResponseData response, CompletableFuture<ApiMessage> done) {
       super(pending.stream().map(p -> p.partition().topicPartition()).toList());
       this.pending = pending;
       this.response = response;

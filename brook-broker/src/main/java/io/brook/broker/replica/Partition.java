@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * One partition hosted by this broker: its log, its leadership as the metadata last said, and the
  * high watermark it maintains as leader.
  *
- * <p>The high watermark is the smallest log end offset among the in-sync replicas. On a leader
- * with followers it advances as their fetches report progress; with an ISR of one it follows the
+ * <p>The high watermark is the smallest log end offset among the in-sync replicas. On a leader with
+ * followers it advances as their fetches report progress; with an ISR of one it follows the
  * leader's own appends.
  */
 public final class Partition {
@@ -77,8 +77,8 @@ public final class Partition {
   }
 
   /**
-   * Applies the partition's latest metadata. Becoming leader in a new epoch records where the
-   * epoch starts, so OffsetForLeaderEpoch answers correctly before the first append.
+   * Applies the partition's latest metadata. Becoming leader in a new epoch records where the epoch
+   * starts, so OffsetForLeaderEpoch answers correctly before the first append.
    */
   public void applyState(PartitionState newState) {
     PartitionState old = state;

@@ -110,7 +110,8 @@ public final class ReplicaManager {
         TopicPartition tp = new TopicPartition(topic.name(), entry.getKey());
         wanted.add(tp);
         PartitionState state =
-            new PartitionState(p.leader(), p.leaderEpoch(), p.partitionEpoch(), p.replicas(), p.isr());
+            new PartitionState(
+                p.leader(), p.leaderEpoch(), p.partitionEpoch(), p.replicas(), p.isr());
         Partition existing = partitions.get(tp);
         if (existing != null && !existing.topicId().equals(topic.id())) {
           // The topic was deleted and created again under the same name.
