@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -125,45 +124,29 @@ public final class PartitionLog implements Closeable {
       ensureWritable();
       ProducerStateManager.Append producers =
           producerState.beginAppend(origin != AppendOrigin.REPLICATION);
-      Optional<BatchMetadata> duplicate = findDuplicate(records, producers);
+      Optional<BatchMetadata> duplicate = LeaderAppends.findDuplicate(records, producers);
       if (duplicate.isPresent()) {
         return duplicateInfo(duplicate.get());
       }
-      long logEndOffset = logEndOffsetMetadata.messageOffset();
       boolean appendTime =
           origin != AppendOrigin.REPLICATION
               && cfg.timestampType() == TimestampType.LOG_APPEND_TIME;
-      long firstOffset;
-      long lastOffset;
-      if (origin == AppendOrigin.REPLICATION) {
-        if (summary.firstOffset() < logEndOffset) {
-          throw new StorageException(
-              StorageError.INVALID_RECORD,
-              "replicated batches start at "
-                  + summary.firstOffset()
-                  + ", below the log end offset "
-                  + logEndOffset);
-        }
-        firstOffset = summary.firstOffset();
-        lastOffset = summary.lastOffset();
-      } else {
-        firstOffset = logEndOffset;
-        lastOffset = assignOffsets(records, logEndOffset, leaderEpoch, appendTime ? now : -1);
+      long firstOffset =
+          origin == AppendOrigin.REPLICATION
+              ? checkReplicatedStart(summary)
+              : logEndOffsetMetadata.messageOffset();
+      long lastOffset =
+          origin == AppendOrigin.REPLICATION
+              ? summary.lastOffset()
+              : LeaderAppends.assignOffsets(
+                  records, firstOffset, leaderEpoch, appendTime ? now : -1);
+      if (origin != AppendOrigin.REPLICATION) {
         maybeAssignEpoch(leaderEpoch, firstOffset);
       }
       LogSegment segment =
           maybeRoll(summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg);
       writeToSegment(segment, records);
-      List<AppendedBatch> appended = new ArrayList<>(summary.batchCount());
-      for (MutableRecordBatch batch : records.batches()) {
-        if (origin == AppendOrigin.REPLICATION) {
-          maybeAssignEpoch(batch.partitionLeaderEpoch(), batch.baseOffset());
-        }
-        producers.record(batch);
-        appended.add(AppendedBatch.of(batch));
-      }
-      producers.commit();
-      producerState.updateMapEndOffset(lastOffset + 1);
+      List<AppendedBatch> appended = recordAppended(records, origin, producers, summary);
       logEndOffsetMetadata =
           new LogOffsetMetadata(lastOffset + 1, segment.baseOffset(), segment.sizeInBytes());
       if (flusher.recordAppended(summary.recordCount(), cfg)) {
@@ -178,21 +161,45 @@ public final class PartitionLog implements Closeable {
           summary.recordCount(),
           summary.sizeInBytes(),
           false,
-          List.copyOf(appended));
+          appended);
     } finally {
       lock.unlock();
     }
   }
 
-  private static Optional<BatchMetadata> findDuplicate(
-      MemoryRecords records, ProducerStateManager.Append producers) {
-    for (MutableRecordBatch batch : records.batches()) {
-      Optional<BatchMetadata> duplicate = producers.checkDuplicateOrValidate(batch);
-      if (duplicate.isPresent()) {
-        return duplicate;
-      }
+  /** A follower appends at or after its log end, never over its own tail. */
+  private long checkReplicatedStart(BatchValidator.Summary summary) {
+    long logEndOffset = logEndOffsetMetadata.messageOffset();
+    if (summary.firstOffset() < logEndOffset) {
+      throw new StorageException(
+          StorageError.INVALID_RECORD,
+          "replicated batches start at "
+              + summary.firstOffset()
+              + ", below the log end offset "
+              + logEndOffset);
     }
-    return Optional.empty();
+    return summary.firstOffset();
+  }
+
+  /** Updates producer state (and, for replicated batches, leader epochs) from written batches. */
+  private List<AppendedBatch> recordAppended(
+      MemoryRecords records,
+      AppendOrigin origin,
+      ProducerStateManager.Append producers,
+      BatchValidator.Summary summary) {
+    List<AppendedBatch> appended = new ArrayList<>(summary.batchCount());
+    long next = 0;
+    for (MutableRecordBatch batch : records.batches()) {
+      if (origin == AppendOrigin.REPLICATION) {
+        maybeAssignEpoch(batch.partitionLeaderEpoch(), batch.baseOffset());
+      }
+      producers.record(batch);
+      appended.add(AppendedBatch.of(batch));
+      next = batch.nextOffset();
+    }
+    producers.commit();
+    producerState.updateMapEndOffset(next);
+    return List.copyOf(appended);
   }
 
   private LogAppendInfo duplicateInfo(BatchMetadata original) {
@@ -206,25 +213,6 @@ public final class PartitionLog implements Closeable {
         0,
         true,
         List.of());
-  }
-
-  /**
-   * Rewrites each batch's base offset (outside the CRC) and leader epoch in place, and under
-   * LogAppendTime its max timestamp (which recomputes the CRC over the header, not the records).
-   */
-  private static long assignOffsets(
-      MemoryRecords records, long nextOffset, int leaderEpoch, long logAppendTimeMs) {
-    long next = nextOffset;
-    for (MutableRecordBatch batch : records.batches()) {
-      long delta = batch.lastOffset() - batch.baseOffset();
-      batch.setLastOffset(next + delta);
-      batch.setPartitionLeaderEpoch(leaderEpoch);
-      if (logAppendTimeMs >= 0) {
-        batch.setMaxTimestamp(TimestampType.LOG_APPEND_TIME, logAppendTimeMs);
-      }
-      next += delta + 1;
-    }
-    return next - 1;
   }
 
   private void maybeAssignEpoch(int epoch, long startOffset) {
@@ -352,94 +340,43 @@ public final class PartitionLog implements Closeable {
               + "] of "
               + topicPartition);
     }
-    LogOffsetMetadata bound = upperBound(maxOffset, end, hw);
+    LogOffsetMetadata bound = LogPositions.upperBound(segments, maxOffset, end, hw);
     if (startOffset >= bound.messageOffset()) {
       LogOffsetMetadata at =
           startOffset == end.messageOffset() ? end : LogOffsetMetadata.unresolved(startOffset);
       return new LogReadResult(at, FileSlice.EMPTY, hw.messageOffset(), start, end.messageOffset());
     }
-    Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
-    while (entry != null && entry.getKey() <= bound.segmentBaseOffset()) {
-      LogSegment segment = entry.getValue();
-      long maxPosition =
-          segment.baseOffset() == bound.segmentBaseOffset()
-              ? bound.relativePositionInSegment()
-              : segment.sizeInBytes();
-      FileSlice slice = segment.read(startOffset, maxBytes, maxPosition, minOneBatch);
-      if (slice != null) {
-        LogOffsetMetadata at =
-            new LogOffsetMetadata(startOffset, segment.baseOffset(), slice.position());
-        return new LogReadResult(at, slice, hw.messageOffset(), start, end.messageOffset());
-      }
-      entry = segments.higherEntry(entry.getKey());
+    LogReads.Found found = LogReads.read(segments, startOffset, maxBytes, bound, minOneBatch);
+    if (found == null) {
+      return new LogReadResult(
+          LogOffsetMetadata.unresolved(startOffset),
+          FileSlice.EMPTY,
+          hw.messageOffset(),
+          start,
+          end.messageOffset());
     }
     return new LogReadResult(
-        LogOffsetMetadata.unresolved(startOffset),
-        FileSlice.EMPTY,
-        hw.messageOffset(),
-        start,
-        end.messageOffset());
+        found.at(), found.slice(), hw.messageOffset(), start, end.messageOffset());
   }
 
-  private LogOffsetMetadata upperBound(
-      long maxOffset, LogOffsetMetadata end, LogOffsetMetadata hw) {
-    if (maxOffset >= end.messageOffset()) {
-      return end;
-    }
-    if (maxOffset == hw.messageOffset() && hw.isResolved()) {
-      return hw;
-    }
-    return resolve(maxOffset);
-  }
-
-  /** Finds where {@code offset} sits on disk: the start of the batch holding it, or the end. */
   private LogOffsetMetadata resolve(long offset) {
-    LogOffsetMetadata end = logEndOffsetMetadata;
-    if (offset >= end.messageOffset()) {
-      return end;
-    }
-    Map.Entry<Long, LogSegment> entry = segments.floorEntry(offset);
-    if (entry == null) {
-      entry = segments.firstEntry();
-    }
-    LogSegment segment = entry.getValue();
-    FileRecords.LogOffsetPosition position = segment.translateOffset(offset, 0);
-    int at = position == null ? segment.sizeInBytes() : position.position;
-    return new LogOffsetMetadata(offset, segment.baseOffset(), at);
+    return LogPositions.resolve(segments, logEndOffsetMetadata, offset);
   }
 
   /**
-   * The first record at or after {@code timestamp} below {@code maxOffset} (ListOffsets by time),
-   * searching only segments whose newest record is recent enough.
+   * The first record at or after {@code timestamp} below {@code maxOffset} (ListOffsets by time).
    */
   public Optional<FileRecords.TimestampAndOffset> offsetForTimestamp(
       long timestamp, long maxOffset) {
     ensureReadable();
-    long start = logStartOffset;
-    for (LogSegment segment : segments.values()) {
-      if (segment.maxTimestampSoFar().timestamp() < timestamp) {
-        continue;
-      }
-      Optional<FileRecords.TimestampAndOffset> found =
-          segment.findOffsetByTimestamp(timestamp, start);
-      if (found.isPresent()) {
-        return found.get().offset < maxOffset ? found : Optional.empty();
-      }
-    }
-    return Optional.empty();
+    return TimestampLookups.offsetForTimestamp(
+        segments.values(), logStartOffset, timestamp, maxOffset);
   }
 
   /** The record with the largest timestamp (ListOffsets MAX_TIMESTAMP), the earliest on ties. */
   public Optional<FileRecords.TimestampAndOffset> maxTimestampRecord() {
     ensureReadable();
-    LogSegment best = null;
-    for (LogSegment segment : segments.values()) {
-      if (best == null
-          || segment.maxTimestampSoFar().timestamp() > best.maxTimestampSoFar().timestamp()) {
-        best = segment;
-      }
-    }
-    return best == null ? Optional.empty() : best.maxTimestampRecord();
+    return TimestampLookups.maxTimestampRecord(segments.values());
   }
 
   // ---------------------------------------------------------------------------------------------

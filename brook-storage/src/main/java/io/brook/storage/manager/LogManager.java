@@ -164,7 +164,7 @@ public final class LogManager implements Closeable {
     Map<TopicPartition, Long> recoveryPoints = readCheckpoint(dir, RECOVERY_POINT_CHECKPOINT);
     Map<TopicPartition, Long> logStarts = readCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT);
     Map<TopicPartition, Long> highWatermarks = readCheckpoint(dir, HIGH_WATERMARK_CHECKPOINT);
-    if (!clean) {
+    if (!clean && Files.exists(dir.resolve(RECOVERY_POINT_CHECKPOINT))) {
       log.info("Directory was not shut down cleanly, recovering unflushed data dir={}", dir);
     }
     List<Future<PartitionLog>> loads = new ArrayList<>();
