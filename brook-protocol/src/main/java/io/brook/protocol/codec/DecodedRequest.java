@@ -1,5 +1,6 @@
 package io.brook.protocol.codec;
 
+import io.netty.util.ReferenceCounted;
 import java.nio.ByteBuffer;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -18,12 +19,53 @@ public sealed interface DecodedRequest {
    * @param bodyBytes the body's bytes (position 0 at the body's start); kept so that a failed
    *     request can be re-parsed into kafka-clients' request class for its generic error response
    */
-  record Supported(RequestHeader header, ApiMessage body, ByteBuffer bodyBytes, long receivedNanos)
+  record Supported(
+      RequestHeader header,
+      ApiMessage body,
+      ByteBuffer bodyBytes,
+      long receivedNanos,
+      OwnedBuffer owner)
       implements DecodedRequest {
+    Supported(RequestHeader header, ApiMessage body, ByteBuffer bodyBytes, long receivedNanos) {
+      this(header, body, bodyBytes, receivedNanos, null);
+    }
+
+    /** The same request, whose bytes live in {@code buffer} until {@link #release()}. */
+    Supported ownedBy(ReferenceCounted buffer) {
+      return new Supported(header, body, bodyBytes, receivedNanos, new OwnedBuffer(buffer));
+    }
+
     /** A view of the body bytes that can be read without disturbing anyone else's position. */
     @Override
     public ByteBuffer bodyBytes() {
       return bodyBytes.duplicate();
+    }
+
+    /**
+     * Returns the network buffer holding the request's bytes (Produce records point into it) once
+     * the response is built or the connection is gone. Idempotent.
+     */
+    public void release() {
+      if (owner != null) {
+        owner.release();
+      }
+    }
+  }
+
+  /** A network buffer released exactly once, whoever gets there first. */
+  final class OwnedBuffer {
+    private final ReferenceCounted buffer;
+    private final java.util.concurrent.atomic.AtomicBoolean released =
+        new java.util.concurrent.atomic.AtomicBoolean();
+
+    OwnedBuffer(ReferenceCounted buffer) {
+      this.buffer = buffer;
+    }
+
+    void release() {
+      if (released.compareAndSet(false, true)) {
+        buffer.release();
+      }
     }
   }
 

@@ -11,10 +11,11 @@ import java.util.List;
  * Turns each frame from {@link FrameDecoder} into a {@link DecodedRequest}. Stateless, shared by
  * all connections of a listener.
  *
- * <p>The frame is copied once into a heap buffer owned by the request: decoded bodies keep views
- * into their bytes (Produce records) for as long as the handler holds them, independent of Netty's
- * pooled buffer, which is released as soon as this returns. Kafka's socket server does the same
- * copy.
+ * <p>Record bytes are not copied: a request the broker serves keeps the frame's (pooled, usually
+ * direct) buffer, and its decoded body reads its records straight from it, so a produced batch goes
+ * from the socket buffer to the segment file without passing through the heap. The connection
+ * releases the buffer once the response is built. Only a frame Netty holds in several pieces is
+ * copied, into one heap buffer.
  */
 @Sharable
 public final class RequestDecoder extends MessageToMessageDecoder<ByteBuf> {
@@ -28,9 +29,18 @@ public final class RequestDecoder extends MessageToMessageDecoder<ByteBuf> {
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
     long receivedNanos = System.nanoTime();
-    ByteBuffer bytes = ByteBuffer.allocate(frame.readableBytes());
-    frame.readBytes(bytes);
-    bytes.flip();
-    out.add(parser.parse(bytes, receivedNanos));
+    if (frame.nioBufferCount() != 1) {
+      ByteBuffer copy = ByteBuffer.allocate(frame.readableBytes());
+      frame.readBytes(copy);
+      copy.flip();
+      out.add(parser.parse(copy, receivedNanos));
+      return;
+    }
+    DecodedRequest request = parser.parse(frame.nioBuffer(), receivedNanos);
+    if (request instanceof DecodedRequest.Supported supported) {
+      // MessageToMessageDecoder releases the frame after this returns; the request keeps it.
+      request = supported.ownedBy(frame.retain());
+    }
+    out.add(request);
   }
 }

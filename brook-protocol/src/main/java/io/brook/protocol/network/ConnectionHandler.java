@@ -51,6 +51,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final InetAddress clientAddress;
   private final int queuedMaxRequests;
   private final ResponseOrderer<OutboundResponse> orderer = new ResponseOrderer<>();
+
+  /**
+   * Requests handed to a handler and not yet answered; their network buffers are released when the
+   * answer is built, or here when the connection goes away first. Event-loop only.
+   */
+  private final java.util.Set<DecodedRequest.Supported> awaitingHandler =
+      java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
   private final CompletableFuture<Void> drained = new CompletableFuture<>();
   private ConnectionState state = ConnectionState.initial();
   private ChannelHandlerContext ctx;
@@ -106,6 +114,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       throw new IllegalStateException("unexpected message " + msg.getClass().getName());
     }
     if (!state.dispatches()) {
+      if (request instanceof DecodedRequest.Supported supported) {
+        supported.release();
+      }
       return;
     }
     inReadBatch = true;
@@ -118,8 +129,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     RequestHeader header = request.header();
     if (request instanceof DecodedRequest.Supported supported) {
       if (header.apiKey() == ApiKeys.API_VERSIONS) {
-        complete(
-            sequence, OutboundResponse.to(header, ApiVersionsResponses.of(registry, Errors.NONE)));
+        try {
+          complete(
+              sequence,
+              OutboundResponse.to(header, ApiVersionsResponses.of(registry, Errors.NONE)));
+        } finally {
+          supported.release();
+        }
       } else {
         invokeHandler(sequence, supported);
       }
@@ -136,6 +152,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   private void invokeHandler(long sequence, DecodedRequest.Supported request) {
     RequestHeader header = request.header();
+    awaitingHandler.add(request);
     ApiHandler handler =
         registry
             .handler(header.apiKey())
@@ -153,10 +170,24 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       stage = CompletableFuture.failedFuture(e);
     }
     stage.whenComplete(
-        (response, error) -> onEventLoop(() -> onHandled(sequence, request, response, error)));
+        (response, error) -> {
+          if (!onEventLoop(() -> onHandled(sequence, request, response, error))) {
+            request.release();
+          }
+        });
   }
 
   private void onHandled(
+      long sequence, DecodedRequest.Supported request, ApiMessage response, Throwable error) {
+    try {
+      respond(sequence, request, response, error);
+    } finally {
+      awaitingHandler.remove(request);
+      request.release();
+    }
+  }
+
+  private void respond(
       long sequence, DecodedRequest.Supported request, ApiMessage response, Throwable error) {
     RequestHeader header = request.header();
     if (error == null && response == null) {
@@ -286,6 +317,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext context) {
+    // Handlers finished their synchronous work on this loop already; what is still pending holds
+    // no reference into the request bytes.
+    for (DecodedRequest.Supported request : awaitingHandler) {
+      request.release();
+    }
+    awaitingHandler.clear();
     transition(state.onClose("closed"));
     drained.complete(null);
     context.fireChannelInactive();
@@ -371,16 +408,19 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private void onEventLoop(Runnable task) {
+  /** Runs {@code task} on the connection's event loop; false if the loop is gone. */
+  private boolean onEventLoop(Runnable task) {
     if (ctx.executor().inEventLoop()) {
       task.run();
-      return;
+      return true;
     }
     try {
       ctx.executor().execute(task);
+      return true;
     } catch (RejectedExecutionException e) {
       LOG.debug("Event loop gone, dropping a completion for connection={}", connectionId);
       drained.complete(null);
+      return false;
     }
   }
 
