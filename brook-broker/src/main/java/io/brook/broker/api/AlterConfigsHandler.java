@@ -3,7 +3,6 @@ package io.brook.broker.api;
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.controller.ApiError;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -21,28 +20,14 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * AlterConfigs (the legacy, whole-set API): the request's configs replace every override the
  * resource had.
  */
-public final class AlterConfigsHandler implements ApiHandler {
+public final class AlterConfigsHandler extends KafkaApi {
   private final TopicAdmin admin;
   private final ReplicaManager replicaManager;
 
   public AlterConfigsHandler(TopicAdmin admin, ReplicaManager replicaManager) {
+    super(ApiKeys.ALTER_CONFIGS);
     this.admin = admin;
     this.replicaManager = replicaManager;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.ALTER_CONFIGS;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.ALTER_CONFIGS.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.ALTER_CONFIGS.latestVersion();
   }
 
   @Override

@@ -2,7 +2,6 @@ package io.brook.broker.api;
 
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.metadata.controller.ApiError;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,26 +15,12 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /** CreatePartitions: grows a topic to a new partition count (never shrinks it). */
-public final class CreatePartitionsHandler implements ApiHandler {
+public final class CreatePartitionsHandler extends KafkaApi {
   private final TopicAdmin admin;
 
   public CreatePartitionsHandler(TopicAdmin admin) {
+    super(ApiKeys.CREATE_PARTITIONS);
     this.admin = admin;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.CREATE_PARTITIONS;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.CREATE_PARTITIONS.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.CREATE_PARTITIONS.latestVersion();
   }
 
   @Override

@@ -4,7 +4,6 @@ import io.brook.broker.admin.ConfigDescriber;
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.controller.TopicResult;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -26,31 +25,17 @@ import org.apache.kafka.common.protocol.Errors;
  * CreateTopics: validated and placed by the controller, durable in the metadata log before the
  * answer. A topic named twice in one request is refused, as in Kafka.
  */
-public final class CreateTopicsHandler implements ApiHandler {
+public final class CreateTopicsHandler extends KafkaApi {
   private final TopicAdmin admin;
   private final ReplicaManager replicaManager;
   private final ConfigDescriber configs;
 
   public CreateTopicsHandler(
       TopicAdmin admin, ReplicaManager replicaManager, ConfigDescriber configs) {
+    super(ApiKeys.CREATE_TOPICS);
     this.admin = admin;
     this.replicaManager = replicaManager;
     this.configs = configs;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.CREATE_TOPICS;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.CREATE_TOPICS.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.CREATE_TOPICS.latestVersion();
   }
 
   @Override

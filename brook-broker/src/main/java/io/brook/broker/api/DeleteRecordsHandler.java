@@ -2,7 +2,6 @@ package io.brook.broker.api;
 
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -20,29 +19,15 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * replication the answer will wait for followers to move their start too; on one replica it is
  * immediate.
  */
-public final class DeleteRecordsHandler implements ApiHandler {
+public final class DeleteRecordsHandler extends KafkaApi {
   /** Kafka's "delete everything up to the high watermark" offset. */
   private static final long HIGH_WATERMARK = -1L;
 
   private final ReplicaManager replicaManager;
 
   public DeleteRecordsHandler(ReplicaManager replicaManager) {
+    super(ApiKeys.DELETE_RECORDS);
     this.replicaManager = replicaManager;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.DELETE_RECORDS;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.DELETE_RECORDS.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.DELETE_RECORDS.latestVersion();
   }
 
   @Override

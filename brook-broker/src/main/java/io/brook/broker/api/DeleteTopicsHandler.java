@@ -4,7 +4,6 @@ import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.image.TopicImage;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,28 +19,14 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /** DeleteTopics, by name (all versions) or by topic id (v6+). */
-public final class DeleteTopicsHandler implements ApiHandler {
+public final class DeleteTopicsHandler extends KafkaApi {
   private final TopicAdmin admin;
   private final ReplicaManager replicaManager;
 
   public DeleteTopicsHandler(TopicAdmin admin, ReplicaManager replicaManager) {
+    super(ApiKeys.DELETE_TOPICS);
     this.admin = admin;
     this.replicaManager = replicaManager;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.DELETE_TOPICS;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.DELETE_TOPICS.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.DELETE_TOPICS.latestVersion();
   }
 
   @Override

@@ -4,7 +4,6 @@ import io.brook.broker.BrokerIdentity;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.image.BrokerRegistration;
 import io.brook.metadata.record.BrokerEndpoint;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -16,7 +15,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /** DescribeCluster (Admin.describeCluster): cluster id, controller, and the brokers. */
-public final class DescribeClusterHandler implements ApiHandler {
+public final class DescribeClusterHandler extends KafkaApi {
   /** DescribeCluster endpoint types (KIP-919): 1 = brokers, 2 = controllers. */
   private static final byte BROKERS = 1;
 
@@ -24,23 +23,9 @@ public final class DescribeClusterHandler implements ApiHandler {
   private final ReplicaManager replicaManager;
 
   public DescribeClusterHandler(BrokerIdentity identity, ReplicaManager replicaManager) {
+    super(ApiKeys.DESCRIBE_CLUSTER);
     this.identity = identity;
     this.replicaManager = replicaManager;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.DESCRIBE_CLUSTER;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.DESCRIBE_CLUSTER.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.DESCRIBE_CLUSTER.latestVersion();
   }
 
   @Override

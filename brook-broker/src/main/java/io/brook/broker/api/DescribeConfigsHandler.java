@@ -4,7 +4,6 @@ import io.brook.broker.BrokerIdentity;
 import io.brook.broker.admin.ConfigDescriber;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -17,31 +16,17 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /** DescribeConfigs for topics (effective values and their sources) and for this broker. */
-public final class DescribeConfigsHandler implements ApiHandler {
+public final class DescribeConfigsHandler extends KafkaApi {
   private final BrokerIdentity identity;
   private final ReplicaManager replicaManager;
   private final ConfigDescriber describer;
 
   public DescribeConfigsHandler(
       BrokerIdentity identity, ReplicaManager replicaManager, ConfigDescriber describer) {
+    super(ApiKeys.DESCRIBE_CONFIGS);
     this.identity = identity;
     this.replicaManager = replicaManager;
     this.describer = describer;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.DESCRIBE_CONFIGS;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.DESCRIBE_CONFIGS.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.DESCRIBE_CONFIGS.latestVersion();
   }
 
   @Override

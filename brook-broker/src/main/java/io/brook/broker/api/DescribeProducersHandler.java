@@ -2,7 +2,6 @@ package io.brook.broker.api;
 
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import io.brook.storage.producer.ProducerStateEntry;
 import java.util.concurrent.CompletableFuture;
@@ -17,26 +16,12 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /** DescribeProducers: the idempotent producers a partition leader currently remembers. */
-public final class DescribeProducersHandler implements ApiHandler {
+public final class DescribeProducersHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
 
   public DescribeProducersHandler(ReplicaManager replicaManager) {
+    super(ApiKeys.DESCRIBE_PRODUCERS);
     this.replicaManager = replicaManager;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.DESCRIBE_PRODUCERS;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.DESCRIBE_PRODUCERS.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.DESCRIBE_PRODUCERS.latestVersion();
   }
 
   @Override

@@ -3,7 +3,6 @@ package io.brook.broker.api;
 import io.brook.broker.delayed.DelayedOperation;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import io.brook.protocol.ZeroCopyRecords;
 import io.brook.storage.log.LogOffsetMetadata;
@@ -32,26 +31,12 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * until appends bring enough or {@code max_wait_ms} passes. Fetch sessions are declined (session id
  * 0): every request is a full fetch.
  */
-public final class FetchHandler implements ApiHandler {
+public final class FetchHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
 
   public FetchHandler(ReplicaManager replicaManager) {
+    super(ApiKeys.FETCH);
     this.replicaManager = replicaManager;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.FETCH;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.FETCH.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.FETCH.latestVersion();
   }
 
   /** One requested partition, resolved. */

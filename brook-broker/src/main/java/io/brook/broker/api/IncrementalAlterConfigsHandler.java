@@ -5,7 +5,6 @@ import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import io.brook.storage.log.TopicConfigs;
 import java.util.ArrayList;
@@ -28,7 +27,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * IncrementalAlterConfigs (KIP-339): SET and DELETE single configs, APPEND to and SUBTRACT from
  * list configs such as {@code cleanup.policy}, leaving other overrides as they are.
  */
-public final class IncrementalAlterConfigsHandler implements ApiHandler {
+public final class IncrementalAlterConfigsHandler extends KafkaApi {
   private static final byte SET = 0;
   private static final byte DELETE = 1;
   private static final byte APPEND = 2;
@@ -40,24 +39,10 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler {
 
   public IncrementalAlterConfigsHandler(
       TopicAdmin admin, ReplicaManager replicaManager, ConfigDescriber describer) {
+    super(ApiKeys.INCREMENTAL_ALTER_CONFIGS);
     this.admin = admin;
     this.replicaManager = replicaManager;
     this.describer = describer;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.INCREMENTAL_ALTER_CONFIGS;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.INCREMENTAL_ALTER_CONFIGS.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion();
   }
 
   @Override

@@ -1,7 +1,6 @@
 package io.brook.broker.api;
 
 import io.brook.broker.admin.ProducerIdManager;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -17,26 +16,12 @@ import org.apache.kafka.common.protocol.Errors;
  * FindCoordinator is not advertised, so clients fail fast with an unsupported-version error, and a
  * transactional request reaching this handler is refused with COORDINATOR_NOT_AVAILABLE.
  */
-public final class InitProducerIdHandler implements ApiHandler {
+public final class InitProducerIdHandler extends KafkaApi {
   private final ProducerIdManager producerIds;
 
   public InitProducerIdHandler(ProducerIdManager producerIds) {
+    super(ApiKeys.INIT_PRODUCER_ID);
     this.producerIds = producerIds;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.INIT_PRODUCER_ID;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.INIT_PRODUCER_ID.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.INIT_PRODUCER_ID.latestVersion();
   }
 
   @Override

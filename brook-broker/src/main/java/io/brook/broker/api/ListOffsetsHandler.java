@@ -2,7 +2,6 @@ package io.brook.broker.api;
 
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import io.brook.storage.log.PartitionLog;
 import java.util.Optional;
@@ -21,7 +20,7 @@ import org.apache.kafka.common.record.internal.FileRecords;
  * ListOffsets: earliest, latest, by timestamp ("replay since 20:00") and max-timestamp lookups.
  * Consumers see offsets up to the high watermark; a replica (replica id >= 0) sees the log end.
  */
-public final class ListOffsetsHandler implements ApiHandler {
+public final class ListOffsetsHandler extends KafkaApi {
   /** Kafka's special timestamps (ListOffsetsRequest). */
   static final long LATEST = -1L;
 
@@ -34,22 +33,8 @@ public final class ListOffsetsHandler implements ApiHandler {
   private final ReplicaManager replicaManager;
 
   public ListOffsetsHandler(ReplicaManager replicaManager) {
+    super(ApiKeys.LIST_OFFSETS);
     this.replicaManager = replicaManager;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.LIST_OFFSETS;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.LIST_OFFSETS.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.LIST_OFFSETS.latestVersion();
   }
 
   @Override

@@ -8,7 +8,6 @@ import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.PartitionImage;
 import io.brook.metadata.image.TopicImage;
 import io.brook.metadata.record.BrokerEndpoint;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +32,7 @@ import org.apache.kafka.common.protocol.Errors;
  * answers from its metadata image. Unknown topics are created when the client allows it and {@code
  * auto.create.topics.enable} is on.
  */
-public final class MetadataHandler implements ApiHandler {
+public final class MetadataHandler extends KafkaApi {
   /** "Authorized operations not requested", as Kafka sends it. */
   private static final int OPERATIONS_NOT_REQUESTED = Integer.MIN_VALUE;
 
@@ -43,24 +42,10 @@ public final class MetadataHandler implements ApiHandler {
 
   public MetadataHandler(
       BrokerIdentity identity, ReplicaManager replicaManager, AutoTopicCreator autoTopicCreator) {
+    super(ApiKeys.METADATA);
     this.identity = identity;
     this.replicaManager = replicaManager;
     this.autoTopicCreator = autoTopicCreator;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.METADATA;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.METADATA.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.METADATA.latestVersion();
   }
 
   @Override

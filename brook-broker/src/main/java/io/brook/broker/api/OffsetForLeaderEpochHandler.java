@@ -2,7 +2,6 @@ package io.brook.broker.api;
 
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import io.brook.storage.epoch.EpochEndOffset;
 import java.util.Optional;
@@ -19,26 +18,12 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * OffsetForLeaderEpoch (KIP-101, KIP-320): the end offset of a leader epoch as this leader knows
  * it, so a returning replica or a consumer after a leader change can find where its log diverged.
  */
-public final class OffsetForLeaderEpochHandler implements ApiHandler {
+public final class OffsetForLeaderEpochHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
 
   public OffsetForLeaderEpochHandler(ReplicaManager replicaManager) {
+    super(ApiKeys.OFFSET_FOR_LEADER_EPOCH);
     this.replicaManager = replicaManager;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.OFFSET_FOR_LEADER_EPOCH;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.OFFSET_FOR_LEADER_EPOCH.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.OFFSET_FOR_LEADER_EPOCH.latestVersion();
   }
 
   @Override

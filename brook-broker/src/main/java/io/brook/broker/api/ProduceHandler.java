@@ -3,7 +3,6 @@ package io.brook.broker.api;
 import io.brook.broker.delayed.DelayedOperation;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import io.brook.storage.log.LogAppendInfo;
 import java.util.ArrayList;
@@ -28,26 +27,12 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * answered once the leader appended, acks=all once the high watermark passes every appended batch
  * (or the request's timeout, with REQUEST_TIMED_OUT).
  */
-public final class ProduceHandler implements ApiHandler {
+public final class ProduceHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
 
   public ProduceHandler(ReplicaManager replicaManager) {
+    super(ApiKeys.PRODUCE);
     this.replicaManager = replicaManager;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.PRODUCE;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.PRODUCE.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.PRODUCE.latestVersion();
   }
 
   /** One partition's outcome, and the offset the high watermark must reach for acks=all. */
