@@ -46,53 +46,58 @@ class BrokerProcessIT {
     Path config = BrookProcess.writeConfig(tmp, dataDir, port, BrookProcess.freePort());
     String bootstrap = "127.0.0.1:" + port;
     String topic = "crash";
-    BrookProcess first = BrookProcess.start(config, tmp.resolve("first.log")).awaitReady();
-    TestClients.createTopic(bootstrap, topic, 3);
+    BrookProcess first = BrookProcess.start(config, tmp.resolve("first.log"));
     ProducerLoop loop = new ProducerLoop(bootstrap, topic);
-    loop.start();
-    await("20,000 records acknowledged before the kill")
-        .atMost(Duration.ofSeconds(60))
-        .until(() -> loop.acknowledged.size() >= 20_000 || !loop.failures.isEmpty());
-
-    // When: SIGKILL mid-stream, then a restart on the same directory and port
-    int killedStatus = first.kill();
-    int acknowledgedAtKill = loop.acknowledged.size();
-    try (BrookProcess second = BrookProcess.start(config, tmp.resolve("second.log"))) {
-      second.awaitReady();
-      await("the same producer goes on after the restart")
+    try {
+      first.awaitReady();
+      TestClients.createTopic(bootstrap, topic, 3);
+      loop.start();
+      await("20,000 records acknowledged before the kill")
           .atMost(Duration.ofSeconds(60))
-          .until(
-              () ->
-                  loop.acknowledged.size() >= acknowledgedAtKill + 5_000
-                      || !loop.failures.isEmpty());
-      loop.stopAndFlush();
-      List<ConsumerRecord<byte[], byte[]>> records = TestClients.readAll(bootstrap, topic, 3);
+          .until(() -> loop.acknowledged.size() >= 20_000 || !loop.failures.isEmpty());
 
-      System.out.printf(
-          "acknowledged before SIGKILL=%d, acknowledged in all=%d, stored=%d%n",
-          acknowledgedAtKill, loop.acknowledged.size(), records.size());
+      // When: SIGKILL mid-stream, then a restart on the same directory and port
+      int killedStatus = first.kill();
+      int acknowledgedAtKill = loop.acknowledged.size();
+      try (BrookProcess second = BrookProcess.start(config, tmp.resolve("second.log"))) {
+        second.awaitReady();
+        await("the same producer goes on after the restart")
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () ->
+                    loop.acknowledged.size() >= acknowledgedAtKill + 5_000
+                        || !loop.failures.isEmpty());
+        loop.stopAndFlush();
+        List<ConsumerRecord<byte[], byte[]>> records = TestClients.readAll(bootstrap, topic, 3);
+        System.out.printf(
+            "acknowledged before SIGKILL=%d, acknowledged in all=%d, stored=%d%n",
+            acknowledgedAtKill, loop.acknowledged.size(), records.size());
 
-      // Then
-      assertThat(killedStatus).isEqualTo(SIGKILL_STATUS);
-      assertThat(second.log()).contains(RECOVERY_LINE);
-      assertThat(loop.failures).as("sends that failed").isEmpty();
-      Map<Long, Integer> copies = new HashMap<>();
-      for (ConsumerRecord<byte[], byte[]> record : records) {
-        copies.merge(ProducerLoop.seqOf(record.value()), 1, Integer::sum);
+        // Then
+        assertThat(killedStatus).isEqualTo(SIGKILL_STATUS);
+        assertThat(second.log()).contains(RECOVERY_LINE);
+        assertThat(loop.failures).as("sends that failed").isEmpty();
+        Map<Long, Integer> copies = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+          copies.merge(ProducerLoop.seqOf(record.value()), 1, Integer::sum);
+        }
+        Set<Long> duplicated = new HashSet<>();
+        copies.forEach(
+            (seq, n) -> {
+              if (n > 1) {
+                duplicated.add(seq);
+              }
+            });
+        assertThat(duplicated).as("records stored more than once").isEmpty();
+        Set<Long> missing = new HashSet<>(loop.acknowledged);
+        missing.removeAll(copies.keySet());
+        assertThat(missing).as("acknowledged records missing after the restart").isEmpty();
+        assertThat(records).hasSize(loop.acknowledged.size());
+        assertThat(second.terminate(Duration.ofSeconds(10))).isZero();
       }
-      Set<Long> duplicated = new HashSet<>();
-      copies.forEach(
-          (seq, n) -> {
-            if (n > 1) {
-              duplicated.add(seq);
-            }
-          });
-      assertThat(duplicated).as("records stored more than once").isEmpty();
-      Set<Long> missing = new HashSet<>(loop.acknowledged);
-      missing.removeAll(copies.keySet());
-      assertThat(missing).as("acknowledged records missing after the restart").isEmpty();
-      assertThat(records).hasSize(loop.acknowledged.size());
-      assertThat(second.terminate(Duration.ofSeconds(10))).isZero();
+    } finally {
+      loop.abandon();
+      first.close();
     }
   }
 
@@ -153,6 +158,7 @@ class BrokerProcessIT {
       this.bootstrap = bootstrap;
       this.topic = topic;
       this.thread = new Thread(this::run, "producer-loop");
+      this.thread.setDaemon(true);
     }
 
     static byte[] valueOf(long seq) {
@@ -191,6 +197,11 @@ class BrokerProcessIT {
       } catch (Exception e) {
         failures.add("producer loop: " + e);
       }
+    }
+
+    /** Stops sending without waiting (a test that failed half-way). */
+    void abandon() {
+      running = false;
     }
 
     /** Stops sending and waits until every record sent so far is acknowledged or failed. */

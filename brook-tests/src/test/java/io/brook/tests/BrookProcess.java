@@ -80,6 +80,9 @@ final class BrookProcess implements AutoCloseable {
             .redirectErrorStream(true)
             .redirectOutput(output.toFile())
             .start();
+    // If the test JVM dies (a Failsafe timeout), its broker must not live on.
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> process.toHandle().destroyForcibly(), "kill-brook"));
     return new BrookProcess(process, output);
   }
 
