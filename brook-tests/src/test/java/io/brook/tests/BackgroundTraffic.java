@@ -107,16 +107,26 @@ final class BackgroundTraffic implements AutoCloseable {
    * either saw an error.
    */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     producing = false;
-    producerThread.join(Duration.ofSeconds(30).toMillis());
+    join(producerThread);
     await("the consumer reads every acknowledged record (errors: " + errors + ")")
         .atMost(Duration.ofSeconds(30))
         .until(() -> !errors.isEmpty() || consumed.get() >= acknowledged.get());
     consuming = false;
-    consumerThread.join(Duration.ofSeconds(30).toMillis());
+    join(consumerThread);
     assertThat(errors).as("errors of the background producer and consumer").isEmpty();
     assertThat(acknowledged.get()).isPositive();
     assertThat(consumed.get()).isEqualTo(acknowledged.get());
+  }
+
+  private static void join(Thread thread) {
+    try {
+      thread.join(Duration.ofSeconds(30).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while stopping " + thread.getName(), e);
+    }
+    assertThat(thread.isAlive()).as("%s still running", thread.getName()).isFalse();
   }
 }

@@ -136,9 +136,10 @@ final class BrookProcess implements AutoCloseable {
 
   /** Kills the process if a test left it running. */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (process.isAlive()) {
-      kill();
+      handle().destroyForcibly();
+      process.onExit().join();
     }
   }
 }
