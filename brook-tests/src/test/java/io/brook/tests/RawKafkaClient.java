@@ -71,13 +71,36 @@ final class RawKafkaClient implements AutoCloseable {
     return ByteBuffer.wrap(payload);
   }
 
-  /** True once the broker has closed the connection (EOF), within the socket timeout. */
+  /**
+   * True once the broker has closed the connection (end of stream or reset) within the socket
+   * timeout; false if it sent something or kept the connection open that long.
+   */
   boolean closedByPeer() {
     try {
       return in.read() < 0;
+    } catch (java.net.SocketTimeoutException e) {
+      return false;
     } catch (IOException e) {
       return true;
     }
+  }
+
+  /** Writes bytes the broker may refuse halfway: a reset while writing is not an error here. */
+  void sendBytesIgnoringReset(byte[] bytes) {
+    try {
+      sendBytes(bytes);
+    } catch (IOException e) {
+      // The broker closed the connection before reading everything, which is allowed.
+    }
+  }
+
+  /** Half-closes: the broker sees the end of the stream. */
+  void shutdownOutput() throws IOException {
+    socket.shutdownOutput();
+  }
+
+  void setTimeout(java.time.Duration timeout) throws IOException {
+    socket.setSoTimeout((int) timeout.toMillis());
   }
 
   @Override
