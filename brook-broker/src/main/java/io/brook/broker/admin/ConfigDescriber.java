@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeSet;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
@@ -46,12 +45,11 @@ public final class ConfigDescriber {
       if (keys != null && !keys.contains(name)) {
         continue;
       }
-      Optional<BrokerConfigView.Entry> brokerSynonym =
-          TopicConfigs.brokerSynonym(name).flatMap(broker::entry);
+      List<BrokerConfigView.Entry> brokerSynonyms = brokerSynonyms(name);
       byte source =
           overrides.containsKey(name)
               ? ConfigSources.DYNAMIC_TOPIC_CONFIG
-              : brokerSynonym.filter(BrokerConfigView.Entry::explicit).isPresent()
+              : brokerSynonyms.stream().anyMatch(BrokerConfigView.Entry::explicit)
                   ? ConfigSources.STATIC_BROKER_CONFIG
                   : ConfigSources.DEFAULT_CONFIG;
       DescribeConfigsResourceResult entry =
@@ -73,20 +71,33 @@ public final class ConfigDescriber {
                       .setValue(overrides.get(name))
                       .setSource(ConfigSources.DYNAMIC_TOPIC_CONFIG));
         }
-        brokerSynonym.ifPresent(
-            b ->
-                entry
-                    .synonyms()
-                    .add(
-                        new DescribeConfigsSynonym()
-                            .setName(b.name())
-                            .setValue(b.value())
-                            .setSource(
-                                b.explicit()
-                                    ? ConfigSources.STATIC_BROKER_CONFIG
-                                    : ConfigSources.DEFAULT_CONFIG)));
+        for (BrokerConfigView.Entry b : brokerSynonyms) {
+          entry
+              .synonyms()
+              .add(
+                  new DescribeConfigsSynonym()
+                      .setName(b.name())
+                      .setValue(b.value())
+                      .setSource(
+                          b.explicit()
+                              ? ConfigSources.STATIC_BROKER_CONFIG
+                              : ConfigSources.DEFAULT_CONFIG));
+        }
       }
       out.add(entry);
+    }
+    return out;
+  }
+
+  /**
+   * The broker settings that supply a topic config's default, most specific first (for example
+   * {@code log.retention.ms}, {@code log.retention.minutes}, {@code log.retention.hours}), keeping
+   * those that have a value, as Kafka lists them.
+   */
+  private List<BrokerConfigView.Entry> brokerSynonyms(String topicConfig) {
+    List<BrokerConfigView.Entry> out = new ArrayList<>();
+    for (String name : TopicConfigs.brokerSynonyms(topicConfig)) {
+      broker.entry(name).filter(e -> e.value() != null).ifPresent(out::add);
     }
     return out;
   }

@@ -54,6 +54,10 @@ public final class ListOffsetsHandler extends KafkaApi {
         topicResponse.partitions().add(out);
         try {
           lookup(new TopicPartition(topic.name(), p.partitionIndex()), p, request.replicaId(), out);
+          if (context.apiVersion() < 4) {
+            // The leader epoch is part of the answer from v4 only; older versions cannot carry it.
+            out.setLeaderEpoch(-1);
+          }
         } catch (RuntimeException e) {
           out.setErrorCode(ApiFailure.of(e).code());
         }

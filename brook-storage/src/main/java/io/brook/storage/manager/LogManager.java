@@ -164,9 +164,6 @@ public final class LogManager implements Closeable {
     Map<TopicPartition, Long> recoveryPoints = readCheckpoint(dir, RECOVERY_POINT_CHECKPOINT);
     Map<TopicPartition, Long> logStarts = readCheckpoint(dir, LOG_START_OFFSET_CHECKPOINT);
     Map<TopicPartition, Long> highWatermarks = readCheckpoint(dir, HIGH_WATERMARK_CHECKPOINT);
-    if (!clean && Files.exists(dir.resolve(RECOVERY_POINT_CHECKPOINT))) {
-      log.info("Directory was not shut down cleanly, recovering unflushed data dir={}", dir);
-    }
     List<Future<PartitionLog>> loads = new ArrayList<>();
     try (Stream<Path> children = Files.list(dir)) {
       for (Path child : (Iterable<Path>) children::iterator) {
@@ -189,6 +186,9 @@ public final class LogManager implements Closeable {
         LogConfig logConfig = topicConfigs.apply(tp.get().topic());
         loads.add(pool.submit(() -> PartitionLog.open(child, logConfig, options)));
       }
+    }
+    if (!clean && !loads.isEmpty()) {
+      log.info("Directory was not shut down cleanly, recovering unflushed data dir={}", dir);
     }
     return loads;
   }
