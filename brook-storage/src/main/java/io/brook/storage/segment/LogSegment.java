@@ -328,9 +328,10 @@ public final class LogSegment implements Closeable {
     bytesSinceLastIndexEntry = 0;
     int validBytes = 0;
     long nextOffset = baseOffset;
+    RecoveryChecksums checksums = new RecoveryChecksums();
     try {
       for (FileChannelRecordBatch batch : log.batches()) {
-        if (!isValidForRecovery(batch, nextOffset)) {
+        if (!hasSaneHeader(batch, nextOffset) || !checksums.isValid(log.channel(), batch)) {
           break;
         }
         indexBatch(batch, validBytes);
@@ -349,12 +350,11 @@ public final class LogSegment implements Closeable {
     return truncated;
   }
 
-  private static boolean isValidForRecovery(FileChannelRecordBatch batch, long expectedAtLeast) {
+  private static boolean hasSaneHeader(FileChannelRecordBatch batch, long expectedAtLeast) {
     return batch.magic() == REQUIRED_MAGIC
         && batch.sizeInBytes() >= DefaultRecordBatch.RECORD_BATCH_OVERHEAD
         && batch.baseOffset() >= expectedAtLeast
-        && batch.lastOffset() >= batch.baseOffset()
-        && batch.isValid();
+        && batch.lastOffset() >= batch.baseOffset();
   }
 
   /**
