@@ -33,6 +33,19 @@ final class BatchValidator {
       long firstOffset,
       long lastOffset) {}
 
+  /** A follower appends at or after its log end, never over its own tail; returns the start. */
+  static long checkReplicatedStart(Summary summary, long logEndOffset) {
+    if (summary.firstOffset() < logEndOffset) {
+      throw new StorageException(
+          StorageError.INVALID_RECORD,
+          "replicated batches start at "
+              + summary.firstOffset()
+              + ", below the log end offset "
+              + logEndOffset);
+    }
+    return summary.firstOffset();
+  }
+
   static Summary validate(
       MemoryRecords records, LogConfig config, AppendOrigin origin, long nowMs) {
     int batchCount = 0;

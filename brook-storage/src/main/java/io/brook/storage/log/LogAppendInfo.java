@@ -25,4 +25,19 @@ public record LogAppendInfo(
     int recordCount,
     int validBytes,
     boolean duplicate,
-    List<AppendedBatch> batches) {}
+    List<AppendedBatch> batches) {
+  /** A retried batch already in the log: nothing appended, the original offsets returned. */
+  static LogAppendInfo duplicateOf(
+      io.brook.storage.producer.BatchMetadata original, long logStartOffset) {
+    return new LogAppendInfo(
+        original.firstOffset(),
+        original.lastOffset(),
+        original.maxTimestamp(),
+        org.apache.kafka.common.record.internal.RecordBatch.NO_TIMESTAMP,
+        logStartOffset,
+        0,
+        0,
+        true,
+        List.of());
+  }
+}

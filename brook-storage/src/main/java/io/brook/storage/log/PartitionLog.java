@@ -56,8 +56,7 @@ public final class PartitionLog implements Closeable {
   private volatile LogOffsetMetadata logEndOffsetMetadata;
   private volatile LogOffsetMetadata highWatermarkMetadata;
   private volatile long logStartOffset;
-  private volatile boolean offline;
-  private volatile boolean closed;
+  private final LogHealth health;
 
   PartitionLog(
       Path dir,
@@ -78,6 +77,7 @@ public final class PartitionLog implements Closeable {
     this.producerState = producerState;
     this.logStartOffset = logStartOffset;
     this.flusher = new LogFlusher(segments, recoveryPoint, time);
+    this.health = new LogHealth(topicPartition, dir);
     LogSegment active = segments.lastEntry().getValue();
     this.logEndOffsetMetadata =
         new LogOffsetMetadata(active.readNextOffset(), active.baseOffset(), active.sizeInBytes());
@@ -121,19 +121,19 @@ public final class PartitionLog implements Closeable {
     BatchValidator.Summary summary = BatchValidator.validate(records, cfg, origin, now);
     lock.lock();
     try {
-      ensureWritable();
+      health.ensureWritable();
       ProducerStateManager.Append producers =
           producerState.beginAppend(origin != AppendOrigin.REPLICATION);
       Optional<BatchMetadata> duplicate = LeaderAppends.findDuplicate(records, producers);
       if (duplicate.isPresent()) {
-        return duplicateInfo(duplicate.get());
+        return LogAppendInfo.duplicateOf(duplicate.get(), logStartOffset);
       }
       boolean appendTime =
           origin != AppendOrigin.REPLICATION
               && cfg.timestampType() == TimestampType.LOG_APPEND_TIME;
       long firstOffset =
           origin == AppendOrigin.REPLICATION
-              ? checkReplicatedStart(summary)
+              ? BatchValidator.checkReplicatedStart(summary, logEndOffsetMetadata.messageOffset())
               : logEndOffsetMetadata.messageOffset();
       long lastOffset =
           origin == AppendOrigin.REPLICATION
@@ -167,20 +167,6 @@ public final class PartitionLog implements Closeable {
     }
   }
 
-  /** A follower appends at or after its log end, never over its own tail. */
-  private long checkReplicatedStart(BatchValidator.Summary summary) {
-    long logEndOffset = logEndOffsetMetadata.messageOffset();
-    if (summary.firstOffset() < logEndOffset) {
-      throw new StorageException(
-          StorageError.INVALID_RECORD,
-          "replicated batches start at "
-              + summary.firstOffset()
-              + ", below the log end offset "
-              + logEndOffset);
-    }
-    return summary.firstOffset();
-  }
-
   /** Updates producer state (and, for replicated batches, leader epochs) from written batches. */
   private List<AppendedBatch> recordAppended(
       MemoryRecords records,
@@ -202,19 +188,6 @@ public final class PartitionLog implements Closeable {
     return List.copyOf(appended);
   }
 
-  private LogAppendInfo duplicateInfo(BatchMetadata original) {
-    return new LogAppendInfo(
-        original.firstOffset(),
-        original.lastOffset(),
-        original.maxTimestamp(),
-        RecordBatch.NO_TIMESTAMP,
-        logStartOffset,
-        0,
-        0,
-        true,
-        List.of());
-  }
-
   private void maybeAssignEpoch(int epoch, long startOffset) {
     if (epoch < 0 || epochCache.latestEpoch().orElse(-1) >= epoch) {
       return;
@@ -222,7 +195,7 @@ public final class PartitionLog implements Closeable {
     try {
       epochCache.assign(epoch, startOffset);
     } catch (IOException e) {
-      throw markOffline("writing the leader-epoch checkpoint", e);
+      throw health.markOffline("writing the leader-epoch checkpoint", e);
     }
   }
 
@@ -237,7 +210,7 @@ public final class PartitionLog implements Closeable {
       } catch (IOException | RuntimeException ignored) {
         // The disk is failing; recovery at the next start truncates the torn tail.
       }
-      throw markOffline("appending to " + segment, e);
+      throw health.markOffline("appending to " + segment, e);
     }
   }
 
@@ -257,7 +230,7 @@ public final class PartitionLog implements Closeable {
   public void roll() {
     lock.lock();
     try {
-      ensureWritable();
+      health.ensureWritable();
       rollLocked();
     } finally {
       lock.unlock();
@@ -281,7 +254,7 @@ public final class PartitionLog implements Closeable {
       options.background().execute(() -> flushQuietly(newBase));
       return created;
     } catch (IOException e) {
-      throw markOffline("rolling a new segment at " + newBase, e);
+      throw health.markOffline("rolling a new segment at " + newBase, e);
     }
   }
 
@@ -309,7 +282,7 @@ public final class PartitionLog implements Closeable {
     try {
       flusher.flushUpTo(offset);
     } catch (IOException e) {
-      throw markOffline("flushing up to offset " + offset, e);
+      throw health.markOffline("flushing up to offset " + offset, e);
     }
   }
 
@@ -324,7 +297,7 @@ public final class PartitionLog implements Closeable {
    * @throws StorageException OFFSET_OUT_OF_RANGE below the log start or above the log end
    */
   public LogReadResult read(long startOffset, int maxBytes, long maxOffset, boolean minOneBatch) {
-    ensureReadable();
+    health.ensureReadable();
     LogOffsetMetadata end = logEndOffsetMetadata;
     LogOffsetMetadata hw = highWatermarkMetadata;
     long start = logStartOffset;
@@ -368,14 +341,14 @@ public final class PartitionLog implements Closeable {
    */
   public Optional<FileRecords.TimestampAndOffset> offsetForTimestamp(
       long timestamp, long maxOffset) {
-    ensureReadable();
+    health.ensureReadable();
     return TimestampLookups.offsetForTimestamp(
         segments.values(), logStartOffset, timestamp, maxOffset);
   }
 
   /** The record with the largest timestamp (ListOffsets MAX_TIMESTAMP), the earliest on ties. */
   public Optional<FileRecords.TimestampAndOffset> maxTimestampRecord() {
-    ensureReadable();
+    health.ensureReadable();
     return TimestampLookups.maxTimestampRecord(segments.values());
   }
 
@@ -430,7 +403,7 @@ public final class PartitionLog implements Closeable {
   public void maybeIncrementLogStartOffset(long newLogStartOffset) {
     lock.lock();
     try {
-      ensureWritable();
+      health.ensureWritable();
       if (newLogStartOffset > highWatermark()) {
         throw new StorageException(
             StorageError.OFFSET_OUT_OF_RANGE,
@@ -447,7 +420,7 @@ public final class PartitionLog implements Closeable {
       logStartOffset = newLogStartOffset;
       epochCache.truncateFromStart(newLogStartOffset);
     } catch (IOException e) {
-      throw markOffline("moving the log start offset", e);
+      throw health.markOffline("moving the log start offset", e);
     } finally {
       lock.unlock();
     }
@@ -486,7 +459,7 @@ public final class PartitionLog implements Closeable {
   public void truncateTo(long targetOffset) {
     lock.lock();
     try {
-      ensureWritable();
+      health.ensureWritable();
       if (targetOffset >= logEndOffset()) {
         return;
       }
@@ -513,7 +486,7 @@ public final class PartitionLog implements Closeable {
           targetOffset,
           newEnd);
     } catch (IOException e) {
-      throw markOffline("truncating to " + targetOffset, e);
+      throw health.markOffline("truncating to " + targetOffset, e);
     } finally {
       lock.unlock();
     }
@@ -523,10 +496,10 @@ public final class PartitionLog implements Closeable {
   public void truncateFullyAndStartAt(long newOffset) {
     lock.lock();
     try {
-      ensureWritable();
+      health.ensureWritable();
       truncateFullyAndStartAtLocked(newOffset);
     } catch (IOException e) {
-      throw markOffline("truncating fully to " + newOffset, e);
+      throw health.markOffline("truncating fully to " + newOffset, e);
     } finally {
       lock.unlock();
     }
@@ -575,7 +548,7 @@ public final class PartitionLog implements Closeable {
 
   /** True once an I/O error took this partition offline until the broker restarts. */
   public boolean isOffline() {
-    return offline;
+    return health.isOffline();
   }
 
   /**
@@ -586,11 +559,11 @@ public final class PartitionLog implements Closeable {
   public void close() throws IOException {
     lock.lock();
     try {
-      if (closed) {
+      if (health.isClosed()) {
         return;
       }
-      closed = true;
-      if (!offline) {
+      health.markClosed();
+      if (!health.isOffline()) {
         flusher.flushUpTo(logEndOffset());
         producerState.updateMapEndOffset(logEndOffset());
         producerState.takeSnapshot();
@@ -607,7 +580,7 @@ public final class PartitionLog implements Closeable {
   public void delete() throws IOException {
     lock.lock();
     try {
-      closed = true;
+      health.markClosed();
       for (LogSegment segment : segments.values()) {
         segment.deleteIfExists();
       }
@@ -618,50 +591,10 @@ public final class PartitionLog implements Closeable {
     }
   }
 
-  private void ensureWritable() {
-    if (closed) {
-      throw new StorageException(
-          StorageError.LOG_CLOSED, "the log of " + topicPartition + " is closed");
-    }
-    if (offline) {
-      throw new StorageException(
-          StorageError.KAFKA_STORAGE_ERROR,
-          "the log of " + topicPartition + " is offline after an I/O error");
-    }
-  }
-
-  private void ensureReadable() {
-    if (offline) {
-      throw new StorageException(
-          StorageError.KAFKA_STORAGE_ERROR,
-          "the log of " + topicPartition + " is offline after an I/O error");
-    }
-  }
-
-  private StorageException markOffline(String what, Throwable cause) {
-    offline = true;
-    log.error(
-        "Partition taken offline after an I/O error topicPartition={} dir={} while={}",
-        topicPartition,
-        dir,
-        what,
-        cause);
-    return new StorageException(
-        StorageError.KAFKA_STORAGE_ERROR,
-        "I/O error while " + what + " of " + topicPartition + ": " + cause.getMessage(),
-        cause);
-  }
-
   @Override
   public String toString() {
-    return "PartitionLog("
-        + topicPartition
-        + ", logStart="
-        + logStartOffset
-        + ", logEnd="
-        + logEndOffset()
-        + ", hw="
-        + highWatermark()
-        + ")";
+    return String.format(
+        "PartitionLog(%s, logStart=%d, logEnd=%d, hw=%d)",
+        topicPartition, logStartOffset, logEndOffset(), highWatermark());
   }
 }
