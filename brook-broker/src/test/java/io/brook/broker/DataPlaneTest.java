@@ -133,6 +133,17 @@ class DataPlaneTest {
   }
 
   @Test
+  void aFailedAcksZeroProduceFailsTheRequestSoTheConnectionCloses() {
+    CompletableFuture<ApiMessage> result =
+        produce
+            .handle(
+                BrokerFixture.context(ApiKeys.PRODUCE, (short) 11),
+                produceRequest("no-such-topic", 0, (short) 0, "x"))
+            .toCompletableFuture();
+    assertThat(result).isCompletedExceptionally();
+  }
+
+  @Test
   void unknownTopicAndBadAcksAreReported() throws Exception {
     ProduceResponseData unknown =
         (ProduceResponseData)

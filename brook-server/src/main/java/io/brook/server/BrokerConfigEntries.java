@@ -32,6 +32,17 @@ final class BrokerConfigEntries implements BrokerConfigView {
       return Optional.empty();
     }
     ConfigDef.Type type = BrokerConfigDef.type(name);
+    if (name.equals("broker.id") && !config.isSet(name)) {
+      // broker.id is node.id's older name: show the id this node runs with, as Kafka does.
+      return Optional.of(
+          new Entry(
+              name,
+              Integer.toString(config.nodeId()),
+              false,
+              false,
+              ConfigTypes.code(type),
+              BrokerConfigDef.documentation(name)));
+    }
     return Optional.of(
         new Entry(
             name,

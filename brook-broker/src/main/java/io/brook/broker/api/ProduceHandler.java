@@ -70,7 +70,12 @@ public final class ProduceHandler extends KafkaApi {
       }
     }
     if (acks == 0) {
-      return CompletableFuture.completedFuture(null);
+      // No response is expected; like Kafka, tell the producer about a failure by closing the
+      // connection, which the network layer does for a failed request that has no response.
+      Errors firstError = firstError(response);
+      return firstError == Errors.NONE
+          ? CompletableFuture.completedFuture(null)
+          : CompletableFuture.failedFuture(firstError.exception());
     }
     if (acks != -1 || waiting.isEmpty()) {
       return CompletableFuture.completedFuture(response);
@@ -125,6 +130,17 @@ public final class ProduceHandler extends KafkaApi {
           "produce requests are only allowed to contain exactly one record batch per partition");
     }
     return records;
+  }
+
+  private static Errors firstError(ProduceResponseData response) {
+    for (TopicProduceResponse topic : response.responses()) {
+      for (PartitionProduceResponse partition : topic.partitionResponses()) {
+        if (partition.errorCode() != Errors.NONE.code()) {
+          return Errors.forCode(partition.errorCode());
+        }
+      }
+    }
+    return Errors.NONE;
   }
 
   private static void fail(PartitionProduceResponse out, ApiFailure failure) {
