@@ -14,6 +14,7 @@ import static org.apache.kafka.common.config.ConfigDef.Type.LONG;
 import static org.apache.kafka.common.config.ConfigDef.Type.STRING;
 
 import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.TopicCompression;
 import io.brook.storage.log.TopicConfigs;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.TopicConfig;
@@ -227,7 +228,7 @@ final class StorageSettings {
         .accepts(
             "compression.type",
             STRING,
-            LogConfig.TopicCompression.PRODUCER.configValue(),
+            TopicCompression.PRODUCER.configValue(),
             ConfigDef.ValidString.in("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"),
             HIGH,
             "Codec batches are stored with (default of the topic config of the same name).")

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.TopicCompression;
 import io.brook.storage.log.TopicConfigs;
 import io.brook.storage.manager.LogManagerConfig;
 import java.nio.file.Path;
@@ -477,7 +478,7 @@ class BrokerConfigTest {
     assertThat(defaults.timestampType()).isEqualTo(TimestampType.LOG_APPEND_TIME);
     assertThat(defaults.minInSyncReplicas()).isEqualTo(2);
     assertThat(defaults.uncleanLeaderElectionEnable()).isTrue();
-    assertThat(defaults.compressionType()).isEqualTo(LogConfig.TopicCompression.LZ4);
+    assertThat(defaults.compressionType()).isEqualTo(TopicCompression.LZ4);
     assertThat(defaults.compressionLz4Level()).isEqualTo(12);
     assertThat(defaults.localRetentionMs()).isEqualTo(1000);
 

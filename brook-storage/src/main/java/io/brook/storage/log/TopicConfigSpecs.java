@@ -3,7 +3,6 @@ package io.brook.storage.log;
 import static org.apache.kafka.common.config.ConfigDef.Range.atLeast;
 import static org.apache.kafka.common.config.ConfigDef.Range.between;
 
-import io.brook.storage.log.LogConfig.TopicCompression;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

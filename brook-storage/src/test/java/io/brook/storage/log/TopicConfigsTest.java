@@ -3,7 +3,6 @@ package io.brook.storage.log;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.brook.storage.log.LogConfig.TopicCompression;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
