@@ -2,7 +2,6 @@ package io.brook.broker.api;
 
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.metadata.controller.ApiError;
 import io.brook.protocol.RequestContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -40,25 +39,28 @@ public final class AlterConfigsHandler extends KafkaApi {
               .setResourceType(resource.resourceType())
               .setResourceName(resource.resourceName());
       response.responses().add(result);
-      try {
-        ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
-        Map<String, Optional<String>> changes = new LinkedHashMap<>();
-        for (String existing :
-            replicaManager.image().configs(type, resource.resourceName()).keySet()) {
-          changes.put(existing, Optional.empty());
-        }
-        for (AlterConfigsRequestData.AlterableConfig config : resource.configs()) {
-          changes.put(config.name(), Optional.ofNullable(config.value()));
-        }
-        ApiError error =
-            ConfigsAccess.alter(
-                admin, type, resource.resourceName(), changes, request.validateOnly());
-        result.setErrorCode(error.error().code()).setErrorMessage(error.message());
-      } catch (RuntimeException e) {
-        ApiFailure failure = ApiFailure.of(e);
-        result.setErrorCode(failure.code()).setErrorMessage(failure.message());
-      }
+      ApiFailure outcome =
+          ConfigsAccess.alterResource(
+              admin,
+              resource.resourceType(),
+              resource.resourceName(),
+              type -> replacement(type, resource),
+              request.validateOnly());
+      result.setErrorCode(outcome.code()).setErrorMessage(outcome.message());
     }
     return CompletableFuture.completedFuture(response);
+  }
+
+  /** The whole-set semantics: every existing override not named again is removed. */
+  private Map<String, Optional<String>> replacement(
+      ConfigResource.Type type, AlterConfigsRequestData.AlterConfigsResource resource) {
+    Map<String, Optional<String>> changes = new LinkedHashMap<>();
+    for (String existing : replicaManager.image().configs(type, resource.resourceName()).keySet()) {
+      changes.put(existing, Optional.empty());
+    }
+    for (AlterConfigsRequestData.AlterableConfig config : resource.configs()) {
+      changes.put(config.name(), Optional.ofNullable(config.value()));
+    }
+    return changes;
   }
 }

@@ -20,6 +20,25 @@ final class ConfigsAccess {
   }
 
   /**
+   * Computes one resource's changes and applies them, turning any failure (including one while
+   * computing the changes) into the error to answer with.
+   */
+  static ApiFailure alterResource(
+      TopicAdmin admin,
+      byte resourceType,
+      String resourceName,
+      java.util.function.Function<ConfigResource.Type, Map<String, Optional<String>>> changes,
+      boolean validateOnly) {
+    try {
+      ConfigResource.Type type = ConfigResource.Type.forId(resourceType);
+      ApiError error = alter(admin, type, resourceName, changes.apply(type), validateOnly);
+      return new ApiFailure(error.error(), error.message());
+    } catch (RuntimeException e) {
+      return ApiFailure.of(e);
+    }
+  }
+
+  /**
    * Applies changes to a topic's overrides through the controller. Dynamic broker configs are not
    * applied by Brook yet, so altering them is refused rather than silently ignored.
    */

@@ -3,7 +3,6 @@ package io.brook.broker.api;
 import io.brook.broker.admin.ConfigDescriber;
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.RequestContext;
 import io.brook.storage.log.TopicConfigs;
@@ -55,17 +54,14 @@ public final class IncrementalAlterConfigsHandler extends KafkaApi {
               .setResourceType(resource.resourceType())
               .setResourceName(resource.resourceName());
       response.responses().add(result);
-      try {
-        ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
-        Map<String, Optional<String>> changes = changes(type, resource);
-        ApiError error =
-            ConfigsAccess.alter(
-                admin, type, resource.resourceName(), changes, request.validateOnly());
-        result.setErrorCode(error.error().code()).setErrorMessage(error.message());
-      } catch (RuntimeException e) {
-        ApiFailure failure = ApiFailure.of(e);
-        result.setErrorCode(failure.code()).setErrorMessage(failure.message());
-      }
+      ApiFailure outcome =
+          ConfigsAccess.alterResource(
+              admin,
+              resource.resourceType(),
+              resource.resourceName(),
+              type -> changes(type, resource),
+              request.validateOnly());
+      result.setErrorCode(outcome.code()).setErrorMessage(outcome.message());
     }
     return CompletableFuture.completedFuture(response);
   }
