@@ -29,7 +29,7 @@ final class NetworkSettings {
   static void define(ConfigTable table) {
     table
         .section(ConfigArea.NETWORK)
-        .accepts(
+        .uses(
             NUM_NETWORK_THREADS,
             INT,
             3,
@@ -50,7 +50,7 @@ final class NetworkSettings {
             atLeast(1),
             HIGH,
             "Threads for background tasks such as deleting files.")
-        .accepts(
+        .uses(
             QUEUED_MAX_REQUESTS,
             INT,
             500,
@@ -78,7 +78,7 @@ final class NetworkSettings {
             ANY,
             HIGH,
             "SO_RCVBUF of client sockets; -1 uses the operating system's default.")
-        .accepts(
+        .uses(
             SOCKET_REQUEST_MAX_BYTES,
             INT,
             100 * 1024 * 1024,
@@ -92,14 +92,14 @@ final class NetworkSettings {
             atLeast(1),
             MEDIUM,
             "Pending-connection backlog of each listening socket.")
-        .accepts(
+        .uses(
             MAX_CONNECTIONS,
             INT,
             Integer.MAX_VALUE,
             atLeast(0),
             MEDIUM,
             "Open connections the broker allows across all listeners.")
-        .accepts(
+        .uses(
             MAX_CONNECTIONS_PER_IP,
             INT,
             Integer.MAX_VALUE,
@@ -120,7 +120,7 @@ final class NetworkSettings {
             atLeast(0),
             MEDIUM,
             "New connections per second a listener accepts.")
-        .accepts(
+        .uses(
             CONNECTIONS_MAX_IDLE_MS,
             LONG,
             10 * 60 * 1000L,

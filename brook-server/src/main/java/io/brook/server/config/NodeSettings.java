@@ -47,35 +47,35 @@ final class NodeSettings {
     String[] protocols = SecurityProtocol.names().toArray(new String[0]);
     table
         .section(ConfigArea.NODE)
-        .accepts(
+        .uses(
             PROCESS_ROLES,
             LIST,
             "",
             ConfigDef.ValidList.in("broker", "controller"),
             HIGH,
             "Roles of this node: broker, controller, or both (combined mode). Required.")
-        .accepts(
+        .uses(
             NODE_ID,
             INT,
             UNSET_ID,
             ANY,
             HIGH,
             "Unique id of this node in the cluster. Required; broker.id is accepted as a synonym.")
-        .accepts(
+        .uses(
             BROKER_ID,
             INT,
             UNSET_ID,
             ANY,
             HIGH,
             "Older name for node.id; if both are set they must be equal.")
-        .accepts(
+        .uses(
             BROKER_RACK,
             STRING,
             null,
             ANY,
             MEDIUM,
             "Rack or availability zone of this broker, used to spread replicas.")
-        .accepts(
+        .uses(
             LISTENERS,
             STRING,
             "PLAINTEXT://:9092",
@@ -83,7 +83,7 @@ final class NodeSettings {
             HIGH,
             "Comma-separated NAME://host:port addresses to listen on; an empty host binds every"
                 + " interface.")
-        .accepts(
+        .uses(
             ADVERTISED_LISTENERS,
             STRING,
             null,
@@ -91,7 +91,7 @@ final class NodeSettings {
             HIGH,
             "Addresses given to clients and other nodes, if different from listeners; an empty"
                 + " host is replaced by the canonical host name.")
-        .accepts(
+        .uses(
             LISTENER_SECURITY_PROTOCOL_MAP,
             STRING,
             DEFAULT_SECURITY_PROTOCOL_MAP,
@@ -113,7 +113,7 @@ final class NodeSettings {
             ConfigDef.ValidString.in(protocols),
             MEDIUM,
             "Security protocol between brokers when inter.broker.listener.name is not set.")
-        .accepts(
+        .uses(
             CONTROLLER_LISTENER_NAMES,
             STRING,
             null,

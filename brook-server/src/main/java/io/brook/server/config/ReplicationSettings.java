@@ -23,7 +23,7 @@ final class ReplicationSettings {
   static void define(ConfigTable table) {
     table
         .section(ConfigArea.REPLICATION)
-        .accepts(
+        .uses(
             DEFAULT_REPLICATION_FACTOR,
             INT,
             1,
@@ -31,7 +31,7 @@ final class ReplicationSettings {
             between(1, (int) Short.MAX_VALUE),
             MEDIUM,
             "Replication factor of auto-created topics and of CreateTopics with -1.")
-        .accepts(
+        .uses(
             "min.insync.replicas",
             INT,
             1,

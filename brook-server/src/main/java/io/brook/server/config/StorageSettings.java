@@ -60,14 +60,14 @@ final class StorageSettings {
             ConfigDef.ValidList.anyNonDuplicateValues(false, false),
             HIGH,
             "Data directory (or directories) used when log.dirs is not set.")
-        .accepts(
+        .uses(
             NUM_PARTITIONS,
             INT,
             1,
             atLeast(1),
             MEDIUM,
             "Partition count of auto-created topics and of CreateTopics requests without one.")
-        .accepts(
+        .uses(
             AUTO_CREATE_TOPICS_ENABLE,
             BOOLEAN,
             true,
