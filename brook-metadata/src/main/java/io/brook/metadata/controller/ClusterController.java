@@ -163,6 +163,37 @@ public final class ClusterController {
   }
 
   /**
+   * Registers a broker fenced, as a KRaft cluster does: it is unfenced by a later {@link
+   * #brokerHeartbeat} once its metadata has caught up. A new incarnation of a broker that is still
+   * unfenced first loses its ISR memberships and leaderships.
+   *
+   * @return the broker's epoch (the offset of its registration record)
+   */
+  public ControllerResult<Long> registerBrokerFenced(
+      int brokerId, Uuid incarnationId, List<BrokerEndpoint> endpoints, Optional<String> rack) {
+    return BrokerLifecycleControl.registerFenced(
+        image.get(),
+        brokerId,
+        Objects.requireNonNull(incarnationId, "incarnationId"),
+        List.copyOf(endpoints),
+        Objects.requireNonNull(rack, "rack"));
+  }
+
+  /**
+   * A broker's heartbeat: unfences it once {@code metadataOffset} has reached its registration, or
+   * fences it (moving its leaderships away) when it asks to shut down.
+   */
+  public ControllerResult<HeartbeatResult> brokerHeartbeat(
+      int brokerId,
+      long brokerEpoch,
+      long metadataOffset,
+      boolean wantFence,
+      boolean wantShutDown) {
+    return BrokerLifecycleControl.heartbeat(
+        image.get(), brokerId, brokerEpoch, metadataOffset, wantFence, wantShutDown);
+  }
+
+  /**
    * Fences a broker: removes it from every ISR where it is not the last member and moves its
    * leaderships to the first other unfenced ISR member in replica order, or to no leader (-1).
    * {@code BROKER_ID_NOT_REGISTERED} if unknown; no records if already fenced.

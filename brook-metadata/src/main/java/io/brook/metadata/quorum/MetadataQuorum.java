@@ -2,12 +2,13 @@ package io.brook.metadata.quorum;
 
 import io.brook.metadata.controller.ControllerResult;
 import io.brook.metadata.image.MetadataImage;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * The seam between the controller's logic and the place its records are agreed on and stored: the
- * local journal for a single node today, a Raft quorum later.
+ * local journal for a single voter, a Raft quorum for several.
  *
  * <p>Operations run one at a time against the latest image; their records become durable, then
  * applied, then visible, then the response is returned.
@@ -28,6 +29,28 @@ public interface MetadataQuorum extends AutoCloseable {
    * @throws IllegalStateException if the records do not apply to the image; nothing was written
    */
   <T> T submit(Function<MetadataImage, ControllerResult<T>> op);
+
+  /**
+   * As {@link #submit}, without blocking the caller: the stage completes once the records are
+   * durable and published, or exceptionally with what {@link #submit} would throw. Callers on a
+   * network event loop must use this one. The default runs {@link #submit} on the caller's thread,
+   * which suits a quorum that never waits for another node.
+   */
+  default <T> CompletableFuture<T> submitAsync(Function<MetadataImage, ControllerResult<T>> op) {
+    try {
+      return CompletableFuture.completedFuture(submit(op));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Whether this node is the active controller now, so {@link #submit} will run here rather than
+   * fail with {@code NOT_CONTROLLER}. Only a hint: leadership can move at any moment.
+   */
+  default boolean isActiveController() {
+    return true;
+  }
 
   /**
    * Calls {@code listener} with the current image now and with every image published after it, in

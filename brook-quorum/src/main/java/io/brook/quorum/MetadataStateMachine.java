@@ -1,0 +1,184 @@
+package io.brook.quorum;
+
+import io.brook.metadata.image.MetadataImage;
+import io.brook.quorum.EntryCodec.Entry;
+import io.brook.quorum.EntryCodec.Status;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The thin Ratis state machine: applies committed metadata entries to the image, serves the
+ * controller channel on the leader ({@link #query}), and writes and loads checksummed snapshots
+ * ({@link SnapshotFile}). All controller logic lives in brook-metadata.
+ *
+ * <p>Ratis calls {@link #applyTransaction} from one thread, in log order; the image is published
+ * through a volatile field and listeners are called on that thread.
+ */
+final class MetadataStateMachine extends BaseStateMachine {
+  private static final Logger log = LoggerFactory.getLogger(MetadataStateMachine.class);
+
+  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+  private final List<Consumer<MetadataImage>> listeners = new CopyOnWriteArrayList<>();
+  private volatile MetadataImage image = MetadataImage.EMPTY;
+  private volatile Function<byte[], CompletableFuture<byte[]>> controllerCalls;
+
+  MetadataImage image() {
+    return image;
+  }
+
+  /** Calls {@code listener} with the current image now and with each image published after. */
+  synchronized void addListener(Consumer<MetadataImage> listener) {
+    notify(listener, image);
+    listeners.add(listener);
+  }
+
+  void serve(Function<byte[], CompletableFuture<byte[]>> handler) {
+    this.controllerCalls = handler;
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
+      throws IOException {
+    super.initialize(server, groupId, raftStorage);
+    storage.init(raftStorage);
+    reinitialize();
+  }
+
+  /** Loads the newest snapshot: at start-up, and after Ratis installed one from the leader. */
+  @Override
+  public synchronized void reinitialize() throws IOException {
+    SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
+    if (snapshot == null) {
+      return;
+    }
+    Path file = snapshot.getFile().getPath();
+    MD5Hash md5 = snapshot.getFile().getFileDigest();
+    if (md5 != null) {
+      MD5FileUtil.verifySavedMD5(file.toFile(), md5);
+    }
+    SnapshotFile.Contents contents = SnapshotFile.read(file);
+    updateLastAppliedTermIndex(contents.term(), contents.index());
+    publish(contents.image());
+    log.info(
+        "Loaded metadata snapshot index={} imageOffset={} topics={}",
+        contents.index(),
+        contents.image().offset(),
+        contents.image().topicNames().size());
+  }
+
+  @Override
+  public SimpleStateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    TermIndex termIndex = TermIndex.valueOf(entry);
+    ByteBuffer data = entry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer();
+    byte[] reply;
+    synchronized (this) {
+      reply = apply(EntryCodec.decode(data));
+      updateLastAppliedTermIndex(termIndex);
+    }
+    return CompletableFuture.completedFuture(Message.valueOf(wrap(reply)));
+  }
+
+  /** Applies one entry, deterministically: every replica makes the same decision. */
+  private byte[] apply(Entry entry) {
+    MetadataImage current = image;
+    if (entry.expectedOffset() != current.offset()) {
+      return EntryCodec.reply(Status.CONFLICT, "");
+    }
+    MetadataImage next;
+    try {
+      next = current.apply(entry.records(), current.offset() + entry.records().size());
+    } catch (RuntimeException e) {
+      log.error("Metadata entry does not apply offset={}", current.offset(), e);
+      return EntryCodec.reply(Status.REJECTED, String.valueOf(e.getMessage()));
+    }
+    publish(next);
+    return EntryCodec.reply(Status.APPLIED, "");
+  }
+
+  private void publish(MetadataImage next) {
+    image = next;
+    for (Consumer<MetadataImage> listener : listeners) {
+      notify(listener, next);
+    }
+  }
+
+  private static void notify(Consumer<MetadataImage> listener, MetadataImage image) {
+    try {
+      listener.accept(image);
+    } catch (RuntimeException e) {
+      log.error("Metadata listener failed listener={} offset={}", listener, image.offset(), e);
+    }
+  }
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    MetadataImage snapshotImage;
+    TermIndex applied;
+    synchronized (this) {
+      snapshotImage = image;
+      applied = getLastAppliedTermIndex();
+    }
+    if (applied == null || applied.getIndex() < 0) {
+      return -1;
+    }
+    Path file = storage.getSnapshotFile(applied.getTerm(), applied.getIndex()).toPath();
+    Files.createDirectories(file.getParent());
+    SnapshotFile.write(file, applied.getTerm(), applied.getIndex(), snapshotImage);
+    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file.toFile());
+    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file, md5), applied));
+    log.info(
+        "Wrote metadata snapshot index={} imageOffset={}",
+        applied.getIndex(),
+        snapshotImage.offset());
+    return applied.getIndex();
+  }
+
+  /**
+   * A controller-channel call, which Ratis routes to the leader only ({@code sendReadOnly}): runs
+   * the installed handler.
+   */
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    Function<byte[], CompletableFuture<byte[]>> handler = controllerCalls;
+    if (handler == null) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("this controller does not serve calls yet"));
+    }
+    byte[] bytes = request.getContent().toByteArray();
+    return handler.apply(bytes).thenApply(answer -> Message.valueOf(wrap(answer)));
+  }
+
+  private static ByteString wrap(byte[] bytes) {
+    return UnsafeByteOperations.unsafeWrap(bytes);
+  }
+}

@@ -1,0 +1,64 @@
+package io.brook.quorum;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * How to run this node's part of the Raft quorum.
+ *
+ * @param nodeId this node's {@code node.id}; must be one of {@code voters}
+ * @param voters the voters by node id, from {@code controller.quorum.voters}; Ratis listens on this
+ *     node's address
+ * @param storageDir the Raft log and snapshots ({@code metadata.log.dir}/__cluster_metadata-0)
+ * @param electionTimeout the longest a follower waits for the leader before it stands for election
+ *     ({@code controller.quorum.election.timeout.ms}); Ratis draws each timeout between half of it
+ *     and all of it, so failover takes at most about this long plus one vote
+ * @param requestTimeout how long a call to the quorum may take before it fails ({@code
+ *     controller.quorum.request.timeout.ms})
+ * @param snapshotEveryEntries a snapshot is taken every this many log entries, after which the log
+ *     before it is purged, so the log stays bounded
+ */
+public record QuorumSettings(
+    int nodeId,
+    Map<Integer, InetSocketAddress> voters,
+    Path storageDir,
+    Duration electionTimeout,
+    Duration requestTimeout,
+    long snapshotEveryEntries) {
+  public QuorumSettings {
+    voters = Map.copyOf(voters);
+    Objects.requireNonNull(storageDir, "storageDir");
+    if (!voters.containsKey(nodeId)) {
+      throw new IllegalArgumentException("node " + nodeId + " is not a voter of " + voters);
+    }
+  }
+
+  /**
+   * Parses {@code controller.quorum.voters} entries, {@code id@host:port}.
+   *
+   * @throws IllegalArgumentException for a malformed entry
+   */
+  public static Map<Integer, InetSocketAddress> parseVoters(List<String> entries) {
+    Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
+    for (String entry : entries) {
+      int at = entry.indexOf('@');
+      int colon = entry.lastIndexOf(':');
+      if (at <= 0 || colon < at) {
+        throw new IllegalArgumentException("voter " + entry + " is not id@host:port");
+      }
+      int id = Integer.parseInt(entry.substring(0, at).trim());
+      String host = entry.substring(at + 1, colon).trim();
+      if (host.startsWith("[") && host.endsWith("]")) {
+        host = host.substring(1, host.length() - 1);
+      }
+      int port = Integer.parseInt(entry.substring(colon + 1).trim());
+      voters.put(id, InetSocketAddress.createUnresolved(host, port));
+    }
+    return voters;
+  }
+}

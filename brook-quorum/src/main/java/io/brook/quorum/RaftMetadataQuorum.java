@@ -1,0 +1,287 @@
+package io.brook.quorum;
+
+import io.brook.metadata.controller.ApiError;
+import io.brook.metadata.controller.ControllerResult;
+import io.brook.metadata.controller.MetadataException;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.quorum.ControllerChannel;
+import io.brook.metadata.quorum.MetadataQuorum;
+import io.brook.quorum.EntryCodec.Status;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.util.OptionalInt;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The metadata quorum on Apache Ratis: this node is one voter of the group named by {@code
+ * controller.quorum.voters}; the Ratis leader is the active controller.
+ *
+ * <p>Operations run one at a time on the controller thread of the active controller: the operation
+ * reads the applied image, its records go into one Raft entry stamped with that image's offset, and
+ * the operation completes once the entry is committed and applied here. A follower refuses
+ * operations with {@code NOT_CONTROLLER}; brokers forward requests over {@link #call}. The
+ * controller thread's queue is bounded ({@link #MAX_QUEUED_OPERATIONS}).
+ */
+public final class RaftMetadataQuorum implements MetadataQuorum, ControllerChannel {
+  private static final Logger log = LoggerFactory.getLogger(RaftMetadataQuorum.class);
+
+  /** Queued controller operations; beyond it callers get THROTTLING_QUOTA_EXCEEDED. */
+  static final int MAX_QUEUED_OPERATIONS = 1024;
+
+  /** Attempts of one operation whose entry lost a race with a failover (CONFLICT). */
+  private static final int MAX_ATTEMPTS = 5;
+
+  private final RaftGroup group;
+  private final RaftServer server;
+  private final RaftClient client;
+  private final MetadataStateMachine stateMachine;
+  private final ThreadPoolExecutor controllerThread;
+  private volatile boolean closed;
+
+  private RaftMetadataQuorum(
+      RaftGroup group, RaftServer server, RaftClient client, MetadataStateMachine stateMachine) {
+    this.group = group;
+    this.server = server;
+    this.client = client;
+    this.stateMachine = stateMachine;
+    this.controllerThread =
+        new ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(MAX_QUEUED_OPERATIONS),
+            runnable -> {
+              Thread thread = new Thread(runnable, "brook-controller");
+              thread.setDaemon(true);
+              return thread;
+            });
+  }
+
+  /**
+   * Starts this node's Raft server (binding its voter address) and a client of the group. Returns
+   * at once: the group elects a leader once a majority of voters runs.
+   */
+  public static RaftMetadataQuorum start(QuorumSettings settings) throws IOException {
+    Files.createDirectories(settings.storageDir());
+    RaftGroup group = RatisConfig.group(settings.voters());
+    RaftProperties props = RatisConfig.properties(settings);
+    MetadataStateMachine stateMachine = new MetadataStateMachine();
+    RaftServer server =
+        RaftServer.newBuilder()
+            .setServerId(RatisConfig.peerId(settings.nodeId()))
+            .setGroup(group)
+            .setProperties(props)
+            .setStateMachine(stateMachine)
+            .setOption(RaftStorage.StartupOption.RECOVER)
+            .build();
+    server.start();
+    long retrySleepMs = 100;
+    int retries = (int) Math.max(1, settings.requestTimeout().toMillis() / retrySleepMs);
+    RaftClient client =
+        RaftClient.newBuilder()
+            .setProperties(props)
+            .setRaftGroup(group)
+            .setClientId(ClientId.randomId())
+            .setRetryPolicy(
+                RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                    retries, TimeDuration.valueOf(retrySleepMs, TimeUnit.MILLISECONDS)))
+            .build();
+    log.info(
+        "Raft quorum started nodeId={} voters={} storage={}",
+        settings.nodeId(),
+        settings.voters(),
+        settings.storageDir());
+    return new RaftMetadataQuorum(group, server, client, stateMachine);
+  }
+
+  @Override
+  public MetadataImage image() {
+    return stateMachine.image();
+  }
+
+  @Override
+  public boolean isActiveController() {
+    DivisionInfo info = info();
+    return info != null && info.isLeader() && info.isLeaderReady();
+  }
+
+  /** The node id of the Raft leader as this node knows it, if any. */
+  public OptionalInt activeControllerId() {
+    DivisionInfo info = info();
+    int id = info == null ? -1 : RatisConfig.nodeId(info.getLeaderId());
+    return id < 0 ? OptionalInt.empty() : OptionalInt.of(id);
+  }
+
+  private DivisionInfo info() {
+    try {
+      return server.getDivision(group.getGroupId()).getInfo();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public <T> T submit(Function<MetadataImage, ControllerResult<T>> op) {
+    try {
+      return submitAsync(op).join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public <T> CompletableFuture<T> submitAsync(Function<MetadataImage, ControllerResult<T>> op) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    try {
+      controllerThread.execute(() -> run(op, result));
+    } catch (RejectedExecutionException e) {
+      result.completeExceptionally(
+          new MetadataException(
+              new ApiError(
+                  Errors.THROTTLING_QUOTA_EXCEEDED,
+                  closed ? "the controller is stopping" : "too many queued controller requests")));
+    }
+    return result;
+  }
+
+  /** On the controller thread: compute, replicate, wait for the local apply; retry conflicts. */
+  private <T> void run(
+      Function<MetadataImage, ControllerResult<T>> op, CompletableFuture<T> result) {
+    try {
+      for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+        if (!isActiveController()) {
+          throw new MetadataException(ApiError.of(Errors.NOT_CONTROLLER));
+        }
+        MetadataImage current = stateMachine.image();
+        ControllerResult<T> computed = op.apply(current);
+        if (computed.records().isEmpty()) {
+          result.complete(computed.response());
+          return;
+        }
+        Status status = replicate(current.offset(), computed);
+        if (status == Status.APPLIED) {
+          result.complete(computed.response());
+          return;
+        }
+        log.info("Controller operation raced a failover, retrying attempt={}", attempt);
+      }
+      throw new MetadataException(ApiError.of(Errors.NOT_CONTROLLER));
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+    }
+  }
+
+  private Status replicate(long expectedOffset, ControllerResult<?> computed) {
+    byte[] entry = EntryCodec.encode(expectedOffset, computed.records());
+    RaftClientReply reply;
+    try {
+      reply = client.io().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot replicate metadata records", e);
+    }
+    if (!reply.isSuccess()) {
+      throw new UncheckedIOException(
+          new IOException("metadata records not committed", reply.getException()));
+    }
+    ByteBuffer answer = reply.getMessage().getContent().asReadOnlyByteBuffer();
+    Status status = EntryCodec.replyStatus(answer);
+    if (status == Status.REJECTED) {
+      throw new IllegalStateException(
+          "metadata records do not apply: " + EntryCodec.replyMessage(answer));
+    }
+    if (status == Status.APPLIED) {
+      awaitLocalApply(expectedOffset + computed.records().size());
+    }
+    return status;
+  }
+
+  /** The reply may come from a new leader elsewhere; wait until this node has applied it too. */
+  private void awaitLocalApply(long offset) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (stateMachine.image().offset() < offset) {
+      if (System.nanoTime() > deadline) {
+        throw new MetadataException(
+            new ApiError(Errors.REQUEST_TIMED_OUT, "metadata not applied locally in time"));
+      }
+      Thread.onSpinWait();
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new MetadataException(ApiError.of(Errors.REQUEST_TIMED_OUT));
+      }
+    }
+  }
+
+  @Override
+  public CompletableFuture<byte[]> call(byte[] request) {
+    return client
+        .async()
+        .sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(request)))
+        .thenApply(
+            reply -> {
+              if (!reply.isSuccess()) {
+                throw new CompletionException(
+                    new IOException("controller call failed", reply.getException()));
+              }
+              return reply.getMessage().getContent().toByteArray();
+            });
+  }
+
+  @Override
+  public void serve(Function<byte[], CompletableFuture<byte[]>> handler) {
+    stateMachine.serve(handler);
+  }
+
+  @Override
+  public void addListener(Consumer<MetadataImage> listener) {
+    stateMachine.addListener(listener);
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    controllerThread.shutdownNow();
+    try {
+      client.close();
+    } catch (IOException e) {
+      log.warn("Error closing the Raft client", e);
+    }
+    try {
+      server.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot stop the Raft server", e);
+    }
+  }
+}

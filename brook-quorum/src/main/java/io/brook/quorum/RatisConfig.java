@@ -1,0 +1,84 @@
+package io.brook.quorum;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/** Brook's settings translated into Ratis's group and properties. */
+final class RatisConfig {
+  private RatisConfig() {}
+
+  /**
+   * The group: one peer per voter, and an id derived from the voter ids, so every node computes the
+   * same group without a format step.
+   */
+  static RaftGroup group(Map<Integer, InetSocketAddress> voters) {
+    List<RaftPeer> peers = new ArrayList<>();
+    StringBuilder ids = new StringBuilder("brook-metadata");
+    voters.keySet().stream().sorted().forEach(id -> ids.append(',').append(id));
+    for (Map.Entry<Integer, InetSocketAddress> voter : voters.entrySet()) {
+      InetSocketAddress address = voter.getValue();
+      peers.add(
+          RaftPeer.newBuilder()
+              .setId(peerId(voter.getKey()))
+              .setAddress(address.getHostString() + ":" + address.getPort())
+              .build());
+    }
+    UUID uuid = UUID.nameUUIDFromBytes(ids.toString().getBytes(StandardCharsets.UTF_8));
+    return RaftGroup.valueOf(RaftGroupId.valueOf(uuid), peers);
+  }
+
+  static RaftPeerId peerId(int nodeId) {
+    return RaftPeerId.valueOf("node-" + nodeId);
+  }
+
+  /** The node id of a peer named by {@link #peerId}, or -1. */
+  static int nodeId(RaftPeerId peerId) {
+    String name = peerId == null ? "" : peerId.toString();
+    return name.startsWith("node-") ? Integer.parseInt(name.substring(5)) : -1;
+  }
+
+  static RaftProperties properties(QuorumSettings settings) {
+    RaftProperties props = new RaftProperties();
+    // gRPC: the Netty transport logs thousands of stack traces while a peer is down.
+    RaftConfigKeys.Rpc.setType(props, SupportedRpcType.GRPC);
+    InetSocketAddress self = settings.voters().get(settings.nodeId());
+    GrpcConfigKeys.Server.setHost(props, self.getHostString());
+    GrpcConfigKeys.Server.setPort(props, self.getPort());
+    RaftServerConfigKeys.setStorageDir(props, List.of(settings.storageDir().toFile()));
+
+    long electionMs = settings.electionTimeout().toMillis();
+    RaftServerConfigKeys.Rpc.setTimeoutMin(
+        props, TimeDuration.valueOf(electionMs / 2, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(
+        props, TimeDuration.valueOf(electionMs, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setRequestTimeout(
+        props, TimeDuration.valueOf(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
+    RaftClientConfigKeys.Rpc.setRequestTimeout(
+        props, TimeDuration.valueOf(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
+
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(props, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(props, settings.snapshotEveryEntries());
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(props, 2);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(props, true);
+    // 8 MiB segments: a 2,000-topic image is a few MiB, so a purge frees whole segments soon.
+    RaftServerConfigKeys.Log.setSegmentSizeMax(props, SizeInBytes.valueOf("8MB"));
+    return props;
+  }
+}

@@ -1,0 +1,188 @@
+package io.brook.quorum;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.brook.metadata.controller.ApiError;
+import io.brook.metadata.controller.ClusterController;
+import io.brook.metadata.controller.ConfigValidator;
+import io.brook.metadata.controller.ControllerConfig;
+import io.brook.metadata.controller.MetadataException;
+import io.brook.metadata.controller.TopicResult;
+import io.brook.metadata.image.MetadataImage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RaftMetadataQuorumTest {
+  @TempDir Path dir;
+  private final Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
+  private final Map<Integer, RaftMetadataQuorum> nodes = new LinkedHashMap<>();
+
+  @AfterEach
+  void stop() {
+    nodes.values().forEach(RaftMetadataQuorum::close);
+  }
+
+  @Test
+  void failoverKeepsCommittedTopicsAndAcceptsNewOnes() {
+    // Given three voters and a topic created on the leader
+    startVoters(3);
+    RaftMetadataQuorum leader = awaitLeader();
+    assertThat(createTopic(leader, "before").error()).isEqualTo(ApiError.NONE);
+
+    // When the leader stops
+    int leaderId = idOf(leader);
+    leader.close();
+    nodes.remove(leaderId);
+    long stopped = System.nanoTime();
+    RaftMetadataQuorum next = awaitLeader();
+
+    // Then another node becomes active and accepts a creation within 2 s, with nothing lost
+    TopicResult after = createTopic(next, "after");
+    long tookMs = (System.nanoTime() - stopped) / 1_000_000;
+    assertThat(after.error()).isEqualTo(ApiError.NONE);
+    assertThat(tookMs).isLessThan(2_000);
+    for (RaftMetadataQuorum node : nodes.values()) {
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> node.image().topicNames().containsAll(List.of("before", "after")));
+    }
+  }
+
+  @Test
+  void followersRefuseOperationsAndForwardCalls() {
+    // Given three voters whose active controller answers calls with its node id
+    startVoters(3);
+    RaftMetadataQuorum leader = awaitLeader();
+    nodes.forEach(
+        (id, node) ->
+            node.serve(
+                request ->
+                    java.util.concurrent.CompletableFuture.completedFuture(
+                        ("node-" + id + ":" + new String(request, UTF_8)).getBytes(UTF_8))));
+    RaftMetadataQuorum follower =
+        nodes.values().stream().filter(n -> n != leader).findFirst().orElseThrow();
+
+    // When a follower submits an operation and calls the controller
+    // Then the operation is refused and the call reaches the leader
+    assertThatThrownBy(() -> createTopic(follower, "t"))
+        .isInstanceOfSatisfying(
+            MetadataException.class,
+            e -> assertThat(e.error().error()).isEqualTo(Errors.NOT_CONTROLLER));
+    byte[] answer = follower.call("ping".getBytes(UTF_8)).join();
+    assertThat(new String(answer, UTF_8)).isEqualTo("node-" + idOf(leader) + ":ping");
+  }
+
+  @Test
+  void snapshotsBoundTheLogAndSurviveRestart() {
+    // Given a quorum that snapshots every 10 entries and 30 topics
+    startVoters(3, 10);
+    RaftMetadataQuorum leader = awaitLeader();
+    for (int i = 0; i < 30; i++) {
+      assertThat(createTopic(leader, "t" + i).error()).isEqualTo(ApiError.NONE);
+    }
+    MetadataImage before = leader.image();
+
+    // When every node restarts
+    List<Integer> ids = new ArrayList<>(nodes.keySet());
+    nodes.values().forEach(RaftMetadataQuorum::close);
+    nodes.clear();
+    ids.forEach(id -> start(id, 10));
+
+    // Then each reloads the same image (snapshot plus log tail)
+    RaftMetadataQuorum restarted = awaitLeader();
+    for (RaftMetadataQuorum node : nodes.values()) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> node.image().equals(before));
+    }
+    assertThat(createTopic(restarted, "t30").error()).isEqualTo(ApiError.NONE);
+  }
+
+  private static final java.nio.charset.Charset UTF_8 = java.nio.charset.StandardCharsets.UTF_8;
+
+  private static TopicResult createTopic(RaftMetadataQuorum quorum, String name) {
+    ClusterController controller =
+        new ClusterController(ControllerConfig.DEFAULT, quorum::image, new Random(1));
+    if (quorum.image().brokers().isEmpty()) {
+      quorum.submit(
+          image ->
+              controller.registerBroker(
+                  1, Uuid.randomUuid(), List.of(), java.util.Optional.empty()));
+    }
+    return quorum.submit(
+        image ->
+            controller.createTopic(
+                name, 2, (short) 1, Map.of(), Map.of(), false, ConfigValidator.NONE));
+  }
+
+  private void startVoters(int count) {
+    startVoters(count, 10_000);
+  }
+
+  private void startVoters(int count, long snapshotEvery) {
+    for (int id = 1; id <= count; id++) {
+      voters.put(id, new InetSocketAddress("127.0.0.1", freePort()));
+    }
+    voters.keySet().forEach(id -> start(id, snapshotEvery));
+  }
+
+  private void start(int id, long snapshotEvery) {
+    QuorumSettings settings =
+        new QuorumSettings(
+            id,
+            voters,
+            dir.resolve("node-" + id),
+            Duration.ofMillis(1000),
+            Duration.ofSeconds(5),
+            snapshotEvery);
+    try {
+      nodes.put(id, RaftMetadataQuorum.start(settings));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private RaftMetadataQuorum awaitLeader() {
+    return await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(10))
+        .until(
+            () ->
+                nodes.values().stream()
+                    .filter(RaftMetadataQuorum::isActiveController)
+                    .findFirst()
+                    .orElse(null),
+            n -> n != null);
+  }
+
+  private int idOf(RaftMetadataQuorum node) {
+    return nodes.entrySet().stream()
+        .filter(e -> e.getValue() == node)
+        .findFirst()
+        .orElseThrow()
+        .getKey();
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
