@@ -1,6 +1,7 @@
 package io.brook.server;
 
 import io.brook.broker.BrokerIdentity;
+import io.brook.broker.admin.AutoTopicCreator;
 import io.brook.broker.admin.ConfigDescriber;
 import io.brook.broker.admin.ProducerIdManager;
 import io.brook.broker.admin.TopicAdmin;
@@ -25,11 +26,15 @@ import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.LocalMetadataQuorum;
+import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.network.KafkaNetworkServer;
+import io.brook.quorum.RaftMetadataQuorum;
+import io.brook.server.cluster.ClusterServices;
+import io.brook.server.cluster.ClusterSettings;
 import io.brook.server.config.BrokerConfig;
 import io.brook.server.config.Endpoint;
 import io.brook.storage.log.LogConfig;
@@ -60,7 +65,8 @@ public final class BrookServer implements AutoCloseable {
   private final BrokerConfig config;
   private final String clusterId;
   private final ScheduledExecutorService scheduler;
-  private final LocalMetadataQuorum quorum;
+  private final MetadataQuorum quorum;
+  private final ClusterServices cluster;
   private final LogManager logManager;
   private final DelayedOperations delayedOperations;
   private final ReplicaManager replicaManager;
@@ -73,6 +79,7 @@ public final class BrookServer implements AutoCloseable {
     this.clusterId = c.clusterId;
     this.scheduler = c.scheduler;
     this.quorum = c.quorum;
+    this.cluster = c.cluster;
     this.logManager = c.logManager;
     this.delayedOperations = c.delayedOperations;
     this.replicaManager = c.replicaManager;
@@ -84,14 +91,15 @@ public final class BrookServer implements AutoCloseable {
     BrokerConfig config;
     String clusterId;
     ScheduledExecutorService scheduler;
-    LocalMetadataQuorum quorum;
+    MetadataQuorum quorum;
+    ClusterServices cluster;
     LogManager logManager;
     DelayedOperations delayedOperations;
     ReplicaManager replicaManager;
     KafkaNetworkServer network;
 
     void closeQuietly() {
-      closeEach(network, delayedOperations, logManager, quorum);
+      closeEach(cluster, network, delayedOperations, logManager, quorum);
       if (scheduler != null) {
         scheduler.shutdownNow();
       }
@@ -109,15 +117,22 @@ public final class BrookServer implements AutoCloseable {
     try {
       int nodeId = config.nodeId();
       List<Path> logDirs = config.logDirs();
-      c.clusterId = MetaProperties.ensure(logDirs, nodeId);
+      boolean raft = ClusterSettings.usesRaft(config);
+      c.clusterId =
+          raft
+              ? MetaProperties.ensure(logDirs, nodeId, ClusterSettings.of(config)::derivedClusterId)
+              : MetaProperties.ensure(logDirs, nodeId);
       c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
-      c.quorum = LocalMetadataQuorum.open(logDirs.get(0).resolve(LogManager.METADATA_DIRECTORY));
+      c.quorum =
+          raft
+              ? RaftMetadataQuorum.start(ClusterSettings.of(config).quorumSettings(config))
+              : LocalMetadataQuorum.open(logDirs.get(0).resolve(LogManager.METADATA_DIRECTORY));
       LogConfig logDefaults = config.defaultLogConfig();
       BiFunction<MetadataImage, String, LogConfig> topicConfig =
           (image, topic) ->
               TopicConfigs.fromOverrides(
                   image.configs(ConfigResource.Type.TOPIC, topic), logDefaults);
-      LocalMetadataQuorum quorum = c.quorum;
+      MetadataQuorum quorum = c.quorum;
       c.logManager =
           LogManager.start(
               config.logManagerConfig(),
@@ -139,19 +154,38 @@ public final class BrookServer implements AutoCloseable {
               c.quorum, controller, TopicConfigs::validate, config.autoCreateTopicsEnable());
       BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId);
       long[] brokerEpoch = {0};
+      ClusterServices cluster =
+          raft
+              ? new ClusterServices(config, (RaftMetadataQuorum) c.quorum, controller, c.scheduler)
+              : null;
+      c.cluster = cluster;
       ProducerIdManager producerIds =
-          new ProducerIdManager(() -> admin.allocateProducerIds(nodeId, brokerEpoch[0]));
+          new ProducerIdManager(
+              () ->
+                  cluster == null || quorum.isActiveController()
+                      ? admin.allocateProducerIds(nodeId, brokerEpoch[0])
+                      : cluster.allocateProducerIds(nodeId));
       ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
-      ApiRegistry registry =
-          new ApiRegistry(handlers(identity, c.replicaManager, admin, producerIds, describer));
-      c.network = KafkaNetworkServer.start(networkConfig(config), registry);
+      AutoTopicCreator autoCreate =
+          cluster == null ? admin : cluster.autoTopicCreator(config.autoCreateTopicsEnable());
+      List<ApiHandler> handlers =
+          handlers(identity, c.replicaManager, admin, autoCreate, producerIds, describer);
+      if (cluster != null) {
+        cluster.startController(handlers, admin, c.clusterId);
+        handlers = cluster.brokerHandlers(handlers);
+      }
+      c.network = KafkaNetworkServer.start(networkConfig(config), new ApiRegistry(handlers));
 
       List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
-      brokerEpoch[0] =
-          c.quorum.submit(
-              image ->
-                  controller.registerBroker(
-                      nodeId, Uuid.randomUuid(), endpoints, config.brokerRack()));
+      if (cluster != null) {
+        cluster.startBroker(config, c.clusterId, endpoints);
+      } else {
+        brokerEpoch[0] =
+            c.quorum.submit(
+                image ->
+                    controller.registerBroker(
+                        nodeId, Uuid.randomUuid(), endpoints, config.brokerRack()));
+      }
       BrookServer server = new BrookServer(c);
       log.info(
           "Brook started nodeId={} clusterId={} listeners={} durationMs={}",
@@ -170,13 +204,14 @@ public final class BrookServer implements AutoCloseable {
       BrokerIdentity identity,
       ReplicaManager replicaManager,
       TopicAdmin admin,
+      AutoTopicCreator autoCreate,
       ProducerIdManager producerIds,
       ConfigDescriber describer) {
     return List.of(
         new ProduceHandler(replicaManager),
         new FetchHandler(replicaManager),
         new ListOffsetsHandler(replicaManager),
-        new MetadataHandler(identity, replicaManager, admin),
+        new MetadataHandler(identity, replicaManager, autoCreate),
         new OffsetForLeaderEpochHandler(replicaManager),
         new DeleteRecordsHandler(replicaManager),
         new DescribeProducersHandler(replicaManager),
@@ -190,7 +225,7 @@ public final class BrookServer implements AutoCloseable {
         new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
   }
 
-  /** The data listeners; controller listeners serve the Raft quorum, which Brook adds later. */
+  /** The data listeners; controller listeners serve the Raft quorum (gRPC, in brook-quorum). */
   private static NetworkConfig networkConfig(BrokerConfig config) {
     List<NetworkConfig.Listener> listeners = new ArrayList<>();
     for (Endpoint endpoint : config.listeners()) {
@@ -262,7 +297,11 @@ public final class BrookServer implements AutoCloseable {
     }
     closed = true;
     long started = System.nanoTime();
-    closeEach(network, delayedOperations, logManager, quorum);
+    if (cluster != null) {
+      // Controlled shutdown: leaderships move while this node can still answer for them.
+      cluster.shutdownBroker();
+    }
+    closeEach(network, cluster, delayedOperations, logManager, quorum);
     scheduler.shutdownNow();
     log.info("Brook stopped durationMs={}", (System.nanoTime() - started) / 1_000_000);
     stopped.countDown();

@@ -10,6 +10,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -29,6 +30,15 @@ final class MetaProperties {
    * @throws IllegalStateException if directories disagree or belong to another node
    */
   static String ensure(List<Path> logDirs, int nodeId) throws IOException {
+    return ensure(logDirs, nodeId, () -> Uuid.randomUuid().toString());
+  }
+
+  /**
+   * As {@link #ensure(List, int)}, with the cluster id to record on first start: nodes of one
+   * cluster derive the same one, as they have no shared format step.
+   */
+  static String ensure(List<Path> logDirs, int nodeId, Supplier<String> newClusterId)
+      throws IOException {
     String clusterId = null;
     for (Path dir : logDirs) {
       Optional<Properties> existing = read(dir);
@@ -56,7 +66,7 @@ final class MetaProperties {
       }
     }
     if (clusterId == null) {
-      clusterId = Uuid.randomUuid().toString();
+      clusterId = newClusterId.get();
     }
     for (Path dir : logDirs) {
       if (read(dir).isEmpty()) {

@@ -1,5 +1,6 @@
 package io.brook.broker.api;
 
+import io.brook.metadata.controller.MetadataException;
 import io.brook.storage.StorageException;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.Errors;
@@ -20,6 +21,9 @@ public record ApiFailure(Errors error, String message) {
             : failure;
     if (cause instanceof StorageException storage) {
       return new ApiFailure(storage.error().kafkaError(), storage.getMessage());
+    }
+    if (cause instanceof MetadataException metadata) {
+      return new ApiFailure(metadata.error().error(), metadata.error().messageOrDefault());
     }
     if (cause instanceof ApiException api) {
       return new ApiFailure(Errors.forException(api), api.getMessage());

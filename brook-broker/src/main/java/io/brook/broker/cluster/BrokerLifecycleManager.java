@@ -1,0 +1,212 @@
+package io.brook.broker.cluster;
+
+import io.brook.metadata.record.BrokerEndpoint;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
+import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
+import org.apache.kafka.common.message.BrokerRegistrationRequestData;
+import org.apache.kafka.common.message.BrokerRegistrationResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's side of its life in the cluster, as in KRaft: registers with a fresh incarnation id,
+ * heartbeats every {@code broker.heartbeat.interval.ms} with the offset of its metadata image (the
+ * controller unfences it once that reaches its registration), registers again if the controller no
+ * longer knows its epoch, and on shutdown asks to be fenced so its leaderships move before it
+ * stops.
+ *
+ * <p>One call is in flight at a time: the next is scheduled when the previous one completes.
+ */
+public final class BrokerLifecycleManager {
+  private static final Logger log = LoggerFactory.getLogger(BrokerLifecycleManager.class);
+
+  /** While fenced, heartbeat this often so a caught-up broker is unfenced quickly. */
+  private static final long FENCED_HEARTBEAT_MS = 100;
+
+  private static final long RETRY_BACKOFF_MS = 200;
+
+  private final int brokerId;
+  private final String clusterId;
+  private final List<BrokerEndpoint> endpoints;
+  private final Optional<String> rack;
+  private final ControllerClient controller;
+  private final LongSupplier metadataOffset;
+  private final ScheduledExecutorService scheduler;
+  private final long heartbeatIntervalMs;
+  private final Uuid incarnationId = Uuid.randomUuid();
+  private final CompletableFuture<Void> unfenced = new CompletableFuture<>();
+  private volatile long brokerEpoch = -1;
+  private volatile boolean stopped;
+
+  public BrokerLifecycleManager(
+      int brokerId,
+      String clusterId,
+      List<BrokerEndpoint> endpoints,
+      Optional<String> rack,
+      ControllerClient controller,
+      LongSupplier metadataOffset,
+      ScheduledExecutorService scheduler,
+      long heartbeatIntervalMs) {
+    this.brokerId = brokerId;
+    this.clusterId = clusterId;
+    this.endpoints = List.copyOf(endpoints);
+    this.rack = rack;
+    this.controller = controller;
+    this.metadataOffset = metadataOffset;
+    this.scheduler = scheduler;
+    this.heartbeatIntervalMs = heartbeatIntervalMs;
+  }
+
+  /** Starts registering; returns at once. */
+  public void start() {
+    schedule(0);
+  }
+
+  /** Completes the first time the controller reports this broker unfenced. */
+  public CompletableFuture<Void> unfenced() {
+    return unfenced;
+  }
+
+  /** The epoch of the current registration, or -1 before the first. */
+  public long brokerEpoch() {
+    return brokerEpoch;
+  }
+
+  private void schedule(long delayMs) {
+    if (stopped) {
+      return;
+    }
+    try {
+      scheduler.schedule(this::tick, delayMs, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // The scheduler is stopping with the node.
+    }
+  }
+
+  private void tick() {
+    if (stopped) {
+      return;
+    }
+    if (brokerEpoch < 0) {
+      register();
+    } else {
+      heartbeat();
+    }
+  }
+
+  private void register() {
+    BrokerRegistrationRequestData request =
+        new BrokerRegistrationRequestData()
+            .setBrokerId(brokerId)
+            .setClusterId(clusterId)
+            .setIncarnationId(incarnationId)
+            .setRack(rack.orElse(null));
+    for (BrokerEndpoint e : endpoints) {
+      request
+          .listeners()
+          .add(
+              new BrokerRegistrationRequestData.Listener()
+                  .setName(e.listenerName())
+                  .setHost(e.host())
+                  .setPort(e.port())
+                  .setSecurityProtocol(SecurityProtocol.forName(e.securityProtocol()).id));
+    }
+    controller
+        .send(ApiKeys.BROKER_REGISTRATION, request)
+        .whenComplete(
+            (message, failure) -> {
+              Errors error =
+                  failure != null
+                      ? Errors.forException(failure)
+                      : Errors.forCode(((BrokerRegistrationResponseData) message).errorCode());
+              if (error != Errors.NONE) {
+                log.info("Broker registration failed brokerId={} error={}", brokerId, error);
+                schedule(RETRY_BACKOFF_MS);
+                return;
+              }
+              brokerEpoch = ((BrokerRegistrationResponseData) message).brokerEpoch();
+              log.info("Broker registered brokerId={} epoch={}", brokerId, brokerEpoch);
+              schedule(0);
+            });
+  }
+
+  private void heartbeat() {
+    sendHeartbeat(false)
+        .whenComplete(
+            (response, failure) -> {
+              if (failure != null) {
+                log.debug("Broker heartbeat failed brokerId={}", brokerId, failure);
+                schedule(RETRY_BACKOFF_MS);
+                return;
+              }
+              Errors error = Errors.forCode(response.errorCode());
+              if (error == Errors.STALE_BROKER_EPOCH || error == Errors.BROKER_ID_NOT_REGISTERED) {
+                log.info("Broker registers again brokerId={} error={}", brokerId, error);
+                brokerEpoch = -1;
+                schedule(0);
+                return;
+              }
+              if (error == Errors.NONE && !response.isFenced()) {
+                if (unfenced.complete(null)) {
+                  log.info("Broker unfenced brokerId={} epoch={}", brokerId, brokerEpoch);
+                }
+                schedule(heartbeatIntervalMs);
+              } else {
+                schedule(Math.min(FENCED_HEARTBEAT_MS, heartbeatIntervalMs));
+              }
+            });
+  }
+
+  private CompletableFuture<BrokerHeartbeatResponseData> sendHeartbeat(boolean wantShutDown) {
+    BrokerHeartbeatRequestData request =
+        new BrokerHeartbeatRequestData()
+            .setBrokerId(brokerId)
+            .setBrokerEpoch(brokerEpoch)
+            .setCurrentMetadataOffset(metadataOffset.getAsLong())
+            .setWantFence(false)
+            .setWantShutDown(wantShutDown);
+    return controller
+        .send(ApiKeys.BROKER_HEARTBEAT, request)
+        .thenApply(BrokerHeartbeatResponseData.class::cast);
+  }
+
+  /**
+   * Controlled shutdown: stops the heartbeat loop, then asks the controller to fence this broker
+   * and move its leaderships, waiting at most {@code timeout} for its answer. Blocks the caller.
+   */
+  public void shutdown(Duration timeout) {
+    if (stopped) {
+      return;
+    }
+    stopped = true;
+    if (brokerEpoch < 0) {
+      return;
+    }
+    long started = System.nanoTime();
+    try {
+      BrokerHeartbeatResponseData response =
+          sendHeartbeat(true).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      log.info(
+          "Controlled shutdown brokerId={} shouldShutDown={} error={} durationMs={}",
+          brokerId,
+          response.shouldShutDown(),
+          Errors.forCode(response.errorCode()),
+          (System.nanoTime() - started) / 1_000_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      log.warn("Controlled shutdown not acknowledged brokerId={} error={}", brokerId, e.toString());
+    }
+  }
+}

@@ -1,0 +1,55 @@
+package io.brook.broker.cluster;
+
+import io.brook.metadata.quorum.MetadataQuorum;
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * An admin API that the active controller decides, served on a broker listener. On the active
+ * controller the handler runs here, on {@code executor} (it waits for the quorum; a Netty event
+ * loop must not); anywhere else the request goes, unchanged and at the client's version, to the
+ * active controller over the controller channel, like Kafka's forwarding with {@code Envelope}.
+ */
+public final class ForwardingHandler implements ApiHandler {
+  private final ApiHandler local;
+  private final MetadataQuorum quorum;
+  private final ControllerClient controller;
+  private final Executor executor;
+
+  public ForwardingHandler(
+      ApiHandler local, MetadataQuorum quorum, ControllerClient controller, Executor executor) {
+    this.local = local;
+    this.quorum = quorum;
+    this.controller = controller;
+    this.executor = executor;
+  }
+
+  @Override
+  public ApiKeys apiKey() {
+    return local.apiKey();
+  }
+
+  @Override
+  public short minVersion() {
+    return local.minVersion();
+  }
+
+  @Override
+  public short maxVersion() {
+    return local.maxVersion();
+  }
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage request) {
+    if (quorum.isActiveController()) {
+      return CompletableFuture.supplyAsync(() -> local.handle(context, request), executor)
+          .thenCompose(stage -> stage);
+    }
+    return controller.send(apiKey(), context.apiVersion(), request);
+  }
+}

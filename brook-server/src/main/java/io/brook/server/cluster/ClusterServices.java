@@ -1,0 +1,197 @@
+package io.brook.server.cluster;
+
+import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.api.AllocateProducerIdsHandler;
+import io.brook.broker.api.BrokerHeartbeatHandler;
+import io.brook.broker.api.BrokerRegistrationHandler;
+import io.brook.broker.cluster.BrokerFencer;
+import io.brook.broker.cluster.BrokerLifecycleManager;
+import io.brook.broker.cluster.ControllerCallDispatcher;
+import io.brook.broker.cluster.ControllerClient;
+import io.brook.broker.cluster.ForwardingAutoTopicCreator;
+import io.brook.broker.cluster.ForwardingHandler;
+import io.brook.broker.cluster.OffloadedHandler;
+import io.brook.metadata.controller.BrokerSessions;
+import io.brook.metadata.controller.ClusterController;
+import io.brook.metadata.controller.ProducerIdBlock;
+import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.protocol.ApiHandler;
+import io.brook.quorum.RaftMetadataQuorum;
+import io.brook.server.config.BrokerConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
+import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * What a node of a Raft cluster adds to a single node: the controller side (the controller APIs
+ * served over the controller channel, broker sessions and fencing) and the broker side (admin
+ * requests forwarded to the active controller, registration and heartbeats, controlled shutdown).
+ */
+public final class ClusterServices implements AutoCloseable {
+  /** Admin APIs the active controller decides; any broker accepts and forwards them. */
+  static final Set<ApiKeys> CONTROLLER_DECIDED =
+      Set.of(
+          ApiKeys.CREATE_TOPICS,
+          ApiKeys.DELETE_TOPICS,
+          ApiKeys.CREATE_PARTITIONS,
+          ApiKeys.ALTER_CONFIGS,
+          ApiKeys.INCREMENTAL_ALTER_CONFIGS);
+
+  /** Admin requests waiting for the quorum; beyond it the executor refuses (bounded). */
+  private static final int ADMIN_QUEUE = 512;
+
+  private final ClusterSettings settings;
+  private final RaftMetadataQuorum quorum;
+  private final ClusterController controller;
+  private final ControllerClient controllerClient;
+  private final ThreadPoolExecutor adminExecutor;
+  private final ScheduledExecutorService scheduler;
+  private BrokerLifecycleManager lifecycle;
+
+  public ClusterServices(
+      BrokerConfig config,
+      RaftMetadataQuorum quorum,
+      ClusterController controller,
+      ScheduledExecutorService scheduler) {
+    this.settings = ClusterSettings.of(config);
+    this.quorum = quorum;
+    this.controller = controller;
+    this.scheduler = scheduler;
+    this.controllerClient = new ControllerClient(quorum);
+    this.adminExecutor =
+        new ThreadPoolExecutor(
+            2,
+            2,
+            0,
+            TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(ADMIN_QUEUE),
+            runnable -> {
+              Thread thread = new Thread(runnable, "brook-admin");
+              thread.setDaemon(true);
+              return thread;
+            });
+  }
+
+  public ControllerClient controllerClient() {
+    return controllerClient;
+  }
+
+  public ForwardingAutoTopicCreator autoTopicCreator(boolean enabled) {
+    return new ForwardingAutoTopicCreator(controllerClient, enabled);
+  }
+
+  /**
+   * Starts the controller side: serves the controller APIs when this node is active and fences
+   * silent brokers.
+   *
+   * @param brokerHandlers this node's handlers, whose admin handlers the controller runs locally
+   */
+  public void startController(List<ApiHandler> brokerHandlers, TopicAdmin admin, String clusterId) {
+    BrokerSessions sessions =
+        new BrokerSessions(settings.sessionTimeoutMs(), () -> System.nanoTime() / 1_000_000);
+    List<ApiHandler> controllerHandlers = new ArrayList<>();
+    controllerHandlers.add(new BrokerRegistrationHandler(quorum, controller, sessions, clusterId));
+    controllerHandlers.add(new BrokerHeartbeatHandler(quorum, controller, sessions));
+    controllerHandlers.add(new AllocateProducerIdsHandler(admin));
+    for (ApiHandler handler : brokerHandlers) {
+      if (CONTROLLER_DECIDED.contains(handler.apiKey())) {
+        controllerHandlers.add(handler);
+      }
+    }
+    quorum.serve(new ControllerCallDispatcher(controllerHandlers, adminExecutor));
+    // A tenth of the session timeout: a silent broker is fenced at most 10% late.
+    long checkMs = Math.max(50, settings.sessionTimeoutMs() / 10);
+    scheduler.scheduleWithFixedDelay(
+        new BrokerFencer(quorum, controller, sessions), checkMs, checkMs, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The handlers a broker listener serves: admin requests forwarded to the active controller (or
+   * run off the event loop when this node is active), InitProducerId off the event loop.
+   */
+  public List<ApiHandler> brokerHandlers(List<ApiHandler> handlers) {
+    List<ApiHandler> wrapped = new ArrayList<>();
+    for (ApiHandler handler : handlers) {
+      if (CONTROLLER_DECIDED.contains(handler.apiKey())) {
+        wrapped.add(new ForwardingHandler(handler, quorum, controllerClient, adminExecutor));
+      } else if (handler.apiKey() == ApiKeys.INIT_PRODUCER_ID) {
+        wrapped.add(new OffloadedHandler(handler, adminExecutor));
+      } else {
+        wrapped.add(handler);
+      }
+    }
+    return wrapped;
+  }
+
+  /**
+   * Registers this broker and waits until the controller unfences it (its metadata caught up), at
+   * most {@code initial.broker.registration.timeout.ms}.
+   */
+  public void startBroker(BrokerConfig config, String clusterId, List<BrokerEndpoint> endpoints) {
+    lifecycle =
+        new BrokerLifecycleManager(
+            config.nodeId(),
+            clusterId,
+            endpoints,
+            config.brokerRack(),
+            controllerClient,
+            () -> quorum.image().offset(),
+            scheduler,
+            settings.heartbeatIntervalMs());
+    lifecycle.start();
+    try {
+      lifecycle.unfenced().get(settings.registrationTimeoutMs(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while registering with the controller", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException(
+          "not registered and unfenced by the controller within "
+              + settings.registrationTimeoutMs()
+              + " ms (initial.broker.registration.timeout.ms); is a majority of "
+              + settings.voters().keySet()
+              + " running?",
+          e);
+    }
+  }
+
+  /** A producer-id block from the active controller, for this broker. Blocks the caller. */
+  public ProducerIdBlock allocateProducerIds(int brokerId) {
+    AllocateProducerIdsRequestData request =
+        new AllocateProducerIdsRequestData()
+            .setBrokerId(brokerId)
+            .setBrokerEpoch(lifecycle == null ? -1 : lifecycle.brokerEpoch());
+    AllocateProducerIdsResponseData response =
+        (AllocateProducerIdsResponseData)
+            controllerClient.send(ApiKeys.ALLOCATE_PRODUCER_IDS, request).join();
+    Errors error = Errors.forCode(response.errorCode());
+    if (error != Errors.NONE) {
+      throw error.exception("cannot allocate producer ids");
+    }
+    return new ProducerIdBlock(response.producerIdStart(), response.producerIdLen());
+  }
+
+  /** Controlled shutdown: moves this broker's leaderships away before the node stops. */
+  public void shutdownBroker() {
+    if (lifecycle != null) {
+      lifecycle.shutdown(Duration.ofMillis(settings.requestTimeoutMs()));
+    }
+  }
+
+  @Override
+  public void close() {
+    shutdownBroker();
+    adminExecutor.shutdownNow();
+  }
+}

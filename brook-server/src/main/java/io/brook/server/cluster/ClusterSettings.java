@@ -1,0 +1,85 @@
+package io.brook.server.cluster;
+
+import io.brook.quorum.QuorumSettings;
+import io.brook.server.config.BrokerConfig;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * The quorum and broker-lifecycle settings of a node, by Kafka's names.
+ *
+ * @param voters {@code controller.quorum.voters}
+ * @param heartbeatIntervalMs {@code broker.heartbeat.interval.ms}
+ * @param sessionTimeoutMs {@code broker.session.timeout.ms}
+ * @param registrationTimeoutMs {@code initial.broker.registration.timeout.ms}
+ * @param electionTimeoutMs {@code controller.quorum.election.timeout.ms}
+ * @param requestTimeoutMs {@code controller.quorum.request.timeout.ms}
+ */
+public record ClusterSettings(
+    Map<Integer, InetSocketAddress> voters,
+    int heartbeatIntervalMs,
+    int sessionTimeoutMs,
+    int registrationTimeoutMs,
+    int electionTimeoutMs,
+    int requestTimeoutMs) {
+  /** Entries between Raft snapshots; each entry is one controller operation. */
+  static final long SNAPSHOT_EVERY_ENTRIES = 20_000;
+
+  public static ClusterSettings of(BrokerConfig config) {
+    return new ClusterSettings(
+        QuorumSettings.parseVoters(config.controllerQuorumVoters()),
+        intValue(config, "broker.heartbeat.interval.ms"),
+        intValue(config, "broker.session.timeout.ms"),
+        intValue(config, "initial.broker.registration.timeout.ms"),
+        intValue(config, "controller.quorum.election.timeout.ms"),
+        intValue(config, "controller.quorum.request.timeout.ms"));
+  }
+
+  private static int intValue(BrokerConfig config, String name) {
+    return (Integer) config.value(name);
+  }
+
+  /**
+   * Whether this node runs the Raft quorum: there is more than one voter. A single voter (what
+   * {@code bin/brook dev} runs) keeps its records in the local journal, which gives the same
+   * durability without a Raft round trip and starts as fast as before.
+   */
+  public static boolean usesRaft(BrokerConfig config) {
+    return config.controllerQuorumVoters().size() > 1;
+  }
+
+  /** This node's part of the quorum, storing under {@code metadata.log.dir}. */
+  public QuorumSettings quorumSettings(BrokerConfig config) {
+    return new QuorumSettings(
+        config.nodeId(),
+        voters,
+        config.metadataLogDir().resolve("__cluster_metadata-0"),
+        Duration.ofMillis(electionTimeoutMs),
+        Duration.ofMillis(requestTimeoutMs),
+        SNAPSHOT_EVERY_ENTRIES);
+  }
+
+  /**
+   * The cluster id every node derives alike from the voters, so a cluster needs no format step.
+   * Written to {@code meta.properties} on first start and checked afterwards.
+   */
+  public String derivedClusterId() {
+    StringBuilder key = new StringBuilder("brook-cluster");
+    new TreeMap<>(voters)
+        .forEach(
+            (id, address) ->
+                key.append(',')
+                    .append(id)
+                    .append('@')
+                    .append(address.getHostString())
+                    .append(':')
+                    .append(address.getPort()));
+    UUID uuid = UUID.nameUUIDFromBytes(key.toString().getBytes(StandardCharsets.UTF_8));
+    return new Uuid(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits()).toString();
+  }
+}
