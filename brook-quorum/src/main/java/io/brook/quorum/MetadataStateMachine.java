@@ -16,6 +16,8 @@ import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.FileInfo;
@@ -138,6 +140,16 @@ final class MetadataStateMachine extends BaseStateMachine {
     } catch (RuntimeException e) {
       log.error("Metadata listener failed listener={} offset={}", listener, image.offset(), e);
     }
+  }
+
+  /** One line per leadership change: when a failover happened, and who won, is in every log. */
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId memberId, RaftPeerId newLeaderId) {
+    log.info(
+        "Active controller changed nodeId={} activeController={} imageOffset={}",
+        RatisConfig.nodeId(memberId.getPeerId()),
+        RatisConfig.nodeId(newLeaderId),
+        image.offset());
   }
 
   @Override

@@ -152,13 +152,16 @@ public final class BrookServer implements AutoCloseable {
       TopicAdmin admin =
           new TopicAdmin(
               c.quorum, controller, TopicConfigs::validate, config.autoCreateTopicsEnable());
-      BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId);
       long[] brokerEpoch = {0};
       ClusterServices cluster =
           raft
               ? new ClusterServices(config, (RaftMetadataQuorum) c.quorum, controller, c.scheduler)
               : null;
       c.cluster = cluster;
+      BrokerIdentity identity =
+          cluster == null
+              ? new BrokerIdentity(nodeId, c.clusterId)
+              : new BrokerIdentity(nodeId, c.clusterId, cluster::activeControllerId);
       ProducerIdManager producerIds =
           new ProducerIdManager(
               () ->

@@ -34,7 +34,7 @@ public final class DescribeClusterHandler extends KafkaApi {
     DescribeClusterResponseData response =
         new DescribeClusterResponseData()
             .setClusterId(identity.clusterId())
-            .setControllerId(identity.brokerId())
+            .setControllerId(identity.controllerId())
             .setEndpointType(BROKERS)
             .setClusterAuthorizedOperations(Integer.MIN_VALUE);
     if (request.endpointType() != BROKERS && request.endpointType() != 0) {

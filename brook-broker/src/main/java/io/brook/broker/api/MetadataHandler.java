@@ -54,7 +54,7 @@ public final class MetadataHandler extends KafkaApi {
     MetadataResponseData response =
         new MetadataResponseData()
             .setClusterId(identity.clusterId())
-            .setControllerId(identity.brokerId())
+            .setControllerId(identity.controllerId())
             .setClusterAuthorizedOperations(OPERATIONS_NOT_REQUESTED);
     MetadataImage image = replicaManager.image();
     for (BrokerRegistration broker : image.brokers().values()) {

@@ -52,6 +52,7 @@ public final class ClusterServices implements AutoCloseable {
   private static final int ADMIN_QUEUE = 512;
 
   private final ClusterSettings settings;
+  private final int nodeId;
   private final RaftMetadataQuorum quorum;
   private final ClusterController controller;
   private final ControllerClient controllerClient;
@@ -65,6 +66,7 @@ public final class ClusterServices implements AutoCloseable {
       ClusterController controller,
       ScheduledExecutorService scheduler) {
     this.settings = ClusterSettings.of(config);
+    this.nodeId = config.nodeId();
     this.quorum = quorum;
     this.controller = controller;
     this.scheduler = scheduler;
@@ -81,6 +83,11 @@ public final class ClusterServices implements AutoCloseable {
               thread.setDaemon(true);
               return thread;
             });
+  }
+
+  /** The active controller's node id as this node knows it, else this node's id. */
+  public int activeControllerId() {
+    return quorum.activeControllerId().orElse(nodeId);
   }
 
   public ControllerClient controllerClient() {

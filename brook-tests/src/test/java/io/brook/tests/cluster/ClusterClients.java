@@ -1,0 +1,87 @@
+package io.brook.tests.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/** Real kafka-clients against a cluster, and the check that every broker agrees. */
+final class ClusterClients {
+  private ClusterClients() {}
+
+  static Admin admin(String bootstrap) {
+    Properties props = new Properties();
+    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+    props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+    props.put(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, "50");
+    return Admin.create(props);
+  }
+
+  static KafkaProducer<String, String> producer(String bootstrap) {
+    Properties props = new Properties();
+    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    // acks=1: followers do not replicate yet (issue #6), so acks=all would wait for them.
+    props.put(ProducerConfig.ACKS_CONFIG, "1");
+    props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+    props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
+    return new KafkaProducer<>(props);
+  }
+
+  /**
+   * Waits until every listed broker serves the same metadata (raw Metadata request to each), and a
+   * kafka-clients Admin bootstrapped on each describes the same cluster and topics.
+   *
+   * @return what they agree on
+   */
+  static ServedMetadata awaitSameEverywhere(Collection<String> brokers, Duration within) {
+    ServedMetadata[] agreed = new ServedMetadata[1];
+    await("every broker serves the same metadata")
+        .atMost(within)
+        .pollInterval(Duration.ofMillis(100))
+        .untilAsserted(
+            () -> {
+              ServedMetadata first = null;
+              for (String broker : brokers) {
+                ServedMetadata served = ServedMetadata.from(broker);
+                if (first == null) {
+                  first = served;
+                }
+                assertThat(served).as("metadata served by %s", broker).isEqualTo(first);
+              }
+              agreed[0] = first;
+            });
+    Map<String, TopicDescription> first = null;
+    for (String broker : brokers) {
+      try (Admin admin = admin(broker)) {
+        Map<String, TopicDescription> seen =
+            new TreeMap<>(
+                admin.describeTopics(agreed[0].topics()).allTopicNames().get(30, SECONDS));
+        assertThat(admin.describeCluster().clusterId().get(30, SECONDS))
+            .isEqualTo(agreed[0].clusterId());
+        if (first == null) {
+          first = seen;
+        }
+        assertThat(seen).as("topics described through %s", broker).isEqualTo(first);
+      } catch (Exception e) {
+        throw new AssertionError("Admin through " + broker, e);
+      }
+    }
+    return agreed[0];
+  }
+
+  private static final java.util.concurrent.TimeUnit SECONDS =
+      java.util.concurrent.TimeUnit.SECONDS;
+}

@@ -1,0 +1,274 @@
+package io.brook.tests.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A Brook cluster as users run it: N combined nodes, each {@code java -jar brook.jar server
+ * server-N.properties} in its own JVM, configured with Kafka's KRaft property names on loopback
+ * ports chosen free up front. Any node can be killed (SIGKILL), stopped (SIGTERM), paused (SIGSTOP)
+ * and resumed (SIGCONT), and started again on the same ports and data. Each start writes its output
+ * to its own file under the cluster's directory, so a SIGKILL cannot lose or block it.
+ *
+ * <p>Cutting network links between nodes needs each node in its own network namespace, which this
+ * harness does not do: {@link #networkFaultsUnavailableReason()} says so, and tests print it.
+ */
+public final class ClusterHarness implements AutoCloseable {
+  /** What {@code brook server} prints once the node is registered and unfenced. */
+  static final String READY_LINE = "Brook is running on port ";
+
+  private final Path dir;
+  private final Map<Integer, Node> nodes = new LinkedHashMap<>();
+
+  private ClusterHarness(Path dir) {
+    this.dir = dir;
+  }
+
+  /**
+   * Writes the nodes' properties files, starts every node at once and waits until all are ready.
+   */
+  public static ClusterHarness start(Path dir, int count, Map<String, String> extraConfig)
+      throws IOException {
+    ClusterHarness harness = new ClusterHarness(dir);
+    Map<Integer, int[]> ports = new LinkedHashMap<>();
+    for (int id = 1; id <= count; id++) {
+      ports.put(id, new int[] {freePort(), freePort()});
+    }
+    String voters =
+        ports.entrySet().stream()
+            .map(e -> e.getKey() + "@127.0.0.1:" + e.getValue()[1])
+            .collect(Collectors.joining(","));
+    for (Map.Entry<Integer, int[]> e : ports.entrySet()) {
+      int id = e.getKey();
+      Path config = harness.writeConfig(id, e.getValue(), voters, extraConfig);
+      harness.nodes.put(id, new Node(id, e.getValue()[0], config, dir));
+    }
+    try {
+      for (Node node : harness.nodes.values()) {
+        node.launch();
+      }
+      for (Node node : harness.nodes.values()) {
+        node.awaitReady();
+      }
+    } catch (RuntimeException | Error e) {
+      harness.close();
+      throw e;
+    }
+    return harness;
+  }
+
+  private Path writeConfig(int id, int[] ports, String voters, Map<String, String> extra)
+      throws IOException {
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put("node.id", Integer.toString(id));
+    props.put("process.roles", "broker,controller");
+    props.put(
+        "listeners", "PLAINTEXT://127.0.0.1:" + ports[0] + ",CONTROLLER://127.0.0.1:" + ports[1]);
+    props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + ports[0]);
+    props.put("controller.listener.names", "CONTROLLER");
+    props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    props.put("inter.broker.listener.name", "PLAINTEXT");
+    props.put("controller.quorum.voters", voters);
+    props.put("log.dirs", dir.resolve("data-" + id).toString());
+    props.put("num.partitions", "1");
+    props.putAll(extra);
+    Path file = dir.resolve("server-" + id + ".properties");
+    Files.writeString(
+        file,
+        props.entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining("\n"))
+            + "\n");
+    return file;
+  }
+
+  public Node node(int id) {
+    return nodes.get(id);
+  }
+
+  public List<Node> nodes() {
+    return List.copyOf(nodes.values());
+  }
+
+  /** Every node's client listener. */
+  public String bootstrapServers() {
+    return nodes.values().stream().map(Node::bootstrap).collect(Collectors.joining(","));
+  }
+
+  /** Why link cuts between nodes cannot be injected here (always, for now). */
+  public static String networkFaultsUnavailableReason() {
+    return "network cuts need each node in its own network namespace (ip netns) with veth links;"
+        + " this harness runs every node on the host's loopback";
+  }
+
+  /** Kills whatever is still running. */
+  @Override
+  public void close() {
+    for (Node node : nodes.values()) {
+      node.destroy();
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** One node's process; started again with {@link #restart()} on the same config. */
+  public static final class Node {
+    private final int id;
+    private final int port;
+    private final Path config;
+    private final Path dir;
+    private int starts;
+    private Process process;
+    private Path output;
+
+    Node(int id, int port, Path config, Path dir) {
+      this.id = id;
+      this.port = port;
+      this.config = config;
+      this.dir = dir;
+    }
+
+    public int id() {
+      return id;
+    }
+
+    public String bootstrap() {
+      return "127.0.0.1:" + port;
+    }
+
+    void launch() throws IOException {
+      starts++;
+      output = dir.resolve("node-" + id + "-start-" + starts + ".log");
+      List<String> command = new ArrayList<>();
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.add("-Xmx512m");
+      command.add("-XX:TieredStopAtLevel=1");
+      command.add("-jar");
+      command.add(jar().toString());
+      command.add("server");
+      command.add(config.toString());
+      Process started =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(output.toFile())
+              .start();
+      Runtime.getRuntime()
+          .addShutdownHook(new Thread(() -> started.toHandle().destroyForcibly(), "kill-node"));
+      process = started;
+    }
+
+    /** Waits for the ready line; fails early if the process died. */
+    public Node awaitReady() {
+      await("node " + id + " prints '" + READY_LINE + "' (output: " + output + ")")
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(50))
+          .until(
+              () -> {
+                if (!process.isAlive()) {
+                  throw new AssertionError(
+                      "node " + id + " exited with " + process.exitValue() + ":\n" + log());
+                }
+                return log().contains(READY_LINE);
+              });
+      return this;
+    }
+
+    /** Output of the current (or last) start. */
+    public String log() {
+      try {
+        return Files.readString(output);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    public boolean isAlive() {
+      return process != null && process.isAlive();
+    }
+
+    /** SIGKILL; returns once the process is gone. */
+    public void kill() throws InterruptedException {
+      process.toHandle().destroyForcibly();
+      waitForExit(Duration.ofSeconds(30));
+    }
+
+    /** SIGTERM (controlled shutdown); returns once it exited. */
+    public void stop() throws InterruptedException {
+      process.toHandle().destroy();
+      waitForExit(Duration.ofSeconds(60));
+    }
+
+    /** SIGSTOP: the process stays, silent, holding its ports. */
+    public void pause() {
+      signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    public void resume() {
+      signal("CONT");
+    }
+
+    /** Starts the node again on the same ports and data and waits until it is ready. */
+    public void restart() throws IOException {
+      assertThat(isAlive()).as("node %s must be stopped before a restart", id).isFalse();
+      launch();
+      awaitReady();
+    }
+
+    private void signal(String name) {
+      try {
+        Process kill =
+            new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+                .inheritIO()
+                .start();
+        assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(kill.exitValue()).as("kill -%s %s", name, process.pid()).isZero();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+
+    private void waitForExit(Duration timeout) throws InterruptedException {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new AssertionError("node " + id + " did not exit within " + timeout + ":\n" + log());
+      }
+    }
+
+    void destroy() {
+      if (process != null && process.isAlive()) {
+        // SIGKILL ends a paused (SIGSTOP) process too.
+        process.toHandle().destroyForcibly();
+        process.onExit().join();
+      }
+    }
+
+    private static Path jar() {
+      Path jar = Path.of(System.getProperty("brook.jar", "../brook-server/target/brook.jar"));
+      assertThat(jar).as("brook.jar; build it first: mvn -B verify").exists();
+      return jar.toAbsolutePath().normalize();
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package io.brook.tests.cluster;
+
+import static io.brook.tests.cluster.ClusterClients.admin;
+import static io.brook.tests.cluster.ClusterClients.awaitSameEverywhere;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brook.tests.cluster.ClusterHarness.Node;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Three combined nodes as separate JVMs: the active controller dies, another takes over. */
+class ControllerFailoverIT {
+  @TempDir Path dir;
+  private ClusterHarness cluster;
+
+  @AfterEach
+  void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void aNewActiveControllerAcceptsTopicCreationWithinTwoSecondsAndLosesNothing() throws Exception {
+    // Given a cluster with committed topics
+    cluster = ClusterHarness.start(dir, 3, Map.of());
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      admin.createTopics(List.of(new NewTopic("before", 3, (short) 3))).all().get();
+    }
+    ServedMetadata before = awaitSameEverywhere(brokers(cluster.nodes()), Duration.ofSeconds(10));
+    Node active = cluster.node(before.controllerId());
+
+    // When the active controller is killed
+    active.kill();
+    long killed = System.nanoTime();
+    System.out.println(
+        "Killed active controller " + active.id() + " at " + java.time.LocalTime.now());
+    List<Node> survivors = cluster.nodes().stream().filter(n -> n != active).toList();
+
+    // Then a topic creation through a survivor succeeds within 2 s
+    try (Admin admin = admin(survivors.get(0).bootstrap())) {
+      admin
+          .createTopics(List.of(new NewTopic("after", 3, (short) 2)))
+          .all()
+          .get(10, TimeUnit.SECONDS);
+    }
+    long failoverMs = (System.nanoTime() - killed) / 1_000_000;
+    System.out.println("Controller failover: topic created " + failoverMs + " ms after SIGKILL");
+    for (Node survivor : survivors) {
+      survivor
+          .log()
+          .lines()
+          .filter(l -> l.contains("Active controller changed"))
+          .forEach(l -> System.out.println("node " + survivor.id() + ": " + l));
+    }
+    assertThat(failoverMs).isLessThan(2_000);
+
+    // And the survivors agree on a new controller and still hold everything committed before
+    ServedMetadata after = awaitSameEverywhere(brokers(survivors), Duration.ofSeconds(10));
+    assertThat(after.controllerId()).isNotEqualTo(active.id());
+    assertThat(after.topics()).contains("before", "after");
+    before.partitions().keySet().forEach(tp -> assertThat(after.partitions()).containsKey(tp));
+
+    // When the old controller comes back, it catches up and every broker agrees again
+    active.restart();
+    ServedMetadata rejoined = awaitSameEverywhere(brokers(cluster.nodes()), Duration.ofSeconds(15));
+    assertThat(rejoined.brokers()).containsOnlyKeys(1, 2, 3);
+    assertThat(rejoined.topics()).contains("before", "after");
+  }
+
+  static List<String> brokers(List<Node> nodes) {
+    return nodes.stream().map(Node::bootstrap).toList();
+  }
+}
