@@ -1,0 +1,118 @@
+package io.brook.tests.cluster;
+
+import static io.brook.tests.cluster.ClusterClients.admin;
+import static io.brook.tests.cluster.ClusterClients.awaitSameEverywhere;
+import static io.brook.tests.cluster.ControllerFailoverIT.brokers;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.brook.tests.cluster.ClusterHarness.Node;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three combined nodes as separate JVMs with Kafka's default session timeout (9 s): a broker that
+ * goes silent is fenced and its leaderships move in one batch; when it is back it is unfenced. Each
+ * test leaves all three nodes running and unfenced.
+ */
+class BrokerFencingIT {
+  @TempDir static Path dir;
+  private static ClusterHarness cluster;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = ClusterHarness.start(dir, 3, Map.of());
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      admin.createTopics(List.of(new NewTopic("orders", 12, (short) 3))).all().get();
+    }
+    System.out.println(ClusterHarness.networkFaultsUnavailableReason());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void killedBrokerLosesItsLeadershipsWithinAboutTenSecondsAndRejoinsAfterRestart()
+      throws Exception {
+    // Given a broker (not the active controller) that leads some partitions
+    ServedMetadata before = awaitSameEverywhere(brokers(cluster.nodes()), Duration.ofSeconds(10));
+    Node victim = leaderOtherThanController(before);
+    List<Node> survivors = others(victim);
+
+    // When it is killed
+    victim.kill();
+    long killed = System.nanoTime();
+
+    // Then every survivor serves metadata without it within about 10 s (9 s fence + one batch)
+    ServedMetadata after = awaitWithout(victim, survivors, Duration.ofSeconds(15));
+    long fencedMs = (System.nanoTime() - killed) / 1_000_000;
+    System.out.println(
+        "Broker " + victim.id() + " fenced, leaders moved " + fencedMs + " ms after SIGKILL");
+    assertThat(fencedMs).isLessThan(12_000);
+    assertThat(after.leaders().values()).allMatch(leader -> leader >= 0);
+
+    // When it starts again, it is unfenced and every broker lists it
+    victim.restart();
+    ServedMetadata rejoined = awaitSameEverywhere(brokers(cluster.nodes()), Duration.ofSeconds(15));
+    assertThat(rejoined.brokers()).containsOnlyKeys(1, 2, 3);
+  }
+
+  @Test
+  void pausedBrokerIsFencedAndUnfencedOnceItResumes() throws Exception {
+    // Given a broker (not the active controller) that leads some partitions
+    ServedMetadata before = awaitSameEverywhere(brokers(cluster.nodes()), Duration.ofSeconds(15));
+    Node victim = leaderOtherThanController(before);
+
+    // When it is paused past the session timeout
+    victim.pause();
+    try {
+      // Then it is fenced: no broker lists it or names it leader
+      awaitWithout(victim, others(victim), Duration.ofSeconds(15));
+    } finally {
+      victim.resume();
+    }
+
+    // When it resumes, it heartbeats again and is unfenced without a restart
+    ServedMetadata resumed = awaitSameEverywhere(brokers(cluster.nodes()), Duration.ofSeconds(15));
+    assertThat(resumed.brokers()).containsOnlyKeys(1, 2, 3);
+  }
+
+  private static ServedMetadata awaitWithout(Node victim, List<Node> survivors, Duration within) {
+    await("broker " + victim.id() + " fenced in every survivor's metadata")
+        .atMost(within)
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                survivors.stream()
+                    .map(n -> ServedMetadata.from(n.bootstrap()))
+                    .allMatch(
+                        m ->
+                            !m.brokers().containsKey(victim.id())
+                                && !m.leaders().containsValue(victim.id())));
+    return awaitSameEverywhere(brokers(survivors), Duration.ofSeconds(5));
+  }
+
+  private static Node leaderOtherThanController(ServedMetadata metadata) {
+    return cluster.nodes().stream()
+        .filter(n -> n.id() != metadata.controllerId())
+        .filter(n -> metadata.leaders().containsValue(n.id()))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no broker but the controller leads: " + metadata));
+  }
+
+  private static List<Node> others(Node victim) {
+    return cluster.nodes().stream().filter(n -> n != victim).toList();
+  }
+}
