@@ -48,6 +48,15 @@ final class MetadataStateMachine extends BaseStateMachine {
   private volatile MetadataImage image = MetadataImage.EMPTY;
   private volatile Function<byte[], CompletableFuture<byte[]>> controllerCalls;
 
+  /** Deltas for brokers that follow the log: 100,000 records is a few seconds of a busy cluster. */
+  private final RecentRecords recent = new RecentRecords(100_000);
+
+  /** Completed and replaced at every publish: what a caught-up fetch waits for. */
+  private CompletableFuture<Void> nextChange = new CompletableFuture<>();
+
+  /** How long a caught-up fetch waits for a change before answering with nothing new. */
+  static final long FETCH_WAIT_MS = 500;
+
   MetadataImage image() {
     return image;
   }
@@ -84,6 +93,7 @@ final class MetadataStateMachine extends BaseStateMachine {
     }
     SnapshotFile.Contents contents = SnapshotFile.read(file);
     updateLastAppliedTermIndex(contents.term(), contents.index());
+    recent.clear();
     publish(contents.image());
     log.info(
         "Loaded metadata snapshot index={} imageOffset={} topics={}",
@@ -123,12 +133,16 @@ final class MetadataStateMachine extends BaseStateMachine {
       log.error("Metadata entry does not apply offset={}", current.offset(), e);
       return EntryCodec.reply(Status.REJECTED, String.valueOf(e.getMessage()));
     }
+    recent.add(current.offset() + 1, entry.records());
     publish(next);
     return EntryCodec.reply(Status.APPLIED, "");
   }
 
   private void publish(MetadataImage next) {
     image = next;
+    CompletableFuture<Void> changed = nextChange;
+    nextChange = new CompletableFuture<>();
+    changed.complete(null);
     for (Consumer<MetadataImage> listener : listeners) {
       notify(listener, next);
     }
@@ -176,18 +190,54 @@ final class MetadataStateMachine extends BaseStateMachine {
   }
 
   /**
-   * A controller-channel call, which Ratis routes to the leader only ({@code sendReadOnly}): runs
-   * the installed handler.
+   * A read-only request, which Ratis routes to the leader ({@code sendReadOnly}): a controller call
+   * runs the installed handler; a metadata fetch answers with a delta or a snapshot, waiting up to
+   * {@link #FETCH_WAIT_MS} for a change when the fetcher is caught up.
    */
   @Override
   public CompletableFuture<Message> query(Message request) {
+    ByteBuffer bytes = request.getContent().asReadOnlyByteBuffer();
+    byte kind = bytes.get();
+    if (kind == QueryCodec.FETCH) {
+      long offset = bytes.getLong();
+      return fetch(offset).thenApply(answer -> Message.valueOf(wrap(answer)));
+    }
     Function<byte[], CompletableFuture<byte[]>> handler = controllerCalls;
     if (handler == null) {
       return CompletableFuture.failedFuture(
           new IllegalStateException("this controller does not serve calls yet"));
     }
-    byte[] bytes = request.getContent().toByteArray();
-    return handler.apply(bytes).thenApply(answer -> Message.valueOf(wrap(answer)));
+    byte[] payload = new byte[bytes.remaining()];
+    bytes.get(payload);
+    return handler.apply(payload).thenApply(answer -> Message.valueOf(wrap(answer)));
+  }
+
+  private CompletableFuture<byte[]> fetch(long offset) {
+    CompletableFuture<Void> changed;
+    synchronized (this) {
+      if (image.offset() == offset) {
+        changed = nextChange;
+      } else {
+        return CompletableFuture.completedFuture(answerFetch(offset));
+      }
+    }
+    // On a copy: the shared future must stay incomplete for the next waiters.
+    return changed
+        .copy()
+        .completeOnTimeout(null, FETCH_WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS)
+        .thenApply(ignored -> answerFetch(offset));
+  }
+
+  private synchronized byte[] answerFetch(long offset) {
+    MetadataImage current = image;
+    if (offset <= current.offset()) {
+      java.util.Optional<java.util.List<io.brook.metadata.record.MetadataRecord>> delta =
+          recent.after(offset);
+      if (delta.isPresent() || offset == current.offset()) {
+        return QueryCodec.fetched(false, current.offset(), delta.orElse(List.of()));
+      }
+    }
+    return QueryCodec.fetched(true, current.offset(), current.toRecords());
   }
 
   private static ByteString wrap(byte[] bytes) {

@@ -11,7 +11,7 @@ import java.util.Objects;
 /**
  * How to run this node's part of the Raft quorum.
  *
- * @param nodeId this node's {@code node.id}; must be one of {@code voters}
+ * @param nodeId this node's {@code node.id}; one of {@code voters} on a controller
  * @param voters the voters by node id, from {@code controller.quorum.voters}; Ratis listens on this
  *     node's address
  * @param storageDir the Raft log and snapshots ({@code metadata.log.dir}/__cluster_metadata-0)
@@ -33,9 +33,6 @@ public record QuorumSettings(
   public QuorumSettings {
     voters = Map.copyOf(voters);
     Objects.requireNonNull(storageDir, "storageDir");
-    if (!voters.containsKey(nodeId)) {
-      throw new IllegalArgumentException("node " + nodeId + " is not a voter of " + voters);
-    }
   }
 
   /**

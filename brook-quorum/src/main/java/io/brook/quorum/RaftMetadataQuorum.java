@@ -4,8 +4,6 @@ import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.controller.ControllerResult;
 import io.brook.metadata.controller.MetadataException;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.metadata.quorum.ControllerChannel;
-import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.quorum.EntryCodec.Status;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -46,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * operations with {@code NOT_CONTROLLER}; brokers forward requests over {@link #call}. The
  * controller thread's queue is bounded ({@link #MAX_QUEUED_OPERATIONS}).
  */
-public final class RaftMetadataQuorum implements MetadataQuorum, ControllerChannel {
+public final class RaftMetadataQuorum implements ClusterQuorum {
   private static final Logger log = LoggerFactory.getLogger(RaftMetadataQuorum.class);
 
   /** Queued controller operations; beyond it callers get THROTTLING_QUOTA_EXCEEDED. */
@@ -87,6 +85,10 @@ public final class RaftMetadataQuorum implements MetadataQuorum, ControllerChann
    * at once: the group elects a leader once a majority of voters runs.
    */
   public static RaftMetadataQuorum start(QuorumSettings settings) throws IOException {
+    if (!settings.voters().containsKey(settings.nodeId())) {
+      throw new IllegalArgumentException(
+          "node " + settings.nodeId() + " is not a voter of " + settings.voters());
+    }
     Files.createDirectories(settings.storageDir());
     RaftGroup group = RatisConfig.group(settings.voters());
     RaftProperties props = RatisConfig.properties(settings);
@@ -131,6 +133,7 @@ public final class RaftMetadataQuorum implements MetadataQuorum, ControllerChann
   }
 
   /** The node id of the Raft leader as this node knows it, if any. */
+  @Override
   public OptionalInt activeControllerId() {
     DivisionInfo info = info();
     int id = info == null ? -1 : RatisConfig.nodeId(info.getLeaderId());
@@ -245,7 +248,7 @@ public final class RaftMetadataQuorum implements MetadataQuorum, ControllerChann
   public CompletableFuture<byte[]> call(byte[] request) {
     return client
         .async()
-        .sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(request)))
+        .sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(QueryCodec.call(request))))
         .thenApply(
             reply -> {
               if (!reply.isSuccess()) {

@@ -59,8 +59,10 @@ final class RatisConfig {
     // gRPC: the Netty transport logs thousands of stack traces while a peer is down.
     RaftConfigKeys.Rpc.setType(props, SupportedRpcType.GRPC);
     InetSocketAddress self = settings.voters().get(settings.nodeId());
-    GrpcConfigKeys.Server.setHost(props, self.getHostString());
-    GrpcConfigKeys.Server.setPort(props, self.getPort());
+    if (self != null) {
+      GrpcConfigKeys.Server.setHost(props, self.getHostString());
+      GrpcConfigKeys.Server.setPort(props, self.getPort());
+    }
     RaftServerConfigKeys.setStorageDir(props, List.of(settings.storageDir().toFile()));
 
     long electionMs = settings.electionTimeout().toMillis();

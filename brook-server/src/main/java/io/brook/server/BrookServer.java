@@ -32,7 +32,7 @@ import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.network.KafkaNetworkServer;
-import io.brook.quorum.RaftMetadataQuorum;
+import io.brook.quorum.ClusterQuorum;
 import io.brook.server.cluster.ClusterServices;
 import io.brook.server.cluster.ClusterSettings;
 import io.brook.server.config.BrokerConfig;
@@ -125,7 +125,7 @@ public final class BrookServer implements AutoCloseable {
       c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
       c.quorum =
           raft
-              ? RaftMetadataQuorum.start(ClusterSettings.of(config).quorumSettings(config))
+              ? ClusterSettings.of(config).startQuorum(config)
               : LocalMetadataQuorum.open(logDirs.get(0).resolve(LogManager.METADATA_DIRECTORY));
       LogConfig logDefaults = config.defaultLogConfig();
       BiFunction<MetadataImage, String, LogConfig> topicConfig =
@@ -155,7 +155,7 @@ public final class BrookServer implements AutoCloseable {
       long[] brokerEpoch = {0};
       ClusterServices cluster =
           raft
-              ? new ClusterServices(config, (RaftMetadataQuorum) c.quorum, controller, c.scheduler)
+              ? new ClusterServices(config, (ClusterQuorum) c.quorum, controller, c.scheduler)
               : null;
       c.cluster = cluster;
       BrokerIdentity identity =
@@ -173,8 +173,14 @@ public final class BrookServer implements AutoCloseable {
           cluster == null ? admin : cluster.autoTopicCreator(config.autoCreateTopicsEnable());
       List<ApiHandler> handlers =
           handlers(identity, c.replicaManager, admin, autoCreate, producerIds, describer);
-      if (cluster != null) {
+      if (cluster != null && config.isController()) {
         cluster.startController(handlers, admin, c.clusterId);
+      }
+      if (!config.isBroker()) {
+        // A controller-only node serves the quorum (and the controller APIs over it) only.
+        return finishStart(c, started, List.of());
+      }
+      if (cluster != null) {
         handlers = cluster.brokerHandlers(handlers);
       }
       c.network = KafkaNetworkServer.start(networkConfig(config), new ApiRegistry(handlers));
@@ -189,18 +195,24 @@ public final class BrookServer implements AutoCloseable {
                     controller.registerBroker(
                         nodeId, Uuid.randomUuid(), endpoints, config.brokerRack()));
       }
-      BrookServer server = new BrookServer(c);
-      log.info(
-          "Brook started nodeId={} clusterId={} listeners={} durationMs={}",
-          nodeId,
-          c.clusterId,
-          endpoints,
-          (System.nanoTime() - started) / 1_000_000);
-      return server;
+      return finishStart(c, started, endpoints);
     } catch (IOException | RuntimeException e) {
       c.closeQuietly();
       throw e;
     }
+  }
+
+  private static BrookServer finishStart(
+      Components c, long started, List<BrokerEndpoint> endpoints) {
+    BrookServer server = new BrookServer(c);
+    log.info(
+        "Brook started nodeId={} roles={} clusterId={} listeners={} durationMs={}",
+        c.config.nodeId(),
+        c.config.processRoles(),
+        c.clusterId,
+        endpoints,
+        (System.nanoTime() - started) / 1_000_000);
+    return server;
   }
 
   private static List<ApiHandler> handlers(

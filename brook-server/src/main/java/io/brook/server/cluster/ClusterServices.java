@@ -14,9 +14,11 @@ import io.brook.broker.cluster.OffloadedHandler;
 import io.brook.metadata.controller.BrokerSessions;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ProducerIdBlock;
+import io.brook.metadata.image.BrokerRegistration;
+import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
-import io.brook.quorum.RaftMetadataQuorum;
+import io.brook.quorum.ClusterQuorum;
 import io.brook.server.config.BrokerConfig;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,7 +55,7 @@ public final class ClusterServices implements AutoCloseable {
 
   private final ClusterSettings settings;
   private final int nodeId;
-  private final RaftMetadataQuorum quorum;
+  private final ClusterQuorum quorum;
   private final ClusterController controller;
   private final ControllerClient controllerClient;
   private final ThreadPoolExecutor adminExecutor;
@@ -62,7 +64,7 @@ public final class ClusterServices implements AutoCloseable {
 
   public ClusterServices(
       BrokerConfig config,
-      RaftMetadataQuorum quorum,
+      ClusterQuorum quorum,
       ClusterController controller,
       ScheduledExecutorService scheduler) {
     this.settings = ClusterSettings.of(config);
@@ -85,9 +87,23 @@ public final class ClusterServices implements AutoCloseable {
             });
   }
 
-  /** The active controller's node id as this node knows it, else this node's id. */
+  /**
+   * The controller id Metadata and DescribeCluster report: the active controller when it is also an
+   * unfenced broker (combined nodes), else the lowest unfenced broker id. Clients send admin
+   * requests to that node, so it must be a broker they can reach (Kafka names a broker too); the
+   * lowest id keeps every broker's answer the same. Any broker forwards to the real controller.
+   */
   public int activeControllerId() {
-    return quorum.activeControllerId().orElse(nodeId);
+    MetadataImage image = quorum.image();
+    int active = quorum.activeControllerId().orElse(-1);
+    if (image.broker(active).map(b -> !b.fenced()).orElse(false)) {
+      return active;
+    }
+    return image.brokers().values().stream()
+        .filter(b -> !b.fenced())
+        .mapToInt(BrokerRegistration::id)
+        .min()
+        .orElse(nodeId);
   }
 
   public ControllerClient controllerClient() {

@@ -1,7 +1,11 @@
 package io.brook.server.cluster;
 
+import io.brook.quorum.ClusterQuorum;
 import io.brook.quorum.QuorumSettings;
+import io.brook.quorum.RaftMetadataObserver;
+import io.brook.quorum.RaftMetadataQuorum;
 import io.brook.server.config.BrokerConfig;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -62,6 +66,17 @@ public record ClusterSettings(
         Duration.ofMillis(electionTimeoutMs),
         Duration.ofMillis(requestTimeoutMs),
         SNAPSHOT_EVERY_ENTRIES);
+  }
+
+  /**
+   * Starts this node's part of the quorum: a voter on a controller, a follower of the log on a
+   * broker-only node.
+   */
+  public ClusterQuorum startQuorum(BrokerConfig config) throws IOException {
+    QuorumSettings quorum = quorumSettings(config);
+    return config.isController()
+        ? RaftMetadataQuorum.start(quorum)
+        : RaftMetadataObserver.start(quorum);
   }
 
   /**

@@ -28,7 +28,10 @@ import java.util.stream.Collectors;
  * harness does not do: {@link #networkFaultsUnavailableReason()} says so, and tests print it.
  */
 public final class ClusterHarness implements AutoCloseable {
-  /** What {@code brook server} prints once the node is registered and unfenced. */
+  /**
+   * What {@code brook server} prints once the node is registered and unfenced (a broker) or runs
+   * its part of the quorum (a controller-only node).
+   */
   static final String READY_LINE = "Brook is running on port ";
 
   private final Path dir;
@@ -39,23 +42,45 @@ public final class ClusterHarness implements AutoCloseable {
   }
 
   /**
-   * Writes the nodes' properties files, starts every node at once and waits until all are ready.
+   * {@code count} combined nodes (ids 1 to count): writes their properties files, starts every node
+   * at once and waits until all are ready.
    */
   public static ClusterHarness start(Path dir, int count, Map<String, String> extraConfig)
       throws IOException {
+    return start(dir, count, 0, extraConfig);
+  }
+
+  /**
+   * {@code controllers} nodes with the controller role (ids 1 on), combined when {@code brokerOnly}
+   * is 0, else controller-only, plus {@code brokerOnly} broker-only nodes (ids from 101): the
+   * production layout.
+   */
+  public static ClusterHarness start(
+      Path dir, int controllers, int brokerOnly, Map<String, String> extraConfig)
+      throws IOException {
     ClusterHarness harness = new ClusterHarness(dir);
     Map<Integer, int[]> ports = new LinkedHashMap<>();
-    for (int id = 1; id <= count; id++) {
+    for (int id = 1; id <= controllers; id++) {
       ports.put(id, new int[] {freePort(), freePort()});
+    }
+    for (int id = 101; id <= 100 + brokerOnly; id++) {
+      ports.put(id, new int[] {freePort(), -1});
     }
     String voters =
         ports.entrySet().stream()
+            .filter(e -> e.getValue()[1] > 0)
             .map(e -> e.getKey() + "@127.0.0.1:" + e.getValue()[1])
             .collect(Collectors.joining(","));
     for (Map.Entry<Integer, int[]> e : ports.entrySet()) {
       int id = e.getKey();
-      Path config = harness.writeConfig(id, e.getValue(), voters, extraConfig);
-      harness.nodes.put(id, new Node(id, e.getValue()[0], config, dir));
+      String roles;
+      if (e.getValue()[1] < 0) {
+        roles = "broker";
+      } else {
+        roles = brokerOnly > 0 ? "controller" : "broker,controller";
+      }
+      Path config = harness.writeConfig(id, roles, e.getValue(), voters, extraConfig);
+      harness.nodes.put(id, new Node(id, roles, e.getValue(), config, dir));
     }
     try {
       for (Node node : harness.nodes.values()) {
@@ -71,17 +96,26 @@ public final class ClusterHarness implements AutoCloseable {
     return harness;
   }
 
-  private Path writeConfig(int id, int[] ports, String voters, Map<String, String> extra)
+  private Path writeConfig(
+      int id, String roles, int[] ports, String voters, Map<String, String> extra)
       throws IOException {
     Map<String, String> props = new LinkedHashMap<>();
     props.put("node.id", Integer.toString(id));
-    props.put("process.roles", "broker,controller");
-    props.put(
-        "listeners", "PLAINTEXT://127.0.0.1:" + ports[0] + ",CONTROLLER://127.0.0.1:" + ports[1]);
-    props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + ports[0]);
+    props.put("process.roles", roles);
+    List<String> listeners = new ArrayList<>();
+    if (roles.contains("broker")) {
+      listeners.add("PLAINTEXT://127.0.0.1:" + ports[0]);
+      props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + ports[0]);
+    }
+    if (roles.contains("controller")) {
+      listeners.add("CONTROLLER://127.0.0.1:" + ports[1]);
+    }
+    props.put("listeners", String.join(",", listeners));
     props.put("controller.listener.names", "CONTROLLER");
     props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-    props.put("inter.broker.listener.name", "PLAINTEXT");
+    if (roles.contains("broker")) {
+      props.put("inter.broker.listener.name", "PLAINTEXT");
+    }
     props.put("controller.quorum.voters", voters);
     props.put("log.dirs", dir.resolve("data-" + id).toString());
     props.put("num.partitions", "1");
@@ -104,9 +138,14 @@ public final class ClusterHarness implements AutoCloseable {
     return List.copyOf(nodes.values());
   }
 
-  /** Every node's client listener. */
+  /** The nodes with the broker role. */
+  public List<Node> brokers() {
+    return nodes.values().stream().filter(Node::isBroker).toList();
+  }
+
+  /** Every broker's client listener. */
   public String bootstrapServers() {
-    return nodes.values().stream().map(Node::bootstrap).collect(Collectors.joining(","));
+    return brokers().stream().map(Node::bootstrap).collect(Collectors.joining(","));
   }
 
   /** Why link cuts between nodes cannot be injected here (always, for now). */
@@ -134,16 +173,20 @@ public final class ClusterHarness implements AutoCloseable {
   /** One node's process; started again with {@link #restart()} on the same config. */
   public static final class Node {
     private final int id;
+    private final String roles;
     private final int port;
+    private final int controllerPort;
     private final Path config;
     private final Path dir;
     private int starts;
     private Process process;
     private Path output;
 
-    Node(int id, int port, Path config, Path dir) {
+    Node(int id, String roles, int[] ports, Path config, Path dir) {
       this.id = id;
-      this.port = port;
+      this.roles = roles;
+      this.port = ports[0];
+      this.controllerPort = ports[1];
       this.config = config;
       this.dir = dir;
     }
@@ -154,6 +197,15 @@ public final class ClusterHarness implements AutoCloseable {
 
     public String bootstrap() {
       return "127.0.0.1:" + port;
+    }
+
+    public boolean isBroker() {
+      return roles.contains("broker");
+    }
+
+    /** The Raft (CONTROLLER listener) port, or -1 on a broker-only node. */
+    public int controllerPort() {
+      return controllerPort;
     }
 
     void launch() throws IOException {

@@ -1,0 +1,250 @@
+package io.brook.quorum;
+
+import io.brook.metadata.controller.ApiError;
+import io.brook.metadata.controller.ControllerResult;
+import io.brook.metadata.controller.MetadataException;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.quorum.QueryCodec.Fetched;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A broker-only node's view of the metadata quorum: not a voter, it follows the committed log by
+ * fetching from the active controller like a consumer, from the offset of its own image (a delta,
+ * or the whole image when it is too far behind), one long-poll at a time. It keeps a local copy
+ * ({@link SnapshotFile}, at most one write per second) and starts from it after a restart, so it
+ * serves the metadata it last saw before it reaches the quorum.
+ *
+ * <p>It is never the active controller: {@link #submit} fails with {@code NOT_CONTROLLER}, and
+ * requests go to the controller over {@link #call}.
+ */
+public final class RaftMetadataObserver implements ClusterQuorum {
+  private static final Logger log = LoggerFactory.getLogger(RaftMetadataObserver.class);
+
+  private static final long RETRY_BACKOFF_MS = 200;
+  private static final long SAVE_INTERVAL_MS = 1_000;
+
+  private final RaftClient client;
+  private final Path localCopy;
+  private final ScheduledExecutorService fetcher;
+  private final List<Consumer<MetadataImage>> listeners = new CopyOnWriteArrayList<>();
+  private volatile MetadataImage image;
+  private volatile boolean closed;
+  private long savedOffset;
+  private long lastSaveMs;
+
+  private RaftMetadataObserver(RaftClient client, Path localCopy, MetadataImage image) {
+    this.client = client;
+    this.localCopy = localCopy;
+    this.image = image;
+    this.savedOffset = image.offset();
+    this.fetcher =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "brook-metadata-fetcher");
+              thread.setDaemon(true);
+              return thread;
+            });
+  }
+
+  /** Loads the local copy, if any, and starts following the log. */
+  public static RaftMetadataObserver start(QuorumSettings settings) throws IOException {
+    Files.createDirectories(settings.storageDir());
+    Path localCopy = settings.storageDir().resolve("broker-image.snapshot");
+    MetadataImage image = MetadataImage.EMPTY;
+    if (Files.exists(localCopy)) {
+      try {
+        image = SnapshotFile.read(localCopy).image();
+        log.info("Loaded the local metadata copy imageOffset={}", image.offset());
+      } catch (IOException e) {
+        log.warn("Local metadata copy unreadable, fetching all file={}", localCopy, e);
+      }
+    }
+    RaftGroup group = RatisConfig.group(settings.voters());
+    RaftProperties props = RatisConfig.properties(settings);
+    long sleepMs = 100;
+    RaftClient client =
+        RaftClient.newBuilder()
+            .setProperties(props)
+            .setRaftGroup(group)
+            .setClientId(ClientId.randomId())
+            .setRetryPolicy(
+                RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                    (int) Math.max(1, settings.requestTimeout().toMillis() / sleepMs),
+                    TimeDuration.valueOf(sleepMs, TimeUnit.MILLISECONDS)))
+            .build();
+    RaftMetadataObserver observer = new RaftMetadataObserver(client, localCopy, image);
+    observer.fetcher.execute(observer::fetchNext);
+    return observer;
+  }
+
+  private void fetchNext() {
+    if (closed) {
+      return;
+    }
+    long offset = image.offset();
+    sendReadOnly(QueryCodec.fetch(offset))
+        .thenApply(QueryCodec::decodeFetched)
+        .whenCompleteAsync(
+            (fetched, failure) -> {
+              if (failure != null) {
+                log.debug("Metadata fetch failed offset={}", offset, failure);
+                schedule(RETRY_BACKOFF_MS);
+                return;
+              }
+              apply(fetched);
+              schedule(0);
+            },
+            fetcher);
+  }
+
+  private void schedule(long delayMs) {
+    if (!closed) {
+      fetcher.schedule(this::fetchNext, delayMs, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void apply(Fetched fetched) {
+    MetadataImage current = image;
+    if (fetched.lastOffset() <= current.offset()) {
+      // Caught up, or an answer from a leader that has not applied as much as this broker yet.
+      return;
+    }
+    MetadataImage next =
+        fetched.snapshot()
+            ? MetadataImage.EMPTY.apply(fetched.records(), fetched.lastOffset())
+            : current.apply(fetched.records(), fetched.lastOffset());
+    image = next;
+    for (Consumer<MetadataImage> listener : listeners) {
+      try {
+        listener.accept(next);
+      } catch (RuntimeException e) {
+        log.error("Metadata listener failed offset={}", next.offset(), e);
+      }
+    }
+    maybeSave(false);
+  }
+
+  private void maybeSave(boolean force) {
+    MetadataImage current = image;
+    long now = System.nanoTime() / 1_000_000;
+    if (current.offset() == savedOffset || (!force && now - lastSaveMs < SAVE_INTERVAL_MS)) {
+      return;
+    }
+    try {
+      SnapshotFile.write(localCopy, 0, current.offset(), current);
+      savedOffset = current.offset();
+      lastSaveMs = now;
+    } catch (IOException e) {
+      log.warn("Cannot save the local metadata copy file={}", localCopy, e);
+    }
+  }
+
+  private CompletableFuture<byte[]> sendReadOnly(byte[] request) {
+    return client
+        .async()
+        .sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(request)))
+        .thenApply(
+            reply -> {
+              if (!reply.isSuccess()) {
+                throw new CompletionException(
+                    new IOException("quorum read failed", reply.getException()));
+              }
+              return reply.getMessage().getContent().toByteArray();
+            });
+  }
+
+  @Override
+  public MetadataImage image() {
+    return image;
+  }
+
+  @Override
+  public boolean isActiveController() {
+    return false;
+  }
+
+  @Override
+  public OptionalInt activeControllerId() {
+    int id = RatisConfig.nodeId(client.getLeaderId());
+    return id < 0 ? OptionalInt.empty() : OptionalInt.of(id);
+  }
+
+  @Override
+  public <T> T submit(Function<MetadataImage, ControllerResult<T>> op) {
+    throw new MetadataException(
+        new ApiError(Errors.NOT_CONTROLLER, "a broker-only node is never the controller"));
+  }
+
+  @Override
+  public <T> CompletableFuture<T> submitAsync(Function<MetadataImage, ControllerResult<T>> op) {
+    return CompletableFuture.failedFuture(
+        new MetadataException(
+            new ApiError(Errors.NOT_CONTROLLER, "a broker-only node is never the controller")));
+  }
+
+  @Override
+  public CompletableFuture<byte[]> call(byte[] request) {
+    return sendReadOnly(QueryCodec.call(request));
+  }
+
+  @Override
+  public void serve(Function<byte[], CompletableFuture<byte[]>> handler) {
+    // Never the active controller: nothing to serve.
+  }
+
+  @Override
+  public void addListener(Consumer<MetadataImage> listener) {
+    // On the fetcher thread, so the listener sees this image before any later one.
+    CompletableFuture.runAsync(
+            () -> {
+              listener.accept(image);
+              listeners.add(listener);
+            },
+            fetcher)
+        .join();
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    fetcher.shutdown();
+    try {
+      fetcher.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    maybeSave(true);
+    try {
+      client.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot close the Raft client", e);
+    }
+  }
+}
