@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.ratis.io.MD5Hash;
@@ -44,7 +43,7 @@ final class MetadataStateMachine extends BaseStateMachine {
   private static final Logger log = LoggerFactory.getLogger(MetadataStateMachine.class);
 
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
-  private final List<Consumer<MetadataImage>> listeners = new CopyOnWriteArrayList<>();
+  private final ImagePublisher publisher = new ImagePublisher("brook-metadata-publisher");
   private volatile MetadataImage image = MetadataImage.EMPTY;
   private volatile Function<byte[], CompletableFuture<byte[]>> controllerCalls;
 
@@ -61,10 +60,23 @@ final class MetadataStateMachine extends BaseStateMachine {
     return image;
   }
 
-  /** Calls {@code listener} with the current image now and with each image published after. */
-  synchronized void addListener(Consumer<MetadataImage> listener) {
-    notify(listener, image);
-    listeners.add(listener);
+  /**
+   * Calls {@code listener} with the current image now and then with newer images, on the publisher
+   * thread, skipping images it was too slow for ({@link ImagePublisher}).
+   */
+  void addListener(Consumer<MetadataImage> listener) {
+    publisher.addListener(listener, image);
+  }
+
+  /** The offset of the newest image the listeners were given. */
+  long publishedOffset() {
+    return publisher.publishedOffset();
+  }
+
+  @Override
+  public void close() throws IOException {
+    publisher.close();
+    super.close();
   }
 
   void serve(Function<byte[], CompletableFuture<byte[]>> handler) {
@@ -143,17 +155,7 @@ final class MetadataStateMachine extends BaseStateMachine {
     CompletableFuture<Void> changed = nextChange;
     nextChange = new CompletableFuture<>();
     changed.complete(null);
-    for (Consumer<MetadataImage> listener : listeners) {
-      notify(listener, next);
-    }
-  }
-
-  private static void notify(Consumer<MetadataImage> listener, MetadataImage image) {
-    try {
-      listener.accept(image);
-    } catch (RuntimeException e) {
-      log.error("Metadata listener failed listener={} offset={}", listener, image.offset(), e);
-    }
+    publisher.publish(next);
   }
 
   /** One line per leadership change: when a failover happened, and who won, is in every log. */

@@ -4,16 +4,16 @@ import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.controller.ControllerResult;
 import io.brook.metadata.controller.MetadataException;
 import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.quorum.ControllerChannel;
 import io.brook.quorum.QueryCodec.Fetched;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
+import java.time.Duration;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -22,12 +22,9 @@ import java.util.function.Function;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
-import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,16 +45,19 @@ public final class RaftMetadataObserver implements ClusterQuorum {
   private static final long SAVE_INTERVAL_MS = 1_000;
 
   private final RaftClient client;
+  private final RaftClient longClient;
   private final Path localCopy;
   private final ScheduledExecutorService fetcher;
-  private final List<Consumer<MetadataImage>> listeners = new CopyOnWriteArrayList<>();
+  private final ImagePublisher publisher = new ImagePublisher("brook-metadata-publisher");
   private volatile MetadataImage image;
   private volatile boolean closed;
   private long savedOffset;
   private long lastSaveMs;
 
-  private RaftMetadataObserver(RaftClient client, Path localCopy, MetadataImage image) {
+  private RaftMetadataObserver(
+      RaftClient client, RaftClient longClient, Path localCopy, MetadataImage image) {
     this.client = client;
+    this.longClient = longClient;
     this.localCopy = localCopy;
     this.image = image;
     this.savedOffset = image.offset();
@@ -85,18 +85,11 @@ public final class RaftMetadataObserver implements ClusterQuorum {
     }
     RaftGroup group = RatisConfig.group(settings.voters());
     RaftProperties props = RatisConfig.properties(settings);
-    long sleepMs = 100;
-    RaftClient client =
-        RaftClient.newBuilder()
-            .setProperties(props)
-            .setRaftGroup(group)
-            .setClientId(ClientId.randomId())
-            .setRetryPolicy(
-                RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                    (int) Math.max(1, settings.requestTimeout().toMillis() / sleepMs),
-                    TimeDuration.valueOf(sleepMs, TimeUnit.MILLISECONDS)))
-            .build();
-    RaftMetadataObserver observer = new RaftMetadataObserver(client, localCopy, image);
+    RaftClient client = RatisConfig.client(settings, group, settings.requestTimeout(), true);
+    RaftClient longClient =
+        RatisConfig.client(
+            settings, group, Duration.ofMillis(ControllerChannel.LONG_CALL_TIMEOUT_MS), false);
+    RaftMetadataObserver observer = new RaftMetadataObserver(client, longClient, localCopy, image);
     observer.fetcher.execute(observer::fetchNext);
     return observer;
   }
@@ -138,13 +131,7 @@ public final class RaftMetadataObserver implements ClusterQuorum {
             ? MetadataImage.EMPTY.apply(fetched.records(), fetched.lastOffset())
             : current.apply(fetched.records(), fetched.lastOffset());
     image = next;
-    for (Consumer<MetadataImage> listener : listeners) {
-      try {
-        listener.accept(next);
-      } catch (RuntimeException e) {
-        log.error("Metadata listener failed offset={}", next.offset(), e);
-      }
-    }
+    publisher.publish(next);
     maybeSave(false);
   }
 
@@ -164,6 +151,10 @@ public final class RaftMetadataObserver implements ClusterQuorum {
   }
 
   private CompletableFuture<byte[]> sendReadOnly(byte[] request) {
+    return sendReadOnly(client, request);
+  }
+
+  private static CompletableFuture<byte[]> sendReadOnly(RaftClient client, byte[] request) {
     return client
         .async()
         .sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(request)))
@@ -212,20 +203,18 @@ public final class RaftMetadataObserver implements ClusterQuorum {
   }
 
   @Override
+  public CompletableFuture<byte[]> callLong(byte[] request) {
+    return sendReadOnly(longClient, QueryCodec.call(request));
+  }
+
+  @Override
   public void serve(Function<byte[], CompletableFuture<byte[]>> handler) {
     // Never the active controller: nothing to serve.
   }
 
   @Override
   public void addListener(Consumer<MetadataImage> listener) {
-    // On the fetcher thread, so the listener sees this image before any later one.
-    CompletableFuture.runAsync(
-            () -> {
-              listener.accept(image);
-              listeners.add(listener);
-            },
-            fetcher)
-        .join();
+    publisher.addListener(listener, image);
   }
 
   @Override
@@ -241,10 +230,12 @@ public final class RaftMetadataObserver implements ClusterQuorum {
       Thread.currentThread().interrupt();
     }
     maybeSave(true);
+    publisher.close();
     try {
       client.close();
+      longClient.close();
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot close the Raft client", e);
+      throw new UncheckedIOException("cannot close a Raft client", e);
     }
   }
 }

@@ -4,11 +4,13 @@ import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.controller.ControllerResult;
 import io.brook.metadata.controller.MetadataException;
 import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.quorum.ControllerChannel;
 import io.brook.quorum.EntryCodec.Status;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.OptionalInt;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -21,16 +23,13 @@ import java.util.function.Function;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
-import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,15 +55,21 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   private final RaftGroup group;
   private final RaftServer server;
   private final RaftClient client;
+  private final RaftClient longClient;
   private final MetadataStateMachine stateMachine;
   private final ThreadPoolExecutor controllerThread;
   private volatile boolean closed;
 
   private RaftMetadataQuorum(
-      RaftGroup group, RaftServer server, RaftClient client, MetadataStateMachine stateMachine) {
+      RaftGroup group,
+      RaftServer server,
+      RaftClient client,
+      RaftClient longClient,
+      MetadataStateMachine stateMachine) {
     this.group = group;
     this.server = server;
     this.client = client;
+    this.longClient = longClient;
     this.stateMachine = stateMachine;
     this.controllerThread =
         new ThreadPoolExecutor(
@@ -102,23 +107,16 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
             .setOption(RaftStorage.StartupOption.RECOVER)
             .build();
     server.start();
-    long retrySleepMs = 100;
-    int retries = (int) Math.max(1, settings.requestTimeout().toMillis() / retrySleepMs);
-    RaftClient client =
-        RaftClient.newBuilder()
-            .setProperties(props)
-            .setRaftGroup(group)
-            .setClientId(ClientId.randomId())
-            .setRetryPolicy(
-                RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                    retries, TimeDuration.valueOf(retrySleepMs, TimeUnit.MILLISECONDS)))
-            .build();
+    RaftClient client = RatisConfig.client(settings, group, settings.requestTimeout(), true);
+    RaftClient longClient =
+        RatisConfig.client(
+            settings, group, Duration.ofMillis(ControllerChannel.LONG_CALL_TIMEOUT_MS), false);
     log.info(
         "Raft quorum started nodeId={} voters={} storage={}",
         settings.nodeId(),
         settings.voters(),
         settings.storageDir());
-    return new RaftMetadataQuorum(group, server, client, stateMachine);
+    return new RaftMetadataQuorum(group, server, client, longClient, stateMachine);
   }
 
   @Override
@@ -246,6 +244,15 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
 
   @Override
   public CompletableFuture<byte[]> call(byte[] request) {
+    return call(client, request);
+  }
+
+  @Override
+  public CompletableFuture<byte[]> callLong(byte[] request) {
+    return call(longClient, request);
+  }
+
+  private static CompletableFuture<byte[]> call(RaftClient client, byte[] request) {
     return client
         .async()
         .sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(QueryCodec.call(request))))
@@ -276,10 +283,12 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     }
     closed = true;
     controllerThread.shutdownNow();
-    try {
-      client.close();
-    } catch (IOException e) {
-      log.warn("Error closing the Raft client", e);
+    for (RaftClient c : new RaftClient[] {client, longClient}) {
+      try {
+        c.close();
+      } catch (IOException e) {
+        log.warn("Error closing a Raft client", e);
+      }
     }
     try {
       server.close();

@@ -2,19 +2,26 @@ package io.brook.quorum;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
+import org.apache.ratis.retry.ExceptionDependentRetry;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
@@ -52,6 +59,38 @@ final class RatisConfig {
   static int nodeId(RaftPeerId peerId) {
     String name = peerId == null ? "" : peerId.toString();
     return name.startsWith("node-") ? Integer.parseInt(name.substring(5)) : -1;
+  }
+
+  /**
+   * A client of the group whose requests time out after {@code requestTimeout}. It retries every
+   * 100 ms, for {@code controller.quorum.request.timeout.ms} in all, while no leader answers (none
+   * elected yet, or another one); with {@code retryTimeouts} false a request that timed out is not
+   * sent again, so a slow, non-idempotent call cannot run twice.
+   */
+  static RaftClient client(
+      QuorumSettings settings, RaftGroup group, Duration requestTimeout, boolean retryTimeouts) {
+    RaftProperties props = properties(settings);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(
+        props, TimeDuration.valueOf(requestTimeout.toMillis(), TimeUnit.MILLISECONDS));
+    long sleepMs = 100;
+    int retries = (int) Math.max(1, settings.requestTimeout().toMillis() / sleepMs);
+    RetryPolicy retry =
+        RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+            retries, TimeDuration.valueOf(sleepMs, TimeUnit.MILLISECONDS));
+    if (!retryTimeouts) {
+      retry =
+          ExceptionDependentRetry.newBuilder()
+              .setDefaultPolicy(retry)
+              .setExceptionToPolicy(TimeoutIOException.class, RetryPolicies.noRetry())
+              .setMaxAttempts(retries)
+              .build();
+    }
+    return RaftClient.newBuilder()
+        .setProperties(props)
+        .setRaftGroup(group)
+        .setClientId(ClientId.randomId())
+        .setRetryPolicy(retry)
+        .build();
   }
 
   static RaftProperties properties(QuorumSettings settings) {

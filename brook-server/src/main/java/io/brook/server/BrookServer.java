@@ -187,7 +187,8 @@ public final class BrookServer implements AutoCloseable {
 
       List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
       if (cluster != null) {
-        cluster.startBroker(config, c.clusterId, endpoints);
+        ReplicaManager replicas = c.replicaManager;
+        cluster.startBroker(config, c.clusterId, endpoints, () -> replicas.image().offset());
       } else {
         brokerEpoch[0] =
             c.quorum.submit(

@@ -3,9 +3,11 @@ package io.brook.broker.admin;
 import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ConfigValidator;
+import io.brook.metadata.controller.NewTopic;
 import io.brook.metadata.controller.ProducerIdBlock;
 import io.brook.metadata.controller.TopicResult;
 import io.brook.metadata.quorum.MetadataQuorum;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,6 +36,14 @@ public final class TopicAdmin implements AutoTopicCreator {
     this.autoCreateTopics = autoCreateTopics;
   }
 
+  /**
+   * The quorum's image: it holds a change as soon as {@link #createTopic} and the others return,
+   * while the replica manager may receive it a moment later.
+   */
+  public io.brook.metadata.image.MetadataImage image() {
+    return quorum.image();
+  }
+
   public TopicResult createTopic(
       String name,
       int numPartitions,
@@ -51,6 +61,23 @@ public final class TopicAdmin implements AutoTopicCreator {
                 configs,
                 validateOnly,
                 topicConfigValidator));
+  }
+
+  /**
+   * Creates topics in as few operations as the per-operation record limit allows (one Raft entry
+   * each in a cluster, instead of one per topic).
+   *
+   * @return one result per topic, in order
+   */
+  public List<TopicResult> createTopics(List<NewTopic> topics, boolean validateOnly) {
+    List<TopicResult> results = new ArrayList<>();
+    while (results.size() < topics.size()) {
+      List<NewTopic> rest = topics.subList(results.size(), topics.size());
+      results.addAll(
+          quorum.submit(
+              image -> controller.createTopics(rest, validateOnly, topicConfigValidator)));
+    }
+    return results;
   }
 
   public ApiError deleteTopic(String name) {

@@ -3,8 +3,10 @@ package io.brook.broker.api;
 import io.brook.broker.admin.ConfigDescriber;
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.metadata.controller.NewTopic;
 import io.brook.metadata.controller.TopicResult;
 import io.brook.protocol.RequestContext;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,6 +48,8 @@ public final class CreateTopicsHandler extends KafkaApi {
     for (CreatableTopic topic : request.topics()) {
       seen.merge(topic.name(), 1, Integer::sum);
     }
+    List<NewTopic> accepted = new ArrayList<>();
+    List<CreatableTopicResult> acceptedResults = new ArrayList<>();
     for (CreatableTopic topic : request.topics()) {
       CreatableTopicResult result =
           new CreatableTopicResult()
@@ -59,17 +63,25 @@ public final class CreateTopicsHandler extends KafkaApi {
             .setErrorMessage("Create topics request from client contains a duplicate topic name");
         continue;
       }
-      try {
-        create(topic, request.validateOnly(), result);
-      } catch (RuntimeException e) {
-        ApiFailure failure = ApiFailure.of(e);
+      accepted.add(toNewTopic(topic));
+      acceptedResults.add(result);
+    }
+    // All topics in as few controller operations as possible: one Raft entry in a cluster.
+    try {
+      List<TopicResult> created = admin.createTopics(accepted, request.validateOnly());
+      for (int i = 0; i < created.size(); i++) {
+        fill(created.get(i), request.validateOnly(), acceptedResults.get(i));
+      }
+    } catch (RuntimeException e) {
+      ApiFailure failure = ApiFailure.of(e);
+      for (CreatableTopicResult result : acceptedResults) {
         result.setErrorCode(failure.code()).setErrorMessage(failure.message());
       }
     }
     return CompletableFuture.completedFuture(response);
   }
 
-  private void create(CreatableTopic topic, boolean validateOnly, CreatableTopicResult out) {
+  private static NewTopic toNewTopic(CreatableTopic topic) {
     Map<Integer, List<Integer>> assignment = new LinkedHashMap<>();
     for (CreateTopicsRequestData.CreatableReplicaAssignment a : topic.assignments()) {
       assignment.put(a.partitionIndex(), List.copyOf(a.brokerIds()));
@@ -78,14 +90,11 @@ public final class CreateTopicsHandler extends KafkaApi {
     for (CreateTopicsRequestData.CreatableTopicConfig c : topic.configs()) {
       topicConfigs.put(c.name(), c.value());
     }
-    TopicResult result =
-        admin.createTopic(
-            topic.name(),
-            topic.numPartitions(),
-            topic.replicationFactor(),
-            assignment,
-            topicConfigs,
-            validateOnly);
+    return new NewTopic(
+        topic.name(), topic.numPartitions(), topic.replicationFactor(), assignment, topicConfigs);
+  }
+
+  private void fill(TopicResult result, boolean validateOnly, CreatableTopicResult out) {
     if (result.error().isFailure()) {
       out.setErrorCode(result.error().error().code())
           .setErrorMessage(result.error().messageOrDefault());
@@ -96,7 +105,7 @@ public final class CreateTopicsHandler extends KafkaApi {
         .setReplicationFactor(result.replicationFactor());
     if (!validateOnly) {
       for (DescribeConfigsResourceResult entry :
-          configs.describeTopic(replicaManager.image(), topic.name(), null, false, false)) {
+          configs.describeTopic(admin.image(), result.name(), null, false, false)) {
         out.configs()
             .add(
                 new CreatableTopicConfigs()

@@ -25,9 +25,22 @@ public final class ControllerClient {
   }
 
   public CompletableFuture<ApiMessage> send(ApiKeys apiKey, short version, ApiMessage request) {
+    return send(apiKey, version, request, false);
+  }
+
+  /**
+   * Sends a forwarded admin request, which may take long on the controller: waits up to {@link
+   * ControllerChannel#LONG_CALL_TIMEOUT_MS} and is never sent twice after a timeout.
+   */
+  public CompletableFuture<ApiMessage> sendAdmin(
+      ApiKeys apiKey, short version, ApiMessage request) {
+    return send(apiKey, version, request, true);
+  }
+
+  private CompletableFuture<ApiMessage> send(
+      ApiKeys apiKey, short version, ApiMessage request, boolean longCall) {
     byte[] bytes = ControllerEnvelope.encodeRequest(apiKey, version, request);
-    return channel
-        .call(bytes)
+    return (longCall ? channel.callLong(bytes) : channel.call(bytes))
         .handle(
             (answer, failure) -> {
               if (failure != null) {

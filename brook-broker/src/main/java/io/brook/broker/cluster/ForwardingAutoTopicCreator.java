@@ -40,7 +40,7 @@ public final class ForwardingAutoTopicCreator implements AutoTopicCreator {
                   .setNumPartitions(-1)
                   .setReplicationFactor((short) -1));
       controller
-          .send(ApiKeys.CREATE_TOPICS, request)
+          .sendAdmin(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion(), request)
           .whenComplete((response, failure) -> inFlight.remove(topic));
     }
     return Errors.LEADER_NOT_AVAILABLE;

@@ -50,6 +50,6 @@ public final class ForwardingHandler implements ApiHandler {
       return CompletableFuture.supplyAsync(() -> local.handle(context, request), executor)
           .thenCompose(stage -> stage);
     }
-    return controller.send(apiKey(), context.apiVersion(), request);
+    return controller.sendAdmin(apiKey(), context.apiVersion(), request);
   }
 }

@@ -2,6 +2,8 @@ package io.brook.metadata.controller;
 
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.metadata.record.MetadataRecord;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -79,6 +81,44 @@ public final class ClusterController {
         Objects.requireNonNull(configs, "configs"),
         validateOnly,
         Objects.requireNonNull(validator, "validator"));
+  }
+
+  /**
+   * Creates several topics in one operation (one Raft entry in a cluster), each validated against
+   * the image with the topics before it already created, as if created one by one. Stops before the
+   * topic whose records would take the operation past {@link
+   * ControllerConfig#maxRecordsPerOperation()}: the result then has fewer entries than {@code
+   * topics}, and the caller submits the rest as another operation.
+   *
+   * @return one result per topic handled, in order, and all their records
+   */
+  public ControllerResult<List<TopicResult>> createTopics(
+      List<NewTopic> topics, boolean validateOnly, ConfigValidator validator) {
+    MetadataImage current = image.get();
+    List<MetadataRecord> records = new ArrayList<>();
+    List<TopicResult> results = new ArrayList<>();
+    for (NewTopic topic : topics) {
+      ControllerResult<TopicResult> one =
+          this.topics.createTopic(
+              current,
+              topic.name(),
+              topic.numPartitions(),
+              topic.replicationFactor(),
+              topic.manualAssignment(),
+              topic.configs(),
+              validateOnly,
+              Objects.requireNonNull(validator, "validator"));
+      if (!results.isEmpty()
+          && records.size() + one.records().size() > config.maxRecordsPerOperation()) {
+        break;
+      }
+      results.add(one.response());
+      if (!one.records().isEmpty()) {
+        records.addAll(one.records());
+        current = current.apply(one.records(), current.offset() + one.records().size());
+      }
+    }
+    return ControllerResult.of(records, results);
   }
 
   /** Deletes a topic by name: {@code UNKNOWN_TOPIC_OR_PARTITION} if there is none. */

@@ -21,6 +21,16 @@ public interface ControllerChannel {
   CompletableFuture<byte[]> call(byte[] request);
 
   /**
+   * Sends a request that may take long on the controller (a CreateTopics of many topics is one Raft
+   * round trip per topic), waiting up to {@link #LONG_CALL_TIMEOUT_MS}. Such a call is not retried
+   * after a timeout by the quorum client, so it does not run twice.
+   */
+  CompletableFuture<byte[]> callLong(byte[] request);
+
+  /** How long {@link #callLong} waits for the active controller's answer. */
+  long LONG_CALL_TIMEOUT_MS = 60_000;
+
+  /**
    * Installs what this node runs for calls while it is the active controller. Calls that arrive
    * before a handler is installed fail.
    */

@@ -30,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
 import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -158,10 +159,17 @@ public final class ClusterServices implements AutoCloseable {
   }
 
   /**
-   * Registers this broker and waits until the controller unfences it (its metadata caught up), at
-   * most {@code initial.broker.registration.timeout.ms}.
+   * Registers this broker and waits until the controller unfences it, at most {@code
+   * initial.broker.registration.timeout.ms}.
+   *
+   * @param appliedMetadataOffset the offset of the image the broker's replica manager has applied:
+   *     the broker is unfenced once that reaches its registration
    */
-  public void startBroker(BrokerConfig config, String clusterId, List<BrokerEndpoint> endpoints) {
+  public void startBroker(
+      BrokerConfig config,
+      String clusterId,
+      List<BrokerEndpoint> endpoints,
+      LongSupplier appliedMetadataOffset) {
     lifecycle =
         new BrokerLifecycleManager(
             config.nodeId(),
@@ -169,7 +177,7 @@ public final class ClusterServices implements AutoCloseable {
             endpoints,
             config.brokerRack(),
             controllerClient,
-            () -> quorum.image().offset(),
+            appliedMetadataOffset,
             scheduler,
             settings.heartbeatIntervalMs());
     lifecycle.start();
