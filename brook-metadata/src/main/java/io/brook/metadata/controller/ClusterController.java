@@ -234,6 +234,24 @@ public final class ClusterController {
   }
 
   /**
+   * Preferred-leader election (Kafka's ElectLeaders with PREFERRED, and {@code
+   * auto.leader.rebalance.enable}): the first replica of each partition leads again where it is
+   * unfenced and in sync.
+   *
+   * @param partitions partition ids by topic name, or empty for all partitions
+   */
+  public ControllerResult<Map<String, Map<Integer, ApiError>>> electPreferredLeaders(
+      Optional<Map<String, List<Integer>>> partitions) {
+    return LeaderElectionControl.electPreferred(
+        image.get(), Objects.requireNonNull(partitions, "partitions"));
+  }
+
+  /** Whether a preferred-leader election would move any leader. */
+  public boolean leadersImbalanced() {
+    return LeaderElectionControl.imbalanced(image.get());
+  }
+
+  /**
    * Fences a broker: removes it from every ISR where it is not the last member and moves its
    * leaderships to the first other unfenced ISR member in replica order, or to no leader (-1).
    * {@code BROKER_ID_NOT_REGISTERED} if unknown; no records if already fenced.

@@ -4,12 +4,14 @@ import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.api.AllocateProducerIdsHandler;
 import io.brook.broker.api.BrokerHeartbeatHandler;
 import io.brook.broker.api.BrokerRegistrationHandler;
+import io.brook.broker.api.ElectLeadersHandler;
 import io.brook.broker.cluster.BrokerFencer;
 import io.brook.broker.cluster.BrokerLifecycleManager;
 import io.brook.broker.cluster.ControllerCallDispatcher;
 import io.brook.broker.cluster.ControllerClient;
 import io.brook.broker.cluster.ForwardingAutoTopicCreator;
 import io.brook.broker.cluster.ForwardingHandler;
+import io.brook.broker.cluster.LeaderRebalancer;
 import io.brook.broker.cluster.OffloadedHandler;
 import io.brook.metadata.controller.BrokerSessions;
 import io.brook.metadata.controller.ClusterController;
@@ -49,7 +51,8 @@ public final class ClusterServices implements AutoCloseable {
           ApiKeys.DELETE_TOPICS,
           ApiKeys.CREATE_PARTITIONS,
           ApiKeys.ALTER_CONFIGS,
-          ApiKeys.INCREMENTAL_ALTER_CONFIGS);
+          ApiKeys.INCREMENTAL_ALTER_CONFIGS,
+          ApiKeys.ELECT_LEADERS);
 
   /** Admin requests waiting for the quorum; beyond it the executor refuses (bounded). */
   private static final int ADMIN_QUEUE = 512;
@@ -128,7 +131,7 @@ public final class ClusterServices implements AutoCloseable {
     controllerHandlers.add(new BrokerRegistrationHandler(quorum, controller, sessions, clusterId));
     controllerHandlers.add(new BrokerHeartbeatHandler(quorum, controller, sessions));
     controllerHandlers.add(new AllocateProducerIdsHandler(admin));
-    for (ApiHandler handler : brokerHandlers) {
+    for (ApiHandler handler : withClusterApis(brokerHandlers)) {
       if (CONTROLLER_DECIDED.contains(handler.apiKey())) {
         controllerHandlers.add(handler);
       }
@@ -138,6 +141,18 @@ public final class ClusterServices implements AutoCloseable {
     long checkMs = Math.max(50, settings.sessionTimeoutMs() / 10);
     scheduler.scheduleWithFixedDelay(
         new BrokerFencer(quorum, controller, sessions), checkMs, checkMs, TimeUnit.MILLISECONDS);
+    if (settings.autoLeaderRebalance()) {
+      long intervalMs = settings.leaderImbalanceCheckIntervalMs();
+      scheduler.scheduleWithFixedDelay(
+          new LeaderRebalancer(quorum, controller), intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** The node's handlers plus the admin APIs that only matter with several brokers. */
+  private List<ApiHandler> withClusterApis(List<ApiHandler> handlers) {
+    List<ApiHandler> all = new ArrayList<>(handlers);
+    all.add(new ElectLeadersHandler(quorum, controller));
+    return all;
   }
 
   /**
@@ -146,7 +161,7 @@ public final class ClusterServices implements AutoCloseable {
    */
   public List<ApiHandler> brokerHandlers(List<ApiHandler> handlers) {
     List<ApiHandler> wrapped = new ArrayList<>();
-    for (ApiHandler handler : handlers) {
+    for (ApiHandler handler : withClusterApis(handlers)) {
       if (CONTROLLER_DECIDED.contains(handler.apiKey())) {
         wrapped.add(new ForwardingHandler(handler, quorum, controllerClient, adminExecutor));
       } else if (handler.apiKey() == ApiKeys.INIT_PRODUCER_ID) {

@@ -23,6 +23,8 @@ import org.apache.kafka.common.Uuid;
  * @param registrationTimeoutMs {@code initial.broker.registration.timeout.ms}
  * @param electionTimeoutMs {@code controller.quorum.election.timeout.ms}
  * @param requestTimeoutMs {@code controller.quorum.request.timeout.ms}
+ * @param autoLeaderRebalance {@code auto.leader.rebalance.enable}
+ * @param leaderImbalanceCheckIntervalMs {@code leader.imbalance.check.interval.seconds} in ms
  */
 public record ClusterSettings(
     Map<Integer, InetSocketAddress> voters,
@@ -30,7 +32,9 @@ public record ClusterSettings(
     int sessionTimeoutMs,
     int registrationTimeoutMs,
     int electionTimeoutMs,
-    int requestTimeoutMs) {
+    int requestTimeoutMs,
+    boolean autoLeaderRebalance,
+    long leaderImbalanceCheckIntervalMs) {
   /** Entries between Raft snapshots; each entry is one controller operation. */
   static final long SNAPSHOT_EVERY_ENTRIES = 20_000;
 
@@ -41,7 +45,9 @@ public record ClusterSettings(
         intValue(config, "broker.session.timeout.ms"),
         intValue(config, "initial.broker.registration.timeout.ms"),
         intValue(config, "controller.quorum.election.timeout.ms"),
-        intValue(config, "controller.quorum.request.timeout.ms"));
+        intValue(config, "controller.quorum.request.timeout.ms"),
+        (Boolean) config.value("auto.leader.rebalance.enable"),
+        ((Number) config.value("leader.imbalance.check.interval.seconds")).longValue() * 1000);
   }
 
   private static int intValue(BrokerConfig config, String name) {

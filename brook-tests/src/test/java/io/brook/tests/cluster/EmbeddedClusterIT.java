@@ -5,8 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.brook.testkit.EmbeddedBrookCluster;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -17,8 +19,12 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.ElectionNotNeededException;
+import org.apache.kafka.common.errors.PreferredLeaderNotAvailableException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,6 +59,8 @@ class EmbeddedClusterIT {
     Set<String> topics = Set.of("via-1", "via-2", "via-3");
     await()
         .atMost(Duration.ofSeconds(10))
+        // A broker serves a topic a moment after the controller committed it.
+        .ignoreExceptions()
         .untilAsserted(
             () -> {
               Map<String, TopicDescription> first = null;
@@ -104,6 +112,32 @@ class EmbeddedClusterIT {
                 }
               }
             });
+
+    // When a preferred-leader election is requested for every partition of the topic
+    Set<TopicPartition> partitions = new HashSet<>();
+    for (int p = 0; p < 6; p++) {
+      partitions.add(new TopicPartition("moving", p));
+    }
+    Map<TopicPartition, Optional<Throwable>> results;
+    try (Admin admin = admin(cluster.bootstrapServers(3))) {
+      results = admin.electLeaders(ElectionType.PREFERRED, partitions).partitions().get();
+    }
+
+    // Then node 2, back but out of sync (followers do not replicate yet), cannot lead again;
+    // partitions already led by their first replica need no election
+    try (Admin admin = admin(cluster.bootstrapServers(1))) {
+      TopicDescription d =
+          admin.describeTopics(Set.of("moving")).allTopicNames().get().get("moving");
+      for (TopicPartitionInfo p : d.partitions()) {
+        Optional<Throwable> outcome = results.get(new TopicPartition("moving", p.partition()));
+        if (p.replicas().get(0).id() == victim) {
+          assertThat(outcome).containsInstanceOf(PreferredLeaderNotAvailableException.class);
+        } else {
+          assertThat(p.leader().id()).isEqualTo(p.replicas().get(0).id());
+          outcome.ifPresent(e -> assertThat(e).isInstanceOf(ElectionNotNeededException.class));
+        }
+      }
+    }
   }
 
   private static List<Integer> leadersOf(String topic, int viaNode)

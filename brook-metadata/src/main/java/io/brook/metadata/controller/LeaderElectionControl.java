@@ -1,0 +1,96 @@
+package io.brook.metadata.controller;
+
+import io.brook.metadata.image.BrokerRegistration;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.image.PartitionImage;
+import io.brook.metadata.image.TopicImage;
+import io.brook.metadata.record.MetadataRecord;
+import io.brook.metadata.record.PartitionChangeRecord;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Preferred-leader election: each partition's first replica leads again when it is unfenced and in
+ * sync, so leaders return to the even spread placement gave them after failures moved them. All
+ * changes of one election are one batch of records.
+ */
+final class LeaderElectionControl {
+  private LeaderElectionControl() {}
+
+  /**
+   * @param partitions partition ids by topic name, or empty for every partition (then only the
+   *     partitions whose leader changes appear in the result)
+   * @return per topic and partition: {@code NONE} (elected), {@code ELECTION_NOT_NEEDED}, {@code
+   *     PREFERRED_LEADER_NOT_AVAILABLE} or {@code UNKNOWN_TOPIC_OR_PARTITION}
+   */
+  static ControllerResult<Map<String, Map<Integer, ApiError>>> electPreferred(
+      MetadataImage image, Optional<Map<String, List<Integer>>> partitions) {
+    Map<String, Map<Integer, ApiError>> results = new TreeMap<>();
+    List<MetadataRecord> records = new ArrayList<>();
+    Map<String, List<Integer>> wanted = partitions.orElseGet(() -> everyPartition(image));
+    for (Map.Entry<String, List<Integer>> topic : wanted.entrySet()) {
+      Optional<TopicImage> found = image.topic(topic.getKey());
+      for (int id : topic.getValue()) {
+        Optional<PartitionImage> partition = found.flatMap(t -> t.partition(id));
+        ApiError outcome;
+        if (partition.isEmpty()) {
+          outcome = ApiError.of(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+        } else {
+          outcome = elect(image, found.get(), id, partition.get(), records);
+        }
+        if (partitions.isPresent() || outcome.isSuccess()) {
+          results.computeIfAbsent(topic.getKey(), k -> new LinkedHashMap<>()).put(id, outcome);
+        }
+      }
+    }
+    return ControllerResult.of(records, results);
+  }
+
+  private static ApiError elect(
+      MetadataImage image,
+      TopicImage topic,
+      int id,
+      PartitionImage partition,
+      List<MetadataRecord> records) {
+    int preferred = partition.replicas().get(0);
+    if (partition.leader() == preferred) {
+      return ApiError.of(Errors.ELECTION_NOT_NEEDED);
+    }
+    boolean unfenced = image.broker(preferred).map(b -> !b.fenced()).orElse(false);
+    if (!unfenced || !partition.isr().contains(preferred)) {
+      return new ApiError(
+          Errors.PREFERRED_LEADER_NOT_AVAILABLE,
+          "preferred replica " + preferred + " is fenced or not in sync");
+    }
+    records.add(
+        new PartitionChangeRecord(topic.id(), id, Optional.empty(), Optional.of(preferred)));
+    return ApiError.NONE;
+  }
+
+  private static Map<String, List<Integer>> everyPartition(MetadataImage image) {
+    Map<String, List<Integer>> all = new TreeMap<>();
+    for (TopicImage topic : image.topics()) {
+      all.put(topic.name(), new ArrayList<>(topic.partitions().keySet()));
+    }
+    return all;
+  }
+
+  /** Whether any unfenced broker leads a partition it is not the preferred replica of. */
+  static boolean imbalanced(MetadataImage image) {
+    for (TopicImage topic : image.topics()) {
+      for (PartitionImage p : topic.partitions().values()) {
+        int preferred = p.replicas().get(0);
+        BrokerRegistration b = image.brokers().get(preferred);
+        if (p.leader() != preferred && b != null && !b.fenced() && p.isr().contains(preferred)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+}
