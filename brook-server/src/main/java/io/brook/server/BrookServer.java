@@ -152,55 +152,62 @@ public final class BrookServer implements AutoCloseable {
       TopicAdmin admin =
           new TopicAdmin(
               c.quorum, controller, TopicConfigs::validate, config.autoCreateTopicsEnable());
+      if (raft) {
+        c.cluster = new ClusterServices(config, (ClusterQuorum) c.quorum, controller, c.scheduler);
+        return startClusterNode(c, admin, logDefaults, started);
+      }
       long[] brokerEpoch = {0};
-      ClusterServices cluster =
-          raft
-              ? new ClusterServices(config, (ClusterQuorum) c.quorum, controller, c.scheduler)
-              : null;
-      c.cluster = cluster;
-      BrokerIdentity identity =
-          cluster == null
-              ? new BrokerIdentity(nodeId, c.clusterId)
-              : new BrokerIdentity(nodeId, c.clusterId, cluster::activeControllerId);
       ProducerIdManager producerIds =
-          new ProducerIdManager(
-              () ->
-                  cluster == null || quorum.isActiveController()
-                      ? admin.allocateProducerIds(nodeId, brokerEpoch[0])
-                      : cluster.allocateProducerIds(nodeId));
+          new ProducerIdManager(() -> admin.allocateProducerIds(nodeId, brokerEpoch[0]));
       ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
-      AutoTopicCreator autoCreate =
-          cluster == null ? admin : cluster.autoTopicCreator(config.autoCreateTopicsEnable());
+      BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId);
       List<ApiHandler> handlers =
-          handlers(identity, c.replicaManager, admin, autoCreate, producerIds, describer);
-      if (cluster != null && config.isController()) {
-        cluster.startController(handlers, admin, c.clusterId);
-      }
-      if (!config.isBroker()) {
-        // A controller-only node serves the quorum (and the controller APIs over it) only.
-        return finishStart(c, started, List.of());
-      }
-      if (cluster != null) {
-        handlers = cluster.brokerHandlers(handlers);
-      }
+          handlers(identity, c.replicaManager, admin, admin, producerIds, describer);
       c.network = KafkaNetworkServer.start(networkConfig(config), new ApiRegistry(handlers));
 
       List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
-      if (cluster != null) {
-        ReplicaManager replicas = c.replicaManager;
-        cluster.startBroker(config, c.clusterId, endpoints, () -> replicas.image().offset());
-      } else {
-        brokerEpoch[0] =
-            c.quorum.submit(
-                image ->
-                    controller.registerBroker(
-                        nodeId, Uuid.randomUuid(), endpoints, config.brokerRack()));
-      }
+      brokerEpoch[0] =
+          c.quorum.submit(
+              image ->
+                  controller.registerBroker(
+                      nodeId, Uuid.randomUuid(), endpoints, config.brokerRack()));
       return finishStart(c, started, endpoints);
     } catch (IOException | RuntimeException e) {
       c.closeQuietly();
       throw e;
     }
+  }
+
+  /**
+   * The rest of start-up on a node of a Raft cluster: the controller side on a controller, the
+   * broker side (forwarding handlers, registration until unfenced) on a broker.
+   */
+  private static BrookServer startClusterNode(
+      Components c, TopicAdmin admin, LogConfig logDefaults, long started) throws IOException {
+    BrokerConfig config = c.config;
+    int nodeId = config.nodeId();
+    ClusterServices cluster = c.cluster;
+    BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId, cluster::activeControllerId);
+    ProducerIdManager producerIds =
+        new ProducerIdManager(() -> cluster.allocateProducerIds(nodeId));
+    ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
+    AutoTopicCreator autoCreate = cluster.autoTopicCreator(config.autoCreateTopicsEnable());
+    List<ApiHandler> handlers =
+        handlers(identity, c.replicaManager, admin, autoCreate, producerIds, describer);
+    if (config.isController()) {
+      cluster.startController(handlers, admin, c.clusterId);
+    }
+    if (!config.isBroker()) {
+      // A controller-only node serves the quorum (and the controller APIs over it) only.
+      return finishStart(c, started, List.of());
+    }
+    c.network =
+        KafkaNetworkServer.start(
+            networkConfig(config), new ApiRegistry(cluster.brokerHandlers(handlers)));
+    List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
+    ReplicaManager replicas = c.replicaManager;
+    cluster.startBroker(config, c.clusterId, endpoints, () -> replicas.image().offset());
+    return finishStart(c, started, endpoints);
   }
 
   private static BrookServer finishStart(

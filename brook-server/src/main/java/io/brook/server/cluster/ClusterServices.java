@@ -54,15 +54,25 @@ public final class ClusterServices implements AutoCloseable {
           ApiKeys.INCREMENTAL_ALTER_CONFIGS,
           ApiKeys.ELECT_LEADERS);
 
-  /** Admin requests waiting for the quorum; beyond it the executor refuses (bounded). */
-  private static final int ADMIN_QUEUE = 512;
+  /** Requests waiting for a thread; beyond it the executors refuse (bounded). */
+  private static final int QUEUE = 512;
 
   private final ClusterSettings settings;
   private final int nodeId;
   private final ClusterQuorum quorum;
   private final ClusterController controller;
   private final ControllerClient controllerClient;
+
+  /** The broker side's admin work (it may wait for the controller channel). */
   private final ThreadPoolExecutor adminExecutor;
+
+  /**
+   * The controller side's work: calls arriving over the channel. Separate from {@link
+   * #adminExecutor} so a broker-side thread waiting for a call never holds the thread the call
+   * needs (a node can be both sides).
+   */
+  private final ThreadPoolExecutor controllerExecutor;
+
   private final ScheduledExecutorService scheduler;
   private BrokerLifecycleManager lifecycle;
 
@@ -77,18 +87,22 @@ public final class ClusterServices implements AutoCloseable {
     this.controller = controller;
     this.scheduler = scheduler;
     this.controllerClient = new ControllerClient(quorum);
-    this.adminExecutor =
-        new ThreadPoolExecutor(
-            2,
-            2,
-            0,
-            TimeUnit.MILLISECONDS,
-            new ArrayBlockingQueue<>(ADMIN_QUEUE),
-            runnable -> {
-              Thread thread = new Thread(runnable, "brook-admin");
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.adminExecutor = boundedPool("brook-admin");
+    this.controllerExecutor = boundedPool("brook-controller-calls");
+  }
+
+  private static ThreadPoolExecutor boundedPool(String name) {
+    return new ThreadPoolExecutor(
+        2,
+        2,
+        0,
+        TimeUnit.MILLISECONDS,
+        new ArrayBlockingQueue<>(QUEUE),
+        runnable -> {
+          Thread thread = new Thread(runnable, name);
+          thread.setDaemon(true);
+          return thread;
+        });
   }
 
   /**
@@ -136,7 +150,7 @@ public final class ClusterServices implements AutoCloseable {
         controllerHandlers.add(handler);
       }
     }
-    quorum.serve(new ControllerCallDispatcher(controllerHandlers, adminExecutor));
+    quorum.serve(new ControllerCallDispatcher(controllerHandlers, controllerExecutor));
     // A tenth of the session timeout: a silent broker is fenced at most 10% late.
     long checkMs = Math.max(50, settings.sessionTimeoutMs() / 10);
     scheduler.scheduleWithFixedDelay(
@@ -212,7 +226,10 @@ public final class ClusterServices implements AutoCloseable {
     }
   }
 
-  /** A producer-id block from the active controller, for this broker. Blocks the caller. */
+  /**
+   * A producer-id block from the active controller, for this broker (AllocateProducerIds with its
+   * current broker epoch). Blocks the caller: call it off the event loop.
+   */
   public ProducerIdBlock allocateProducerIds(int brokerId) {
     AllocateProducerIdsRequestData request =
         new AllocateProducerIdsRequestData()
@@ -239,5 +256,6 @@ public final class ClusterServices implements AutoCloseable {
   public void close() {
     shutdownBroker();
     adminExecutor.shutdownNow();
+    controllerExecutor.shutdownNow();
   }
 }

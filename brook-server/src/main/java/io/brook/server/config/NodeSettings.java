@@ -120,7 +120,7 @@ final class NodeSettings {
             ANY,
             HIGH,
             "Comma-separated names of the listeners controllers use; required in KRaft mode.")
-        .accepts(
+        .uses(
             QUORUM_VOTERS,
             LIST,
             "",
@@ -134,7 +134,7 @@ final class NodeSettings {
             Listeners.hostPortListValidator(),
             HIGH,
             "host:port of controllers to contact first, for a dynamic quorum.")
-        .accepts(
+        .uses(
             "controller.quorum.election.timeout.ms",
             INT,
             1_000,
@@ -162,7 +162,7 @@ final class NodeSettings {
             ANY,
             MEDIUM,
             "How long the quorum leader waits to batch metadata writes before flushing them.")
-        .accepts(
+        .uses(
             "controller.quorum.request.timeout.ms",
             INT,
             2_000,
@@ -176,28 +176,28 @@ final class NodeSettings {
             ANY,
             LOW,
             "Pause before retrying a failed request between quorum members.")
-        .accepts(
+        .uses(
             "broker.heartbeat.interval.ms",
             INT,
             2_000,
             ANY,
             MEDIUM,
             "Interval between a broker's heartbeats to the active controller.")
-        .accepts(
+        .uses(
             "broker.session.timeout.ms",
             INT,
             9_000,
             ANY,
             MEDIUM,
             "How long a broker stays registered without heartbeats before it is fenced.")
-        .accepts(
+        .uses(
             "initial.broker.registration.timeout.ms",
             INT,
             60_000,
             ANY,
             MEDIUM,
             "How long a starting broker waits to register with the controller before giving up.")
-        .accepts(
+        .uses(
             METADATA_LOG_DIR,
             STRING,
             null,

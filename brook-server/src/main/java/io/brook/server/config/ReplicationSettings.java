@@ -138,7 +138,7 @@ final class ReplicationSettings {
             ANY,
             MEDIUM,
             "Completed entries after which the DeleteRecords purgatory is purged.")
-        .accepts(
+        .uses(
             "auto.leader.rebalance.enable",
             BOOLEAN,
             true,
@@ -152,7 +152,7 @@ final class ReplicationSettings {
             ANY,
             HIGH,
             "Share of a broker's partitions led elsewhere that triggers a rebalance.")
-        .accepts(
+        .uses(
             "leader.imbalance.check.interval.seconds",
             LONG,
             300L,

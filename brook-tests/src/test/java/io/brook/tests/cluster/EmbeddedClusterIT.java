@@ -79,6 +79,31 @@ class EmbeddedClusterIT {
   }
 
   @Test
+  void idempotentProducersGetIdsFromControllerAllocatedBlocksOnEveryBroker() throws Exception {
+    // Given a single-replica topic (acks=all needs no follower) on every broker
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      admin.createTopics(List.of(new NewTopic("idempotent", 3, (short) 1))).all().get();
+    }
+
+    // When an idempotent producer (kafka-clients' default, acks=all) writes through each broker
+    for (int id : cluster.nodeIds()) {
+      Properties props = new Properties();
+      props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers(id));
+      props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+      props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+      props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+      props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+      props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
+      try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
+        // Then every send is acknowledged (InitProducerId got an id from an allocated block)
+        for (int p = 0; p < 3; p++) {
+          producer.send(new ProducerRecord<>("idempotent", p, "k", "v" + id)).get();
+        }
+      }
+    }
+  }
+
+  @Test
   void controlledShutdownMovesLeadershipsAndRestartRejoins() throws Exception {
     // Given a topic with three replicas, its leaders spread over the nodes
     try (Admin admin = admin(cluster.bootstrapServers())) {
