@@ -27,6 +27,7 @@ import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,16 +85,40 @@ final class MetadataStateMachine extends BaseStateMachine {
   }
 
   @Override
-  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
-      throws IOException {
-    super.initialize(server, groupId, raftStorage);
-    storage.init(raftStorage);
-    reinitialize();
+  public synchronized void initialize(
+      RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+    getLifeCycle()
+        .startAndTransition(
+            () -> {
+              super.initialize(server, groupId, raftStorage);
+              storage.init(raftStorage);
+              loadLatestSnapshot();
+            },
+            IOException.class);
   }
 
-  /** Loads the newest snapshot: at start-up, and after Ratis installed one from the leader. */
+  /**
+   * Before Ratis installs a snapshot sent by the leader (this node was behind the leader's purged
+   * log): Ratis requires the state machine to be PAUSED, and {@link #reinitialize} to resume it.
+   */
+  @Override
+  public synchronized void pause() {
+    getLifeCycle().transition(LifeCycle.State.PAUSING);
+    getLifeCycle().transition(LifeCycle.State.PAUSED);
+  }
+
+  /** Loads the snapshot Ratis just installed and resumes. */
   @Override
   public synchronized void reinitialize() throws IOException {
+    loadLatestSnapshot();
+    if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+      getLifeCycle().transition(LifeCycle.State.STARTING);
+      getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
+  }
+
+  /** Loads the newest snapshot on disk, if any: at start-up, and after an installation. */
+  private void loadLatestSnapshot() throws IOException {
     SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
     if (snapshot == null) {
       return;

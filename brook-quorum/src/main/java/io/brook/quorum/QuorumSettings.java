@@ -29,7 +29,11 @@ public record QuorumSettings(
     Path storageDir,
     Duration electionTimeout,
     Duration requestTimeout,
-    long snapshotEveryEntries) {
+    long snapshotEveryEntries,
+    long logSegmentBytes) {
+  /** 8 MiB: a 2,000-topic image is a few MiB, so a purge after a snapshot frees whole segments. */
+  public static final long DEFAULT_LOG_SEGMENT_BYTES = 8L * 1024 * 1024;
+
   public QuorumSettings {
     voters = Map.copyOf(voters);
     Objects.requireNonNull(storageDir, "storageDir");

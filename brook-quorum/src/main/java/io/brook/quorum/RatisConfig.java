@@ -118,8 +118,10 @@ final class RatisConfig {
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(props, settings.snapshotEveryEntries());
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(props, 2);
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(props, true);
-    // 8 MiB segments: a 2,000-topic image is a few MiB, so a purge frees whole segments soon.
-    RaftServerConfigKeys.Log.setSegmentSizeMax(props, SizeInBytes.valueOf("8MB"));
+    RaftServerConfigKeys.Log.setPurgeGap(
+        props, (int) Math.min(settings.snapshotEveryEntries(), Integer.MAX_VALUE));
+    RaftServerConfigKeys.Log.setSegmentSizeMax(
+        props, SizeInBytes.valueOf(settings.logSegmentBytes()));
     return props;
   }
 }

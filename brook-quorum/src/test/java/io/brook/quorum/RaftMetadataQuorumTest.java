@@ -113,6 +113,26 @@ class RaftMetadataQuorumTest {
     assertThat(createTopic(restarted, "t30").error()).isEqualTo(ApiError.NONE);
   }
 
+  @Test
+  void aFollowerBehindThePurgedLogIsSentASnapshotAndReinitializes() {
+    // Given three voters that snapshot every 10 entries, with one of them stopped
+    startVoters(3, 10);
+    RaftMetadataQuorum leader = awaitLeader();
+    int stopped =
+        nodes.keySet().stream().filter(id -> nodes.get(id) != leader).findFirst().orElseThrow();
+    nodes.remove(stopped).close();
+
+    // When 40 topics are created, snapshotted and the log before them purged
+    for (int i = 0; i < 40; i++) {
+      assertThat(createTopic(leader, "t" + i).error()).isEqualTo(ApiError.NONE);
+    }
+    MetadataImage expected = leader.image();
+
+    // Then the stopped voter, restarted, catches up to the same image
+    start(stopped, 10);
+    await().atMost(Duration.ofSeconds(20)).until(() -> nodes.get(stopped).image().equals(expected));
+  }
+
   private static final java.nio.charset.Charset UTF_8 = java.nio.charset.StandardCharsets.UTF_8;
 
   private static TopicResult createTopic(RaftMetadataQuorum quorum, String name) {
@@ -149,7 +169,9 @@ class RaftMetadataQuorumTest {
             dir.resolve("node-" + id),
             Duration.ofMillis(1000),
             Duration.ofSeconds(5),
-            snapshotEvery);
+            snapshotEvery,
+            // Small segments, so the log before a snapshot is purged in these small tests.
+            snapshotEvery < 1000 ? 2048 : QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES);
     try {
       nodes.put(id, RaftMetadataQuorum.start(settings));
     } catch (IOException e) {

@@ -71,7 +71,8 @@ public record ClusterSettings(
         config.metadataLogDir().resolve("__cluster_metadata-0"),
         Duration.ofMillis(electionTimeoutMs),
         Duration.ofMillis(requestTimeoutMs),
-        SNAPSHOT_EVERY_ENTRIES);
+        SNAPSHOT_EVERY_ENTRIES,
+        QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES);
   }
 
   /**
