@@ -2,7 +2,8 @@
 # Cluster figures on one machine: three combined nodes (brook.jar, separate JVMs, loopback ports).
 #  1. time to create TOPICS topics x PARTITIONS partitions (replication factor RF), and until every
 #     broker serves all of them;
-#  2. controller failover: SIGKILL the active controller, time until a topic creation through
+#  2. restart of one node (SIGTERM, start again on its data): its start-up until unfenced;
+#  3. controller failover: SIGKILL the active controller, time until a topic creation through
 #     another broker succeeds.
 #
 #   scripts/cluster-bench.sh                       # 2,000 x 12, RF=1
@@ -71,6 +72,16 @@ echo "== creating $TOPICS topics x $PARTITIONS partitions, replication factor $R
 for id in 1 2 3; do
   echo "node $id: RSS $(ps -o rss= -p "${PIDS[$((id - 1))]}") KiB, open files $(ls /proc/"${PIDS[$((id - 1))]}"/fd | wc -l)"
 done
+
+echo "== restart of node 3 (SIGTERM, then start on its data): start-up until registered and unfenced"
+kill -TERM "${PIDS[2]}"
+wait "${PIDS[2]}" 2>/dev/null || true
+"$JAVA" -Xmx2g -jar "$JAR" server "$WORK/server-3.properties" >"$WORK/node-3-restart.log" 2>&1 &
+PIDS[2]=$!
+ID_PIDS="1:${PIDS[0]},2:${PIDS[1]},3:${PIDS[2]}"
+until grep -qs "Brook is running" "$WORK/node-3-restart.log"; do sleep 0.1; done
+grep -o 'Brook started.*durationMs=[0-9]*' "$WORK/node-3-restart.log" | sed 's/.*durationMs=/node 3 restart start-up ms: /'
+grep -o 'Loaded logs count=[0-9]* .*durationMs=[0-9]*' "$WORK/node-3-restart.log" || true
 
 echo "== controller failover"
 "${TOOL[@]}" failover "$BROKERS" "$ID_PIDS"

@@ -69,6 +69,18 @@ final class MetadataStateMachine extends BaseStateMachine {
     publisher.addListener(listener, image);
   }
 
+  /** Completes once the image has reached {@code offset} (at once if it has). */
+  CompletableFuture<Void> whenApplied(long offset) {
+    CompletableFuture<Void> changed;
+    synchronized (this) {
+      if (image.offset() >= offset) {
+        return CompletableFuture.completedFuture(null);
+      }
+      changed = nextChange;
+    }
+    return changed.thenCompose(ignored -> whenApplied(offset));
+  }
+
   /** The offset of the newest image the listeners were given. */
   long publishedOffset() {
     return publisher.publishedOffset();

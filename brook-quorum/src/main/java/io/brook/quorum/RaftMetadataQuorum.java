@@ -49,6 +49,9 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   /** Queued controller operations; beyond it callers get THROTTLING_QUOTA_EXCEEDED. */
   static final int MAX_QUEUED_OPERATIONS = 1024;
 
+  /** How long a committed entry may take to be applied here too (it is, within milliseconds). */
+  private static final long LOCAL_APPLY_TIMEOUT_SECONDS = 10;
+
   /** Attempts of one operation whose entry lost a race with a failover (CONFLICT). */
   private static final int MAX_ATTEMPTS = 5;
 
@@ -226,19 +229,14 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
 
   /** The reply may come from a new leader elsewhere; wait until this node has applied it too. */
   private void awaitLocalApply(long offset) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (stateMachine.image().offset() < offset) {
-      if (System.nanoTime() > deadline) {
-        throw new MetadataException(
-            new ApiError(Errors.REQUEST_TIMED_OUT, "metadata not applied locally in time"));
-      }
-      Thread.onSpinWait();
-      try {
-        Thread.sleep(1);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new MetadataException(ApiError.of(Errors.REQUEST_TIMED_OUT));
-      }
+    try {
+      stateMachine.whenApplied(offset).get(LOCAL_APPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new MetadataException(ApiError.of(Errors.REQUEST_TIMED_OUT));
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new MetadataException(
+          new ApiError(Errors.REQUEST_TIMED_OUT, "metadata not applied locally in time"));
     }
   }
 
