@@ -97,6 +97,10 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
       throw new IllegalArgumentException(
           "node " + settings.nodeId() + " is not a voter of " + settings.voters());
     }
+    // Ratis ends the JVM (System.exit) when, for one, its gRPC port cannot be bound; the process
+    // belongs to Brook, which must fail start-up with an exception instead (and an embedded
+    // cluster in a test JVM must not take the JVM down).
+    ExitUtils.disableSystemExit();
     Files.createDirectories(settings.storageDir());
     RaftGroup group = RatisConfig.group(settings.voters());
     RaftProperties props = RatisConfig.properties(settings);

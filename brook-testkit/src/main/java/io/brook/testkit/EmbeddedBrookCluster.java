@@ -76,6 +76,7 @@ public final class EmbeddedBrookCluster implements AutoCloseable {
 
   /** Starts a stopped node again on its ports and data; returns once it is unfenced. */
   public void restart(int nodeId) {
+    awaitPortsFree(ports.get(nodeId));
     BrookServer server = startServer(nodeId);
     synchronized (this) {
       servers.put(nodeId, server);
@@ -132,6 +133,31 @@ public final class EmbeddedBrookCluster implements AutoCloseable {
       walk.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A stopped node's listeners may take a moment to release their ports. */
+  private static void awaitPortsFree(int[] nodePorts) {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    for (int port : nodePorts) {
+      while (!isFree(port) && System.nanoTime() < deadline) {
+        try {
+          Thread.sleep(50);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  private static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.setReuseAddress(true);
+      socket.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+      return true;
+    } catch (IOException e) {
+      return false;
     }
   }
 
