@@ -11,6 +11,8 @@ public final class GroupApis {
 
   public static List<ApiHandler> handlers(GroupCoordinator coordinator) {
     List<ApiHandler> handlers = new ArrayList<>();
+    handlers.add(new ConsumerGroupHeartbeatHandler(coordinator));
+    handlers.add(new ConsumerGroupDescribeHandler(coordinator));
     return handlers;
   }
 }

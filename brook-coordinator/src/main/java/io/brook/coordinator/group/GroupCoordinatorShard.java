@@ -1,5 +1,6 @@
 package io.brook.coordinator.group;
 
+import io.brook.coordinator.group.consumer.ConsumerGroupManager;
 import io.brook.coordinator.group.offsets.OffsetExpiry;
 import io.brook.coordinator.group.offsets.OffsetRecords;
 import io.brook.coordinator.group.offsets.OffsetService;
@@ -27,6 +28,7 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
   private final OffsetExpiry offsetExpiry;
   private final GroupListings listings;
   private final List<GroupTypeManager> managers = new ArrayList<>();
+  private final ConsumerGroupManager consumer;
 
   public GroupCoordinatorShard(ShardContext context, GroupConfig config) {
     this.context = context;
@@ -34,6 +36,8 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
     this.offsetService = new OffsetService(context, config, groups, offsets);
     this.offsetExpiry = new OffsetExpiry(context, config, groups, offsets);
     this.listings = new GroupListings(context, groups, offsets);
+    this.consumer = new ConsumerGroupManager(context, config, groups);
+    managers.add(consumer);
   }
 
   public ShardContext context() {
@@ -55,6 +59,11 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
   /** OffsetCommit, OffsetFetch and OffsetDelete. */
   public OffsetService offsetService() {
     return offsetService;
+  }
+
+  /** KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescribe. */
+  public ConsumerGroupManager consumer() {
+    return consumer;
   }
 
   /** ListGroups and DeleteGroups. */

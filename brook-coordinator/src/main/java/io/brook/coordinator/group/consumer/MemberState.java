@@ -1,0 +1,46 @@
+package io.brook.coordinator.group.consumer;
+
+/**
+ * Where a member is in reconciling its current assignment with its target assignment.
+ *
+ * <pre>
+ *            target changes, member must give up partitions
+ *   STABLE ----------------------------------------------> UNREVOKED_PARTITIONS
+ *     ^  \                                                    |
+ *     |   \ target changes, some new partitions still         | member reports it no longer
+ *     |    \ owned by others                                  | owns the revoked partitions
+ *     |     v                                                 v
+ *     +--- UNRELEASED_PARTITIONS <---------------------- (next assignment)
+ *       previous owners released them
+ * </pre>
+ */
+public enum MemberState {
+  /** The member owns its whole target assignment at the target epoch. */
+  STABLE((byte) 0),
+  /** The member must revoke partitions before it can move to the target epoch. */
+  UNREVOKED_PARTITIONS((byte) 1),
+  /** The member is at the target epoch but waits for partitions other members still own. */
+  UNRELEASED_PARTITIONS((byte) 2);
+
+  private final byte code;
+
+  MemberState(byte code) {
+    this.code = code;
+  }
+
+  public byte code() {
+    return code;
+  }
+
+  /**
+   * @throws IllegalArgumentException for an unknown code
+   */
+  public static MemberState fromCode(byte code) {
+    for (MemberState state : values()) {
+      if (state.code == code) {
+        return state;
+      }
+    }
+    throw new IllegalArgumentException("unknown member state " + code);
+  }
+}
