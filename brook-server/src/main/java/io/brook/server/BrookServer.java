@@ -282,6 +282,10 @@ public final class BrookServer implements AutoCloseable {
     return replicaManager;
   }
 
+  public GroupCoordinator groupCoordinator() {
+    return groupCoordinator;
+  }
+
   /** Blocks until {@link #close()} has finished. */
   public void awaitShutdown() throws InterruptedException {
     stopped.await();
