@@ -176,6 +176,43 @@ public final class ConsumerGroupManager implements GroupTypeManager {
     }
   }
 
+  /**
+   * A subscribed topic was created, deleted or grew partitions: bump the epoch of each group whose
+   * subscribed topics changed, so its members' next heartbeats compute a new target assignment.
+   */
+  @Override
+  public void onMetadata(MetadataImage image) {
+    for (Group g : List.copyOf(groups.all())) {
+      if (!(g instanceof ConsumerGroup group) || group.isEmpty()) {
+        continue;
+      }
+      List<MemberSubscription> subscriptions = new ArrayList<>();
+      group.members().values().forEach(m -> subscriptions.add(m.subscription()));
+      SortedMap<String, TopicMetadata> metadata = resolver.metadata(subscriptions, image);
+      checkedImages.put(group.groupId(), image);
+      if (metadata.equals(group.subscriptionMetadata())) {
+        continue;
+      }
+      log.info(
+          "Subscribed topics changed groupId={} epoch={}", group.groupId(), group.groupEpoch() + 1);
+      context
+          .write(
+              List.of(
+                  ConsumerGroupRecords.partitionMetadata(group.groupId(), metadata.values()),
+                  ConsumerGroupRecords.groupEpoch(group.groupId(), group.groupEpoch() + 1)))
+          .whenComplete((ok, error) -> logWriteFailure(group.groupId(), error));
+    }
+  }
+
+  private static void logWriteFailure(String groupId, Throwable error) {
+    if (error != null) {
+      log.warn(
+          "Could not persist a consumer group change groupId={} error={}",
+          groupId,
+          CoordinatorErrors.unwrap(error).toString());
+    }
+  }
+
   @Override
   public void onConnectionClosed(String connectionId) {
     long graceMs = (long) config.consumerHeartbeatIntervalMs() + config.deadConnectionGraceMs();
@@ -281,16 +318,7 @@ public final class ConsumerGroupManager implements GroupTypeManager {
     cancelTimers(groupId, memberId);
     context
         .write(removalRecords(group.get(), memberId))
-        .whenComplete(
-            (ok, error) -> {
-              if (error != null) {
-                log.warn(
-                    "Could not persist the removal of a member groupId={} memberId={} error={}",
-                    groupId,
-                    memberId,
-                    CoordinatorErrors.unwrap(error).toString());
-              }
-            });
+        .whenComplete((ok, error) -> logWriteFailure(groupId, error));
   }
 
   /** The records that remove a member: its tombstones, new subscription metadata, epoch bump. */
