@@ -1,0 +1,261 @@
+package io.brook.tests.groups.consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.brook.testkit.EmbeddedBrook;
+import io.brook.tests.TestClients;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupType;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Real kafka-clients consumers with {@code group.protocol=consumer} (KIP-848) against Brook: they
+ * share a topic's partitions with one owner each, take over from a member killed with SIGKILL
+ * without skipping a record, and scale out and back in while a producer keeps writing.
+ */
+class ConsumerProtocolIT {
+  private static final String TOPIC = "payments";
+  private static final int PARTITIONS = 12;
+
+  @TempDir Path dataDir;
+  private EmbeddedBrook brook;
+  private final GroupLedger ledger = new GroupLedger();
+  private final List<GroupMember> members = new ArrayList<>();
+  private final List<Thread> threads = new ArrayList<>();
+  private final AtomicBoolean producing = new AtomicBoolean(true);
+  private final AtomicInteger produced = new AtomicInteger();
+  private Thread producer;
+  private Process child;
+
+  @BeforeEach
+  void start() throws Exception {
+    brook =
+        EmbeddedBrook.builder()
+            .dataDir(dataDir)
+            .config("offsets.topic.num.partitions", "3")
+            .config("group.consumer.min.session.timeout.ms", "10000")
+            .config("group.consumer.session.timeout.ms", "15000")
+            .config("group.consumer.min.heartbeat.interval.ms", "1000")
+            .config("group.consumer.heartbeat.interval.ms", "1000")
+            .start();
+    TestClients.createTopic(brook.bootstrapServers(), TOPIC, PARTITIONS);
+    producer = new Thread(this::produce, "payments-producer");
+    producer.start();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (child != null) {
+      child.destroyForcibly().waitFor();
+    }
+    producing.set(false);
+    members.forEach(GroupMember::stop);
+    for (Thread t : threads) {
+      t.join(30_000);
+    }
+    producer.join(30_000);
+    brook.close();
+  }
+
+  /** Sends sequence numbers round-robin over the partitions, one acknowledged send at a time. */
+  private void produce() {
+    try (KafkaProducer<byte[], byte[]> p = TestClients.producer(brook.bootstrapServers())) {
+      for (int seq = 0; producing.get(); seq++) {
+        p.send(
+                new ProducerRecord<>(
+                    TOPIC,
+                    seq % PARTITIONS,
+                    null,
+                    Integer.toString(seq).getBytes(StandardCharsets.UTF_8)))
+            .get();
+        produced.incrementAndGet();
+      }
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private GroupMember startMember(String group, String name) {
+    GroupMember member = new GroupMember(name, brook.bootstrapServers(), group, TOPIC, ledger);
+    Thread thread = new Thread(member, name);
+    members.add(member);
+    threads.add(thread);
+    thread.start();
+    return member;
+  }
+
+  private void stopMember(GroupMember member) throws InterruptedException {
+    member.stop();
+    threads.get(members.indexOf(member)).join(30_000);
+  }
+
+  private ConsumerGroupDescription describe(String group) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
+      return admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+    }
+  }
+
+  /** The coordinator's view: every member's assignment, no partition twice. */
+  private static List<Set<TopicPartition>> assignments(ConsumerGroupDescription description) {
+    List<Set<TopicPartition>> out = new ArrayList<>();
+    for (MemberDescription member : description.members()) {
+      out.add(member.assignment().topicPartitions());
+    }
+    long total = out.stream().mapToLong(Set::size).sum();
+    long distinct = out.stream().flatMap(Set::stream).distinct().count();
+    assertThat(distinct).as("a partition assigned to two members: %s", out).isEqualTo(total);
+    return out;
+  }
+
+  /** Stops the producer and waits until the group processed every record it wrote. */
+  private void assertNothingSkipped() throws Exception {
+    producing.set(false);
+    producer.join(30_000);
+    Map<TopicPartition, Long> ends =
+        TestClients.endOffsets(brook.bootstrapServers(), TOPIC, PARTITIONS);
+    assertThat(ends.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(produced.get());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+                assertThat(ledger.firstMissing(end.getKey().partition(), end.getValue()))
+                    .as("first offset never processed in %s", end.getKey())
+                    .isEqualTo(-1L);
+              }
+            });
+    assertThat(ledger.violations()).isEmpty();
+  }
+
+  @Test
+  void threeMembersShareTwelvePartitionsAndTakeOverFromAKilledOne() throws Exception {
+    // Given: two members here and one in a child JVM
+    String group = "settlement";
+    startMember(group, "member-a");
+    startMember(group, "member-b");
+    child = startChildMember(group, "member-killed");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              ConsumerGroupDescription d = describe(group);
+              assertThat(d.type()).isEqualTo(GroupType.CONSUMER);
+              assertThat(assignments(d)).hasSize(3).allSatisfy(a -> assertThat(a).hasSize(4));
+              assertThat(ledger.ownedBy("member-a") + ledger.ownedBy("member-b")).isEqualTo(8);
+            });
+
+    // When: the child is killed with SIGKILL, so it neither commits nor leaves
+    child.destroyForcibly().waitFor();
+    long killedAt = System.nanoTime();
+
+    // Then: the survivors own all twelve well within the session timeout
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .untilAsserted(
+            () -> {
+              assertThat(ledger.ownedBy("member-a")).isEqualTo(6);
+              assertThat(ledger.ownedBy("member-b")).isEqualTo(6);
+            });
+    Duration takeover = Duration.ofNanos(System.nanoTime() - killedAt);
+    assertThat(describe(group).members()).hasSize(2);
+    assertThat(takeover).isLessThan(Duration.ofSeconds(15));
+    assertNothingSkipped();
+  }
+
+  @Test
+  void scalesFromOneToFourMembersAndBackKeepingPartitionsThatDoNotMove() throws Exception {
+    // Given
+    String group = "search-indexer";
+    GroupMember first = startMember(group, "member-1");
+    await().atMost(Duration.ofSeconds(30)).until(() -> ledger.ownedBy("member-1") == PARTITIONS);
+
+    // When: three more join
+    List<GroupMember> added = new ArrayList<>();
+    for (int i = 2; i <= 4; i++) {
+      added.add(startMember(group, "member-" + i));
+    }
+
+    // Then: three partitions each, the first keeping three of its own
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              for (int i = 1; i <= 4; i++) {
+                assertThat(ledger.ownedBy("member-" + i)).as("member-%d", i).isEqualTo(3);
+              }
+              assertThat(assignments(describe(group))).hasSize(4);
+            });
+    Set<TopicPartition> kept = ledger.partitionsOf("member-1");
+
+    // When: they leave again
+    for (GroupMember member : added) {
+      stopMember(member);
+    }
+
+    // Then: the first owns everything again, never having lost what it kept
+    await().atMost(Duration.ofSeconds(30)).until(() -> ledger.ownedBy("member-1") == PARTITIONS);
+    assertThat(ledger.partitionsOf("member-1")).containsAll(kept);
+    assertThat(assignments(describe(group))).hasSize(1);
+    assertThat(first.name()).isEqualTo("member-1");
+    assertNothingSkipped();
+  }
+
+  private Process startChildMember(String group, String name) throws Exception {
+    List<String> command =
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-XX:TieredStopAtLevel=1",
+            "-Xmx256m",
+            "-Dlog4j2.configurationFile=log4j2-child.properties",
+            "-cp",
+            System.getProperty("java.class.path"),
+            GroupMember.class.getName(),
+            brook.bootstrapServers(),
+            group,
+            TOPIC,
+            name);
+    Process process =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader out =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                  String[] parts = line.split(" ");
+                  if (parts[0].equals("consumed")) {
+                    ledger.consumed(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
+                  }
+                }
+              } catch (java.io.IOException e) {
+                // The child was killed: its output ends here.
+              }
+            },
+            name + "-stdout");
+    reader.setDaemon(true);
+    reader.start();
+    return process;
+  }
+}
