@@ -313,7 +313,8 @@ final class ConsumerGroupHeartbeat {
   }
 
   private void updateTimers(String groupId, ConsumerGroupMember member, HeartbeatClient client) {
-    manager.scheduleSessionTimeout(groupId, member.memberId(), manager.sessionTimeoutMs());
+    manager.scheduleSessionTimeout(
+        groupId, member.memberId(), manager.sessionTimeoutMs(), ConsumerGroupManager.SESSION);
     manager.trackConnection(groupId, member.memberId(), client.connectionId());
     if (member.assignment().state() == MemberState.UNREVOKED_PARTITIONS) {
       if (!manager.rebalanceTimeoutScheduled(groupId, member.memberId())) {

@@ -35,6 +35,9 @@ import org.slf4j.LoggerFactory;
 public final class ConsumerGroupManager implements GroupTypeManager {
   private static final Logger log = LoggerFactory.getLogger(ConsumerGroupManager.class);
 
+  static final String SESSION = "session timeout expired";
+  private static final String CONNECTION_CLOSED = "connection closed and no heartbeat since";
+
   private final ShardContext context;
   private final GroupConfig config;
   private final Groups groups;
@@ -167,7 +170,7 @@ public final class ConsumerGroupManager implements GroupTypeManager {
     for (Group g : List.copyOf(groups.all())) {
       if (g instanceof ConsumerGroup group) {
         for (ConsumerGroupMember member : group.members().values()) {
-          scheduleSessionTimeout(group.groupId(), member.memberId(), sessionTimeoutMs());
+          scheduleSessionTimeout(group.groupId(), member.memberId(), sessionTimeoutMs(), SESSION);
           if (member.assignment().state() == MemberState.UNREVOKED_PARTITIONS) {
             scheduleRebalanceTimeout(group.groupId(), member);
           }
@@ -230,7 +233,7 @@ public final class ConsumerGroupManager implements GroupTypeManager {
             ref.groupId(),
             ref.memberId(),
             graceMs);
-        scheduleSessionTimeout(ref.groupId(), ref.memberId(), graceMs);
+        scheduleSessionTimeout(ref.groupId(), ref.memberId(), graceMs, CONNECTION_CLOSED);
       }
     }
   }
@@ -245,13 +248,10 @@ public final class ConsumerGroupManager implements GroupTypeManager {
     return config.consumerSessionTimeoutMs();
   }
 
-  void scheduleSessionTimeout(String groupId, String memberId, long delayMs) {
+  void scheduleSessionTimeout(String groupId, String memberId, long delayMs, String reason) {
     context
         .timer()
-        .schedule(
-            sessionKey(groupId, memberId),
-            delayMs,
-            () -> fence(groupId, memberId, "session timeout expired"));
+        .schedule(sessionKey(groupId, memberId), delayMs, () -> fence(groupId, memberId, reason));
   }
 
   void scheduleRebalanceTimeout(String groupId, ConsumerGroupMember member) {
