@@ -164,9 +164,19 @@ class ConsumerProtocolIT {
               assertThat(ledger.ownedBy("member-a") + ledger.ownedBy("member-b")).isEqualTo(8);
             });
 
+    Set<TopicPartition> survivors = new java.util.HashSet<>(ledger.partitionsOf("member-a"));
+    survivors.addAll(ledger.partitionsOf("member-b"));
+    Set<TopicPartition> victims =
+        new java.util.HashSet<>(TestClients.partitions(TOPIC, PARTITIONS));
+    victims.removeAll(survivors);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> committed(group).keySet().containsAll(victims));
+
     // When: the child is killed with SIGKILL, so it neither commits nor leaves
     child.destroyForcibly().waitFor();
     long killedAt = System.nanoTime();
+    Map<TopicPartition, Long> committedAtKill = committed(group);
 
     // Then: the survivors own all twelve well within the session timeout
     await()
@@ -179,7 +189,31 @@ class ConsumerProtocolIT {
     Duration takeover = Duration.ofNanos(System.nanoTime() - killedAt);
     assertThat(describe(group).members()).hasSize(2);
     assertThat(takeover).isLessThan(Duration.ofSeconds(15));
+
+    // And: they resume the killed member's partitions exactly at its last committed offsets
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              for (TopicPartition tp : victims) {
+                assertThat(ledger.firstOffsetAfterAssignment(tp))
+                    .as("first offset processed in %s after the takeover", tp)
+                    .isEqualTo(committedAtKill.get(tp));
+              }
+            });
     assertNothingSkipped();
+  }
+
+  private Map<TopicPartition, Long> committed(String group) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
+      Map<TopicPartition, Long> out = new java.util.HashMap<>();
+      admin
+          .listConsumerGroupOffsets(group)
+          .partitionsToOffsetAndMetadata()
+          .get()
+          .forEach((tp, o) -> out.put(tp, o.offset()));
+      return out;
+    }
   }
 
   @Test
@@ -206,6 +240,7 @@ class ConsumerProtocolIT {
               assertThat(assignments(describe(group))).hasSize(4);
             });
     Set<TopicPartition> kept = ledger.partitionsOf("member-1");
+    assertToolsSeeTheGroup(group, 4);
 
     // When: they leave again
     for (GroupMember member : added) {
@@ -217,7 +252,33 @@ class ConsumerProtocolIT {
     assertThat(ledger.partitionsOf("member-1")).containsAll(kept);
     assertThat(assignments(describe(group))).hasSize(1);
     assertThat(first.name()).isEqualTo("member-1");
+    assertToolsSeeTheGroup(group, 1);
     assertNothingSkipped();
+  }
+
+  /** ListGroups and kafka-consumer-groups show the group with its members and partitions. */
+  private void assertToolsSeeTheGroup(String group, int memberCount) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
+      assertThat(admin.listGroups().all().get())
+          .anySatisfy(
+              listing -> {
+                assertThat(listing.groupId()).isEqualTo(group);
+                assertThat(listing.type()).contains(GroupType.CONSUMER);
+                assertThat(listing.protocol()).isEqualTo("consumer");
+              });
+    }
+    String tool = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand";
+    String bootstrap = brook.bootstrapServers();
+    assertThat(ToolRun.run(tool, "--bootstrap-server", bootstrap, "--list")).contains(group);
+    String members =
+        ToolRun.run(
+            tool, "--bootstrap-server", bootstrap, "--describe", "--group", group, "--members");
+    assertThat(members.lines().filter(l -> l.startsWith(group))).hasSize(memberCount);
+    String offsets =
+        ToolRun.run(tool, "--bootstrap-server", bootstrap, "--describe", "--group", group);
+    assertThat(offsets).contains("LAG");
+    assertThat(offsets.lines().filter(l -> l.startsWith(group) && l.contains(TOPIC)))
+        .hasSize(PARTITIONS);
   }
 
   private Process startChildMember(String group, String name) throws Exception {

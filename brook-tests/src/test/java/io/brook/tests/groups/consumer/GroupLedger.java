@@ -17,10 +17,21 @@ final class GroupLedger implements GroupMember.Events {
   private final Map<Integer, Set<Long>> consumed = new ConcurrentHashMap<>();
   private final Map<TopicPartition, String> owners = new ConcurrentHashMap<>();
   private final List<String> violations = new CopyOnWriteArrayList<>();
+  private final Map<TopicPartition, Long> firstAfterAssignment = new ConcurrentHashMap<>();
+  private final Set<TopicPartition> awaitingFirst = ConcurrentHashMap.newKeySet();
 
   @Override
   public void consumed(String member, ConsumerRecord<byte[], byte[]> record) {
     consumed(record.partition(), record.offset());
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    if (awaitingFirst.remove(tp)) {
+      firstAfterAssignment.put(tp, record.offset());
+    }
+  }
+
+  /** The first offset a member processed after it was last assigned {@code tp}. */
+  Long firstOffsetAfterAssignment(TopicPartition tp) {
+    return firstAfterAssignment.get(tp);
   }
 
   void consumed(int partition, long offset) {
@@ -30,6 +41,8 @@ final class GroupLedger implements GroupMember.Events {
   @Override
   public synchronized void assigned(String member, Collection<TopicPartition> partitions) {
     for (TopicPartition tp : partitions) {
+      firstAfterAssignment.remove(tp);
+      awaitingFirst.add(tp);
       String previous = owners.putIfAbsent(tp, member);
       if (previous != null && !previous.equals(member)) {
         violations.add(tp + " assigned to " + member + " while " + previous + " owns it");
