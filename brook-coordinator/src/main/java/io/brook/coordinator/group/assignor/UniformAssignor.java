@@ -100,10 +100,19 @@ public final class UniformAssignor implements PartitionAssignor {
     return new GroupAssignment(result);
   }
 
-  /** The general path for members with different subscriptions. */
+  /**
+   * The general path for members with different subscriptions. Each topic keeps its subscribers
+   * ordered by load, so finding the least loaded subscriber is a lookup; balancing makes passes
+   * over the heaviest members first until a pass moves nothing.
+   */
   private static final class General {
     private final AssignmentSpec spec;
-    private final Map<Uuid, List<String>> subscribers = new TreeMap<>();
+    private final Map<String, Integer> load = new HashMap<>();
+    private final Comparator<String> byLoad =
+        Comparator.comparingInt((String id) -> load.get(id))
+            .thenComparing(Comparator.naturalOrder());
+    private final Map<Uuid, TreeSet<String>> subscribers = new TreeMap<>();
+    private final Map<String, List<Uuid>> topicsOf = new HashMap<>();
     private final Map<String, TreeSet<TopicIdPartition>> kept = new TreeMap<>();
     private final Map<String, TreeSet<TopicIdPartition>> given = new TreeMap<>();
 
@@ -112,20 +121,31 @@ public final class UniformAssignor implements PartitionAssignor {
       spec.members()
           .forEach(
               (id, member) -> {
+                load.put(id, 0);
                 kept.put(id, new TreeSet<>());
                 given.put(id, new TreeSet<>());
+                List<Uuid> topics = new ArrayList<>();
                 for (Uuid topic : member.subscribedTopics()) {
                   if (spec.partitionCount(topic) > 0) {
-                    subscribers.computeIfAbsent(topic, t -> new ArrayList<>()).add(id);
+                    topics.add(topic);
                   }
                 }
+                topicsOf.put(id, topics);
               });
+      topicsOf.forEach(
+          (id, topics) -> {
+            for (Uuid topic : topics) {
+              subscribers.computeIfAbsent(topic, t -> new TreeSet<>(byLoad)).add(id);
+            }
+          });
     }
 
     GroupAssignment run() {
       java.util.Set<TopicIdPartition> owned = keepValid();
       assignUnowned(owned);
-      balance();
+      while (balancePass()) {
+        // Each move lowers the sum of squared loads, so the passes end.
+      }
       TreeMap<String, SortedSet<TopicIdPartition>> result = new TreeMap<>();
       for (String id : spec.members().keySet()) {
         TreeSet<TopicIdPartition> all = new TreeSet<>(kept.get(id));
@@ -135,8 +155,12 @@ public final class UniformAssignor implements PartitionAssignor {
       return new GroupAssignment(result);
     }
 
-    private int load(String id) {
-      return kept.get(id).size() + given.get(id).size();
+    /** Changes a member's load, keeping every topic's subscriber order right. */
+    private void addLoad(String id, int delta) {
+      List<Uuid> topics = topicsOf.get(id);
+      topics.forEach(t -> subscribers.get(t).remove(id));
+      load.merge(id, delta, Integer::sum);
+      topics.forEach(t -> subscribers.get(t).add(id));
     }
 
     private java.util.Set<TopicIdPartition> keepValid() {
@@ -151,6 +175,7 @@ public final class UniformAssignor implements PartitionAssignor {
                     kept.get(id).add(tp);
                   }
                 }
+                addLoad(id, kept.get(id).size());
               });
       return owned;
     }
@@ -164,46 +189,38 @@ public final class UniformAssignor implements PartitionAssignor {
         for (int p = 0; p < spec.partitionCount(topic); p++) {
           TopicIdPartition tp = new TopicIdPartition(topic, p);
           if (!owned.contains(tp)) {
-            given.get(leastLoaded(topic, null)).add(tp);
+            String to = subscribers.get(topic).first();
+            given.get(to).add(tp);
+            addLoad(to, 1);
           }
         }
       }
     }
 
-    private String leastLoaded(Uuid topic, String except) {
-      String best = null;
-      for (String id : subscribers.get(topic)) {
-        if (!id.equals(except) && (best == null || load(id) < load(best))) {
-          best = id;
-        }
-      }
-      return best;
-    }
-
-    private void balance() {
-      while (moveOne()) {
-        // Each move lowers the sum of squared loads, so the loop ends.
-      }
-    }
-
-    private boolean moveOne() {
-      List<String> byLoad = new ArrayList<>(spec.members().keySet());
-      byLoad.sort(
-          Comparator.comparingInt((String id) -> -load(id))
-              .thenComparing(Comparator.naturalOrder()));
-      for (String from : byLoad) {
+    /** Moves partitions from heavier to lighter subscribers; false if nothing could move. */
+    private boolean balancePass() {
+      boolean moved = false;
+      List<String> heaviestFirst = new ArrayList<>(load.keySet());
+      heaviestFirst.sort(byLoad.reversed());
+      for (String from : heaviestFirst) {
         for (TreeSet<TopicIdPartition> source : List.of(given.get(from), kept.get(from))) {
-          for (TopicIdPartition tp : source) {
-            String to = leastLoaded(tp.topicId(), from);
-            if (to != null && load(from) - load(to) >= 2) {
+          for (TopicIdPartition tp : List.copyOf(source)) {
+            TreeSet<String> candidates = subscribers.get(tp.topicId());
+            String to = candidates.first();
+            if (to.equals(from)) {
+              continue; // the lightest subscriber is this member: nothing to gain
+            }
+            if (load.get(from) - load.get(to) >= 2) {
               source.remove(tp);
               given.get(to).add(tp);
-              return true;
+              addLoad(from, -1);
+              addLoad(to, 1);
+              moved = true;
             }
           }
         }
       }
-      return false;
+      return moved;
     }
   }
 }
