@@ -2,7 +2,6 @@ package io.brook.coordinator.api;
 
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.consumer.CoordinatorErrors;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,26 +19,12 @@ import org.apache.kafka.common.protocol.Errors;
  * consumer group (or does not exist) answers GROUP_ID_NOT_FOUND, upon which Kafka's Admin client
  * falls back to DescribeGroups.
  */
-public final class ConsumerGroupDescribeHandler implements ApiHandler {
+public final class ConsumerGroupDescribeHandler extends GroupApi {
   private final GroupCoordinator coordinator;
 
   public ConsumerGroupDescribeHandler(GroupCoordinator coordinator) {
+    super(ApiKeys.CONSUMER_GROUP_DESCRIBE);
     this.coordinator = coordinator;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.CONSUMER_GROUP_DESCRIBE;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.CONSUMER_GROUP_DESCRIBE.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.CONSUMER_GROUP_DESCRIBE.latestVersion();
   }
 
   @Override
@@ -59,7 +44,7 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler {
   }
 
   private CompletableFuture<DescribedGroup> describe(String groupId) {
-    if (groupId == null || groupId.isEmpty()) {
+    if (!isValidGroupId(groupId)) {
       return CompletableFuture.completedFuture(
           new DescribedGroup()
               .setGroupId(groupId)

@@ -3,7 +3,6 @@ package io.brook.coordinator.api;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.consumer.CoordinatorErrors;
 import io.brook.coordinator.group.consumer.HeartbeatClient;
-import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
@@ -13,26 +12,12 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /** ConsumerGroupHeartbeat (KIP-848): routed to the shard that owns the group. */
-public final class ConsumerGroupHeartbeatHandler implements ApiHandler {
+public final class ConsumerGroupHeartbeatHandler extends GroupApi {
   private final GroupCoordinator coordinator;
 
   public ConsumerGroupHeartbeatHandler(GroupCoordinator coordinator) {
+    super(ApiKeys.CONSUMER_GROUP_HEARTBEAT);
     this.coordinator = coordinator;
-  }
-
-  @Override
-  public ApiKeys apiKey() {
-    return ApiKeys.CONSUMER_GROUP_HEARTBEAT;
-  }
-
-  @Override
-  public short minVersion() {
-    return ApiKeys.CONSUMER_GROUP_HEARTBEAT.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return ApiKeys.CONSUMER_GROUP_HEARTBEAT.latestVersion();
   }
 
   @Override

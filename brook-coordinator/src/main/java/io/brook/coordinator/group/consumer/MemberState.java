@@ -4,15 +4,18 @@ package io.brook.coordinator.group.consumer;
  * Where a member is in reconciling its current assignment with its target assignment.
  *
  * <pre>
- *            target changes, member must give up partitions
- *   STABLE ----------------------------------------------> UNREVOKED_PARTITIONS
- *     ^  \                                                    |
- *     |   \ target changes, some new partitions still         | member reports it no longer
- *     |    \ owned by others                                  | owns the revoked partitions
- *     |     v                                                 v
- *     +--- UNRELEASED_PARTITIONS <---------------------- (next assignment)
- *       previous owners released them
+ *                 new target: must give up partitions
+ *   STABLE -----------------------------------------------> UNREVOKED_PARTITIONS
+ *   |  ^  ^                                                   |
+ *   |  |  +------ reports them revoked, all new ones free ----+
+ *   |  |                                                      | reports them revoked, some new
+ *   |  | released                                             | ones still owned by others
+ *   |  |                                                      v
+ *   +--+-- new target: some new partitions still owned -> UNRELEASED_PARTITIONS
  * </pre>
+ *
+ * A member moves to the target epoch when it leaves UNREVOKED_PARTITIONS (or directly from STABLE
+ * when it has nothing to give up).
  */
 public enum MemberState {
   /** The member owns its whole target assignment at the target epoch. */
