@@ -21,6 +21,7 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
@@ -96,7 +97,11 @@ class ConsumerProtocolIT {
   }
 
   private GroupMember startMember(String group, String name) {
-    GroupMember member = new GroupMember(name, brook.bootstrapServers(), group, TOPIC, ledger);
+    return startMember(new GroupMember(name, brook.bootstrapServers(), group, TOPIC, ledger));
+  }
+
+  private GroupMember startMember(GroupMember member) {
+    String name = member.name();
     Thread thread = new Thread(member, name);
     members.add(member);
     threads.add(thread);
@@ -253,6 +258,44 @@ class ConsumerProtocolIT {
     assertThat(assignments(describe(group))).hasSize(1);
     assertThat(first.name()).isEqualTo("member-1");
     assertToolsSeeTheGroup(group, 1);
+    assertNothingSkipped();
+  }
+
+  @Test
+  void aStaticMemberRestartingWithinTheSessionTimeoutGetsItsPartitionsBackWithoutARebalance()
+      throws Exception {
+    // Given: two static members
+    String group = "ledger-writer";
+    GroupMember restarting =
+        startMember(
+            new GroupMember("pod-1", brook.bootstrapServers(), group, TOPIC, ledger)
+                .withInstanceId("pod-1"));
+    startMember(
+        new GroupMember("pod-2", brook.bootstrapServers(), group, TOPIC, ledger)
+            .withInstanceId("pod-2"));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(ledger.ownedBy("pod-1")).isEqualTo(6);
+              assertThat(ledger.ownedBy("pod-2")).isEqualTo(6);
+              assertThat(describe(group).groupState()).isEqualTo(GroupState.STABLE);
+            });
+    Set<TopicPartition> before = ledger.partitionsOf("pod-1");
+    int epochBefore = describe(group).groupEpoch().orElseThrow();
+
+    // When: pod-1 closes (a static member leaves with epoch -2) and a new process takes its place
+    stopMember(restarting);
+    startMember(
+        new GroupMember("pod-1-restarted", brook.bootstrapServers(), group, TOPIC, ledger)
+            .withInstanceId("pod-1"));
+
+    // Then: same partitions, same group epoch; pod-2 never lost anything
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(ledger.partitionsOf("pod-1-restarted")).isEqualTo(before));
+    assertThat(describe(group).groupEpoch().orElseThrow()).isEqualTo(epochBefore);
+    assertThat(ledger.ownedBy("pod-2")).isEqualTo(6);
     assertNothingSkipped();
   }
 

@@ -55,6 +55,12 @@ final class GroupMember implements Runnable {
     return name;
   }
 
+  /** Makes this a static member ({@code group.instance.id}); call before running it. */
+  GroupMember withInstanceId(String instanceId) {
+    props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
+    return this;
+  }
+
   /** Asks the member to leave the group and close; it does so from its own thread. */
   void stop() {
     running = false;
