@@ -299,6 +299,42 @@ class ConsumerProtocolIT {
     assertNothingSkipped();
   }
 
+  @Test
+  void membershipComesBackFromConsumerOffsetsAfterABrokerRestart() throws Exception {
+    // Given: a stable group of two
+    String group = "audit";
+    GroupMember one = startMember(group, "member-1");
+    GroupMember two = startMember(group, "member-2");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(describe(group).groupState()).isEqualTo(GroupState.STABLE));
+    ConsumerGroupDescription before = describe(group);
+    producing.set(false);
+    producer.join(30_000);
+
+    // When: the broker restarts (on a new port, so the members cannot follow it)
+    brook.restart();
+
+    // Then: the loaded group has the same members, epochs and assignments
+    ConsumerGroupDescription after = describe(group);
+    assertThat(after.groupEpoch()).isEqualTo(before.groupEpoch());
+    assertThat(after.targetAssignmentEpoch()).isEqualTo(before.targetAssignmentEpoch());
+    assertThat(memberships(after)).isEqualTo(memberships(before));
+
+    // And: their session timers restarted with the load, so silent members are removed in time
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(describe(group).groupState()).isEqualTo(GroupState.EMPTY));
+    one.stop(Duration.ofMillis(200));
+    two.stop(Duration.ofMillis(200));
+  }
+
+  private static Map<String, Set<TopicPartition>> memberships(ConsumerGroupDescription d) {
+    Map<String, Set<TopicPartition>> out = new java.util.HashMap<>();
+    d.members().forEach(m -> out.put(m.consumerId(), m.assignment().topicPartitions()));
+    return out;
+  }
+
   /** ListGroups and kafka-consumer-groups show the group with its members and partitions. */
   private void assertToolsSeeTheGroup(String group, int memberCount) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -34,6 +35,7 @@ final class GroupMember implements Runnable {
   private final String topic;
   private final Events events;
   private volatile boolean running = true;
+  private volatile Duration closeTimeout = Duration.ofSeconds(30);
 
   GroupMember(String name, String bootstrap, String group, String topic, Events events) {
     this.name = name;
@@ -66,9 +68,16 @@ final class GroupMember implements Runnable {
     running = false;
   }
 
+  /** As {@link #stop()}, giving up on leaving after {@code timeout} (the broker may be gone). */
+  void stop(Duration timeout) {
+    closeTimeout = timeout;
+    running = false;
+  }
+
   @Override
   public void run() {
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+    KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
+    try {
       consumer.subscribe(List.of(topic), listener());
       while (running) {
         ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
@@ -77,6 +86,8 @@ final class GroupMember implements Runnable {
           commit(consumer);
         }
       }
+    } finally {
+      consumer.close(CloseOptions.timeout(closeTimeout));
     }
   }
 
