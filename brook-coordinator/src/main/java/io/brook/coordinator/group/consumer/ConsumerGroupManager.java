@@ -45,7 +45,9 @@ public final class ConsumerGroupManager implements GroupTypeManager {
   private final SubscriptionResolver resolver = new SubscriptionResolver();
   private final ConsumerGroupHeartbeat heartbeat;
   private final Map<MemberRef, String> connections = new HashMap<>();
-  private final Map<String, MetadataImage> checkedImages = new HashMap<>();
+
+  /** The metadata image offset each group's subscribed topics were last resolved at. */
+  private final Map<String, Long> checkedImages = new HashMap<>();
 
   /** A member of a group, as timers and connections name it. */
   record MemberRef(String groupId, String memberId) {}
@@ -192,18 +194,19 @@ public final class ConsumerGroupManager implements GroupTypeManager {
       List<MemberSubscription> subscriptions = new ArrayList<>();
       group.members().values().forEach(m -> subscriptions.add(m.subscription()));
       SortedMap<String, TopicMetadata> metadata = resolver.metadata(subscriptions, image);
-      checkedImages.put(group.groupId(), image);
+      checkedImages.put(group.groupId(), image.offset());
       if (metadata.equals(group.subscriptionMetadata())) {
         continue;
       }
       log.info(
           "Subscribed topics changed groupId={} epoch={}", group.groupId(), group.groupEpoch() + 1);
-      context
-          .write(
-              List.of(
-                  ConsumerGroupRecords.partitionMetadata(group.groupId(), metadata.values()),
-                  ConsumerGroupRecords.groupEpoch(group.groupId(), group.groupEpoch() + 1)))
-          .whenComplete((ok, error) -> logWriteFailure(group.groupId(), error));
+      CompletableFuture<Void> unused =
+          context
+              .write(
+                  List.of(
+                      ConsumerGroupRecords.partitionMetadata(group.groupId(), metadata.values()),
+                      ConsumerGroupRecords.groupEpoch(group.groupId(), group.groupEpoch() + 1)))
+              .whenComplete((ok, error) -> logWriteFailure(group.groupId(), error));
     }
   }
 
@@ -279,11 +282,12 @@ public final class ConsumerGroupManager implements GroupTypeManager {
 
   /** Whether the metadata image moved since the group's subscribed topics were last resolved. */
   boolean imageChangedSinceLastCheck(ConsumerGroup group) {
-    return checkedImages.get(group.groupId()) != context.image();
+    Long checked = checkedImages.get(group.groupId());
+    return checked == null || checked != context.image().offset();
   }
 
   void markImageChecked(String groupId) {
-    checkedImages.put(groupId, context.image());
+    checkedImages.put(groupId, context.image().offset());
   }
 
   void cancelRebalanceTimeout(String groupId, String memberId) {
@@ -316,9 +320,10 @@ public final class ConsumerGroupManager implements GroupTypeManager {
         memberId,
         reason);
     cancelTimers(groupId, memberId);
-    context
-        .write(removalRecords(group.get(), memberId))
-        .whenComplete((ok, error) -> logWriteFailure(groupId, error));
+    CompletableFuture<Void> unused =
+        context
+            .write(removalRecords(group.get(), memberId))
+            .whenComplete((ok, error) -> logWriteFailure(groupId, error));
   }
 
   /** The records that remove a member: its tombstones, new subscription metadata, epoch bump. */

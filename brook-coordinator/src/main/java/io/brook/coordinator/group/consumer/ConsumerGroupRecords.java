@@ -230,6 +230,8 @@ public final class ConsumerGroupRecords {
   // ---- reading
 
   /**
+   * Decodes the key of a record of types 3 to 8.
+   *
    * @throws org.apache.kafka.common.protocol.types.SchemaException if the key does not parse
    */
   public static Key readKey(CoordinatorRecord record) {

@@ -82,11 +82,12 @@ final class HeartbeatValidator {
   }
 
   private static long metadataBytes(ConsumerGroupHeartbeatRequestData request) {
-    long bytes = utf8(request.memberId()) + utf8(request.instanceId()) + utf8(request.rackId());
+    long bytes =
+        (long) utf8(request.memberId()) + utf8(request.instanceId()) + utf8(request.rackId());
     bytes += utf8(request.subscribedTopicRegex()) + utf8(request.serverAssignor());
     if (request.subscribedTopicNames() != null) {
       for (String name : request.subscribedTopicNames()) {
-        bytes += utf8(name) + 2;
+        bytes += utf8(name) + 2L;
       }
     }
     return bytes;

@@ -17,6 +17,8 @@ final class MemberReconciler {
   private MemberReconciler() {}
 
   /**
+   * The member's next assignment.
+   *
    * @param current the member's assignment now
    * @param targetEpoch the target assignment's epoch
    * @param target the member's target partitions

@@ -36,6 +36,8 @@ public enum MemberState {
   }
 
   /**
+   * The state a record stores as {@code code}.
+   *
    * @throws IllegalArgumentException for an unknown code
    */
   public static MemberState fromCode(byte code) {

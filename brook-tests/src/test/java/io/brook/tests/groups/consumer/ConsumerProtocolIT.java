@@ -384,7 +384,7 @@ class ConsumerProtocolIT {
                       new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = out.readLine()) != null) {
-                  String[] parts = line.split(" ");
+                  String[] parts = line.split(" ", -1);
                   if (parts[0].equals("consumed")) {
                     ledger.consumed(Integer.parseInt(parts[1]), Long.parseLong(parts[2]));
                   }
