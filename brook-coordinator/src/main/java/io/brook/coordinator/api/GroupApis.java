@@ -1,5 +1,6 @@
 package io.brook.coordinator.api;
 
+import io.brook.coordinator.api.classic.ClassicApis;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.protocol.ApiHandler;
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ public final class GroupApis {
 
   public static List<ApiHandler> handlers(GroupCoordinator coordinator) {
     List<ApiHandler> handlers = new ArrayList<>();
+    handlers.addAll(ClassicApis.handlers(coordinator));
     return handlers;
   }
 }

@@ -1,5 +1,6 @@
 package io.brook.coordinator.group;
 
+import io.brook.coordinator.group.classic.ClassicGroupManager;
 import io.brook.coordinator.group.offsets.OffsetExpiry;
 import io.brook.coordinator.group.offsets.OffsetRecords;
 import io.brook.coordinator.group.offsets.OffsetService;
@@ -27,6 +28,7 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
   private final OffsetExpiry offsetExpiry;
   private final GroupListings listings;
   private final List<GroupTypeManager> managers = new ArrayList<>();
+  private final ClassicGroupManager classic;
 
   public GroupCoordinatorShard(ShardContext context, GroupConfig config) {
     this.context = context;
@@ -34,6 +36,8 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
     this.offsetService = new OffsetService(context, config, groups, offsets);
     this.offsetExpiry = new OffsetExpiry(context, config, groups, offsets);
     this.listings = new GroupListings(context, groups, offsets);
+    this.classic = new ClassicGroupManager(context, config, groups, offsets);
+    managers.add(classic);
   }
 
   public ShardContext context() {
@@ -55,6 +59,11 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
   /** OffsetCommit, OffsetFetch and OffsetDelete. */
   public OffsetService offsetService() {
     return offsetService;
+  }
+
+  /** JoinGroup, SyncGroup, Heartbeat, LeaveGroup and DescribeGroups. */
+  public ClassicGroupManager classic() {
+    return classic;
   }
 
   /** ListGroups and DeleteGroups. */
