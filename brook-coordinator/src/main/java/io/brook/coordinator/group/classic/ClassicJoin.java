@@ -65,6 +65,8 @@ final class ClassicJoin {
       return done(JoinResult.error(memberId, Errors.COORDINATOR_NOT_AVAILABLE));
     }
     if (!acceptsJoiningMember(group, memberId)) {
+      // As in Kafka, a known member that finds the group full is dropped from it.
+      group.member(memberId).ifPresent(m -> rebalancer.removeMember(group, m, "group is full"));
       return done(JoinResult.error(memberId, Errors.GROUP_MAX_SIZE_REACHED));
     }
     if (!group.supportsProtocols(request.protocolType(), request.protocols())) {
