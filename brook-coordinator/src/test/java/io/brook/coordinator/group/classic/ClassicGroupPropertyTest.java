@@ -80,8 +80,9 @@ class ClassicGroupPropertyTest {
         stableSteps++;
       }
     }
-    System.out.println(
-        "DEBUG seed=" + seed + " generation=" + lastGeneration + " stableSteps=" + stableSteps);
+    // The run must have exercised complete generations, not only failed joins.
+    assertThat(stableSteps).as("seed=" + seed + " steps spent Stable").isPositive();
+    assertThat(lastGeneration).as("seed=" + seed + " generations").isGreaterThan(3);
   }
 
   private static void act(ClassicTestContext ctx, List<Client> clients, Random random) {
