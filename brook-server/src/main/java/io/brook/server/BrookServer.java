@@ -21,6 +21,10 @@ import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.coordinator.InternalTopic;
+import io.brook.coordinator.InternalTopicCreator;
+import io.brook.coordinator.api.GroupApis;
+import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
@@ -40,6 +44,8 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -64,6 +70,7 @@ public final class BrookServer implements AutoCloseable {
   private final LogManager logManager;
   private final DelayedOperations delayedOperations;
   private final ReplicaManager replicaManager;
+  private final GroupCoordinator groupCoordinator;
   private final KafkaNetworkServer network;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
@@ -76,6 +83,7 @@ public final class BrookServer implements AutoCloseable {
     this.logManager = c.logManager;
     this.delayedOperations = c.delayedOperations;
     this.replicaManager = c.replicaManager;
+    this.groupCoordinator = c.groupCoordinator;
     this.network = c.network;
   }
 
@@ -88,10 +96,11 @@ public final class BrookServer implements AutoCloseable {
     LogManager logManager;
     DelayedOperations delayedOperations;
     ReplicaManager replicaManager;
+    GroupCoordinator groupCoordinator;
     KafkaNetworkServer network;
 
     void closeQuietly() {
-      closeEach(network, delayedOperations, logManager, quorum);
+      closeEach(network, groupCoordinator, delayedOperations, logManager, quorum);
       if (scheduler != null) {
         scheduler.shutdownNow();
       }
@@ -128,6 +137,9 @@ public final class BrookServer implements AutoCloseable {
       c.replicaManager = new ReplicaManager(nodeId, c.logManager, c.delayedOperations, topicConfig);
       c.replicaManager.applyMetadata(c.quorum.image());
       c.quorum.addListener(c.replicaManager::applyMetadata);
+      c.groupCoordinator =
+          new GroupCoordinator(CoordinatorConfigs.groups(config), c.replicaManager, Time.SYSTEM);
+      c.quorum.addListener(c.groupCoordinator::onMetadata);
 
       ClusterController controller =
           new ClusterController(
@@ -142,8 +154,15 @@ public final class BrookServer implements AutoCloseable {
       ProducerIdManager producerIds =
           new ProducerIdManager(() -> admin.allocateProducerIds(nodeId, brokerEpoch[0]));
       ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
-      ApiRegistry registry =
-          new ApiRegistry(handlers(identity, c.replicaManager, admin, producerIds, describer));
+      List<ApiHandler> handlers =
+          new ArrayList<>(handlers(identity, c.replicaManager, admin, producerIds, describer));
+      handlers.addAll(
+          GroupApis.handlers(
+              c.groupCoordinator,
+              c.replicaManager,
+              internalTopicCreator(admin),
+              CoordinatorConfigs.transactionTopic(config)));
+      ApiRegistry registry = new ApiRegistry(handlers, List.of(c.groupCoordinator));
       c.network = KafkaNetworkServer.start(networkConfig(config), registry);
 
       List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
@@ -188,6 +207,23 @@ public final class BrookServer implements AutoCloseable {
         new DescribeConfigsHandler(identity, replicaManager, describer),
         new AlterConfigsHandler(admin, replicaManager),
         new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
+  }
+
+  /** Internal topics are created like any topic, by the controller, with their own configs. */
+  private static InternalTopicCreator internalTopicCreator(TopicAdmin admin) {
+    return (InternalTopic topic) ->
+        CompletableFuture.supplyAsync(
+            () ->
+                admin
+                    .createTopic(
+                        topic.name(),
+                        topic.partitions(),
+                        topic.replicationFactor(),
+                        Map.of(),
+                        topic.configs(),
+                        false)
+                    .error()
+                    .error());
   }
 
   /** The data listeners; controller listeners serve the Raft quorum, which Brook adds later. */
@@ -246,6 +282,10 @@ public final class BrookServer implements AutoCloseable {
     return replicaManager;
   }
 
+  public GroupCoordinator groupCoordinator() {
+    return groupCoordinator;
+  }
+
   /** Blocks until {@link #close()} has finished. */
   public void awaitShutdown() throws InterruptedException {
     stopped.await();
@@ -262,7 +302,7 @@ public final class BrookServer implements AutoCloseable {
     }
     closed = true;
     long started = System.nanoTime();
-    closeEach(network, delayedOperations, logManager, quorum);
+    closeEach(network, groupCoordinator, delayedOperations, logManager, quorum);
     scheduler.shutdownNow();
     log.info("Brook stopped durationMs={}", (System.nanoTime() - started) / 1_000_000);
     stopped.countDown();

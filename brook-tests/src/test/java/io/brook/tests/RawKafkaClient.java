@@ -17,13 +17,13 @@ import org.apache.kafka.common.requests.ResponseHeader;
  * A bare Kafka-protocol connection for tests that need exact control over what goes on the wire:
  * the same request twice, a broken frame, a version no client would send.
  */
-final class RawKafkaClient implements AutoCloseable {
+public final class RawKafkaClient implements AutoCloseable {
   private final Socket socket;
   private final DataInputStream in;
   private final OutputStream out;
   private int correlationId;
 
-  RawKafkaClient(String host, int port) throws IOException {
+  public RawKafkaClient(String host, int port) throws IOException {
     socket = new Socket(host, port);
     socket.setSoTimeout(30_000);
     in = new DataInputStream(socket.getInputStream());
@@ -31,7 +31,7 @@ final class RawKafkaClient implements AutoCloseable {
   }
 
   /** Encodes header + body as a frame (length prefix included). */
-  static byte[] frame(ApiMessage body, short version, int correlationId) {
+  public static byte[] frame(ApiMessage body, short version, int correlationId) {
     ApiKeys key = ApiKeys.forId(body.apiKey());
     RequestHeader header = new RequestHeader(key, version, "raw-test", correlationId);
     ObjectSerializationCache cache = new ObjectSerializationCache();
@@ -47,7 +47,7 @@ final class RawKafkaClient implements AutoCloseable {
   }
 
   /** Sends a request and returns the response body buffer (header consumed). */
-  ByteBuffer send(ApiMessage body, short version) throws IOException {
+  public ByteBuffer send(ApiMessage body, short version) throws IOException {
     int id = ++correlationId;
     sendBytes(frame(body, version, id));
     ByteBuffer response = readFrame();

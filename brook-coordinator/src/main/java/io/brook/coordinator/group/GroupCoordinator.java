@@ -2,14 +2,20 @@ package io.brook.coordinator.group;
 
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.InternalTopic;
+import io.brook.coordinator.group.lag.GroupLag;
+import io.brook.coordinator.group.lag.LagCalculator;
+import io.brook.coordinator.group.lag.PartitionLag;
 import io.brook.coordinator.runtime.CoordinatorRuntime;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.ConnectionListener;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.utils.Time;
 
 /**
@@ -19,9 +25,13 @@ import org.apache.kafka.common.utils.Time;
 public final class GroupCoordinator implements ConnectionListener, AutoCloseable {
   private final GroupConfig config;
   private final CoordinatorRuntime<GroupCoordinatorShard> runtime;
+  private final LagCalculator lagCalculator;
+  private final Time time;
 
   public GroupCoordinator(GroupConfig config, ReplicaManager replicaManager, Time time) {
     this.config = config;
+    this.time = time;
+    this.lagCalculator = new LagCalculator(replicaManager);
     this.runtime =
         new CoordinatorRuntime<>(
             GroupConfig.OFFSETS_TOPIC,
@@ -73,6 +83,37 @@ public final class GroupCoordinator implements ConnectionListener, AutoCloseable
   public <T> List<CompletableFuture<T>> runOnAll(
       Function<GroupCoordinatorShard, CompletableFuture<T>> op) {
     return runtime.runOnAll(op);
+  }
+
+  /**
+   * Brook's lag view of a group: per partition with a committed offset, the lag in records and in
+   * time and when retention would delete records the group has not read.
+   *
+   * @return fails with GROUP_ID_NOT_FOUND if the group has neither members nor offsets
+   */
+  public CompletableFuture<GroupLag> lag(String groupId) {
+    return run(
+        groupId,
+        shard -> {
+          if (!shard.offsetService().exists(groupId)) {
+            return CompletableFuture.failedFuture(
+                new GroupIdNotFoundException("group " + groupId + " does not exist"));
+          }
+          long now = time.milliseconds();
+          List<PartitionLag> partitions = new ArrayList<>();
+          shard
+              .offsets()
+              .committed(groupId)
+              .forEach(
+                  (tp, committed) ->
+                      partitions.add(
+                          lagCalculator.lag(
+                              tp, committed, shard.offsets().previous(groupId, tp), now)));
+          partitions.sort(
+              Comparator.comparing((PartitionLag p) -> p.topicPartition().topic())
+                  .thenComparingInt(p -> p.topicPartition().partition()));
+          return CompletableFuture.completedFuture(new GroupLag(groupId, partitions));
+        });
   }
 
   /** Follows leadership of {@code __consumer_offsets}; call after the replica manager. */

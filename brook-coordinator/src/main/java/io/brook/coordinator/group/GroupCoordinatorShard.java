@@ -101,6 +101,13 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
   }
 
   @Override
+  public void onMetadata(io.brook.metadata.image.MetadataImage image) {
+    for (GroupTypeManager manager : managers) {
+      manager.onMetadata(image);
+    }
+  }
+
+  @Override
   public void onConnectionClosed(String connectionId) {
     for (GroupTypeManager manager : managers) {
       manager.onConnectionClosed(connectionId);

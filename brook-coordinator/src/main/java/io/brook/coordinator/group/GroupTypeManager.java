@@ -1,6 +1,7 @@
 package io.brook.coordinator.group;
 
 import io.brook.coordinator.runtime.CoordinatorRecord;
+import io.brook.metadata.image.MetadataImage;
 
 /**
  * The protocol-specific half of a shard: classic groups or consumer groups. Lives on the shard's
@@ -19,6 +20,9 @@ public interface GroupTypeManager {
 
   /** The shard is dropped: fail waiting requests with NOT_COORDINATOR. */
   default void onUnloaded() {}
+
+  /** This broker applied a new metadata image (topics or partitions may have changed). */
+  default void onMetadata(MetadataImage image) {}
 
   /** A client connection closed. */
   default void onConnectionClosed(String connectionId) {}

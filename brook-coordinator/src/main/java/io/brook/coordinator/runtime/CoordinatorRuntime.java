@@ -155,6 +155,15 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
         unload(p);
       }
     }
+    for (ShardHandle<S> handle : shards.values()) {
+      if (handle.state() == ShardHandle.State.ACTIVE) {
+        handle.run(
+            shard -> {
+              shard.onMetadata(image);
+              return CompletableFuture.completedFuture(null);
+            });
+      }
+    }
   }
 
   private void load(Partition partition, int leaderEpoch) {

@@ -27,6 +27,9 @@ public interface CoordinatorShard {
    */
   default void onUnloaded() {}
 
+  /** This broker applied a new metadata image; called on the shard's thread, in order. */
+  default void onMetadata(io.brook.metadata.image.MetadataImage image) {}
+
   /** A client connection closed; see {@link io.brook.protocol.ConnectionListener}. */
   default void onConnectionClosed(String connectionId) {}
 }

@@ -19,22 +19,45 @@ import org.apache.kafka.common.TopicPartition;
 public final class OffsetStore {
   private final Map<String, Map<TopicPartition, CommittedOffset>> byGroup = new HashMap<>();
 
+  /**
+   * The commit before the latest, per group and partition, for the consumption rate in lag reports.
+   * Derived from the same records, so it survives loading too.
+   */
+  private final Map<String, Map<TopicPartition, CommittedOffset>> previousByGroup = new HashMap<>();
+
   /** Applies an offset record (type 0 or 1). */
   public void replay(CoordinatorRecord record) {
     OffsetRecords.Key key = OffsetRecords.readKey(record);
     if (record.isTombstone()) {
-      Map<TopicPartition, CommittedOffset> offsets = byGroup.get(key.groupId());
-      if (offsets != null) {
-        offsets.remove(key.topicPartition());
-        if (offsets.isEmpty()) {
-          byGroup.remove(key.groupId());
-        }
-      }
+      removeFrom(byGroup, key);
+      removeFrom(previousByGroup, key);
     } else {
-      byGroup
-          .computeIfAbsent(key.groupId(), g -> new HashMap<>())
-          .put(key.topicPartition(), OffsetRecords.readValue(record));
+      CommittedOffset replaced =
+          byGroup
+              .computeIfAbsent(key.groupId(), g -> new HashMap<>())
+              .put(key.topicPartition(), OffsetRecords.readValue(record));
+      if (replaced != null) {
+        previousByGroup
+            .computeIfAbsent(key.groupId(), g -> new HashMap<>())
+            .put(key.topicPartition(), replaced);
+      }
     }
+  }
+
+  private static void removeFrom(
+      Map<String, Map<TopicPartition, CommittedOffset>> offsets, OffsetRecords.Key key) {
+    Map<TopicPartition, CommittedOffset> group = offsets.get(key.groupId());
+    if (group != null) {
+      group.remove(key.topicPartition());
+      if (group.isEmpty()) {
+        offsets.remove(key.groupId());
+      }
+    }
+  }
+
+  /** The commit before the latest one of a partition, if there was one. */
+  public Optional<CommittedOffset> previous(String groupId, TopicPartition tp) {
+    return Optional.ofNullable(previousByGroup.getOrDefault(groupId, Map.of()).get(tp));
   }
 
   public Optional<CommittedOffset> committed(String groupId, TopicPartition tp) {
