@@ -156,9 +156,12 @@ final class ClassicRebalancer {
 
   /** Completes the join phase if every member has rejoined, unless the initial delay runs. */
   void maybeCompleteJoin(ClassicGroup group) {
+    boolean initialDelayRunning =
+        group.previousState() == ClassicGroupState.EMPTY
+            && config.groupInitialRebalanceDelayMs() > 0;
     if (group.isInState(ClassicGroupState.PREPARING_REBALANCE)
         && group.hasAllMembersJoined()
-        && group.previousState() != ClassicGroupState.EMPTY) {
+        && !initialDelayRunning) {
       completeJoin(group);
     }
   }

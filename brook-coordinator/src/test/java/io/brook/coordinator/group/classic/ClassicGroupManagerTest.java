@@ -83,6 +83,21 @@ class ClassicGroupManagerTest {
   }
 
   @Test
+  void withoutInitialDelayANewGroupCompletesOnceEveryPendingMemberJoined() {
+    // Given two first joins answered with MEMBER_ID_REQUIRED
+    ClassicTestContext ctx = ClassicTestContext.builder().build();
+    JoinResult a = ctx.join(ctx.joinRequest("", null)).join();
+    JoinResult b = ctx.join(ctx.joinRequest("", null)).join();
+    // When both come back with their ids
+    CompletableFuture<JoinResult> aJoin = ctx.join(ctx.joinRequest(a.memberId(), null));
+    assertThat(aJoin).isNotDone(); // waits for the pending member b
+    CompletableFuture<JoinResult> bJoin = ctx.join(ctx.joinRequest(b.memberId(), null));
+    // Then the join phase completes at once, without waiting for the rebalance timeout
+    assertThat(aJoin.join().generationId()).isEqualTo(1);
+    assertThat(bJoin.join().generationId()).isEqualTo(1);
+  }
+
+  @Test
   void membersThatDoNotRejoinWithinTheRebalanceTimeoutAreRemoved() {
     // Given
     ClassicTestContext ctx = ClassicTestContext.builder().build();
