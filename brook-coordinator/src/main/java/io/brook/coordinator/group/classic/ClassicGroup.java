@@ -7,6 +7,7 @@ import io.brook.coordinator.group.classic.ClassicGroupRecords.PersistedMember;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -15,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
@@ -406,15 +408,12 @@ public final class ClassicGroup implements Group {
             : List.of(new ClassicMember.Protocol(protocol, pm.subscription()));
     if (known != null
         && protocol != null
-        && known
-            .metadata(protocol)
-            .map(m -> java.util.Arrays.equals(m, pm.subscription()))
-            .orElse(false)
-        && java.util.Objects.equals(known.groupInstanceId(), pm.groupInstanceId())) {
+        && known.metadata(protocol).map(m -> Arrays.equals(m, pm.subscription())).orElse(false)
+        && Objects.equals(known.groupInstanceId(), pm.groupInstanceId())) {
       protocols = known.protocols();
     }
     ClassicMember member =
-        known != null && java.util.Objects.equals(known.groupInstanceId(), pm.groupInstanceId())
+        known != null && Objects.equals(known.groupInstanceId(), pm.groupInstanceId())
             ? known
             : new ClassicMember(
                 pm.memberId(),
