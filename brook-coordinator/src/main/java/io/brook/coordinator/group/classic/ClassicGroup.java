@@ -200,6 +200,10 @@ public final class ClassicGroup implements Group {
     return replacement;
   }
 
+  boolean hasPendingMembers() {
+    return !pendingMembers.isEmpty();
+  }
+
   boolean isPendingMember(String memberId) {
     return pendingMembers.contains(memberId);
   }

@@ -64,13 +64,14 @@ final class ClassicJoin {
     if (group.isInState(ClassicGroupState.DEAD)) {
       return done(JoinResult.error(memberId, Errors.COORDINATOR_NOT_AVAILABLE));
     }
+    if (!group.supportsProtocols(request.protocolType(), request.protocols())) {
+      rebalancer.dropIfUnused(group);
+      return done(JoinResult.error(memberId, Errors.INCONSISTENT_GROUP_PROTOCOL));
+    }
     if (!acceptsJoiningMember(group, memberId)) {
       // As in Kafka, a known member that finds the group full is dropped from it.
       group.member(memberId).ifPresent(m -> rebalancer.removeMember(group, m, "group is full"));
       return done(JoinResult.error(memberId, Errors.GROUP_MAX_SIZE_REACHED));
-    }
-    if (!group.supportsProtocols(request.protocolType(), request.protocols())) {
-      return done(JoinResult.error(memberId, Errors.INCONSISTENT_GROUP_PROTOCOL));
     }
     CompletableFuture<JoinResult> result = new CompletableFuture<>();
     if (memberId.isEmpty()) {

@@ -363,6 +363,7 @@ final class ClassicRebalancer {
                     g -> {
                       if (g.removePendingMember(memberId)) {
                         maybeCompleteJoin(g);
+                        dropIfUnused(g);
                       }
                     }));
   }
@@ -395,6 +396,19 @@ final class ClassicRebalancer {
                                   removeMember(
                                       g, m, "connection of member " + memberId + " closed");
                                 })));
+  }
+
+  /**
+   * Forgets a group that only ever existed in memory (created by a first JoinGroup that never led
+   * to a generation) once nothing refers to it, so random group ids cannot pile up.
+   */
+  void dropIfUnused(ClassicGroup group) {
+    if (group.isInState(ClassicGroupState.EMPTY)
+        && group.isEmpty()
+        && group.generationId() == 0
+        && !group.hasPendingMembers()) {
+      groups.remove(group.groupId());
+    }
   }
 
   /** Removes a member and rebalances (or completes the running join phase). */

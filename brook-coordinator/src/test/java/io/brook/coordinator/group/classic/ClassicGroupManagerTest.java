@@ -226,6 +226,22 @@ class ClassicGroupManagerTest {
   }
 
   @Test
+  void aGroupThatNeverFormedIsForgotten() {
+    // Given first joins that never come back, and one with no protocol
+    ClassicTestContext ctx = ClassicTestContext.builder().build();
+    ctx.join(ctx.joinRequest("", null)).join();
+    ClassicRequests.Join noProtocol = ctx.joinRequest("", null);
+    ctx.join(copy(noProtocol, "other", 10_000, List.of())).join();
+    assertThat(ctx.classic().group("other")).isEmpty();
+    assertThat(ctx.classic().group(GROUP)).isPresent();
+    // When the member id handed out expires
+    ctx.context.advance(SESSION_MS);
+    // Then nothing is left in memory
+    assertThat(ctx.classic().group(GROUP)).isEmpty();
+    assertThat(ctx.shard.groups().size()).isZero();
+  }
+
+  @Test
   void invalidRequestsGetKafkaErrorCodes() {
     ClassicTestContext ctx = ClassicTestContext.builder().maxSize(1).build();
     ClassicRequests.Join ok = ctx.joinRequest("", null);
