@@ -182,6 +182,56 @@ class ClassicGroupManagerTest {
   }
 
   @Test
+  void aDuplicateStaticInstanceFencesTheParkedJoinOfTheOldOne() {
+    // Given two static members; b rejoins with new metadata and waits for a in the join phase
+    ClassicTestContext ctx = ClassicTestContext.builder().build();
+    JoinResult a = ctx.join(ctx.joinRequest("", "i-a")).join();
+    ctx.leaderSync(a, "i-a").join();
+    CompletableFuture<JoinResult> bFirst = ctx.join(ctx.joinRequest("", "i-b"));
+    JoinResult a2 = ctx.join(ctx.joinRequest(a.memberId(), "i-a")).join();
+    ctx.leaderSync(a2, "i-a").join();
+    JoinResult b = bFirst.join();
+    ctx.sync(b.memberId(), "i-b", b.generationId(), Map.of()).join();
+    ClassicRequests.Join changed =
+        copy(
+            ctx.joinRequest(b.memberId(), "i-b"),
+            GROUP,
+            SESSION_MS,
+            ClassicTestContext.protocols("range", "new-subscription"));
+    CompletableFuture<JoinResult> bParked = ctx.join(changed);
+    assertThat(bParked).isNotDone();
+    // When a second process with the same group.instance.id joins
+    CompletableFuture<JoinResult> duplicate = ctx.join(ctx.joinRequest("", "i-b"));
+    // Then the old member id is fenced, and the newcomer takes its place in the next generation
+    assertThat(bParked.join().error()).isEqualTo(Errors.FENCED_INSTANCE_ID);
+    assertThat(ctx.heartbeat(b.memberId(), "i-b", ctx.group().generationId()))
+        .isEqualTo(Errors.FENCED_INSTANCE_ID);
+    ctx.join(ctx.joinRequest(a2.memberId(), "i-a"));
+    assertThat(duplicate.join().error()).isEqualTo(Errors.NONE);
+    assertThat(duplicate.join().generationId()).isEqualTo(b.generationId() + 1);
+  }
+
+  @Test
+  void aRebalanceAnswersParkedSyncsWithRebalanceInProgress() {
+    // Given a follower waiting for the leader's assignment
+    ClassicTestContext ctx = ClassicTestContext.builder().build();
+    JoinResult a = ctx.joinNew("c1").join();
+    ctx.leaderSync(a, null).join();
+    CompletableFuture<JoinResult> bJoin = ctx.joinNew("c2");
+    JoinResult a2 = ctx.rejoin(a).join();
+    JoinResult b2 = bJoin.join();
+    JoinResult follower = a2.leaderId().equals(a2.memberId()) ? b2 : a2;
+    CompletableFuture<SyncResult> parked =
+        ctx.sync(follower.memberId(), null, follower.generationId(), Map.of());
+    assertThat(parked).isNotDone();
+    // When a third member joins before the leader's SyncGroup
+    ctx.joinNew("c3");
+    // Then the follower learns to rejoin
+    assertThat(parked.join().error()).isEqualTo(Errors.REBALANCE_IN_PROGRESS);
+    assertThat(ctx.group().state()).isEqualTo(ClassicGroupState.PREPARING_REBALANCE);
+  }
+
+  @Test
   void restartedStaticLeaderIsNotToldItLeads() {
     ClassicTestContext ctx = ClassicTestContext.builder().build();
     JoinResult a = ctx.join(ctx.joinRequest("", "i-a")).join();
