@@ -3,6 +3,7 @@ package io.brook.coordinator.api;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.InternalTopicCreator;
+import io.brook.coordinator.api.classic.ClassicApis;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.protocol.ApiHandler;
 import java.util.ArrayList;
@@ -37,6 +38,7 @@ public final class GroupApis {
     handlers.add(new OffsetDeleteHandler(coordinator));
     handlers.add(new ListGroupsHandler(coordinator));
     handlers.add(new DeleteGroupsHandler(coordinator));
+    handlers.addAll(ClassicApis.handlers(coordinator));
     handlers.add(new ConsumerGroupHeartbeatHandler(coordinator));
     handlers.add(new ConsumerGroupDescribeHandler(coordinator));
     return handlers;

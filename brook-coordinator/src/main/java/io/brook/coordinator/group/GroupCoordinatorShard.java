@@ -1,5 +1,6 @@
 package io.brook.coordinator.group;
 
+import io.brook.coordinator.group.classic.ClassicGroupManager;
 import io.brook.coordinator.group.consumer.ConsumerGroupManager;
 import io.brook.coordinator.group.offsets.OffsetExpiry;
 import io.brook.coordinator.group.offsets.OffsetRecords;
@@ -29,6 +30,7 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
   private final GroupListings listings;
   private final List<GroupTypeManager> managers = new ArrayList<>();
   private final ConsumerGroupManager consumer;
+  private final ClassicGroupManager classic;
 
   public GroupCoordinatorShard(ShardContext context, GroupConfig config) {
     this.context = context;
@@ -38,6 +40,8 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
     this.listings = new GroupListings(context, groups, offsets);
     this.consumer = new ConsumerGroupManager(context, config, groups);
     managers.add(consumer);
+    this.classic = new ClassicGroupManager(context, config, groups, offsets);
+    managers.add(classic);
   }
 
   public ShardContext context() {
@@ -64,6 +68,11 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
   /** KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescribe. */
   public ConsumerGroupManager consumer() {
     return consumer;
+  }
+
+  /** JoinGroup, SyncGroup, Heartbeat, LeaveGroup and DescribeGroups. */
+  public ClassicGroupManager classic() {
+    return classic;
   }
 
   /** ListGroups and DeleteGroups. */

@@ -1,0 +1,47 @@
+package io.brook.coordinator.api.classic;
+
+import io.brook.coordinator.group.GroupCoordinator;
+import io.brook.coordinator.group.classic.ClassicGroupManager;
+import io.brook.protocol.ApiHandler;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.apache.kafka.common.protocol.ApiKeys;
+
+/** A classic group API served in every version kafka-clients knows, as Kafka 4.x serves it. */
+abstract class ClassicApi implements ApiHandler {
+  private final ApiKeys apiKey;
+  protected final GroupCoordinator coordinator;
+
+  ClassicApi(ApiKeys apiKey, GroupCoordinator coordinator) {
+    this.apiKey = apiKey;
+    this.coordinator = coordinator;
+  }
+
+  @Override
+  public final ApiKeys apiKey() {
+    return apiKey;
+  }
+
+  @Override
+  public short minVersion() {
+    return apiKey.oldestVersion();
+  }
+
+  @Override
+  public short maxVersion() {
+    return apiKey.latestVersion();
+  }
+
+  /**
+   * Runs {@code op} on the classic manager of the shard owning {@code groupId}; fails with
+   * NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS when this broker cannot serve it.
+   */
+  protected <T> CompletableFuture<T> onShard(
+      String groupId, Function<ClassicGroupManager, CompletableFuture<T>> op) {
+    return coordinator.run(groupId, shard -> op.apply(shard.classic()));
+  }
+
+  static boolean isInvalidGroupId(String groupId) {
+    return groupId == null || groupId.isEmpty();
+  }
+}
