@@ -10,6 +10,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
@@ -327,6 +330,44 @@ class ConsumerProtocolIT {
         .untilAsserted(() -> assertThat(describe(group).groupState()).isEqualTo(GroupState.EMPTY));
     one.stop(Duration.ofMillis(200));
     two.stop(Duration.ofMillis(200));
+  }
+
+  @Test
+  void anEmptyClassicGroupSwitchesToTheConsumerProtocolAndKeepsItsOffsets() throws Exception {
+    // Given: a classic-protocol consumer that processed and committed some records, then left
+    String group = "switching";
+    try (KafkaConsumer<byte[], byte[]> classic =
+        TestClients.consumer(
+            brook.bootstrapServers(), "group.id", group, "auto.offset.reset", "earliest")) {
+      classic.subscribe(List.of(TOPIC));
+      int processed = 0;
+      Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+      while (processed < 100 && Instant.now().isBefore(deadline)) {
+        for (ConsumerRecord<byte[], byte[]> r : classic.poll(Duration.ofMillis(200))) {
+          ledger.consumed(r.partition(), r.offset());
+          processed++;
+        }
+        classic.commitSync();
+      }
+      assertThat(processed).isGreaterThanOrEqualTo(100);
+    }
+    Map<TopicPartition, Long> committedByClassic = committed(group);
+
+    // When: a consumer-protocol member joins the same group
+    startMember(group, "upgraded");
+
+    // Then: the group is now a consumer group, and the member resumes at the classic commits
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(ledger.ownedBy("upgraded")).isEqualTo(PARTITIONS);
+              for (Map.Entry<TopicPartition, Long> c : committedByClassic.entrySet()) {
+                assertThat(ledger.firstOffsetAfterAssignment(c.getKey())).isEqualTo(c.getValue());
+              }
+            });
+    assertThat(describe(group).type()).isEqualTo(GroupType.CONSUMER);
+    assertNothingSkipped();
   }
 
   private static Map<String, Set<TopicPartition>> memberships(ConsumerGroupDescription d) {
