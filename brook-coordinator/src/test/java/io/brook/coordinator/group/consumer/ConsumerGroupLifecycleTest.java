@@ -130,4 +130,40 @@ class ConsumerGroupLifecycleTest {
         .containsExactlyInAnyOrder(ctx.tp("refunds", 0), ctx.tp("refunds", 1));
     assertThat(ctx.group().isSubscribedTo("orders")).isFalse();
   }
+
+  @Test
+  void aClassicGroupWithMembersKeepsItsIdAndDescribeSaysItIsNotAConsumerGroup() {
+    // Given: a classic member joining the group
+    ConsumerGroupTestContext ctx = new ConsumerGroupTestContext().topic("orders", 4);
+    var classicJoin =
+        ctx.shard
+            .classic()
+            .join(
+                new io.brook.coordinator.group.classic.ClassicRequests.Join(
+                    GROUP,
+                    "",
+                    null,
+                    "consumer",
+                    java.util.List.of(
+                        new io.brook.coordinator.group.classic.ClassicMember.Protocol(
+                            "range", new byte[0])),
+                    10_000,
+                    30_000,
+                    "classic-client",
+                    "/127.0.0.1",
+                    false,
+                    "conn-classic",
+                    null));
+    assertThat(classicJoin).isNotCompletedExceptionally();
+    assertThat(ctx.shard.groups().get(GROUP))
+        .hasValueSatisfying(g -> assertThat(g.isEmpty()).isFalse());
+
+    // When / Then
+    assertThat(ctx.heartbeat(join("a", "orders")).errorCode())
+        .isEqualTo(Errors.GROUP_ID_NOT_FOUND.code());
+    var described = ctx.consumer().describe(GROUP);
+    assertThat(described.errorCode()).isEqualTo(Errors.GROUP_ID_NOT_FOUND.code());
+    assertThat(described.errorMessage()).contains("not a consumer group");
+    assertThat(ctx.consumer().group(GROUP)).isEmpty();
+  }
 }
