@@ -39,8 +39,10 @@ public final class GroupApis {
     handlers.add(new ListGroupsHandler(coordinator));
     handlers.add(new DeleteGroupsHandler(coordinator));
     handlers.addAll(ClassicApis.handlers(coordinator));
-    handlers.add(new ConsumerGroupHeartbeatHandler(coordinator));
-    handlers.add(new ConsumerGroupDescribeHandler(coordinator));
+    if (coordinator.config().rebalanceProtocols().contains("consumer")) {
+      handlers.add(new ConsumerGroupHeartbeatHandler(coordinator));
+      handlers.add(new ConsumerGroupDescribeHandler(coordinator));
+    }
     return handlers;
   }
 }
