@@ -188,13 +188,20 @@ final class ConsumerGroupHeartbeat {
       throw new UnreleasedInstanceIdException(
           "instance id " + instanceId + " is still used by member " + old.memberId());
     }
-    // The static member is back: the new member id takes over its subscription and partitions.
+    // The static member is back: the new member id takes over its subscription, its partitions
+    // and the epoch it had when it left, so nothing moves if the target did not change meanwhile.
+    // It is marked as waiting for partitions so that reconciling it compares it with its target.
+    int lastEpoch = old.assignment().previousMemberEpoch();
     ConsumerGroupMember replacement =
         new ConsumerGroupMember(
             memberId,
             old.subscription(),
             new MemberAssignment(
-                0, 0, MemberState.STABLE, old.assignment().assigned(), new TreeSet<>()));
+                lastEpoch,
+                lastEpoch,
+                MemberState.UNRELEASED_PARTITIONS,
+                old.assignment().assigned(),
+                new TreeSet<>()));
     String groupId = group.groupId();
     manager.cancelTimers(groupId, old.memberId());
     List<CoordinatorRecord> records =
@@ -393,12 +400,13 @@ final class ConsumerGroupHeartbeat {
       }
     }
     if (request.memberEpoch() == STATIC_LEAVE_EPOCH) {
-      // Keeps its partitions for the session timeout; what it was revoking is released now.
+      // Keeps its partitions for the session timeout (what it was revoking is released now) and
+      // remembers its epoch as the previous one, for the process that takes its place.
       MemberAssignment a = member.assignment();
       MemberAssignment left =
           new MemberAssignment(
               STATIC_LEAVE_EPOCH,
-              a.previousMemberEpoch(),
+              a.memberEpoch(),
               MemberState.STABLE,
               a.assigned(),
               new TreeSet<>());

@@ -11,7 +11,7 @@ import java.util.TreeSet;
  *
  * @param memberEpoch the member's epoch; -2 for a static member that left and may come back
  * @param previousMemberEpoch the epoch before the last bump (a member that missed the response of
- *     its bump may still use it)
+ *     its bump may still use it); for a static member that left (-2), the epoch it had
  * @param state where the member is in reconciling with its target
  * @param assigned the partitions it owns and may consume
  * @param pendingRevocation the partitions it still owns but must give up

@@ -30,9 +30,14 @@ class ReconciliationPropertyTest {
    * assignment it was given but has not finished moving to (revoking takes it a while).
    */
   private static final class Client {
+    final String instanceId;
     int epoch;
     Set<TopicIdPartition> owned = new TreeSet<>();
     Set<TopicIdPartition> pending;
+
+    Client(String instanceId) {
+      this.instanceId = instanceId;
+    }
 
     /** Finishes moving to the last assignment it was given, if any. */
     void reconcile() {
@@ -53,23 +58,53 @@ class ReconciliationPropertyTest {
     }
   }
 
+  /**
+   * A seed that found a static member coming back while it still waited for partitions: it was
+   * marked stable at the target epoch and never got them.
+   */
+  @Test
+  void pinnedSeedStaticMemberBackWhileWaitingForPartitions() {
+    long seed = 12885782660353L;
+    Random random = new Random(seed);
+    for (int run = 0; run < 8; run++) {
+      runOnce(random, seed, run);
+    }
+  }
+
   private static void runOnce(Random random, long seed, int run) {
     int partitions = 1 + random.nextInt(12);
     ConsumerGroupTestContext ctx = new ConsumerGroupTestContext().topic("orders", partitions);
     Map<String, Client> clients = new TreeMap<>();
-    int nextId = 0;
+    List<String> away = new ArrayList<>();
+    int[] nextId = {0};
     for (int step = 0; step < STEPS; step++) {
-      int action = random.nextInt(10);
-      if (action == 0 && clients.size() < 6) {
-        String id = "m" + nextId++;
-        Client c = new Client();
-        apply(ctx.heartbeat(join(id, "orders")), c, seed, run);
-        c.reconcile();
-        clients.put(id, c);
+      int action = random.nextInt(12);
+      if (action == 0 && clients.size() + away.size() < 6) {
+        String instance = random.nextBoolean() ? "pod-" + nextId[0] : null;
+        joinClient(ctx, clients, "m" + nextId[0]++, instance, seed, run);
       } else if (action == 1 && !clients.isEmpty()) {
         String id = pick(random, clients);
-        ctx.heartbeat(ctx.beat(id, clients.get(id).epoch, Set.of()).setMemberEpoch(-1));
-        clients.remove(id);
+        Client c = clients.remove(id);
+        ctx.heartbeat(
+            ctx.beat(id, c.epoch, Set.of()).setMemberEpoch(-1).setInstanceId(c.instanceId));
+      } else if (action == 3 && !clients.isEmpty()) {
+        // A static member shuts down for a restart: it stops consuming and leaves with -2.
+        String id = pick(random, clients);
+        Client c = clients.get(id);
+        if (c.instanceId != null) {
+          clients.remove(id);
+          assertThat(
+                  ctx.heartbeat(
+                          ctx.beat(id, c.epoch, Set.of())
+                              .setMemberEpoch(-2)
+                              .setInstanceId(c.instanceId))
+                      .errorCode())
+              .isZero();
+          away.add(c.instanceId);
+        }
+      } else if (action == 4 && !away.isEmpty()) {
+        String instance = away.remove(random.nextInt(away.size()));
+        joinClient(ctx, clients, "m" + nextId[0]++, instance, seed, run);
       } else if (action == 2 && random.nextInt(5) == 0) {
         ctx.topic("orders", ++partitions);
       } else if (!clients.isEmpty()) {
@@ -82,6 +117,9 @@ class ReconciliationPropertyTest {
       }
       ctx.context.advance(random.nextInt(200));
       assertNoSharedPartitions(ctx, clients, seed, run, step);
+    }
+    for (String instance : away) {
+      joinClient(ctx, clients, "m" + nextId[0]++, instance, seed, run);
     }
     if (clients.isEmpty()) {
       return;
@@ -114,6 +152,19 @@ class ReconciliationPropertyTest {
         .as("seed %d run %d: balanced", seed, run)
         .isLessThanOrEqualTo(1);
     ctx.assertReplayRebuildsSameState();
+  }
+
+  private static void joinClient(
+      ConsumerGroupTestContext ctx,
+      Map<String, Client> clients,
+      String memberId,
+      String instanceId,
+      long seed,
+      int run) {
+    Client c = new Client(instanceId);
+    apply(ctx.heartbeat(join(memberId, "orders").setInstanceId(instanceId)), c, seed, run);
+    c.reconcile();
+    clients.put(memberId, c);
   }
 
   private static String pick(Random random, Map<String, Client> clients) {
