@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
@@ -27,6 +28,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -117,6 +119,14 @@ class ConsumerProtocolIT {
     threads.get(members.indexOf(member)).join(30_000);
   }
 
+  /**
+   * Awaits a condition on the group; describing it fails with GROUP_ID_NOT_FOUND until the first
+   * member's join created it.
+   */
+  private static ConditionFactory awaitGroup() {
+    return await().ignoreExceptionsInstanceOf(ExecutionException.class);
+  }
+
   private ConsumerGroupDescription describe(String group) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
       return admin.describeConsumerGroups(List.of(group)).all().get().get(group);
@@ -142,7 +152,7 @@ class ConsumerProtocolIT {
     Map<TopicPartition, Long> ends =
         TestClients.endOffsets(brook.bootstrapServers(), TOPIC, PARTITIONS);
     assertThat(ends.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(produced.get());
-    await()
+    awaitGroup()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
@@ -162,7 +172,7 @@ class ConsumerProtocolIT {
     startMember(group, "member-a");
     startMember(group, "member-b");
     child = startChildMember(group, "member-killed");
-    await()
+    awaitGroup()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
@@ -177,7 +187,7 @@ class ConsumerProtocolIT {
     Set<TopicPartition> victims =
         new java.util.HashSet<>(TestClients.partitions(TOPIC, PARTITIONS));
     victims.removeAll(survivors);
-    await()
+    awaitGroup()
         .atMost(Duration.ofSeconds(30))
         .until(() -> committed(group).keySet().containsAll(victims));
 
@@ -187,7 +197,7 @@ class ConsumerProtocolIT {
     Map<TopicPartition, Long> committedAtKill = committed(group);
 
     // Then: the survivors own all twelve well within the session timeout
-    await()
+    awaitGroup()
         .atMost(Duration.ofSeconds(15))
         .untilAsserted(
             () -> {
@@ -199,7 +209,7 @@ class ConsumerProtocolIT {
     assertThat(takeover).isLessThan(Duration.ofSeconds(15));
 
     // And: they resume the killed member's partitions exactly at its last committed offsets
-    await()
+    awaitGroup()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () -> {
@@ -238,7 +248,7 @@ class ConsumerProtocolIT {
     }
 
     // Then: three partitions each, the first keeping three of its own
-    await()
+    awaitGroup()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
@@ -276,7 +286,7 @@ class ConsumerProtocolIT {
     startMember(
         new GroupMember("pod-2", brook.bootstrapServers(), group, TOPIC, ledger)
             .withInstanceId("pod-2"));
-    await()
+    awaitGroup()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
@@ -294,7 +304,7 @@ class ConsumerProtocolIT {
             .withInstanceId("pod-1"));
 
     // Then: same partitions, same group epoch; pod-2 never lost anything
-    await()
+    awaitGroup()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(() -> assertThat(ledger.partitionsOf("pod-1-restarted")).isEqualTo(before));
     assertThat(describe(group).groupEpoch().orElseThrow()).isEqualTo(epochBefore);
@@ -308,7 +318,7 @@ class ConsumerProtocolIT {
     String group = "audit";
     GroupMember one = startMember(group, "member-1");
     GroupMember two = startMember(group, "member-2");
-    await()
+    awaitGroup()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(() -> assertThat(describe(group).groupState()).isEqualTo(GroupState.STABLE));
     ConsumerGroupDescription before = describe(group);
@@ -325,7 +335,7 @@ class ConsumerProtocolIT {
     assertThat(memberships(after)).isEqualTo(memberships(before));
 
     // And: their session timers restarted with the load, so silent members are removed in time
-    await()
+    awaitGroup()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(() -> assertThat(describe(group).groupState()).isEqualTo(GroupState.EMPTY));
     one.stop(Duration.ofMillis(200));
@@ -357,7 +367,7 @@ class ConsumerProtocolIT {
     startMember(group, "upgraded");
 
     // Then: the group is now a consumer group, and the member resumes at the classic commits
-    await()
+    awaitGroup()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
