@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Removes offsets nobody will read again, every {@code offsets.retention.check.interval.ms}: those
  * of a group that has been empty for {@code offsets.retention.minutes}, of a simple group whose
- * last commit is that old, and of topics a live group stopped consuming.
+ * last commit is that old, and of topics a live group stopped consuming. An empty group left with
+ * no offsets is deleted too, as Kafka does, so abandoned groups do not pile up.
  */
 public final class OffsetExpiry {
   private static final Logger log = LoggerFactory.getLogger(OffsetExpiry.class);
@@ -54,31 +55,42 @@ public final class OffsetExpiry {
     start();
   }
 
-  /** Tombstones for every offset that has expired. */
+  /** Tombstones for every offset that has expired and every empty group left without offsets. */
   public List<CoordinatorRecord> expiredNow() {
     long now = context.nowMs();
-    long retention = config.offsetsRetentionMs();
     List<CoordinatorRecord> tombstones = new ArrayList<>();
     for (String groupId : List.copyOf(offsets.groupIds())) {
+      List<CoordinatorRecord> expired = expiredOffsets(groupId, now);
+      tombstones.addAll(expired);
       Optional<Group> group = groups.get(groupId);
-      if (group.isEmpty()) {
-        tombstones.addAll(
-            offsets.expire(groupId, (tp, c) -> now - c.commitTimestampMs() >= retention));
-      } else if (group.get().isEmpty()) {
-        long emptySince = group.get().stateTimestampMs();
-        tombstones.addAll(
-            offsets.expire(
-                groupId,
-                (tp, c) -> now - Math.max(emptySince, c.commitTimestampMs()) >= retention));
-      } else {
-        Group live = group.get();
-        tombstones.addAll(
-            offsets.expire(
-                groupId,
-                (tp, c) ->
-                    !live.isSubscribedTo(tp.topic()) && now - c.commitTimestampMs() >= retention));
+      if (group.isPresent()
+          && group.get().isEmpty()
+          && expired.size() == offsets.committed(groupId).size()) {
+        tombstones.addAll(group.get().tombstones());
+      }
+    }
+    for (Group group : List.copyOf(groups.all())) {
+      if (group.isEmpty() && !offsets.hasOffsets(group.groupId())) {
+        tombstones.addAll(group.tombstones());
       }
     }
     return tombstones;
+  }
+
+  private List<CoordinatorRecord> expiredOffsets(String groupId, long now) {
+    long retention = config.offsetsRetentionMs();
+    Optional<Group> group = groups.get(groupId);
+    if (group.isEmpty()) {
+      return offsets.expire(groupId, (tp, c) -> now - c.commitTimestampMs() >= retention);
+    }
+    if (group.get().isEmpty()) {
+      long emptySince = group.get().stateTimestampMs();
+      return offsets.expire(
+          groupId, (tp, c) -> now - Math.max(emptySince, c.commitTimestampMs()) >= retention);
+    }
+    Group live = group.get();
+    return offsets.expire(
+        groupId,
+        (tp, c) -> !live.isSubscribedTo(tp.topic()) && now - c.commitTimestampMs() >= retention);
   }
 }

@@ -27,6 +27,10 @@ class OffsetServiceTest {
   private static final TopicPartition P0 = new TopicPartition("orders", 0);
   private static final TopicPartition P1 = new TopicPartition("orders", 1);
   private static final TopicPartition Q0 = new TopicPartition("refunds", 0);
+
+  /** A record type no manager claims, so the test sees the tombstone without side effects. */
+  private static final short GROUP_TOMBSTONE_TYPE = 99;
+
   private static final long RETENTION_MS = 7L * 24 * 3600 * 1000;
 
   private final FakeShardContext context = new FakeShardContext(3, 1_000_000L);
@@ -98,7 +102,10 @@ class OffsetServiceTest {
 
     @Override
     public List<CoordinatorRecord> tombstones() {
-      return List.of();
+      return List.of(
+          CoordinatorRecord.tombstone(
+              GROUP_TOMBSTONE_TYPE,
+              java.nio.ByteBuffer.wrap(id.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
     }
   }
 
@@ -234,6 +241,28 @@ class OffsetServiceTest {
     context.advance(RETENTION_MS / 2 + 600_000);
     assertThat(shard.offsets().hasOffsets("empty")).isFalse();
     assertThat(shard.offsets().committed("live")).containsOnlyKeys(P0);
+  }
+
+  @Test
+  void emptyGroupsWithoutOffsetsAreDeletedByTheExpiryCheck() {
+    commit("empty-with-offsets", -1, (short) 9, offsets(P0, 1L));
+    shard.groups().put(new TestGroup("empty-with-offsets", Set.of(), context.nowMs()));
+    shard.groups().put(new TestGroup("empty-no-offsets", Set.of(), context.nowMs()));
+    shard.groups().put(new TestGroup("live-no-offsets", Set.of("orders"), 0));
+
+    context.advance(600_000);
+    assertThat(deletedGroups()).containsExactly("empty-no-offsets");
+
+    context.advance(RETENTION_MS);
+    assertThat(deletedGroups()).containsExactly("empty-no-offsets", "empty-with-offsets");
+  }
+
+  private List<String> deletedGroups() {
+    return context.records().stream()
+        .filter(r -> r.type() == GROUP_TOMBSTONE_TYPE)
+        .map(r -> java.nio.charset.StandardCharsets.UTF_8.decode(r.key().duplicate()).toString())
+        .distinct()
+        .toList();
   }
 
   @Test
