@@ -7,6 +7,7 @@ import io.brook.tests.TestClients;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -16,6 +17,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
@@ -24,11 +26,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A KIP-848 consumer's assignment follows the metadata: partitions added to a subscribed topic are
- * assigned. (Broker-side regex subscriptions are covered by the coordinator's unit tests:
- * kafka-clients 4.4 resolves the topic ids of such an assignment with a Metadata request by topic
- * id, whose topics carry an empty name that Brook's Metadata handler does not yet treat as a lookup
- * by id.)
+ * A KIP-848 consumer's assignment follows the metadata: a broker-side regex subscription picks up
+ * topics created later, and partitions added to a subscribed topic are assigned.
  */
 class ConsumerProtocolMetadataIT {
   @TempDir Path dataDir;
@@ -72,6 +71,27 @@ class ConsumerProtocolMetadataIT {
       }
     }
     throw new AssertionError("assignment never matched; last " + consumer.assignment());
+  }
+
+  @Test
+  void aRegexSubscriptionTakesTopicsCreatedLater() throws Exception {
+    // Given
+    String bootstrap = brook.bootstrapServers();
+    TestClients.createTopic(bootstrap, "pay-eu", 2);
+    TestClients.createTopic(bootstrap, "refunds", 2);
+    try (KafkaConsumer<byte[], byte[]> consumer = consumer("regex-app")) {
+      consumer.subscribe(new SubscriptionPattern("pay-.*"));
+      pollUntil(consumer, a -> a.size() == 2);
+
+      // When
+      TestClients.createTopic(bootstrap, "pay-in", 3);
+
+      // Then
+      Set<TopicPartition> assignment = pollUntil(consumer, a -> a.size() == 5);
+      Set<String> topics = new HashSet<>();
+      assignment.forEach(tp -> topics.add(tp.topic()));
+      assertThat(topics).containsExactlyInAnyOrder("pay-eu", "pay-in");
+    }
   }
 
   @Test
