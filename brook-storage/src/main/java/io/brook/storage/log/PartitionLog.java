@@ -6,7 +6,6 @@ import io.brook.storage.epoch.EpochEndOffset;
 import io.brook.storage.epoch.LeaderEpochCache;
 import io.brook.storage.producer.BatchMetadata;
 import io.brook.storage.producer.ProducerStateManager;
-import io.brook.storage.segment.FileSlice;
 import io.brook.storage.segment.LogSegment;
 import java.io.Closeable;
 import java.io.IOException;
@@ -51,6 +50,7 @@ public final class PartitionLog implements Closeable {
   private final ProducerStateManager producerState;
   private final ReentrantLock lock = new ReentrantLock();
   private final LogFlusher flusher;
+  private final SegmentDeleter deleter;
 
   private volatile LogConfig config;
   private volatile LogOffsetMetadata logEndOffsetMetadata;
@@ -77,6 +77,7 @@ public final class PartitionLog implements Closeable {
     this.producerState = producerState;
     this.logStartOffset = logStartOffset;
     this.flusher = new LogFlusher(segments, recoveryPoint, time);
+    this.deleter = new SegmentDeleter(topicPartition, time);
     this.health = new LogHealth(topicPartition, dir);
     LogSegment active = segments.lastEntry().getValue();
     this.logEndOffsetMetadata =
@@ -220,7 +221,8 @@ public final class PartitionLog implements Closeable {
   private LogSegment maybeRoll(
       int messagesSize, long maxOffset, long incomingTimestamp, long now, LogConfig cfg) {
     LogSegment active = segments.lastEntry().getValue();
-    if (!active.shouldRoll(messagesSize, maxOffset, incomingTimestamp, now, cfg)) {
+    long rollMs = LogRetention.effectiveSegmentMs(cfg, options.retentionCheckIntervalMs());
+    if (!active.shouldRoll(messagesSize, maxOffset, incomingTimestamp, now, cfg, rollMs)) {
       return active;
     }
     return rollLocked();
@@ -298,38 +300,11 @@ public final class PartitionLog implements Closeable {
    */
   public LogReadResult read(long startOffset, int maxBytes, long maxOffset, boolean minOneBatch) {
     health.ensureReadable();
-    LogOffsetMetadata end = logEndOffsetMetadata;
-    LogOffsetMetadata hw = highWatermarkMetadata;
-    long start = logStartOffset;
-    if (startOffset < start || startOffset > end.messageOffset()) {
-      throw new StorageException(
-          StorageError.OFFSET_OUT_OF_RANGE,
-          "offset "
-              + startOffset
-              + " is outside ["
-              + start
-              + ", "
-              + end.messageOffset()
-              + "] of "
-              + topicPartition);
-    }
-    LogOffsetMetadata bound = LogPositions.upperBound(segments, maxOffset, end, hw);
-    if (startOffset >= bound.messageOffset()) {
-      LogOffsetMetadata at =
-          startOffset == end.messageOffset() ? end : LogOffsetMetadata.unresolved(startOffset);
-      return new LogReadResult(at, FileSlice.EMPTY, hw.messageOffset(), start, end.messageOffset());
-    }
-    LogReads.Found found = LogReads.read(segments, startOffset, maxBytes, bound, minOneBatch);
-    if (found == null) {
-      return new LogReadResult(
-          LogOffsetMetadata.unresolved(startOffset),
-          FileSlice.EMPTY,
-          hw.messageOffset(),
-          start,
-          end.messageOffset());
-    }
-    return new LogReadResult(
-        found.at(), found.slice(), hw.messageOffset(), start, end.messageOffset());
+    return LogReads.read(
+        segments,
+        topicPartition,
+        new LogReads.Bounds(logStartOffset, highWatermarkMetadata, logEndOffsetMetadata),
+        new LogReads.Request(startOffset, maxBytes, maxOffset, minOneBatch));
   }
 
   private LogOffsetMetadata resolve(long offset) {
@@ -419,8 +394,90 @@ public final class PartitionLog implements Closeable {
       }
       logStartOffset = newLogStartOffset;
       epochCache.truncateFromStart(newLogStartOffset);
+      deleteOldSegmentsLocked(true);
     } catch (IOException e) {
       throw health.markOffline("moving the log start offset", e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Retention
+
+  /**
+   * Deletes the whole segments that retention no longer keeps (see {@link LogRetention}) and moves
+   * the log start offset to the first segment left. Their files go only after {@code
+   * file.delete.delay.ms}, so a reader that already holds one finishes its read.
+   *
+   * @return the number of segments deleted
+   */
+  public int deleteOldSegments() {
+    lock.lock();
+    try {
+      if (health.isClosed() || health.isOffline()) {
+        return 0;
+      }
+      return deleteOldSegmentsLocked(false);
+    } catch (IOException e) {
+      throw health.markOffline("deleting segments past retention", e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private int deleteOldSegmentsLocked(boolean startOnly) throws IOException {
+    List<LogSegment> doomed =
+        LogRetention.deletable(
+            segments,
+            config,
+            new LogRetention.State(
+                logStartOffset, highWatermark(), logEndOffset(), time.milliseconds()),
+            startOnly);
+    if (doomed.isEmpty()) {
+      return 0;
+    }
+    if (doomed.size() == segments.size()) {
+      rollLocked();
+    }
+    for (LogSegment segment : doomed) {
+      segments.remove(segment.baseOffset());
+    }
+    deleter.scheduleDelete(doomed, config.fileDeleteDelayMs());
+    long newStart = Math.max(logStartOffset, segments.firstKey());
+    if (newStart > logStartOffset) {
+      logStartOffset = newStart;
+      epochCache.truncateFromStart(newStart);
+      producerState.deleteSnapshotsBefore(segments.firstKey());
+    }
+    log.info(
+        "Deleted segments past retention topicPartition={} segments={} logStartOffset={}",
+        topicPartition,
+        doomed.size(),
+        logStartOffset);
+    return doomed.size();
+  }
+
+  /** Removes the files of deleted segments whose {@code file.delete.delay.ms} has passed. */
+  public int deletePendingFiles() {
+    return deleter.deleteDue();
+  }
+
+  /**
+   * For the log cleaner: puts {@code cleaned} (complete, its files named {@code *.swap}) in place
+   * of {@code replaced}, unless the log changed under the cleaner (a truncation, retention, or any
+   * other replacement took one of them out), in which case nothing changes and the caller discards
+   * its work. See {@link SegmentSwap} for the crash-safe order of renames.
+   *
+   * @return whether the swap happened
+   */
+  public boolean replaceSegments(List<LogSegment> replaced, LogSegment cleaned) {
+    lock.lock();
+    try {
+      health.ensureWritable();
+      return SegmentSwap.swap(segments, replaced, cleaned, deleter, config.fileDeleteDelayMs());
+    } catch (IOException e) {
+      throw health.markOffline("swapping in a cleaned segment at " + cleaned.baseOffset(), e);
     } finally {
       lock.unlock();
     }
@@ -467,7 +524,8 @@ public final class PartitionLog implements Closeable {
         truncateFullyAndStartAtLocked(targetOffset);
         return;
       }
-      LogTruncation.truncateTo(segments, targetOffset);
+      deleter.scheduleDelete(
+          LogTruncation.truncateTo(segments, targetOffset), config.fileDeleteDelayMs());
       LogSegment active = segments.lastEntry().getValue();
       long newEnd = active.readNextOffset();
       logEndOffsetMetadata =
@@ -506,9 +564,7 @@ public final class PartitionLog implements Closeable {
   }
 
   private void truncateFullyAndStartAtLocked(long newOffset) throws IOException {
-    for (LogSegment segment : segments.values()) {
-      segment.deleteIfExists();
-    }
+    deleter.scheduleDelete(List.copyOf(segments.values()), config.fileDeleteDelayMs());
     segments.clear();
     LogSegment fresh = LogSegment.create(dir, newOffset, config, time);
     segments.put(newOffset, fresh);
@@ -536,7 +592,10 @@ public final class PartitionLog implements Closeable {
     return config;
   }
 
-  /** Applies new topic settings; they take effect from the next append or roll. */
+  /**
+   * Applies new topic settings: appends and rolls use them from the next append, retention and the
+   * cleaner from their next pass.
+   */
   public void updateConfig(LogConfig newConfig) {
     config = newConfig;
   }
@@ -571,6 +630,7 @@ public final class PartitionLog implements Closeable {
       for (LogSegment segment : segments.values()) {
         segment.close();
       }
+      deleter.deleteAll();
     } finally {
       lock.unlock();
     }
@@ -581,6 +641,7 @@ public final class PartitionLog implements Closeable {
     lock.lock();
     try {
       health.markClosed();
+      deleter.deleteAll();
       for (LogSegment segment : segments.values()) {
         segment.deleteIfExists();
       }

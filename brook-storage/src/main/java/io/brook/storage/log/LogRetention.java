@@ -1,0 +1,93 @@
+package io.brook.storage.log;
+
+import io.brook.storage.segment.LogSegment;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+
+/**
+ * Which whole segments retention removes, as Kafka decides it: first those entirely below the log
+ * start offset (DeleteRecords), then, for {@code cleanup.policy} with {@code delete}, the oldest
+ * segments while the partition is larger than {@code retention.bytes}, and the segments whose
+ * newest record is older than {@code retention.ms}.
+ *
+ * <p>Every rule walks from the oldest segment and stops at the first segment it keeps, so retention
+ * never leaves a hole. A segment is only deletable once all of it is below the high watermark, so
+ * an uncommitted record is never removed by retention. The active segment counts too: on a quiet
+ * topic whose newest record has expired the log rolls and deletes it (the caller rolls first), and
+ * only an empty active segment is never deleted.
+ */
+final class LogRetention {
+  private LogRetention() {}
+
+  /** What the rules need to know about the log, read under its lock. */
+  record State(long logStartOffset, long highWatermark, long logEndOffset, long nowMs) {}
+
+  /**
+   * The segments to delete, oldest first; with {@code startOnly} only those below the log start
+   * offset (DeleteRecords applies its own move at once, time and size wait for the next check).
+   */
+  static List<LogSegment> deletable(
+      NavigableMap<Long, LogSegment> segments, LogConfig config, State state, boolean startOnly) {
+    List<LogSegment> out = new ArrayList<>();
+    long bytes = totalBytes(segments);
+    for (Map.Entry<Long, LogSegment> entry : segments.entrySet()) {
+      LogSegment segment = entry.getValue();
+      Map.Entry<Long, LogSegment> next = segments.higherEntry(entry.getKey());
+      long upperBound = next == null ? state.logEndOffset() : next.getKey();
+      boolean lastAndEmpty = next == null && segment.sizeInBytes() == 0;
+      if (lastAndEmpty || state.highWatermark() < upperBound) {
+        break;
+      }
+      boolean belowStart = next != null && next.getKey() <= state.logStartOffset();
+      boolean tooBig =
+          !startOnly
+              && config.deletes()
+              && config.retentionBytes() >= 0
+              && bytes - segment.sizeInBytes() >= config.retentionBytes();
+      boolean tooOld =
+          !startOnly
+              && config.deletes()
+              && config.retentionMs() >= 0
+              && state.nowMs() - largestTimestamp(segment) > config.retentionMs();
+      if (!belowStart && !tooBig && !tooOld) {
+        break;
+      }
+      out.add(segment);
+      bytes -= segment.sizeInBytes();
+    }
+    return out;
+  }
+
+  private static long totalBytes(NavigableMap<Long, LogSegment> segments) {
+    long total = 0;
+    for (LogSegment segment : segments.values()) {
+      total += segment.sizeInBytes();
+    }
+    return total;
+  }
+
+  private static long largestTimestamp(LogSegment segment) {
+    try {
+      return segment.largestTimestamp();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The {@code segment.ms} the active segment rolls at. With {@code retention.deadline.enable} a
+   * segment may span at most {@code log.retention.check.interval.ms} of record time, so that a
+   * segment expires at most one interval after its oldest record would have: without it a quiet
+   * topic keeps a record for up to {@code retention.ms + segment.ms}, as the brief notes.
+   */
+  static long effectiveSegmentMs(LogConfig config, long retentionCheckIntervalMs) {
+    if (!config.retentionDeadlineEnable() || !config.deletes() || config.retentionMs() < 0) {
+      return config.segmentMs();
+    }
+    return Math.max(1, Math.min(config.segmentMs(), retentionCheckIntervalMs));
+  }
+}
