@@ -50,6 +50,7 @@ public final class LogCleaner implements Closeable {
   private final Map<TopicPartition, Long> firstDirty = new ConcurrentHashMap<>();
   private final Map<TopicPartition, Long> tombstoneHorizon = new ConcurrentHashMap<>();
   private final Set<TopicPartition> inProgress = new HashSet<>();
+  private final Object checkpointLock = new Object();
   private volatile boolean aborted;
   private ScheduledExecutorService threads;
 
@@ -201,18 +202,22 @@ public final class LogCleaner implements Closeable {
     tombstoneHorizon.remove(tp);
   }
 
-  private synchronized void writeCheckpoint(Path logDir) {
-    Map<TopicPartition, Long> entries = new HashMap<>();
-    for (PartitionLog partitionLog : logs.get()) {
-      Long offset = firstDirty.get(partitionLog.topicPartition());
-      if (offset != null && partitionLog.dir().getParent().equals(logDir)) {
-        entries.put(partitionLog.topicPartition(), offset);
+  private void writeCheckpoint(Path logDir) {
+    // Not under this object's monitor: close() holds it while it waits for the threads. The
+    // snapshot is taken under the lock too, so an older one is never written after a newer one.
+    synchronized (checkpointLock) {
+      Map<TopicPartition, Long> entries = new HashMap<>();
+      for (PartitionLog partitionLog : logs.get()) {
+        Long offset = firstDirty.get(partitionLog.topicPartition());
+        if (offset != null && partitionLog.dir().getParent().equals(logDir)) {
+          entries.put(partitionLog.topicPartition(), offset);
+        }
       }
-    }
-    try {
-      new OffsetCheckpointFile(logDir.resolve(CHECKPOINT_FILE)).write(entries);
-    } catch (IOException e) {
-      log.error("Writing the cleaner checkpoint failed dir={}", logDir, e);
+      try {
+        new OffsetCheckpointFile(logDir.resolve(CHECKPOINT_FILE)).write(entries);
+      } catch (IOException e) {
+        log.error("Writing the cleaner checkpoint failed dir={}", logDir, e);
+      }
     }
   }
 

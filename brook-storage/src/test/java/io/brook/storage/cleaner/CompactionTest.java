@@ -185,6 +185,57 @@ class CompactionTest {
     recovered.close();
   }
 
+  @Test
+  void theLastBatchOfAnActiveProducerSurvivesEmptySoDuplicatesAreStillDetected() throws Exception {
+    // Given: an idempotent producer's batch whose records a later write supersedes
+    PartitionLog log = openCompacted();
+    long now = fixture.time().milliseconds();
+    log.appendAsLeader(idempotent(7L, 0, now, "a", "b"), 0);
+    log.appendAsLeader(
+        KeyedRecords.batch(
+            List.of(Map.entry("a", "new"), Map.entry("b", "new")), now, CompressionType.NONE),
+        0);
+    log.roll();
+    log.updateHighWatermark(log.logEndOffset());
+
+    // When
+    cleaner(1 << 16).clean(log, 0);
+    log.close();
+    // Without snapshots, producer state can only come back from the batches in the log.
+    try (Stream<Path> files = Files.list(log.dir())) {
+      for (Path snapshot : files.filter(p -> p.toString().endsWith(".snapshot")).toList()) {
+        Files.delete(snapshot);
+      }
+    }
+    log = fixture.openAfterCrash(0);
+    log.updateHighWatermark(log.logEndOffset());
+
+    // Then: its records are gone, but its batch is kept empty and a retry is a duplicate
+    assertThat(KeyedRecords.readAll(log)).extracting(KeyedRecords.Entry::value).containsOnly("new");
+    assertThat(log.appendAsLeader(idempotent(7L, 0, now, "a", "b"), 0).duplicate()).isTrue();
+    assertThat(log.appendAsLeader(idempotent(7L, 2, now, "c"), 0).duplicate()).isFalse();
+    log.close();
+  }
+
+  private static org.apache.kafka.common.record.internal.MemoryRecords idempotent(
+      long producerId, int baseSequence, long timestamp, String... keys) {
+    org.apache.kafka.common.record.internal.SimpleRecord[] records =
+        new org.apache.kafka.common.record.internal.SimpleRecord[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      records[i] =
+          new org.apache.kafka.common.record.internal.SimpleRecord(
+              timestamp,
+              keys[i].getBytes(java.nio.charset.StandardCharsets.UTF_8),
+              "old".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    return org.apache.kafka.common.record.internal.MemoryRecords.withIdempotentRecords(
+        org.apache.kafka.common.compress.Compression.NONE,
+        producerId,
+        (short) 0,
+        baseSequence,
+        records);
+  }
+
   private static void assertNoCleanerLeftovers(PartitionLog log) throws Exception {
     try (Stream<Path> files = Files.list(log.dir())) {
       assertThat(files.map(p -> p.getFileName().toString()))
