@@ -89,8 +89,10 @@ public final class LogCleaner implements Closeable {
     threads = pool;
     for (int i = 0; i < config.threads(); i++) {
       Cleaner cleaner = newCleaner();
-      pool.scheduleWithFixedDelay(
-          () -> runUntilIdle(cleaner), 0, config.backoffMs(), TimeUnit.MILLISECONDS);
+      // runUntilIdle catches everything, so the future never holds an exception to look at.
+      var unused =
+          pool.scheduleWithFixedDelay(
+              () -> runUntilIdle(cleaner), 0, config.backoffMs(), TimeUnit.MILLISECONDS);
     }
     log.info("Log cleaner started threads={}", config.threads());
   }

@@ -85,9 +85,15 @@ final class LogRetention {
    * topic keeps a record for up to {@code retention.ms + segment.ms}, as the brief notes.
    */
   static long effectiveSegmentMs(LogConfig config, long retentionCheckIntervalMs) {
-    if (!config.retentionDeadlineEnable() || !config.deletes() || config.retentionMs() < 0) {
-      return config.segmentMs();
+    long rollMs = config.segmentMs();
+    if (config.compacted()) {
+      // As Kafka (KIP-354): the cleaner never touches the active segment, so a compacted log
+      // rolls by max.compaction.lag.ms too, or a quiet topic could keep old versions forever.
+      rollMs = Math.min(rollMs, config.maxCompactionLagMs());
     }
-    return Math.max(1, Math.min(config.segmentMs(), retentionCheckIntervalMs));
+    if (config.retentionDeadlineEnable() && config.deletes() && config.retentionMs() >= 0) {
+      rollMs = Math.min(rollMs, retentionCheckIntervalMs);
+    }
+    return Math.max(1, rollMs);
   }
 }

@@ -6,6 +6,7 @@ import io.brook.storage.segment.SegmentFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NavigableMap;
@@ -102,7 +103,7 @@ public final class SegmentSwap {
     }
   }
 
-  private static void finishSwap(Path dir, long base, Path swapFile, TreeMap<Long, Path> logs)
+  private static void finishSwap(Path dir, long base, Path swapFile, NavigableMap<Long, Path> logs)
       throws IOException {
     long end = nextOffset(swapFile, base);
     for (var old : new ArrayList<>(logs.subMap(base, true, end, false).entrySet())) {
@@ -115,7 +116,7 @@ public final class SegmentSwap {
     // Its indexes are rebuilt from the log file by the loader, which finds them missing.
     Files.deleteIfExists(SegmentFiles.offsetIndexFile(dir, base));
     Files.deleteIfExists(SegmentFiles.timeIndexFile(dir, base));
-    Files.move(swapFile, SegmentFiles.logFile(dir, base));
+    Files.move(swapFile, SegmentFiles.logFile(dir, base), StandardCopyOption.REPLACE_EXISTING);
     logs.put(base, SegmentFiles.logFile(dir, base));
     log.info(
         "Finished an interrupted segment swap dir={} baseOffset={} endOffset={}", dir, base, end);

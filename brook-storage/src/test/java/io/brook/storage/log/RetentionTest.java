@@ -205,4 +205,12 @@ class RetentionTest {
     assertThat(LogRetention.effectiveSegmentMs(LogConfig.defaults(), interval))
         .isEqualTo(LogConfig.DEFAULT_SEGMENT_MS);
   }
+
+  @Test
+  void compactedLogsRollByMaxCompactionLagToo() {
+    LogConfig compacted = LogConfig.builder().compacted(true).maxCompactionLagMs(60_000).build();
+    assertThat(LogRetention.effectiveSegmentMs(compacted, 300_000)).isEqualTo(60_000);
+    assertThat(LogRetention.effectiveSegmentMs(compacted.toBuilder().compacted(false).build(), 1))
+        .isEqualTo(LogConfig.DEFAULT_SEGMENT_MS);
+  }
 }
