@@ -20,7 +20,8 @@ import java.util.Arrays;
  * the cleaner then ends its pass at the last fully indexed batch and cleans the rest in a later
  * pass, so memory never grows with the log.
  *
- * <p>Not thread-safe: one map per cleaner thread, reused pass after pass.
+ * <p>Not thread-safe: one map per cleaner thread, reused pass after pass. Call {@link #clear}
+ * before the first use: it allocates the memory.
  */
 public final class OffsetMap {
   /** A 16-byte digest plus an 8-byte offset. */
@@ -28,7 +29,9 @@ public final class OffsetMap {
 
   private static final int DIGEST_BYTES = 16;
 
-  private final ByteBuffer slots;
+  /** Allocated by the first {@link #clear}, so a broker without compacted topics never pays. */
+  private ByteBuffer slots;
+
   private final int capacity;
   private final int maxEntries;
   private final MessageDigest md5;
@@ -49,7 +52,6 @@ public final class OffsetMap {
     }
     // One slot always stays empty so that a probe for an absent key ends.
     this.maxEntries = Math.max(1, Math.min(capacity - 1, (int) (capacity * loadFactor)));
-    this.slots = ByteBuffer.allocate(capacity * SLOT_BYTES);
     try {
       this.md5 = MessageDigest.getInstance("MD5");
     } catch (NoSuchAlgorithmException e) {
@@ -103,8 +105,11 @@ public final class OffsetMap {
 
   /** Empties the map for the next pass (zeroing is what marks slots empty). */
   public void clear() {
-    byte[] array = slots.array();
-    Arrays.fill(array, (byte) 0);
+    if (slots == null) {
+      slots = ByteBuffer.allocate(capacity * SLOT_BYTES);
+    } else {
+      Arrays.fill(slots.array(), (byte) 0);
+    }
     entries = 0;
     latestOffset = -1;
     lookups = 0;

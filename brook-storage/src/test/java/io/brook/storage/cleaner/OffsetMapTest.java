@@ -15,6 +15,7 @@ class OffsetMapTest {
   void keepsTheLatestOffsetPerKeyAndAnswersMinusOneForUnknownKeys() {
     // Given
     OffsetMap map = new OffsetMap(OffsetMap.SLOT_BYTES * 1_000, 0.9);
+    map.clear();
 
     // When
     for (int i = 0; i < 800; i++) {
@@ -35,6 +36,7 @@ class OffsetMapTest {
   void isFullAtItsLoadFactorAndClearsForTheNextPass() {
     // Given: 100 slots at 0.5
     OffsetMap map = new OffsetMap(OffsetMap.SLOT_BYTES * 100, 0.5);
+    map.clear();
 
     // When
     for (int i = 0; i < 50; i++) {
@@ -55,6 +57,7 @@ class OffsetMapTest {
   void aFullTableStillAnswersLookupsForAbsentKeys() {
     // Given: load factor 1.0 keeps one slot free
     OffsetMap map = new OffsetMap(OffsetMap.SLOT_BYTES * 8, 1.0);
+    map.clear();
     for (int i = 0; !map.isFull(); i++) {
       map.put(key("k" + i), i);
     }
@@ -67,6 +70,7 @@ class OffsetMapTest {
   @Test
   void doesNotMoveTheCallersKeyBuffer() {
     OffsetMap map = new OffsetMap(1024, 0.9);
+    map.clear();
     ByteBuffer k = key("abc");
     map.put(k, 5);
     assertThat(k.remaining()).isEqualTo(3);
