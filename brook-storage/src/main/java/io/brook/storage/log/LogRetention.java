@@ -7,6 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Which whole segments retention removes, as Kafka decides it: first those entirely below the log
@@ -21,6 +24,8 @@ import java.util.NavigableMap;
  * only an empty active segment is never deleted.
  */
 final class LogRetention {
+  private static final Logger log = LoggerFactory.getLogger(LogRetention.class);
+
   private LogRetention() {}
 
   /** What the rules need to know about the log, read under its lock. */
@@ -60,6 +65,30 @@ final class LogRetention {
       bytes -= segment.sizeInBytes();
     }
     return out;
+  }
+
+  /**
+   * Takes {@code doomed} out of the segment map and hands them to the deleter (renamed now, removed
+   * after {@code file.delete.delay.ms}); returns the base offset of the first segment left.
+   */
+  static long remove(
+      NavigableMap<Long, LogSegment> segments,
+      List<LogSegment> doomed,
+      SegmentDeleter deleter,
+      LogConfig config,
+      TopicPartition tp)
+      throws IOException {
+    for (LogSegment segment : doomed) {
+      segments.remove(segment.baseOffset());
+    }
+    deleter.scheduleDelete(doomed, config.fileDeleteDelayMs());
+    long firstLeft = segments.firstKey();
+    log.info(
+        "Deleted segments past retention topicPartition={} segments={} firstOffsetLeft={}",
+        tp,
+        doomed.size(),
+        firstLeft);
+    return firstLeft;
   }
 
   private static long totalBytes(NavigableMap<Long, LogSegment> segments) {

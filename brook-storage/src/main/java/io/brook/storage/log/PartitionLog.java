@@ -10,7 +10,6 @@ import io.brook.storage.segment.LogSegment;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -20,7 +19,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -51,6 +49,7 @@ public final class PartitionLog implements Closeable {
   private final ReentrantLock lock = new ReentrantLock();
   private final LogFlusher flusher;
   private final SegmentDeleter deleter;
+  private final AppendWriter writer;
 
   private volatile LogConfig config;
   private volatile LogOffsetMetadata logEndOffsetMetadata;
@@ -79,6 +78,7 @@ public final class PartitionLog implements Closeable {
     this.flusher = new LogFlusher(segments, recoveryPoint, time);
     this.deleter = new SegmentDeleter(topicPartition, time);
     this.health = new LogHealth(topicPartition, dir);
+    this.writer = new AppendWriter(epochCache, producerState, health);
     LogSegment active = segments.lastEntry().getValue();
     this.logEndOffsetMetadata =
         new LogOffsetMetadata(active.readNextOffset(), active.baseOffset(), active.sizeInBytes());
@@ -142,12 +142,12 @@ public final class PartitionLog implements Closeable {
               : LeaderAppends.assignOffsets(
                   records, firstOffset, leaderEpoch, appendTime ? now : -1);
       if (origin != AppendOrigin.REPLICATION) {
-        maybeAssignEpoch(leaderEpoch, firstOffset);
+        writer.maybeAssignEpoch(leaderEpoch, firstOffset);
       }
       LogSegment segment =
           maybeRoll(summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg);
-      writeToSegment(segment, records);
-      List<AppendedBatch> appended = recordAppended(records, origin, producers, summary);
+      writer.write(segment, records);
+      List<AppendedBatch> appended = writer.recordAppended(records, origin, producers, summary);
       logEndOffsetMetadata =
           new LogOffsetMetadata(lastOffset + 1, segment.baseOffset(), segment.sizeInBytes());
       if (flusher.recordAppended(summary.recordCount(), cfg)) {
@@ -165,53 +165,6 @@ public final class PartitionLog implements Closeable {
           appended);
     } finally {
       lock.unlock();
-    }
-  }
-
-  /** Updates producer state (and, for replicated batches, leader epochs) from written batches. */
-  private List<AppendedBatch> recordAppended(
-      MemoryRecords records,
-      AppendOrigin origin,
-      ProducerStateManager.Append producers,
-      BatchValidator.Summary summary) {
-    List<AppendedBatch> appended = new ArrayList<>(summary.batchCount());
-    long next = 0;
-    for (MutableRecordBatch batch : records.batches()) {
-      if (origin == AppendOrigin.REPLICATION) {
-        maybeAssignEpoch(batch.partitionLeaderEpoch(), batch.baseOffset());
-      }
-      producers.record(batch);
-      appended.add(AppendedBatch.of(batch));
-      next = batch.nextOffset();
-    }
-    producers.commit();
-    producerState.updateMapEndOffset(next);
-    return List.copyOf(appended);
-  }
-
-  private void maybeAssignEpoch(int epoch, long startOffset) {
-    if (epoch < 0 || epochCache.latestEpoch().orElse(-1) >= epoch) {
-      return;
-    }
-    try {
-      epochCache.assign(epoch, startOffset);
-    } catch (IOException e) {
-      throw health.markOffline("writing the leader-epoch checkpoint", e);
-    }
-  }
-
-  private void writeToSegment(LogSegment segment, MemoryRecords records) {
-    try {
-      segment.append(records);
-    } catch (IOException | RuntimeException | InternalError e) {
-      // InternalError is how the JVM reports a fault writing an index mapping on a full disk.
-      // Cut whatever part of the batch reached the file, so not even a later recovery sees it.
-      try {
-        segment.records().truncateTo(segment.records().sizeInBytes());
-      } catch (IOException | RuntimeException ignored) {
-        // The disk is failing; recovery at the next start truncates the torn tail.
-      }
-      throw health.markOffline("appending to " + segment, e);
     }
   }
 
@@ -440,21 +393,12 @@ public final class PartitionLog implements Closeable {
     if (doomed.size() == segments.size()) {
       rollLocked();
     }
-    for (LogSegment segment : doomed) {
-      segments.remove(segment.baseOffset());
+    long firstLeft = LogRetention.remove(segments, doomed, deleter, config, topicPartition);
+    if (firstLeft > logStartOffset) {
+      logStartOffset = firstLeft;
+      epochCache.truncateFromStart(firstLeft);
+      producerState.deleteSnapshotsBefore(firstLeft);
     }
-    deleter.scheduleDelete(doomed, config.fileDeleteDelayMs());
-    long newStart = Math.max(logStartOffset, segments.firstKey());
-    if (newStart > logStartOffset) {
-      logStartOffset = newStart;
-      epochCache.truncateFromStart(newStart);
-      producerState.deleteSnapshotsBefore(segments.firstKey());
-    }
-    log.info(
-        "Deleted segments past retention topicPartition={} segments={} logStartOffset={}",
-        topicPartition,
-        doomed.size(),
-        logStartOffset);
     return doomed.size();
   }
 
