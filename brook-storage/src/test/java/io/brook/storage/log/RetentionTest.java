@@ -136,6 +136,19 @@ class RetentionTest {
         .isInstanceOfSatisfying(
             StorageException.class,
             e -> assertThat(e.error()).isEqualTo(StorageError.OFFSET_OUT_OF_RANGE));
+    // A zero-copy send of the held range (transferTo, as sendfile) into a slow sink still works.
+    java.io.ByteArrayOutputStream sink = new java.io.ByteArrayOutputStream();
+    try (var out = java.nio.channels.Channels.newChannel(sink)) {
+      long sent = 0;
+      while (sent < slice.sizeInBytes()) {
+        sent +=
+            slice
+                .channel()
+                .transferTo(
+                    slice.position() + sent, Math.min(100, slice.sizeInBytes() - sent), out);
+      }
+    }
+    assertThat(sink.size()).isEqualTo(slice.sizeInBytes());
     MemoryRecords held = slice.copyToMemory();
     assertThat(held.batches()).extracting(RecordBatch::baseOffset).containsExactly(0L);
     assertThat(held.batches().iterator().next().isValid()).isTrue();
