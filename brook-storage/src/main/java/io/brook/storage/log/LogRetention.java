@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * topic whose newest record has expired the log rolls and deletes it (the caller rolls first), and
  * only an empty active segment is never deleted.
  */
-final class LogRetention {
+public final class LogRetention {
   private static final Logger log = LoggerFactory.getLogger(LogRetention.class);
 
   private LogRetention() {}
@@ -108,10 +108,21 @@ final class LogRetention {
   }
 
   /**
-   * The {@code segment.ms} the active segment rolls at. With {@code retention.deadline.enable} a
-   * segment may span at most {@code log.retention.check.interval.ms} of record time, so that a
-   * segment expires at most one interval after its oldest record would have: without it a quiet
-   * topic keeps a record for up to {@code retention.ms + segment.ms}, as the brief notes.
+   * How often logs with {@code retention.deadline.enable} are checked, and the longest span of
+   * record time one of their segments may cover: half the retention check interval each, so that a
+   * record waits at most half an interval for its segment's newest record to expire and at most
+   * half an interval more for the next check. Together: deleted within {@code retention.ms} plus
+   * one check interval of its timestamp.
+   */
+  public static long deadlineCheckIntervalMs(long retentionCheckIntervalMs) {
+    return Math.max(1, retentionCheckIntervalMs / 2);
+  }
+
+  /**
+   * The {@code segment.ms} the active segment rolls at: {@code segment.ms}, lowered to {@code
+   * max.compaction.lag.ms} on compacted logs and, with {@code retention.deadline.enable}, to {@link
+   * #deadlineCheckIntervalMs}. Without the deadline a quiet topic keeps a record for up to {@code
+   * retention.ms + segment.ms}, as the brief notes.
    */
   static long effectiveSegmentMs(LogConfig config, long retentionCheckIntervalMs) {
     long rollMs = config.segmentMs();
@@ -121,7 +132,7 @@ final class LogRetention {
       rollMs = Math.min(rollMs, config.maxCompactionLagMs());
     }
     if (config.retentionDeadlineEnable() && config.deletes() && config.retentionMs() >= 0) {
-      rollMs = Math.min(rollMs, retentionCheckIntervalMs);
+      rollMs = Math.min(rollMs, deadlineCheckIntervalMs(retentionCheckIntervalMs));
     }
     return Math.max(1, rollMs);
   }

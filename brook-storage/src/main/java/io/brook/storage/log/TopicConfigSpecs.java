@@ -146,9 +146,10 @@ final class TopicConfigSpecs {
           booleanSpec(
               RETENTION_DEADLINE_ENABLE,
               false,
-              "Brook only: roll segments once they span log.retention.check.interval.ms of record"
-                  + " time, so that no record outlives retention.ms by more than about two check"
-                  + " intervals (without it, up to retention.ms + segment.ms).",
+              "Brook only: check this topic's retention twice per log.retention.check.interval.ms"
+                  + " and roll its segments at half that span of record time, so that no record"
+                  + " outlives retention.ms by more than one check interval (without it, by up to"
+                  + " segment.ms).",
               List.of(),
               LogConfig::retentionDeadlineEnable,
               LogConfig.Builder::retentionDeadlineEnable),

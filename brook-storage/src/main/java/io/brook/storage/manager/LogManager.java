@@ -4,6 +4,7 @@ import io.brook.storage.checkpoint.OffsetCheckpointFile;
 import io.brook.storage.cleaner.LogCleaner;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogOpenOptions;
+import io.brook.storage.log.LogRetention;
 import io.brook.storage.log.PartitionLog;
 import java.io.Closeable;
 import java.io.IOException;
@@ -239,6 +240,10 @@ public final class LogManager implements Closeable {
         config.logStartOffsetCheckpointIntervalMs(),
         () -> checkpoint(LOG_START_OFFSET_CHECKPOINT, PartitionLog::logStartOffset));
     schedule("log-retention", config.retentionCheckIntervalMs(), this::deleteOldSegments);
+    schedule(
+        "log-retention-deadline",
+        LogRetention.deadlineCheckIntervalMs(config.retentionCheckIntervalMs()),
+        this::deleteOldSegmentsOfDeadlineTopics);
     schedule("delete-pending-files", PENDING_DELETE_CHECK_MS, this::deletePendingFiles);
     schedule(
         "expire-producer-ids",
@@ -261,6 +266,22 @@ public final class LogManager implements Closeable {
       checkpoint(LOG_START_OFFSET_CHECKPOINT, PartitionLog::logStartOffset);
     }
     return deleted;
+  }
+
+  /**
+   * The retention check of the topics with {@code retention.deadline.enable}, which run it twice
+   * per {@code log.retention.check.interval.ms} (see {@link LogRetention#deadlineCheckIntervalMs}).
+   */
+  void deleteOldSegmentsOfDeadlineTopics() {
+    int deleted = 0;
+    for (PartitionLog partitionLog : logs.values()) {
+      if (partitionLog.config().retentionDeadlineEnable()) {
+        deleted += partitionLog.deleteOldSegments();
+      }
+    }
+    if (deleted > 0) {
+      checkpoint(LOG_START_OFFSET_CHECKPOINT, PartitionLog::logStartOffset);
+    }
   }
 
   /** Removes the files of segments whose {@code file.delete.delay.ms} has passed. */

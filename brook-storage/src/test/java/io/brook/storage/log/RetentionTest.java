@@ -198,7 +198,7 @@ class RetentionTest {
   }
 
   @Test
-  void deadlineRollsSegmentsSoNoneSpansMoreThanTheCheckInterval() {
+  void deadlineRollsSegmentsSoNoneSpansMoreThanHalfTheCheckInterval() {
     // Given: retention.deadline.enable with a check interval of 5 minutes, segment.ms of 7 days
     fixture =
         new LogFixture(root)
@@ -212,9 +212,9 @@ class RetentionTest {
       log.appendAsLeader(Batches.records(1, t0 + i * 60_000L), 0);
     }
 
-    // Then: a new segment every time a record is more than 5 minutes after its segment's first
-    assertThat(bases(log)).containsExactly(0L, 6L, 12L);
-    assertThat(LogRetention.effectiveSegmentMs(log.config(), interval)).isEqualTo(interval);
+    // Then: a new segment every time a record is more than 2.5 minutes after its segment's first
+    assertThat(bases(log)).containsExactly(0L, 3L, 6L, 9L, 12L);
+    assertThat(LogRetention.effectiveSegmentMs(log.config(), interval)).isEqualTo(interval / 2);
     assertThat(LogRetention.effectiveSegmentMs(LogConfig.defaults(), interval))
         .isEqualTo(LogConfig.DEFAULT_SEGMENT_MS);
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.storage.checkpoint.OffsetCheckpointFile;
 import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.LogRetention;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.testing.Batches;
 import io.brook.storage.testing.ManualTime;
@@ -66,5 +67,50 @@ class LogManagerRetentionTest {
             LogManagerConfig.defaults(List.of(root)), t -> topicConfig.get(), time, scheduler);
     assertThat(restarted.getLog(TP).orElseThrow().logStartOffset()).isEqualTo(3);
     restarted.close();
+  }
+
+  @Test
+  void withTheDeadlineNoRecordOutlivesRetentionByMoreThanOneCheckInterval() throws Exception {
+    // Given: retention of one hour, checks every 5 minutes, a record every 30 s for 4 hours
+    long interval = 300_000;
+    long retention = 3_600_000;
+    LogConfig config =
+        LogConfig.builder()
+            .retentionMs(retention)
+            .retentionDeadlineEnable(true)
+            .fileDeleteDelayMs(0)
+            .build();
+    LogManager manager =
+        LogManager.start(
+            LogManagerConfig.defaults(List.of(root)).withRetentionCheckIntervalMs(interval),
+            t -> config,
+            time,
+            scheduler);
+    PartitionLog log = manager.getOrCreateLog(TP);
+    long start = time.milliseconds();
+    long worst = 0;
+
+    // When: the deadline check runs at its cadence (half the interval), on the manual clock
+    for (long now = start; now < start + 4 * retention; now += 30_000) {
+      time.advance(now - time.milliseconds());
+      log.appendAsLeader(Batches.records(1, now), 0);
+      log.updateHighWatermark(log.logEndOffset());
+      if ((now - start) % LogRetention.deadlineCheckIntervalMs(interval) == 0) {
+        manager.deleteOldSegmentsOfDeadlineTopics();
+      }
+      long oldest =
+          log.read(log.logStartOffset(), 1 << 20, log.highWatermark(), true)
+              .slice()
+              .copyToMemory()
+              .batches()
+              .iterator()
+              .next()
+              .maxTimestamp();
+      worst = Math.max(worst, now - oldest);
+    }
+
+    // Then: the oldest record ever present was at most retention + one interval old
+    assertThat(worst).isGreaterThan(retention).isLessThanOrEqualTo(retention + interval);
+    manager.close();
   }
 }
