@@ -1,35 +1,19 @@
 package io.brook.coordinator.api.classic;
 
+import io.brook.coordinator.api.GroupApi;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.classic.ClassicGroupManager;
-import io.brook.protocol.ApiHandler;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /** A classic group API served in every version kafka-clients knows, as Kafka 4.x serves it. */
-abstract class ClassicApi implements ApiHandler {
-  private final ApiKeys apiKey;
+abstract class ClassicApi extends GroupApi {
   protected final GroupCoordinator coordinator;
 
   ClassicApi(ApiKeys apiKey, GroupCoordinator coordinator) {
-    this.apiKey = apiKey;
+    super(apiKey);
     this.coordinator = coordinator;
-  }
-
-  @Override
-  public final ApiKeys apiKey() {
-    return apiKey;
-  }
-
-  @Override
-  public short minVersion() {
-    return apiKey.oldestVersion();
-  }
-
-  @Override
-  public short maxVersion() {
-    return apiKey.latestVersion();
   }
 
   /**
@@ -42,6 +26,6 @@ abstract class ClassicApi implements ApiHandler {
   }
 
   static boolean isInvalidGroupId(String groupId) {
-    return groupId == null || groupId.isEmpty();
+    return !isValidGroupId(groupId);
   }
 }
