@@ -3,7 +3,7 @@
 #   commit  - offset-commit throughput and latency (brook-bench CommitBench)
 #   rebalance - time for a 60-member classic group to form and to rebalance (RebalanceBench)
 # Usage: scripts/bench-groups.sh     env: ROUNDS (5), BENCH (../shared/bench), CLIENTS (16),
-#        PARTITIONS (12), SECONDS (20), MEMBERS (60)
+#        PARTITIONS (12), BENCH_SECONDS (20), MEMBERS (60)
 # Prints one line per run; lines starting "kafka"/"brook" can be compared by median.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,7 +20,7 @@ for round in $(seq 1 "$ROUNDS"); do
   for target in "kafka:$KAFKA_PORT" "brook:$BROOK_PORT"; do
     name="${target%%:*}"; port="${target##*:}"
     echo "$name round=$round $(java -cp "$JAR" io.brook.bench.groups.CommitBench "127.0.0.1:$port" \
-      "${CLIENTS:-16}" "${PARTITIONS:-12}" "${SECONDS:-20}" 2>/dev/null | tail -1)"
+      "${CLIENTS:-16}" "${PARTITIONS:-12}" "${BENCH_SECONDS:-20}" 2>/dev/null | tail -1)"
     echo "$name round=$round $(java -cp "$JAR" io.brook.bench.groups.RebalanceBench "127.0.0.1:$port" \
       "${MEMBERS:-60}" 2>/dev/null | tail -1)"
   done
