@@ -98,8 +98,7 @@ public final class PartitionLog implements Closeable {
     return new LogLoader(dir, config, options).load();
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Appends
+  // ---- Appends ----
 
   /** Appends a producer's batches: validates them, assigns offsets, stamps {@code leaderEpoch}. */
   public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
@@ -168,8 +167,7 @@ public final class PartitionLog implements Closeable {
     }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Rolling and flushing
+  // ---- Rolling and flushing ----
 
   private LogSegment maybeRoll(
       int messagesSize, long maxOffset, long incomingTimestamp, long now, LogConfig cfg) {
@@ -241,8 +239,7 @@ public final class PartitionLog implements Closeable {
     }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Reads
+  // ---- Reads ----
 
   /**
    * Reads from the batch holding {@code startOffset}, at most {@code maxBytes} (the whole first
@@ -280,8 +277,7 @@ public final class PartitionLog implements Closeable {
     return TimestampLookups.maxTimestampRecord(segments.values());
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Offsets
+  // ---- Offsets ----
 
   public long logStartOffset() {
     return logStartOffset;
@@ -355,8 +351,7 @@ public final class PartitionLog implements Closeable {
     }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Retention
+  // ---- Retention ----
 
   /**
    * Deletes the whole segments that retention no longer keeps (see {@link LogRetention}) and moves
@@ -450,8 +445,7 @@ public final class PartitionLog implements Closeable {
     }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Truncation
+  // ---- Truncation ----
 
   /**
    * Removes every batch at or after {@code targetOffset} (a follower dropping a divergent tail).
@@ -521,8 +515,7 @@ public final class PartitionLog implements Closeable {
     log.info("Truncated log fully topicPartition={} newOffset={}", topicPartition, newOffset);
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Lifecycle
+  // ---- Lifecycle ----
 
   public TopicPartition topicPartition() {
     return topicPartition;
