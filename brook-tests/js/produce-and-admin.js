@@ -1,6 +1,5 @@
 // Run by KafkaJsIT: node produce-and-admin.js BOOTSTRAP TOPIC
-// kafkajs admin + producer against Brook. kafkajs consumers need consumer groups, which Brook
-// does not have yet, so the Java side reads the records back with kafka-clients.
+// kafkajs admin + producer against Brook; the Java side reads the records back with kafka-clients.
 // Prints one line per finding; exits non-zero on any error.
 'use strict';
 

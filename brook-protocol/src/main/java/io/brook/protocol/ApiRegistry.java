@@ -20,12 +20,24 @@ import org.apache.kafka.common.protocol.ApiKeys;
  */
 public final class ApiRegistry {
   private final Map<ApiKeys, ApiHandler> handlers = new EnumMap<>(ApiKeys.class);
+  private final List<ConnectionListener> connectionListeners;
 
   /**
    * @throws IllegalArgumentException if two handlers serve one API, a handler serves ApiVersions,
    *     or a handler's version range is empty or outside what kafka-clients can decode
    */
   public ApiRegistry(Collection<? extends ApiHandler> apiHandlers) {
+    this(apiHandlers, List.of());
+  }
+
+  /**
+   * @param connectionListeners told about every closed client connection
+   * @throws IllegalArgumentException as {@link #ApiRegistry(Collection)}
+   */
+  public ApiRegistry(
+      Collection<? extends ApiHandler> apiHandlers,
+      Collection<? extends ConnectionListener> connectionListeners) {
+    this.connectionListeners = List.copyOf(connectionListeners);
     for (ApiHandler handler : apiHandlers) {
       ApiKeys key = Objects.requireNonNull(handler.apiKey(), "apiKey of " + handler);
       if (key == ApiKeys.API_VERSIONS) {
@@ -48,6 +60,13 @@ public final class ApiRegistry {
   /** The handler serving {@code apiKey}, if any. Always empty for ApiVersions. */
   public Optional<ApiHandler> handler(ApiKeys apiKey) {
     return Optional.ofNullable(handlers.get(apiKey));
+  }
+
+  /** Tells every connection listener that {@code connectionId} closed. */
+  public void connectionClosed(String connectionId) {
+    for (ConnectionListener listener : connectionListeners) {
+      listener.onConnectionClosed(connectionId);
+    }
   }
 
   /** Whether a request of this API at this version is served (and advertised). */

@@ -20,8 +20,13 @@ import io.brook.broker.api.ListOffsetsHandler;
 import io.brook.broker.api.MetadataHandler;
 import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
+import io.brook.broker.cluster.ControllerClient;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.coordinator.InternalTopic;
+import io.brook.coordinator.InternalTopicCreator;
+import io.brook.coordinator.api.GroupApis;
+import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
@@ -45,12 +50,18 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BiFunction;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +81,7 @@ public final class BrookServer implements AutoCloseable {
   private final LogManager logManager;
   private final DelayedOperations delayedOperations;
   private final ReplicaManager replicaManager;
+  private final GroupCoordinator groupCoordinator;
   private final KafkaNetworkServer network;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
@@ -83,6 +95,7 @@ public final class BrookServer implements AutoCloseable {
     this.logManager = c.logManager;
     this.delayedOperations = c.delayedOperations;
     this.replicaManager = c.replicaManager;
+    this.groupCoordinator = c.groupCoordinator;
     this.network = c.network;
   }
 
@@ -96,10 +109,11 @@ public final class BrookServer implements AutoCloseable {
     LogManager logManager;
     DelayedOperations delayedOperations;
     ReplicaManager replicaManager;
+    GroupCoordinator groupCoordinator;
     KafkaNetworkServer network;
 
     void closeQuietly() {
-      closeEach(cluster, network, delayedOperations, logManager, quorum);
+      closeEach(cluster, network, groupCoordinator, delayedOperations, logManager, quorum);
       if (scheduler != null) {
         scheduler.shutdownNow();
       }
@@ -143,6 +157,9 @@ public final class BrookServer implements AutoCloseable {
       c.replicaManager = new ReplicaManager(nodeId, c.logManager, c.delayedOperations, topicConfig);
       c.replicaManager.applyMetadata(c.quorum.image());
       c.quorum.addListener(c.replicaManager::applyMetadata);
+      c.groupCoordinator =
+          new GroupCoordinator(CoordinatorConfigs.groups(config), c.replicaManager, Time.SYSTEM);
+      c.quorum.addListener(c.groupCoordinator::onMetadata);
 
       ClusterController controller =
           new ClusterController(
@@ -162,8 +179,16 @@ public final class BrookServer implements AutoCloseable {
       ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
       BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId);
       List<ApiHandler> handlers =
-          handlers(identity, c.replicaManager, admin, admin, producerIds, describer);
-      c.network = KafkaNetworkServer.start(networkConfig(config), new ApiRegistry(handlers));
+          new ArrayList<>(
+              handlers(identity, c.replicaManager, admin, admin, producerIds, describer));
+      handlers.addAll(
+          GroupApis.handlers(
+              c.groupCoordinator,
+              c.replicaManager,
+              internalTopicCreator(admin),
+              CoordinatorConfigs.transactionTopic(config)));
+      ApiRegistry registry = new ApiRegistry(handlers, List.of(c.groupCoordinator));
+      c.network = KafkaNetworkServer.start(networkConfig(config), registry);
 
       List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
       brokerEpoch[0] =
@@ -193,7 +218,14 @@ public final class BrookServer implements AutoCloseable {
     ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
     AutoTopicCreator autoCreate = cluster.autoTopicCreator(config.autoCreateTopicsEnable());
     List<ApiHandler> handlers =
-        handlers(identity, c.replicaManager, admin, autoCreate, producerIds, describer);
+        new ArrayList<>(
+            handlers(identity, c.replicaManager, admin, autoCreate, producerIds, describer));
+    handlers.addAll(
+        GroupApis.handlers(
+            c.groupCoordinator,
+            c.replicaManager,
+            forwardingInternalTopicCreator(cluster.controllerClient()),
+            CoordinatorConfigs.transactionTopic(config)));
     if (config.isController()) {
       cluster.startController(handlers, admin, c.clusterId);
     }
@@ -203,7 +235,8 @@ public final class BrookServer implements AutoCloseable {
     }
     c.network =
         KafkaNetworkServer.start(
-            networkConfig(config), new ApiRegistry(cluster.brokerHandlers(handlers)));
+            networkConfig(config),
+            new ApiRegistry(cluster.brokerHandlers(handlers), List.of(c.groupCoordinator)));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
     cluster.startBroker(config, c.clusterId, endpoints, () -> replicas.image().offset());
@@ -248,7 +281,57 @@ public final class BrookServer implements AutoCloseable {
         new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
   }
 
-  /** The data listeners; controller listeners serve the Raft quorum (gRPC, in brook-quorum). */
+  /** In a cluster, internal topics are created by the active controller, reached by forwarding. */
+  private static InternalTopicCreator forwardingInternalTopicCreator(ControllerClient controller) {
+    return (InternalTopic topic) -> {
+      CreateTopicsRequestData.CreatableTopic creatable =
+          new CreateTopicsRequestData.CreatableTopic()
+              .setName(topic.name())
+              .setNumPartitions(topic.partitions())
+              .setReplicationFactor(topic.replicationFactor());
+      topic
+          .configs()
+          .forEach(
+              (name, value) ->
+                  creatable
+                      .configs()
+                      .add(
+                          new CreateTopicsRequestData.CreatableTopicConfig()
+                              .setName(name)
+                              .setValue(value)));
+      CreateTopicsRequestData request = new CreateTopicsRequestData().setTimeoutMs(30_000);
+      request.topics().add(creatable);
+      return controller
+          .sendAdmin(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion(), request)
+          .thenApply(
+              response ->
+                  Errors.forCode(
+                      ((CreateTopicsResponseData) response)
+                          .topics()
+                          .iterator()
+                          .next()
+                          .errorCode()));
+    };
+  }
+
+  /** Internal topics are created like any topic, by the controller, with their own configs. */
+  private static InternalTopicCreator internalTopicCreator(TopicAdmin admin) {
+    return (InternalTopic topic) ->
+        CompletableFuture.supplyAsync(
+            () ->
+                admin
+                    .createTopic(
+                        topic.name(),
+                        topic.partitions(),
+                        topic.replicationFactor(),
+                        Map.of(),
+                        topic.configs(),
+                        false)
+                    .error()
+                    .error());
+  }
+
+  /** The data listeners; controller listeners serve the Raft quorum, (gRPC, in brook-quorum). */
   private static NetworkConfig networkConfig(BrokerConfig config) {
     List<NetworkConfig.Listener> listeners = new ArrayList<>();
     for (Endpoint endpoint : config.listeners()) {
@@ -304,6 +387,10 @@ public final class BrookServer implements AutoCloseable {
     return replicaManager;
   }
 
+  public GroupCoordinator groupCoordinator() {
+    return groupCoordinator;
+  }
+
   /** Blocks until {@link #close()} has finished. */
   public void awaitShutdown() throws InterruptedException {
     stopped.await();
@@ -324,7 +411,7 @@ public final class BrookServer implements AutoCloseable {
       // Controlled shutdown: leaderships move while this node can still answer for them.
       cluster.shutdownBroker();
     }
-    closeEach(network, cluster, delayedOperations, logManager, quorum);
+    closeEach(network, cluster, groupCoordinator, delayedOperations, logManager, quorum);
     scheduler.shutdownNow();
     log.info("Brook stopped durationMs={}", (System.nanoTime() - started) / 1_000_000);
     stopped.countDown();

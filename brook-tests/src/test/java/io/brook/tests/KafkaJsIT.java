@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,8 +21,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * kafkajs (a pure JavaScript client) against a real Brook: admin calls and a producer writing keys,
- * headers and gzip batches, read back with kafka-clients. kafkajs consumers need consumer groups,
- * which Brook does not have yet, so none is used here.
+ * headers and gzip batches, read back with kafka-clients; and kafkajs consumers sharing a topic in
+ * a consumer group.
  */
 @Timeout(120)
 class KafkaJsIT {
@@ -116,5 +118,46 @@ class KafkaJsIT {
             "deleted records below 10",
             "offsets by timestamp",
             "deleted kafkajs-admin");
+  }
+
+  @Test
+  void kafkajsConsumersShareATopicInAGroupAndCommit() throws Exception {
+    // Given: 300 records written by kafka-clients
+    String topic = "kafkajs-group";
+    TestClients.createTopic(BROOK.bootstrapServers(), topic, 3);
+    try (KafkaProducer<byte[], byte[]> producer = TestClients.producer(BROOK.bootstrapServers())) {
+      for (int i = 0; i < 300; i++) {
+        producer.send(new ProducerRecord<>(topic, ("k" + i).getBytes(UTF_8), new byte[] {1}));
+      }
+    }
+    Map<TopicPartition, Long> ends = TestClients.endOffsets(BROOK.bootstrapServers(), topic, 3);
+
+    // When: two kafkajs consumers in one group read them all
+    ChildProcess.Result run =
+        ChildProcess.run(
+            List.of(
+                node.toString(),
+                JS_DIR.resolve("consume-group.js").toString(),
+                BROOK.bootstrapServers(),
+                topic,
+                "kafkajs-readers",
+                "300"),
+            Map.of("KAFKAJS_NO_PARTITIONER_WARNING", "1"),
+            "",
+            Duration.ofSeconds(90));
+
+    // Then
+    assertThat(run.exitCode()).as(run.describe()).isZero();
+    String committed =
+        "committed "
+            + String.join(
+                " ",
+                List.of(
+                    "0=" + ends.get(new TopicPartition(topic, 0)),
+                    "1=" + ends.get(new TopicPartition(topic, 1)),
+                    "2=" + ends.get(new TopicPartition(topic, 2))));
+    assertThat(run.stdoutLines())
+        .as(run.describe())
+        .contains("consumed 300", "members 2", committed, "listed kafkajs-readers");
   }
 }

@@ -8,12 +8,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.BeforeAll;
@@ -95,6 +99,52 @@ class KcatIT {
     assertThat(consumed)
         .containsExactlyInAnyOrderElementsOf(
             IntStream.range(0, 300).mapToObj(i -> "key-" + i + "=value " + i).toList());
+  }
+
+  @Test
+  void kcatsBalancedConsumerReadsEveryRecordInAGroupAndCommits() throws Exception {
+    // Given
+    String topic = "kcat-group";
+    TestClients.createTopic(BROOK.bootstrapServers(), topic, 3);
+    List<String> sent = IntStream.range(0, 200).mapToObj(i -> "k" + i + ":v" + i).toList();
+    kcat(
+        String.join("\n", sent) + "\n",
+        "-P",
+        "-b",
+        BROOK.bootstrapServers(),
+        "-t",
+        topic,
+        "-K",
+        ":");
+
+    // When: librdkafka's balanced consumer (JoinGroup/SyncGroup, OffsetCommit) reads to the end
+    List<String> consumed =
+        kcat(
+                "",
+                "-b",
+                BROOK.bootstrapServers(),
+                "-G",
+                "kcat-readers",
+                topic,
+                "-o",
+                "beginning",
+                "-e",
+                "-q",
+                "-f",
+                "%k=%s\n")
+            .stdoutLines();
+
+    // Then
+    assertThat(consumed)
+        .containsExactlyInAnyOrderElementsOf(
+            IntStream.range(0, 200).mapToObj(i -> "k" + i + "=v" + i).toList());
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", BROOK.bootstrapServers()))) {
+      Map<TopicPartition, OffsetAndMetadata> committed =
+          admin.listConsumerGroupOffsets("kcat-readers").partitionsToOffsetAndMetadata().get();
+      Map<TopicPartition, Long> ends = TestClients.endOffsets(BROOK.bootstrapServers(), topic, 3);
+      assertThat(committed.keySet()).isEqualTo(ends.keySet());
+      committed.forEach((tp, offset) -> assertThat(offset.offset()).isEqualTo(ends.get(tp)));
+    }
   }
 
   @Test

@@ -31,7 +31,7 @@ public final class RawKafkaClient implements AutoCloseable {
   }
 
   /** Encodes header + body as a frame (length prefix included). */
-  static byte[] frame(ApiMessage body, short version, int correlationId) {
+  public static byte[] frame(ApiMessage body, short version, int correlationId) {
     ApiKeys key = ApiKeys.forId(body.apiKey());
     RequestHeader header = new RequestHeader(key, version, "raw-test", correlationId);
     ObjectSerializationCache cache = new ObjectSerializationCache();

@@ -21,11 +21,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * kafka-clients as the tests use them: default settings unless a test says otherwise, and consumers
  * with {@code assign()} and no group (Brook has no group coordinator yet).
  */
-final class TestClients {
+public final class TestClients {
   private TestClients() {}
 
   /** A producer with kafka-clients' defaults (idempotent, acks=all) plus overrides. */
-  static KafkaProducer<byte[], byte[]> producer(String bootstrap, String... overrides) {
+  public static KafkaProducer<byte[], byte[]> producer(String bootstrap, String... overrides) {
     Properties props = new Properties();
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -35,7 +35,7 @@ final class TestClients {
   }
 
   /** A consumer without a group: callers {@code assign()} and seek. */
-  static KafkaConsumer<byte[], byte[]> consumer(String bootstrap, String... overrides) {
+  public static KafkaConsumer<byte[], byte[]> consumer(String bootstrap, String... overrides) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
@@ -46,7 +46,7 @@ final class TestClients {
     return new KafkaConsumer<>(props);
   }
 
-  static void createTopic(
+  public static void createTopic(
       String bootstrap, String name, int partitions, Map<String, String> configs)
       throws ExecutionException, InterruptedException {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
@@ -57,13 +57,14 @@ final class TestClients {
     }
   }
 
-  static void createTopic(String bootstrap, String name, int partitions)
+  public static void createTopic(String bootstrap, String name, int partitions)
       throws ExecutionException, InterruptedException {
     createTopic(bootstrap, name, partitions, Map.of());
   }
 
   /** Every partition's end offset (high watermark). */
-  static Map<TopicPartition, Long> endOffsets(String bootstrap, String topic, int partitions) {
+  public static Map<TopicPartition, Long> endOffsets(
+      String bootstrap, String topic, int partitions) {
     try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
       return consumer.endOffsets(partitions(topic, partitions));
     }
@@ -73,7 +74,7 @@ final class TestClients {
    * Reads every record of the topic's partitions from the beginning up to the end offsets they have
    * now; fails if they cannot all be read within a minute.
    */
-  static List<ConsumerRecord<byte[], byte[]>> readAll(
+  public static List<ConsumerRecord<byte[], byte[]>> readAll(
       String bootstrap, String topic, int partitions) {
     List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap)) {
@@ -110,7 +111,7 @@ final class TestClients {
     return true;
   }
 
-  static List<TopicPartition> partitions(String topic, int count) {
+  public static List<TopicPartition> partitions(String topic, int count) {
     List<TopicPartition> tps = new ArrayList<>();
     for (int p = 0; p < count; p++) {
       tps.add(new TopicPartition(topic, p));

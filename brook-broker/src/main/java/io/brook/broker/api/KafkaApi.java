@@ -7,10 +7,10 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * A handler serving every version of its API that kafka-clients' generated classes know, which is
  * the range Kafka 4.x brokers serve.
  */
-abstract class KafkaApi implements ApiHandler {
+public abstract class KafkaApi implements ApiHandler {
   private final ApiKeys apiKey;
 
-  KafkaApi(ApiKeys apiKey) {
+  protected KafkaApi(ApiKeys apiKey) {
     this.apiKey = apiKey;
   }
 

@@ -91,7 +91,12 @@ public final class MetadataHandler extends KafkaApi {
   private MetadataResponseTopic describeRequested(
       MetadataRequestData.MetadataRequestTopic wanted, boolean allowAutoCreation) {
     MetadataImage image = replicaManager.image();
-    if (wanted.name() == null) {
+    // Lookups by id carry a null name (or an empty one, as kafka-clients 4.4 sends when it
+    // resolves the topic ids of a KIP-848 assignment).
+    boolean byId =
+        wanted.name() == null
+            || (wanted.name().isEmpty() && !Uuid.ZERO_UUID.equals(wanted.topicId()));
+    if (byId) {
       Uuid id = wanted.topicId();
       return image
           .topic(id)

@@ -325,6 +325,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     awaitingHandler.clear();
     transition(state.onClose("closed"));
     drained.complete(null);
+    try {
+      registry.connectionClosed(connectionId);
+    } catch (RuntimeException e) {
+      LOG.error("A connection listener failed connection={}", connectionId, e);
+    }
     context.fireChannelInactive();
   }
 

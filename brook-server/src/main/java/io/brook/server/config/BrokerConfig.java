@@ -11,6 +11,7 @@ import static io.brook.server.config.NodeSettings.NODE_ID;
 import static io.brook.server.config.NodeSettings.PROCESS_ROLES;
 import static io.brook.server.config.NodeSettings.UNSET_ID;
 
+import io.brook.storage.cleaner.CleanerConfig;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.manager.LogManagerConfig;
 import java.io.IOException;
@@ -291,13 +292,28 @@ public final class BrokerConfig {
   /** The settings of the storage engine's {@code LogManager}. */
   public LogManagerConfig logManagerConfig() {
     return new LogManagerConfig(
-        logDirs,
-        numRecoveryThreadsPerDataDir(),
-        logFlushSchedulerIntervalMs(),
-        logFlushOffsetCheckpointIntervalMs(),
-        logFlushStartOffsetCheckpointIntervalMs(),
-        producerIdExpirationMs(),
-        producerIdExpirationCheckIntervalMs());
+            logDirs,
+            numRecoveryThreadsPerDataDir(),
+            logFlushSchedulerIntervalMs(),
+            logFlushOffsetCheckpointIntervalMs(),
+            logFlushStartOffsetCheckpointIntervalMs(),
+            producerIdExpirationMs(),
+            producerIdExpirationCheckIntervalMs())
+        .withRetentionCheckIntervalMs(
+            (Long) value(RetentionSettings.LOG_RETENTION_CHECK_INTERVAL_MS))
+        .withCleaner(cleanerConfig());
+  }
+
+  /** The log cleaner's settings ({@code log.cleaner.*}). */
+  public CleanerConfig cleanerConfig() {
+    return new CleanerConfig(
+        (Boolean) value(RetentionSettings.LOG_CLEANER_ENABLE),
+        (Integer) value(RetentionSettings.LOG_CLEANER_THREADS),
+        (Long) value(RetentionSettings.LOG_CLEANER_DEDUPE_BUFFER_SIZE),
+        (Integer) value(RetentionSettings.LOG_CLEANER_IO_BUFFER_SIZE),
+        (Double) value(RetentionSettings.LOG_CLEANER_IO_BUFFER_LOAD_FACTOR),
+        (Double) value(RetentionSettings.LOG_CLEANER_IO_MAX_BYTES_PER_SECOND),
+        (Long) value(RetentionSettings.LOG_CLEANER_BACKOFF_MS));
   }
 
   public int numRecoveryThreadsPerDataDir() {

@@ -28,20 +28,21 @@ final class GroupSettings {
       "group.consumer.max.heartbeat.interval.ms";
   static final String GROUP_MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
   static final String GROUP_MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
+  static final String DEAD_CONNECTION_GRACE_MS = "brook.group.dead.connection.grace.ms";
 
   private GroupSettings() {}
 
   static void define(ConfigTable table) {
     table
         .section(ConfigArea.GROUPS)
-        .accepts(
+        .uses(
             "group.coordinator.rebalance.protocols",
             LIST,
             "classic,consumer,streams",
             ConfigDef.ValidList.in(false, "classic", "consumer", "share", "streams"),
             MEDIUM,
             "Group protocols the coordinator serves.")
-        .accepts(
+        .uses(
             "group.coordinator.threads",
             INT,
             4,
@@ -55,56 +56,56 @@ final class GroupSettings {
             atLeast(0),
             MEDIUM,
             "How long the coordinator batches its writes to the offsets topic.")
-        .accepts(
+        .uses(
             GROUP_INITIAL_REBALANCE_DELAY_MS,
             INT,
             3_000,
             ANY,
             MEDIUM,
             "How long a new classic group waits for more members before its first rebalance.")
-        .accepts(
+        .uses(
             GROUP_MIN_SESSION_TIMEOUT_MS,
             INT,
             6_000,
             ANY,
             MEDIUM,
             "Shortest session timeout a classic-group member may ask for.")
-        .accepts(
+        .uses(
             GROUP_MAX_SESSION_TIMEOUT_MS,
             INT,
             1_800_000,
             ANY,
             MEDIUM,
             "Longest session timeout a classic-group member may ask for.")
-        .accepts(
+        .uses(
             "group.max.size",
             INT,
             Integer.MAX_VALUE,
             atLeast(1),
             MEDIUM,
             "Most members of one classic group.")
-        .accepts(
+        .uses(
             CONSUMER_SESSION_TIMEOUT_MS,
             INT,
             45_000,
             atLeast(1),
             MEDIUM,
             "Session timeout of consumer-protocol (KIP-848) group members.")
-        .accepts(
+        .uses(
             CONSUMER_MIN_SESSION_TIMEOUT_MS,
             INT,
             45_000,
             atLeast(1),
             MEDIUM,
             "Lowest value a consumer group may set for its session timeout.")
-        .accepts(
+        .uses(
             CONSUMER_MAX_SESSION_TIMEOUT_MS,
             INT,
             60_000,
             atLeast(1),
             MEDIUM,
             "Highest value a consumer group may set for its session timeout.")
-        .accepts(
+        .uses(
             CONSUMER_HEARTBEAT_INTERVAL_MS,
             INT,
             5_000,
@@ -125,14 +126,14 @@ final class GroupSettings {
             atLeast(1),
             MEDIUM,
             "Highest value a consumer group may set for its heartbeat interval.")
-        .accepts(
+        .uses(
             "group.consumer.max.size",
             INT,
             Integer.MAX_VALUE,
             atLeast(1),
             MEDIUM,
             "Most members of one consumer-protocol group.")
-        .accepts(
+        .uses(
             "group.consumer.assignors",
             LIST,
             "uniform,range",
@@ -147,21 +148,21 @@ final class GroupSettings {
                 "disabled", "upgrade", "downgrade", "bidirectional"),
             MEDIUM,
             "Whether non-empty groups may switch between the classic and consumer protocols.")
-        .accepts(
+        .uses(
             OFFSETS_TOPIC_REPLICATION_FACTOR,
             SHORT,
             (short) 3,
             atLeast(1),
             HIGH,
             "Replication factor of __consumer_offsets; creating it waits for this many brokers.")
-        .accepts(
+        .uses(
             OFFSETS_TOPIC_NUM_PARTITIONS,
             INT,
             50,
             atLeast(1),
             HIGH,
             "Partitions of __consumer_offsets; do not change after the cluster is created.")
-        .accepts(
+        .uses(
             "offsets.topic.segment.bytes",
             INT,
             100 * 1024 * 1024,
@@ -175,40 +176,49 @@ final class GroupSettings {
             ANY,
             HIGH,
             "Codec id for __consumer_offsets batches (0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd).")
-        .accepts(
+        .uses(
             "offsets.load.buffer.size",
             INT,
             5 * 1024 * 1024,
             atLeast(1),
             HIGH,
             "Read size when loading a group partition into memory.")
-        .accepts(
+        .uses(
             "offsets.retention.minutes",
             INT,
             7 * 24 * 60,
             atLeast(1),
             HIGH,
             "How long committed offsets of an empty group (or a standalone consumer) are kept.")
-        .accepts(
+        .uses(
             "offsets.retention.check.interval.ms",
             LONG,
             600_000L,
             atLeast(1),
             HIGH,
             "How often expired offsets are looked for.")
-        .accepts(
+        .uses(
             "offsets.commit.timeout.ms",
             INT,
             5_000,
             atLeast(1),
             HIGH,
             "How long an offset commit waits for all replicas of the offsets partition.")
-        .accepts(
+        .uses(
             "offset.metadata.max.bytes",
             INT,
             4_096,
             ANY,
             HIGH,
-            "Largest metadata string allowed with a committed offset.");
+            "Largest metadata string allowed with a committed offset.")
+        .uses(
+            DEAD_CONNECTION_GRACE_MS,
+            LONG,
+            2_000L,
+            atLeast(0),
+            MEDIUM,
+            "Brook only: how long a classic-group member without group.instance.id is kept after"
+                + " its connection to the coordinator closes before it is removed and its"
+                + " partitions move. Static members keep their full session timeout.");
   }
 }

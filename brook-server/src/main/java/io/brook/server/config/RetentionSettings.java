@@ -23,6 +23,12 @@ final class RetentionSettings {
   static final String LOG_RETENTION_HOURS = "log.retention.hours";
   static final String LOG_CLEANER_THREADS = "log.cleaner.threads";
   static final String LOG_CLEANER_DEDUPE_BUFFER_SIZE = "log.cleaner.dedupe.buffer.size";
+  static final String LOG_RETENTION_CHECK_INTERVAL_MS = "log.retention.check.interval.ms";
+  static final String LOG_CLEANER_ENABLE = "log.cleaner.enable";
+  static final String LOG_CLEANER_IO_MAX_BYTES_PER_SECOND = "log.cleaner.io.max.bytes.per.second";
+  static final String LOG_CLEANER_IO_BUFFER_SIZE = "log.cleaner.io.buffer.size";
+  static final String LOG_CLEANER_IO_BUFFER_LOAD_FACTOR = "log.cleaner.io.buffer.load.factor";
+  static final String LOG_CLEANER_BACKOFF_MS = "log.cleaner.backoff.ms";
 
   /**
    * The log cleaner needs at least this much dedupe buffer per thread, as Kafka requires: the
@@ -36,7 +42,7 @@ final class RetentionSettings {
   static void define(ConfigTable table) {
     table
         .section(ConfigArea.RETENTION)
-        .accepts(
+        .uses(
             LOG_RETENTION_MS,
             LONG,
             null,
@@ -44,14 +50,14 @@ final class RetentionSettings {
             HIGH,
             "How long data is kept (default of retention.ms); any negative value means forever."
                 + " Takes precedence over log.retention.minutes and log.retention.hours.")
-        .accepts(
+        .uses(
             LOG_RETENTION_MINUTES,
             INT,
             null,
             ANY,
             HIGH,
             "Retention in minutes, used when log.retention.ms is not set.")
-        .accepts(
+        .uses(
             LOG_RETENTION_HOURS,
             INT,
             (int) (LogConfig.DEFAULT_RETENTION_MS / 3_600_000),
@@ -59,7 +65,7 @@ final class RetentionSettings {
             HIGH,
             "Retention in hours, used when neither log.retention.ms nor log.retention.minutes is"
                 + " set.")
-        .accepts(
+        .uses(
             "log.retention.bytes",
             LONG,
             LogConfig.UNLIMITED,
@@ -67,8 +73,8 @@ final class RetentionSettings {
             HIGH,
             "Size per partition above which the oldest segments are deleted (default of"
                 + " retention.bytes); -1 means no limit.")
-        .accepts(
-            "log.retention.check.interval.ms",
+        .uses(
+            LOG_RETENTION_CHECK_INTERVAL_MS,
             LONG,
             300_000L,
             atLeast(1),
@@ -81,9 +87,9 @@ final class RetentionSettings {
             ConfigDef.ValidList.in(
                 TopicConfig.CLEANUP_POLICY_COMPACT, TopicConfig.CLEANUP_POLICY_DELETE),
             MEDIUM,
-            "Default cleanup.policy: delete, compact, both, or empty. Brook enforces only that"
-                + " compacted topics' records have keys.")
-        .accepts(
+            "Default cleanup.policy: delete (retention by time and size), compact (the log"
+                + " cleaner keeps the latest record per key), both, or empty.")
+        .uses(
             "log.segment.delete.delay.ms",
             LONG,
             LogConfig.DEFAULT_FILE_DELETE_DELAY_MS,
@@ -91,71 +97,71 @@ final class RetentionSettings {
             HIGH,
             "Grace period before a removed segment's files are deleted (default of"
                 + " file.delete.delay.ms).")
-        .accepts(
-            "log.cleaner.enable",
+        .uses(
+            LOG_CLEANER_ENABLE,
             BOOLEAN,
             true,
             ANY,
             MEDIUM,
             "Run the log cleaner, which compacts topics with cleanup.policy=compact.")
-        .accepts(LOG_CLEANER_THREADS, INT, 1, atLeast(0), MEDIUM, "Threads that compact logs.")
-        .accepts(
-            "log.cleaner.io.max.bytes.per.second",
+        .uses(LOG_CLEANER_THREADS, INT, 1, atLeast(0), MEDIUM, "Threads that compact logs.")
+        .uses(
+            LOG_CLEANER_IO_MAX_BYTES_PER_SECOND,
             DOUBLE,
             Double.MAX_VALUE,
             ANY,
             MEDIUM,
             "Read plus write rate cap of the log cleaner, in bytes per second.")
-        .accepts(
+        .uses(
             LOG_CLEANER_DEDUPE_BUFFER_SIZE,
             LONG,
             128L * 1024 * 1024,
             ANY,
             MEDIUM,
             "Memory across all cleaner threads for the key-to-offset map of a cleaning pass.")
-        .accepts(
-            "log.cleaner.io.buffer.size",
+        .uses(
+            LOG_CLEANER_IO_BUFFER_SIZE,
             INT,
             512 * 1024,
             atLeast(0),
             MEDIUM,
             "Memory across all cleaner threads for read and write buffers.")
-        .accepts(
-            "log.cleaner.io.buffer.load.factor",
+        .uses(
+            LOG_CLEANER_IO_BUFFER_LOAD_FACTOR,
             DOUBLE,
             0.9d,
             ANY,
             MEDIUM,
             "How full the cleaner's dedupe map may get before a pass stops adding keys.")
-        .accepts(
-            "log.cleaner.backoff.ms",
+        .uses(
+            LOG_CLEANER_BACKOFF_MS,
             LONG,
             15_000L,
             atLeast(0),
             MEDIUM,
             "Pause of a cleaner thread when no log needs cleaning.")
-        .accepts(
+        .uses(
             "log.cleaner.min.cleanable.ratio",
             DOUBLE,
             LogConfig.DEFAULT_MIN_CLEANABLE_DIRTY_RATIO,
             between(0, 1),
             MEDIUM,
             "Default of min.cleanable.dirty.ratio.")
-        .accepts(
+        .uses(
             "log.cleaner.delete.retention.ms",
             LONG,
             LogConfig.DEFAULT_DELETE_RETENTION_MS,
             atLeast(0),
             MEDIUM,
             "Default of delete.retention.ms: how long tombstones survive compaction.")
-        .accepts(
+        .uses(
             "log.cleaner.min.compaction.lag.ms",
             LONG,
             0L,
             atLeast(0),
             MEDIUM,
             "Default of min.compaction.lag.ms.")
-        .accepts(
+        .uses(
             "log.cleaner.max.compaction.lag.ms",
             LONG,
             Long.MAX_VALUE,

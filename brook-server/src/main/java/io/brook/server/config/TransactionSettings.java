@@ -23,7 +23,7 @@ final class TransactionSettings {
   static void define(ConfigTable table) {
     table
         .section(ConfigArea.TRANSACTIONS)
-        .accepts(
+        .uses(
             "transaction.state.log.replication.factor",
             SHORT,
             (short) 3,
@@ -31,21 +31,21 @@ final class TransactionSettings {
             HIGH,
             "Replication factor of __transaction_state; creating it waits for this many"
                 + " brokers.")
-        .accepts(
+        .uses(
             "transaction.state.log.num.partitions",
             INT,
             50,
             atLeast(1),
             HIGH,
             "Partitions of __transaction_state; do not change after the cluster is created.")
-        .accepts(
+        .uses(
             "transaction.state.log.segment.bytes",
             INT,
             100 * 1024 * 1024,
             atLeast(1),
             HIGH,
             "Segment size of __transaction_state.")
-        .accepts(
+        .uses(
             "transaction.state.log.min.isr",
             INT,
             2,

@@ -78,6 +78,9 @@ import org.apache.kafka.common.record.TimestampType;
  *     partition:broker} pairs (or {@code *}) whose replication the leader throttles; kept as given.
  * @param followerReplicationThrottledReplicas {@code follower.replication.throttled.replicas}: the
  *     same on the follower side; kept as given.
+ * @param retentionDeadlineEnable {@code retention.deadline.enable} (Brook only): roll segments
+ *     early enough that no record outlives {@code retention.ms} by more than the retention check
+ *     interval, see {@code LogRetention#effectiveSegmentMs}.
  */
 public record LogConfig(
     int segmentBytes,
@@ -115,7 +118,8 @@ public record LogConfig(
     long remoteCopyLagMs,
     long remoteCopyLagBytes,
     List<String> leaderReplicationThrottledReplicas,
-    List<String> followerReplicationThrottledReplicas) {
+    List<String> followerReplicationThrottledReplicas,
+    boolean retentionDeadlineEnable) {
 
   /** Kafka's {@code segment.bytes} default: 1 GiB. */
   public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
@@ -311,7 +315,8 @@ public record LogConfig(
         .remoteCopyLagMs(remoteCopyLagMs)
         .remoteCopyLagBytes(remoteCopyLagBytes)
         .leaderReplicationThrottledReplicas(leaderReplicationThrottledReplicas)
-        .followerReplicationThrottledReplicas(followerReplicationThrottledReplicas);
+        .followerReplicationThrottledReplicas(followerReplicationThrottledReplicas)
+        .retentionDeadlineEnable(retentionDeadlineEnable);
   }
 
   /** Fluent construction starting from Kafka's defaults. */
@@ -351,6 +356,7 @@ public record LogConfig(
     private long remoteCopyLagBytes;
     private List<String> leaderReplicationThrottledReplicas = List.of();
     private List<String> followerReplicationThrottledReplicas = List.of();
+    private boolean retentionDeadlineEnable;
 
     private Builder() {}
 
@@ -544,6 +550,11 @@ public record LogConfig(
       return this;
     }
 
+    public Builder retentionDeadlineEnable(boolean value) {
+      retentionDeadlineEnable = value;
+      return this;
+    }
+
     public LogConfig build() {
       return new LogConfig(
           segmentBytes,
@@ -581,7 +592,8 @@ public record LogConfig(
           remoteCopyLagMs,
           remoteCopyLagBytes,
           leaderReplicationThrottledReplicas,
-          followerReplicationThrottledReplicas);
+          followerReplicationThrottledReplicas,
+          retentionDeadlineEnable);
     }
   }
 }

@@ -44,6 +44,7 @@ final class LogLoader {
 
   PartitionLog load() throws IOException {
     Files.createDirectories(dir);
+    SegmentSwap.recover(dir);
     TreeSet<Long> bases = cleanDirectoryAndListSegments();
     LeaderEpochCache epochs = new LeaderEpochCache(dir);
     ProducerStateManager producers =

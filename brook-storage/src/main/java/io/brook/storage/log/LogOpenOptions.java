@@ -17,6 +17,8 @@ import org.apache.kafka.common.utils.Time;
  * @param highWatermark the checkpointed high watermark (0 if none)
  * @param hadCleanShutdown whether the directory was closed cleanly; if not, everything past the
  *     recovery point is re-validated
+ * @param retentionCheckIntervalMs {@code log.retention.check.interval.ms}: the longest span of a
+ *     segment under {@code retention.deadline.enable}
  */
 public record LogOpenOptions(
     TopicPartition topicPartition,
@@ -26,15 +28,27 @@ public record LogOpenOptions(
     long recoveryPoint,
     long logStartOffset,
     long highWatermark,
-    boolean hadCleanShutdown) {
+    boolean hadCleanShutdown,
+    long retentionCheckIntervalMs) {
 
   /** Kafka's {@code producer.id.expiration.ms} default: one day. */
   public static final long DEFAULT_PRODUCER_ID_EXPIRATION_MS = 24L * 60 * 60 * 1000;
 
+  /** Kafka's {@code log.retention.check.interval.ms} default: five minutes. */
+  public static final long DEFAULT_RETENTION_CHECK_INTERVAL_MS = 300_000;
+
   /** A fresh or cleanly closed log with nothing checkpointed; flushes run on the caller. */
   public static LogOpenOptions defaults(TopicPartition topicPartition, Time time) {
     return new LogOpenOptions(
-        topicPartition, time, Runnable::run, DEFAULT_PRODUCER_ID_EXPIRATION_MS, 0, 0, 0, true);
+        topicPartition,
+        time,
+        Runnable::run,
+        DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        0,
+        0,
+        0,
+        true,
+        DEFAULT_RETENTION_CHECK_INTERVAL_MS);
   }
 
   public LogOpenOptions withCheckpoints(
@@ -47,7 +61,8 @@ public record LogOpenOptions(
         recoveryPoint,
         logStartOffset,
         highWatermark,
-        hadCleanShutdown);
+        hadCleanShutdown,
+        retentionCheckIntervalMs);
   }
 
   public LogOpenOptions withBackground(Executor executor) {
@@ -59,6 +74,20 @@ public record LogOpenOptions(
         recoveryPoint,
         logStartOffset,
         highWatermark,
-        hadCleanShutdown);
+        hadCleanShutdown,
+        retentionCheckIntervalMs);
+  }
+
+  public LogOpenOptions withRetentionCheckIntervalMs(long intervalMs) {
+    return new LogOpenOptions(
+        topicPartition,
+        time,
+        background,
+        producerIdExpirationMs,
+        recoveryPoint,
+        logStartOffset,
+        highWatermark,
+        hadCleanShutdown,
+        intervalMs);
   }
 }

@@ -6,12 +6,10 @@ import io.brook.storage.epoch.EpochEndOffset;
 import io.brook.storage.epoch.LeaderEpochCache;
 import io.brook.storage.producer.BatchMetadata;
 import io.brook.storage.producer.ProducerStateManager;
-import io.brook.storage.segment.FileSlice;
 import io.brook.storage.segment.LogSegment;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -21,7 +19,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -51,6 +48,8 @@ public final class PartitionLog implements Closeable {
   private final ProducerStateManager producerState;
   private final ReentrantLock lock = new ReentrantLock();
   private final LogFlusher flusher;
+  private final SegmentDeleter deleter;
+  private final AppendWriter writer;
 
   private volatile LogConfig config;
   private volatile LogOffsetMetadata logEndOffsetMetadata;
@@ -77,7 +76,9 @@ public final class PartitionLog implements Closeable {
     this.producerState = producerState;
     this.logStartOffset = logStartOffset;
     this.flusher = new LogFlusher(segments, recoveryPoint, time);
+    this.deleter = new SegmentDeleter(topicPartition, time);
     this.health = new LogHealth(topicPartition, dir);
+    this.writer = new AppendWriter(epochCache, producerState, health);
     LogSegment active = segments.lastEntry().getValue();
     this.logEndOffsetMetadata =
         new LogOffsetMetadata(active.readNextOffset(), active.baseOffset(), active.sizeInBytes());
@@ -97,8 +98,7 @@ public final class PartitionLog implements Closeable {
     return new LogLoader(dir, config, options).load();
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Appends
+  // ---- Appends ----
 
   /** Appends a producer's batches: validates them, assigns offsets, stamps {@code leaderEpoch}. */
   public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
@@ -141,12 +141,12 @@ public final class PartitionLog implements Closeable {
               : LeaderAppends.assignOffsets(
                   records, firstOffset, leaderEpoch, appendTime ? now : -1);
       if (origin != AppendOrigin.REPLICATION) {
-        maybeAssignEpoch(leaderEpoch, firstOffset);
+        writer.maybeAssignEpoch(leaderEpoch, firstOffset);
       }
       LogSegment segment =
           maybeRoll(summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg);
-      writeToSegment(segment, records);
-      List<AppendedBatch> appended = recordAppended(records, origin, producers, summary);
+      writer.write(segment, records);
+      List<AppendedBatch> appended = writer.recordAppended(records, origin, producers, summary);
       logEndOffsetMetadata =
           new LogOffsetMetadata(lastOffset + 1, segment.baseOffset(), segment.sizeInBytes());
       if (flusher.recordAppended(summary.recordCount(), cfg)) {
@@ -167,60 +167,13 @@ public final class PartitionLog implements Closeable {
     }
   }
 
-  /** Updates producer state (and, for replicated batches, leader epochs) from written batches. */
-  private List<AppendedBatch> recordAppended(
-      MemoryRecords records,
-      AppendOrigin origin,
-      ProducerStateManager.Append producers,
-      BatchValidator.Summary summary) {
-    List<AppendedBatch> appended = new ArrayList<>(summary.batchCount());
-    long next = 0;
-    for (MutableRecordBatch batch : records.batches()) {
-      if (origin == AppendOrigin.REPLICATION) {
-        maybeAssignEpoch(batch.partitionLeaderEpoch(), batch.baseOffset());
-      }
-      producers.record(batch);
-      appended.add(AppendedBatch.of(batch));
-      next = batch.nextOffset();
-    }
-    producers.commit();
-    producerState.updateMapEndOffset(next);
-    return List.copyOf(appended);
-  }
-
-  private void maybeAssignEpoch(int epoch, long startOffset) {
-    if (epoch < 0 || epochCache.latestEpoch().orElse(-1) >= epoch) {
-      return;
-    }
-    try {
-      epochCache.assign(epoch, startOffset);
-    } catch (IOException e) {
-      throw health.markOffline("writing the leader-epoch checkpoint", e);
-    }
-  }
-
-  private void writeToSegment(LogSegment segment, MemoryRecords records) {
-    try {
-      segment.append(records);
-    } catch (IOException | RuntimeException | InternalError e) {
-      // InternalError is how the JVM reports a fault writing an index mapping on a full disk.
-      // Cut whatever part of the batch reached the file, so not even a later recovery sees it.
-      try {
-        segment.records().truncateTo(segment.records().sizeInBytes());
-      } catch (IOException | RuntimeException ignored) {
-        // The disk is failing; recovery at the next start truncates the torn tail.
-      }
-      throw health.markOffline("appending to " + segment, e);
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Rolling and flushing
+  // ---- Rolling and flushing ----
 
   private LogSegment maybeRoll(
       int messagesSize, long maxOffset, long incomingTimestamp, long now, LogConfig cfg) {
     LogSegment active = segments.lastEntry().getValue();
-    if (!active.shouldRoll(messagesSize, maxOffset, incomingTimestamp, now, cfg)) {
+    long rollMs = LogRetention.effectiveSegmentMs(cfg, options.retentionCheckIntervalMs());
+    if (!active.shouldRoll(messagesSize, maxOffset, incomingTimestamp, now, cfg, rollMs)) {
       return active;
     }
     return rollLocked();
@@ -286,8 +239,7 @@ public final class PartitionLog implements Closeable {
     }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Reads
+  // ---- Reads ----
 
   /**
    * Reads from the batch holding {@code startOffset}, at most {@code maxBytes} (the whole first
@@ -298,38 +250,11 @@ public final class PartitionLog implements Closeable {
    */
   public LogReadResult read(long startOffset, int maxBytes, long maxOffset, boolean minOneBatch) {
     health.ensureReadable();
-    LogOffsetMetadata end = logEndOffsetMetadata;
-    LogOffsetMetadata hw = highWatermarkMetadata;
-    long start = logStartOffset;
-    if (startOffset < start || startOffset > end.messageOffset()) {
-      throw new StorageException(
-          StorageError.OFFSET_OUT_OF_RANGE,
-          "offset "
-              + startOffset
-              + " is outside ["
-              + start
-              + ", "
-              + end.messageOffset()
-              + "] of "
-              + topicPartition);
-    }
-    LogOffsetMetadata bound = LogPositions.upperBound(segments, maxOffset, end, hw);
-    if (startOffset >= bound.messageOffset()) {
-      LogOffsetMetadata at =
-          startOffset == end.messageOffset() ? end : LogOffsetMetadata.unresolved(startOffset);
-      return new LogReadResult(at, FileSlice.EMPTY, hw.messageOffset(), start, end.messageOffset());
-    }
-    LogReads.Found found = LogReads.read(segments, startOffset, maxBytes, bound, minOneBatch);
-    if (found == null) {
-      return new LogReadResult(
-          LogOffsetMetadata.unresolved(startOffset),
-          FileSlice.EMPTY,
-          hw.messageOffset(),
-          start,
-          end.messageOffset());
-    }
-    return new LogReadResult(
-        found.at(), found.slice(), hw.messageOffset(), start, end.messageOffset());
+    return LogReads.read(
+        segments,
+        topicPartition,
+        new LogReads.Bounds(logStartOffset, highWatermarkMetadata, logEndOffsetMetadata),
+        new LogReads.Request(startOffset, maxBytes, maxOffset, minOneBatch));
   }
 
   private LogOffsetMetadata resolve(long offset) {
@@ -352,8 +277,7 @@ public final class PartitionLog implements Closeable {
     return TimestampLookups.maxTimestampRecord(segments.values());
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Offsets
+  // ---- Offsets ----
 
   public long logStartOffset() {
     return logStartOffset;
@@ -419,8 +343,80 @@ public final class PartitionLog implements Closeable {
       }
       logStartOffset = newLogStartOffset;
       epochCache.truncateFromStart(newLogStartOffset);
+      deleteOldSegmentsLocked(true);
     } catch (IOException e) {
       throw health.markOffline("moving the log start offset", e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---- Retention ----
+
+  /**
+   * Deletes the whole segments that retention no longer keeps (see {@link LogRetention}) and moves
+   * the log start offset to the first segment left. Their files go only after {@code
+   * file.delete.delay.ms}, so a reader that already holds one finishes its read.
+   *
+   * @return the number of segments deleted
+   */
+  public int deleteOldSegments() {
+    lock.lock();
+    try {
+      if (health.isClosed() || health.isOffline()) {
+        return 0;
+      }
+      return deleteOldSegmentsLocked(false);
+    } catch (IOException e) {
+      throw health.markOffline("deleting segments past retention", e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private int deleteOldSegmentsLocked(boolean startOnly) throws IOException {
+    List<LogSegment> doomed =
+        LogRetention.deletable(
+            segments,
+            config,
+            new LogRetention.State(
+                logStartOffset, highWatermark(), logEndOffset(), time.milliseconds()),
+            startOnly);
+    if (doomed.isEmpty()) {
+      return 0;
+    }
+    if (doomed.size() == segments.size()) {
+      rollLocked();
+    }
+    long firstLeft = LogRetention.remove(segments, doomed, deleter, config, topicPartition);
+    if (firstLeft > logStartOffset) {
+      logStartOffset = firstLeft;
+      epochCache.truncateFromStart(firstLeft);
+      producerState.deleteSnapshotsBefore(firstLeft);
+    }
+    return doomed.size();
+  }
+
+  /** Removes the files of deleted segments whose {@code file.delete.delay.ms} has passed. */
+  public int deletePendingFiles() {
+    return deleter.deleteDue();
+  }
+
+  /**
+   * For the log cleaner: puts {@code cleaned} (complete, its files named {@code *.swap}) in place
+   * of {@code replaced}, unless the log changed under the cleaner (a truncation, retention, or any
+   * other replacement took one of them out), in which case nothing changes and the caller discards
+   * its work. See {@link SegmentSwap} for the crash-safe order of renames.
+   *
+   * @return whether the swap happened
+   */
+  public boolean replaceSegments(List<LogSegment> replaced, LogSegment cleaned) {
+    lock.lock();
+    try {
+      health.ensureWritable();
+      return SegmentSwap.swap(segments, replaced, cleaned, deleter, config.fileDeleteDelayMs());
+    } catch (IOException e) {
+      throw health.markOffline("swapping in a cleaned segment at " + cleaned.baseOffset(), e);
     } finally {
       lock.unlock();
     }
@@ -449,8 +445,7 @@ public final class PartitionLog implements Closeable {
     }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Truncation
+  // ---- Truncation ----
 
   /**
    * Removes every batch at or after {@code targetOffset} (a follower dropping a divergent tail).
@@ -467,7 +462,8 @@ public final class PartitionLog implements Closeable {
         truncateFullyAndStartAtLocked(targetOffset);
         return;
       }
-      LogTruncation.truncateTo(segments, targetOffset);
+      deleter.scheduleDelete(
+          LogTruncation.truncateTo(segments, targetOffset), config.fileDeleteDelayMs());
       LogSegment active = segments.lastEntry().getValue();
       long newEnd = active.readNextOffset();
       logEndOffsetMetadata =
@@ -506,9 +502,7 @@ public final class PartitionLog implements Closeable {
   }
 
   private void truncateFullyAndStartAtLocked(long newOffset) throws IOException {
-    for (LogSegment segment : segments.values()) {
-      segment.deleteIfExists();
-    }
+    deleter.scheduleDelete(List.copyOf(segments.values()), config.fileDeleteDelayMs());
     segments.clear();
     LogSegment fresh = LogSegment.create(dir, newOffset, config, time);
     segments.put(newOffset, fresh);
@@ -521,8 +515,7 @@ public final class PartitionLog implements Closeable {
     log.info("Truncated log fully topicPartition={} newOffset={}", topicPartition, newOffset);
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Lifecycle
+  // ---- Lifecycle ----
 
   public TopicPartition topicPartition() {
     return topicPartition;
@@ -536,7 +529,10 @@ public final class PartitionLog implements Closeable {
     return config;
   }
 
-  /** Applies new topic settings; they take effect from the next append or roll. */
+  /**
+   * Applies new topic settings: appends and rolls use them from the next append, retention and the
+   * cleaner from their next pass.
+   */
   public void updateConfig(LogConfig newConfig) {
     config = newConfig;
   }
@@ -571,6 +567,7 @@ public final class PartitionLog implements Closeable {
       for (LogSegment segment : segments.values()) {
         segment.close();
       }
+      deleter.deleteAll();
     } finally {
       lock.unlock();
     }
@@ -581,6 +578,7 @@ public final class PartitionLog implements Closeable {
     lock.lock();
     try {
       health.markClosed();
+      deleter.deleteAll();
       for (LogSegment segment : segments.values()) {
         segment.deleteIfExists();
       }

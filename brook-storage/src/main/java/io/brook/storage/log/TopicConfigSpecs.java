@@ -42,10 +42,13 @@ final class TopicConfigSpecs {
   static final String LEADER_THROTTLED = "leader.replication.throttled.replicas";
   static final String FOLLOWER_THROTTLED = "follower.replication.throttled.replicas";
 
+  /** Brook's own topic config: see {@link LogConfig#retentionDeadlineEnable()}. */
+  static final String RETENTION_DEADLINE_ENABLE = "retention.deadline.enable";
+
   /**
    * The topic configs the storage engine enforces today. The others are accepted, validated, stored
-   * and described, and wait for the feature that acts on them (retention, compaction, replication,
-   * tiered storage, recompression).
+   * and described, and wait for the feature that acts on them (replication, tiered storage,
+   * recompression).
    */
   static final Set<String> USED_BY_BROOK =
       Set.of(
@@ -59,7 +62,15 @@ final class TopicConfigSpecs {
           TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG,
           TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG,
           TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG,
-          TopicConfig.CLEANUP_POLICY_CONFIG);
+          TopicConfig.CLEANUP_POLICY_CONFIG,
+          TopicConfig.RETENTION_MS_CONFIG,
+          TopicConfig.RETENTION_BYTES_CONFIG,
+          RETENTION_DEADLINE_ENABLE,
+          TopicConfig.FILE_DELETE_DELAY_MS_CONFIG,
+          TopicConfig.DELETE_RETENTION_MS_CONFIG,
+          TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG,
+          TopicConfig.MAX_COMPACTION_LAG_MS_CONFIG,
+          TopicConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG);
 
   static final List<Spec> SPECS =
       List.of(
@@ -132,6 +143,16 @@ final class TopicConfigSpecs {
               List.of("log.retention.ms", "log.retention.minutes", "log.retention.hours"),
               LogConfig::retentionMs,
               LogConfig.Builder::retentionMs),
+          booleanSpec(
+              RETENTION_DEADLINE_ENABLE,
+              false,
+              "Brook only: check this topic's retention twice per log.retention.check.interval.ms"
+                  + " and roll its segments at half that span of record time, so that no record"
+                  + " outlives retention.ms by more than one check interval (without it, by up to"
+                  + " segment.ms).",
+              List.of(),
+              LogConfig::retentionDeadlineEnable,
+              LogConfig.Builder::retentionDeadlineEnable),
           intSpec(
               TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
               LogConfig.DEFAULT_MAX_MESSAGE_BYTES,

@@ -1,8 +1,10 @@
 package io.brook.storage.manager;
 
 import io.brook.storage.checkpoint.OffsetCheckpointFile;
+import io.brook.storage.cleaner.LogCleaner;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogOpenOptions;
+import io.brook.storage.log.LogRetention;
 import io.brook.storage.log.PartitionLog;
 import java.io.Closeable;
 import java.io.IOException;
@@ -54,6 +56,12 @@ public final class LogManager implements Closeable {
 
   private static final Logger log = LoggerFactory.getLogger(LogManager.class);
 
+  /**
+   * How often files of removed segments are checked against their {@code file.delete.delay.ms}: a
+   * second is far below the one-minute default delay and costs one queue peek per log.
+   */
+  private static final long PENDING_DELETE_CHECK_MS = 1_000;
+
   private final LogManagerConfig config;
   private final Function<String, LogConfig> topicConfigs;
   private final Time time;
@@ -61,6 +69,7 @@ public final class LogManager implements Closeable {
   private final Map<Path, DataDirectoryLock> locks;
   private final ConcurrentHashMap<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
   private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
+  private LogCleaner cleaner;
   private volatile boolean closed;
 
   private LogManager(
@@ -107,6 +116,9 @@ public final class LogManager implements Closeable {
       manager.closeQuietlyAfterFailedStart();
       throw e;
     }
+    manager.cleaner =
+        new LogCleaner(config.cleaner(), config.logDirs(), manager.logs::values, time);
+    manager.cleaner.startup();
     manager.schedulePeriodicTasks();
     return manager;
   }
@@ -206,7 +218,15 @@ public final class LogManager implements Closeable {
 
   private LogOpenOptions openOptions(TopicPartition tp) {
     return new LogOpenOptions(
-        tp, time, scheduler::execute, config.producerIdExpirationMs(), 0, 0, 0, true);
+        tp,
+        time,
+        scheduler::execute,
+        config.producerIdExpirationMs(),
+        0,
+        0,
+        0,
+        true,
+        config.retentionCheckIntervalMs());
   }
 
   private void schedulePeriodicTasks() {
@@ -219,10 +239,61 @@ public final class LogManager implements Closeable {
         "checkpoint-log-start-offsets",
         config.logStartOffsetCheckpointIntervalMs(),
         () -> checkpoint(LOG_START_OFFSET_CHECKPOINT, PartitionLog::logStartOffset));
+    schedule("log-retention", config.retentionCheckIntervalMs(), this::deleteOldSegments);
+    schedule(
+        "log-retention-deadline",
+        LogRetention.deadlineCheckIntervalMs(config.retentionCheckIntervalMs()),
+        this::deleteOldSegmentsOfDeadlineTopics);
+    schedule("delete-pending-files", PENDING_DELETE_CHECK_MS, this::deletePendingFiles);
     schedule(
         "expire-producer-ids",
         config.producerIdExpirationCheckIntervalMs(),
         () -> logs.values().forEach(PartitionLog::removeExpiredProducers));
+  }
+
+  /**
+   * Deletes every log's segments past retention; if any went, checkpoints the log start offsets at
+   * once, so that a restart does not expose offsets a consumer was already told are gone.
+   *
+   * @return the number of segments deleted
+   */
+  public int deleteOldSegments() {
+    int deleted = 0;
+    for (PartitionLog partitionLog : logs.values()) {
+      deleted += partitionLog.deleteOldSegments();
+    }
+    if (deleted > 0) {
+      checkpoint(LOG_START_OFFSET_CHECKPOINT, PartitionLog::logStartOffset);
+    }
+    return deleted;
+  }
+
+  /**
+   * The retention check of the topics with {@code retention.deadline.enable}, which run it twice
+   * per {@code log.retention.check.interval.ms} (see {@link LogRetention#deadlineCheckIntervalMs}).
+   */
+  void deleteOldSegmentsOfDeadlineTopics() {
+    int deleted = 0;
+    for (PartitionLog partitionLog : logs.values()) {
+      if (partitionLog.config().retentionDeadlineEnable()) {
+        deleted += partitionLog.deleteOldSegments();
+      }
+    }
+    if (deleted > 0) {
+      checkpoint(LOG_START_OFFSET_CHECKPOINT, PartitionLog::logStartOffset);
+    }
+  }
+
+  /** Removes the files of segments whose {@code file.delete.delay.ms} has passed. */
+  public void deletePendingFiles() {
+    for (PartitionLog partitionLog : logs.values()) {
+      partitionLog.deletePendingFiles();
+    }
+  }
+
+  /** The log cleaner (its threads run only if {@code log.cleaner.enable}). */
+  public LogCleaner cleaner() {
+    return cleaner;
   }
 
   private void schedule(String name, long intervalMs, Runnable task) {
@@ -295,6 +366,9 @@ public final class LogManager implements Closeable {
   /** Closes and deletes the log of {@code tp}, if there is one. */
   public void deleteLog(TopicPartition tp) throws IOException {
     PartitionLog removed = logs.remove(tp);
+    if (cleaner != null) {
+      cleaner.remove(tp);
+    }
     if (removed != null) {
       removed.delete();
       log.info("Deleted log topicPartition={}", tp);
@@ -347,6 +421,9 @@ public final class LogManager implements Closeable {
     }
     closed = true;
     tasks.forEach(task -> task.cancel(false));
+    if (cleaner != null) {
+      cleaner.close();
+    }
     Map<Path, Boolean> cleanByDir = new HashMap<>();
     for (Path dir : config.logDirs()) {
       cleanByDir.put(dir, true);

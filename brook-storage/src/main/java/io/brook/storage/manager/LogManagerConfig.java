@@ -1,5 +1,6 @@
 package io.brook.storage.manager;
 
+import io.brook.storage.cleaner.CleanerConfig;
 import io.brook.storage.log.LogOpenOptions;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,6 +17,9 @@ import java.util.List;
  * @param logStartOffsetCheckpointIntervalMs {@code log.flush.start.offset.checkpoint.interval.ms}
  * @param producerIdExpirationMs {@code producer.id.expiration.ms}
  * @param producerIdExpirationCheckIntervalMs {@code producer.id.expiration.check.interval.ms}
+ * @param retentionCheckIntervalMs {@code log.retention.check.interval.ms}: how often every log
+ *     deletes the segments past its retention
+ * @param cleaner the log cleaner's settings
  */
 public record LogManagerConfig(
     List<Path> logDirs,
@@ -24,7 +28,9 @@ public record LogManagerConfig(
     long recoveryPointCheckpointIntervalMs,
     long logStartOffsetCheckpointIntervalMs,
     long producerIdExpirationMs,
-    long producerIdExpirationCheckIntervalMs) {
+    long producerIdExpirationCheckIntervalMs,
+    long retentionCheckIntervalMs,
+    CleanerConfig cleaner) {
 
   /** Kafka's {@code num.recovery.threads.per.data.dir} default. */
   public static final int DEFAULT_RECOVERY_THREADS_PER_DATA_DIR = 2;
@@ -35,6 +41,27 @@ public record LogManagerConfig(
   /** Kafka's {@code producer.id.expiration.check.interval.ms} default: ten minutes. */
   public static final long DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 600_000;
 
+  /** Kafka's defaults for retention checks and the cleaner. */
+  public LogManagerConfig(
+      List<Path> logDirs,
+      int recoveryThreadsPerDataDir,
+      long flushCheckIntervalMs,
+      long recoveryPointCheckpointIntervalMs,
+      long logStartOffsetCheckpointIntervalMs,
+      long producerIdExpirationMs,
+      long producerIdExpirationCheckIntervalMs) {
+    this(
+        logDirs,
+        recoveryThreadsPerDataDir,
+        flushCheckIntervalMs,
+        recoveryPointCheckpointIntervalMs,
+        logStartOffsetCheckpointIntervalMs,
+        producerIdExpirationMs,
+        producerIdExpirationCheckIntervalMs,
+        LogOpenOptions.DEFAULT_RETENTION_CHECK_INTERVAL_MS,
+        CleanerConfig.DEFAULTS);
+  }
+
   public LogManagerConfig {
     logDirs = List.copyOf(logDirs);
     if (logDirs.isEmpty()) {
@@ -42,6 +69,9 @@ public record LogManagerConfig(
     }
     if (recoveryThreadsPerDataDir < 1) {
       throw new IllegalArgumentException("num.recovery.threads.per.data.dir must be at least 1");
+    }
+    if (retentionCheckIntervalMs < 1) {
+      throw new IllegalArgumentException("log.retention.check.interval.ms must be at least 1");
     }
   }
 
@@ -55,5 +85,31 @@ public record LogManagerConfig(
         DEFAULT_CHECKPOINT_INTERVAL_MS,
         LogOpenOptions.DEFAULT_PRODUCER_ID_EXPIRATION_MS,
         DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS);
+  }
+
+  public LogManagerConfig withRetentionCheckIntervalMs(long intervalMs) {
+    return new LogManagerConfig(
+        logDirs,
+        recoveryThreadsPerDataDir,
+        flushCheckIntervalMs,
+        recoveryPointCheckpointIntervalMs,
+        logStartOffsetCheckpointIntervalMs,
+        producerIdExpirationMs,
+        producerIdExpirationCheckIntervalMs,
+        intervalMs,
+        cleaner);
+  }
+
+  public LogManagerConfig withCleaner(CleanerConfig value) {
+    return new LogManagerConfig(
+        logDirs,
+        recoveryThreadsPerDataDir,
+        flushCheckIntervalMs,
+        recoveryPointCheckpointIntervalMs,
+        logStartOffsetCheckpointIntervalMs,
+        producerIdExpirationMs,
+        producerIdExpirationCheckIntervalMs,
+        retentionCheckIntervalMs,
+        value);
   }
 }

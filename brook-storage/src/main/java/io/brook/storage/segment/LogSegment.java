@@ -42,7 +42,6 @@ public final class LogSegment implements Closeable {
   /** Batches older than this format cannot be stored; see {@code BatchValidator}. */
   private static final byte REQUIRED_MAGIC = RecordBatch.MAGIC_VALUE_V2;
 
-  private final Path dir;
   private final long baseOffset;
   private final int indexIntervalBytes;
   private final int maxIndexSize;
@@ -59,7 +58,6 @@ public final class LogSegment implements Closeable {
   private long firstBatchTimestamp = RecordBatch.NO_TIMESTAMP;
 
   private LogSegment(
-      Path dir,
       long baseOffset,
       LogConfig config,
       FileRecords log,
@@ -67,7 +65,6 @@ public final class LogSegment implements Closeable {
       TimeIndex timeIndex,
       boolean indexesWritable,
       long createdMs) {
-    this.dir = dir;
     this.baseOffset = baseOffset;
     this.indexIntervalBytes = config.indexIntervalBytes();
     this.maxIndexSize = config.segmentIndexBytes();
@@ -82,19 +79,31 @@ public final class LogSegment implements Closeable {
   /** Creates a new, empty segment; any stale files with the same base offset are replaced. */
   public static LogSegment create(Path dir, long baseOffset, LogConfig config, Time time)
       throws IOException {
-    Files.deleteIfExists(SegmentFiles.offsetIndexFile(dir, baseOffset));
-    Files.deleteIfExists(SegmentFiles.timeIndexFile(dir, baseOffset));
-    Files.deleteIfExists(SegmentFiles.logFile(dir, baseOffset));
-    FileRecords log =
-        FileRecords.open(SegmentFiles.logFile(dir, baseOffset).toFile(), true, false, 0, false);
-    OffsetIndex offsetIndex =
-        new OffsetIndex(
-            SegmentFiles.offsetIndexFile(dir, baseOffset), baseOffset, config.segmentIndexBytes());
-    TimeIndex timeIndex =
-        new TimeIndex(
-            SegmentFiles.timeIndexFile(dir, baseOffset), baseOffset, config.segmentIndexBytes());
+    return create(dir, baseOffset, config, time, "");
+  }
+
+  /**
+   * Creates a new, empty segment whose three file names end in {@code suffix} after the usual ones
+   * (for example {@code .log.cleaned}): the log cleaner writes a replacement segment under a name
+   * recovery knows to discard, and renames it into place once it is complete.
+   */
+  public static LogSegment create(
+      Path dir, long baseOffset, LogConfig config, Time time, String suffix) throws IOException {
+    Path logFile = withSuffix(SegmentFiles.logFile(dir, baseOffset), suffix);
+    Path offsetFile = withSuffix(SegmentFiles.offsetIndexFile(dir, baseOffset), suffix);
+    Path timeFile = withSuffix(SegmentFiles.timeIndexFile(dir, baseOffset), suffix);
+    Files.deleteIfExists(offsetFile);
+    Files.deleteIfExists(timeFile);
+    Files.deleteIfExists(logFile);
+    FileRecords log = FileRecords.open(logFile.toFile(), true, false, 0, false);
+    OffsetIndex offsetIndex = new OffsetIndex(offsetFile, baseOffset, config.segmentIndexBytes());
+    TimeIndex timeIndex = new TimeIndex(timeFile, baseOffset, config.segmentIndexBytes());
     return new LogSegment(
-        dir, baseOffset, config, log, offsetIndex, timeIndex, true, time.milliseconds());
+        baseOffset, config, log, offsetIndex, timeIndex, true, time.milliseconds());
+  }
+
+  private static Path withSuffix(Path file, String suffix) {
+    return suffix.isEmpty() ? file : file.resolveSibling(file.getFileName() + suffix);
   }
 
   /**
@@ -119,7 +128,7 @@ public final class LogSegment implements Closeable {
             active);
     LogSegment segment =
         new LogSegment(
-            dir, baseOffset, config, log, offsetIndex, timeIndex, active, time.milliseconds());
+            baseOffset, config, log, offsetIndex, timeIndex, active, time.milliseconds());
     segment.loadFirstBatchTimestamp();
     return segment;
   }
@@ -162,12 +171,24 @@ public final class LogSegment implements Closeable {
       long incomingTimestamp,
       long nowMs,
       LogConfig config) {
+    return shouldRoll(
+        messagesSize, maxOffsetInMessages, incomingTimestamp, nowMs, config, config.segmentMs());
+  }
+
+  /** Like the other overload, with {@code rollMs} standing in for {@code segment.ms}. */
+  public boolean shouldRoll(
+      int messagesSize,
+      long maxOffsetInMessages,
+      long incomingTimestamp,
+      long nowMs,
+      LogConfig config,
+      long rollMs) {
     int size = log.sizeInBytes();
     if (size == 0) {
       return false;
     }
     return size > config.segmentBytes() - messagesSize
-        || timeWaitedForRoll(incomingTimestamp, nowMs) > config.segmentMs()
+        || timeWaitedForRoll(incomingTimestamp, nowMs) > rollMs
         || offsetIndex.isFull()
         || timeIndex.isFull()
         || !offsetIndex.canAppendOffset(maxOffsetInMessages);
@@ -486,7 +507,32 @@ public final class LogSegment implements Closeable {
     if (max.timestamp() >= 0) {
       return max.timestamp();
     }
-    return Files.getLastModifiedTime(SegmentFiles.logFile(dir, baseOffset)).toMillis();
+    return Files.getLastModifiedTime(log.file().toPath()).toMillis();
+  }
+
+  /** Timestamp of the first batch (its max timestamp), or -1 if empty or unknown. */
+  public long firstBatchTimestamp() {
+    return firstBatchTimestamp;
+  }
+
+  /**
+   * Renames the three files from names ending in {@code oldSuffix} to names ending in {@code
+   * newSuffix} (either may be empty), index files first and the log file last: recovery treats the
+   * log file's name as the segment's state, and an index without its log file as a leftover. Open
+   * channels and mappings stay valid, so readers holding this segment are not disturbed.
+   */
+  public void changeFileSuffixes(String oldSuffix, String newSuffix) throws IOException {
+    offsetIndex.renameTo(renamed(offsetIndex.file(), oldSuffix, newSuffix));
+    timeIndex.renameTo(renamed(timeIndex.file(), oldSuffix, newSuffix));
+    log.renameTo(renamed(log.file().toPath(), oldSuffix, newSuffix).toFile());
+  }
+
+  private static Path renamed(Path file, String oldSuffix, String newSuffix) {
+    String name = file.getFileName().toString();
+    if (!name.endsWith(oldSuffix)) {
+      throw new IllegalStateException(file + " does not end in '" + oldSuffix + "'");
+    }
+    return file.resolveSibling(name.substring(0, name.length() - oldSuffix.length()) + newSuffix);
   }
 
   @Override

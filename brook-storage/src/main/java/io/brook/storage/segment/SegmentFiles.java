@@ -20,6 +20,15 @@ public final class SegmentFiles {
   /** Suffix of a segment file scheduled for deletion; always deleted at load. */
   public static final String DELETED_SUFFIX = ".deleted";
 
+  /** Suffix of a segment the log cleaner is still writing; always deleted at load. */
+  public static final String CLEANED_SUFFIX = ".cleaned";
+
+  /**
+   * Suffix of a complete cleaned segment waiting to replace the segments it was cleaned from; a
+   * {@code .log.swap} found at load finishes that replacement.
+   */
+  public static final String SWAP_SUFFIX = ".swap";
+
   private static final int OFFSET_DIGITS = 20;
 
   private SegmentFiles() {}

@@ -58,6 +58,8 @@ class TopicConfigsTest {
           Map.entry("segment.bytes", "1073741824"),
           Map.entry("segment.index.bytes", "10485760"),
           Map.entry("segment.jitter.ms", "0"),
+          // Brook's own addition, off by default so that the defaults behave as Kafka's.
+          Map.entry("retention.deadline.enable", "false"),
           Map.entry("segment.ms", "604800000"),
           Map.entry("unclean.leader.election.enable", "false"));
 
@@ -215,7 +217,8 @@ class TopicConfigsTest {
                     config.remoteCopyLagMs(),
                     config.remoteCopyLagBytes(),
                     config.leaderReplicationThrottledReplicas(),
-                    config.followerReplicationThrottledReplicas()))
+                    config.followerReplicationThrottledReplicas(),
+                    config.retentionDeadlineEnable()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("cleanup.policy");
   }
@@ -371,6 +374,7 @@ class TopicConfigsTest {
             .remoteCopyLagBytes(9)
             .leaderReplicationThrottledReplicas(List.of("0:1"))
             .followerReplicationThrottledReplicas(List.of("*"))
+            .retentionDeadlineEnable(true)
             .build();
 
     // When
@@ -412,7 +416,8 @@ class TopicConfigsTest {
     assertThat(TopicConfigs.type("retention.ms")).isEqualTo(ConfigDef.Type.LONG);
     assertThat(TopicConfigs.type("cleanup.policy")).isEqualTo(ConfigDef.Type.LIST);
     assertThat(TopicConfigs.usedByBrook("segment.bytes")).isTrue();
-    assertThat(TopicConfigs.usedByBrook("retention.ms")).isFalse();
+    assertThat(TopicConfigs.usedByBrook("retention.ms")).isTrue();
+    assertThat(TopicConfigs.usedByBrook("remote.storage.enable")).isFalse();
     assertThatThrownBy(() -> TopicConfigs.type("nope"))
         .isInstanceOf(IllegalArgumentException.class);
   }

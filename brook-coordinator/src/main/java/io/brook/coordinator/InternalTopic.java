@@ -1,0 +1,16 @@
+package io.brook.coordinator;
+
+import java.util.Map;
+
+/**
+ * An internal topic a coordinator lives on, created on first use.
+ *
+ * @param replicationFactor wanted; capped by the brokers alive when the topic is created
+ * @param configs topic configs (cleanup.policy=compact, segment.bytes, min.insync.replicas...)
+ */
+public record InternalTopic(
+    String name, int partitions, short replicationFactor, Map<String, String> configs) {
+  public InternalTopic {
+    configs = Map.copyOf(configs);
+  }
+}

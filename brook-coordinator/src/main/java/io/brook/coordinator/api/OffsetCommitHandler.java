@@ -1,0 +1,117 @@
+package io.brook.coordinator.api;
+
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.coordinator.group.GroupCoordinator;
+import io.brook.coordinator.group.offsets.OffsetService.CommitRequest;
+import io.brook.coordinator.group.offsets.OffsetService.PartitionCommit;
+import io.brook.protocol.RequestContext;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestPartition;
+import org.apache.kafka.common.message.OffsetCommitRequestData.OffsetCommitRequestTopic;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
+import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * OffsetCommit: checks every partition exists, then has the group's coordinator validate the
+ * committer and write the offsets; answers once they are durable in {@code __consumer_offsets}.
+ */
+public final class OffsetCommitHandler extends GroupApi {
+  /** Topics are given by id from this version on. */
+  private static final short TOPIC_ID_VERSION = 10;
+
+  private final GroupCoordinator coordinator;
+  private final ReplicaManager replicaManager;
+
+  public OffsetCommitHandler(GroupCoordinator coordinator, ReplicaManager replicaManager) {
+    super(ApiKeys.OFFSET_COMMIT);
+    this.coordinator = coordinator;
+    this.replicaManager = replicaManager;
+  }
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    OffsetCommitRequestData request = (OffsetCommitRequestData) message;
+    boolean byId = context.apiVersion() >= TOPIC_ID_VERSION;
+    TopicResolver resolver = new TopicResolver(replicaManager.image());
+    Map<TopicPartition, Errors> refused = new LinkedHashMap<>();
+    Map<TopicPartition, PartitionCommit> offsets = new LinkedHashMap<>();
+    Map<OffsetCommitRequestTopic, String> names = new LinkedHashMap<>();
+    for (OffsetCommitRequestTopic topic : request.topics()) {
+      TopicResolver.Resolved resolved = resolver.resolve(topic.name(), topic.topicId(), byId);
+      names.put(topic, resolved.name());
+      for (OffsetCommitRequestPartition p : topic.partitions()) {
+        TopicPartition tp = new TopicPartition(resolved.name(), p.partitionIndex());
+        if (resolved.error() != Errors.NONE) {
+          refused.put(tp, resolved.error());
+        } else if (!resolver.partitionExists(resolved.name(), p.partitionIndex())) {
+          refused.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
+        } else {
+          offsets.put(
+              tp,
+              new PartitionCommit(
+                  p.committedOffset(), p.committedLeaderEpoch(), p.committedMetadata()));
+        }
+      }
+    }
+    CompletableFuture<Map<TopicPartition, Errors>> result;
+    if (!isValidGroupId(request.groupId())) {
+      result = CompletableFuture.completedFuture(allFailed(offsets, Errors.INVALID_GROUP_ID));
+    } else if (offsets.isEmpty()) {
+      result = CompletableFuture.completedFuture(Map.of());
+    } else {
+      CommitRequest commit =
+          new CommitRequest(
+              request.groupId(),
+              request.memberId(),
+              request.groupInstanceId(),
+              request.generationIdOrMemberEpoch(),
+              context.apiVersion(),
+              offsets);
+      result =
+          coordinator
+              .run(request.groupId(), shard -> shard.offsetService().commit(commit))
+              .exceptionally(failure -> allFailed(offsets, errorOf(failure)));
+    }
+    return result.thenApply(errors -> response(request, names, refused, errors));
+  }
+
+  private static Map<TopicPartition, Errors> allFailed(
+      Map<TopicPartition, PartitionCommit> offsets, Errors error) {
+    Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
+    offsets.keySet().forEach(tp -> errors.put(tp, error));
+    return errors;
+  }
+
+  private static ApiMessage response(
+      OffsetCommitRequestData request,
+      Map<OffsetCommitRequestTopic, String> names,
+      Map<TopicPartition, Errors> refused,
+      Map<TopicPartition, Errors> written) {
+    OffsetCommitResponseData response = new OffsetCommitResponseData();
+    for (OffsetCommitRequestTopic topic : request.topics()) {
+      OffsetCommitResponseTopic out =
+          new OffsetCommitResponseTopic().setName(topic.name()).setTopicId(topic.topicId());
+      response.topics().add(out);
+      for (OffsetCommitRequestPartition p : topic.partitions()) {
+        TopicPartition tp = new TopicPartition(names.get(topic), p.partitionIndex());
+        Errors error =
+            refused.getOrDefault(tp, written.getOrDefault(tp, Errors.UNKNOWN_SERVER_ERROR));
+        out.partitions()
+            .add(
+                new OffsetCommitResponsePartition()
+                    .setPartitionIndex(p.partitionIndex())
+                    .setErrorCode(error.code()));
+      }
+    }
+    return response;
+  }
+}

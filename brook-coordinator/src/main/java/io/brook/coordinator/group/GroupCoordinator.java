@@ -1,0 +1,133 @@
+package io.brook.coordinator.group;
+
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.coordinator.InternalTopic;
+import io.brook.coordinator.group.lag.GroupLag;
+import io.brook.coordinator.group.lag.LagCalculator;
+import io.brook.coordinator.group.lag.PartitionLag;
+import io.brook.coordinator.runtime.CoordinatorRuntime;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.protocol.ConnectionListener;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * The group coordinator of this broker: the shards of the {@code __consumer_offsets} partitions it
+ * leads. The coordinator of a group is the leader of partition {@code abs(hash(groupId)) % 50}.
+ */
+public final class GroupCoordinator implements ConnectionListener, AutoCloseable {
+  private final GroupConfig config;
+  private final CoordinatorRuntime<GroupCoordinatorShard> runtime;
+  private final LagCalculator lagCalculator;
+  private final Time time;
+
+  public GroupCoordinator(GroupConfig config, ReplicaManager replicaManager, Time time) {
+    this.config = config;
+    this.time = time;
+    this.lagCalculator = new LagCalculator(replicaManager);
+    this.runtime =
+        new CoordinatorRuntime<>(
+            GroupConfig.OFFSETS_TOPIC,
+            replicaManager,
+            context -> new GroupCoordinatorShard(context, config),
+            time,
+            config.coordinatorThreads(),
+            config.offsetsCommitTimeoutMs(),
+            config.offsetsLoadBufferSize());
+  }
+
+  public GroupConfig config() {
+    return config;
+  }
+
+  /** How {@code __consumer_offsets} is created on first use. */
+  public InternalTopic offsetsTopic() {
+    return new InternalTopic(
+        GroupConfig.OFFSETS_TOPIC,
+        config.offsetsTopicNumPartitions(),
+        config.offsetsTopicReplicationFactor(),
+        Map.of(
+            TopicConfig.CLEANUP_POLICY_CONFIG,
+            TopicConfig.CLEANUP_POLICY_COMPACT,
+            TopicConfig.SEGMENT_BYTES_CONFIG,
+            Integer.toString(config.offsetsTopicSegmentBytes()),
+            TopicConfig.COMPRESSION_TYPE_CONFIG,
+            "producer"));
+  }
+
+  /** The {@code __consumer_offsets} partition that owns {@code groupId}. */
+  public int partitionFor(String groupId) {
+    int count = runtime.partitionCount().orElse(config.offsetsTopicNumPartitions());
+    return CoordinatorRuntime.partitionFor(groupId, count);
+  }
+
+  /**
+   * Runs {@code op} on the shard owning {@code groupId}.
+   *
+   * @return fails with NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS when this broker cannot
+   *     serve the group now
+   */
+  public <T> CompletableFuture<T> run(
+      String groupId, Function<GroupCoordinatorShard, CompletableFuture<T>> op) {
+    return runtime.run(partitionFor(groupId), op);
+  }
+
+  /** Runs {@code op} on every shard this broker has loaded. */
+  public <T> List<CompletableFuture<T>> runOnAll(
+      Function<GroupCoordinatorShard, CompletableFuture<T>> op) {
+    return runtime.runOnAll(op);
+  }
+
+  /**
+   * Brook's lag view of a group: per partition with a committed offset, the lag in records and in
+   * time and when retention would delete records the group has not read.
+   *
+   * @return fails with GROUP_ID_NOT_FOUND if the group has neither members nor offsets
+   */
+  public CompletableFuture<GroupLag> lag(String groupId) {
+    return run(
+        groupId,
+        shard -> {
+          if (!shard.offsetService().exists(groupId)) {
+            return CompletableFuture.failedFuture(
+                new GroupIdNotFoundException("group " + groupId + " does not exist"));
+          }
+          long now = time.milliseconds();
+          List<PartitionLag> partitions = new ArrayList<>();
+          shard
+              .offsets()
+              .committed(groupId)
+              .forEach(
+                  (tp, committed) ->
+                      partitions.add(
+                          lagCalculator.lag(
+                              tp, committed, shard.offsets().previous(groupId, tp), now)));
+          partitions.sort(
+              Comparator.comparing((PartitionLag p) -> p.topicPartition().topic())
+                  .thenComparingInt(p -> p.topicPartition().partition()));
+          return CompletableFuture.completedFuture(new GroupLag(groupId, partitions));
+        });
+  }
+
+  /** Follows leadership of {@code __consumer_offsets}; call after the replica manager. */
+  public void onMetadata(MetadataImage image) {
+    runtime.onMetadata(image);
+  }
+
+  @Override
+  public void onConnectionClosed(String connectionId) {
+    runtime.onConnectionClosed(connectionId);
+  }
+
+  @Override
+  public void close() {
+    runtime.close();
+  }
+}

@@ -1,0 +1,17 @@
+package io.brook.coordinator.group;
+
+/** The group protocols, named as ListGroups reports them in its types filter. */
+public enum GroupType {
+  CLASSIC("classic"),
+  CONSUMER("consumer");
+
+  private final String wireName;
+
+  GroupType(String wireName) {
+    this.wireName = wireName;
+  }
+
+  public String wireName() {
+    return wireName;
+  }
+}

@@ -1,0 +1,257 @@
+package io.brook.coordinator.runtime;
+
+import io.brook.broker.replica.Partition;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.storage.StorageException;
+import io.brook.storage.log.LogAppendInfo;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.CoordinatorLoadInProgressException;
+import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
+import org.apache.kafka.common.errors.NotCoordinatorException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * One loaded (or loading) shard: its partition, leader epoch, thread and timers. Everything but
+ * {@link #state} is touched only on the shard's thread.
+ */
+final class ShardHandle<S extends CoordinatorShard> implements ShardContext, ShardTimer {
+  enum State {
+    LOADING,
+    ACTIVE,
+    CLOSED
+  }
+
+  private final TopicPartition topicPartition;
+  private final int leaderEpoch;
+  private final ScheduledExecutorService thread;
+  private final ReplicaManager replicaManager;
+  private final Time time;
+  private final long commitTimeoutMs;
+  private final Map<String, ScheduledFuture<?>> timers = new HashMap<>();
+  private volatile State state = State.LOADING;
+  private S shard;
+
+  ShardHandle(
+      TopicPartition topicPartition,
+      int leaderEpoch,
+      ScheduledExecutorService thread,
+      ReplicaManager replicaManager,
+      Time time,
+      long commitTimeoutMs) {
+    this.topicPartition = topicPartition;
+    this.leaderEpoch = leaderEpoch;
+    this.thread = thread;
+    this.replicaManager = replicaManager;
+    this.time = time;
+    this.commitTimeoutMs = commitTimeoutMs;
+  }
+
+  int leaderEpoch() {
+    return leaderEpoch;
+  }
+
+  State state() {
+    return state;
+  }
+
+  S shard() {
+    return shard;
+  }
+
+  void setShard(S shard) {
+    this.shard = shard;
+  }
+
+  void activate() {
+    state = State.ACTIVE;
+  }
+
+  /** Runs {@code op} on the shard's thread once it is active; fails fast while it is not. */
+  <T> CompletableFuture<T> run(Function<S, CompletableFuture<T>> op) {
+    ApiException unavailable = unavailable();
+    if (unavailable != null) {
+      return CompletableFuture.failedFuture(unavailable);
+    }
+    CompletableFuture<T> result = new CompletableFuture<>();
+    thread.execute(
+        () -> {
+          ApiException stillUnavailable = unavailable();
+          if (stillUnavailable != null) {
+            result.completeExceptionally(stillUnavailable);
+            return;
+          }
+          try {
+            op.apply(shard).whenComplete(ShardHandle.forward(result));
+          } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+          }
+        });
+    return result;
+  }
+
+  private ApiException unavailable() {
+    return switch (state) {
+      case LOADING ->
+          new CoordinatorLoadInProgressException(topicPartition + " is still being loaded");
+      case CLOSED -> new NotCoordinatorException("this broker no longer leads " + topicPartition);
+      case ACTIVE -> null;
+    };
+  }
+
+  private static <T> java.util.function.BiConsumer<T, Throwable> forward(
+      CompletableFuture<T> target) {
+    return (value, error) -> {
+      if (error != null) {
+        target.completeExceptionally(error);
+      } else {
+        target.complete(value);
+      }
+    };
+  }
+
+  /** Marks the shard closed and, on its thread, cancels its timers and tells it. */
+  void close() {
+    state = State.CLOSED;
+    thread.execute(
+        () -> {
+          timers.values().forEach(t -> t.cancel(false));
+          timers.clear();
+          if (shard != null) {
+            shard.onUnloaded();
+          }
+        });
+  }
+
+  // ShardContext
+
+  @Override
+  public int partition() {
+    return topicPartition.partition();
+  }
+
+  @Override
+  public long nowMs() {
+    return time.milliseconds();
+  }
+
+  @Override
+  public ShardTimer timer() {
+    return this;
+  }
+
+  @Override
+  public Executor executor() {
+    return thread;
+  }
+
+  @Override
+  public MetadataImage image() {
+    return replicaManager.image();
+  }
+
+  @Override
+  public CompletableFuture<Void> write(List<CoordinatorRecord> records) {
+    if (records.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    Partition partition;
+    LogAppendInfo info;
+    try {
+      if (state == State.CLOSED) {
+        throw new NotCoordinatorException("this broker no longer leads " + topicPartition);
+      }
+      partition = partitionOrThrow();
+      MemoryRecords batch = CoordinatorBatches.toBatch(records, time.milliseconds());
+      info = partition.appendAsLeader(batch, (short) -1);
+    } catch (StorageException e) {
+      return CompletableFuture.failedFuture(
+          coordinatorError(e.error().kafkaError(), e.getMessage()));
+    } catch (ApiException e) {
+      return CompletableFuture.failedFuture(
+          coordinatorError(Errors.forException(e), e.getMessage()));
+    }
+    long offset = info.firstOffset();
+    for (CoordinatorRecord record : records) {
+      shard.replay(record, offset++);
+    }
+    CompletableFuture<Void> committed = new CompletableFuture<>();
+    replicaManager
+        .delayedOperations()
+        .submit(
+            new CommitWaiter(partition, leaderEpoch, info.lastOffset() + 1, committed),
+            commitTimeoutMs);
+    return committed;
+  }
+
+  private Partition partitionOrThrow() {
+    Partition partition =
+        replicaManager
+            .partition(topicPartition)
+            .orElseThrow(() -> new NotCoordinatorException(topicPartition + " is not hosted here"));
+    if (!partition.isLeader() || partition.state().leaderEpoch() != leaderEpoch) {
+      throw new NotCoordinatorException("this broker no longer leads " + topicPartition);
+    }
+    return partition;
+  }
+
+  /** What a failed coordinator write means to a client (as Kafka maps it). */
+  private static ApiException coordinatorError(Errors error, String message) {
+    return switch (error) {
+      case NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION ->
+          new NotCoordinatorException(message);
+      case NOT_ENOUGH_REPLICAS,
+          NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+          REQUEST_TIMED_OUT,
+          KAFKA_STORAGE_ERROR ->
+          new CoordinatorNotAvailableException(message);
+      default -> error.exception(message);
+    };
+  }
+
+  // ShardTimer
+
+  @Override
+  public void schedule(String key, long delayMs, Runnable task) {
+    cancel(key);
+    Object[] self = new Object[1];
+    ScheduledFuture<?> future =
+        thread.schedule(
+            () -> {
+              if (state == State.CLOSED || timers.get(key) != self[0]) {
+                return;
+              }
+              timers.remove(key);
+              task.run();
+            },
+            Math.max(0, delayMs),
+            TimeUnit.MILLISECONDS);
+    self[0] = future;
+    timers.put(key, future);
+  }
+
+  @Override
+  public void cancel(String key) {
+    ScheduledFuture<?> pending = timers.remove(key);
+    if (pending != null) {
+      pending.cancel(false);
+    }
+  }
+
+  @Override
+  public boolean isScheduled(String key) {
+    return timers.containsKey(key);
+  }
+}

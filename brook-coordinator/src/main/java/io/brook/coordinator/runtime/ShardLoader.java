@@ -1,0 +1,64 @@
+package io.brook.coordinator.runtime;
+
+import io.brook.storage.log.LogReadResult;
+import io.brook.storage.log.PartitionLog;
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.Record;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Rebuilds a shard by replaying its partition from the log start to the high watermark. */
+final class ShardLoader {
+  private static final Logger log = LoggerFactory.getLogger(ShardLoader.class);
+
+  private ShardLoader() {}
+
+  /**
+   * @param bufferBytes how much of the log to read at a time ({@code offsets.load.buffer.size}); a
+   *     batch larger than this is still read whole
+   * @return the number of records replayed
+   */
+  static long load(PartitionLog partitionLog, CoordinatorShard shard, int bufferBytes) {
+    long offset = partitionLog.logStartOffset();
+    long end = partitionLog.highWatermark();
+    long replayed = 0;
+    while (offset < end) {
+      LogReadResult read = partitionLog.read(offset, bufferBytes, end, true);
+      MemoryRecords records = read.slice().copyToMemory();
+      long next = offset;
+      for (MutableRecordBatch batch : records.batches()) {
+        if (batch.lastOffset() >= end) {
+          break;
+        }
+        if (!batch.isControlBatch()) {
+          for (Record record : batch) {
+            replayed += replay(shard, record, partitionLog) ? 1 : 0;
+          }
+        }
+        next = batch.nextOffset();
+      }
+      if (next == offset) {
+        break;
+      }
+      offset = next;
+    }
+    return replayed;
+  }
+
+  private static boolean replay(CoordinatorShard shard, Record record, PartitionLog partitionLog) {
+    try {
+      ByteBuffer value = record.hasValue() ? record.value() : null;
+      shard.replay(CoordinatorRecord.fromKafkaRecord(record.key(), value), record.offset());
+      return true;
+    } catch (RuntimeException e) {
+      log.warn(
+          "Skipping an unreadable coordinator record topicPartition={} offset={}",
+          partitionLog.topicPartition(),
+          record.offset(),
+          e);
+      return false;
+    }
+  }
+}

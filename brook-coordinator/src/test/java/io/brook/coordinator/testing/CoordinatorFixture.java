@@ -1,0 +1,85 @@
+package io.brook.coordinator.testing;
+
+import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.metadata.controller.ClusterController;
+import io.brook.metadata.controller.ControllerConfig;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.quorum.LocalMetadataQuorum;
+import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.TopicConfigs;
+import io.brook.storage.manager.LogManager;
+import io.brook.storage.manager.LogManagerConfig;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BiFunction;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.utils.Time;
+
+/** One broker's data plane on real files, for coordinator tests: logs, replicas, metadata. */
+public final class CoordinatorFixture implements AutoCloseable {
+  public static final int BROKER_ID = 1;
+
+  private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+  public final LocalMetadataQuorum quorum;
+  public final LogManager logManager;
+  public final DelayedOperations delayed = new DelayedOperations();
+  public final ReplicaManager replicaManager;
+  public final TopicAdmin admin;
+
+  public CoordinatorFixture(Path root) throws Exception {
+    quorum = LocalMetadataQuorum.open(root.resolve("meta"));
+    LogConfig defaults = LogConfig.defaults();
+    BiFunction<MetadataImage, String, LogConfig> topicConfig =
+        (image, topic) ->
+            TopicConfigs.fromOverrides(image.configs(ConfigResource.Type.TOPIC, topic), defaults);
+    logManager =
+        LogManager.start(
+            LogManagerConfig.defaults(List.of(root.resolve("data"))),
+            topic -> topicConfig.apply(quorum.image(), topic),
+            Time.SYSTEM,
+            scheduler);
+    replicaManager = new ReplicaManager(BROKER_ID, logManager, delayed, topicConfig);
+    quorum.addListener(replicaManager::applyMetadata);
+    ClusterController controller =
+        new ClusterController(new ControllerConfig(1, (short) 1), quorum::image, new Random(1));
+    admin = new TopicAdmin(quorum, controller, TopicConfigs::validate, true);
+    quorum.submit(
+        image ->
+            controller.registerBroker(
+                BROKER_ID,
+                Uuid.randomUuid(),
+                List.of(new BrokerEndpoint("PLAINTEXT", "localhost", 9092, "PLAINTEXT")),
+                Optional.empty()));
+  }
+
+  public void createTopic(String name, int partitions, Map<String, String> configs) {
+    var result = admin.createTopic(name, partitions, (short) 1, Map.of(), configs, false);
+    if (result.error().isFailure()) {
+      throw new AssertionError(result.error().toString());
+    }
+  }
+
+  public void deleteTopic(String name) {
+    var error = admin.deleteTopic(name);
+    if (error.isFailure()) {
+      throw new AssertionError(error.toString());
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    delayed.close();
+    logManager.close();
+    quorum.close();
+    scheduler.shutdownNow();
+  }
+}

@@ -1,0 +1,166 @@
+package io.brook.coordinator.testing;
+
+import io.brook.coordinator.runtime.CoordinatorRecord;
+import io.brook.coordinator.runtime.CoordinatorShard;
+import io.brook.coordinator.runtime.ShardContext;
+import io.brook.coordinator.runtime.ShardTimer;
+import io.brook.metadata.image.MetadataImage;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * A single-threaded {@link ShardContext} for unit tests: a manual clock, timers that fire when the
+ * test advances the clock, and writes that replay into the shard and commit at once (or stay
+ * pending, or fail, when the test says so). Every written record is kept for inspection and for
+ * replaying into a fresh shard, which is how tests check that loading rebuilds the same state.
+ */
+public final class FakeShardContext implements ShardContext, ShardTimer {
+  private final int partition;
+  private final Map<String, Scheduled> timers = new HashMap<>();
+  private final List<CoordinatorRecord> log = new ArrayList<>();
+  private final List<CompletableFuture<Void>> pendingCommits = new ArrayList<>();
+  private CoordinatorShard shard;
+  private MetadataImage image = MetadataImage.EMPTY;
+  private long nowMs;
+  private long sequence;
+  private boolean holdCommits;
+  private RuntimeException failWrites;
+
+  private record Scheduled(long deadlineMs, long sequence, Runnable task) {}
+
+  public FakeShardContext(int partition, long startMs) {
+    this.partition = partition;
+    this.nowMs = startMs;
+  }
+
+  /** The shard that {@link #write} replays into. */
+  public void attach(CoordinatorShard shard) {
+    this.shard = shard;
+  }
+
+  public void setImage(MetadataImage image) {
+    this.image = image;
+  }
+
+  /** While held, writes replay but their futures stay pending until {@link #releaseCommits}. */
+  public void holdCommits(boolean hold) {
+    this.holdCommits = hold;
+  }
+
+  public void releaseCommits() {
+    List<CompletableFuture<Void>> pending = List.copyOf(pendingCommits);
+    pendingCommits.clear();
+    pending.forEach(f -> f.complete(null));
+  }
+
+  /** Makes every following write fail with {@code error} (null to stop). */
+  public void failWrites(RuntimeException error) {
+    this.failWrites = error;
+  }
+
+  /** Every record written so far, in order. */
+  public List<CoordinatorRecord> records() {
+    return List.copyOf(log);
+  }
+
+  /** Replays everything written so far into {@code fresh}, as loading would. */
+  public void replayInto(CoordinatorShard fresh) {
+    long offset = 0;
+    for (CoordinatorRecord record : log) {
+      fresh.replay(duplicate(record), offset++);
+    }
+    fresh.onLoaded();
+  }
+
+  private static CoordinatorRecord duplicate(CoordinatorRecord record) {
+    return new CoordinatorRecord(
+        record.type(),
+        record.key().duplicate(),
+        record.value() == null ? null : record.value().duplicate());
+  }
+
+  /** Moves the clock and runs every timer that falls due, in deadline order. */
+  public void advance(long ms) {
+    long target = nowMs + ms;
+    while (true) {
+      Optional<Map.Entry<String, Scheduled>> next =
+          timers.entrySet().stream()
+              .filter(e -> e.getValue().deadlineMs() <= target)
+              .min(
+                  Comparator.comparingLong(
+                          (Map.Entry<String, Scheduled> e) -> e.getValue().deadlineMs())
+                      .thenComparingLong(e -> e.getValue().sequence()));
+      if (next.isEmpty()) {
+        break;
+      }
+      timers.remove(next.get().getKey());
+      nowMs = Math.max(nowMs, next.get().getValue().deadlineMs());
+      next.get().getValue().task().run();
+    }
+    nowMs = target;
+  }
+
+  @Override
+  public int partition() {
+    return partition;
+  }
+
+  @Override
+  public long nowMs() {
+    return nowMs;
+  }
+
+  @Override
+  public ShardTimer timer() {
+    return this;
+  }
+
+  @Override
+  public Executor executor() {
+    return Runnable::run;
+  }
+
+  @Override
+  public MetadataImage image() {
+    return image;
+  }
+
+  @Override
+  public CompletableFuture<Void> write(List<CoordinatorRecord> records) {
+    if (failWrites != null) {
+      return CompletableFuture.failedFuture(failWrites);
+    }
+    for (CoordinatorRecord record : records) {
+      log.add(duplicate(record));
+      shard.replay(duplicate(record), log.size() - 1L);
+    }
+    CompletableFuture<Void> committed = new CompletableFuture<>();
+    if (holdCommits && !records.isEmpty()) {
+      pendingCommits.add(committed);
+    } else {
+      committed.complete(null);
+    }
+    return committed;
+  }
+
+  @Override
+  public void schedule(String key, long delayMs, Runnable task) {
+    timers.put(key, new Scheduled(nowMs + Math.max(0, delayMs), sequence++, task));
+  }
+
+  @Override
+  public void cancel(String key) {
+    timers.remove(key);
+  }
+
+  @Override
+  public boolean isScheduled(String key) {
+    return timers.containsKey(key);
+  }
+}

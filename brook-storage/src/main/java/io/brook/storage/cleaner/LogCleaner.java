@@ -1,0 +1,242 @@
+package io.brook.storage.cleaner;
+
+import io.brook.storage.checkpoint.OffsetCheckpointFile;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.PartitionLog;
+import io.brook.storage.segment.LogSegment;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The log cleaner: {@code log.cleaner.threads} threads that repeatedly pick the compacted log most
+ * in need of cleaning and run a {@link Cleaner} pass over it, then record how far it is clean in
+ * {@value #CHECKPOINT_FILE} of its log directory (text, like the other offset checkpoints: {@code
+ * topic partition firstDirtyOffset}).
+ *
+ * <p>A log needs cleaning when its dirty ratio reaches {@code min.cleanable.dirty.ratio}, or when
+ * its oldest dirty record is older than {@code max.compaction.lag.ms}; among those the highest
+ * ratio goes first. When none does, a log whose kept tombstones have passed their delete horizon is
+ * cleaned to remove them. A log is cleaned by one thread at a time.
+ *
+ * <p>Shutdown sets an abort flag checked between batches; an interrupted pass leaves only {@code
+ * *.cleaned} files, which the next load discards.
+ */
+public final class LogCleaner implements Closeable {
+  public static final String CHECKPOINT_FILE = "cleaner-offset-checkpoint";
+
+  private static final Logger log = LoggerFactory.getLogger(LogCleaner.class);
+
+  private final CleanerConfig config;
+  private final Supplier<Collection<PartitionLog>> logs;
+  private final Time time;
+  private final Throttler throttler;
+  private final Map<TopicPartition, Long> firstDirty = new ConcurrentHashMap<>();
+  private final Map<TopicPartition, Long> tombstoneHorizon = new ConcurrentHashMap<>();
+  private final Set<TopicPartition> inProgress = new HashSet<>();
+  private final Object checkpointLock = new Object();
+  private volatile boolean aborted;
+  private ScheduledExecutorService threads;
+
+  public LogCleaner(
+      CleanerConfig config,
+      List<Path> logDirs,
+      Supplier<Collection<PartitionLog>> logs,
+      Time time) {
+    this.config = config;
+    this.logs = logs;
+    this.time = time;
+    this.throttler = new Throttler(config.ioMaxBytesPerSecond(), time);
+    for (Path dir : logDirs) {
+      try {
+        firstDirty.putAll(new OffsetCheckpointFile(dir.resolve(CHECKPOINT_FILE)).read());
+      } catch (IOException e) {
+        // Losing it costs one pass over already clean data, never correctness.
+        log.warn("Ignoring unreadable cleaner checkpoint dir={} reason={}", dir, e.getMessage());
+      }
+    }
+  }
+
+  /** Starts the cleaner threads (none if {@code log.cleaner.enable=false} or 0 threads). */
+  public synchronized void startup() {
+    if (!config.enabled() || config.threads() == 0 || threads != null) {
+      return;
+    }
+    ScheduledThreadPoolExecutor pool =
+        new ScheduledThreadPoolExecutor(
+            config.threads(),
+            runnable -> {
+              Thread thread = new Thread(runnable, "log-cleaner");
+              thread.setDaemon(true);
+              return thread;
+            });
+    threads = pool;
+    for (int i = 0; i < config.threads(); i++) {
+      Cleaner cleaner = newCleaner();
+      // runUntilIdle catches everything, so the future never holds an exception to look at.
+      var unused =
+          pool.scheduleWithFixedDelay(
+              () -> runUntilIdle(cleaner), 0, config.backoffMs(), TimeUnit.MILLISECONDS);
+    }
+    log.info("Log cleaner started threads={}", config.threads());
+  }
+
+  /** A cleaner with this thread's share of the key map and I/O buffers. */
+  public Cleaner newCleaner() {
+    return new Cleaner(
+        new OffsetMap(config.dedupeBufferPerThread(), config.dedupeBufferLoadFactor()),
+        config.ioBufferPerThread(),
+        throttler,
+        time,
+        () -> aborted);
+  }
+
+  private void runUntilIdle(Cleaner cleaner) {
+    try {
+      while (!aborted && cleanOnce(cleaner)) {
+        // Keep going while logs need cleaning; back off once none does.
+      }
+    } catch (RuntimeException e) {
+      log.error("Log cleaner pass failed", e);
+    }
+  }
+
+  /**
+   * Picks the log most in need of cleaning and cleans it once with {@code cleaner}.
+   *
+   * @return whether a log was cleaned (false when none needed it)
+   */
+  public boolean cleanOnce(Cleaner cleaner) {
+    PartitionLog chosen = grabFilthiestLog();
+    if (chosen == null) {
+      return false;
+    }
+    TopicPartition tp = chosen.topicPartition();
+    try {
+      Cleaner.Result result = cleaner.clean(chosen, firstDirty.getOrDefault(tp, 0L));
+      if (result != null && result.swapped()) {
+        firstDirty.put(tp, result.cleanedUpTo());
+        if (result.retainedTombstones()) {
+          tombstoneHorizon.put(tp, time.milliseconds() + chosen.config().deleteRetentionMs());
+        } else {
+          tombstoneHorizon.remove(tp);
+        }
+        writeCheckpoint(chosen.dir().getParent());
+      }
+      return result != null;
+    } catch (IOException | RuntimeException e) {
+      if (!aborted) {
+        log.warn("Cleaning failed, will retry topicPartition={}", tp, e);
+      }
+      return false;
+    } finally {
+      synchronized (inProgress) {
+        inProgress.remove(tp);
+      }
+    }
+  }
+
+  private PartitionLog grabFilthiestLog() {
+    long now = time.milliseconds();
+    synchronized (inProgress) {
+      PartitionLog best = null;
+      double bestRatio = -1;
+      PartitionLog tombstoned = null;
+      for (PartitionLog candidate : logs.get()) {
+        LogConfig cfg = candidate.config();
+        TopicPartition tp = candidate.topicPartition();
+        if (!cfg.compacted() || candidate.isOffline() || inProgress.contains(tp)) {
+          continue;
+        }
+        List<LogSegment> segments = new ArrayList<>(candidate.segments());
+        CleanableRange range =
+            CleanableRange.of(candidate, segments, firstDirty.getOrDefault(tp, 0L), now);
+        if (range == null) {
+          continue;
+        }
+        boolean overdue =
+            range.firstDirtyTimestamp() >= 0
+                && now - range.firstDirtyTimestamp() > cfg.maxCompactionLagMs();
+        boolean dirtyEnough =
+            range.dirtyBytes() > 0 && range.dirtyRatio() >= cfg.minCleanableDirtyRatio();
+        double ratio = overdue ? 2 : range.dirtyRatio();
+        if ((dirtyEnough || overdue) && ratio > bestRatio) {
+          best = candidate;
+          bestRatio = ratio;
+        }
+        Long horizon = tombstoneHorizon.get(tp);
+        if (horizon != null && horizon <= now) {
+          tombstoned = candidate;
+        }
+      }
+      PartitionLog chosen = best != null ? best : tombstoned;
+      if (chosen != null) {
+        inProgress.add(chosen.topicPartition());
+      }
+      return chosen;
+    }
+  }
+
+  /** How far each log is clean, as last checkpointed (for tests and tools). */
+  public Map<TopicPartition, Long> firstDirtyOffsets() {
+    return Map.copyOf(firstDirty);
+  }
+
+  /** Forgets a deleted log, so that a new log under the same name starts dirty. */
+  public void remove(TopicPartition tp) {
+    firstDirty.remove(tp);
+    tombstoneHorizon.remove(tp);
+  }
+
+  private void writeCheckpoint(Path logDir) {
+    // Not under this object's monitor: close() holds it while it waits for the threads. The
+    // snapshot is taken under the lock too, so an older one is never written after a newer one.
+    synchronized (checkpointLock) {
+      Map<TopicPartition, Long> entries = new HashMap<>();
+      for (PartitionLog partitionLog : logs.get()) {
+        Long offset = firstDirty.get(partitionLog.topicPartition());
+        if (offset != null && partitionLog.dir().getParent().equals(logDir)) {
+          entries.put(partitionLog.topicPartition(), offset);
+        }
+      }
+      try {
+        new OffsetCheckpointFile(logDir.resolve(CHECKPOINT_FILE)).write(entries);
+      } catch (IOException e) {
+        log.error("Writing the cleaner checkpoint failed dir={}", logDir, e);
+      }
+    }
+  }
+
+  /** Stops the threads, aborting a pass under way. */
+  @Override
+  public synchronized void close() {
+    aborted = true;
+    if (threads == null) {
+      return;
+    }
+    threads.shutdownNow();
+    try {
+      if (!threads.awaitTermination(30, TimeUnit.SECONDS)) {
+        log.warn("Log cleaner threads did not stop within 30 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,34 @@
+# Sourced by the benchmark scripts: starts a single-node Brook and an Apache Kafka (from the shared
+# harness) on loopback with the same JVM heap and GC flags, and stops both on exit.
+# Needs ROOT, BENCH, KAFKA_PORT, BROOK_PORT set by the caller.
+
+start_bench_brokers() {
+  local data="${TMPDIR:-/tmp}/bench-brook-$BROOK_PORT"
+  [ -f "$ROOT/brook-server/target/brook.jar" ] || (cd "$ROOT" && mvn -B -q -DskipTests package -pl brook-server -am)
+  rm -rf "$data"; mkdir -p "$data"
+  cat > "$data/server.properties" <<PROPS
+node.id=1
+process.roles=broker,controller
+listeners=PLAINTEXT://127.0.0.1:$BROOK_PORT,CONTROLLER://127.0.0.1:$((BROOK_PORT + 1))
+advertised.listeners=PLAINTEXT://127.0.0.1:$BROOK_PORT
+controller.listener.names=CONTROLLER
+controller.quorum.voters=1@127.0.0.1:$((BROOK_PORT + 1))
+log.dirs=$data/data
+num.partitions=6
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+PROPS
+  # Same heap and GC flags as the harness gives Kafka (kafka-server-start.sh defaults).
+  java -Xms1g -Xmx1g -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
+    -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true \
+    -jar "$ROOT/brook-server/target/brook.jar" server "$data/server.properties" > "$data/broker.log" 2>&1 &
+  BROOK_PID=$!
+  trap 'kill $BROOK_PID 2>/dev/null || true; "$BENCH/stop-kafka.sh" $KAFKA_PORT >/dev/null 2>&1 || true' EXIT
+  "$BENCH/start-kafka.sh" "$KAFKA_PORT" >&2
+  for _ in $(seq 1 60); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$BROOK_PORT") 2>/dev/null && break
+    sleep 0.5
+  done
+}
