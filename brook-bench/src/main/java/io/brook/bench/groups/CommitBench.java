@@ -10,7 +10,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -46,14 +45,12 @@ public final class CommitBench {
 
     long warmupEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds) / 4;
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    AtomicLong requests = new AtomicLong();
     ExecutorService pool = Executors.newFixedThreadPool(clients);
     List<Future<Histogram>> results = new ArrayList<>();
     for (int c = 0; c < clients; c++) {
       String group = "commit-bench-" + c + "-" + System.nanoTime();
       results.add(
-          pool.submit(
-              () -> runClient(bootstrap, group, topic, partitions, warmupEnd, end, requests)));
+          pool.submit(() -> runClient(bootstrap, group, topic, partitions, warmupEnd, end)));
     }
     Histogram all = new Histogram(3);
     for (Future<Histogram> result : results) {
@@ -74,13 +71,7 @@ public final class CommitBench {
   }
 
   private static Histogram runClient(
-      String bootstrap,
-      String group,
-      String topic,
-      int partitions,
-      long warmupEnd,
-      long end,
-      AtomicLong requests) {
+      String bootstrap, String group, String topic, int partitions, long warmupEnd, long end) {
     Histogram latencyMicros = new Histogram(3);
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -103,7 +94,6 @@ public final class CommitBench {
         }
         consumer.commitSync(commit, Duration.ofSeconds(30));
         long finished = System.nanoTime();
-        requests.incrementAndGet();
         if (started >= warmupEnd) {
           latencyMicros.recordValue(Math.max(1, (finished - started) / 1000));
         }

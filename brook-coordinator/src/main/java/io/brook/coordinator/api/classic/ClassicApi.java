@@ -24,8 +24,4 @@ abstract class ClassicApi extends GroupApi {
       String groupId, Function<ClassicGroupManager, CompletableFuture<T>> op) {
     return coordinator.run(groupId, shard -> op.apply(shard.classic()));
   }
-
-  static boolean isInvalidGroupId(String groupId) {
-    return !isValidGroupId(groupId);
-  }
 }

@@ -47,7 +47,7 @@ public final class DescribeGroupsHandler extends ClassicApi {
 
   private CompletableFuture<DescribeGroupsResponseData.DescribedGroup> describe(
       String groupId, short version) {
-    if (isInvalidGroupId(groupId)) {
+    if (!isValidGroupId(groupId)) {
       return CompletableFuture.completedFuture(failed(groupId, Errors.INVALID_GROUP_ID, null));
     }
     return onShard(groupId, classic -> CompletableFuture.completedFuture(classic.describe(groupId)))

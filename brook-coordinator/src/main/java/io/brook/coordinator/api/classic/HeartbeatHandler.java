@@ -20,7 +20,7 @@ public final class HeartbeatHandler extends ClassicApi {
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     HeartbeatRequestData request = (HeartbeatRequestData) message;
-    if (isInvalidGroupId(request.groupId())) {
+    if (!isValidGroupId(request.groupId())) {
       return CompletableFuture.completedFuture(
           new HeartbeatResponseData().setErrorCode(Errors.INVALID_GROUP_ID.code()));
     }

@@ -32,7 +32,7 @@ public final class JoinGroupHandler extends ClassicApi {
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     JoinGroupRequestData request = (JoinGroupRequestData) message;
     short version = context.apiVersion();
-    if (isInvalidGroupId(request.groupId())) {
+    if (!isValidGroupId(request.groupId())) {
       return CompletableFuture.completedFuture(
           toResponse(JoinResult.error(request.memberId(), Errors.INVALID_GROUP_ID), version));
     }

@@ -29,7 +29,7 @@ public final class LeaveGroupHandler extends ClassicApi {
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     LeaveGroupRequestData request = (LeaveGroupRequestData) message;
     short version = context.apiVersion();
-    if (isInvalidGroupId(request.groupId())) {
+    if (!isValidGroupId(request.groupId())) {
       return CompletableFuture.completedFuture(
           new LeaveGroupResponseData().setErrorCode(Errors.INVALID_GROUP_ID.code()));
     }

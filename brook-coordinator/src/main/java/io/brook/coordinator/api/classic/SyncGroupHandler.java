@@ -27,7 +27,7 @@ public final class SyncGroupHandler extends ClassicApi {
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     SyncGroupRequestData request = (SyncGroupRequestData) message;
-    if (isInvalidGroupId(request.groupId())) {
+    if (!isValidGroupId(request.groupId())) {
       return CompletableFuture.completedFuture(
           toResponse(SyncResult.error(Errors.INVALID_GROUP_ID)));
     }
