@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -154,11 +155,27 @@ public final class ClusterHarness implements AutoCloseable {
         + " this harness runs every node on the host's loopback";
   }
 
-  /** Kills whatever is still running. */
+  /**
+   * Kills whatever is still running and keeps every node's output under {@code
+   * target/cluster-logs/}, since the cluster's directory is usually a test's temporary one.
+   */
   @Override
   public void close() {
     for (Node node : nodes.values()) {
       node.destroy();
+    }
+    keepLogs();
+  }
+
+  private void keepLogs() {
+    Path kept = Path.of("target", "cluster-logs", dir.getFileName().toString());
+    try (var files = Files.list(dir)) {
+      Files.createDirectories(kept);
+      for (Path log : files.filter(f -> f.getFileName().toString().endsWith(".log")).toList()) {
+        Files.copy(log, kept.resolve(log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException e) {
+      System.err.println("Cannot keep the nodes' logs in " + kept + ": " + e);
     }
   }
 
