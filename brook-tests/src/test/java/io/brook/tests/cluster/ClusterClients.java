@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -44,12 +45,16 @@ final class ClusterClients {
   }
 
   /**
-   * Waits until every listed broker serves the same metadata (raw Metadata request to each), and a
-   * kafka-clients Admin bootstrapped on each describes the same cluster and topics.
+   * Waits until every listed broker serves the same metadata (raw Metadata request to each) and
+   * that metadata meets {@code requirement}, then checks that a kafka-clients Admin bootstrapped on
+   * each describes the same cluster and topics. The requirement is what makes this wait for a
+   * change: brokers follow the metadata log a little behind the controller, so right after a change
+   * they may still agree on the state before it.
    *
    * @return what they agree on
    */
-  static ServedMetadata awaitSameEverywhere(Collection<String> brokers, Duration within) {
+  static ServedMetadata awaitSameEverywhere(
+      Collection<String> brokers, Duration within, Consumer<ServedMetadata> requirement) {
     ServedMetadata[] agreed = new ServedMetadata[1];
     await("every broker serves the same metadata")
         .atMost(within)
@@ -64,6 +69,7 @@ final class ClusterClients {
                 }
                 assertThat(served).as("metadata served by %s", broker).isEqualTo(first);
               }
+              requirement.accept(first);
               agreed[0] = first;
             });
     Map<String, TopicDescription> first = null;

@@ -63,7 +63,14 @@ class ClusterRestartIT {
         producer.send(new ProducerRecord<>("single", i % 3, "k" + i, "v" + i)).get();
       }
     }
-    ServedMetadata before = awaitSameEverywhere(brokers(cluster.nodes()), Duration.ofSeconds(10));
+    ServedMetadata before =
+        awaitSameEverywhere(
+            brokers(cluster.nodes()),
+            Duration.ofSeconds(10),
+            m -> {
+              assertThat(m.brokers()).containsOnlyKeys(1, 2, 3);
+              assertThat(m.topics()).contains("replicated", "single");
+            });
 
     // When every node is killed and started again
     for (Node node : cluster.nodes()) {
@@ -76,10 +83,15 @@ class ClusterRestartIT {
     CompletableFuture.allOf(restarts.toArray(CompletableFuture[]::new)).join();
 
     // Then the same topics, partitions, replicas and ids are served by every broker
-    ServedMetadata after = awaitSameEverywhere(brokers(cluster.nodes()), Duration.ofSeconds(20));
+    ServedMetadata after =
+        awaitSameEverywhere(
+            brokers(cluster.nodes()),
+            Duration.ofSeconds(20),
+            m -> {
+              assertThat(m.brokers()).isEqualTo(before.brokers());
+              assertThat(withoutLeaders(m)).isEqualTo(withoutLeaders(before));
+            });
     assertThat(after.clusterId()).isEqualTo(before.clusterId());
-    assertThat(after.brokers()).isEqualTo(before.brokers());
-    assertThat(withoutLeaders(after)).isEqualTo(withoutLeaders(before));
     try (Admin admin = admin(cluster.bootstrapServers())) {
       ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "replicated");
       Config config = admin.describeConfigs(Set.of(topic)).all().get().get(topic);

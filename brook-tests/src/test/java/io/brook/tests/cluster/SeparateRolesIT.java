@@ -39,8 +39,14 @@ class SeparateRolesIT {
     try (Admin admin = admin(cluster.node(101).bootstrap())) {
       admin.createTopics(List.of(new NewTopic("events", 4, (short) 2))).all().get();
     }
-    ServedMetadata before = awaitSameEverywhere(brokers(cluster.brokers()), Duration.ofSeconds(10));
-    assertThat(before.brokers()).containsOnlyKeys(101, 102);
+    ServedMetadata before =
+        awaitSameEverywhere(
+            brokers(cluster.brokers()),
+            Duration.ofSeconds(10),
+            m -> {
+              assertThat(m.brokers()).containsOnlyKeys(101, 102);
+              assertThat(m.topics()).contains("events");
+            });
     assertThat(before.controllerId()).isIn(101, 102);
 
     // When the active controller is killed, a topic can still be created through a broker
@@ -51,18 +57,22 @@ class SeparateRolesIT {
           .all()
           .get(10, TimeUnit.SECONDS);
     }
-    ServedMetadata afterFailover =
-        awaitSameEverywhere(brokers(cluster.brokers()), Duration.ofSeconds(10));
-    assertThat(afterFailover.topics()).contains("events", "after-failover");
+    awaitSameEverywhere(
+        brokers(cluster.brokers()),
+        Duration.ofSeconds(10),
+        m -> assertThat(m.topics()).contains("events", "after-failover"));
 
     // When a broker is killed and started again, it rejoins with everything
     Node broker = cluster.node(102);
     broker.kill();
     broker.restart();
-    ServedMetadata rejoined =
-        awaitSameEverywhere(brokers(cluster.brokers()), Duration.ofSeconds(15));
-    assertThat(rejoined.brokers()).containsOnlyKeys(101, 102);
-    assertThat(rejoined.topics()).contains("events", "after-failover");
+    awaitSameEverywhere(
+        brokers(cluster.brokers()),
+        Duration.ofSeconds(15),
+        m -> {
+          assertThat(m.brokers()).containsOnlyKeys(101, 102);
+          assertThat(m.topics()).contains("events", "after-failover");
+        });
   }
 
   /** From the controllers' logs: the node each names in its latest leadership change. */
