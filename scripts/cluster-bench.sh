@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Cluster figures on one machine: three combined nodes (brook.jar, separate JVMs, loopback ports).
-#  1. time to create TOPICS topics x PARTITIONS partitions (replication factor RF), and until every
-#     broker serves all of them;
-#  2. restart of one node (SIGTERM, start again on its data): its start-up until unfenced;
-#  3. controller failover: SIGKILL the active controller, time until a topic creation through
-#     another broker succeeds.
+# Cluster figures on one machine: three combined nodes (separate JVMs, loopback ports, same heap and
+# GC flags), Brook (brook.jar) or Apache Kafka (the jars of ../shared/bench, KRaft with the same
+# static three-voter quorum):
+#  1. heap used after a full GC before and after creating TOPICS topics x PARTITIONS partitions
+#     (replication factor RF): memory per hosted partition;
+#  2. time to create them, and until every broker serves all of them;
+#  3. restart of one node (SIGTERM, start again on its data): launch until every other broker lists
+#     it again (registered and unfenced);
+#  4. controller failover: SIGKILL the active controller (the quorum leader DescribeQuorum names),
+#     time until a topic creation through another broker succeeds.
 #
-#   scripts/cluster-bench.sh                       # 2,000 x 12, RF=1
+#   scripts/cluster-bench.sh                       # Brook, 2,000 x 12, RF=1
+#   BROKER=kafka scripts/cluster-bench.sh          # the same against Apache Kafka
 #   TOPICS=200 PARTITIONS=12 RF=3 scripts/cluster-bench.sh
 #
 # Build first: mvn -B -DskipTests verify (brook.jar and brook-tests' test classes).
@@ -14,6 +19,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH="${BENCH:-$ROOT/../shared/bench}"
+BROKER="${BROKER:-brook}"
 JAR="$ROOT/brook-server/target/brook.jar"
 TEST_CLASSES="$ROOT/brook-tests/target/test-classes"
 CP_FILE="$ROOT/brook-tests/target/cluster-bench-classpath.txt"
@@ -21,6 +28,9 @@ TOPICS="${TOPICS:-2000}"
 PARTITIONS="${PARTITIONS:-12}"
 RF="${RF:-1}"
 BASE_PORT="${BASE_PORT:-19300}"
+HEAP="${HEAP:--Xms2g -Xmx2g}"
+# kafka-server-start.sh's defaults, for both brokers
+JVM_FLAGS="-server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true"
 
 if [ ! -f "$JAR" ] || [ ! -f "$TEST_CLASSES/io/brook/tests/tools/ClusterBench.class" ]; then
   echo "build first: mvn -B -DskipTests verify" >&2
@@ -34,8 +44,15 @@ CP="$TEST_CLASSES:$(cat "$CP_FILE")"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 TOOL=("$JAVA" -Dlog4j2.configurationFile=log4j2-child.properties -cp "$CP" io.brook.tests.tools.ClusterBench)
 
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/brook-cluster-bench.XXXXXX")"
-PIDS=()
+if [ "$BROKER" = kafka ]; then
+  # shellcheck source=/dev/null
+  . "$BENCH/common.sh"
+  ensure_jars
+  KAFKA_CP="$LIB_DIR/*"
+fi
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/$BROKER-cluster-bench.XXXXXX")"
+declare -A PIDS
 cleanup() {
   for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
@@ -45,43 +62,77 @@ trap cleanup EXIT
 
 VOTERS="1@127.0.0.1:$((BASE_PORT + 11)),2@127.0.0.1:$((BASE_PORT + 21)),3@127.0.0.1:$((BASE_PORT + 31))"
 BROKERS="127.0.0.1:$((BASE_PORT + 10)),127.0.0.1:$((BASE_PORT + 20)),127.0.0.1:$((BASE_PORT + 30))"
-ID_PIDS=""
-for id in 1 2 3; do
-  port=$((BASE_PORT + id * 10))
+
+write_config() { # id
+  local id=$1 port=$((BASE_PORT + $1 * 10))
   cat >"$WORK/server-$id.properties" <<PROPS
 node.id=$id
 process.roles=broker,controller
 listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$((port + 1))
 advertised.listeners=PLAINTEXT://127.0.0.1:$port
 controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
 controller.quorum.voters=$VOTERS
 log.dirs=$WORK/data-$id
 PROPS
-  "$JAVA" -Xmx2g -jar "$JAR" server "$WORK/server-$id.properties" >"$WORK/node-$id.log" 2>&1 &
-  PIDS+=($!)
-  ID_PIDS="$ID_PIDS${ID_PIDS:+,}$id:$!"
-done
+}
+
+# Starts node $1 in the background, output to $WORK/node-$1-$2.log; sets PIDS[$1].
+launch() { # id label
+  local id=$1 out="$WORK/node-$1-$2.log"
+  if [ "$BROKER" = kafka ]; then
+    # shellcheck disable=SC2086
+    "$JAVA" $HEAP $JVM_FLAGS -Dlog4j2.configurationFile="$BENCH/config/log4j2-broker.properties" \
+      -Dkafka.logs.dir="$WORK/logs-$id" -cp "$KAFKA_CP" kafka.Kafka "$WORK/server-$id.properties" \
+      >"$out" 2>&1 &
+  else
+    # shellcheck disable=SC2086
+    "$JAVA" $HEAP $JVM_FLAGS -jar "$JAR" server "$WORK/server-$id.properties" >"$out" 2>&1 &
+  fi
+  PIDS[$id]=$!
+}
+
+# Heap used after a full GC, in KiB.
+heap_used_kib() { # pid
+  jcmd "$1" GC.run >/dev/null
+  jcmd "$1" GC.heap_info | sed -n 's/.*heap.*used \([0-9]*\)K.*/\1/p' | head -1
+}
+
+CLUSTER_ID="$("${TOOL[@]}" uuid)"
 for id in 1 2 3; do
-  until grep -qs "Brook is running" "$WORK/node-$id.log"; do sleep 0.1; done
+  write_config "$id"
+  if [ "$BROKER" = kafka ]; then
+    "$JAVA" -cp "$KAFKA_CP" -Dlog4j2.configurationFile="$BENCH/config/log4j2-tools.properties" \
+      kafka.tools.StorageTool format --config "$WORK/server-$id.properties" \
+      --cluster-id "$CLUSTER_ID" >"$WORK/format-$id.log" 2>&1
+  fi
 done
-echo "== 3 nodes up ($WORK)"
-for id in 1 2 3; do grep -o 'Brook started.*durationMs=[0-9]*' "$WORK/node-$id.log" | sed 's/.*durationMs=/start-up ms: /'; done
+for id in 1 2 3; do launch "$id" start; done
+"${TOOL[@]}" await-brokers "$BROKERS" 3 "$(date +%s%3N)" >/dev/null
+echo "== $BROKER: 3 nodes up ($WORK)"
+
+declare -A HEAP_BEFORE
+for id in 1 2 3; do HEAP_BEFORE[$id]=$(heap_used_kib "${PIDS[$id]}"); done
 
 echo "== creating $TOPICS topics x $PARTITIONS partitions, replication factor $RF"
 "${TOOL[@]}" create "$BROKERS" "$TOPICS" "$PARTITIONS" "$RF"
+HOSTED=$((TOPICS * PARTITIONS * RF / 3))
 for id in 1 2 3; do
-  echo "node $id: RSS $(ps -o rss= -p "${PIDS[$((id - 1))]}") KiB, open files $(ls /proc/"${PIDS[$((id - 1))]}"/fd | wc -l)"
+  pid=${PIDS[$id]}
+  after=$(heap_used_kib "$pid")
+  echo "node $id: heap used after GC $((HEAP_BEFORE[$id] / 1024)) -> $((after / 1024)) MiB" \
+    "($(( (after - HEAP_BEFORE[$id]) * 1024 / HOSTED )) B per hosted partition, $HOSTED hosted)," \
+    "RSS $(( $(ps -o rss= -p "$pid") / 1024 )) MiB, open files $(ls /proc/"$pid"/fd | wc -l)"
 done
 
-echo "== restart of node 3 (SIGTERM, then start on its data): start-up until registered and unfenced"
-kill -TERM "${PIDS[2]}"
-wait "${PIDS[2]}" 2>/dev/null || true
-"$JAVA" -Xmx2g -jar "$JAR" server "$WORK/server-3.properties" >"$WORK/node-3-restart.log" 2>&1 &
-PIDS[2]=$!
-ID_PIDS="1:${PIDS[0]},2:${PIDS[1]},3:${PIDS[2]}"
-until grep -qs "Brook is running" "$WORK/node-3-restart.log"; do sleep 0.1; done
-grep -o 'Brook started.*durationMs=[0-9]*' "$WORK/node-3-restart.log" | sed 's/.*durationMs=/node 3 restart start-up ms: /'
-grep -o 'Loaded logs count=[0-9]* .*durationMs=[0-9]*' "$WORK/node-3-restart.log" || true
+echo "== restart of node 3 (SIGTERM, then start on its data): launch until every broker lists it"
+kill -TERM "${PIDS[3]}"
+wait "${PIDS[3]}" 2>/dev/null || true
+launched=$(date +%s%3N)
+launch 3 restart
+"${TOOL[@]}" await-brokers "$BROKERS" 3 "$launched"
 
 echo "== controller failover"
+ID_PIDS="1:${PIDS[1]},2:${PIDS[2]},3:${PIDS[3]}"
 "${TOOL[@]}" failover "$BROKERS" "$ID_PIDS"

@@ -5,12 +5,14 @@ import io.brook.metadata.controller.ControllerResult;
 import io.brook.metadata.controller.MetadataException;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.ControllerChannel;
+import io.brook.metadata.quorum.QuorumState;
 import io.brook.quorum.QueryCodec.Fetched;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -182,6 +184,12 @@ public final class RaftMetadataObserver implements ClusterQuorum {
   public OptionalInt activeControllerId() {
     int id = RatisConfig.nodeId(client.getLeaderId());
     return id < 0 ? OptionalInt.empty() : OptionalInt.of(id);
+  }
+
+  @Override
+  public Optional<QuorumState> quorumState() {
+    // Never a voter, so never the leader.
+    return Optional.empty();
   }
 
   @Override

@@ -5,12 +5,16 @@ import io.brook.metadata.controller.ControllerResult;
 import io.brook.metadata.controller.MetadataException;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.ControllerChannel;
+import io.brook.metadata.quorum.QuorumState;
 import io.brook.quorum.EntryCodec.Status;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +61,7 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   private static final int MAX_ATTEMPTS = 5;
 
   private final RaftGroup group;
+  private final Map<Integer, InetSocketAddress> voters;
   private final RaftServer server;
   private final RaftClient client;
   private final RaftClient longClient;
@@ -66,11 +71,13 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
 
   private RaftMetadataQuorum(
       RaftGroup group,
+      Map<Integer, InetSocketAddress> voters,
       RaftServer server,
       RaftClient client,
       RaftClient longClient,
       MetadataStateMachine stateMachine) {
     this.group = group;
+    this.voters = Map.copyOf(voters);
     this.server = server;
     this.client = client;
     this.longClient = longClient;
@@ -124,7 +131,8 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
         settings.nodeId(),
         settings.voters(),
         settings.storageDir());
-    return new RaftMetadataQuorum(group, server, client, longClient, stateMachine);
+    return new RaftMetadataQuorum(
+        group, settings.voters(), server, client, longClient, stateMachine);
   }
 
   @Override
@@ -144,6 +152,16 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     DivisionInfo info = info();
     int id = info == null ? -1 : RatisConfig.nodeId(info.getLeaderId());
     return id < 0 ? OptionalInt.empty() : OptionalInt.of(id);
+  }
+
+  @Override
+  public Optional<QuorumState> quorumState() {
+    try {
+      return QuorumStateReader.read(
+          server.getDivision(group.getGroupId()), voters, System.currentTimeMillis());
+    } catch (IOException e) {
+      return Optional.empty();
+    }
   }
 
   private DivisionInfo info() {

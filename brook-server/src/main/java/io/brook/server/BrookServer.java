@@ -13,6 +13,7 @@ import io.brook.broker.api.DeleteTopicsHandler;
 import io.brook.broker.api.DescribeClusterHandler;
 import io.brook.broker.api.DescribeConfigsHandler;
 import io.brook.broker.api.DescribeProducersHandler;
+import io.brook.broker.api.DescribeQuorumHandler;
 import io.brook.broker.api.FetchHandler;
 import io.brook.broker.api.IncrementalAlterConfigsHandler;
 import io.brook.broker.api.InitProducerIdHandler;
@@ -32,12 +33,14 @@ import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.LocalMetadataQuorum;
 import io.brook.metadata.quorum.MetadataQuorum;
+import io.brook.metadata.quorum.QuorumState;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.network.KafkaNetworkServer;
 import io.brook.quorum.ClusterQuorum;
+import io.brook.quorum.QuorumSettings;
 import io.brook.server.cluster.ClusterServices;
 import io.brook.server.cluster.ClusterSettings;
 import io.brook.server.config.BrokerConfig;
@@ -51,6 +54,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -187,6 +191,11 @@ public final class BrookServer implements AutoCloseable {
               c.replicaManager,
               internalTopicCreator(admin),
               CoordinatorConfigs.transactionTopic(config)));
+      handlers.add(
+          new DescribeQuorumHandler(
+              () -> Optional.of(singleVoterState(nodeId, c.quorum.image(), config)),
+              c.quorum::image,
+              config.controllerListenerNames().get(0)));
       ApiRegistry registry = new ApiRegistry(handlers, List.of(c.groupCoordinator));
       c.network = KafkaNetworkServer.start(networkConfig(config), registry);
 
@@ -279,6 +288,18 @@ public final class BrookServer implements AutoCloseable {
         new DescribeConfigsHandler(identity, replicaManager, describer),
         new AlterConfigsHandler(admin, replicaManager),
         new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
+  }
+
+  /** A single voter (the local journal) is its own leader, always caught up. */
+  private static QuorumState singleVoterState(
+      int nodeId, MetadataImage image, BrokerConfig config) {
+    long highWatermark = image.offset() + 1;
+    return new QuorumState(
+        nodeId,
+        1,
+        highWatermark,
+        List.of(new QuorumState.Replica(nodeId, highWatermark, -1, System.currentTimeMillis())),
+        QuorumSettings.parseVoters(config.controllerQuorumVoters()));
   }
 
   /** In a cluster, internal topics are created by the active controller, reached by forwarding. */

@@ -309,4 +309,24 @@ class KafkaToolsIT {
     System.arraycopy(rest, 0, all, first.length, rest.length);
     return all;
   }
+
+  @Test
+  void kafkaMetadataQuorumDescribesTheSingleVoter() {
+    // Given
+    String bootstrap = BROOK.bootstrapServers();
+    String quorum = "org.apache.kafka.tools.MetadataQuorumCommand";
+
+    // When
+    ChildProcess.Result status =
+        successfulTool(quorum, "--bootstrap-server", bootstrap, "describe", "--status");
+    ChildProcess.Result replication =
+        successfulTool(quorum, "--bootstrap-server", bootstrap, "describe", "--replication");
+
+    // Then the node is the leader of a quorum of one, caught up
+    assertThat(status.stdout())
+        .containsPattern("LeaderId:\\s+1")
+        .containsPattern("HighWatermark:\\s+\\d+")
+        .containsPattern("MaxFollowerLag:\\s+0");
+    assertThat(replication.stdout()).containsPattern("(?m)^1\\s+.*Leader");
+  }
 }

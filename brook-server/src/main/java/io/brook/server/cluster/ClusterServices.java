@@ -4,6 +4,7 @@ import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.api.AllocateProducerIdsHandler;
 import io.brook.broker.api.BrokerHeartbeatHandler;
 import io.brook.broker.api.BrokerRegistrationHandler;
+import io.brook.broker.api.DescribeQuorumHandler;
 import io.brook.broker.api.ElectLeadersHandler;
 import io.brook.broker.cluster.BrokerFencer;
 import io.brook.broker.cluster.BrokerLifecycleManager;
@@ -52,13 +53,15 @@ public final class ClusterServices implements AutoCloseable {
           ApiKeys.CREATE_PARTITIONS,
           ApiKeys.ALTER_CONFIGS,
           ApiKeys.INCREMENTAL_ALTER_CONFIGS,
-          ApiKeys.ELECT_LEADERS);
+          ApiKeys.ELECT_LEADERS,
+          ApiKeys.DESCRIBE_QUORUM);
 
   /** Requests waiting for a thread; beyond it the executors refuse (bounded). */
   private static final int QUEUE = 512;
 
   private final ClusterSettings settings;
   private final int nodeId;
+  private final String controllerListener;
   private final ClusterQuorum quorum;
   private final ClusterController controller;
   private final ControllerClient controllerClient;
@@ -83,6 +86,7 @@ public final class ClusterServices implements AutoCloseable {
       ScheduledExecutorService scheduler) {
     this.settings = ClusterSettings.of(config);
     this.nodeId = config.nodeId();
+    this.controllerListener = config.controllerListenerNames().get(0);
     this.quorum = quorum;
     this.controller = controller;
     this.scheduler = scheduler;
@@ -166,6 +170,7 @@ public final class ClusterServices implements AutoCloseable {
   private List<ApiHandler> withClusterApis(List<ApiHandler> handlers) {
     List<ApiHandler> all = new ArrayList<>(handlers);
     all.add(new ElectLeadersHandler(quorum, controller));
+    all.add(new DescribeQuorumHandler(quorum::quorumState, quorum::image, controllerListener));
     return all;
   }
 

@@ -161,10 +161,36 @@ public final class ClusterHarness implements AutoCloseable {
    */
   @Override
   public void close() {
+    dumpThreads();
     for (Node node : nodes.values()) {
       node.destroy();
     }
     keepLogs();
+  }
+
+  /**
+   * SIGQUIT to every running node: the JVM prints all its threads' stacks to its output, which
+   * {@link #keepLogs} keeps, so a test that hung shows where each node was.
+   */
+  private void dumpThreads() {
+    boolean any = false;
+    for (Node node : nodes.values()) {
+      try {
+        if (node.isAlive()) {
+          node.signal("QUIT");
+          any = true;
+        }
+      } catch (AssertionError | RuntimeException e) {
+        // It exited meanwhile: nothing to dump.
+      }
+    }
+    if (any) {
+      try {
+        Thread.sleep(300);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   private void keepLogs() {
@@ -304,7 +330,7 @@ public final class ClusterHarness implements AutoCloseable {
       awaitReady();
     }
 
-    private void signal(String name) {
+    void signal(String name) {
       try {
         Process kill =
             new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))

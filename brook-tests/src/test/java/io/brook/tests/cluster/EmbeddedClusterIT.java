@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.QuorumInfo;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -163,6 +164,35 @@ class EmbeddedClusterIT {
         }
       }
     }
+  }
+
+  @Test
+  void everyBrokerDescribesTheQuorumAsTheActiveControllerSeesIt() throws Exception {
+    // When the metadata quorum is described through each broker (forwarded to the leader)
+    Set<Integer> leaders = new HashSet<>();
+    for (int id : cluster.nodeIds()) {
+      try (Admin admin = admin(cluster.bootstrapServers(id))) {
+        QuorumInfo quorum =
+            await()
+                .atMost(Duration.ofSeconds(10))
+                .ignoreExceptions()
+                .until(
+                    () -> admin.describeMetadataQuorum().quorumInfo().get(),
+                    // Every voter has acknowledged everything committed.
+                    q -> q.voters().stream().allMatch(v -> v.logEndOffset() >= q.highWatermark()));
+
+        // Then all three voters are listed with their progress, and no observers
+        assertThat(quorum.voters())
+            .extracting(QuorumInfo.ReplicaState::replicaId)
+            .containsExactlyInAnyOrder(1, 2, 3);
+        assertThat(quorum.leaderEpoch()).isPositive();
+        assertThat(quorum.highWatermark()).isPositive();
+        assertThat(quorum.observers()).isEmpty();
+        assertThat(quorum.nodes()).containsOnlyKeys(1, 2, 3);
+        leaders.add(quorum.leaderId());
+      }
+    }
+    assertThat(leaders).hasSize(1);
   }
 
   private static List<Integer> leadersOf(String topic, int viaNode)

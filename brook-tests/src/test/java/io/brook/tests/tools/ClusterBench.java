@@ -12,6 +12,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
@@ -20,6 +21,8 @@ import org.apache.kafka.common.protocol.ByteBufferAccessor;
  * Used by {@code scripts/cluster-bench.sh}, not a test.
  *
  * <pre>
+ * ClusterBench uuid                                 # a random cluster id (Kafka's format step)
+ * ClusterBench await-brokers BROKERS COUNT SINCE_MS  # until every broker lists COUNT brokers
  * ClusterBench create BROKERS TOPICS PARTITIONS RF   # BROKERS: host:port,... one per broker
  * ClusterBench failover BROKERS ID:PID,...           # kills the active controller's process
  * </pre>
@@ -36,13 +39,44 @@ public final class ClusterBench {
   private ClusterBench() {}
 
   public static void main(String[] args) throws Exception {
-    String[] brokers = args[1].split(",");
-    if (args[0].equals("create")) {
-      create(
-          brokers, Integer.parseInt(args[2]), Integer.parseInt(args[3]), Short.parseShort(args[4]));
-    } else {
-      failover(brokers, args[2]);
+    if (args[0].equals("uuid")) {
+      System.out.println(Uuid.randomUuid());
+      return;
     }
+    String[] brokers = args[1].split(",");
+    switch (args[0]) {
+      case "create" ->
+          create(
+              brokers,
+              Integer.parseInt(args[2]),
+              Integer.parseInt(args[3]),
+              Short.parseShort(args[4]));
+      case "await-brokers" ->
+          awaitBrokers(brokers, Integer.parseInt(args[2]), Long.parseLong(args[3]));
+      case "failover" -> failover(brokers, args[2]);
+      default -> throw new IllegalArgumentException("unknown command " + args[0]);
+    }
+  }
+
+  private static void awaitBrokers(String[] brokers, int count, long sinceMs)
+      throws InterruptedException {
+    for (String broker : brokers) {
+      while (true) {
+        try {
+          if (metadata(broker).brokers().size() >= count) {
+            break;
+          }
+        } catch (Exception e) {
+          // Not listening yet.
+        }
+        Thread.sleep(50);
+      }
+    }
+    System.out.println(
+        "every_broker_lists_"
+            + count
+            + "_brokers_after_ms="
+            + (System.currentTimeMillis() - sinceMs));
   }
 
   private static void create(String[] brokers, int topics, int partitions, short rf)
@@ -82,7 +116,10 @@ public final class ClusterBench {
   }
 
   private static void failover(String[] brokers, String pids) throws Exception {
-    int controller = metadata(brokers[0]).controllerId();
+    int controller;
+    try (Admin admin = admin(String.join(",", brokers))) {
+      controller = admin.describeMetadataQuorum().quorumInfo().get().leaderId();
+    }
     long pid = -1;
     for (String entry : pids.split(",")) {
       String[] idPid = entry.split(":");
