@@ -6,6 +6,7 @@ import io.brook.broker.admin.ConfigDescriber;
 import io.brook.broker.admin.ProducerIdManager;
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.api.AlterConfigsHandler;
+import io.brook.broker.api.AlterPartitionReassignmentsHandler;
 import io.brook.broker.api.CreatePartitionsHandler;
 import io.brook.broker.api.CreateTopicsHandler;
 import io.brook.broker.api.DeleteRecordsHandler;
@@ -17,6 +18,7 @@ import io.brook.broker.api.FetchHandler;
 import io.brook.broker.api.IncrementalAlterConfigsHandler;
 import io.brook.broker.api.InitProducerIdHandler;
 import io.brook.broker.api.ListOffsetsHandler;
+import io.brook.broker.api.ListPartitionReassignmentsHandler;
 import io.brook.broker.api.MetadataHandler;
 import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
@@ -276,6 +278,8 @@ public final class BrookServer implements AutoCloseable {
         new CreateTopicsHandler(admin, replicaManager, describer),
         new DeleteTopicsHandler(admin, replicaManager),
         new CreatePartitionsHandler(admin),
+        new AlterPartitionReassignmentsHandler(admin),
+        new ListPartitionReassignmentsHandler(admin),
         new DescribeConfigsHandler(identity, replicaManager, describer),
         new AlterConfigsHandler(admin, replicaManager),
         new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
