@@ -13,6 +13,7 @@ import io.brook.broker.api.DeleteRecordsHandler;
 import io.brook.broker.api.DeleteTopicsHandler;
 import io.brook.broker.api.DescribeClusterHandler;
 import io.brook.broker.api.DescribeConfigsHandler;
+import io.brook.broker.api.DescribeLogDirsHandler;
 import io.brook.broker.api.DescribeProducersHandler;
 import io.brook.broker.api.FetchHandler;
 import io.brook.broker.api.IncrementalAlterConfigsHandler;
@@ -182,7 +183,7 @@ public final class BrookServer implements AutoCloseable {
       BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId);
       List<ApiHandler> handlers =
           new ArrayList<>(
-              handlers(identity, c.replicaManager, admin, admin, producerIds, describer));
+              handlers(identity, c.replicaManager, admin, admin, producerIds, describer, logDirs));
       handlers.addAll(
           GroupApis.handlers(
               c.groupCoordinator,
@@ -221,7 +222,14 @@ public final class BrookServer implements AutoCloseable {
     AutoTopicCreator autoCreate = cluster.autoTopicCreator(config.autoCreateTopicsEnable());
     List<ApiHandler> handlers =
         new ArrayList<>(
-            handlers(identity, c.replicaManager, admin, autoCreate, producerIds, describer));
+            handlers(
+                identity,
+                c.replicaManager,
+                admin,
+                autoCreate,
+                producerIds,
+                describer,
+                config.logDirs()));
     handlers.addAll(
         GroupApis.handlers(
             c.groupCoordinator,
@@ -264,7 +272,8 @@ public final class BrookServer implements AutoCloseable {
       TopicAdmin admin,
       AutoTopicCreator autoCreate,
       ProducerIdManager producerIds,
-      ConfigDescriber describer) {
+      ConfigDescriber describer,
+      List<Path> logDirs) {
     return List.of(
         new ProduceHandler(replicaManager),
         new FetchHandler(replicaManager),
@@ -280,6 +289,7 @@ public final class BrookServer implements AutoCloseable {
         new CreatePartitionsHandler(admin),
         new AlterPartitionReassignmentsHandler(admin),
         new ListPartitionReassignmentsHandler(admin),
+        new DescribeLogDirsHandler(replicaManager, logDirs),
         new DescribeConfigsHandler(identity, replicaManager, describer),
         new AlterConfigsHandler(admin, replicaManager),
         new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
