@@ -24,6 +24,7 @@ import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeLogDirsRequestData;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
@@ -48,8 +49,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Every version the broker advertises in ApiVersions, for the APIs that clients of every age use on
  * the data path (kcat speaks ListOffsets v2, kafkajs v3, kafka-clients the latest) and the
- * reassignment APIs (v0 and v1 of AlterPartitionReassignments differ): a plain, valid request at
- * each version gets a response that parses at that version and carries no error.
+ * reassignment APIs with DescribeLogDirs, which kafka-reassign-partitions uses: a plain, valid
+ * request at each version gets a response that parses at that version and carries no error.
  */
 @Timeout(120)
 class EveryVersionIT {
@@ -92,6 +93,7 @@ class EveryVersionIT {
     requests.put(
         ApiKeys.LIST_PARTITION_REASSIGNMENTS,
         v -> new ListPartitionReassignmentsRequestData().setTopics(null));
+    requests.put(ApiKeys.DESCRIBE_LOG_DIRS, v -> new DescribeLogDirsRequestData().setTopics(null));
     return requests;
   }
 
