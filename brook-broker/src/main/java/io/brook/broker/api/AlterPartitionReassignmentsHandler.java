@@ -5,6 +5,7 @@ import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.controller.PartitionReassignment;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
@@ -58,7 +59,7 @@ public final class AlterPartitionReassignmentsHandler extends KafkaApi {
       ApiFailure failure = ApiFailure.of(e);
       ApiError error = new ApiError(failure.error(), failure.message());
       response.setErrorCode(failure.code()).setErrorMessage(failure.message());
-      errors = java.util.Collections.nCopies(wanted.size(), error);
+      errors = Collections.nCopies(wanted.size(), error);
     }
     Iterator<ApiError> next = errors.iterator();
     for (ReassignableTopic topic : request.topics()) {

@@ -16,8 +16,7 @@ public record PartitionReassignment(
     String topic, int partitionId, Optional<List<Integer>> targetReplicas) {
   public PartitionReassignment {
     Objects.requireNonNull(topic, "topic");
-    // A list may hold nulls only in a malformed request; ManualAssignment reports them.
-    targetReplicas = targetReplicas.map(java.util.Collections::unmodifiableList);
+    targetReplicas = targetReplicas.map(List::copyOf);
   }
 
   /** Moves the partition to {@code replicas}. */

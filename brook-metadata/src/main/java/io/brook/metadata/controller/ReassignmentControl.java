@@ -57,13 +57,13 @@ final class ReassignmentControl {
     MetadataImage current = image;
     List<MetadataRecord> records = new ArrayList<>();
     List<MetadataRecord> unapplied = new ArrayList<>();
-    Set<String> changed = new HashSet<>();
+    Set<PartitionKey> changed = new HashSet<>();
     List<ApiError> results = new ArrayList<>();
     for (PartitionReassignment request : requests) {
       if (records.size() >= maxRecords) {
         break;
       }
-      String key = request.topic() + "-" + request.partitionId();
+      PartitionKey key = new PartitionKey(request.topic(), request.partitionId());
       if (changed.contains(key)) {
         // The same partition twice: the second sees the first's change.
         current = current.apply(unapplied, current.offset() + unapplied.size());
@@ -138,6 +138,8 @@ final class ReassignmentControl {
       ongoing.computeIfAbsent(topic, t -> new TreeMap<>()).put(id, p);
     }
   }
+
+  private record PartitionKey(String topic, int partitionId) {}
 
   /** A partition's answer, and its record when it changes. */
   private record Outcome(ApiError error, Optional<PartitionChangeRecord> change) {
