@@ -6,18 +6,21 @@ import io.brook.broker.admin.ConfigDescriber;
 import io.brook.broker.admin.ProducerIdManager;
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.api.AlterConfigsHandler;
+import io.brook.broker.api.AlterPartitionReassignmentsHandler;
 import io.brook.broker.api.CreatePartitionsHandler;
 import io.brook.broker.api.CreateTopicsHandler;
 import io.brook.broker.api.DeleteRecordsHandler;
 import io.brook.broker.api.DeleteTopicsHandler;
 import io.brook.broker.api.DescribeClusterHandler;
 import io.brook.broker.api.DescribeConfigsHandler;
+import io.brook.broker.api.DescribeLogDirsHandler;
 import io.brook.broker.api.DescribeProducersHandler;
 import io.brook.broker.api.DescribeQuorumHandler;
 import io.brook.broker.api.FetchHandler;
 import io.brook.broker.api.IncrementalAlterConfigsHandler;
 import io.brook.broker.api.InitProducerIdHandler;
 import io.brook.broker.api.ListOffsetsHandler;
+import io.brook.broker.api.ListPartitionReassignmentsHandler;
 import io.brook.broker.api.MetadataHandler;
 import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
@@ -184,7 +187,7 @@ public final class BrookServer implements AutoCloseable {
       BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId);
       List<ApiHandler> handlers =
           new ArrayList<>(
-              handlers(identity, c.replicaManager, admin, admin, producerIds, describer));
+              handlers(identity, c.replicaManager, admin, admin, producerIds, describer, logDirs));
       handlers.addAll(
           GroupApis.handlers(
               c.groupCoordinator,
@@ -228,7 +231,14 @@ public final class BrookServer implements AutoCloseable {
     AutoTopicCreator autoCreate = cluster.autoTopicCreator(config.autoCreateTopicsEnable());
     List<ApiHandler> handlers =
         new ArrayList<>(
-            handlers(identity, c.replicaManager, admin, autoCreate, producerIds, describer));
+            handlers(
+                identity,
+                c.replicaManager,
+                admin,
+                autoCreate,
+                producerIds,
+                describer,
+                config.logDirs()));
     handlers.addAll(
         GroupApis.handlers(
             c.groupCoordinator,
@@ -271,7 +281,8 @@ public final class BrookServer implements AutoCloseable {
       TopicAdmin admin,
       AutoTopicCreator autoCreate,
       ProducerIdManager producerIds,
-      ConfigDescriber describer) {
+      ConfigDescriber describer,
+      List<Path> logDirs) {
     return List.of(
         new ProduceHandler(replicaManager),
         new FetchHandler(replicaManager),
@@ -285,6 +296,9 @@ public final class BrookServer implements AutoCloseable {
         new CreateTopicsHandler(admin, replicaManager, describer),
         new DeleteTopicsHandler(admin, replicaManager),
         new CreatePartitionsHandler(admin),
+        new AlterPartitionReassignmentsHandler(admin),
+        new ListPartitionReassignmentsHandler(admin),
+        new DescribeLogDirsHandler(replicaManager, logDirs),
         new DescribeConfigsHandler(identity, replicaManager, describer),
         new AlterConfigsHandler(admin, replicaManager),
         new IncrementalAlterConfigsHandler(admin, replicaManager, describer));

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
@@ -18,14 +19,17 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeLogDirsRequestData;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
@@ -44,7 +48,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every version the broker advertises in ApiVersions, for the APIs that clients of every age use on
- * the data path (kcat speaks ListOffsets v2, kafkajs v3, kafka-clients the latest): a plain, valid
+ * the data path (kcat speaks ListOffsets v2, kafkajs v3, kafka-clients the latest) and the
+ * reassignment APIs with DescribeLogDirs, which kafka-reassign-partitions uses: a plain, valid
  * request at each version gets a response that parses at that version and carries no error.
  */
 @Timeout(120)
@@ -70,6 +75,29 @@ class EveryVersionIT {
 
   /** A valid request of each API for one version. */
   private static Map<ApiKeys, IntFunction<ApiMessage>> requests() {
+    Map<ApiKeys, IntFunction<ApiMessage>> requests = new HashMap<>(dataPathRequests());
+    // The partition's only replica as its target: nothing moves, and no error.
+    requests.put(
+        ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+        v -> {
+          AlterPartitionReassignmentsRequestData.ReassignableTopic topic =
+              new AlterPartitionReassignmentsRequestData.ReassignableTopic().setName(TOPIC);
+          topic
+              .partitions()
+              .add(
+                  new AlterPartitionReassignmentsRequestData.ReassignablePartition()
+                      .setPartitionIndex(0)
+                      .setReplicas(List.of(1)));
+          return new AlterPartitionReassignmentsRequestData().setTopics(List.of(topic));
+        });
+    requests.put(
+        ApiKeys.LIST_PARTITION_REASSIGNMENTS,
+        v -> new ListPartitionReassignmentsRequestData().setTopics(null));
+    requests.put(ApiKeys.DESCRIBE_LOG_DIRS, v -> new DescribeLogDirsRequestData().setTopics(null));
+    return requests;
+  }
+
+  private static Map<ApiKeys, IntFunction<ApiMessage>> dataPathRequests() {
     return Map.of(
         ApiKeys.API_VERSIONS,
         v ->

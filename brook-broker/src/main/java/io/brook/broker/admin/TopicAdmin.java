@@ -4,8 +4,10 @@ import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ConfigValidator;
 import io.brook.metadata.controller.NewTopic;
+import io.brook.metadata.controller.PartitionReassignment;
 import io.brook.metadata.controller.ProducerIdBlock;
 import io.brook.metadata.controller.TopicResult;
+import io.brook.metadata.image.PartitionImage;
 import io.brook.metadata.quorum.MetadataQuorum;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,6 +105,30 @@ public final class TopicAdmin implements AutoTopicCreator {
         resource.type() == ConfigResource.Type.TOPIC ? topicConfigValidator : configs -> {};
     return quorum.submit(
         image -> controller.alterConfigs(resource, changes, validateOnly, validator));
+  }
+
+  /**
+   * Starts or cancels partition reassignments, in as few operations as the per-operation record
+   * limit allows.
+   *
+   * @return one result per request, in order
+   */
+  public List<ApiError> alterPartitionReassignments(
+      List<PartitionReassignment> requests, boolean allowReplicationFactorChange) {
+    List<ApiError> results = new ArrayList<>();
+    while (results.size() < requests.size()) {
+      List<PartitionReassignment> rest = requests.subList(results.size(), requests.size());
+      results.addAll(
+          quorum.submit(
+              image -> controller.alterPartitionReassignments(rest, allowReplicationFactorChange)));
+    }
+    return results;
+  }
+
+  /** The partitions being reassigned, from the quorum's image (the controller's, on a cluster). */
+  public Map<String, Map<Integer, PartitionImage>> listPartitionReassignments(
+      Optional<Map<String, List<Integer>>> partitions) {
+    return controller.listPartitionReassignments(partitions);
   }
 
   public ProducerIdBlock allocateProducerIds(int brokerId, long brokerEpoch) {

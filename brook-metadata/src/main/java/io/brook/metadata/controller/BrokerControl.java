@@ -117,13 +117,9 @@ final class BrokerControl {
         if (leader == brokerId || leader == PartitionImage.NO_LEADER) {
           leader = firstEligible(p.replicas(), isr, eligible);
         }
-        Optional<List<Integer>> isrChange =
-            isr.equals(p.isr()) ? Optional.empty() : Optional.of(List.copyOf(isr));
-        Optional<Integer> leaderChange =
-            leader == p.leader() ? Optional.empty() : Optional.of(leader);
-        if (isrChange.isPresent() || leaderChange.isPresent()) {
-          changes.add(new PartitionChangeRecord(topic.id(), e.getKey(), isrChange, leaderChange));
-        }
+        // Through the reassignment rules, like every ISR change (see ReassignmentControl).
+        ReassignmentControl.isrChange(topic.id(), e.getKey(), p, isr, leader, eligible)
+            .ifPresent(changes::add);
       }
     }
     return changes;

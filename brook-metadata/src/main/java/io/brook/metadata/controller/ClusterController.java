@@ -1,6 +1,7 @@
 package io.brook.metadata.controller;
 
 import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.image.PartitionImage;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.metadata.record.MetadataRecord;
 import java.util.ArrayList;
@@ -244,6 +245,39 @@ public final class ClusterController {
       Optional<Map<String, List<Integer>>> partitions) {
     return LeaderElectionControl.electPreferred(
         image.get(), Objects.requireNonNull(partitions, "partitions"));
+  }
+
+  /**
+   * Starts or cancels partition reassignments (Kafka's AlterPartitionReassignments), in order.
+   * Stops before the partition whose record would take the operation past {@link
+   * ControllerConfig#maxRecordsPerOperation()}: the result then has fewer entries than {@code
+   * requests}, and the caller submits the rest as another operation.
+   *
+   * @param allowReplicationFactorChange false to refuse targets whose size differs from the
+   *     partition's replica count
+   * @return per request handled, in order: {@code NONE}, {@code UNKNOWN_TOPIC_OR_PARTITION}, {@code
+   *     INVALID_REPLICA_ASSIGNMENT}, {@code INVALID_REPLICATION_FACTOR} or {@code
+   *     NO_REASSIGNMENT_IN_PROGRESS}
+   */
+  public ControllerResult<List<ApiError>> alterPartitionReassignments(
+      List<PartitionReassignment> requests, boolean allowReplicationFactorChange) {
+    return ReassignmentControl.alter(
+        image.get(),
+        List.copyOf(requests),
+        allowReplicationFactorChange,
+        config.maxRecordsPerOperation());
+  }
+
+  /**
+   * The partitions with a reassignment in progress (Kafka's ListPartitionReassignments), by topic
+   * name and partition id; their images carry the replicas and the adding and removing sets.
+   *
+   * @param partitions partition ids by topic name, or empty for all partitions; unknown ones are
+   *     left out
+   */
+  public Map<String, Map<Integer, PartitionImage>> listPartitionReassignments(
+      Optional<Map<String, List<Integer>>> partitions) {
+    return ReassignmentControl.list(image.get(), Objects.requireNonNull(partitions, "partitions"));
   }
 
   /** Whether a preferred-leader election would move any leader. */

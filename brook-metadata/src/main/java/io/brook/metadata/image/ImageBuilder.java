@@ -176,9 +176,17 @@ final class ImageBuilder {
       throw refuse(r, "epochs must not be negative");
     }
     checkPlacement(r, r.replicas(), r.isr(), r.leader());
+    checkReassignment(r, r.replicas(), r.addingReplicas(), r.removingReplicas());
     partitions.put(
         r.partitionId(),
-        new PartitionImage(r.replicas(), r.isr(), r.leader(), r.leaderEpoch(), r.partitionEpoch()));
+        new PartitionImage(
+            r.replicas(),
+            r.isr(),
+            r.leader(),
+            r.leaderEpoch(),
+            r.partitionEpoch(),
+            r.addingReplicas(),
+            r.removingReplicas()));
   }
 
   private void replayPartitionChange(PartitionChangeRecord r) {
@@ -190,12 +198,39 @@ final class ImageBuilder {
     List<Integer> replicas = r.replicas().orElse(current.replicas());
     List<Integer> isr = r.isr().orElse(current.isr());
     int leader = r.leader().orElse(current.leader());
+    List<Integer> adding = r.addingReplicas().orElse(current.addingReplicas());
+    List<Integer> removing = r.removingReplicas().orElse(current.removingReplicas());
     checkPlacement(r, replicas, isr, leader);
+    checkReassignment(r, replicas, adding, removing);
+    boolean replicaDropped = !new HashSet<>(replicas).containsAll(current.replicas());
     int leaderEpoch =
-        leader == current.leader() ? current.leaderEpoch() : current.leaderEpoch() + 1;
+        leader != current.leader() || replicaDropped
+            ? current.leaderEpoch() + 1
+            : current.leaderEpoch();
     partitions.put(
         r.partitionId(),
-        new PartitionImage(replicas, isr, leader, leaderEpoch, current.partitionEpoch() + 1));
+        new PartitionImage(
+            replicas, isr, leader, leaderEpoch, current.partitionEpoch() + 1, adding, removing));
+  }
+
+  /** Adding and removing replicas are disjoint, distinct members of the replicas. */
+  private static void checkReassignment(
+      MetadataRecord r, List<Integer> replicas, List<Integer> adding, List<Integer> removing) {
+    Set<Integer> addingSet = new HashSet<>(adding);
+    Set<Integer> removingSet = new HashSet<>(removing);
+    if (addingSet.size() != adding.size() || removingSet.size() != removing.size()) {
+      throw refuse(r, "adding and removing replicas must be distinct");
+    }
+    if (!replicas.containsAll(addingSet) || !replicas.containsAll(removingSet)) {
+      throw refuse(r, "adding and removing replicas must be replicas");
+    }
+    addingSet.retainAll(removingSet);
+    if (!addingSet.isEmpty()) {
+      throw refuse(r, "a replica cannot be both added and removed");
+    }
+    if (adding.size() >= replicas.size() || removing.size() >= replicas.size()) {
+      throw refuse(r, "a reassignment needs at least one original and one target replica");
+    }
   }
 
   private static void checkPlacement(

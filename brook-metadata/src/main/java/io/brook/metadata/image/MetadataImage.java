@@ -177,7 +177,9 @@ public final class MetadataImage {
                 p.isr(),
                 p.leader(),
                 p.leaderEpoch(),
-                p.partitionEpoch()));
+                p.partitionEpoch(),
+                p.addingReplicas(),
+                p.removingReplicas()));
       }
     }
     for (Map.Entry<ConfigResource.Type, Map<String, Map<String, String>>> byType :

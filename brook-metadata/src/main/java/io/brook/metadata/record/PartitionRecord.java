@@ -5,7 +5,7 @@ import java.util.Objects;
 import org.apache.kafka.common.Uuid;
 
 /**
- * A new partition of an existing topic.
+ * A new partition of an existing topic, or (in a snapshot) a partition as it stands.
  *
  * @param topicId the topic's id
  * @param partitionId the partition's index, 0-based
@@ -14,6 +14,9 @@ import org.apache.kafka.common.Uuid;
  * @param leader the leader's broker id, a member of {@code isr}, or -1 for none
  * @param leaderEpoch the leader epoch
  * @param partitionEpoch the partition epoch (bumped on every change)
+ * @param addingReplicas the replicas an ongoing reassignment adds; empty when none is in progress
+ * @param removingReplicas the replicas an ongoing reassignment removes; empty when none is in
+ *     progress
  */
 public record PartitionRecord(
     Uuid topicId,
@@ -22,11 +25,36 @@ public record PartitionRecord(
     List<Integer> isr,
     int leader,
     int leaderEpoch,
-    int partitionEpoch)
+    int partitionEpoch,
+    List<Integer> addingReplicas,
+    List<Integer> removingReplicas)
     implements MetadataRecord {
   public PartitionRecord {
     Objects.requireNonNull(topicId, "topicId");
     replicas = List.copyOf(replicas);
     isr = List.copyOf(isr);
+    addingReplicas = List.copyOf(addingReplicas);
+    removingReplicas = List.copyOf(removingReplicas);
+  }
+
+  /** A partition without a reassignment in progress, as every new partition is. */
+  public PartitionRecord(
+      Uuid topicId,
+      int partitionId,
+      List<Integer> replicas,
+      List<Integer> isr,
+      int leader,
+      int leaderEpoch,
+      int partitionEpoch) {
+    this(
+        topicId,
+        partitionId,
+        replicas,
+        isr,
+        leader,
+        leaderEpoch,
+        partitionEpoch,
+        List.of(),
+        List.of());
   }
 }

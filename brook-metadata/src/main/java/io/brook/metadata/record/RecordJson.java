@@ -21,6 +21,9 @@ import org.apache.kafka.common.config.ConfigResource;
  * the value or JSON {@code null}, {@link ConfigResource.Type} is the enum constant's name. Decoding
  * is strict: an unknown type, a missing field or a value of the wrong kind is a {@link
  * RecordFormatException}. Unknown extra fields are ignored, so a later version may add fields.
+ * Fields added later are optional when decoding: {@code addingReplicas} and {@code
+ * removingReplicas} of {@code PartitionRecord} (absent means empty, and they are written only when
+ * not empty) and of {@code PartitionChangeRecord} (absent means unchanged).
  *
  * <p>Thread-safe.
  */
@@ -106,12 +109,21 @@ public final class RecordJson {
       o.put("leader", r.leader());
       o.put("leaderEpoch", r.leaderEpoch());
       o.put("partitionEpoch", r.partitionEpoch());
+      // Written only during a reassignment, so every other partition keeps its old form.
+      if (!r.addingReplicas().isEmpty()) {
+        o.set("addingReplicas", ints(r.addingReplicas()));
+      }
+      if (!r.removingReplicas().isEmpty()) {
+        o.set("removingReplicas", ints(r.removingReplicas()));
+      }
     } else if (record instanceof PartitionChangeRecord r) {
       o.put("topicId", r.topicId().toString());
       o.put("partitionId", r.partitionId());
       o.set("isr", r.isr().map(RecordJson::ints).orElse(null));
       o.set("leader", r.leader().map(NODES::numberNode).orElse(null));
       o.set("replicas", r.replicas().map(RecordJson::ints).orElse(null));
+      r.addingReplicas().ifPresent(adding -> o.set("addingReplicas", ints(adding)));
+      r.removingReplicas().ifPresent(removing -> o.set("removingReplicas", ints(removing)));
     } else if (record instanceof ConfigRecord r) {
       o.put("resourceType", r.resourceType().name());
       o.put("resourceName", r.resourceName());
@@ -171,7 +183,9 @@ public final class RecordJson {
             intList(field(o, "isr"), "isr"),
             integer(o, "leader"),
             integer(o, "leaderEpoch"),
-            integer(o, "partitionEpoch"));
+            integer(o, "partitionEpoch"),
+            optionalIntList(o, "addingReplicas").orElse(List.of()),
+            optionalIntList(o, "removingReplicas").orElse(List.of()));
       case "PartitionChangeRecord":
         {
           JsonNode isr = field(o, "isr");
@@ -182,7 +196,9 @@ public final class RecordJson {
               integer(o, "partitionId"),
               isr.isNull() ? Optional.empty() : Optional.of(intList(isr, "isr")),
               leader.isNull() ? Optional.empty() : Optional.of(integer(o, "leader")),
-              replicas.isNull() ? Optional.empty() : Optional.of(intList(replicas, "replicas")));
+              replicas.isNull() ? Optional.empty() : Optional.of(intList(replicas, "replicas")),
+              optionalIntList(o, "addingReplicas"),
+              optionalIntList(o, "removingReplicas"));
         }
       case "ConfigRecord":
         {
@@ -275,6 +291,12 @@ public final class RecordJson {
       list.add(intValue(element, name));
     }
     return list;
+  }
+
+  /** A list field added after the first version: absent (or null) means no value. */
+  private static Optional<List<Integer>> optionalIntList(JsonNode o, String name) {
+    JsonNode value = o.get(name);
+    return value == null || value.isNull() ? Optional.empty() : Optional.of(intList(value, name));
   }
 
   private static Uuid uuid(JsonNode o, String name) {

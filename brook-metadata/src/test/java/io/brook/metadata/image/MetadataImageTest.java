@@ -189,10 +189,11 @@ class MetadataImageTest {
         .contains(new PartitionImage(List.of(1, 2, 3), List.of(1, 2), 1, 0, 2));
     assertThat(newLeader.partition("t1", 0))
         .contains(new PartitionImage(List.of(1, 2, 3), List.of(2), 2, 1, 3));
+    // dropping replica 1 bumps the leader epoch too, so a removed replica is fenced by its epoch
     assertThat(reassigned.partition("t1", 0))
-        .contains(new PartitionImage(List.of(2, 3), List.of(2), 2, 1, 4));
+        .contains(new PartitionImage(List.of(2, 3), List.of(2), 2, 2, 4));
     assertThat(leaderless.partition("t1", 0))
-        .contains(new PartitionImage(List.of(2, 3), List.of(2), -1, 2, 5));
+        .contains(new PartitionImage(List.of(2, 3), List.of(2), -1, 3, 5));
   }
 
   @Test
@@ -262,6 +263,42 @@ class MetadataImageTest {
           .as("%s", r)
           .isInstanceOf(IllegalStateException.class);
     }
+  }
+
+  @Test
+  void inconsistentReassignmentsAreRefused() {
+    MetadataImage image = base();
+    List<MetadataRecord> refused =
+        List.of(
+            // adding a broker that is not a replica
+            new PartitionRecord(T1, 1, List.of(1, 2), List.of(1), 1, 0, 0, List.of(3), List.of()),
+            // one replica both added and removed
+            reassigning(List.of(1, 2, 3), List.of(3), List.of(3)),
+            // every replica removed, or every replica added
+            reassigning(List.of(1, 2, 3), List.of(), List.of(1, 2, 3)),
+            reassigning(List.of(1, 2, 3), List.of(1, 2, 3), List.of()),
+            // replicas dropped without clearing the adding set that named them
+            new PartitionChangeRecord(
+                T1, 0, Optional.of(List.of(1)), Optional.empty(), Optional.of(List.of(1))));
+    MetadataImage moving = apply(image, reassigning(List.of(1, 2, 3), List.of(3), List.of(1)));
+    for (MetadataRecord r : refused) {
+      MetadataImage before = r == refused.get(refused.size() - 1) ? moving : image;
+      assertThatThrownBy(() -> apply(before, r))
+          .as("%s", r)
+          .isInstanceOf(IllegalStateException.class);
+    }
+  }
+
+  private static PartitionChangeRecord reassigning(
+      List<Integer> replicas, List<Integer> adding, List<Integer> removing) {
+    return new PartitionChangeRecord(
+        T1,
+        0,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.of(replicas),
+        Optional.of(adding),
+        Optional.of(removing));
   }
 
   @Test

@@ -35,6 +35,16 @@ class RecordJsonTest {
             ID, 0, Optional.of(List.of(1, 2)), Optional.of(-1), Optional.empty()),
         new PartitionChangeRecord(
             ID, 0, Optional.empty(), Optional.empty(), Optional.of(List.of(2, 1))),
+        new PartitionRecord(
+            ID, 1, List.of(3, 1, 2), List.of(1, 2), 1, 0, 0, List.of(3), List.of(2)),
+        new PartitionChangeRecord(
+            ID,
+            1,
+            Optional.of(List.of(1)),
+            Optional.empty(),
+            Optional.of(List.of(3, 1, 2)),
+            Optional.of(List.of(3)),
+            Optional.of(List.of())),
         new ConfigRecord(ConfigResource.Type.TOPIC, "orders", "retention.ms", "1000"),
         new ConfigRecord(ConfigResource.Type.BROKER, "", "log.retention.ms", null),
         new ProducerIdsRecord(1, 7, Long.MAX_VALUE),
@@ -67,6 +77,39 @@ class RecordJsonTest {
         .isEqualTo(
             "{\"type\":\"PartitionChangeRecord\",\"topicId\":\"MvDxzVmcRsaTz33bUuRU6A\","
                 + "\"partitionId\":3,\"isr\":null,\"leader\":2,\"replicas\":null}");
+  }
+
+  @Test
+  void reassignmentFieldsAreWrittenOnlyWhenSetAndReadAsEmptyWhenAbsent() throws Exception {
+    // Given the forms written before reassignment existed
+    String partition =
+        "{\"type\":\"PartitionRecord\",\"topicId\":\"MvDxzVmcRsaTz33bUuRU6A\",\"partitionId\":0,"
+            + "\"replicas\":[1,2],\"isr\":[1],\"leader\":1,\"leaderEpoch\":3,\"partitionEpoch\":4}";
+    String change =
+        "{\"type\":\"PartitionChangeRecord\",\"topicId\":\"MvDxzVmcRsaTz33bUuRU6A\","
+            + "\"partitionId\":0,\"isr\":null,\"leader\":2,\"replicas\":[2,1]}";
+
+    // When
+    MetadataRecord oldPartition = RecordJson.fromJson(RecordJson.MAPPER.readTree(partition));
+    MetadataRecord oldChange = RecordJson.fromJson(RecordJson.MAPPER.readTree(change));
+
+    // Then absent means empty (a partition) or unchanged (a change), and re-encoding is identical
+    assertThat(oldPartition)
+        .isEqualTo(new PartitionRecord(ID, 0, List.of(1, 2), List.of(1), 1, 3, 4));
+    assertThat(oldChange)
+        .isEqualTo(
+            new PartitionChangeRecord(
+                ID, 0, Optional.empty(), Optional.of(2), Optional.of(List.of(2, 1))));
+    assertThat(RecordJson.MAPPER.writeValueAsString(RecordJson.toJson(oldPartition)))
+        .isEqualTo(partition);
+    assertThat(RecordJson.MAPPER.writeValueAsString(RecordJson.toJson(oldChange)))
+        .isEqualTo(change);
+    String moving =
+        RecordJson.MAPPER.writeValueAsString(
+            RecordJson.toJson(
+                new PartitionRecord(
+                    ID, 0, List.of(3, 1), List.of(1), 1, 0, 0, List.of(3), List.of(1))));
+    assertThat(moving).contains("\"addingReplicas\":[3]", "\"removingReplicas\":[1]");
   }
 
   @Test

@@ -54,7 +54,10 @@ public final class ClusterServices implements AutoCloseable {
           ApiKeys.ALTER_CONFIGS,
           ApiKeys.INCREMENTAL_ALTER_CONFIGS,
           ApiKeys.ELECT_LEADERS,
-          ApiKeys.DESCRIBE_QUORUM);
+          ApiKeys.DESCRIBE_QUORUM,
+          ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+          // Listed by the controller too, so a move is listed as soon as it is started.
+          ApiKeys.LIST_PARTITION_REASSIGNMENTS);
 
   /** Requests waiting for a thread; beyond it the executors refuse (bounded). */
   private static final int QUEUE = 512;
