@@ -156,10 +156,14 @@ public final class RaftMetadataObserver implements ClusterQuorum {
     return sendReadOnly(client, request);
   }
 
+  /**
+   * Unordered, like {@code RaftMetadataQuorum.call}: an ordered stream is closed for good once a
+   * request runs out of retries (a partition from the leader longer than the request timeout).
+   */
   private static CompletableFuture<byte[]> sendReadOnly(RaftClient client, byte[] request) {
     return client
         .async()
-        .sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(request)))
+        .sendReadOnlyUnordered(Message.valueOf(UnsafeByteOperations.unsafeWrap(request)))
         .thenApply(
             reply -> {
               if (!reply.isSuccess()) {

@@ -273,10 +273,16 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     return call(longClient, request);
   }
 
+  /**
+   * Unordered: Ratis closes a client's ordered (sliding-window) stream for good once one request
+   * runs out of retries, so after a partition longer than the request timeout every later call,
+   * heartbeats included, would fail with AlreadyClosedException until the node restarts.
+   */
   private static CompletableFuture<byte[]> call(RaftClient client, byte[] request) {
     return client
         .async()
-        .sendReadOnly(Message.valueOf(UnsafeByteOperations.unsafeWrap(QueryCodec.call(request))))
+        .sendReadOnlyUnordered(
+            Message.valueOf(UnsafeByteOperations.unsafeWrap(QueryCodec.call(request))))
         .thenApply(
             reply -> {
               if (!reply.isSuccess()) {

@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterEach;
@@ -99,6 +100,31 @@ class RaftMetadataQuorumTest {
       assertThat(answer).matches("node-[123]:ping");
     }
     assertThat(idOf(leader)).isBetween(1, 3);
+  }
+
+  @Test
+  void controllerCallsWorkAgainAfterOneRanOutOfRetries() {
+    // Given one voter of three running, so a controller call runs out of retries (no leader), as
+    // on a node cut off from the quorum for longer than the request timeout
+    for (int id = 1; id <= 3; id++) {
+      voters.put(id, new InetSocketAddress("127.0.0.1", freePort()));
+    }
+    start(1, 10_000);
+    RaftMetadataQuorum cutOff = nodes.get(1);
+    assertThatThrownBy(() -> cutOff.call("ping".getBytes(UTF_8)).join())
+        .isInstanceOf(java.util.concurrent.CompletionException.class);
+
+    // When the other voters start and one is elected
+    start(2, 10_000);
+    start(3, 10_000);
+    awaitLeader();
+    nodes
+        .values()
+        .forEach(node -> node.serve(request -> CompletableFuture.completedFuture(request)));
+
+    // Then the same node's calls reach the leader again (an ordered Ratis client stream stays
+    // closed once one request failed for good; heartbeats would fail until a restart)
+    assertThat(new String(cutOff.call("ping".getBytes(UTF_8)).join(), UTF_8)).isEqualTo("ping");
   }
 
   @Test

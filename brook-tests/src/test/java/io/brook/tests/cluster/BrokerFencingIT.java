@@ -34,7 +34,6 @@ class BrokerFencingIT {
     try (Admin admin = admin(cluster.bootstrapServers())) {
       admin.createTopics(List.of(new NewTopic("orders", 12, (short) 3))).all().get();
     }
-    System.out.println(ClusterHarness.networkFaultsUnavailableReason());
   }
 
   @AfterAll

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -25,8 +26,10 @@ import java.util.stream.Collectors;
  * and resumed (SIGCONT), and started again on the same ports and data. Each start writes its output
  * to its own file under the cluster's directory, so a SIGKILL cannot lose or block it.
  *
- * <p>Cutting network links between nodes needs each node in its own network namespace, which this
- * harness does not do: {@link #networkFaultsUnavailableReason()} says so, and tests print it.
+ * <p>{@link #startInNamespaces} runs each node in a network namespace of its own instead ({@link
+ * NetworkNamespaces}: a private subnet the harness creates and deletes), so that links between
+ * nodes, and between a node and the test JVM, can be cut and healed. That needs Linux, root and
+ * iproute2; {@link #networkFaultsUnavailableReason()} says why not where they are missing.
  */
 public final class ClusterHarness implements AutoCloseable {
   /**
@@ -36,15 +39,17 @@ public final class ClusterHarness implements AutoCloseable {
   static final String READY_LINE = "Brook is running on port ";
 
   private final Path dir;
+  private final NetworkNamespaces network;
   private final Map<Integer, Node> nodes = new LinkedHashMap<>();
 
-  private ClusterHarness(Path dir) {
+  private ClusterHarness(Path dir, NetworkNamespaces network) {
     this.dir = dir;
+    this.network = network;
   }
 
   /**
-   * {@code count} combined nodes (ids 1 to count): writes their properties files, starts every node
-   * at once and waits until all are ready.
+   * {@code count} combined nodes (ids 1 to count) on loopback: writes their properties files,
+   * starts every node at once and waits until all are ready.
    */
   public static ClusterHarness start(Path dir, int count, Map<String, String> extraConfig)
       throws IOException {
@@ -54,23 +59,81 @@ public final class ClusterHarness implements AutoCloseable {
   /**
    * {@code controllers} nodes with the controller role (ids 1 on), combined when {@code brokerOnly}
    * is 0, else controller-only, plus {@code brokerOnly} broker-only nodes (ids from 101): the
-   * production layout.
+   * production layout, on loopback.
    */
   public static ClusterHarness start(
       Path dir, int controllers, int brokerOnly, Map<String, String> extraConfig)
       throws IOException {
-    ClusterHarness harness = new ClusterHarness(dir);
-    Map<Integer, int[]> ports = new LinkedHashMap<>();
+    return start(dir, controllers, brokerOnly, extraConfig, false);
+  }
+
+  /**
+   * {@code count} combined nodes, each in its own network namespace, so that links can be cut
+   * ({@link #cut}, {@link #isolate}). Only where {@link #networkFaultsUnavailableReason()} is
+   * empty.
+   */
+  public static ClusterHarness startInNamespaces(
+      Path dir, int count, Map<String, String> extraConfig) throws IOException {
+    return startInNamespaces(dir, count, 0, extraConfig);
+  }
+
+  /** As {@link #start(Path, int, int, Map)}, each node in its own network namespace. */
+  public static ClusterHarness startInNamespaces(
+      Path dir, int controllers, int brokerOnly, Map<String, String> extraConfig)
+      throws IOException {
+    return start(dir, controllers, brokerOnly, extraConfig, true);
+  }
+
+  private static ClusterHarness start(
+      Path dir,
+      int controllers,
+      int brokerOnly,
+      Map<String, String> extraConfig,
+      boolean inNamespaces)
+      throws IOException {
+    List<Integer> ids = new ArrayList<>();
     for (int id = 1; id <= controllers; id++) {
-      ports.put(id, new int[] {freePort(), freePort()});
+      ids.add(id);
     }
     for (int id = 101; id <= 100 + brokerOnly; id++) {
-      ports.put(id, new int[] {freePort(), -1});
+      ids.add(id);
+    }
+    ClusterHarness harness =
+        new ClusterHarness(dir, inNamespaces ? NetworkNamespaces.create(ids) : null);
+    try {
+      harness.configure(ids, brokerOnly > 0, extraConfig);
+      for (Node node : harness.nodes.values()) {
+        node.launch();
+      }
+      for (Node node : harness.nodes.values()) {
+        node.awaitReady();
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      harness.close();
+      throw e;
+    }
+    return harness;
+  }
+
+  /**
+   * Writes every node's properties. On loopback each node gets two free ports; in namespaces each
+   * has an address of its own, so all use Kafka's usual 9092 (clients) and 9093 (controller).
+   */
+  private void configure(List<Integer> ids, boolean separateRoles, Map<String, String> extra)
+      throws IOException {
+    Map<Integer, int[]> ports = new LinkedHashMap<>();
+    for (int id : ids) {
+      boolean controller = id <= 100;
+      if (network == null) {
+        ports.put(id, new int[] {freePort(), controller ? freePort() : -1});
+      } else {
+        ports.put(id, new int[] {9092, controller ? 9093 : -1});
+      }
     }
     String voters =
         ports.entrySet().stream()
             .filter(e -> e.getValue()[1] > 0)
-            .map(e -> e.getKey() + "@127.0.0.1:" + e.getValue()[1])
+            .map(e -> e.getKey() + "@" + host(e.getKey()) + ":" + e.getValue()[1])
             .collect(Collectors.joining(","));
     for (Map.Entry<Integer, int[]> e : ports.entrySet()) {
       int id = e.getKey();
@@ -78,23 +141,17 @@ public final class ClusterHarness implements AutoCloseable {
       if (e.getValue()[1] < 0) {
         roles = "broker";
       } else {
-        roles = brokerOnly > 0 ? "controller" : "broker,controller";
+        roles = separateRoles ? "controller" : "broker,controller";
       }
-      Path config = harness.writeConfig(id, roles, e.getValue(), voters, extraConfig);
-      harness.nodes.put(id, new Node(id, roles, e.getValue(), config, dir));
+      Path config = writeConfig(id, roles, e.getValue(), voters, extra);
+      List<String> prefix = network == null ? List.of() : network.exec(id);
+      nodes.put(id, new Node(id, roles, host(id), e.getValue(), config, dir, prefix));
     }
-    try {
-      for (Node node : harness.nodes.values()) {
-        node.launch();
-      }
-      for (Node node : harness.nodes.values()) {
-        node.awaitReady();
-      }
-    } catch (RuntimeException | Error e) {
-      harness.close();
-      throw e;
-    }
-    return harness;
+  }
+
+  /** The address node {@code id} listens on and advertises. */
+  private String host(int id) {
+    return network == null ? "127.0.0.1" : network.address(id);
   }
 
   private Path writeConfig(
@@ -105,11 +162,11 @@ public final class ClusterHarness implements AutoCloseable {
     props.put("process.roles", roles);
     List<String> listeners = new ArrayList<>();
     if (roles.contains("broker")) {
-      listeners.add("PLAINTEXT://127.0.0.1:" + ports[0]);
-      props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + ports[0]);
+      listeners.add("PLAINTEXT://" + host(id) + ":" + ports[0]);
+      props.put("advertised.listeners", "PLAINTEXT://" + host(id) + ":" + ports[0]);
     }
     if (roles.contains("controller")) {
-      listeners.add("CONTROLLER://127.0.0.1:" + ports[1]);
+      listeners.add("CONTROLLER://" + host(id) + ":" + ports[1]);
     }
     props.put("listeners", String.join(",", listeners));
     props.put("controller.listener.names", "CONTROLLER");
@@ -149,10 +206,56 @@ public final class ClusterHarness implements AutoCloseable {
     return brokers().stream().map(Node::bootstrap).collect(Collectors.joining(","));
   }
 
-  /** Why link cuts between nodes cannot be injected here (always, for now). */
-  public static String networkFaultsUnavailableReason() {
-    return "network cuts need each node in its own network namespace (ip netns) with veth links;"
-        + " this harness runs every node on the host's loopback";
+  /**
+   * Why {@link #startInNamespaces} (and so {@link #cut}, {@link #isolate}) cannot run on this
+   * machine, or empty if it can: it needs Linux, root and iproute2. Tests skip with this reason.
+   */
+  public static Optional<String> networkFaultsUnavailableReason() {
+    return NetworkNamespaces.unavailableReason();
+  }
+
+  /**
+   * Cuts the link between two nodes, both ways: neither reaches the other, established connections
+   * between them stall. Idempotent; only on a harness from {@link #startInNamespaces}.
+   */
+  public void cut(Node a, Node b) {
+    network().cut(a.id(), b.id());
+  }
+
+  /** Heals what {@link #cut} cut (idempotent). */
+  public void heal(Node a, Node b) {
+    network().heal(a.id(), b.id());
+  }
+
+  /**
+   * Cuts every link of the node: to each other node and to the test JVM (its clients and {@link
+   * ServedMetadata} fail fast on it). Idempotent.
+   */
+  public void isolate(Node node) {
+    for (int other : network().nodeIds()) {
+      network.cut(node.id(), other);
+    }
+    network.cut(node.id(), NetworkNamespaces.CLIENT);
+  }
+
+  /** Heals every link of the node, including ones cut one by one with {@link #cut}. */
+  public void rejoin(Node node) {
+    for (int other : network().nodeIds()) {
+      network.heal(node.id(), other);
+    }
+    network.heal(node.id(), NetworkNamespaces.CLIENT);
+  }
+
+  /** Heals every cut link. */
+  public void healAll() {
+    network().healAll();
+  }
+
+  private NetworkNamespaces network() {
+    if (network == null) {
+      throw new IllegalStateException("links can be cut only in a cluster from startInNamespaces");
+    }
+    return network;
   }
 
   /**
@@ -164,6 +267,9 @@ public final class ClusterHarness implements AutoCloseable {
     dumpThreads();
     for (Node node : nodes.values()) {
       node.destroy();
+    }
+    if (network != null) {
+      network.close();
     }
     keepLogs();
   }
@@ -217,6 +323,8 @@ public final class ClusterHarness implements AutoCloseable {
   public static final class Node {
     private final int id;
     private final String roles;
+    private final String host;
+    private final List<String> launchPrefix;
     private final int port;
     private final int controllerPort;
     private final Path config;
@@ -225,9 +333,18 @@ public final class ClusterHarness implements AutoCloseable {
     private Process process;
     private Path output;
 
-    Node(int id, String roles, int[] ports, Path config, Path dir) {
+    Node(
+        int id,
+        String roles,
+        String host,
+        int[] ports,
+        Path config,
+        Path dir,
+        List<String> launchPrefix) {
       this.id = id;
       this.roles = roles;
+      this.host = host;
+      this.launchPrefix = launchPrefix;
       this.port = ports[0];
       this.controllerPort = ports[1];
       this.config = config;
@@ -239,7 +356,7 @@ public final class ClusterHarness implements AutoCloseable {
     }
 
     public String bootstrap() {
-      return "127.0.0.1:" + port;
+      return host + ":" + port;
     }
 
     public boolean isBroker() {
@@ -254,7 +371,7 @@ public final class ClusterHarness implements AutoCloseable {
     void launch() throws IOException {
       starts++;
       output = dir.resolve("node-" + id + "-start-" + starts + ".log");
-      List<String> command = new ArrayList<>();
+      List<String> command = new ArrayList<>(launchPrefix);
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.add("-Xmx512m");
       command.add("-XX:TieredStopAtLevel=1");
@@ -285,6 +402,15 @@ public final class ClusterHarness implements AutoCloseable {
                 }
                 return log().contains(READY_LINE);
               });
+      if (!launchPrefix.isEmpty()) {
+        // `ip netns exec` must have exec'ed java in place: signals go to the pid we hold.
+        process
+            .info()
+            .command()
+            .ifPresent(
+                command ->
+                    assertThat(command).as("program of node %s's pid", id).endsWith("/java"));
+      }
       return this;
     }
 
