@@ -294,6 +294,9 @@ class ClassicGroupIT {
                     && two.current().size() == 6
                     && one.generation() == two.generation());
     int generation = one.generation();
+    // One assignment when both joined within the initial rebalance delay, two when pod-2 came
+    // later (a loaded machine): either way, none may follow the restart.
+    int assignmentsBeforeRestart = one.assignments.size();
     Set<TopicPartition> twoOwned = two.current();
     String oldMemberId = two.memberId();
     // When pod-2 restarts (a static member does not leave on close)
@@ -305,7 +308,7 @@ class ClassicGroupIT {
     assertThat(restarted.generation()).isEqualTo(generation);
     assertThat(restarted.memberId()).isNotEqualTo(oldMemberId);
     assertThat(one.generation()).isEqualTo(generation);
-    assertThat(one.assignments).hasSize(1);
+    assertThat(one.assignments).hasSize(assignmentsBeforeRestart);
   }
 
   @Test
