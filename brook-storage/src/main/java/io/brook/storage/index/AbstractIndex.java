@@ -475,6 +475,15 @@ abstract sealed class AbstractIndex<E> implements Closeable permits OffsetIndex,
     }
   }
 
+  /**
+   * Releases the mapping without touching the file, for an index whose file was already unlinked
+   * (its path may name a new file by now); idempotent.
+   */
+  public void abandon() {
+    release();
+    LOG.debug("index released file={}", file);
+  }
+
   private void release() {
     closed = true;
     mmap = RELEASED;
