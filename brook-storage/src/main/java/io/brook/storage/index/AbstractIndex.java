@@ -484,6 +484,38 @@ abstract sealed class AbstractIndex<E> implements Closeable permits OffsetIndex,
     LOG.debug("index released file={}", file);
   }
 
+  /**
+   * Like {@link #close()} (trims a writable index to its entries), but unmaps the mapping at once
+   * instead of leaving it to the garbage collector (see {@link Unmapper}). Only for an owner that
+   * guarantees no reader still holds the mapping: touching it afterwards crashes the JVM.
+   */
+  public void closeAndUnmap() throws IOException {
+    if (closed) {
+      return;
+    }
+    ByteBuffer mapping = mmap;
+    release();
+    try {
+      if (writable) {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+          raf.setLength(sizeInBytes());
+        }
+      }
+    } finally {
+      Unmapper.unmap(mapping);
+    }
+  }
+
+  /** {@link #abandon()}, unmapping at once; same guarantee needed as {@link #closeAndUnmap()}. */
+  public void abandonAndUnmap() {
+    if (closed) {
+      return;
+    }
+    ByteBuffer mapping = mmap;
+    abandon();
+    Unmapper.unmap(mapping);
+  }
+
   private void release() {
     closed = true;
     mmap = RELEASED;

@@ -88,7 +88,7 @@ public final class SegmentFile extends PooledHandle {
   protected void closeFiles() throws IOException {
     IOException failure = null;
     try {
-      closeIndexes();
+      closeAndUnmapIndexes();
     } catch (IOException e) {
       failure = e;
     }
@@ -106,6 +106,37 @@ public final class SegmentFile extends PooledHandle {
     }
   }
 
+  /**
+   * Called only with no pin held, so no lookup can be using a mapping: they are unmapped at once
+   * rather than by the garbage collector, keeping mappings within the pool's bound too.
+   */
+  private void closeAndUnmapIndexes() throws IOException {
+    OffsetIndex offsets = offsetIndex;
+    TimeIndex times = timeIndex;
+    offsetIndex = null;
+    timeIndex = null;
+    if (deleted) {
+      // A new segment may already live under the old name: leave every path alone.
+      if (offsets != null) {
+        offsets.abandonAndUnmap();
+      }
+      if (times != null) {
+        times.abandonAndUnmap();
+      }
+      return;
+    }
+    try {
+      if (offsets != null) {
+        offsets.closeAndUnmap();
+      }
+    } finally {
+      if (times != null) {
+        times.closeAndUnmap();
+      }
+    }
+  }
+
+  /** Drops the mappings for the garbage collector: concurrent pinned lookups may still use them. */
   private void closeIndexes() throws IOException {
     OffsetIndex offsets = offsetIndex;
     TimeIndex times = timeIndex;
