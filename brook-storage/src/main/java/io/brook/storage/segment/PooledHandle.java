@@ -80,10 +80,13 @@ public abstract class PooledHandle {
    * @throws IOException if the files cannot be reopened
    */
   public final void pin() throws IOException {
-    int s = state.get();
-    if (s >= 0 && state.compareAndSet(s, s + 1)) {
-      markReferenced();
-      return;
+    int s;
+    while ((s = state.get()) >= 0) {
+      // Losing the race to another pin or unpin retries here, never on the monitor.
+      if (state.compareAndSet(s, s + 1)) {
+        markReferenced();
+        return;
+      }
     }
     if (pinSlow()) {
       pool.evictIfOverBound();
