@@ -89,30 +89,9 @@ public final class LogSegment implements Closeable {
   public static LogSegment create(
       Path dir, long baseOffset, LogConfig config, Time time, String suffix, FileHandlePool pool)
       throws IOException {
-    Path logFile = withSuffix(SegmentFiles.logFile(dir, baseOffset), suffix);
-    Path offsetFile = withSuffix(SegmentFiles.offsetIndexFile(dir, baseOffset), suffix);
-    Path timeFile = withSuffix(SegmentFiles.timeIndexFile(dir, baseOffset), suffix);
-    Files.deleteIfExists(offsetFile);
-    Files.deleteIfExists(timeFile);
-    Files.deleteIfExists(logFile);
-    Files.createFile(logFile);
     SegmentFile file =
-        new SegmentFile(
-            pool, baseOffset, config.segmentIndexBytes(), logFile, offsetFile, timeFile, true);
-    LogSegment segment = new LogSegment(baseOffset, config, file, time.milliseconds());
-    file.pin();
-    try {
-      // Creates both index files now: recovery and renames expect all three to exist.
-      file.offsetIndex();
-      file.timeIndex();
-    } finally {
-      file.unpin();
-    }
-    return segment;
-  }
-
-  private static Path withSuffix(Path file, String suffix) {
-    return suffix.isEmpty() ? file : file.resolveSibling(file.getFileName() + suffix);
+        SegmentFile.createEmpty(pool, dir, baseOffset, config.segmentIndexBytes(), suffix);
+    return new LogSegment(baseOffset, config, file, time.milliseconds());
   }
 
   /**
@@ -132,14 +111,7 @@ public final class LogSegment implements Closeable {
       Path dir, long baseOffset, LogConfig config, Time time, boolean active, FileHandlePool pool)
       throws IOException {
     SegmentFile file =
-        new SegmentFile(
-            pool,
-            baseOffset,
-            config.segmentIndexBytes(),
-            SegmentFiles.logFile(dir, baseOffset),
-            SegmentFiles.offsetIndexFile(dir, baseOffset),
-            SegmentFiles.timeIndexFile(dir, baseOffset),
-            active);
+        SegmentFile.existing(pool, dir, baseOffset, config.segmentIndexBytes(), active);
     LogSegment segment = new LogSegment(baseOffset, config, file, time.milliseconds());
     file.pin();
     try {

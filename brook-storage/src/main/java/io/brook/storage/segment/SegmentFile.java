@@ -44,7 +44,7 @@ public final class SegmentFile extends PooledHandle {
   private volatile OffsetIndex offsetIndex;
   private volatile TimeIndex timeIndex;
 
-  SegmentFile(
+  private SegmentFile(
       FileHandlePool pool,
       long baseOffset,
       int maxIndexSize,
@@ -59,6 +59,50 @@ public final class SegmentFile extends PooledHandle {
     this.offsetIndexPath = offsetIndexPath;
     this.timeIndexPath = timeIndexPath;
     this.indexesWritable = indexesWritable;
+  }
+
+  /**
+   * The files of a new, empty segment, replacing any stale ones with the same base offset; the
+   * names end in {@code suffix} after the usual ones (the cleaner's {@code .cleaned}), or not.
+   * Creates all three now (recovery and renames expect them); the indexes map writable.
+   */
+  static SegmentFile createEmpty(
+      FileHandlePool pool, Path dir, long baseOffset, int maxIndexSize, String suffix)
+      throws IOException {
+    Path logFile = withSuffix(SegmentFiles.logFile(dir, baseOffset), suffix);
+    Path offsetFile = withSuffix(SegmentFiles.offsetIndexFile(dir, baseOffset), suffix);
+    Path timeFile = withSuffix(SegmentFiles.timeIndexFile(dir, baseOffset), suffix);
+    Files.deleteIfExists(offsetFile);
+    Files.deleteIfExists(timeFile);
+    Files.deleteIfExists(logFile);
+    Files.createFile(logFile);
+    SegmentFile file =
+        new SegmentFile(pool, baseOffset, maxIndexSize, logFile, offsetFile, timeFile, true);
+    file.pin();
+    try {
+      file.offsetIndex();
+      file.timeIndex();
+    } finally {
+      file.unpin();
+    }
+    return file;
+  }
+
+  /** The files of an existing segment, opened on first use; indexes map writable if asked. */
+  static SegmentFile existing(
+      FileHandlePool pool, Path dir, long baseOffset, int maxIndexSize, boolean indexesWritable) {
+    return new SegmentFile(
+        pool,
+        baseOffset,
+        maxIndexSize,
+        SegmentFiles.logFile(dir, baseOffset),
+        SegmentFiles.offsetIndexFile(dir, baseOffset),
+        SegmentFiles.timeIndexFile(dir, baseOffset),
+        indexesWritable);
+  }
+
+  private static Path withSuffix(Path file, String suffix) {
+    return suffix.isEmpty() ? file : file.resolveSibling(file.getFileName() + suffix);
   }
 
   public Path logPath() {
