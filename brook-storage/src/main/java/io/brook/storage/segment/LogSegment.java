@@ -567,15 +567,19 @@ public final class LogSegment implements Closeable {
   @Override
   public void close() throws IOException {
     TimestampOffset max = maxTimestampSoFar;
-    if (file.indexesWritable() && max.timestamp() >= 0 && !file.isRetired()) {
-      file.pin();
-      try {
-        file.timeIndex().maybeAppend(max.timestamp(), max.offset(), true);
-      } finally {
-        file.unpin();
+    try {
+      if (file.indexesWritable() && max.timestamp() >= 0 && !file.isRetired()) {
+        // May reopen a file the pool closed; the files are closed below whatever happens here.
+        file.pin();
+        try {
+          file.timeIndex().maybeAppend(max.timestamp(), max.offset(), true);
+        } finally {
+          file.unpin();
+        }
       }
+    } finally {
+      file.close();
     }
-    file.close();
   }
 
   /** Closes and removes all three files. */
