@@ -55,9 +55,11 @@ import org.slf4j.LoggerFactory;
  * that count, then the (volatile) mapping reference, never uses more entries than that mapping
  * holds, and reads only with absolute gets, so no reader ever touches shared buffer position state.
  * A resize replaces the mapping reference in one write; the old mapping is never forcibly unmapped
- * (a reader may still hold it) and is reclaimed by the garbage collector. Hence a lookup racing an
- * append sees the index before or after the append; a lookup racing {@link #truncateTo} may answer
- * from entries the truncation just removed; neither throws nor reads outside a mapping.
+ * (a reader may still hold it) and is reclaimed by the garbage collector. The one exception is
+ * {@link #closeAndUnmap()}, for an owner that guarantees no reader is left (the segment file pool
+ * calls it only on files nobody has pinned). Hence a lookup racing an append sees the index before
+ * or after the append; a lookup racing {@link #truncateTo} may answer from entries the truncation
+ * just removed; neither throws nor reads outside a mapping.
  *
  * <p>One sequence is left to the caller: after a {@link #truncateTo}, do not shrink the file
  * ({@link #trimToValidSize()}, or {@link #resize} below the old size) while lookups that began

@@ -25,7 +25,9 @@ import org.apache.kafka.common.record.internal.FileRecords;
  * {@code .deleted} or swapped by the cleaner finds the same inode it was reading before.
  *
  * <p>Thread-safety: {@link #records()}, {@link #offsetIndex()} and {@link #timeIndex()} may be
- * called only while pinned; the values they return must not be used after the matching unpin.
+ * called only while pinned; the values they return must not be used after the matching unpin (the
+ * pool unmaps the indexes when it closes the file, and touching an unmapped buffer crashes the
+ * JVM). Opening, closing, renaming and switching the index mode run under this handle's monitor.
  */
 public final class SegmentFile extends PooledHandle {
   private final long baseOffset;
