@@ -21,8 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One appender and several readers over more segments than the pool holds, so nearly every use
- * evicts another file: no read may ever meet a closed channel or different bytes. Seeded; set
- * {@code -Dbrook.test.seed=N} to replay a run.
+ * evicts another file, while the appender also renames segments back and forth: no read may ever
+ * meet a closed channel or different bytes. Seeded; set {@code -Dbrook.test.seed=N} to replay a
+ * run.
  */
 class FileHandlePoolStressTest {
   private static final int SEGMENTS = 12;
@@ -82,8 +83,14 @@ class FileHandlePoolStressTest {
       for (int i = 0; i < APPENDS; i++) {
         int k = random.nextInt(SEGMENTS);
         long offset = published.get(k);
-        segments.get(k).append(FileHandlePoolTest.batchAt(offset, "p" + k));
+        LogSegment segment = segments.get(k);
+        segment.append(FileHandlePoolTest.batchAt(offset, "p" + k));
         published.set(k, offset + 1); // after the segment published its size
+        if (random.nextInt(50) == 0) {
+          // As retention or the cleaner would, under readers: reopens must follow the new name.
+          segment.changeFileSuffixes("", SegmentFiles.DELETED_SUFFIX);
+          segment.changeFileSuffixes(SegmentFiles.DELETED_SUFFIX, "");
+        }
       }
     } catch (Throwable t) {
       failures.add(t);
