@@ -1,6 +1,7 @@
 package io.brook.storage.segment;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -48,6 +49,7 @@ public final class FileHandlePool {
   private final AtomicInteger openFiles = new AtomicInteger();
   private final ConcurrentLinkedQueue<PooledHandle> clock = new ConcurrentLinkedQueue<>();
   private final ReentrantLock sweeping = new ReentrantLock();
+  private final AtomicBoolean sweepWanted = new AtomicBoolean();
   private final LongAdder opens = new LongAdder();
   private final LongAdder evictions = new LongAdder();
 
@@ -117,20 +119,23 @@ public final class FileHandlePool {
   }
 
   /**
-   * Closes idle handles while more than the bound are open. Called with no handle monitor held.
-   * Re-checks after unlocking so that an excess left by an opener that found the lock taken is not
-   * stranded.
+   * Closes idle handles while more than the bound are open. Called with no handle monitor held,
+   * after an open or after an unpin that left a handle idle while the pool was over its bound.
+   *
+   * <p>Every call first raises {@link #sweepWanted}; whoever holds the sweeper's lock sweeps again
+   * while it is raised and re-checks it after unlocking. So a handle unpinned while another thread
+   * was sweeping (and had skipped it as pinned) is never left open above the bound, and a pool
+   * whose files are all pinned does not spin: it sweeps again only after the next open or unpin.
    */
   void evictIfOverBound() {
-    while (overBound() && sweeping.tryLock()) {
-      boolean underBound;
+    sweepWanted.set(true);
+    while (sweepWanted.get() && sweeping.tryLock()) {
       try {
-        underBound = sweep();
+        while (sweepWanted.getAndSet(false) && overBound()) {
+          sweep();
+        }
       } finally {
         sweeping.unlock();
-      }
-      if (!underBound) {
-        return; // every remaining handle is pinned: their releases sweep again
       }
     }
   }
@@ -138,10 +143,8 @@ public final class FileHandlePool {
   /**
    * One run of the clock. Each handle is looked at most twice (once to clear its referenced bit,
    * once more to close it), so the run ends even when every handle is pinned.
-   *
-   * @return whether the pool is within its bound afterwards
    */
-  private boolean sweep() {
+  private void sweep() {
     int budget = 2 * openFiles.get() + 2;
     while (overBound() && budget-- > 0) {
       PooledHandle handle = clock.poll();
@@ -164,8 +167,6 @@ public final class FileHandlePool {
           "file pool stays over its bound openFiles={} maxOpenFiles={} (handles pinned)",
           openFiles.get(),
           maxOpenFiles);
-      return false;
     }
-    return true;
   }
 }

@@ -21,12 +21,12 @@ import org.slf4j.LoggerFactory;
  *   any state ── retire ──▶ RETIRED (at once when unpinned, else at the last unpin)
  * </pre>
  *
- * One {@link AtomicInteger} holds it: {@code n >= 0} is open with {@code n} pins, {@link #CLOSED}
- * and {@link #RETIRED} are closed. A pin of an open handle is one compare-and-set: no lock, no
- * allocation. Opening, and every transition to a closed state, run under the handle's monitor, and
- * the pool closes a handle only by swapping exactly {@code OPEN(0)} for {@code CLOSED}: a pin that
- * won its compare-and-set first keeps the files open; a pin that lost sees {@code CLOSED}, waits
- * for the monitor and reopens. Hence files are never closed under a pin.
+ * One {@link AtomicInteger} holds it: {@code n >= 0} is open with {@code n} pins, {@code CLOSED}
+ * (-1) and {@code RETIRED} (-2) are closed. A pin of an open handle is one compare-and-set: no
+ * lock, no allocation. Opening, and every transition to a closed state, run under the handle's
+ * monitor, and the pool closes a handle only by swapping exactly {@code OPEN(0)} for {@code
+ * CLOSED}: a pin that won its compare-and-set first keeps the files open; a pin that lost sees
+ * {@code CLOSED}, waits for the monitor and reopens. Hence files are never closed under a pin.
  *
  * <p>Subclasses implement {@link #openFiles()} and {@link #closeFiles()} (both called under the
  * monitor, the latter only with no pin held) and must touch the files only while pinned.
@@ -60,10 +60,6 @@ public abstract class PooledHandle {
 
   protected PooledHandle(FileHandlePool pool) {
     this.pool = pool;
-  }
-
-  protected final FileHandlePool pool() {
-    return pool;
   }
 
   /** Opens the files; under the monitor, only from a closed state. */
