@@ -124,7 +124,11 @@ public class OffsetLookupBenchmark {
       Workload.prefill(log, batches, LOG_BYTES);
       log.updateHighWatermark(log.logEndOffset());
       logEndOffset = log.logEndOffset();
-      OffsetIndex index = log.segments().iterator().next().offsetIndex();
+      OffsetIndex index;
+      // The benchmark's log never closes idle files, so the index stays mapped after the pin.
+      try (var pinned = log.segments().iterator().next().pin()) {
+        index = pinned.offsetIndex();
+      }
       long from = 0;
       if (targets.equals("tail")) {
         from = index.entry(Math.max(0, index.entries() - WARM_ENTRIES)).offset();

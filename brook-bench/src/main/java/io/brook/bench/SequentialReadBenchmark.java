@@ -116,16 +116,21 @@ public class SequentialReadBenchmark {
   @Benchmark
   public int transferTo(Moved moved) throws IOException {
     FileSlice slice = fetch();
-    FileChannel channel = slice.channel();
-    long position = slice.position();
-    long remaining = slice.sizeInBytes();
-    while (remaining > 0) {
-      long sent = channel.transferTo(position, remaining, devNull);
-      if (sent <= 0) {
-        throw new IOException("transferTo made no progress at position " + position);
+    slice.pin();
+    try {
+      FileChannel channel = slice.channel();
+      long position = slice.position();
+      long remaining = slice.sizeInBytes();
+      while (remaining > 0) {
+        long sent = channel.transferTo(position, remaining, devNull);
+        if (sent <= 0) {
+          throw new IOException("transferTo made no progress at position " + position);
+        }
+        position += sent;
+        remaining -= sent;
       }
-      position += sent;
-      remaining -= sent;
+    } finally {
+      slice.unpin();
     }
     return advance(slice, moved);
   }
@@ -134,15 +139,20 @@ public class SequentialReadBenchmark {
   @Benchmark
   public int readIntoDirectBuffer(Moved moved) throws IOException {
     FileSlice slice = fetch();
-    FileChannel channel = slice.channel();
-    buffer.clear().limit(slice.sizeInBytes());
-    long position = slice.position();
-    while (buffer.hasRemaining()) {
-      int read = channel.read(buffer, position);
-      if (read <= 0) {
-        throw new IOException("read made no progress at position " + position);
+    slice.pin();
+    try {
+      FileChannel channel = slice.channel();
+      buffer.clear().limit(slice.sizeInBytes());
+      long position = slice.position();
+      while (buffer.hasRemaining()) {
+        int read = channel.read(buffer, position);
+        if (read <= 0) {
+          throw new IOException("read made no progress at position " + position);
+        }
+        position += read;
       }
-      position += read;
+    } finally {
+      slice.unpin();
     }
     return advance(slice, moved);
   }

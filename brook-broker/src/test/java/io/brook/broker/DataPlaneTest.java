@@ -177,7 +177,11 @@ class DataPlaneTest {
     assertThat(data.records()).isInstanceOf(ZeroCopyRecords.class);
     ZeroCopyRecords records = (ZeroCopyRecords) data.records();
     ByteBuffer bytes = ByteBuffer.allocate(records.sizeInBytes());
-    records.channel().read(bytes, records.position());
+    try {
+      records.file().pin().read(bytes, records.position());
+    } finally {
+      records.file().unpin();
+    }
     bytes.flip();
     var record = MemoryRecords.readableRecords(bytes).records().iterator().next();
     assertThat(StandardCharsets.UTF_8.decode(record.value()).toString()).isEqualTo("hello");

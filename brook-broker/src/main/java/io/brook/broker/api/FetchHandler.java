@@ -155,7 +155,8 @@ public final class FetchHandler extends KafkaApi {
         }
         if (slice.sizeInBytes() > 0) {
           data.setRecords(
-              new ZeroCopyRecords(slice.channel(), slice.position(), slice.sizeInBytes()));
+              new ZeroCopyRecords(
+                  new SegmentFileSource(slice.file()), slice.position(), slice.sizeInBytes()));
           remaining -= slice.sizeInBytes();
           bytes += slice.sizeInBytes();
         }

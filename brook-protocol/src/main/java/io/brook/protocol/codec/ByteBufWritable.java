@@ -4,6 +4,8 @@ import io.brook.protocol.ZeroCopyRecords;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,9 +17,8 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 /**
  * A kafka-clients {@link Writable} over one pooled {@link ByteBuf}, for encoding a response. Record
  * fields are not copied into the buffer: each one ends the current segment of the buffer and is
- * added as its own part, a {@link RetainedFileRegion} for {@link ZeroCopyRecords} ({@code
- * sendfile}) or a wrapped buffer for {@link MemoryRecords}. {@link #finish()} returns the parts in
- * wire order.
+ * added as its own part, a {@link PinnedFileRegion} for {@link ZeroCopyRecords} ({@code sendfile})
+ * or a wrapped buffer for {@link MemoryRecords}. {@link #finish()} returns the parts in wire order.
  *
  * <p>Size the buffer with {@code MessageSizeAccumulator.sizeExcludingZeroCopy()}: kafka-clients
  * counts every records field as zero-copy bytes, which is exactly what stays out of the buffer.
@@ -74,7 +75,7 @@ final class ByteBufWritable implements Writable {
     if (records instanceof ZeroCopyRecords zeroCopy) {
       endSegment();
       if (size > 0) {
-        parts.add(new RetainedFileRegion(zeroCopy.channel(), zeroCopy.position(), size));
+        parts.add(pinned(zeroCopy, size));
       }
     } else if (records instanceof MemoryRecords memory) {
       endSegment();
@@ -86,6 +87,15 @@ final class ByteBufWritable implements Writable {
           "cannot send records of type " + records.getClass().getName());
     }
     recordBytes += size;
+  }
+
+  private static PinnedFileRegion pinned(ZeroCopyRecords records, int size) {
+    try {
+      return PinnedFileRegion.pin(records.file(), records.position(), size);
+    } catch (IOException e) {
+      // The encoder's caller closes the connection; parts added so far are released by discard().
+      throw new UncheckedIOException("cannot open the file of a zero-copy record range", e);
+    }
   }
 
   private void endSegment() {

@@ -101,6 +101,72 @@ class ResponseEncoderTest {
   }
 
   @Test
+  void theFileStaysPinnedFromEncodingUntilNettyReleasesTheRegion() throws Exception {
+    // Given
+    byte[] batch =
+        bytesOf(MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("v".getBytes())));
+    Path file = dir.resolve("segment.log");
+    Files.write(file, batch);
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      CountingFile counting = new CountingFile(channel, false);
+      OutboundResponse response = fetchResponse(new ZeroCopyRecords(counting, 0, batch.length));
+
+      // When
+      List<Object> parts = ResponseEncoder.encode(ALLOCATOR, response);
+
+      // Then: pinned while the parts wait to be written, unpinned once they are released
+      assertThat(counting.pins).isEqualTo(1);
+      concatenate(parts);
+      assertThat(counting.pins).isZero();
+      assertThat(counting.everPinned).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aFileThatCannotBeReopenedFailsTheEncodeWithoutLeakingAPin() throws Exception {
+    // Given: a file the storage layer closed for good
+    Path file = dir.resolve("segment.log");
+    Files.write(file, new byte[10]);
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      CountingFile counting = new CountingFile(channel, true);
+      OutboundResponse response = fetchResponse(new ZeroCopyRecords(counting, 0, 10));
+
+      // Then
+      assertThatThrownBy(() -> ResponseEncoder.encode(ALLOCATOR, response))
+          .isInstanceOf(java.io.UncheckedIOException.class);
+      assertThat(counting.pins).isZero();
+    }
+  }
+
+  /** Counts pins; optionally refuses them as a retired segment file does. */
+  private static final class CountingFile implements io.brook.protocol.PinnableFile {
+    private final FileChannel channel;
+    private final boolean refuse;
+    int pins;
+    int everPinned;
+
+    CountingFile(FileChannel channel, boolean refuse) {
+      this.channel = channel;
+      this.refuse = refuse;
+    }
+
+    @Override
+    public FileChannel pin() throws java.io.IOException {
+      if (refuse) {
+        throw new java.nio.channels.ClosedChannelException();
+      }
+      pins++;
+      everPinned++;
+      return channel;
+    }
+
+    @Override
+    public void unpin() {
+      pins--;
+    }
+  }
+
+  @Test
   void aMessageWhoseSizeDiffersFromWhatItWritesIsRefusedWithoutLeaking() {
     // Given: a message that claims 10 bytes and writes 4
     OutboundResponse response =

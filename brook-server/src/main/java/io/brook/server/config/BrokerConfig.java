@@ -301,7 +301,13 @@ public final class BrokerConfig {
             producerIdExpirationCheckIntervalMs())
         .withRetentionCheckIntervalMs(
             (Long) value(RetentionSettings.LOG_RETENTION_CHECK_INTERVAL_MS))
-        .withCleaner(cleanerConfig());
+        .withCleaner(cleanerConfig())
+        .withMaxOpenFiles(maxOpenFiles());
+  }
+
+  /** {@code brook.log.max.open.files}: the bound on open segment files across all partitions. */
+  public int maxOpenFiles() {
+    return (Integer) value(StorageSettings.MAX_OPEN_FILES);
   }
 
   /** The log cleaner's settings ({@code log.cleaner.*}). */

@@ -16,6 +16,7 @@ import static org.apache.kafka.common.config.ConfigDef.Type.STRING;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicCompression;
 import io.brook.storage.log.TopicConfigs;
+import io.brook.storage.segment.FileHandlePool;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.TopicConfig;
 
@@ -36,6 +37,7 @@ final class StorageSettings {
       "log.flush.offset.checkpoint.interval.ms";
   static final String LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS =
       "log.flush.start.offset.checkpoint.interval.ms";
+  static final String MAX_OPEN_FILES = "brook.log.max.open.files";
 
   /** Kafka's {@code log.dir} default. */
   static final String DEFAULT_LOG_DIR = "/tmp/kafka-logs";
@@ -175,6 +177,17 @@ final class StorageSettings {
             atLeast(0),
             HIGH,
             "How often each directory's log start offsets are checkpointed.")
+        .uses(
+            MAX_OPEN_FILES,
+            INT,
+            FileHandlePool.DEFAULT_MAX_OPEN_FILES,
+            atLeast(1),
+            MEDIUM,
+            "Brook only: how many segment files the broker keeps open at once, across all"
+                + " partitions. Segments open their files (and map their indexes) on first use"
+                + " and the least recently used idle ones are closed past this bound, so the"
+                + " partition count is limited by memory and disk rather than by ulimit -n. Files"
+                + " being read or written stay open, so the bound can be passed briefly.")
         .accepts(
             "log.preallocate",
             BOOLEAN,

@@ -276,12 +276,23 @@ class BrokerConfigTest {
         "log.roll.ms | 0 | at least 1",
         "log.retention.minutes | 0 | not 0",
         "socket.request.max.bytes | 0 | at least 1",
+        "brook.log.max.open.files | 0 | at least 1",
       })
   void invalidValuesNameTheKeyAndWhatIsAllowed(String key, String value, String allowed) {
     assertThatThrownBy(() -> config(combinedWith(key, value)))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining(key)
         .hasMessageContaining(allowed);
+  }
+
+  @Test
+  void theOpenFileBoundReachesTheLogManager() {
+    assertThat(config(combinedWith()).logManagerConfig().maxOpenFiles()).isEqualTo(8192);
+    assertThat(
+            config(combinedWith("brook.log.max.open.files", "1234"))
+                .logManagerConfig()
+                .maxOpenFiles())
+        .isEqualTo(1234);
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.brook.storage.cleaner;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.segment.LogSegment;
+import io.brook.storage.segment.PinnedSegment;
 import io.brook.storage.segment.SegmentFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -131,25 +132,27 @@ public final class Cleaner {
    * Indexes keys from the first dirty offset until the map is full or the cleanable end is reached;
    * returns the first offset not indexed (-1 if aborted).
    */
-  private long buildOffsetMap(List<LogSegment> segments, CleanableRange range) {
+  private long buildOffsetMap(List<LogSegment> segments, CleanableRange range) throws IOException {
     for (LogSegment segment : segments) {
       if (segment.baseOffset() >= range.uncleanableOffset()) {
         break;
       }
-      for (FileChannelRecordBatch batch : segment.records().batches()) {
-        if (batch.lastOffset() < range.firstDirtyOffset()) {
-          continue;
-        }
-        if (batch.baseOffset() >= range.uncleanableOffset() || aborted.getAsBoolean()) {
-          return aborted.getAsBoolean() ? -1 : range.uncleanableOffset();
-        }
-        throttler.maybeThrottle(batch.sizeInBytes());
-        if (batch.isControlBatch()) {
-          continue;
-        }
-        long stoppedAt = indexBatch(batch, range.firstDirtyOffset());
-        if (stoppedAt >= 0) {
-          return stoppedAt;
+      try (PinnedSegment pinned = segment.pin()) {
+        for (FileChannelRecordBatch batch : pinned.records().batches()) {
+          if (batch.lastOffset() < range.firstDirtyOffset()) {
+            continue;
+          }
+          if (batch.baseOffset() >= range.uncleanableOffset() || aborted.getAsBoolean()) {
+            return aborted.getAsBoolean() ? -1 : range.uncleanableOffset();
+          }
+          throttler.maybeThrottle(batch.sizeInBytes());
+          if (batch.isControlBatch()) {
+            continue;
+          }
+          long stoppedAt = indexBatch(batch, range.firstDirtyOffset());
+          if (stoppedAt >= 0) {
+            return stoppedAt;
+          }
         }
       }
     }
@@ -185,7 +188,13 @@ public final class Cleaner {
     LogSegment last = group.get(group.size() - 1);
     long groupEnd = last.readNextOffset();
     LogSegment cleaned =
-        LogSegment.create(partitionLog.dir(), base, config, time, SegmentFiles.CLEANED_SUFFIX);
+        LogSegment.create(
+            partitionLog.dir(),
+            base,
+            config,
+            time,
+            SegmentFiles.CLEANED_SUFFIX,
+            partitionLog.files());
     boolean swapped = false;
     try {
       LastBatch lastBatch = null;
@@ -226,7 +235,9 @@ public final class Cleaner {
       readBuffer.clear();
       writeBuffer.clear();
       readBuffer.limit(Math.min(readBuffer.capacity(), size - position));
-      source.records().readInto(readBuffer, position);
+      try (PinnedSegment pinned = source.pin()) {
+        pinned.records().readInto(readBuffer, position);
+      }
       MemoryRecords records = MemoryRecords.readableRecords(readBuffer);
       throttler.maybeThrottle(records.sizeInBytes());
       for (RecordBatch batch : records.batches()) {

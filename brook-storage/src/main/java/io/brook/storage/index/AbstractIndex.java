@@ -55,9 +55,11 @@ import org.slf4j.LoggerFactory;
  * that count, then the (volatile) mapping reference, never uses more entries than that mapping
  * holds, and reads only with absolute gets, so no reader ever touches shared buffer position state.
  * A resize replaces the mapping reference in one write; the old mapping is never forcibly unmapped
- * (a reader may still hold it) and is reclaimed by the garbage collector. Hence a lookup racing an
- * append sees the index before or after the append; a lookup racing {@link #truncateTo} may answer
- * from entries the truncation just removed; neither throws nor reads outside a mapping.
+ * (a reader may still hold it) and is reclaimed by the garbage collector. The one exception is
+ * {@link #closeAndUnmap()}, for an owner that guarantees no reader is left (the segment file pool
+ * calls it only on files nobody has pinned). Hence a lookup racing an append sees the index before
+ * or after the append; a lookup racing {@link #truncateTo} may answer from entries the truncation
+ * just removed; neither throws nor reads outside a mapping.
  *
  * <p>One sequence is left to the caller: after a {@link #truncateTo}, do not shrink the file
  * ({@link #trimToValidSize()}, or {@link #resize} below the old size) while lookups that began
@@ -473,6 +475,47 @@ abstract sealed class AbstractIndex<E> implements Closeable permits OffsetIndex,
     } finally {
       release();
     }
+  }
+
+  /**
+   * Releases the mapping without touching the file, for an index whose file was already unlinked
+   * (its path may name a new file by now); idempotent.
+   */
+  public void abandon() {
+    release();
+    LOG.debug("index released file={}", file);
+  }
+
+  /**
+   * Like {@link #close()} (trims a writable index to its entries), but unmaps the mapping at once
+   * instead of leaving it to the garbage collector (see {@link Unmapper}). Only for an owner that
+   * guarantees no reader still holds the mapping: touching it afterwards crashes the JVM.
+   */
+  public void closeAndUnmap() throws IOException {
+    if (closed) {
+      return;
+    }
+    ByteBuffer mapping = mmap;
+    release();
+    try {
+      if (writable) {
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+          raf.setLength(sizeInBytes());
+        }
+      }
+    } finally {
+      Unmapper.unmap(mapping);
+    }
+  }
+
+  /** {@link #abandon()}, unmapping at once; same guarantee needed as {@link #closeAndUnmap()}. */
+  public void abandonAndUnmap() {
+    if (closed) {
+      return;
+    }
+    ByteBuffer mapping = mmap;
+    abandon();
+    Unmapper.unmap(mapping);
   }
 
   private void release() {

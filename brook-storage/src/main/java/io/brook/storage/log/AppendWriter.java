@@ -68,7 +68,7 @@ final class AppendWriter {
       // InternalError is how the JVM reports a fault writing an index mapping on a full disk.
       // Cut whatever part of the batch reached the file, so not even a later recovery sees it.
       try {
-        segment.records().truncateTo(segment.records().sizeInBytes());
+        segment.cutToSize();
       } catch (IOException | RuntimeException ignored) {
         // The disk is failing; recovery at the next start truncates the torn tail.
       }

@@ -4,6 +4,7 @@ import io.brook.storage.epoch.LeaderEpochCache;
 import io.brook.storage.index.CorruptIndexException;
 import io.brook.storage.producer.ProducerStateManager;
 import io.brook.storage.segment.LogSegment;
+import io.brook.storage.segment.PinnedSegment;
 import io.brook.storage.segment.SegmentFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,7 +53,7 @@ final class LogLoader {
     ConcurrentNavigableMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
     if (bases.isEmpty()) {
       long start = Math.max(0, options.logStartOffset());
-      segments.put(start, LogSegment.create(dir, start, config, options.time()));
+      segments.put(start, LogSegment.create(dir, start, config, options.time(), options.files()));
     } else {
       openSegments(bases, segments);
       if (!options.hadCleanShutdown()) {
@@ -73,7 +74,8 @@ final class LogLoader {
         segment.deleteIfExists();
       }
       segments.clear();
-      segments.put(logStart, LogSegment.create(dir, logStart, config, options.time()));
+      segments.put(
+          logStart, LogSegment.create(dir, logStart, config, options.time(), options.files()));
       epochs.clear();
       logEnd = logStart;
     }
@@ -135,7 +137,8 @@ final class LogLoader {
           Files.exists(SegmentFiles.offsetIndexFile(dir, base))
               && Files.exists(SegmentFiles.timeIndexFile(dir, base));
       LogSegment segment =
-          LogSegment.open(dir, base, config, options.time(), active || !indexesPresent);
+          LogSegment.open(
+              dir, base, config, options.time(), active || !indexesPresent, options.files());
       if (!indexesPresent) {
         log.warn("Rebuilding missing index segment={} dir={}", base, dir);
         rebuildIndexes(segment, active);
@@ -261,9 +264,11 @@ final class LogLoader {
       Long firstBase = segments.floorKey(from);
       Map<Long, LogSegment> tail = firstBase == null ? segments : segments.tailMap(firstBase);
       for (LogSegment segment : tail.values()) {
-        for (FileChannelRecordBatch batch : segment.records().batches()) {
-          if (batch.lastOffset() >= from && batch.hasProducerId()) {
-            replay.record(batch);
+        try (PinnedSegment pinned = segment.pin()) {
+          for (FileChannelRecordBatch batch : pinned.records().batches()) {
+            if (batch.lastOffset() >= from && batch.hasProducerId()) {
+              replay.record(batch);
+            }
           }
         }
       }

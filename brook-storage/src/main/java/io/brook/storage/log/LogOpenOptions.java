@@ -1,5 +1,6 @@
 package io.brook.storage.log;
 
+import io.brook.storage.segment.FileHandlePool;
 import java.util.concurrent.Executor;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
@@ -19,6 +20,7 @@ import org.apache.kafka.common.utils.Time;
  *     recovery point is re-validated
  * @param retentionCheckIntervalMs {@code log.retention.check.interval.ms}: the longest span of a
  *     segment under {@code retention.deadline.enable}
+ * @param files the node's pool of open segment files ({@code brook.log.max.open.files})
  */
 public record LogOpenOptions(
     TopicPartition topicPartition,
@@ -29,7 +31,8 @@ public record LogOpenOptions(
     long logStartOffset,
     long highWatermark,
     boolean hadCleanShutdown,
-    long retentionCheckIntervalMs) {
+    long retentionCheckIntervalMs,
+    FileHandlePool files) {
 
   /** Kafka's {@code producer.id.expiration.ms} default: one day. */
   public static final long DEFAULT_PRODUCER_ID_EXPIRATION_MS = 24L * 60 * 60 * 1000;
@@ -37,7 +40,10 @@ public record LogOpenOptions(
   /** Kafka's {@code log.retention.check.interval.ms} default: five minutes. */
   public static final long DEFAULT_RETENTION_CHECK_INTERVAL_MS = 300_000;
 
-  /** A fresh or cleanly closed log with nothing checkpointed; flushes run on the caller. */
+  /**
+   * A fresh or cleanly closed log with nothing checkpointed; flushes run on the caller; its files
+   * are never closed while idle.
+   */
   public static LogOpenOptions defaults(TopicPartition topicPartition, Time time) {
     return new LogOpenOptions(
         topicPartition,
@@ -48,7 +54,8 @@ public record LogOpenOptions(
         0,
         0,
         true,
-        DEFAULT_RETENTION_CHECK_INTERVAL_MS);
+        DEFAULT_RETENTION_CHECK_INTERVAL_MS,
+        FileHandlePool.unbounded());
   }
 
   public LogOpenOptions withCheckpoints(
@@ -62,7 +69,8 @@ public record LogOpenOptions(
         logStartOffset,
         highWatermark,
         hadCleanShutdown,
-        retentionCheckIntervalMs);
+        retentionCheckIntervalMs,
+        files);
   }
 
   public LogOpenOptions withBackground(Executor executor) {
@@ -75,7 +83,8 @@ public record LogOpenOptions(
         logStartOffset,
         highWatermark,
         hadCleanShutdown,
-        retentionCheckIntervalMs);
+        retentionCheckIntervalMs,
+        files);
   }
 
   public LogOpenOptions withRetentionCheckIntervalMs(long intervalMs) {
@@ -88,6 +97,21 @@ public record LogOpenOptions(
         logStartOffset,
         highWatermark,
         hadCleanShutdown,
-        intervalMs);
+        intervalMs,
+        files);
+  }
+
+  public LogOpenOptions withFiles(FileHandlePool pool) {
+    return new LogOpenOptions(
+        topicPartition,
+        time,
+        background,
+        producerIdExpirationMs,
+        recoveryPoint,
+        logStartOffset,
+        highWatermark,
+        hadCleanShutdown,
+        retentionCheckIntervalMs,
+        pool);
   }
 }

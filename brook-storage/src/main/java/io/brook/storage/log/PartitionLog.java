@@ -6,6 +6,7 @@ import io.brook.storage.epoch.EpochEndOffset;
 import io.brook.storage.epoch.LeaderEpochCache;
 import io.brook.storage.producer.BatchMetadata;
 import io.brook.storage.producer.ProducerStateManager;
+import io.brook.storage.segment.FileHandlePool;
 import io.brook.storage.segment.LogSegment;
 import java.io.Closeable;
 import java.io.IOException;
@@ -200,7 +201,7 @@ public final class PartitionLog implements Closeable {
       active.onBecomeInactiveSegment();
       producerState.updateMapEndOffset(newBase);
       producerState.takeSnapshot();
-      LogSegment created = LogSegment.create(dir, newBase, config, time);
+      LogSegment created = LogSegment.create(dir, newBase, config, time, options.files());
       segments.put(newBase, created);
       logEndOffsetMetadata = new LogOffsetMetadata(newBase, newBase, 0);
       log.debug("Rolled new segment topicPartition={} baseOffset={}", topicPartition, newBase);
@@ -504,7 +505,7 @@ public final class PartitionLog implements Closeable {
   private void truncateFullyAndStartAtLocked(long newOffset) throws IOException {
     deleter.scheduleDelete(List.copyOf(segments.values()), config.fileDeleteDelayMs());
     segments.clear();
-    LogSegment fresh = LogSegment.create(dir, newOffset, config, time);
+    LogSegment fresh = LogSegment.create(dir, newOffset, config, time, options.files());
     segments.put(newOffset, fresh);
     epochCache.clear();
     producerState.truncateFullyAndStartAt(newOffset);
@@ -519,6 +520,11 @@ public final class PartitionLog implements Closeable {
 
   public TopicPartition topicPartition() {
     return topicPartition;
+  }
+
+  /** The node's pool of open segment files, which this log's segments use. */
+  public FileHandlePool files() {
+    return options.files();
   }
 
   public Path dir() {

@@ -54,7 +54,7 @@ public final class SegmentSwap {
     if (segments.lastEntry().getValue() == replaced.get(replaced.size() - 1)) {
       throw new IllegalStateException("the active segment is never cleaned");
     }
-    Path dir = cleaned.records().file().toPath().getParent();
+    Path dir = cleaned.file().logPath().getParent();
     for (LogSegment old : replaced) {
       segments.remove(old.baseOffset());
     }

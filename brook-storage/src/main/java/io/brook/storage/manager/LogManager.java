@@ -6,6 +6,7 @@ import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogOpenOptions;
 import io.brook.storage.log.LogRetention;
 import io.brook.storage.log.PartitionLog;
+import io.brook.storage.segment.FileHandlePool;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -69,6 +70,7 @@ public final class LogManager implements Closeable {
   private final Map<Path, DataDirectoryLock> locks;
   private final ConcurrentHashMap<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
   private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
+  private final FileHandlePool files;
   private LogCleaner cleaner;
   private volatile boolean closed;
 
@@ -83,6 +85,12 @@ public final class LogManager implements Closeable {
     this.time = time;
     this.scheduler = scheduler;
     this.locks = locks;
+    this.files = new FileHandlePool(config.maxOpenFiles());
+  }
+
+  /** The pool bounding open segment files across every log here. */
+  public FileHandlePool files() {
+    return files;
   }
 
   /**
@@ -226,7 +234,8 @@ public final class LogManager implements Closeable {
         0,
         0,
         true,
-        config.retentionCheckIntervalMs());
+        config.retentionCheckIntervalMs(),
+        files);
   }
 
   private void schedulePeriodicTasks() {
@@ -338,6 +347,10 @@ public final class LogManager implements Closeable {
   }
 
   private Path leastLoadedDirectory() {
+    if (config.logDirs().size() == 1) {
+      // The count below walks every log: quadratic when creating tens of thousands of them.
+      return config.logDirs().get(0);
+    }
     Map<Path, Integer> counts = new HashMap<>();
     for (Path dir : config.logDirs()) {
       counts.put(dir, 0);

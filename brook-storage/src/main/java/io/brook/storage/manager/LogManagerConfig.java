@@ -2,6 +2,7 @@ package io.brook.storage.manager;
 
 import io.brook.storage.cleaner.CleanerConfig;
 import io.brook.storage.log.LogOpenOptions;
+import io.brook.storage.segment.FileHandlePool;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -20,6 +21,8 @@ import java.util.List;
  * @param retentionCheckIntervalMs {@code log.retention.check.interval.ms}: how often every log
  *     deletes the segments past its retention
  * @param cleaner the log cleaner's settings
+ * @param maxOpenFiles {@code brook.log.max.open.files}: segment files open at once, across all
+ *     partitions and directories
  */
 public record LogManagerConfig(
     List<Path> logDirs,
@@ -30,7 +33,8 @@ public record LogManagerConfig(
     long producerIdExpirationMs,
     long producerIdExpirationCheckIntervalMs,
     long retentionCheckIntervalMs,
-    CleanerConfig cleaner) {
+    CleanerConfig cleaner,
+    int maxOpenFiles) {
 
   /** Kafka's {@code num.recovery.threads.per.data.dir} default. */
   public static final int DEFAULT_RECOVERY_THREADS_PER_DATA_DIR = 2;
@@ -41,7 +45,7 @@ public record LogManagerConfig(
   /** Kafka's {@code producer.id.expiration.check.interval.ms} default: ten minutes. */
   public static final long DEFAULT_PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 600_000;
 
-  /** Kafka's defaults for retention checks and the cleaner. */
+  /** Kafka's defaults for retention checks and the cleaner, and Brook's open-file bound. */
   public LogManagerConfig(
       List<Path> logDirs,
       int recoveryThreadsPerDataDir,
@@ -59,7 +63,8 @@ public record LogManagerConfig(
         producerIdExpirationMs,
         producerIdExpirationCheckIntervalMs,
         LogOpenOptions.DEFAULT_RETENTION_CHECK_INTERVAL_MS,
-        CleanerConfig.DEFAULTS);
+        CleanerConfig.DEFAULTS,
+        FileHandlePool.DEFAULT_MAX_OPEN_FILES);
   }
 
   public LogManagerConfig {
@@ -72,6 +77,9 @@ public record LogManagerConfig(
     }
     if (retentionCheckIntervalMs < 1) {
       throw new IllegalArgumentException("log.retention.check.interval.ms must be at least 1");
+    }
+    if (maxOpenFiles < 1) {
+      throw new IllegalArgumentException("brook.log.max.open.files must be at least 1");
     }
   }
 
@@ -97,7 +105,8 @@ public record LogManagerConfig(
         producerIdExpirationMs,
         producerIdExpirationCheckIntervalMs,
         intervalMs,
-        cleaner);
+        cleaner,
+        maxOpenFiles);
   }
 
   public LogManagerConfig withCleaner(CleanerConfig value) {
@@ -110,6 +119,21 @@ public record LogManagerConfig(
         producerIdExpirationMs,
         producerIdExpirationCheckIntervalMs,
         retentionCheckIntervalMs,
+        value,
+        maxOpenFiles);
+  }
+
+  public LogManagerConfig withMaxOpenFiles(int value) {
+    return new LogManagerConfig(
+        logDirs,
+        recoveryThreadsPerDataDir,
+        flushCheckIntervalMs,
+        recoveryPointCheckpointIntervalMs,
+        logStartOffsetCheckpointIntervalMs,
+        producerIdExpirationMs,
+        producerIdExpirationCheckIntervalMs,
+        retentionCheckIntervalMs,
+        cleaner,
         value);
   }
 }

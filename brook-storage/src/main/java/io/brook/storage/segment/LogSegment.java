@@ -13,14 +13,11 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.apache.kafka.common.errors.CorruptRecordException;
-import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.common.utils.internals.BufferSupplier;
-import org.apache.kafka.common.utils.internals.CloseableIterator;
 
 /**
  * One segment of a partition log: the {@code .log} file of record batches plus its sparse {@code
@@ -32,6 +29,11 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  * batch's last offset to the batch's start position, so a lookup lands at or before the batch
  * holding any offset.
  *
+ * <p>Files: all three are reached through a {@link SegmentFile} in the node's {@link
+ * FileHandlePool}, which may close them while the segment is idle; every method here pins the file
+ * for exactly the time it touches it, and the segment's size and largest timestamp are kept in
+ * fields so that size checks and retention never reopen a file.
+ *
  * <p>Thread-safety: {@link #append}, {@link #truncateTo}, {@link #recover} and the lifecycle
  * methods are called by one writer at a time (the log's lock). Reads ({@link #read}, {@link
  * #translateOffset}, {@link #findOffsetByTimestamp}) run concurrently with appends: the log file's
@@ -39,47 +41,44 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  * log published after the write.
  */
 public final class LogSegment implements Closeable {
-  /** Batches older than this format cannot be stored; see {@code BatchValidator}. */
-  private static final byte REQUIRED_MAGIC = RecordBatch.MAGIC_VALUE_V2;
-
   private final long baseOffset;
   private final int indexIntervalBytes;
   private final int maxIndexSize;
-  private final FileRecords log;
+  private final SegmentFile file;
   private final long createdMs;
 
-  private volatile OffsetIndex offsetIndex;
-  private volatile TimeIndex timeIndex;
-  private boolean indexesWritable;
+  /** Bytes of whole batches in the log file; published after they are written. */
+  private volatile int size;
+
   private int bytesSinceLastIndexEntry;
   private volatile TimestampOffset maxTimestampSoFar;
 
   /** Timestamp of the first batch, for {@code segment.ms}; -1 when empty or unknown. */
   private long firstBatchTimestamp = RecordBatch.NO_TIMESTAMP;
 
-  private LogSegment(
-      long baseOffset,
-      LogConfig config,
-      FileRecords log,
-      OffsetIndex offsetIndex,
-      TimeIndex timeIndex,
-      boolean indexesWritable,
-      long createdMs) {
+  private LogSegment(long baseOffset, LogConfig config, SegmentFile file, long createdMs) {
     this.baseOffset = baseOffset;
     this.indexIntervalBytes = config.indexIntervalBytes();
     this.maxIndexSize = config.segmentIndexBytes();
-    this.log = log;
-    this.offsetIndex = offsetIndex;
-    this.timeIndex = timeIndex;
-    this.indexesWritable = indexesWritable;
+    this.file = file;
     this.createdMs = createdMs;
-    this.maxTimestampSoFar = timeIndex.lastEntry();
+    this.maxTimestampSoFar = new TimestampOffset(RecordBatch.NO_TIMESTAMP, baseOffset);
   }
 
-  /** Creates a new, empty segment; any stale files with the same base offset are replaced. */
+  /**
+   * Creates a new, empty segment whose files stay open until closed; any stale files with the same
+   * base offset are replaced. For tools and tests; a broker passes its pool.
+   */
   public static LogSegment create(Path dir, long baseOffset, LogConfig config, Time time)
       throws IOException {
-    return create(dir, baseOffset, config, time, "");
+    return create(dir, baseOffset, config, time, "", FileHandlePool.unbounded());
+  }
+
+  /** Creates a new, empty segment whose files the pool may close while idle. */
+  public static LogSegment create(
+      Path dir, long baseOffset, LogConfig config, Time time, FileHandlePool pool)
+      throws IOException {
+    return create(dir, baseOffset, config, time, "", pool);
   }
 
   /**
@@ -88,22 +87,11 @@ public final class LogSegment implements Closeable {
    * recovery knows to discard, and renames it into place once it is complete.
    */
   public static LogSegment create(
-      Path dir, long baseOffset, LogConfig config, Time time, String suffix) throws IOException {
-    Path logFile = withSuffix(SegmentFiles.logFile(dir, baseOffset), suffix);
-    Path offsetFile = withSuffix(SegmentFiles.offsetIndexFile(dir, baseOffset), suffix);
-    Path timeFile = withSuffix(SegmentFiles.timeIndexFile(dir, baseOffset), suffix);
-    Files.deleteIfExists(offsetFile);
-    Files.deleteIfExists(timeFile);
-    Files.deleteIfExists(logFile);
-    FileRecords log = FileRecords.open(logFile.toFile(), true, false, 0, false);
-    OffsetIndex offsetIndex = new OffsetIndex(offsetFile, baseOffset, config.segmentIndexBytes());
-    TimeIndex timeIndex = new TimeIndex(timeFile, baseOffset, config.segmentIndexBytes());
-    return new LogSegment(
-        baseOffset, config, log, offsetIndex, timeIndex, true, time.milliseconds());
-  }
-
-  private static Path withSuffix(Path file, String suffix) {
-    return suffix.isEmpty() ? file : file.resolveSibling(file.getFileName() + suffix);
+      Path dir, long baseOffset, LogConfig config, Time time, String suffix, FileHandlePool pool)
+      throws IOException {
+    SegmentFile file =
+        SegmentFile.createEmpty(pool, dir, baseOffset, config.segmentIndexBytes(), suffix);
+    return new LogSegment(baseOffset, config, file, time.milliseconds());
   }
 
   /**
@@ -112,24 +100,28 @@ public final class LogSegment implements Closeable {
    */
   public static LogSegment open(
       Path dir, long baseOffset, LogConfig config, Time time, boolean active) throws IOException {
-    FileRecords log =
-        FileRecords.open(SegmentFiles.logFile(dir, baseOffset).toFile(), true, true, 0, false);
-    OffsetIndex offsetIndex =
-        new OffsetIndex(
-            SegmentFiles.offsetIndexFile(dir, baseOffset),
-            baseOffset,
-            config.segmentIndexBytes(),
-            active);
-    TimeIndex timeIndex =
-        new TimeIndex(
-            SegmentFiles.timeIndexFile(dir, baseOffset),
-            baseOffset,
-            config.segmentIndexBytes(),
-            active);
-    LogSegment segment =
-        new LogSegment(
-            baseOffset, config, log, offsetIndex, timeIndex, active, time.milliseconds());
-    segment.loadFirstBatchTimestamp();
+    return open(dir, baseOffset, config, time, active, FileHandlePool.unbounded());
+  }
+
+  /**
+   * Opens an existing segment whose files the pool may close while idle. Reads the first batch and
+   * the time index's last entry once, then leaves the files to the pool.
+   */
+  public static LogSegment open(
+      Path dir, long baseOffset, LogConfig config, Time time, boolean active, FileHandlePool pool)
+      throws IOException {
+    SegmentFile file =
+        SegmentFile.existing(pool, dir, baseOffset, config.segmentIndexBytes(), active);
+    LogSegment segment = new LogSegment(baseOffset, config, file, time.milliseconds());
+    file.pin();
+    try {
+      segment.size = file.records().sizeInBytes();
+      file.offsetIndex();
+      segment.maxTimestampSoFar = file.timeIndex().lastEntry();
+      segment.loadFirstBatchTimestamp();
+    } finally {
+      file.unpin();
+    }
     return segment;
   }
 
@@ -138,20 +130,21 @@ public final class LogSegment implements Closeable {
   }
 
   public int sizeInBytes() {
-    return log.sizeInBytes();
+    return size;
   }
 
-  /** The raw log file, for recovery tooling and tests. */
-  public FileRecords records() {
-    return log;
+  /** The segment's files in the pool; pin them before use. */
+  public SegmentFile file() {
+    return file;
   }
 
-  public OffsetIndex offsetIndex() {
-    return offsetIndex;
-  }
-
-  public TimeIndex timeIndex() {
-    return timeIndex;
+  /**
+   * Pins the segment's files until the returned pin is closed, for callers that iterate the raw
+   * file (the cleaner, the loader, tests).
+   */
+  public PinnedSegment pin() throws IOException {
+    file.pin();
+    return new PinnedSegment(file);
   }
 
   /** Largest timestamp in the segment and the offset it was seen at; (-1, base) when none. */
@@ -183,15 +176,23 @@ public final class LogSegment implements Closeable {
       long nowMs,
       LogConfig config,
       long rollMs) {
-    int size = log.sizeInBytes();
-    if (size == 0) {
+    int bytes = size;
+    if (bytes == 0) {
       return false;
     }
-    return size > config.segmentBytes() - messagesSize
-        || timeWaitedForRoll(incomingTimestamp, nowMs) > rollMs
-        || offsetIndex.isFull()
-        || timeIndex.isFull()
-        || !offsetIndex.canAppendOffset(maxOffsetInMessages);
+    if (bytes > config.segmentBytes() - messagesSize
+        || timeWaitedForRoll(incomingTimestamp, nowMs) > rollMs) {
+      return true;
+    }
+    file.pinUnchecked();
+    try {
+      OffsetIndex offsets = file.offsetIndexUnchecked();
+      return offsets.isFull()
+          || file.timeIndexUnchecked().isFull()
+          || !offsets.canAppendOffset(maxOffsetInMessages);
+    } finally {
+      file.unpin();
+    }
   }
 
   /**
@@ -209,32 +210,56 @@ public final class LogSegment implements Closeable {
   /**
    * Appends batches whose offsets are already assigned. Writes the bytes first and indexes them
    * after, so a crash between the two leaves an index that lags the log (rebuilt by recovery),
-   * never one that points past it.
+   * never one that points past it. On failure the caller cuts the file back with {@link
+   * #cutToSize()}.
    */
   public void append(MemoryRecords records) throws IOException {
-    int position = log.sizeInBytes();
-    if (position == 0) {
-      loadFirstBatchTimestamp(records);
-    }
-    log.append(records);
-    for (RecordBatch batch : records.batches()) {
-      indexBatch(batch, position);
-      position += batch.sizeInBytes();
+    file.pin();
+    try {
+      int position = size;
+      if (position == 0) {
+        loadFirstBatchTimestamp(records);
+      }
+      FileRecords log = file.records();
+      log.append(records);
+      OffsetIndex offsets = file.offsetIndex();
+      TimeIndex times = file.timeIndex();
+      for (RecordBatch batch : records.batches()) {
+        indexBatch(batch, position, offsets, times);
+        position += batch.sizeInBytes();
+      }
+      size = log.sizeInBytes();
+    } finally {
+      file.unpin();
     }
   }
 
-  private void indexBatch(RecordBatch batch, int position) {
+  /**
+   * Cuts the log file back to the bytes of whole batches the segment published, after an append
+   * failed part-way.
+   */
+  public void cutToSize() throws IOException {
+    file.pin();
+    try {
+      // FileRecords cuts the file whenever it is longer than the target, whatever it counted.
+      file.records().truncateTo(size);
+    } finally {
+      file.unpin();
+    }
+  }
+
+  private void indexBatch(RecordBatch batch, int position, OffsetIndex offsets, TimeIndex times) {
     if (batch.maxTimestamp() > maxTimestampSoFar.timestamp()) {
       maxTimestampSoFar = new TimestampOffset(batch.maxTimestamp(), batch.lastOffset());
     }
     // One append may add several entries; a full index just stays sparser until the next roll.
     if (bytesSinceLastIndexEntry > indexIntervalBytes) {
-      if (!offsetIndex.isFull()) {
-        offsetIndex.append(batch.lastOffset(), position);
+      if (!offsets.isFull()) {
+        offsets.append(batch.lastOffset(), position);
       }
       TimestampOffset max = maxTimestampSoFar;
-      if (!timeIndex.isFull()) {
-        timeIndex.maybeAppend(max.timestamp(), max.offset());
+      if (!times.isFull()) {
+        times.maybeAppend(max.timestamp(), max.offset());
       }
       bytesSinceLastIndexEntry = 0;
     }
@@ -246,7 +271,17 @@ public final class LogSegment implements Closeable {
    * index entry at or below it; null if no such batch is in this segment.
    */
   public FileRecords.LogOffsetPosition translateOffset(long offset, int startingPosition) {
-    OffsetPosition mapping = offsetIndex.lookup(offset);
+    file.pinUnchecked();
+    try {
+      return translatePinned(offset, startingPosition);
+    } finally {
+      file.unpin();
+    }
+  }
+
+  private FileRecords.LogOffsetPosition translatePinned(long offset, int startingPosition) {
+    OffsetPosition mapping = file.offsetIndexUnchecked().lookup(offset);
+    FileRecords log = file.records();
     int from = Math.max(mapping.position(), startingPosition);
     if (from > log.sizeInBytes()) {
       from = startingPosition;
@@ -258,7 +293,8 @@ public final class LogSegment implements Closeable {
    * Reads from the batch holding {@code startOffset} up to {@code maxSize} bytes, never past file
    * position {@code maxPosition}. With {@code minOneBatch} the first batch is returned whole even
    * if it exceeds {@code maxSize}, so that a consumer is never stuck behind one large batch.
-   * Returns null if this segment has no batch at or above {@code startOffset}.
+   * Returns null if this segment has no batch at or above {@code startOffset}. The slice holds no
+   * pin: whoever sends or copies it pins it for that time.
    */
   public FileSlice read(long startOffset, int maxSize, long maxPosition, boolean minOneBatch) {
     FileRecords.LogOffsetPosition start = translateOffset(startOffset, 0);
@@ -268,10 +304,10 @@ public final class LogSegment implements Closeable {
     int limit = minOneBatch ? Math.max(maxSize, start.size) : maxSize;
     long available = maxPosition - start.position;
     if (available <= 0 || limit <= 0) {
-      return new FileSlice(log, start.position, 0);
+      return new FileSlice(file, start.position, 0);
     }
-    int size = (int) Math.min(available, limit);
-    return new FileSlice(log, start.position, size);
+    int bytes = (int) Math.min(available, limit);
+    return new FileSlice(file, start.position, bytes);
   }
 
   /**
@@ -282,28 +318,12 @@ public final class LogSegment implements Closeable {
    */
   public Optional<FileRecords.TimestampAndOffset> findOffsetByTimestamp(
       long targetTimestamp, long startingOffset) {
-    TimestampOffset older = timeIndex.lookup(targetTimestamp - 1);
-    long scanFrom = Math.max(older.offset(), startingOffset);
-    int position = offsetIndex.lookup(scanFrom).position();
-    try (BufferSupplier buffers = BufferSupplier.create()) {
-      for (FileChannelRecordBatch batch : log.batchesFrom(position)) {
-        if (batch.maxTimestamp() < targetTimestamp || batch.lastOffset() < startingOffset) {
-          continue;
-        }
-        try (CloseableIterator<org.apache.kafka.common.record.internal.Record> records =
-            batch.streamingIterator(buffers)) {
-          while (records.hasNext()) {
-            var record = records.next();
-            if (record.timestamp() >= targetTimestamp && record.offset() >= startingOffset) {
-              return Optional.of(
-                  new FileRecords.TimestampAndOffset(
-                      record.timestamp(), record.offset(), leaderEpochOf(batch)));
-            }
-          }
-        }
-      }
+    file.pinUnchecked();
+    try {
+      return TimestampSearch.find(file, targetTimestamp, startingOffset);
+    } finally {
+      file.unpin();
     }
-    return Optional.empty();
   }
 
   /**
@@ -318,22 +338,22 @@ public final class LogSegment implements Closeable {
     return findOffsetByTimestamp(max.timestamp(), baseOffset);
   }
 
-  private static Optional<Integer> leaderEpochOf(RecordBatch batch) {
-    int epoch = batch.partitionLeaderEpoch();
-    return epoch == RecordBatch.NO_PARTITION_LEADER_EPOCH ? Optional.empty() : Optional.of(epoch);
-  }
-
   /**
    * The offset after this segment's last batch (its base offset when empty), read from the batches
    * after the last index entry.
    */
   public long readNextOffset() {
-    OffsetPosition last = offsetIndex.lastEntry();
-    long next = baseOffset;
-    for (FileChannelRecordBatch batch : log.batchesFrom(last.position())) {
-      next = batch.nextOffset();
+    file.pinUnchecked();
+    try {
+      OffsetPosition last = file.offsetIndexUnchecked().lastEntry();
+      long next = baseOffset;
+      for (FileChannelRecordBatch batch : file.records().batchesFrom(last.position())) {
+        next = batch.nextOffset();
+      }
+      return next;
+    } finally {
+      file.unpin();
     }
-    return next;
   }
 
   /**
@@ -344,18 +364,39 @@ public final class LogSegment implements Closeable {
    * @return the number of bytes truncated (0 if the whole file was valid)
    */
   public int recover(Consumer<RecordBatch> onBatch) throws IOException {
-    recreateIndexes();
-    maxTimestampSoFar = new TimestampOffset(RecordBatch.NO_TIMESTAMP, baseOffset);
-    bytesSinceLastIndexEntry = 0;
+    file.pin();
+    try {
+      file.recreateIndexes();
+      maxTimestampSoFar = new TimestampOffset(RecordBatch.NO_TIMESTAMP, baseOffset);
+      bytesSinceLastIndexEntry = 0;
+      FileRecords log = file.records();
+      int validBytes = validPrefix(log, onBatch);
+      int truncated = log.sizeInBytes() - validBytes;
+      if (truncated > 0) {
+        log.truncateTo(validBytes);
+      }
+      size = log.sizeInBytes();
+      loadFirstBatchTimestamp();
+      return truncated;
+    } finally {
+      file.unpin();
+    }
+  }
+
+  /** Indexes and hands on the valid batches; returns the bytes they cover. */
+  private int validPrefix(FileRecords log, Consumer<RecordBatch> onBatch) throws IOException {
+    OffsetIndex offsets = file.offsetIndex();
+    TimeIndex times = file.timeIndex();
     int validBytes = 0;
     long nextOffset = baseOffset;
     RecoveryChecksums checksums = new RecoveryChecksums();
     try {
       for (FileChannelRecordBatch batch : log.batches()) {
-        if (!hasSaneHeader(batch, nextOffset) || !checksums.isValid(log.channel(), batch)) {
+        if (!RecoveryChecksums.hasSaneHeader(batch, nextOffset)
+            || !checksums.isValid(log.channel(), batch)) {
           break;
         }
-        indexBatch(batch, validBytes);
+        indexBatch(batch, validBytes, offsets, times);
         onBatch.accept(batch);
         validBytes += batch.sizeInBytes();
         nextOffset = batch.nextOffset();
@@ -363,19 +404,7 @@ public final class LogSegment implements Closeable {
     } catch (CorruptRecordException e) {
       // A size field that cannot be right: everything from here on is torn.
     }
-    int truncated = log.sizeInBytes() - validBytes;
-    if (truncated > 0) {
-      log.truncateTo(validBytes);
-    }
-    loadFirstBatchTimestamp();
-    return truncated;
-  }
-
-  private static boolean hasSaneHeader(FileChannelRecordBatch batch, long expectedAtLeast) {
-    return batch.magic() == REQUIRED_MAGIC
-        && batch.sizeInBytes() >= DefaultRecordBatch.RECORD_BATCH_OVERHEAD
-        && batch.baseOffset() >= expectedAtLeast
-        && batch.lastOffset() >= batch.baseOffset();
+    return validBytes;
   }
 
   /**
@@ -385,27 +414,34 @@ public final class LogSegment implements Closeable {
    * @return the number of bytes removed
    */
   public int truncateTo(long offset) throws IOException {
-    FileRecords.LogOffsetPosition mapping = translateOffset(offset, 0);
-    if (mapping == null) {
-      return 0;
+    file.pin();
+    try {
+      FileRecords.LogOffsetPosition mapping = translatePinned(offset, 0);
+      if (mapping == null) {
+        return 0;
+      }
+      file.setIndexesWritable(true);
+      file.offsetIndex().truncateTo(offset);
+      file.timeIndex().truncateTo(offset);
+      FileRecords log = file.records();
+      int removed = log.truncateTo(mapping.position);
+      size = log.sizeInBytes();
+      bytesSinceLastIndexEntry = 0;
+      recomputeMaxTimestamp();
+      if (size == 0) {
+        firstBatchTimestamp = RecordBatch.NO_TIMESTAMP;
+      }
+      return removed;
+    } finally {
+      file.unpin();
     }
-    makeIndexesWritable();
-    offsetIndex.truncateTo(offset);
-    timeIndex.truncateTo(offset);
-    int removed = log.truncateTo(mapping.position);
-    bytesSinceLastIndexEntry = 0;
-    recomputeMaxTimestamp();
-    if (log.sizeInBytes() == 0) {
-      firstBatchTimestamp = RecordBatch.NO_TIMESTAMP;
-    }
-    return removed;
   }
 
   /** The time index's last entry plus the batches written after it give the exact maximum. */
-  private void recomputeMaxTimestamp() {
-    TimestampOffset max = timeIndex.lastEntry();
-    int from = offsetIndex.lookup(max.offset()).position();
-    for (FileChannelRecordBatch batch : log.batchesFrom(from)) {
+  private void recomputeMaxTimestamp() throws IOException {
+    TimestampOffset max = file.timeIndex().lastEntry();
+    int from = file.offsetIndex().lookup(max.offset()).position();
+    for (FileChannelRecordBatch batch : file.records().batchesFrom(from)) {
       if (batch.maxTimestamp() > max.timestamp()) {
         max = new TimestampOffset(batch.maxTimestamp(), batch.lastOffset());
       }
@@ -418,70 +454,63 @@ public final class LogSegment implements Closeable {
    * consistent indexes; anything else is rebuilt by the caller through {@link #recover}.
    */
   public void sanityCheck() {
-    offsetIndex.sanityCheck();
-    timeIndex.sanityCheck();
-    if (offsetIndex.lastEntry().position() > log.sizeInBytes()) {
-      throw new CorruptIndexException(
-          "index "
-              + offsetIndex.file()
-              + " points past the end of its log file ("
-              + offsetIndex.lastEntry().position()
-              + " > "
-              + log.sizeInBytes()
-              + ")");
+    file.pinUnchecked();
+    try {
+      OffsetIndex offsets = file.offsetIndexUnchecked();
+      offsets.sanityCheck();
+      file.timeIndexUnchecked().sanityCheck();
+      if (offsets.lastEntry().position() > size) {
+        throw new CorruptIndexException(
+            "index "
+                + offsets.file()
+                + " points past the end of its log file ("
+                + offsets.lastEntry().position()
+                + " > "
+                + size
+                + ")");
+      }
+    } finally {
+      file.unpin();
     }
   }
 
   /**
    * The segment stops taking appends: record its final max timestamp in the time index (the slot
-   * kept free for it) and trim both indexes to their entries.
+   * kept free for it) and trim both indexes to their entries. From now on the indexes map read-only
+   * whenever the pool reopens them.
    */
   public void onBecomeInactiveSegment() throws IOException {
-    TimestampOffset max = maxTimestampSoFar;
-    if (max.timestamp() >= 0) {
-      timeIndex.maybeAppend(max.timestamp(), max.offset(), true);
+    file.pin();
+    try {
+      TimestampOffset max = maxTimestampSoFar;
+      TimeIndex times = file.timeIndex();
+      if (max.timestamp() >= 0) {
+        times.maybeAppend(max.timestamp(), max.offset(), true);
+      }
+      file.offsetIndex().trimToValidSize();
+      times.trimToValidSize();
+      file.setIndexesWritable(false);
+    } finally {
+      file.unpin();
     }
-    offsetIndex.trimToValidSize();
-    timeIndex.trimToValidSize();
   }
 
   /** The segment takes appends again (after a truncation made it the last one). */
   public void makeActive() throws IOException {
-    makeIndexesWritable();
-    offsetIndex.resize(maxIndexSize);
-    timeIndex.resize(maxIndexSize);
-  }
-
-  /**
-   * Replaces both indexes with new, empty, writable files. Used only by recovery, when no reader
-   * can hold the old mappings, because an index left by a crash may have any length.
-   */
-  private void recreateIndexes() throws IOException {
-    Path offsetFile = offsetIndex.file();
-    Path timeFile = timeIndex.file();
-    offsetIndex.deleteIfExists();
-    timeIndex.deleteIfExists();
-    offsetIndex = new OffsetIndex(offsetFile, baseOffset, maxIndexSize, true);
-    timeIndex = new TimeIndex(timeFile, baseOffset, maxIndexSize, true);
-    indexesWritable = true;
-  }
-
-  private void makeIndexesWritable() throws IOException {
-    if (indexesWritable) {
-      return;
+    file.pin();
+    try {
+      file.setIndexesWritable(true);
+      file.offsetIndex().resize(maxIndexSize);
+      file.timeIndex().resize(maxIndexSize);
+    } finally {
+      file.unpin();
     }
-    OffsetIndex oldOffsets = offsetIndex;
-    TimeIndex oldTimes = timeIndex;
-    offsetIndex = new OffsetIndex(oldOffsets.file(), baseOffset, maxIndexSize, true);
-    timeIndex = new TimeIndex(oldTimes.file(), baseOffset, maxIndexSize, true);
-    oldOffsets.close();
-    oldTimes.close();
-    indexesWritable = true;
   }
 
+  /** Under a pin. */
   private void loadFirstBatchTimestamp() {
     firstBatchTimestamp = RecordBatch.NO_TIMESTAMP;
-    for (FileChannelRecordBatch batch : log.batches()) {
+    for (FileChannelRecordBatch batch : file.records().batches()) {
       firstBatchTimestamp = batch.maxTimestamp();
       return;
     }
@@ -496,9 +525,14 @@ public final class LogSegment implements Closeable {
 
   /** Forces the log file and both indexes to disk. */
   public void flush() throws IOException {
-    log.flush();
-    offsetIndex.flush();
-    timeIndex.flush();
+    file.pin();
+    try {
+      file.records().flush();
+      file.offsetIndex().flush();
+      file.timeIndex().flush();
+    } finally {
+      file.unpin();
+    }
   }
 
   /** Time of the newest record for retention, or the file's modification time if none. */
@@ -507,7 +541,7 @@ public final class LogSegment implements Closeable {
     if (max.timestamp() >= 0) {
       return max.timestamp();
     }
-    return Files.getLastModifiedTime(log.file().toPath()).toMillis();
+    return Files.getLastModifiedTime(file.logPath()).toMillis();
   }
 
   /** Timestamp of the first batch (its max timestamp), or -1 if empty or unknown. */
@@ -519,42 +553,42 @@ public final class LogSegment implements Closeable {
    * Renames the three files from names ending in {@code oldSuffix} to names ending in {@code
    * newSuffix} (either may be empty), index files first and the log file last: recovery treats the
    * log file's name as the segment's state, and an index without its log file as a leftover. Open
-   * channels and mappings stay valid, so readers holding this segment are not disturbed.
+   * channels and mappings stay valid, and a reopen uses the new names, so readers holding this
+   * segment are not disturbed.
    */
   public void changeFileSuffixes(String oldSuffix, String newSuffix) throws IOException {
-    offsetIndex.renameTo(renamed(offsetIndex.file(), oldSuffix, newSuffix));
-    timeIndex.renameTo(renamed(timeIndex.file(), oldSuffix, newSuffix));
-    log.renameTo(renamed(log.file().toPath(), oldSuffix, newSuffix).toFile());
+    file.changeSuffixes(oldSuffix, newSuffix);
   }
 
-  private static Path renamed(Path file, String oldSuffix, String newSuffix) {
-    String name = file.getFileName().toString();
-    if (!name.endsWith(oldSuffix)) {
-      throw new IllegalStateException(file + " does not end in '" + oldSuffix + "'");
-    }
-    return file.resolveSibling(name.substring(0, name.length() - oldSuffix.length()) + newSuffix);
-  }
-
+  /**
+   * Records the final max timestamp if the segment was still active, then closes the files (at
+   * once, or when the last reader holding a pin lets go).
+   */
   @Override
   public void close() throws IOException {
     TimestampOffset max = maxTimestampSoFar;
-    if (indexesWritable && max.timestamp() >= 0) {
-      timeIndex.maybeAppend(max.timestamp(), max.offset(), true);
+    try {
+      if (file.indexesWritable() && max.timestamp() >= 0 && !file.isRetired()) {
+        // May reopen a file the pool closed; the files are closed below whatever happens here.
+        file.pin();
+        try {
+          file.timeIndex().maybeAppend(max.timestamp(), max.offset(), true);
+        } finally {
+          file.unpin();
+        }
+      }
+    } finally {
+      file.close();
     }
-    offsetIndex.close();
-    timeIndex.close();
-    log.close();
   }
 
   /** Closes and removes all three files. */
   public void deleteIfExists() throws IOException {
-    offsetIndex.deleteIfExists();
-    timeIndex.deleteIfExists();
-    log.deleteIfExists();
+    file.deleteIfExists();
   }
 
   @Override
   public String toString() {
-    return "LogSegment(baseOffset=" + baseOffset + ", size=" + log.sizeInBytes() + ")";
+    return "LogSegment(baseOffset=" + baseOffset + ", size=" + size + ")";
   }
 }

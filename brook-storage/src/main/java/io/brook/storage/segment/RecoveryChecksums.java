@@ -6,6 +6,7 @@ import java.nio.channels.FileChannel;
 import java.util.zip.CRC32C;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
+import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
  * Checks batch CRCs during recovery through one reusable direct buffer. kafka-clients' own check
@@ -19,8 +20,19 @@ final class RecoveryChecksums {
    */
   private static final int SHARED_BUFFER_BYTES = 2 * 1024 * 1024;
 
+  /** Batches older than this format cannot be stored; see {@code BatchValidator}. */
+  private static final byte REQUIRED_MAGIC = RecordBatch.MAGIC_VALUE_V2;
+
   private final ByteBuffer buffer = ByteBuffer.allocateDirect(SHARED_BUFFER_BYTES);
   private final CRC32C crc = new CRC32C();
+
+  /** Whether the header can be right: format, size, offsets after {@code expectedAtLeast}. */
+  static boolean hasSaneHeader(FileChannelRecordBatch batch, long expectedAtLeast) {
+    return batch.magic() == REQUIRED_MAGIC
+        && batch.sizeInBytes() >= DefaultRecordBatch.RECORD_BATCH_OVERHEAD
+        && batch.baseOffset() >= expectedAtLeast
+        && batch.lastOffset() >= batch.baseOffset();
+  }
 
   /** Whether the batch's stored CRC32C matches its bytes from the attributes field on. */
   boolean isValid(FileChannel channel, FileChannelRecordBatch batch) throws IOException {

@@ -138,6 +138,7 @@ class RetentionTest {
             e -> assertThat(e.error()).isEqualTo(StorageError.OFFSET_OUT_OF_RANGE));
     // A zero-copy send of the held range (transferTo, as sendfile) into a slow sink still works.
     java.io.ByteArrayOutputStream sink = new java.io.ByteArrayOutputStream();
+    slice.pin();
     try (var out = java.nio.channels.Channels.newChannel(sink)) {
       long sent = 0;
       while (sent < slice.sizeInBytes()) {
@@ -147,6 +148,8 @@ class RetentionTest {
                 .transferTo(
                     slice.position() + sent, Math.min(100, slice.sizeInBytes() - sent), out);
       }
+    } finally {
+      slice.unpin();
     }
     assertThat(sink.size()).isEqualTo(slice.sizeInBytes());
     MemoryRecords held = slice.copyToMemory();

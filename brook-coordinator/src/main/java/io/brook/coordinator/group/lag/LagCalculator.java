@@ -6,6 +6,7 @@ import io.brook.coordinator.group.offsets.CommittedOffset;
 import io.brook.storage.log.LogReadResult;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.segment.FileSlice;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Optional;
@@ -72,12 +73,17 @@ public final class LagCalculator {
       if (slice.sizeInBytes() == 0) {
         return OptionalLong.empty();
       }
-      Iterator<FileChannelRecordBatch> batches =
-          slice.file().slice(slice.position(), slice.sizeInBytes()).batches().iterator();
-      return batches.hasNext()
-          ? OptionalLong.of(batches.next().maxTimestamp())
-          : OptionalLong.empty();
-    } catch (RuntimeException e) {
+      slice.pin();
+      try {
+        Iterator<FileChannelRecordBatch> batches =
+            slice.records().slice(slice.position(), slice.sizeInBytes()).batches().iterator();
+        return batches.hasNext()
+            ? OptionalLong.of(batches.next().maxTimestamp())
+            : OptionalLong.empty();
+      } finally {
+        slice.unpin();
+      }
+    } catch (IOException | RuntimeException e) {
       // The segment may have been deleted by retention meanwhile: no figure this time.
       return OptionalLong.empty();
     }
