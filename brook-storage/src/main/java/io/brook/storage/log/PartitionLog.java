@@ -535,10 +535,7 @@ public final class PartitionLog implements Closeable {
     return config;
   }
 
-  /**
-   * Applies new topic settings: appends and rolls use them from the next append, retention and the
-   * cleaner from their next pass.
-   */
+  /** New topic settings, used from the next append or roll and the next retention pass. */
   public void updateConfig(LogConfig newConfig) {
     config = newConfig;
   }
@@ -553,10 +550,7 @@ public final class PartitionLog implements Closeable {
     return health.isOffline();
   }
 
-  /**
-   * Flushes, snapshots producer state at the log end, and closes every file. An offline log only
-   * releases its files: its tail is left for recovery at the next start.
-   */
+  /** Flushes, snapshots producers and closes; an offline log leaves its tail to recovery. */
   @Override
   public void close() throws IOException {
     lock.lock();
