@@ -16,6 +16,11 @@ import java.nio.file.StandardOpenOption;
  * StandardCopyOption#ATOMIC_MOVE}, then fsync the parent directory so that the rename itself is
  * durable. A crash before the rename can leave a stale {@code .tmp} file behind, which the next
  * write truncates and reuses. Directory fsync needs a POSIX file system (Linux, macOS).
+ *
+ * <p>{@link #writeUnsynced} skips both fsyncs, for files whose content can be rebuilt after a crash
+ * and that are made durable later with {@link #sync}: readers of the live system still see the old
+ * or the new content, never a mix, but after a power loss the file may be old, new, or (on some
+ * file systems, for an unsynced rename) empty.
  */
 public final class AtomicFiles {
   /** The suffix of the temporary file written next to the target before the rename. */
@@ -30,6 +35,27 @@ public final class AtomicFiles {
 
   /** Durably replaces {@code file} with {@code content}. */
   public static void write(Path file, byte[] content) throws IOException {
+    replace(file, content, true);
+    fsyncDirectory(file.toAbsolutePath().getParent());
+  }
+
+  /**
+   * Replaces {@code file} with {@code content} atomically for running readers but without any
+   * fsync; {@link #sync} makes it durable.
+   */
+  public static void writeUnsynced(Path file, byte[] content) throws IOException {
+    replace(file, content, false);
+  }
+
+  /** Forces {@code file}'s content and then its directory entry to disk. */
+  public static void sync(Path file) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      channel.force(true);
+    }
+    fsyncDirectory(file.toAbsolutePath().getParent());
+  }
+
+  private static void replace(Path file, byte[] content, boolean force) throws IOException {
     Path tmp = tmpFileFor(file);
     try {
       try (FileChannel channel =
@@ -42,7 +68,9 @@ public final class AtomicFiles {
         while (buffer.hasRemaining()) {
           channel.write(buffer);
         }
-        channel.force(true);
+        if (force) {
+          channel.force(true);
+        }
       }
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException e) {
@@ -53,7 +81,6 @@ public final class AtomicFiles {
       }
       throw e;
     }
-    fsyncDirectory(file.toAbsolutePath().getParent());
   }
 
   /** Makes creations, renames and deletions of entries in {@code dir} durable. */

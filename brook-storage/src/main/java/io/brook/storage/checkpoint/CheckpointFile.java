@@ -28,7 +28,9 @@ import java.util.Objects;
  * <p>Crash behaviour: {@link #write} goes through {@link AtomicFiles}, so after a crash the file
  * holds either the previous or the new complete list. There is no checksum; the version, the count
  * and the entry syntax are checked on {@link #read}, and any mismatch is a {@link
- * CorruptCheckpointException} rather than a silently shortened list.
+ * CorruptCheckpointException} rather than a silently shortened list. {@link #writeUnsynced} leaves
+ * the new content in the page cache until {@link #sync}; after a power loss in between the file may
+ * be old, new or empty, so only content that can be rebuilt may be written that way.
  *
  * <p>Thread-safety: reads and writes of one instance are serialized. Two instances on the same path
  * are not coordinated.
@@ -57,6 +59,12 @@ public final class CheckpointFile<T> {
   private final EntryFormat<T> format;
   private final Object lock = new Object();
 
+  /** Guarded by {@link #lock}: true while the file holds content not yet forced to disk. */
+  private boolean unsynced;
+
+  /** Guarded by {@link #lock}: fsync sequences run so far (synced writes and syncs), for tests. */
+  private long syncs;
+
   public CheckpointFile(Path file, int version, EntryFormat<T> format) {
     this.file = Objects.requireNonNull(file, "file");
     this.version = version;
@@ -73,6 +81,53 @@ public final class CheckpointFile<T> {
    * @throws IllegalArgumentException if an entry's line contains a line terminator
    */
   public void write(Collection<T> entries) throws IOException {
+    byte[] bytes = encode(entries);
+    synchronized (lock) {
+      AtomicFiles.write(file, bytes);
+      unsynced = false;
+      syncs++;
+    }
+  }
+
+  /**
+   * Replaces the file's content like {@link #write} but without fsync; {@link #sync} later makes it
+   * durable.
+   */
+  public void writeUnsynced(Collection<T> entries) throws IOException {
+    byte[] bytes = encode(entries);
+    synchronized (lock) {
+      AtomicFiles.writeUnsynced(file, bytes);
+      unsynced = true;
+    }
+  }
+
+  /** Forces the file and its directory to disk if an unsynced write happened since the last one. */
+  public void sync() throws IOException {
+    synchronized (lock) {
+      if (!unsynced) {
+        return;
+      }
+      AtomicFiles.sync(file);
+      unsynced = false;
+      syncs++;
+    }
+  }
+
+  /** True if the file holds content written by {@link #writeUnsynced} and not yet synced. */
+  public boolean hasUnsyncedWrite() {
+    synchronized (lock) {
+      return unsynced;
+    }
+  }
+
+  /** How many fsync sequences this instance has run (synced writes plus syncs); for tests. */
+  public long syncCount() {
+    synchronized (lock) {
+      return syncs;
+    }
+  }
+
+  private byte[] encode(Collection<T> entries) {
     StringBuilder content = new StringBuilder();
     content.append(version).append('\n');
     content.append(entries.size()).append('\n');
@@ -84,10 +139,7 @@ public final class CheckpointFile<T> {
       }
       content.append(line).append('\n');
     }
-    byte[] bytes = content.toString().getBytes(StandardCharsets.UTF_8);
-    synchronized (lock) {
-      AtomicFiles.write(file, bytes);
-    }
+    return content.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   /**

@@ -234,4 +234,48 @@ class CheckpointFileTest {
     // Then
     assertThat(entries).containsExactly(10L);
   }
+
+  @Test
+  void unsyncedWriteReplacesTheContentWithoutFsyncUntilSynced() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    checkpoint.write(List.of(1L));
+    long syncsAfterDurableWrite = checkpoint.syncCount();
+
+    // When
+    checkpoint.writeUnsynced(List.of(1L, 2L));
+    checkpoint.writeUnsynced(List.of(1L, 2L, 3L));
+
+    // Then: readers see the latest content at once, nothing was forced, no tmp file is left
+    assertThat(syncsAfterDurableWrite).isEqualTo(1);
+    assertThat(checkpoint.read()).containsExactly(1L, 2L, 3L);
+    assertThat(checkpoint.syncCount()).isEqualTo(1);
+    assertThat(checkpoint.hasUnsyncedWrite()).isTrue();
+    assertThat(Files.exists(AtomicFiles.tmpFileFor(checkpoint.file()))).isFalse();
+
+    // When: synced twice
+    checkpoint.sync();
+    checkpoint.sync();
+
+    // Then: one fsync sequence for both unsynced writes, none for the clean file
+    assertThat(checkpoint.syncCount()).isEqualTo(2);
+    assertThat(checkpoint.hasUnsyncedWrite()).isFalse();
+    assertThat(checkpoint.read()).containsExactly(1L, 2L, 3L);
+  }
+
+  @Test
+  void aDurableWriteAfterAnUnsyncedOneLeavesNothingToSync() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    checkpoint.writeUnsynced(List.of(7L));
+
+    // When
+    checkpoint.write(List.of(8L));
+    checkpoint.sync();
+
+    // Then
+    assertThat(checkpoint.hasUnsyncedWrite()).isFalse();
+    assertThat(checkpoint.syncCount()).isEqualTo(1);
+    assertThat(checkpoint.read()).containsExactly(8L);
+  }
 }
