@@ -3,6 +3,7 @@ package io.brook.storage.epoch;
 import io.brook.storage.checkpoint.CheckpointFile;
 import io.brook.storage.checkpoint.CorruptCheckpointException;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,11 +23,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>On disk: {@value #CHECKPOINT_FILE_NAME} in the partition directory, a {@link CheckpointFile}
  * of version {@value #VERSION} whose entry lines are {@code epoch startOffset}, oldest first. The
- * file is rewritten atomically after every change, so a crash leaves the previous or the new list;
- * it is not checksummed. On load, a file that breaks the invariant, has a negative value or a
- * malformed line is a {@link CorruptCheckpointException}. After an unclean shutdown the file may
- * mention epochs beyond the recovered log end; the log calls {@link #truncateFromEnd} once it knows
- * its end offset.
+ * file is rewritten atomically after every change, so a process crash leaves the previous or the
+ * new list; it is not checksummed. {@link #assign} does not fsync (a leadership change for
+ * thousands of partitions would otherwise wait on two fsyncs each): its entry starts at the log
+ * end, where recovery re-derives epochs from the batches, and the log calls {@link #flush} before
+ * its recovery point passes it. Truncations fsync before they take effect. On load, a file that
+ * breaks the invariant, has a negative value or a malformed line is a {@link
+ * CorruptCheckpointException}. After an unclean shutdown the file may mention epochs beyond the
+ * recovered log end; the log calls {@link #truncateFromEnd} once it knows its end offset.
  *
  * <p>Thread-safety: mutations hold the write lock (including the checkpoint write, so the file is
  * always the latest state), queries the read lock. If writing the checkpoint fails, the in-memory
@@ -47,15 +51,77 @@ public final class LeaderEpochCache {
   /** Oldest first; replaced as a whole on every change, never mutated in place. */
   private List<EpochEntry> entries;
 
+  /** Guarded by {@link #lock}; see {@link #needsRebuild()}. */
+  private boolean needsRebuild;
+
   /**
    * Loads {@value #CHECKPOINT_FILE_NAME} from {@code partitionDir} if it exists.
    *
    * @throws CorruptCheckpointException if the file is malformed or not strictly increasing
    */
   public LeaderEpochCache(Path partitionDir) throws IOException {
+    this(partitionDir, false);
+  }
+
+  private LeaderEpochCache(Path partitionDir, boolean tolerant) throws IOException {
     this.partitionDir = partitionDir;
     this.checkpoint =
         new CheckpointFile<>(partitionDir.resolve(CHECKPOINT_FILE_NAME), VERSION, new Format());
+    if (!tolerant) {
+      this.entries = readValidated();
+      return;
+    }
+    List<EpochEntry> loaded;
+    boolean rebuild = Files.notExists(checkpoint.file());
+    try {
+      loaded = readValidated();
+    } catch (CorruptCheckpointException e) {
+      // An unsynced replace (see assign) can leave an empty or stale file after a power loss.
+      log.warn(
+          "Unreadable leader epoch checkpoint, epochs will be rebuilt from the log dir={}"
+              + " reason={}",
+          partitionDir,
+          e.getMessage());
+      loaded = List.of();
+      rebuild = true;
+    }
+    this.entries = loaded;
+    this.needsRebuild = rebuild;
+  }
+
+  /**
+   * Loads the checkpoint like the constructor, except that a missing, empty or corrupt file yields
+   * an empty cache with {@link #needsRebuild()} set instead of an exception: the owner then
+   * re-derives the entries from the log's batches and calls {@link #persistRebuilt()}.
+   */
+  public static LeaderEpochCache loadOrRebuild(Path partitionDir) throws IOException {
+    return new LeaderEpochCache(partitionDir, true);
+  }
+
+  /** True if the checkpoint was missing or unreadable at load and has not been rebuilt since. */
+  public boolean needsRebuild() {
+    lock.readLock().lock();
+    try {
+      return needsRebuild;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Durably writes the entries re-derived after {@link #needsRebuild()}, even if there are none.
+   */
+  public void persistRebuilt() throws IOException {
+    lock.writeLock().lock();
+    try {
+      checkpoint.write(entries);
+      needsRebuild = false;
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  private List<EpochEntry> readValidated() throws IOException {
     List<EpochEntry> loaded = checkpoint.read();
     for (int i = 1; i < loaded.size(); i++) {
       EpochEntry previous = loaded.get(i - 1);
@@ -72,7 +138,7 @@ public final class LeaderEpochCache {
                 + current);
       }
     }
-    this.entries = List.copyOf(loaded);
+    return List.copyOf(loaded);
   }
 
   /**
@@ -82,7 +148,7 @@ public final class LeaderEpochCache {
    *
    * <p>Before adding, removes every entry whose epoch is {@code >= epoch} or whose start offset is
    * {@code >= startOffset}, so that the entries stay strictly increasing, and logs a WARN naming
-   * them. Flushes the checkpoint when anything changed.
+   * them. When anything changed the checkpoint is replaced without fsync (see {@link #flush}).
    *
    * @throws IllegalArgumentException if {@code startOffset} is negative
    */
@@ -117,7 +183,7 @@ public final class LeaderEpochCache {
         }
       }
       kept.add(added);
-      replace(kept);
+      replaceUnsynced(kept);
       if (!removed.isEmpty()) {
         log.warn(
             "Removed leader epoch entries that conflict with a new epoch dir={} added={} removed={}",
@@ -294,10 +360,49 @@ public final class LeaderEpochCache {
     return checkpoint.file();
   }
 
-  /** Writes {@code newEntries} to the checkpoint and then, only if that worked, adopts them. */
+  /**
+   * Forces a checkpoint written by {@link #assign} to disk; a no-op if nothing unsynced was
+   * written. The log calls this before it advances its recovery point, because recovery re-derives
+   * epochs only from the batches above the recovery point.
+   */
+  public void flush() throws IOException {
+    // Under the write lock so that no assign replaces the file between the write and the sync.
+    lock.writeLock().lock();
+    try {
+      checkpoint.sync();
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** True if an {@link #assign} since the last {@link #flush} is not yet durable. */
+  public boolean hasUnflushedChanges() {
+    return checkpoint.hasUnsyncedWrite();
+  }
+
+  /** How many times this cache has fsynced its checkpoint; for tests. */
+  public long checkpointSyncCount() {
+    return checkpoint.syncCount();
+  }
+
+  /**
+   * Durably writes {@code newEntries} and then, only if that worked, adopts them. Truncations use
+   * this: a removed entry must never come back after a crash, even one below the recovery point.
+   */
   private void replace(List<EpochEntry> newEntries) throws IOException {
     List<EpochEntry> copy = List.copyOf(newEntries);
     checkpoint.write(copy);
+    entries = copy;
+  }
+
+  /**
+   * Writes {@code newEntries} without fsync, then adopts them. Safe for {@link #assign} only: a new
+   * entry starts at the log end, at or above the recovery point, where recovery re-derives epochs
+   * from the batches; entries it displaces start there too.
+   */
+  private void replaceUnsynced(List<EpochEntry> newEntries) throws IOException {
+    List<EpochEntry> copy = List.copyOf(newEntries);
+    checkpoint.writeUnsynced(copy);
     entries = copy;
   }
 

@@ -1,5 +1,6 @@
 package io.brook.storage.log;
 
+import io.brook.storage.epoch.LeaderEpochCache;
 import io.brook.storage.segment.LogSegment;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
@@ -15,17 +16,27 @@ import org.apache.kafka.common.utils.Time;
  * when the log closes; {@code flush.messages} and {@code flush.ms} force earlier flushes. The
  * recovery point is the offset below which everything is known to be on disk, so that recovery
  * after a crash only re-validates what lies above it.
+ *
+ * <p>Leader epochs are assigned without fsync, and recovery re-derives them only from the batches
+ * above the recovery point, so every flush forces the epoch checkpoint before the recovery point
+ * moves past any entry it holds.
  */
 final class LogFlusher {
   private final ConcurrentNavigableMap<Long, LogSegment> segments;
+  private final LeaderEpochCache epochs;
   private final Time time;
   private final ReentrantLock flushLock = new ReentrantLock();
   private final AtomicLong unflushedRecords = new AtomicLong();
   private volatile long recoveryPoint;
   private volatile long lastFlushMs;
 
-  LogFlusher(ConcurrentNavigableMap<Long, LogSegment> segments, long recoveryPoint, Time time) {
+  LogFlusher(
+      ConcurrentNavigableMap<Long, LogSegment> segments,
+      LeaderEpochCache epochs,
+      long recoveryPoint,
+      Time time) {
     this.segments = segments;
+    this.epochs = epochs;
     this.recoveryPoint = recoveryPoint;
     this.time = time;
     this.lastFlushMs = time.milliseconds();
@@ -47,10 +58,15 @@ final class LogFlusher {
         && time.milliseconds() - lastFlushMs >= config.flushMs();
   }
 
-  /** Forces every segment holding offsets in [recovery point, offset) to disk. */
+  /**
+   * Forces the epoch checkpoint (if an assign left it unsynced) and every segment holding offsets
+   * in [recovery point, offset) to disk, then moves the recovery point to {@code offset}.
+   */
   void flushUpTo(long offset) throws IOException {
     flushLock.lock();
     try {
+      // Even when the recovery point stays (close, a flush at the log end): a no-op unless dirty.
+      epochs.flush();
       long from = recoveryPoint;
       if (offset <= from) {
         return;

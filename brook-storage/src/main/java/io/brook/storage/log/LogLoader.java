@@ -47,7 +47,7 @@ final class LogLoader {
     Files.createDirectories(dir);
     SegmentSwap.recover(dir);
     TreeSet<Long> bases = cleanDirectoryAndListSegments();
-    LeaderEpochCache epochs = new LeaderEpochCache(dir);
+    LeaderEpochCache epochs = LeaderEpochCache.loadOrRebuild(dir);
     ProducerStateManager producers =
         new ProducerStateManager(dir, options.time(), options.producerIdExpirationMs());
     ConcurrentNavigableMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
@@ -56,6 +56,9 @@ final class LogLoader {
       segments.put(start, LogSegment.create(dir, start, config, options.time(), options.files()));
     } else {
       openSegments(bases, segments);
+      if (epochs.needsRebuild()) {
+        rebuildEpochsBelowRecovery(segments, epochs);
+      }
       if (!options.hadCleanShutdown()) {
         recover(segments, epochs);
       }
@@ -81,6 +84,11 @@ final class LogLoader {
     }
     epochs.truncateFromEnd(logEnd);
     epochs.truncateFromStart(logStart);
+    if (epochs.needsRebuild() && !bases.isEmpty()) {
+      epochs.persistRebuilt();
+    }
+    // Recovery assigned epochs without fsync; the recovery point below starts at the log end.
+    epochs.flush();
     rebuildProducerState(producers, segments, logStart, logEnd);
     long recoveryPoint = logEnd;
     if (!options.hadCleanShutdown()) {
@@ -215,6 +223,35 @@ final class LogLoader {
           segment.makeActive();
         }
         return;
+      }
+    }
+  }
+
+  /**
+   * Re-derives the epochs of the batches that recovery will not visit, for a checkpoint that was
+   * missing or unreadable (an unsynced replace can leave it empty after a power loss). Reads only
+   * batch headers. After an unclean shutdown, recovery covers the rest from the recovery point.
+   */
+  private void rebuildEpochsBelowRecovery(
+      ConcurrentNavigableMap<Long, LogSegment> segments, LeaderEpochCache epochs)
+      throws IOException {
+    Map<Long, LogSegment> toScan = segments;
+    if (!options.hadCleanShutdown()) {
+      Long from = segments.floorKey(options.recoveryPoint());
+      toScan = from == null ? Map.of() : segments.headMap(from);
+    }
+    if (toScan.values().stream().allMatch(segment -> segment.sizeInBytes() == 0)) {
+      return;
+    }
+    log.warn(
+        "Rebuilding leader epochs from batch headers topicPartition={} segments={}",
+        options.topicPartition(),
+        toScan.size());
+    for (LogSegment segment : toScan.values()) {
+      try (PinnedSegment pinned = segment.pin()) {
+        for (FileChannelRecordBatch batch : pinned.records().batches()) {
+          assignEpoch(epochs, batch);
+        }
       }
     }
   }

@@ -76,7 +76,7 @@ public final class PartitionLog implements Closeable {
     this.epochCache = epochCache;
     this.producerState = producerState;
     this.logStartOffset = logStartOffset;
-    this.flusher = new LogFlusher(segments, recoveryPoint, time);
+    this.flusher = new LogFlusher(segments, epochCache, recoveryPoint, time);
     this.deleter = new SegmentDeleter(topicPartition, time);
     this.health = new LogHealth(topicPartition, dir);
     this.writer = new AppendWriter(epochCache, producerState, health);

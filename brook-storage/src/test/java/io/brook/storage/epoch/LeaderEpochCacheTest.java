@@ -355,4 +355,75 @@ class LeaderEpochCacheTest {
         .isInstanceOf(CorruptCheckpointException.class)
         .hasMessageContaining("not strictly increasing");
   }
+
+  @Test
+  void assignReplacesTheCheckpointWithoutFsyncAndFlushSyncsItOnce() throws IOException {
+    // Given
+    LeaderEpochCache cache = new LeaderEpochCache(dir);
+
+    // When
+    cache.assign(1, 0);
+    cache.assign(2, 10);
+
+    // Then: the file already holds both entries, nothing was fsynced
+    assertThat(new LeaderEpochCache(dir).entries()).containsExactly(entry(1, 0), entry(2, 10));
+    assertThat(cache.checkpointSyncCount()).isZero();
+    assertThat(cache.hasUnflushedChanges()).isTrue();
+
+    // When
+    cache.flush();
+    cache.flush();
+
+    // Then
+    assertThat(cache.checkpointSyncCount()).isEqualTo(1);
+    assertThat(cache.hasUnflushedChanges()).isFalse();
+  }
+
+  @Test
+  void truncationsAreDurableAtOnce() throws IOException {
+    // Given
+    LeaderEpochCache cache = cacheWith(1, 0, 2, 10, 3, 20);
+
+    // When / Then: each truncation fsyncs before it returns, which also covers earlier assigns
+    cache.truncateFromEnd(15);
+    assertThat(cache.checkpointSyncCount()).isEqualTo(1);
+    assertThat(cache.hasUnflushedChanges()).isFalse();
+    cache.truncateFromStart(5);
+    assertThat(cache.checkpointSyncCount()).isEqualTo(2);
+    cache.clear();
+    assertThat(cache.checkpointSyncCount()).isEqualTo(3);
+    assertThat(new LeaderEpochCache(dir).entries()).isEmpty();
+  }
+
+  @Test
+  void loadOrRebuildAcceptsAnEmptyCheckpointAndAsksForARebuild() throws IOException {
+    // Given: what an unsynced rename can leave after a power loss
+    Files.write(dir.resolve(LeaderEpochCache.CHECKPOINT_FILE_NAME), new byte[0]);
+
+    // When
+    LeaderEpochCache cache = LeaderEpochCache.loadOrRebuild(dir);
+
+    // Then
+    assertThat(cache.entries()).isEmpty();
+    assertThat(cache.needsRebuild()).isTrue();
+
+    // When
+    cache.assign(4, 7);
+    cache.persistRebuilt();
+
+    // Then
+    assertThat(cache.needsRebuild()).isFalse();
+    assertThat(cache.hasUnflushedChanges()).isFalse();
+    assertThat(LeaderEpochCache.loadOrRebuild(dir).needsRebuild()).isFalse();
+    assertThat(new LeaderEpochCache(dir).entries()).containsExactly(entry(4, 7));
+  }
+
+  @Test
+  void loadOrRebuildAsksForARebuildWhenTheCheckpointIsMissingOrCorrupt() throws IOException {
+    assertThat(LeaderEpochCache.loadOrRebuild(dir).needsRebuild()).isTrue();
+    Files.writeString(dir.resolve(LeaderEpochCache.CHECKPOINT_FILE_NAME), "0\n2\n3 5\n1 9\n");
+    LeaderEpochCache corrupt = LeaderEpochCache.loadOrRebuild(dir);
+    assertThat(corrupt.needsRebuild()).isTrue();
+    assertThat(corrupt.entries()).isEmpty();
+  }
 }
