@@ -366,13 +366,9 @@ public final class LeaderEpochCache {
    * epochs only from the batches above the recovery point.
    */
   public void flush() throws IOException {
-    // Under the write lock so that no assign replaces the file between the write and the sync.
-    lock.writeLock().lock();
-    try {
-      checkpoint.sync();
-    } finally {
-      lock.writeLock().unlock();
-    }
+    // Not under the cache's lock: appends read the latest epoch under it and must not wait for an
+    // fsync. The checkpoint's own lock orders this sync with the writes, so it forces the latest.
+    checkpoint.sync();
   }
 
   /** True if an {@link #assign} since the last {@link #flush} is not yet durable. */
