@@ -114,6 +114,16 @@ final class RatisConfig {
     RaftClientConfigKeys.Rpc.setRequestTimeout(
         props, TimeDuration.valueOf(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
 
+    // Off: with it (Ratis 3.3.0's default) a follower treats a second AppendEntries whose first
+    // index equals that of one still being written as a duplicate: it skips the append but replies
+    // SUCCESS up to the request's last entry. After a partition heals, the new leader's first
+    // request of a stalled stream (one entry) can arrive just before its resend (the whole tail):
+    // the follower then holds one entry while the leader's match index for it covers all of them,
+    // and the leader never sends below that index again, so the follower's log and image stop
+    // there for good. Without it the follower checks every request against its log and appends
+    // it, in order, as Raft specifies; the metadata log is small enough not to need the overlap.
+    RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(props, false);
+
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(props, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(props, settings.snapshotEveryEntries());
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(props, 2);
