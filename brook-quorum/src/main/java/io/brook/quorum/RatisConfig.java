@@ -114,6 +114,26 @@ final class RatisConfig {
     RaftClientConfigKeys.Rpc.setRequestTimeout(
         props, TimeDuration.valueOf(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
 
+    // Off: with it (Ratis 3.3.0's default) a follower treats a second AppendEntries whose first
+    // index equals that of one still being written as a duplicate: it skips the append but replies
+    // SUCCESS up to the request's last entry. After a partition heals, the new leader's first
+    // request of a stalled stream (one entry) can arrive just before its resend (the whole tail):
+    // the follower then holds one entry while the leader's match index for it covers all of them,
+    // and the leader never sends below that index again, so the follower's log and image stop
+    // there for good. Without it the follower checks every request against its log and appends
+    // it, in order, as Raft specifies; the metadata log is small enough not to need the overlap.
+    RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(props, false);
+    // How long the leader's appender for a follower pauses after each failed or INCONSISTENCY
+    // reply,
+    // by how many came in a row. Ratis's default pauses 5 s from the 31st on, which a partition of
+    // a few seconds reaches; after the heal each of the few INCONSISTENCY replies that walk the
+    // follower back to where the logs agree then cost 5 s (14-18 s to catch up, measured). Half the
+    // election timeout or less: a healed follower hears from the leader before it would stand for
+    // election, and a down follower costs the leader two failed calls a second.
+    long pauseMs = Math.max(1, Math.min(500, electionMs / 2));
+    RaftServerConfigKeys.Log.Appender.setRetryPolicy(
+        props, "1ms,10, " + Math.max(1, pauseMs / 5) + "ms,20, " + pauseMs + "ms,1000");
+
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(props, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(props, settings.snapshotEveryEntries());
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(props, 2);

@@ -48,7 +48,8 @@ class BrokerFencingIT {
       throws Exception {
     // Given a broker (not the active controller) that leads some partitions
     ServedMetadata before =
-        awaitSameEverywhere(brokers(cluster.nodes()), Duration.ofSeconds(10), allThreeListed());
+        awaitSameEverywhere(
+            brokers(cluster.nodes()), Duration.ofSeconds(10), allThreeListedAndOrdersLed());
     Node victim = leaderOtherThanController(before);
     List<Node> survivors = others(victim);
 
@@ -73,7 +74,8 @@ class BrokerFencingIT {
   void pausedBrokerIsFencedAndUnfencedOnceItResumes() throws Exception {
     // Given a broker (not the active controller) that leads some partitions
     ServedMetadata before =
-        awaitSameEverywhere(brokers(cluster.nodes()), Duration.ofSeconds(15), allThreeListed());
+        awaitSameEverywhere(
+            brokers(cluster.nodes()), Duration.ofSeconds(15), allThreeListedAndOrdersLed());
     Node victim = leaderOtherThanController(before);
 
     // When it is paused past the session timeout
@@ -105,6 +107,16 @@ class BrokerFencingIT {
         brokers(survivors),
         Duration.ofSeconds(5),
         m -> assertThat(m.brokers()).doesNotContainKey(victim.id()));
+  }
+
+  /** Every broker listed and every partition of the topic led (it is created in the setup). */
+  private static Consumer<ServedMetadata> allThreeListedAndOrdersLed() {
+    return m -> {
+      assertThat(m.brokers()).containsOnlyKeys(1, 2, 3);
+      assertThat(m.leaders())
+          .hasSize(12)
+          .allSatisfy((tp, leader) -> assertThat(leader).isPositive());
+    };
   }
 
   private static Consumer<ServedMetadata> allThreeListed() {

@@ -1,0 +1,49 @@
+package io.brook.quorum;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.retry.RetryPolicy;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.junit.jupiter.api.Test;
+
+class RatisConfigTest {
+  @Test
+  void followersAppendEveryRequestThemselvesRatherThanComposingOverlappingOnes() {
+    // Composing lets a follower acknowledge entries it skipped as duplicates, after which a
+    // healed node's log stops following for good (see RatisConfig#properties).
+    RaftProperties props = RatisConfig.properties(settings(Duration.ofSeconds(1)));
+
+    assertThat(RaftServerConfigKeys.Log.appendEntriesComposeEnabled(props)).isFalse();
+  }
+
+  @Test
+  void theLeaderRetriesAFailingFollowerWithinHalfTheElectionTimeout() {
+    RaftProperties props = RatisConfig.properties(settings(Duration.ofSeconds(1)));
+
+    String policy = RaftServerConfigKeys.Log.Appender.retryPolicy(props);
+
+    assertThat(policy).isEqualTo("1ms,10, 100ms,20, 500ms,1000");
+    // Ratis parses it when a follower's appender starts; a malformed policy would fail there.
+    RetryPolicy parsed =
+        RetryPolicy.parse(policy, RaftServerConfigKeys.Log.Appender.RETRY_POLICY_KEY);
+    assertThat(parsed.handleAttemptFailure(() -> 40).getSleepTime().toLong(TimeUnit.MILLISECONDS))
+        .isLessThanOrEqualTo(750);
+  }
+
+  private static QuorumSettings settings(Duration electionTimeout) {
+    return new QuorumSettings(
+        1,
+        Map.of(1, new InetSocketAddress("127.0.0.1", 9093)),
+        Path.of("unused"),
+        electionTimeout,
+        Duration.ofSeconds(5),
+        1000,
+        QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES);
+  }
+}
