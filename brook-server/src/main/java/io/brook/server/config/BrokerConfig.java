@@ -116,18 +116,14 @@ public final class BrokerConfig {
     return from(props);
   }
 
-  /**
-   * @throws ConfigException if a value is invalid.
-   */
+  /** The config of {@code props}; a {@link ConfigException} names an invalid value. */
   public static BrokerConfig from(Properties props) {
     Map<String, String> map = new LinkedHashMap<>();
     props.forEach((k, v) -> map.put(String.valueOf(k), v == null ? null : String.valueOf(v)));
     return from(map);
   }
 
-  /**
-   * @throws ConfigException if a value is invalid.
-   */
+  /** The config of {@code props}; a {@link ConfigException} names an invalid value. */
   public static BrokerConfig from(Map<String, String> props) {
     return from(props, BrokerConfig::localCanonicalHostName);
   }
@@ -232,10 +228,7 @@ public final class BrokerConfig {
     return controllerListenerNames;
   }
 
-  /**
-   * The listener brokers use between themselves: {@code inter.broker.listener.name}, or the
-   * listener named after {@code security.inter.broker.protocol}.
-   */
+  /** {@code inter.broker.listener.name}, or the listener of the inter-broker protocol. */
   public String interBrokerListenerName() {
     return interBrokerListenerName;
   }
