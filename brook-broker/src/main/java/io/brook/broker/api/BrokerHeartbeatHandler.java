@@ -12,9 +12,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
- * BrokerHeartbeat, a controller API: keeps the broker's session alive, records how far its metadata
- * is behind the controller's, unfences it once its metadata has caught up, and fences it on request
- * ({@code wantShutDown}: controlled shutdown).
+ * BrokerHeartbeat, a controller API: keeps the broker's session alive, unfences it once its
+ * metadata has caught up, and fences it on request ({@code wantShutDown}: controlled shutdown).
  */
 public final class BrokerHeartbeatHandler extends KafkaApi {
   private final MetadataQuorum quorum;
@@ -33,11 +32,6 @@ public final class BrokerHeartbeatHandler extends KafkaApi {
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     BrokerHeartbeatRequestData request = (BrokerHeartbeatRequestData) message;
     sessions.touch(request.brokerId());
-    // Against the controller's committed image: a broker whose own image stays behind it for
-    // longer than the session timeout is fenced (BrokerFencer) and stays fenced until it catches
-    // up, so a node whose metadata log stopped following cannot keep serving stale leaders.
-    sessions.metadataOffset(
-        request.brokerId(), request.currentMetadataOffset(), quorum.image().offset());
     return quorum
         .submitAsync(
             image ->
@@ -46,8 +40,7 @@ public final class BrokerHeartbeatHandler extends KafkaApi {
                     request.brokerEpoch(),
                     request.currentMetadataOffset(),
                     request.wantFence(),
-                    request.wantShutDown(),
-                    sessions.isLagging(request.brokerId())))
+                    request.wantShutDown()))
         .handle(
             (result, failure) -> {
               BrokerHeartbeatResponseData response = new BrokerHeartbeatResponseData();

@@ -3,15 +3,13 @@ package io.brook.broker.cluster;
 import io.brook.metadata.controller.BrokerSessions;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.quorum.MetadataQuorum;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Run periodically on every controller; acts only on the active one: fences each broker whose
- * session expired or whose metadata has lagged behind the controller's for longer than the session
- * timeout, each with one batch of records (its fence record plus every ISR and leader change). A
- * node that just became active starts every session afresh first.
+ * session expired, each with one batch of records (its fence record plus every ISR and leader
+ * change). A node that just became active starts every session afresh first.
  */
 public final class BrokerFencer implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(BrokerFencer.class);
@@ -38,36 +36,16 @@ public final class BrokerFencer implements Runnable {
       sessions.reset();
       wasActive = true;
     }
-    List<Integer> expired = sessions.expired(quorum.image());
-    for (int brokerId : expired) {
+    for (int brokerId : sessions.expired(quorum.image())) {
       log.info("Fencing broker after session timeout brokerId={}", brokerId);
-      fence(brokerId);
+      quorum
+          .submitAsync(image -> controller.fenceBroker(brokerId))
+          .whenComplete(
+              (error, failure) -> {
+                if (failure != null) {
+                  log.warn("Fencing failed brokerId={} error={}", brokerId, failure.toString());
+                }
+              });
     }
-    for (BrokerSessions.Lagging lagging : sessions.lagging(quorum.image())) {
-      if (expired.contains(lagging.brokerId())) {
-        continue;
-      }
-      // It heartbeats, but serves metadata the controller has moved past: leaders that moved, a
-      // topic that is gone. Fenced, it leads nothing and clients leave it until it catches up.
-      log.warn(
-          "Fencing broker whose metadata lags brokerId={} brokerOffset={} controllerOffset={}"
-              + " behindMs={}",
-          lagging.brokerId(),
-          lagging.brokerOffset(),
-          lagging.controllerOffset(),
-          lagging.behindMs());
-      fence(lagging.brokerId());
-    }
-  }
-
-  private void fence(int brokerId) {
-    quorum
-        .submitAsync(image -> controller.fenceBroker(brokerId))
-        .whenComplete(
-            (error, failure) -> {
-              if (failure != null) {
-                log.warn("Fencing failed brokerId={} error={}", brokerId, failure.toString());
-              }
-            });
   }
 }

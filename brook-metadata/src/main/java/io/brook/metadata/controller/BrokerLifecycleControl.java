@@ -57,8 +57,6 @@ final class BrokerLifecycleControl {
    *
    * @param metadataOffset the offset of the broker's own metadata image
    * @param wantShutDown the broker is stopping and asks to lose its leaderships first
-   * @param metadataLagging its image has been behind the controller's for longer than the session
-   *     timeout: it stays fenced (it was fenced for that) until it catches up
    */
   static ControllerResult<HeartbeatResult> heartbeat(
       MetadataImage image,
@@ -66,8 +64,7 @@ final class BrokerLifecycleControl {
       long brokerEpoch,
       long metadataOffset,
       boolean wantFence,
-      boolean wantShutDown,
-      boolean metadataLagging) {
+      boolean wantShutDown) {
     BrokerRegistration broker = image.brokers().get(brokerId);
     if (broker == null) {
       return ControllerResult.of(HeartbeatResult.error(Errors.BROKER_ID_NOT_REGISTERED));
@@ -81,7 +78,7 @@ final class BrokerLifecycleControl {
     }
     // Unfenced only once it has seen its own registration: it then holds every record that was
     // committed before it joined, so it never serves older metadata as a leader.
-    if (broker.fenced() && metadataOffset >= broker.epoch() && !metadataLagging) {
+    if (broker.fenced() && metadataOffset >= broker.epoch()) {
       ControllerResult<ApiError> unfence = BrokerControl.unfenceBroker(image, brokerId);
       return ControllerResult.of(
           unfence.records(), new HeartbeatResult(ApiError.NONE, false, false));

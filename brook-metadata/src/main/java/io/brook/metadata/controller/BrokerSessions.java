@@ -9,10 +9,10 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
- * When the active controller last heard from each broker, which unfenced brokers have been silent
- * longer than {@code broker.session.timeout.ms}, and which have served metadata older than the
- * controller's for longer than that. Kept only in the active controller's memory, as in Kafka: a
- * new active controller starts every session afresh, so a failover never fences a live broker.
+ * When the active controller last heard from each broker, and which unfenced brokers have been
+ * silent longer than {@code broker.session.timeout.ms}. Kept only in the active controller's
+ * memory, as in Kafka: a new active controller starts every session afresh, so a failover never
+ * fences a live broker.
  *
  * <p>Thread-safe (every method is synchronized; calls are rare and short).
  */
@@ -20,21 +20,6 @@ public final class BrokerSessions {
   private final long sessionTimeoutMs;
   private final LongSupplier clockMs;
   private final Map<Integer, Long> lastContactMs = new HashMap<>();
-  private final Map<Integer, Lag> lags = new HashMap<>();
-
-  /**
-   * A broker behind the controller: since {@code sinceMs} it has not reached {@code targetOffset},
-   * the controller's offset when the lag was first seen; {@code brokerOffset} is its latest report.
-   */
-  private record Lag(long targetOffset, long sinceMs, long brokerOffset) {}
-
-  /**
-   * An unfenced broker whose metadata has been behind for longer than the session timeout.
-   *
-   * @param brokerOffset the offset of its image, as its latest heartbeat reported it
-   * @param controllerOffset the controller's offset it has not reached for {@code behindMs}
-   */
-  public record Lagging(int brokerId, long brokerOffset, long controllerOffset, long behindMs) {}
 
   /**
    * @param sessionTimeoutMs Kafka's {@code broker.session.timeout.ms}
@@ -53,38 +38,9 @@ public final class BrokerSessions {
     lastContactMs.put(brokerId, clockMs.getAsLong());
   }
 
-  /**
-   * Records the offset of a broker's metadata image, as its heartbeat reported it, against the
-   * controller's own (committed) offset now. The lag is measured against a fixed target, not the
-   * moving head: a broker that follows a busy log is always a few records behind the head, but it
-   * keeps reaching every target within milliseconds; one whose image is stuck (its Raft log stopped
-   * following, say) never reaches it.
-   */
-  public synchronized void metadataOffset(int brokerId, long brokerOffset, long controllerOffset) {
-    Lag lag = lags.get(brokerId);
-    if (lag != null && brokerOffset >= lag.targetOffset()) {
-      lags.remove(brokerId);
-      lag = null;
-    }
-    if (lag != null) {
-      lags.put(brokerId, new Lag(lag.targetOffset(), lag.sinceMs(), brokerOffset));
-    } else if (brokerOffset < controllerOffset) {
-      lags.put(brokerId, new Lag(controllerOffset, clockMs.getAsLong(), brokerOffset));
-    }
-  }
-
-  /**
-   * Whether {@code brokerId} has been behind the controller for longer than the session timeout.
-   */
-  public synchronized boolean isLagging(int brokerId) {
-    Lag lag = lags.get(brokerId);
-    return lag != null && clockMs.getAsLong() - lag.sinceMs() > sessionTimeoutMs;
-  }
-
   /** Forgets every session: called when this node becomes the active controller. */
   public synchronized void reset() {
     lastContactMs.clear();
-    lags.clear();
   }
 
   /**
@@ -104,19 +60,5 @@ public final class BrokerSessions {
       }
     }
     return expired;
-  }
-
-  /** The unfenced brokers of {@code image} whose metadata lags by more than the session timeout. */
-  public synchronized List<Lagging> lagging(MetadataImage image) {
-    long now = clockMs.getAsLong();
-    List<Lagging> lagging = new ArrayList<>();
-    for (BrokerRegistration broker : image.brokers().values()) {
-      Lag lag = lags.get(broker.id());
-      if (!broker.fenced() && lag != null && now - lag.sinceMs() > sessionTimeoutMs) {
-        lagging.add(
-            new Lagging(broker.id(), lag.brokerOffset(), lag.targetOffset(), now - lag.sinceMs()));
-      }
-    }
-    return lagging;
   }
 }

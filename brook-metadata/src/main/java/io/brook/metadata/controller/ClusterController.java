@@ -230,29 +230,8 @@ public final class ClusterController {
       long metadataOffset,
       boolean wantFence,
       boolean wantShutDown) {
-    return brokerHeartbeat(brokerId, brokerEpoch, metadataOffset, wantFence, wantShutDown, false);
-  }
-
-  /**
-   * A broker's heartbeat, as {@link #brokerHeartbeat(int, long, long, boolean, boolean)}; with
-   * {@code metadataLagging} (its image has been behind the controller's for longer than the session
-   * timeout, {@link BrokerSessions#isLagging}) a fenced broker stays fenced until it catches up.
-   */
-  public ControllerResult<HeartbeatResult> brokerHeartbeat(
-      int brokerId,
-      long brokerEpoch,
-      long metadataOffset,
-      boolean wantFence,
-      boolean wantShutDown,
-      boolean metadataLagging) {
     return BrokerLifecycleControl.heartbeat(
-        image.get(),
-        brokerId,
-        brokerEpoch,
-        metadataOffset,
-        wantFence,
-        wantShutDown,
-        metadataLagging);
+        image.get(), brokerId, brokerEpoch, metadataOffset, wantFence, wantShutDown);
   }
 
   /**

@@ -92,59 +92,6 @@ class BrokerLifecycleTest {
   }
 
   @Test
-  void aBrokerWhoseMetadataStaysBehindForLongerThanTheSessionTimeoutIsLagging() {
-    // Given two unfenced brokers on a virtual clock, the controller at offset 100
-    ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2).build();
-    AtomicLong now = new AtomicLong(1_000);
-    BrokerSessions sessions = new BrokerSessions(9_000, now::get);
-
-    // When broker 1 follows a busy log (always a little behind the moving head, but reaching
-    // every earlier offset) while broker 2 stays at 40
-    for (long controller = 100; controller <= 200; controller += 10) {
-      sessions.metadataOffset(1, controller - 5, controller);
-      sessions.metadataOffset(2, 40, controller);
-      now.addAndGet(1_000);
-    }
-
-    // Then only broker 2 lags, measured from its first report behind offset 100
-    assertThat(sessions.isLagging(1)).isFalse();
-    assertThat(sessions.isLagging(2)).isTrue();
-    assertThat(sessions.lagging(ctx.image))
-        .containsExactly(new BrokerSessions.Lagging(2, 40, 100, 11_000));
-
-    // And once it reaches that offset it no longer lags; a reset forgets every lag
-    sessions.metadataOffset(2, 100, 200);
-    assertThat(sessions.isLagging(2)).isFalse();
-    now.addAndGet(9_001);
-    assertThat(sessions.isLagging(2)).isTrue();
-    sessions.reset();
-    assertThat(sessions.isLagging(2)).isFalse();
-    assertThat(sessions.lagging(ctx.image)).isEmpty();
-  }
-
-  @Test
-  void aLaggingFencedBrokerStaysFencedUntilItCatchesUp() {
-    // Given broker 2 fenced because its metadata lagged
-    ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2).build();
-    long epoch = ctx.image.brokers().get(2).epoch();
-    ctx.replay(ctx.controller.fenceBroker(2));
-    long offset = ctx.image.offset();
-
-    // When it heartbeats while still lagging, then once it has caught up
-    HeartbeatResult lagging =
-        ctx.replay(ctx.controller.brokerHeartbeat(2, epoch, offset - 1, false, false, true));
-    boolean fencedWhileLagging = ctx.image.brokers().get(2).fenced();
-    HeartbeatResult caughtUp =
-        ctx.replay(ctx.controller.brokerHeartbeat(2, epoch, offset, false, false, false));
-
-    // Then it stays fenced, then is unfenced
-    assertThat(lagging.fenced()).isTrue();
-    assertThat(fencedWhileLagging).isTrue();
-    assertThat(caughtUp.fenced()).isFalse();
-    assertThat(ctx.image.brokers().get(2).fenced()).isFalse();
-  }
-
-  @Test
   void topicsOfOneRequestAreCreatedInOneOperationAsIfOneByOne() {
     ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2, 3).build();
 
