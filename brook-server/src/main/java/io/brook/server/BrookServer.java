@@ -26,7 +26,9 @@ import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.cluster.ControllerClient;
 import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.InternalTopicCreator;
 import io.brook.coordinator.api.GroupApis;
@@ -62,7 +64,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -88,6 +92,7 @@ public final class BrookServer implements AutoCloseable {
   private final LogManager logManager;
   private final DelayedOperations delayedOperations;
   private final ReplicaManager replicaManager;
+  private final ReplicaFetcherManager fetchers;
   private final GroupCoordinator groupCoordinator;
   private final KafkaNetworkServer network;
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -102,6 +107,7 @@ public final class BrookServer implements AutoCloseable {
     this.logManager = c.logManager;
     this.delayedOperations = c.delayedOperations;
     this.replicaManager = c.replicaManager;
+    this.fetchers = c.fetchers;
     this.groupCoordinator = c.groupCoordinator;
     this.network = c.network;
   }
@@ -116,11 +122,13 @@ public final class BrookServer implements AutoCloseable {
     LogManager logManager;
     DelayedOperations delayedOperations;
     ReplicaManager replicaManager;
+    ReplicaFetcherManager fetchers;
     GroupCoordinator groupCoordinator;
     KafkaNetworkServer network;
 
     void closeQuietly() {
-      closeEach(cluster, network, groupCoordinator, delayedOperations, logManager, quorum);
+      closeEach(
+          cluster, network, fetchers, groupCoordinator, delayedOperations, logManager, quorum);
       if (scheduler != null) {
         scheduler.shutdownNow();
       }
@@ -161,23 +169,52 @@ public final class BrookServer implements AutoCloseable {
               Time.SYSTEM,
               c.scheduler);
       c.delayedOperations = new DelayedOperations();
-      c.replicaManager = new ReplicaManager(nodeId, c.logManager, c.delayedOperations, topicConfig);
+      ClusterController controller =
+          new ClusterController(
+              new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor()),
+              c.quorum::image,
+              new SecureRandom());
+      if (raft) {
+        c.cluster = new ClusterServices(config, (ClusterQuorum) c.quorum, controller, c.scheduler);
+        ClusterServices cluster = c.cluster;
+        c.fetchers =
+            new ReplicaFetcherManager(
+                nodeId,
+                cluster::brokerEpoch,
+                id -> interBrokerNode(quorum.image(), id, config.interBrokerListenerName()),
+                ReplicationConfigs.fetch(config),
+                Time.SYSTEM);
+        c.replicaManager =
+            new ReplicaManager(
+                nodeId,
+                c.logManager,
+                c.delayedOperations,
+                topicConfig,
+                c.fetchers,
+                cluster.isrChangeSender(),
+                ReplicationConfigs.lagTimeMaxMs(config),
+                Time.SYSTEM);
+        long shrinkCheckMs = Math.max(100, ReplicationConfigs.lagTimeMaxMs(config) / 2);
+        ReplicaManager replicas = c.replicaManager;
+        c.scheduler.scheduleWithFixedDelay(
+            () -> runQuietly("isr-shrink", replicas::maybeShrinkIsrs),
+            shrinkCheckMs,
+            shrinkCheckMs,
+            TimeUnit.MILLISECONDS);
+      } else {
+        c.replicaManager =
+            new ReplicaManager(nodeId, c.logManager, c.delayedOperations, topicConfig);
+      }
       c.replicaManager.applyMetadata(c.quorum.image());
       c.quorum.addListener(c.replicaManager::applyMetadata);
       c.groupCoordinator =
           new GroupCoordinator(CoordinatorConfigs.groups(config), c.replicaManager, Time.SYSTEM);
       c.quorum.addListener(c.groupCoordinator::onMetadata);
 
-      ClusterController controller =
-          new ClusterController(
-              new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor()),
-              c.quorum::image,
-              new SecureRandom());
       TopicAdmin admin =
           new TopicAdmin(
               c.quorum, controller, TopicConfigs::validate, config.autoCreateTopicsEnable());
       if (raft) {
-        c.cluster = new ClusterServices(config, (ClusterQuorum) c.quorum, controller, c.scheduler);
         return startClusterNode(c, admin, logDefaults, started);
       }
       long[] brokerEpoch = {0};
@@ -187,7 +224,15 @@ public final class BrookServer implements AutoCloseable {
       BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId);
       List<ApiHandler> handlers =
           new ArrayList<>(
-              handlers(identity, c.replicaManager, admin, admin, producerIds, describer, logDirs));
+              handlers(
+                  identity,
+                  c.replicaManager,
+                  admin,
+                  admin,
+                  producerIds,
+                  describer,
+                  logDirs,
+                  ReplicationConfigs.readReplicaSelector(config)));
       handlers.addAll(
           GroupApis.handlers(
               c.groupCoordinator,
@@ -238,7 +283,8 @@ public final class BrookServer implements AutoCloseable {
                 autoCreate,
                 producerIds,
                 describer,
-                config.logDirs()));
+                config.logDirs(),
+                ReplicationConfigs.readReplicaSelector(config)));
     handlers.addAll(
         GroupApis.handlers(
             c.groupCoordinator,
@@ -282,10 +328,11 @@ public final class BrookServer implements AutoCloseable {
       AutoTopicCreator autoCreate,
       ProducerIdManager producerIds,
       ConfigDescriber describer,
-      List<Path> logDirs) {
+      List<Path> logDirs,
+      ReadReplicaSelector readReplicas) {
     return List.of(
         new ProduceHandler(replicaManager),
-        new FetchHandler(replicaManager),
+        new FetchHandler(replicaManager, readReplicas),
         new ListOffsetsHandler(replicaManager),
         new MetadataHandler(identity, replicaManager, autoCreate),
         new OffsetForLeaderEpochHandler(replicaManager),
@@ -446,10 +493,33 @@ public final class BrookServer implements AutoCloseable {
       // Controlled shutdown: leaderships move while this node can still answer for them.
       cluster.shutdownBroker();
     }
-    closeEach(network, cluster, groupCoordinator, delayedOperations, logManager, quorum);
+    closeEach(network, cluster, fetchers, groupCoordinator, delayedOperations, logManager, quorum);
     scheduler.shutdownNow();
     log.info("Brook stopped durationMs={}", (System.nanoTime() - started) / 1_000_000);
     stopped.countDown();
+  }
+
+  /** The inter-broker endpoint of a registered broker in {@code image}, as a client node. */
+  private static Optional<Node> interBrokerNode(
+      MetadataImage image, int brokerId, String listener) {
+    return image
+        .broker(brokerId)
+        .flatMap(
+            broker ->
+                broker.endpoints().stream()
+                    .filter(e -> e.listenerName().equals(listener))
+                    .findFirst()
+                    .or(() -> broker.endpoints().stream().findFirst()))
+        .map(e -> new Node(brokerId, e.host(), e.port()));
+  }
+
+  /** A periodic task that logs its failures instead of being cancelled by them. */
+  private static void runQuietly(String name, Runnable task) {
+    try {
+      task.run();
+    } catch (RuntimeException e) {
+      log.error("Periodic task failed task={}", name, e);
+    }
   }
 
   private static void closeEach(AutoCloseable... parts) {

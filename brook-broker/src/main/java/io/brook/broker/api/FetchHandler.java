@@ -2,9 +2,11 @@ package io.brook.broker.api;
 
 import io.brook.broker.delayed.DelayedOperation;
 import io.brook.broker.replica.Partition;
+import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
 import io.brook.protocol.ZeroCopyRecords;
+import io.brook.storage.epoch.EpochEndOffset;
 import io.brook.storage.log.LogOffsetMetadata;
 import io.brook.storage.log.LogReadResult;
 import io.brook.storage.log.PartitionLog;
@@ -15,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
@@ -33,10 +36,19 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  */
 public final class FetchHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
+  private final ReadReplicaSelector readReplicas;
 
   public FetchHandler(ReplicaManager replicaManager) {
+    this(replicaManager, ReadReplicaSelector.LEADER);
+  }
+
+  /**
+   * @param readReplicas which replica consumers read from ({@code replica.selector.class})
+   */
+  public FetchHandler(ReplicaManager replicaManager, ReadReplicaSelector readReplicas) {
     super(ApiKeys.FETCH);
     this.replicaManager = replicaManager;
+    this.readReplicas = readReplicas;
   }
 
   /** One requested partition, resolved. */
@@ -47,7 +59,8 @@ public final class FetchHandler extends KafkaApi {
       Errors lookupError) {}
 
   /** Where a partition's fetch starts on disk, for the wait condition. */
-  private record Position(TopicPartition topicPartition, long fetchOffset, LogOffsetMetadata at) {}
+  private record Position(
+      TopicPartition topicPartition, long fetchOffset, LogOffsetMetadata at, boolean fromLeader) {}
 
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
@@ -67,7 +80,8 @@ public final class FetchHandler extends KafkaApi {
       topicIndex++;
     }
     int replicaId = replicaId(request);
-    Read first = read(request, wanted, replicaId);
+    short version = context.header().apiVersion();
+    Read first = read(request, version, wanted, replicaId);
     if (request.maxWaitMs() <= 0
         || first.bytes() >= request.minBytes()
         || first.hasErrors()
@@ -82,7 +96,7 @@ public final class FetchHandler extends KafkaApi {
               @Override
               protected void onComplete(boolean timedOut) {
                 try {
-                  done.complete(read(request, wanted, replicaId).response());
+                  done.complete(read(request, version, wanted, replicaId).response());
                 } catch (RuntimeException e) {
                   done.completeExceptionally(e);
                 }
@@ -112,7 +126,7 @@ public final class FetchHandler extends KafkaApi {
   private record Read(
       FetchResponseData response, int bytes, boolean hasErrors, List<Position> positions) {}
 
-  private Read read(FetchRequestData request, List<Wanted> wanted, int replicaId) {
+  private Read read(FetchRequestData request, short version, List<Wanted> wanted, int replicaId) {
     List<FetchableTopicResponse> topics = freshTopics(request);
     FetchResponseData response = new FetchResponseData().setSessionId(0);
     response.responses().addAll(topics);
@@ -138,31 +152,20 @@ public final class FetchHandler extends KafkaApi {
       try {
         Partition partition = replicaManager.partitionOrThrow(w.topicPartition());
         partition.checkLeaderEpoch(epoch(w.request().currentLeaderEpoch()));
-        partition.ensureLeader();
-        PartitionLog log = partition.log();
-        long bound = replicaId >= 0 ? log.logEndOffset() : log.highWatermark();
         int limit = Math.min(Math.max(0, w.request().partitionMaxBytes()), remaining);
-        LogReadResult result = log.read(w.request().fetchOffset(), limit, bound, bytes == 0);
-        if (replicaId >= 0) {
-          partition.updateFollowerEndOffset(replicaId, w.request().fetchOffset());
+        Optional<Position> position =
+            replicaId >= 0
+                ? readForFollower(
+                    partition, w, replicaId, replicaEpoch(request), limit, bytes == 0, data)
+                : readForConsumer(partition, w, request, version, limit, bytes == 0, data);
+        if (position.isPresent()) {
+          int size = data.records().sizeInBytes();
+          remaining -= size;
+          bytes += size;
+          positions.add(position.get());
+        } else {
+          errors = true; // a diverging epoch or another read replica: answer without waiting
         }
-        FileSlice slice = result.slice();
-        data.setHighWatermark(result.highWatermark())
-            .setLastStableOffset(result.highWatermark())
-            .setLogStartOffset(result.logStartOffset());
-        if (request.isolationLevel() == 1) {
-          data.setAbortedTransactions(new ArrayList<>());
-        }
-        if (slice.sizeInBytes() > 0) {
-          data.setRecords(
-              new ZeroCopyRecords(
-                  new SegmentFileSource(slice.file()), slice.position(), slice.sizeInBytes()));
-          remaining -= slice.sizeInBytes();
-          bytes += slice.sizeInBytes();
-        }
-        positions.add(
-            new Position(
-                w.topicPartition(), w.request().fetchOffset(), result.fetchOffsetMetadata()));
       } catch (RuntimeException e) {
         ApiFailure failure = ApiFailure.of(e);
         data.setErrorCode(failure.code());
@@ -171,6 +174,101 @@ public final class FetchHandler extends KafkaApi {
       }
     }
     return new Read(response, bytes, errors, positions);
+  }
+
+  /**
+   * A follower's fetch: checks that its log has not diverged from this leader's (its last fetched
+   * epoch must end at or after its fetch offset here), reads up to the log end, and records its
+   * progress, which may move the ISR and the high watermark.
+   *
+   * @return empty when the follower must truncate first (the response names the diverging epoch)
+   */
+  private Optional<Position> readForFollower(
+      Partition partition,
+      Wanted w,
+      int replicaId,
+      long replicaEpoch,
+      int limit,
+      boolean minOneBatch,
+      PartitionData data) {
+    partition.ensureLeader();
+    PartitionLog log = partition.log();
+    long fetchOffset = w.request().fetchOffset();
+    int lastFetchedEpoch = w.request().lastFetchedEpoch();
+    if (lastFetchedEpoch >= 0) {
+      EpochEndOffset end = log.endOffsetForEpoch(lastFetchedEpoch);
+      if (end.epoch() != lastFetchedEpoch || end.endOffset() < fetchOffset) {
+        data.divergingEpoch().setEpoch(end.epoch()).setEndOffset(end.endOffset());
+        data.setHighWatermark(log.highWatermark())
+            .setLastStableOffset(log.highWatermark())
+            .setLogStartOffset(log.logStartOffset());
+        return Optional.empty();
+      }
+    }
+    long leaderEnd = log.logEndOffset();
+    LogReadResult result = log.read(fetchOffset, limit, leaderEnd, minOneBatch);
+    if (!partition.updateFollowerFetchState(replicaId, fetchOffset, leaderEnd, replicaEpoch)) {
+      throw new NotLeaderOrFollowerException(
+          "broker " + replicaId + " is not a replica of " + partition.topicPartition());
+    }
+    fill(data, result, log.highWatermark());
+    return Optional.of(
+        new Position(w.topicPartition(), fetchOffset, result.fetchOffsetMetadata(), true));
+  }
+
+  /**
+   * A consumer's fetch, up to the high watermark. The leader serves it, or points a consumer in
+   * another rack to a replica in its own (KIP-392, with {@code replica.selector.class}); a follower
+   * serves consumers that send client metadata (v11+), up to the high watermark it knows.
+   */
+  private Optional<Position> readForConsumer(
+      Partition partition,
+      Wanted w,
+      FetchRequestData request,
+      short version,
+      int limit,
+      boolean minOneBatch,
+      PartitionData data) {
+    boolean leader = partition.isLeader();
+    if (!leader && !(version >= 11 && partition.isFollower())) {
+      partition.ensureLeader();
+    }
+    PartitionLog log = partition.log();
+    long fetchOffset = w.request().fetchOffset();
+    if (leader && version >= 11) {
+      Optional<Integer> preferred =
+          readReplicas.select(partition, request.rackId(), fetchOffset, replicaManager.image());
+      if (preferred.isPresent()) {
+        data.setPreferredReadReplica(preferred.get())
+            .setHighWatermark(log.highWatermark())
+            .setLastStableOffset(log.highWatermark())
+            .setLogStartOffset(log.logStartOffset());
+        return Optional.empty();
+      }
+    }
+    LogReadResult result = log.read(fetchOffset, limit, log.highWatermark(), minOneBatch);
+    fill(data, result, result.highWatermark());
+    if (request.isolationLevel() == 1) {
+      data.setAbortedTransactions(new ArrayList<>());
+    }
+    return Optional.of(
+        new Position(w.topicPartition(), fetchOffset, result.fetchOffsetMetadata(), leader));
+  }
+
+  private static void fill(PartitionData data, LogReadResult result, long highWatermark) {
+    FileSlice slice = result.slice();
+    data.setHighWatermark(highWatermark)
+        .setLastStableOffset(highWatermark)
+        .setLogStartOffset(result.logStartOffset());
+    if (slice.sizeInBytes() > 0) {
+      data.setRecords(
+          new ZeroCopyRecords(
+              new SegmentFileSource(slice.file()), slice.position(), slice.sizeInBytes()));
+    }
+  }
+
+  private static long replicaEpoch(FetchRequestData request) {
+    return request.replicaState() == null ? -1 : request.replicaState().replicaEpoch();
   }
 
   private void fillOffsetsAfterError(TopicPartition tp, PartitionData data) {
@@ -210,8 +308,8 @@ public final class FetchHandler extends KafkaApi {
       long available = 0;
       for (Position position : positions) {
         Optional<Partition> partition = replicaManager.partition(position.topicPartition());
-        if (partition.isEmpty() || !partition.get().isLeader()) {
-          return true;
+        if (partition.isEmpty() || partition.get().isLeader() != position.fromLeader()) {
+          return true; // the partition left or changed role: the client hears about it at once
         }
         PartitionLog log = partition.get().log();
         LogOffsetMetadata bound =

@@ -37,7 +37,10 @@ public final class ProduceHandler extends KafkaApi {
 
   /** One partition's outcome, and the offset the high watermark must reach for acks=all. */
   private record Pending(
-      PartitionProduceResponse response, Partition partition, long requiredOffset) {}
+      PartitionProduceResponse response,
+      Partition partition,
+      long requiredOffset,
+      int leaderEpoch) {}
 
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
@@ -95,11 +98,12 @@ public final class ProduceHandler extends KafkaApi {
     try {
       Partition partition = replicaManager.partitionOrThrow(tp);
       MemoryRecords records = singleV2Batch(data);
+      int leaderEpoch = partition.state().leaderEpoch();
       LogAppendInfo info = partition.appendAsLeader(records, acks);
       out.setBaseOffset(info.firstOffset())
           .setLogAppendTimeMs(info.logAppendTimeMs())
           .setLogStartOffset(info.logStartOffset());
-      return Optional.of(new Pending(out, partition, info.lastOffset() + 1));
+      return Optional.of(new Pending(out, partition, info.lastOffset() + 1, leaderEpoch));
     } catch (RuntimeException e) {
       fail(out, ApiFailure.of(e));
       return Optional.empty();
@@ -164,7 +168,7 @@ public final class ProduceHandler extends KafkaApi {
     @Override
     protected boolean isSatisfied() {
       for (Pending p : pending) {
-        if (p.partition().isLeader() && p.partition().log().highWatermark() < p.requiredOffset()) {
+        if (outcome(p).isEmpty()) {
           return false;
         }
       }
@@ -174,13 +178,16 @@ public final class ProduceHandler extends KafkaApi {
     @Override
     protected void onComplete(boolean timedOut) {
       for (Pending p : pending) {
-        if (!p.partition().isLeader()) {
-          fail(p.response(), ApiFailure.of(Errors.NOT_LEADER_OR_FOLLOWER));
-        } else if (p.partition().log().highWatermark() < p.requiredOffset()) {
-          fail(p.response(), ApiFailure.of(Errors.REQUEST_TIMED_OUT));
+        Errors error = outcome(p).orElse(Errors.REQUEST_TIMED_OUT);
+        if (error != Errors.NONE) {
+          fail(p.response(), ApiFailure.of(error));
         }
       }
       done.complete(response);
+    }
+
+    private static Optional<Errors> outcome(Pending p) {
+      return p.partition().acksAllOutcome(p.requiredOffset(), p.leaderEpoch());
     }
   }
 }

@@ -4,6 +4,9 @@ import io.brook.storage.StorageException;
 import io.brook.storage.log.LogAppendInfo;
 import io.brook.storage.log.PartitionLog;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,33 +16,51 @@ import org.apache.kafka.common.errors.FencedLeaderEpochException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.UnknownLeaderEpochException;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One partition hosted by this broker: its log, its leadership as the metadata last said, and the
- * high watermark it maintains as leader.
+ * One partition hosted by this broker: its log, its role (leader or follower) as the metadata last
+ * said, and, as leader, its followers' progress, its ISR and its high watermark.
  *
- * <p>The high watermark is the smallest log end offset among the in-sync replicas. On a leader with
- * followers it advances as their fetches report progress; with an ISR of one it follows the
- * leader's own appends.
+ * <p>The high watermark is the smallest log end offset in the ISR. While an ISR change is waiting
+ * for the controller, the <em>maximal</em> ISR (the committed one plus any replica being added)
+ * counts, so the high watermark never passes a replica that may already be counted as in sync.
+ * Acks=all checks {@code min.insync.replicas} against the committed ISR only.
+ *
+ * <p>Locking: role and ISR changes are {@code synchronized}; appends take only the log's lock; the
+ * high watermark moves under {@link #highWatermarkLock}, so it never goes backwards when a produce
+ * and a follower fetch raise it at the same time. Waiting operations are told outside both.
  */
 public final class Partition {
   private static final Logger log = LoggerFactory.getLogger(Partition.class);
+
+  /** Pause before an ISR change the controller refused or never answered is proposed again. */
+  static final long ISR_CHANGE_RETRY_MS = 500;
 
   private final TopicPartition topicPartition;
   private final Uuid topicId;
   private final int localBrokerId;
   private final PartitionLog partitionLog;
-  private final Map<Integer, Long> followerEndOffsets = new ConcurrentHashMap<>();
   private final HighWatermarkListener listener;
+  private final ReplicationContext replication;
+  private final Object highWatermarkLock = new Object();
   private volatile PartitionState state;
+  private volatile Map<Integer, FollowerState> followers = Map.of();
+  private volatile List<Integer> maximalIsr;
+  private PendingIsrChange pendingIsrChange;
+  private long leaderEpochStartOffset;
+  private long isrChangeRetryAtMs;
 
   /** Told when a partition's high watermark or log end moves, to complete waiting operations. */
   public interface HighWatermarkListener {
     void onProgress(TopicPartition topicPartition);
   }
+
+  /** An ISR change sent to the controller and not answered yet. */
+  private record PendingIsrChange(List<Integer> isr, int leaderEpoch, int partitionEpoch) {}
 
   public Partition(
       TopicPartition topicPartition,
@@ -47,13 +68,16 @@ public final class Partition {
       int localBrokerId,
       PartitionLog partitionLog,
       PartitionState state,
-      HighWatermarkListener listener) {
+      HighWatermarkListener listener,
+      ReplicationContext replication) {
     this.topicPartition = topicPartition;
     this.topicId = topicId;
     this.localBrokerId = localBrokerId;
     this.partitionLog = partitionLog;
     this.listener = listener;
+    this.replication = replication;
     this.state = state;
+    this.maximalIsr = state.isr();
   }
 
   public TopicPartition topicPartition() {
@@ -76,33 +100,83 @@ public final class Partition {
     return state.leader() == localBrokerId;
   }
 
+  /** Whether this broker follows a live leader (and should be fetching from it). */
+  public boolean isFollower() {
+    int leader = state.leader();
+    return leader >= 0 && leader != localBrokerId;
+  }
+
+  // ---- Metadata ----
+
   /**
    * Applies the partition's latest metadata. Becoming leader in a new epoch records where the epoch
-   * starts, so OffsetForLeaderEpoch answers correctly before the first append.
+   * starts (so OffsetForLeaderEpoch and divergence checks answer correctly before the first append)
+   * and starts tracking the followers afresh. A state older than one an ISR change already
+   * committed is ignored.
    */
   public void applyState(PartitionState newState) {
-    PartitionState old = state;
-    state = newState;
-    if (newState.leader() == localBrokerId
-        && (old.leader() != localBrokerId || old.leaderEpoch() != newState.leaderEpoch())) {
-      try {
-        if (partitionLog.leaderEpochCache().latestEpoch().orElse(-1) < newState.leaderEpoch()) {
-          partitionLog
-              .leaderEpochCache()
-              .assign(newState.leaderEpoch(), partitionLog.logEndOffset());
-        }
-      } catch (IOException e) {
-        log.error("Recording the leader epoch failed topicPartition={}", topicPartition, e);
+    synchronized (this) {
+      PartitionState old = state;
+      if (newState.leaderEpoch() == old.leaderEpoch()
+          && newState.partitionEpoch() < old.partitionEpoch()) {
+        return;
       }
-      followerEndOffsets.clear();
-      log.info(
-          "Became leader topicPartition={} leaderEpoch={} isr={}",
-          topicPartition,
-          newState.leaderEpoch(),
-          newState.isr());
-      maybeIncrementHighWatermark();
+      state = newState;
+      pendingIsrChange = null;
+      maximalIsr = newState.isr();
+      if (newState.leader() != localBrokerId) {
+        followers = Map.of();
+        return;
+      }
+      if (old.leader() != localBrokerId || old.leaderEpoch() != newState.leaderEpoch()) {
+        becomeLeader(newState);
+      } else {
+        trackNewReplicas(newState);
+      }
     }
+    maybeIncrementHighWatermark();
   }
+
+  private void becomeLeader(PartitionState newState) {
+    try {
+      if (partitionLog.leaderEpochCache().latestEpoch().orElse(-1) < newState.leaderEpoch()) {
+        partitionLog.leaderEpochCache().assign(newState.leaderEpoch(), partitionLog.logEndOffset());
+      }
+    } catch (IOException e) {
+      log.error("Recording the leader epoch failed topicPartition={}", topicPartition, e);
+    }
+    leaderEpochStartOffset = partitionLog.logEndOffset();
+    long now = replication.time().milliseconds();
+    Map<Integer, FollowerState> fresh = new ConcurrentHashMap<>();
+    for (int replica : newState.replicas()) {
+      if (replica != localBrokerId) {
+        fresh.put(replica, new FollowerState(newState.isr().contains(replica) ? now : 0));
+      }
+    }
+    followers = fresh;
+    log.info(
+        "Became leader topicPartition={} leaderEpoch={} isr={} logEndOffset={} highWatermark={}",
+        topicPartition,
+        newState.leaderEpoch(),
+        newState.isr(),
+        leaderEpochStartOffset,
+        partitionLog.highWatermark());
+  }
+
+  /** Replicas added by a reassignment get tracked; removed ones are forgotten. */
+  private void trackNewReplicas(PartitionState newState) {
+    Map<Integer, FollowerState> current = followers;
+    Map<Integer, FollowerState> updated = new ConcurrentHashMap<>();
+    for (int replica : newState.replicas()) {
+      if (replica != localBrokerId) {
+        FollowerState existing = current.get(replica);
+        updated.put(replica, existing != null ? existing : new FollowerState(0));
+      }
+    }
+    followers = updated;
+  }
+
+  // ---- Leader: appends and client checks ----
 
   /**
    * Checks a client's view of the leader epoch (KIP-320): an older epoch is fenced, a newer one
@@ -154,28 +228,258 @@ public final class Partition {
     return info;
   }
 
-  /** A follower's fetch reported its log end offset. */
-  public void updateFollowerEndOffset(int replicaId, long logEndOffset) {
-    followerEndOffsets.put(replicaId, logEndOffset);
+  /**
+   * Where an acks=all write ending at {@code requiredOffset} stands: empty while the high watermark
+   * has not reached it; else NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR shrank below
+   * {@code min.insync.replicas} meanwhile, or NOT_LEADER_OR_FOLLOWER when leadership moved.
+   */
+  public Optional<Errors> acksAllOutcome(long requiredOffset, int leaderEpochAtAppend) {
+    PartitionState current = state;
+    if (current.leader() != localBrokerId || current.leaderEpoch() != leaderEpochAtAppend) {
+      return Optional.of(Errors.NOT_LEADER_OR_FOLLOWER);
+    }
+    if (partitionLog.highWatermark() < requiredOffset) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        current.isr().size() < partitionLog.config().minInSyncReplicas()
+            ? Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+            : Errors.NONE);
+  }
+
+  // ---- Leader: followers, ISR, high watermark ----
+
+  /**
+   * A follower's fetch from {@code fetchOffset}, which is its log end offset, while this leader's
+   * log ended at {@code leaderLogEndOffset}: updates its progress, may propose adding it to the
+   * ISR, and may advance the high watermark.
+   *
+   * @return false if {@code replicaId} is not a replica of this partition (the fetch is refused)
+   */
+  public boolean updateFollowerFetchState(
+      int replicaId, long fetchOffset, long leaderLogEndOffset, long followerBrokerEpoch) {
+    FollowerState follower = followers.get(replicaId);
+    if (follower == null) {
+      return false;
+    }
+    long now = replication.time().milliseconds();
+    follower.onFetch(fetchOffset, leaderLogEndOffset, now, followerBrokerEpoch);
+    if (!maximalIsr.contains(replicaId)) {
+      maybeExpandIsr(replicaId, follower, now);
+    }
+    maybeIncrementHighWatermark();
+    return true;
+  }
+
+  /**
+   * Proposes adding a follower that has caught up: its log reaches the high watermark and the start
+   * of this leader's epoch, and the metadata says its broker is unfenced.
+   */
+  private synchronized void maybeExpandIsr(int replicaId, FollowerState follower, long now) {
+    if (!isLeader() || pendingIsrChange != null || now < isrChangeRetryAtMs) {
+      return;
+    }
+    long followerEnd = follower.logEndOffset();
+    if (followerEnd < partitionLog.highWatermark()
+        || followerEnd < leaderEpochStartOffset
+        || !replication.isrEligible().test(replicaId)
+        || state.isr().contains(replicaId)) {
+      return;
+    }
+    List<Integer> isr = new ArrayList<>(state.isr());
+    isr.add(replicaId);
+    proposeIsr(isr, "expand", now);
+  }
+
+  /**
+   * Proposes removing the followers that have not caught up within {@code replica.lag.time.max.ms}.
+   * Called periodically on every leader partition.
+   */
+  public synchronized void maybeShrinkIsr() {
+    if (!isLeader() || pendingIsrChange != null) {
+      return;
+    }
+    long now = replication.time().milliseconds();
+    if (now < isrChangeRetryAtMs) {
+      return;
+    }
+    PartitionState current = state;
+    long leaderEnd = partitionLog.logEndOffset();
+    List<Integer> kept = new ArrayList<>(current.isr().size());
+    for (int replica : current.isr()) {
+      FollowerState follower = followers.get(replica);
+      boolean inSync =
+          replica == localBrokerId
+              || (follower != null
+                  && (follower.logEndOffset() >= leaderEnd
+                      || follower.caughtUpWithin(now, replication.replicaLagTimeMaxMs())));
+      if (inSync) {
+        kept.add(replica);
+      }
+    }
+    if (kept.size() < current.isr().size()) {
+      proposeIsr(kept, "shrink", now);
+    }
+  }
+
+  private void proposeIsr(List<Integer> isr, String kind, long now) {
+    PartitionState current = state;
+    PendingIsrChange pending =
+        new PendingIsrChange(List.copyOf(isr), current.leaderEpoch(), current.partitionEpoch());
+    pendingIsrChange = pending;
+    LinkedHashSet<Integer> maximal = new LinkedHashSet<>(current.isr());
+    maximal.addAll(isr);
+    maximalIsr = List.copyOf(maximal);
+    List<IsrChangeSender.Member> members = new ArrayList<>(isr.size());
+    for (int replica : isr) {
+      FollowerState follower = followers.get(replica);
+      members.add(
+          new IsrChangeSender.Member(replica, follower == null ? -1 : follower.brokerEpoch()));
+    }
+    log.info(
+        "Proposing ISR {} topicPartition={} leaderEpoch={} partitionEpoch={} isr={} newIsr={}",
+        kind,
+        topicPartition,
+        current.leaderEpoch(),
+        current.partitionEpoch(),
+        current.isr(),
+        isr);
+    replication
+        .isrChanges()
+        .alterIsr(
+            topicId,
+            topicPartition.partition(),
+            current.leaderEpoch(),
+            current.partitionEpoch(),
+            members)
+        .whenComplete((committed, failure) -> onIsrChangeResult(pending, committed, failure));
+  }
+
+  private void onIsrChangeResult(
+      PendingIsrChange pending, PartitionState committed, Throwable failure) {
+    synchronized (this) {
+      if (pendingIsrChange != pending) {
+        return; // superseded by newer metadata
+      }
+      pendingIsrChange = null;
+      PartitionState current = state;
+      if (failure != null) {
+        maximalIsr = current.isr();
+        isrChangeRetryAtMs = replication.time().milliseconds() + ISR_CHANGE_RETRY_MS;
+        log.warn(
+            "ISR change refused topicPartition={} newIsr={} error={}",
+            topicPartition,
+            pending.isr(),
+            failure.toString());
+        return;
+      }
+      if (committed.leaderEpoch() == current.leaderEpoch()
+          && committed.partitionEpoch() > current.partitionEpoch()) {
+        state =
+            new PartitionState(
+                current.leader(),
+                current.leaderEpoch(),
+                committed.partitionEpoch(),
+                current.replicas(),
+                committed.isr());
+        log.info(
+            "ISR changed topicPartition={} isr={} partitionEpoch={}",
+            topicPartition,
+            committed.isr(),
+            committed.partitionEpoch());
+      }
+      maximalIsr = state.isr();
+    }
     maybeIncrementHighWatermark();
   }
 
-  /** Moves the high watermark to the smallest log end offset among the in-sync replicas. */
+  /** Moves the high watermark to the smallest log end offset in the (maximal) ISR. */
   public void maybeIncrementHighWatermark() {
-    PartitionState current = state;
-    if (current.leader() != localBrokerId) {
+    if (state.leader() != localBrokerId) {
       return;
     }
-    long candidate = partitionLog.logEndOffset();
-    for (int replica : current.isr()) {
-      if (replica != localBrokerId) {
-        candidate = Math.min(candidate, followerEndOffsets.getOrDefault(replica, 0L));
+    synchronized (highWatermarkLock) {
+      long candidate = partitionLog.logEndOffset();
+      Map<Integer, FollowerState> current = followers;
+      for (int replica : maximalIsr) {
+        if (replica != localBrokerId) {
+          FollowerState follower = current.get(replica);
+          candidate = Math.min(candidate, follower == null ? -1 : follower.logEndOffset());
+        }
+      }
+      if (candidate > partitionLog.highWatermark()) {
+        partitionLog.updateHighWatermark(candidate);
       }
     }
-    if (candidate > partitionLog.highWatermark()) {
-      partitionLog.updateHighWatermark(candidate);
+    // Appends also complete waiting follower fetches, so tell the listener even if only the log
+    // end moved.
+    listener.onProgress(topicPartition);
+  }
+
+  /** The in-sync replicas counted for the high watermark right now (for tests and metrics). */
+  public List<Integer> maximalIsr() {
+    return maximalIsr;
+  }
+
+  /** A follower's log end offset as the leader knows it, or -1. */
+  public long followerLogEndOffset(int replicaId) {
+    FollowerState follower = followers.get(replicaId);
+    return follower == null ? -1 : follower.logEndOffset();
+  }
+
+  // ---- Follower ----
+
+  /**
+   * Appends batches fetched from the leader and takes the leader's high watermark and log start
+   * offset, as far as this log reaches. Ignored if this broker became leader meanwhile.
+   */
+  public void appendAsFollower(
+      MemoryRecords records, long leaderHighWatermark, long leaderLogStartOffset) {
+    // Under the partition's lock, so becoming leader never interleaves with a follower append.
+    synchronized (this) {
+      if (!isFollower()) {
+        return;
+      }
+      if (records.sizeInBytes() > 0) {
+        partitionLog.appendAsFollower(records);
+      }
+      long highWatermark = Math.min(leaderHighWatermark, partitionLog.logEndOffset());
+      if (highWatermark > partitionLog.highWatermark()) {
+        partitionLog.updateHighWatermark(highWatermark);
+      }
+      long newStart = Math.min(leaderLogStartOffset, partitionLog.highWatermark());
+      if (newStart > partitionLog.logStartOffset()) {
+        partitionLog.maybeIncrementLogStartOffset(newStart);
+      }
     }
     listener.onProgress(topicPartition);
+  }
+
+  /**
+   * Drops this follower's log from {@code offset} on: the tail the leader does not have (found
+   * through leader epochs), which was never committed.
+   */
+  public synchronized void truncateAsFollower(long offset) {
+    if (isFollower() && offset < partitionLog.logEndOffset()) {
+      log.info(
+          "Truncating diverged tail topicPartition={} offset={} logEndOffset={} highWatermark={}",
+          topicPartition,
+          offset,
+          partitionLog.logEndOffset(),
+          partitionLog.highWatermark());
+      partitionLog.truncateTo(offset);
+    }
+  }
+
+  /** Starts this follower's log afresh at {@code offset}: it is behind the leader's log start. */
+  public synchronized void restartAsFollowerAt(long offset) {
+    if (isFollower()) {
+      log.info(
+          "Follower behind the leader's log start, starting over topicPartition={} offset={}",
+          topicPartition,
+          offset);
+      partitionLog.truncateFullyAndStartAt(offset);
+    }
   }
 
   @Override

@@ -20,6 +20,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +35,8 @@ public final class ReplicaManager {
   private final LogManager logManager;
   private final DelayedOperations delayedOperations;
   private final BiFunction<MetadataImage, String, LogConfig> topicConfig;
+  private final Followers followers;
+  private final ReplicationContext replication;
   private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
   private volatile MetadataImage image = MetadataImage.EMPTY;
 
@@ -46,10 +49,42 @@ public final class ReplicaManager {
       LogManager logManager,
       DelayedOperations delayedOperations,
       BiFunction<MetadataImage, String, LogConfig> topicConfig) {
+    this(
+        brokerId,
+        logManager,
+        delayedOperations,
+        topicConfig,
+        Followers.NONE,
+        IsrChangeSender.NONE,
+        ReplicationContext.DEFAULT_LAG_TIME_MAX_MS,
+        Time.SYSTEM);
+  }
+
+  /**
+   * @param followers fetches the partitions this broker follows
+   * @param isrChanges where leaders send ISR changes (the controller)
+   * @param replicaLagTimeMaxMs {@code replica.lag.time.max.ms}
+   */
+  public ReplicaManager(
+      int brokerId,
+      LogManager logManager,
+      DelayedOperations delayedOperations,
+      BiFunction<MetadataImage, String, LogConfig> topicConfig,
+      Followers followers,
+      IsrChangeSender isrChanges,
+      long replicaLagTimeMaxMs,
+      Time time) {
     this.brokerId = brokerId;
     this.logManager = logManager;
     this.delayedOperations = delayedOperations;
     this.topicConfig = topicConfig;
+    this.followers = followers;
+    this.replication =
+        new ReplicationContext(isrChanges, this::isUnfenced, replicaLagTimeMaxMs, time);
+  }
+
+  private boolean isUnfenced(int id) {
+    return image.broker(id).map(b -> !b.fenced()).orElse(false);
   }
 
   public int brokerId() {
@@ -120,8 +155,10 @@ public final class ReplicaManager {
         }
         if (existing == null) {
           existing = createPartition(tp, topic.id(), state);
+          updateFetching(existing);
         } else if (!existing.state().equals(state)) {
           existing.applyState(state);
+          updateFetching(existing);
         }
         if (!existing.log().config().equals(config)) {
           existing.log().updateConfig(config);
@@ -136,6 +173,27 @@ public final class ReplicaManager {
     image = newImage;
   }
 
+  /** A follower fetches from its leader; a leader, or a partition without one, does not. */
+  private void updateFetching(Partition partition) {
+    if (partition.isFollower()) {
+      followers.follow(partition);
+    } else {
+      followers.unfollow(partition.topicPartition());
+    }
+  }
+
+  /**
+   * Every leader partition drops the followers that have not caught up within {@code
+   * replica.lag.time.max.ms} from its ISR. Run periodically.
+   */
+  public void maybeShrinkIsrs() {
+    for (Partition partition : partitions.values()) {
+      if (partition.isLeader()) {
+        partition.maybeShrinkIsr();
+      }
+    }
+  }
+
   private Partition createPartition(TopicPartition tp, Uuid topicId, PartitionState state) {
     try {
       PartitionLog partitionLog = logManager.getOrCreateLog(tp);
@@ -146,7 +204,8 @@ public final class ReplicaManager {
               brokerId,
               partitionLog,
               new PartitionState(-1, -1, -1, state.replicas(), state.isr()),
-              delayedOperations);
+              delayedOperations,
+              replication);
       partitions.put(tp, partition);
       partition.applyState(state);
       return partition;
@@ -160,6 +219,7 @@ public final class ReplicaManager {
     if (removed == null) {
       return;
     }
+    followers.unfollow(tp);
     try {
       logManager.deleteLog(tp);
       log.info("Removed partition topicPartition={}", tp);

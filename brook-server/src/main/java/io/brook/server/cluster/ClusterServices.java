@@ -6,6 +6,7 @@ import io.brook.broker.api.BrokerHeartbeatHandler;
 import io.brook.broker.api.BrokerRegistrationHandler;
 import io.brook.broker.api.DescribeQuorumHandler;
 import io.brook.broker.api.ElectLeadersHandler;
+import io.brook.broker.cluster.AlterPartitionManager;
 import io.brook.broker.cluster.BrokerFencer;
 import io.brook.broker.cluster.BrokerLifecycleManager;
 import io.brook.broker.cluster.ControllerCallDispatcher;
@@ -14,6 +15,7 @@ import io.brook.broker.cluster.ForwardingAutoTopicCreator;
 import io.brook.broker.cluster.ForwardingHandler;
 import io.brook.broker.cluster.LeaderRebalancer;
 import io.brook.broker.cluster.OffloadedHandler;
+import io.brook.broker.replica.IsrChangeSender;
 import io.brook.metadata.controller.BrokerSessions;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ProducerIdBlock;
@@ -80,7 +82,7 @@ public final class ClusterServices implements AutoCloseable {
   private final ThreadPoolExecutor controllerExecutor;
 
   private final ScheduledExecutorService scheduler;
-  private BrokerLifecycleManager lifecycle;
+  private volatile BrokerLifecycleManager lifecycle;
 
   public ClusterServices(
       BrokerConfig config,
@@ -251,6 +253,17 @@ public final class ClusterServices implements AutoCloseable {
       throw error.exception("cannot allocate producer ids");
     }
     return new ProducerIdBlock(response.producerIdStart(), response.producerIdLen());
+  }
+
+  /** This broker's registration epoch, or -1 before it registered. */
+  public long brokerEpoch() {
+    BrokerLifecycleManager current = lifecycle;
+    return current == null ? -1 : current.brokerEpoch();
+  }
+
+  /** Sends this broker's ISR changes (as a leader) to the active controller. */
+  public IsrChangeSender isrChangeSender() {
+    return new AlterPartitionManager(nodeId, this::brokerEpoch, controllerClient);
   }
 
   /** Controlled shutdown: moves this broker's leaderships away before the node stops. */

@@ -1,0 +1,61 @@
+package io.brook.broker.replica;
+
+/**
+ * The leader's view of one follower, learned from its fetches: how far its log reaches and when it
+ * was last caught up, which decide its ISR membership.
+ *
+ * <p>"Caught up" follows Kafka's rule: a fetch at or past the leader's log end offset means caught
+ * up now; a fetch at or past the log end offset the leader had at the follower's previous fetch
+ * means it was caught up at that previous fetch. So a follower of a busy leader, which can never
+ * equal the moving log end, still counts as caught up while it keeps pace.
+ *
+ * <p>Thread-safe: fetches update it under its own lock; the log end offset is read without one.
+ */
+final class FollowerState {
+  private volatile long logEndOffset = -1;
+  private long lastCaughtUpTimeMs;
+  private long lastFetchTimeMs;
+  private long lastFetchLeaderLogEndOffset = -1;
+  private long brokerEpoch = -1;
+
+  /**
+   * @param caughtUpAtMs when the follower counts as last caught up before any fetch: now for an ISR
+   *     member (so a new leader does not shrink its ISR at once), 0 for the others
+   */
+  FollowerState(long caughtUpAtMs) {
+    this.lastCaughtUpTimeMs = caughtUpAtMs;
+  }
+
+  synchronized void onFetch(
+      long fetchOffset, long leaderLogEndOffset, long nowMs, long followerBrokerEpoch) {
+    if (fetchOffset >= leaderLogEndOffset) {
+      lastCaughtUpTimeMs = Math.max(lastCaughtUpTimeMs, nowMs);
+    } else if (fetchOffset >= lastFetchLeaderLogEndOffset) {
+      lastCaughtUpTimeMs = Math.max(lastCaughtUpTimeMs, lastFetchTimeMs);
+    }
+    logEndOffset = fetchOffset;
+    lastFetchLeaderLogEndOffset = leaderLogEndOffset;
+    lastFetchTimeMs = nowMs;
+    if (followerBrokerEpoch >= 0) {
+      brokerEpoch = followerBrokerEpoch;
+    }
+  }
+
+  /** The follower's log end offset as of its last fetch, or -1 before its first. */
+  long logEndOffset() {
+    return logEndOffset;
+  }
+
+  synchronized long lastCaughtUpTimeMs() {
+    return lastCaughtUpTimeMs;
+  }
+
+  /** The broker epoch the follower sent with its last fetch, or -1. */
+  synchronized long brokerEpoch() {
+    return brokerEpoch;
+  }
+
+  synchronized boolean caughtUpWithin(long nowMs, long lagTimeMaxMs) {
+    return nowMs - lastCaughtUpTimeMs <= lagTimeMaxMs;
+  }
+}

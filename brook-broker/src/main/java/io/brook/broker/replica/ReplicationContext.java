@@ -1,0 +1,26 @@
+package io.brook.broker.replica;
+
+import java.util.function.IntPredicate;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * What a leader partition needs from its broker to keep its ISR.
+ *
+ * @param isrChanges where ISR changes go (the controller)
+ * @param isrEligible whether a broker may join an ISR: registered and unfenced in the current
+ *     metadata (KIP-841)
+ * @param replicaLagTimeMaxMs {@code replica.lag.time.max.ms}: a follower not caught up for this
+ *     long leaves the ISR
+ * @param time the clock of fetch and caught-up times
+ */
+public record ReplicationContext(
+    IsrChangeSender isrChanges, IntPredicate isrEligible, long replicaLagTimeMaxMs, Time time) {
+  /** Kafka's default {@code replica.lag.time.max.ms}. */
+  public static final long DEFAULT_LAG_TIME_MAX_MS = 30_000;
+
+  /** A node without a controller to talk to: no ISR changes, so an ISR never changes. */
+  public static ReplicationContext standalone() {
+    return new ReplicationContext(
+        IsrChangeSender.NONE, id -> false, DEFAULT_LAG_TIME_MAX_MS, Time.SYSTEM);
+  }
+}

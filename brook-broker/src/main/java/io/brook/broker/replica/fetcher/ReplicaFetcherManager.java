@@ -1,0 +1,129 @@
+package io.brook.broker.replica.fetcher;
+
+import io.brook.broker.replica.Followers;
+import io.brook.broker.replica.Partition;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The follower side of replication on one broker: {@code num.replica.fetchers} fetcher threads per
+ * leader broker, each fetching its share of that leader's partitions (chosen by partition hash, as
+ * in Kafka). A partition is moved to the right thread whenever its leader changes; threads left
+ * without partitions stop.
+ */
+public final class ReplicaFetcherManager implements Followers, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ReplicaFetcherManager.class);
+
+  private final int brokerId;
+  private final LongSupplier brokerEpoch;
+  private final IntFunction<Optional<Node>> leaderNode;
+  private final ReplicaFetchConfig config;
+  private final Time time;
+  private final Map<FetcherKey, ReplicaFetcherThread> fetchers = new HashMap<>();
+  private final Map<TopicPartition, FetcherKey> assignments = new HashMap<>();
+  private boolean closed;
+
+  private record FetcherKey(int leaderId, int index) {}
+
+  /**
+   * @param brokerEpoch this broker's registration epoch, sent with each fetch (KIP-903)
+   * @param leaderNode the inter-broker endpoint of a broker, from the current metadata
+   */
+  public ReplicaFetcherManager(
+      int brokerId,
+      LongSupplier brokerEpoch,
+      IntFunction<Optional<Node>> leaderNode,
+      ReplicaFetchConfig config,
+      Time time) {
+    this.brokerId = brokerId;
+    this.brokerEpoch = brokerEpoch;
+    this.leaderNode = leaderNode;
+    this.config = config;
+    this.time = time;
+  }
+
+  /** Fetches {@code partition} from its current leader, moving it from another leader's thread. */
+  @Override
+  public synchronized void follow(Partition partition) {
+    if (closed) {
+      return;
+    }
+    TopicPartition tp = partition.topicPartition();
+    int leaderId = partition.state().leader();
+    FetcherKey key = new FetcherKey(leaderId, Math.floorMod(tp.hashCode(), config.numFetchers()));
+    FetcherKey current = assignments.get(tp);
+    if (current != null && !current.equals(key)) {
+      removeFrom(current, tp);
+    }
+    ReplicaFetcherThread fetcher = fetchers.computeIfAbsent(key, this::startFetcher);
+    fetcher.add(partition);
+    assignments.put(tp, key);
+  }
+
+  /** Stops fetching {@code tp} (it became leader, lost its leader, or left this broker). */
+  @Override
+  public synchronized void unfollow(TopicPartition tp) {
+    FetcherKey current = assignments.remove(tp);
+    if (current != null) {
+      removeFrom(current, tp);
+    }
+  }
+
+  /** Partitions being fetched, for tests and metrics. */
+  public synchronized int followedPartitions() {
+    return assignments.size();
+  }
+
+  private void removeFrom(FetcherKey key, TopicPartition tp) {
+    ReplicaFetcherThread fetcher = fetchers.get(key);
+    if (fetcher == null) {
+      return;
+    }
+    fetcher.remove(tp);
+    if (fetcher.isIdle()) {
+      fetchers.remove(key);
+      fetcher.shutdown();
+    }
+  }
+
+  private ReplicaFetcherThread startFetcher(FetcherKey key) {
+    ReplicaFetcherThread fetcher =
+        new ReplicaFetcherThread(
+            "brook-replica-fetcher-" + key.leaderId() + "-" + key.index(),
+            key.leaderId(),
+            brokerId,
+            brokerEpoch,
+            leaderNode,
+            config,
+            time);
+    fetcher.start();
+    log.info("Started replica fetcher leaderId={} index={}", key.leaderId(), key.index());
+    return fetcher;
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    for (ReplicaFetcherThread fetcher : fetchers.values()) {
+      fetcher.shutdown();
+    }
+    for (ReplicaFetcherThread fetcher : fetchers.values()) {
+      try {
+        fetcher.join(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    fetchers.clear();
+    assignments.clear();
+  }
+}

@@ -1,0 +1,267 @@
+package io.brook.broker.replica.fetcher;
+
+import io.brook.broker.replica.Partition;
+import io.brook.broker.replica.PartitionState;
+import io.brook.storage.log.PartitionLog;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.ClientResponse;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fetches a set of partitions from one leader broker, in a loop, and appends what it gets: one
+ * Fetch per round for all of them, sent with this broker's replica id so the leader reads up to its
+ * log end and learns each follower's log end offset from the fetch offset.
+ *
+ * <p>Each partition sends its last fetched leader epoch (KIP-320). When the leader answers with a
+ * diverging epoch, this log holds a tail the leader never had; the fetcher truncates it to where
+ * the two logs agree and fetches on from there.
+ */
+final class ReplicaFetcherThread extends Thread {
+  private static final Logger log = LoggerFactory.getLogger(ReplicaFetcherThread.class);
+
+  private final int leaderId;
+  private final int brokerId;
+  private final LongSupplier brokerEpoch;
+  private final IntFunction<Optional<Node>> leaderNode;
+  private final ReplicaFetchConfig config;
+  private final Time time;
+  private final LeaderChannel channel;
+  private final Map<TopicPartition, FetchState> partitions = new ConcurrentHashMap<>();
+  private volatile boolean running = true;
+
+  /** A partition this thread fetches; {@code delayedUntilMs} after an error. */
+  private static final class FetchState {
+    final Partition partition;
+    volatile long delayedUntilMs;
+
+    FetchState(Partition partition) {
+      this.partition = partition;
+    }
+  }
+
+  ReplicaFetcherThread(
+      String name,
+      int leaderId,
+      int brokerId,
+      LongSupplier brokerEpoch,
+      IntFunction<Optional<Node>> leaderNode,
+      ReplicaFetchConfig config,
+      Time time) {
+    super(name);
+    setDaemon(true);
+    this.leaderId = leaderId;
+    this.brokerId = brokerId;
+    this.brokerEpoch = brokerEpoch;
+    this.leaderNode = leaderNode;
+    this.config = config;
+    this.time = time;
+    this.channel = new LeaderChannel(name, config, time);
+  }
+
+  void add(Partition partition) {
+    partitions.put(partition.topicPartition(), new FetchState(partition));
+    synchronized (this) {
+      notifyAll();
+    }
+  }
+
+  void remove(TopicPartition tp) {
+    partitions.remove(tp);
+  }
+
+  boolean isIdle() {
+    return partitions.isEmpty();
+  }
+
+  int partitionCount() {
+    return partitions.size();
+  }
+
+  void shutdown() {
+    running = false;
+    channel.wakeup();
+    interrupt();
+    synchronized (this) {
+      notifyAll();
+    }
+  }
+
+  @Override
+  public void run() {
+    try {
+      while (running) {
+        try {
+          fetchOnce();
+        } catch (RuntimeException e) {
+          log.error("Replica fetcher round failed leaderId={}", leaderId, e);
+          pause(config.fetchBackoffMs());
+        }
+      }
+    } finally {
+      try {
+        channel.close();
+      } catch (IOException e) {
+        log.debug("Closing the leader channel failed leaderId={}", leaderId, e);
+      }
+    }
+  }
+
+  private void fetchOnce() {
+    long now = time.milliseconds();
+    Map<TopicPartition, FetchRequest.PartitionData> fetchData = new LinkedHashMap<>();
+    Map<TopicPartition, FetchState> fetched = new HashMap<>();
+    long nextDelayEnd = Long.MAX_VALUE;
+    for (Map.Entry<TopicPartition, FetchState> entry : partitions.entrySet()) {
+      FetchState fetchState = entry.getValue();
+      Partition partition = fetchState.partition;
+      PartitionState state = partition.state();
+      if (state.leader() != leaderId) {
+        continue; // leadership moved; the manager moves the partition
+      }
+      if (fetchState.delayedUntilMs > now) {
+        nextDelayEnd = Math.min(nextDelayEnd, fetchState.delayedUntilMs);
+        continue;
+      }
+      PartitionLog partitionLog = partition.log();
+      int lastFetchedEpoch = partitionLog.leaderEpochCache().latestEpoch().orElse(-1);
+      fetchData.put(
+          entry.getKey(),
+          new FetchRequest.PartitionData(
+              partition.topicId(),
+              partitionLog.logEndOffset(),
+              partitionLog.logStartOffset(),
+              config.fetchMaxBytes(),
+              Optional.of(state.leaderEpoch()),
+              lastFetchedEpoch < 0 ? Optional.empty() : Optional.of(lastFetchedEpoch)));
+      fetched.put(entry.getKey(), fetchState);
+    }
+    if (fetchData.isEmpty()) {
+      long waitMs = nextDelayEnd == Long.MAX_VALUE ? 1_000 : Math.max(1, nextDelayEnd - now);
+      pause(Math.min(waitMs, 1_000));
+      return;
+    }
+    Optional<Node> node = leaderNode.apply(leaderId);
+    if (node.isEmpty()) {
+      delayAll(fetched, now);
+      return;
+    }
+    FetchResponse response;
+    short version;
+    try {
+      FetchRequest.Builder request =
+          FetchRequest.Builder.forReplica(
+                  ApiKeys.FETCH.latestVersion(),
+                  brokerId,
+                  brokerEpoch.getAsLong(),
+                  config.fetchWaitMaxMs(),
+                  config.fetchMinBytes(),
+                  fetchData)
+              .setMaxBytes(config.fetchResponseMaxBytes());
+      ClientResponse answer = channel.send(node.get(), request);
+      response = (FetchResponse) answer.responseBody();
+      version = answer.requestHeader().apiVersion();
+    } catch (IOException e) {
+      if (running) {
+        log.info(
+            "Fetch from leader failed leaderId={} node={} error={}",
+            leaderId,
+            node.get(),
+            e.toString());
+        channel.disconnect(node.get());
+        delayAll(fetched, now);
+      }
+      return;
+    }
+    if (response.error() != Errors.NONE) {
+      log.warn("Fetch refused leaderId={} error={}", leaderId, response.error());
+      delayAll(fetched, now);
+      return;
+    }
+    Map<Uuid, String> names = new HashMap<>();
+    fetched.forEach((tp, s) -> names.put(s.partition.topicId(), tp.topic()));
+    Map<TopicPartition, FetchResponseData.PartitionData> data =
+        response.responseData(names, version);
+    for (Map.Entry<TopicPartition, FetchResponseData.PartitionData> entry : data.entrySet()) {
+      FetchState fetchState = fetched.get(entry.getKey());
+      FetchRequest.PartitionData sent = fetchData.get(entry.getKey());
+      if (fetchState != null && sent != null && partitions.get(entry.getKey()) == fetchState) {
+        handlePartition(fetchState, sent, entry.getValue());
+      }
+    }
+  }
+
+  private void handlePartition(
+      FetchState fetchState,
+      FetchRequest.PartitionData sent,
+      FetchResponseData.PartitionData data) {
+    Partition partition = fetchState.partition;
+    Errors error = Errors.forCode(data.errorCode());
+    try {
+      switch (error) {
+        case NONE -> {
+          if (FetchResponse.isDivergingEpoch(data)) {
+            FollowerTruncation.onDivergingEpoch(partition, data.divergingEpoch());
+          } else if (partition.log().logEndOffset() == sent.fetchOffset) {
+            partition.appendAsFollower(
+                (MemoryRecords) FetchResponse.recordsOrFail(data),
+                data.highWatermark(),
+                data.logStartOffset());
+          }
+        }
+        case OFFSET_OUT_OF_RANGE ->
+            FollowerTruncation.onOutOfRange(
+                partition, sent.fetchOffset, data.logStartOffset(), data.highWatermark());
+        default -> {
+          log.debug(
+              "Fetch of a partition failed topicPartition={} leaderId={} error={}",
+              partition.topicPartition(),
+              leaderId,
+              error);
+          fetchState.delayedUntilMs = time.milliseconds() + config.fetchBackoffMs();
+        }
+      }
+    } catch (RuntimeException e) {
+      log.error(
+          "Appending fetched data failed topicPartition={} leaderId={}",
+          partition.topicPartition(),
+          leaderId,
+          e);
+      fetchState.delayedUntilMs = time.milliseconds() + config.fetchBackoffMs();
+    }
+  }
+
+  private void delayAll(Map<TopicPartition, FetchState> states, long now) {
+    for (FetchState state : states.values()) {
+      state.delayedUntilMs = now + config.fetchBackoffMs();
+    }
+  }
+
+  private synchronized void pause(long ms) {
+    if (!running) {
+      return;
+    }
+    try {
+      wait(ms);
+    } catch (InterruptedException e) {
+      // Only shutdown interrupts; the loop sees running == false.
+    }
+  }
+}
