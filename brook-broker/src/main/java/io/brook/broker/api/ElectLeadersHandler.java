@@ -22,10 +22,10 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * ElectLeaders with the PREFERRED type, decided by the active controller: each named partition (or
- * every partition) is led by its first replica again where that replica is unfenced and in sync.
- * UNCLEAN elections are refused with INVALID_REQUEST: without replication there is no out-of-sync
- * replica whose data could be chosen on purpose.
+ * ElectLeaders, decided by the active controller. PREFERRED: each named partition (or every
+ * partition) is led by its first replica again where that replica is unfenced and in sync. UNCLEAN:
+ * each leaderless one gets its first unfenced replica, in sync or not, whatever the topic's {@code
+ * unclean.leader.election.enable} (an administrator chose to risk losing acknowledged records).
  */
 public final class ElectLeadersHandler extends KafkaApi {
   private final MetadataQuorum quorum;
@@ -41,7 +41,8 @@ public final class ElectLeadersHandler extends KafkaApi {
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     ElectLeadersRequestData request = (ElectLeadersRequestData) message;
     ElectLeadersResponseData response = new ElectLeadersResponseData();
-    if (request.electionType() != ElectionType.PREFERRED.value) {
+    boolean unclean = request.electionType() == ElectionType.UNCLEAN.value;
+    if (!unclean && request.electionType() != ElectionType.PREFERRED.value) {
       return CompletableFuture.completedFuture(
           response.setErrorCode(Errors.INVALID_REQUEST.code()));
     }
@@ -55,7 +56,11 @@ public final class ElectLeadersHandler extends KafkaApi {
     }
     Optional<Map<String, List<Integer>>> chosen = wanted;
     return quorum
-        .submitAsync(image -> controller.electPreferredLeaders(chosen))
+        .submitAsync(
+            image ->
+                unclean
+                    ? controller.electUncleanLeaders(chosen)
+                    : controller.electPreferredLeaders(chosen))
         .handle(
             (results, failure) -> {
               if (failure != null) {

@@ -26,12 +26,18 @@ import org.apache.kafka.common.protocol.Errors;
  * member: the ISR never becomes empty, because its last member is the only replica known to hold
  * every committed record; the partition is then left without a leader (-1) until that broker
  * returns. Leadership moves to the first other ISR member, in replica order, that is unfenced.
+ *
+ * <p>Where the topic allows unclean leader election ({@link UncleanLeaderElection}), a partition
+ * that would be left without a leader gets the first unfenced replica instead, with an ISR of
+ * itself alone: when its last ISR member is fenced, and when a replica outside the ISR of a
+ * leaderless partition is unfenced.
  */
 final class BrokerControl {
   private BrokerControl() {}
 
   static ControllerResult<Long> registerBroker(
       MetadataImage image,
+      ControllerConfig config,
       int brokerId,
       Uuid incarnationId,
       List<BrokerEndpoint> endpoints,
@@ -53,11 +59,12 @@ final class BrokerControl {
     long epoch = image.offset() + 1;
     List<MetadataRecord> records = new ArrayList<>();
     records.add(new RegisterBrokerRecord(brokerId, incarnationId, epoch, endpoints, rack, false));
-    records.addAll(electLeaderless(image, brokerId));
+    records.addAll(electLeaderless(image, config, brokerId));
     return ControllerResult.of(records, epoch);
   }
 
-  static ControllerResult<ApiError> fenceBroker(MetadataImage image, int brokerId) {
+  static ControllerResult<ApiError> fenceBroker(
+      MetadataImage image, ControllerConfig config, int brokerId) {
     BrokerRegistration broker = image.brokers().get(brokerId);
     if (broker == null) {
       return ControllerResult.of(ApiError.of(Errors.BROKER_ID_NOT_REGISTERED));
@@ -67,11 +74,12 @@ final class BrokerControl {
     }
     List<MetadataRecord> records = new ArrayList<>();
     records.add(new FenceBrokerRecord(brokerId, broker.epoch()));
-    records.addAll(removeFromIsrs(image, brokerId));
+    records.addAll(removeFromIsrs(image, config, brokerId));
     return ControllerResult.of(records, ApiError.NONE);
   }
 
-  static ControllerResult<ApiError> unfenceBroker(MetadataImage image, int brokerId) {
+  static ControllerResult<ApiError> unfenceBroker(
+      MetadataImage image, ControllerConfig config, int brokerId) {
     BrokerRegistration broker = image.brokers().get(brokerId);
     if (broker == null) {
       return ControllerResult.of(ApiError.of(Errors.BROKER_ID_NOT_REGISTERED));
@@ -81,28 +89,32 @@ final class BrokerControl {
     }
     List<MetadataRecord> records = new ArrayList<>();
     records.add(new UnfenceBrokerRecord(brokerId, broker.epoch()));
-    records.addAll(electLeaderless(image, brokerId));
+    records.addAll(electLeaderless(image, config, brokerId));
     return ControllerResult.of(records, ApiError.NONE);
   }
 
-  static ControllerResult<ApiError> unregisterBroker(MetadataImage image, int brokerId) {
+  static ControllerResult<ApiError> unregisterBroker(
+      MetadataImage image, ControllerConfig config, int brokerId) {
     BrokerRegistration broker = image.brokers().get(brokerId);
     if (broker == null) {
       return ControllerResult.of(ApiError.of(Errors.BROKER_ID_NOT_REGISTERED));
     }
-    List<MetadataRecord> records = new ArrayList<>(removeFromIsrs(image, brokerId));
+    List<MetadataRecord> records = new ArrayList<>(removeFromIsrs(image, config, brokerId));
     records.add(new UnregisterBrokerRecord(brokerId, broker.epoch()));
     return ControllerResult.of(records, ApiError.NONE);
   }
 
   /**
    * The changes that take {@code brokerId} out of every ISR (but never empty one) and move its
-   * leaderships to another unfenced ISR member, or to no leader.
+   * leaderships to another unfenced ISR member, or (unclean election) to another unfenced replica,
+   * or to no leader.
    */
-  static List<MetadataRecord> removeFromIsrs(MetadataImage image, int brokerId) {
+  static List<MetadataRecord> removeFromIsrs(
+      MetadataImage image, ControllerConfig config, int brokerId) {
     IntPredicate eligible = id -> id != brokerId && isUnfenced(image, id);
     List<MetadataRecord> changes = new ArrayList<>();
     for (TopicImage topic : image.topics()) {
+      boolean unclean = UncleanLeaderElection.enabled(image, topic.name(), config);
       for (Map.Entry<Integer, PartitionImage> e : topic.partitions().entrySet()) {
         PartitionImage p = e.getValue();
         boolean inIsr = p.isr().contains(brokerId);
@@ -118,21 +130,34 @@ final class BrokerControl {
           leader = firstEligible(p.replicas(), isr, eligible);
         }
         // Through the reassignment rules, like every ISR change (see ReassignmentControl).
-        ReassignmentControl.isrChange(topic.id(), e.getKey(), p, isr, leader, eligible)
+        ReassignmentControl.isrChange(topic.id(), e.getKey(), p, isr, leader, eligible, unclean)
             .ifPresent(changes::add);
       }
     }
     return changes;
   }
 
-  /** Leaders for the leaderless partitions whose ISR holds {@code brokerId}, now unfenced. */
-  static List<MetadataRecord> electLeaderless(MetadataImage image, int brokerId) {
+  /**
+   * Leaders for the leaderless partitions whose ISR holds {@code brokerId}, now unfenced; and,
+   * where the topic allows unclean election, for those whose replicas hold it.
+   */
+  static List<MetadataRecord> electLeaderless(
+      MetadataImage image, ControllerConfig config, int brokerId) {
     IntPredicate eligible = id -> id == brokerId || isUnfenced(image, id);
     List<MetadataRecord> changes = new ArrayList<>();
     for (TopicImage topic : image.topics()) {
+      boolean unclean = UncleanLeaderElection.enabled(image, topic.name(), config);
       for (Map.Entry<Integer, PartitionImage> e : topic.partitions().entrySet()) {
         PartitionImage p = e.getValue();
-        if (p.hasLeader() || !p.isr().contains(brokerId)) {
+        if (p.hasLeader() || !p.replicas().contains(brokerId)) {
+          continue;
+        }
+        if (!p.isr().contains(brokerId)) {
+          if (unclean) {
+            ReassignmentControl.isrChange(
+                    topic.id(), e.getKey(), p, p.isr(), PartitionImage.NO_LEADER, eligible, true)
+                .ifPresent(changes::add);
+          }
           continue;
         }
         int leader = firstEligible(p.replicas(), p.isr(), eligible);

@@ -25,6 +25,7 @@ final class BrokerLifecycleControl {
    */
   static ControllerResult<Long> registerFenced(
       MetadataImage image,
+      ControllerConfig config,
       int brokerId,
       Uuid incarnationId,
       List<BrokerEndpoint> endpoints,
@@ -45,7 +46,7 @@ final class BrokerLifecycleControl {
     if (existing != null && !existing.fenced()) {
       // A new incarnation replaces a live one (a restart faster than the session timeout): the
       // old process is gone, so its leaderships move now rather than after the timeout.
-      records.addAll(BrokerControl.removeFromIsrs(image, brokerId));
+      records.addAll(BrokerControl.removeFromIsrs(image, config, brokerId));
       epoch = image.offset() + 1 + records.size();
     }
     records.add(new RegisterBrokerRecord(brokerId, incarnationId, epoch, endpoints, rack, true));
@@ -60,6 +61,7 @@ final class BrokerLifecycleControl {
    */
   static ControllerResult<HeartbeatResult> heartbeat(
       MetadataImage image,
+      ControllerConfig config,
       int brokerId,
       long brokerEpoch,
       long metadataOffset,
@@ -73,13 +75,13 @@ final class BrokerLifecycleControl {
       return ControllerResult.of(HeartbeatResult.error(Errors.STALE_BROKER_EPOCH));
     }
     if (wantShutDown || wantFence) {
-      ControllerResult<ApiError> fence = BrokerControl.fenceBroker(image, brokerId);
+      ControllerResult<ApiError> fence = BrokerControl.fenceBroker(image, config, brokerId);
       return ControllerResult.of(fence.records(), new HeartbeatResult(ApiError.NONE, true, true));
     }
     // Unfenced only once it has seen its own registration: it then holds every record that was
     // committed before it joined, so it never serves older metadata as a leader.
     if (broker.fenced() && metadataOffset >= broker.epoch()) {
-      ControllerResult<ApiError> unfence = BrokerControl.unfenceBroker(image, brokerId);
+      ControllerResult<ApiError> unfence = BrokerControl.unfenceBroker(image, config, brokerId);
       return ControllerResult.of(
           unfence.records(), new HeartbeatResult(ApiError.NONE, false, false));
     }

@@ -31,8 +31,9 @@ import org.apache.kafka.common.config.ConfigResource;
  * one thread at a time, which {@code submit} guarantees.
  *
  * <p>Request errors come back as {@link ApiError} values with Kafka's codes and messages. The
- * broker-to-controller calls ({@link #allocateProducerIds}, {@link #registerBroker}) throw {@link
- * MetadataException} for calls a correct broker never makes, such as a stale broker epoch.
+ * broker-to-controller calls ({@link #allocateProducerIds}, {@link #registerBroker}, {@link
+ * #alterPartition}) throw {@link MetadataException} for calls a correct broker never makes, such as
+ * a stale broker epoch.
  */
 public final class ClusterController {
   private final ControllerConfig config;
@@ -197,6 +198,7 @@ public final class ClusterController {
       int brokerId, Uuid incarnationId, List<BrokerEndpoint> endpoints, Optional<String> rack) {
     return BrokerControl.registerBroker(
         image.get(),
+        config,
         brokerId,
         Objects.requireNonNull(incarnationId, "incarnationId"),
         List.copyOf(endpoints),
@@ -214,6 +216,7 @@ public final class ClusterController {
       int brokerId, Uuid incarnationId, List<BrokerEndpoint> endpoints, Optional<String> rack) {
     return BrokerLifecycleControl.registerFenced(
         image.get(),
+        config,
         brokerId,
         Objects.requireNonNull(incarnationId, "incarnationId"),
         List.copyOf(endpoints),
@@ -231,7 +234,7 @@ public final class ClusterController {
       boolean wantFence,
       boolean wantShutDown) {
     return BrokerLifecycleControl.heartbeat(
-        image.get(), brokerId, brokerEpoch, metadataOffset, wantFence, wantShutDown);
+        image.get(), config, brokerId, brokerEpoch, metadataOffset, wantFence, wantShutDown);
   }
 
   /**
@@ -245,6 +248,39 @@ public final class ClusterController {
       Optional<Map<String, List<Integer>>> partitions) {
     return LeaderElectionControl.electPreferred(
         image.get(), Objects.requireNonNull(partitions, "partitions"));
+  }
+
+  /**
+   * Unclean leader election (Kafka's ElectLeaders with UNCLEAN): each leaderless partition gets its
+   * first unfenced replica as leader, in sync or not, with an ISR of that replica alone. An
+   * administrator asks for it, so the topic's {@code unclean.leader.election.enable} is not
+   * consulted. Records only the ISR held may be lost.
+   *
+   * @param partitions partition ids by topic name, or empty for all partitions
+   * @return per topic and partition: {@code NONE} (elected), {@code ELECTION_NOT_NEEDED} (it has a
+   *     leader), {@code ELIGIBLE_LEADERS_NOT_AVAILABLE} or {@code UNKNOWN_TOPIC_OR_PARTITION}
+   */
+  public ControllerResult<Map<String, Map<Integer, ApiError>>> electUncleanLeaders(
+      Optional<Map<String, List<Integer>>> partitions) {
+    return LeaderElectionControl.electUnclean(
+        image.get(), Objects.requireNonNull(partitions, "partitions"));
+  }
+
+  /**
+   * A partition leader's request for new ISRs (Kafka's AlterPartition): checked as {@link
+   * IsrControl} describes, then changed through the reassignment rules, so an expand can complete a
+   * reassignment.
+   *
+   * @param brokerId the requesting broker, which must lead every partition it names
+   * @param brokerEpoch its registration's epoch
+   * @return one result per partition, in request order, with the partition's state after the change
+   *     on success
+   * @throws MetadataException {@code STALE_BROKER_EPOCH} if the broker is not registered in that
+   *     epoch (the whole request fails)
+   */
+  public ControllerResult<List<IsrChangeResult>> alterPartition(
+      int brokerId, long brokerEpoch, List<IsrChangeRequest> partitions) {
+    return IsrControl.alterPartition(image.get(), brokerId, brokerEpoch, List.copyOf(partitions));
   }
 
   /**
@@ -291,7 +327,7 @@ public final class ClusterController {
    * {@code BROKER_ID_NOT_REGISTERED} if unknown; no records if already fenced.
    */
   public ControllerResult<ApiError> fenceBroker(int brokerId) {
-    return BrokerControl.fenceBroker(image.get(), brokerId);
+    return BrokerControl.fenceBroker(image.get(), config, brokerId);
   }
 
   /**
@@ -299,7 +335,7 @@ public final class ClusterController {
    * BROKER_ID_NOT_REGISTERED} if unknown; no records if not fenced.
    */
   public ControllerResult<ApiError> unfenceBroker(int brokerId) {
-    return BrokerControl.unfenceBroker(image.get(), brokerId);
+    return BrokerControl.unfenceBroker(image.get(), config, brokerId);
   }
 
   /**
@@ -307,6 +343,6 @@ public final class ClusterController {
    * {@code BROKER_ID_NOT_REGISTERED} if unknown.
    */
   public ControllerResult<ApiError> unregisterBroker(int brokerId) {
-    return BrokerControl.unregisterBroker(image.get(), brokerId);
+    return BrokerControl.unregisterBroker(image.get(), config, brokerId);
   }
 }

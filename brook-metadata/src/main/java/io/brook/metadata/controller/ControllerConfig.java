@@ -10,12 +10,15 @@ package io.brook.metadata.controller;
  * @param producerIdBlockSize producer ids per {@code AllocateProducerIds} block (Kafka's is 1000)
  * @param maxRecordsPerOperation the most records one operation may produce; larger requests fail
  *     with {@code POLICY_VIOLATION}, as in Kafka, whose bound is 10,000
+ * @param uncleanLeaderElectionEnable the static default of {@code unclean.leader.election.enable}
+ *     (Kafka's is false), used when neither the topic nor the cluster-wide broker config sets it
  */
 public record ControllerConfig(
     int defaultNumPartitions,
     short defaultReplicationFactor,
     int producerIdBlockSize,
-    int maxRecordsPerOperation) {
+    int maxRecordsPerOperation,
+    boolean uncleanLeaderElectionEnable) {
   /** Kafka's defaults. */
   public static final ControllerConfig DEFAULT = new ControllerConfig(1, (short) 1);
 
@@ -39,5 +42,29 @@ public record ControllerConfig(
    */
   public ControllerConfig(int defaultNumPartitions, short defaultReplicationFactor) {
     this(defaultNumPartitions, defaultReplicationFactor, 1000, 10_000);
+  }
+
+  /** The given settings, with unclean leader election off by default, as in Kafka. */
+  public ControllerConfig(
+      int defaultNumPartitions,
+      short defaultReplicationFactor,
+      int producerIdBlockSize,
+      int maxRecordsPerOperation) {
+    this(
+        defaultNumPartitions,
+        defaultReplicationFactor,
+        producerIdBlockSize,
+        maxRecordsPerOperation,
+        false);
+  }
+
+  /** This config with another default for {@code unclean.leader.election.enable}. */
+  public ControllerConfig withUncleanLeaderElectionEnable(boolean enable) {
+    return new ControllerConfig(
+        defaultNumPartitions,
+        defaultReplicationFactor,
+        producerIdBlockSize,
+        maxRecordsPerOperation,
+        enable);
   }
 }

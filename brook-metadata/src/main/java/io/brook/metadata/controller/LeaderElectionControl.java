@@ -15,12 +15,29 @@ import java.util.TreeMap;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Preferred-leader election: each partition's first replica leads again when it is unfenced and in
- * sync, so leaders return to the even spread placement gave them after failures moved them. All
- * changes of one election are one batch of records.
+ * Leader elections an administrator asks for (ElectLeaders). All changes of one election are one
+ * batch of records.
+ *
+ * <ul>
+ *   <li>Preferred: each partition's first replica leads again when it is unfenced and in sync, so
+ *       leaders return to the even spread placement gave them after failures moved them.
+ *   <li>Unclean: each leaderless partition gets its first unfenced replica, in sync or not, with an
+ *       ISR of itself; see {@link UncleanLeaderElection} for what that costs.
+ * </ul>
  */
 final class LeaderElectionControl {
   private LeaderElectionControl() {}
+
+  /** One partition's election: its outcome, with its record added to {@code records}. */
+  @FunctionalInterface
+  private interface Election {
+    ApiError elect(
+        MetadataImage image,
+        TopicImage topic,
+        int id,
+        PartitionImage partition,
+        List<MetadataRecord> records);
+  }
 
   /**
    * @param partitions partition ids by topic name, or empty for every partition (then only the
@@ -30,6 +47,22 @@ final class LeaderElectionControl {
    */
   static ControllerResult<Map<String, Map<Integer, ApiError>>> electPreferred(
       MetadataImage image, Optional<Map<String, List<Integer>>> partitions) {
+    return electAll(image, partitions, LeaderElectionControl::elect);
+  }
+
+  /**
+   * @param partitions partition ids by topic name, or empty for every partition (then only the
+   *     partitions that get a leader appear in the result)
+   * @return per topic and partition: {@code NONE} (elected), {@code ELECTION_NOT_NEEDED}, {@code
+   *     ELIGIBLE_LEADERS_NOT_AVAILABLE} or {@code UNKNOWN_TOPIC_OR_PARTITION}
+   */
+  static ControllerResult<Map<String, Map<Integer, ApiError>>> electUnclean(
+      MetadataImage image, Optional<Map<String, List<Integer>>> partitions) {
+    return electAll(image, partitions, LeaderElectionControl::electUnclean);
+  }
+
+  private static ControllerResult<Map<String, Map<Integer, ApiError>>> electAll(
+      MetadataImage image, Optional<Map<String, List<Integer>>> partitions, Election election) {
     Map<String, Map<Integer, ApiError>> results = new TreeMap<>();
     List<MetadataRecord> records = new ArrayList<>();
     Map<String, List<Integer>> wanted = partitions.orElseGet(() -> everyPartition(image));
@@ -41,7 +74,7 @@ final class LeaderElectionControl {
         if (partition.isEmpty()) {
           outcome = ApiError.of(Errors.UNKNOWN_TOPIC_OR_PARTITION);
         } else {
-          outcome = elect(image, found.get(), id, partition.get(), records);
+          outcome = election.elect(image, found.get(), id, partition.get(), records);
         }
         if (partitions.isPresent() || outcome.isSuccess()) {
           results.computeIfAbsent(topic.getKey(), k -> new LinkedHashMap<>()).put(id, outcome);
@@ -69,6 +102,37 @@ final class LeaderElectionControl {
     }
     records.add(
         new PartitionChangeRecord(topic.id(), id, Optional.empty(), Optional.of(preferred)));
+    return ApiError.NONE;
+  }
+
+  private static ApiError electUnclean(
+      MetadataImage image,
+      TopicImage topic,
+      int id,
+      PartitionImage partition,
+      List<MetadataRecord> records) {
+    if (partition.hasLeader()) {
+      return ApiError.of(Errors.ELECTION_NOT_NEEDED);
+    }
+    Optional<PartitionChangeRecord> change =
+        ReassignmentControl.isrChange(
+            topic.id(),
+            id,
+            partition,
+            partition.isr(),
+            PartitionImage.NO_LEADER,
+            b -> image.broker(b).map(r -> !r.fenced()).orElse(false),
+            true);
+    boolean elected =
+        change
+            .flatMap(PartitionChangeRecord::leader)
+            .filter(l -> l != PartitionImage.NO_LEADER)
+            .isPresent();
+    if (!elected) {
+      return new ApiError(
+          Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE, "no replica of the partition is unfenced");
+    }
+    records.add(change.get());
     return ApiError.NONE;
   }
 

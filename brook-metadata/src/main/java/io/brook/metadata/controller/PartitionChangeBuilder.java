@@ -17,7 +17,9 @@ import org.apache.kafka.common.Uuid;
  *   <li>A reassignment in progress completes as soon as the new ISR allows it (see {@link
  *       #build()}), in the same record as the change that allowed it.
  *   <li>A partition whose leader is gone, out of the ISR or out of the replicas gets the first
- *       replica, in replica order, that is in the ISR and may lead; or no leader (-1).
+ *       replica, in replica order, that is in the ISR and may lead; or, when none may and {@link
+ *       #uncleanElection unclean election} is allowed, the first replica that may lead, with an ISR
+ *       of itself alone (KRaft's rule); or no leader (-1).
  * </ol>
  *
  * <p>Single use, not thread-safe.
@@ -32,6 +34,7 @@ final class PartitionChangeBuilder {
   private int leader;
   private List<Integer> adding;
   private List<Integer> removing;
+  private boolean unclean;
 
   /**
    * @param mayLead which brokers may become leader (unfenced ones, less any being fenced now)
@@ -57,6 +60,15 @@ final class PartitionChangeBuilder {
   /** A leader chosen by the caller; it is kept if it is in the ISR and the replicas. */
   PartitionChangeBuilder leader(int newLeader) {
     this.leader = newLeader;
+    return this;
+  }
+
+  /**
+   * Allows electing a replica outside the ISR when no ISR member may lead. Records that only the
+   * ISR held may be lost: see {@link UncleanLeaderElection}.
+   */
+  PartitionChangeBuilder uncleanElection(boolean allowed) {
+    this.unclean = allowed;
     return this;
   }
 
@@ -128,6 +140,17 @@ final class PartitionChangeBuilder {
     for (int replica : replicas) {
       if (isr.contains(replica) && mayLead.test(replica)) {
         leader = replica;
+        return;
+      }
+    }
+    if (!unclean) {
+      return;
+    }
+    for (int replica : replicas) {
+      if (mayLead.test(replica)) {
+        // Only the new leader is known to hold what it holds; the others rejoin by catching up.
+        leader = replica;
+        isr = List.of(replica);
         return;
       }
     }

@@ -113,9 +113,9 @@ final class ReassignmentControl {
    * it and moving the leadership when {@code leader} is no longer in the ISR or the replicas.
    *
    * <p>Every path that changes an ISR must build its record here: broker fencing and unregistering
-   * today ({@link BrokerControl#removeFromIsrs}), and AlterPartition from partition leaders when
-   * followers replicate (issue #6) — that is the path that will add a reassignment's new replicas
-   * to the ISR and so complete moves that add replicas.
+   * ({@link BrokerControl#removeFromIsrs}), and AlterPartition from partition leaders when
+   * followers replicate ({@link IsrControl}) — the path that adds a reassignment's new replicas to
+   * the ISR and so completes moves that add replicas.
    *
    * @param mayLead the brokers that may become leader
    */
@@ -126,9 +126,25 @@ final class ReassignmentControl {
       List<Integer> isr,
       int leader,
       IntPredicate mayLead) {
+    return isrChange(topicId, partitionId, partition, isr, leader, mayLead, false);
+  }
+
+  /**
+   * As {@link #isrChange(Uuid, int, PartitionImage, List, int, IntPredicate)}, electing a replica
+   * outside the ISR (with an ISR of itself) when {@code unclean} and no ISR member may lead.
+   */
+  static Optional<PartitionChangeRecord> isrChange(
+      Uuid topicId,
+      int partitionId,
+      PartitionImage partition,
+      List<Integer> isr,
+      int leader,
+      IntPredicate mayLead,
+      boolean unclean) {
     return new PartitionChangeBuilder(topicId, partitionId, partition, mayLead)
         .isr(isr)
         .leader(leader)
+        .uncleanElection(unclean)
         .build();
   }
 

@@ -2,6 +2,7 @@ package io.brook.server.cluster;
 
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.api.AllocateProducerIdsHandler;
+import io.brook.broker.api.AlterPartitionHandler;
 import io.brook.broker.api.BrokerHeartbeatHandler;
 import io.brook.broker.api.BrokerRegistrationHandler;
 import io.brook.broker.api.DescribeQuorumHandler;
@@ -153,6 +154,7 @@ public final class ClusterServices implements AutoCloseable {
     List<ApiHandler> controllerHandlers = new ArrayList<>();
     controllerHandlers.add(new BrokerRegistrationHandler(quorum, controller, sessions, clusterId));
     controllerHandlers.add(new BrokerHeartbeatHandler(quorum, controller, sessions));
+    controllerHandlers.add(new AlterPartitionHandler(quorum, controller));
     controllerHandlers.add(new AllocateProducerIdsHandler(admin));
     for (ApiHandler handler : withClusterApis(brokerHandlers)) {
       if (CONTROLLER_DECIDED.contains(handler.apiKey())) {
