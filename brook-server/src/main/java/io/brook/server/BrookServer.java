@@ -171,7 +171,9 @@ public final class BrookServer implements AutoCloseable {
       c.delayedOperations = new DelayedOperations();
       ClusterController controller =
           new ClusterController(
-              new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor()),
+              new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor())
+                  .withUncleanLeaderElectionEnable(
+                      (Boolean) config.value("unclean.leader.election.enable")),
               c.quorum::image,
               new SecureRandom());
       if (raft) {
