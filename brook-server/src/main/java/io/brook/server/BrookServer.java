@@ -300,13 +300,17 @@ public final class BrookServer implements AutoCloseable {
       // A controller-only node serves the quorum (and the controller APIs over it) only.
       return finishStart(c, started, List.of());
     }
+    // Bound now (registration advertises the ports), accepting only once the controller has
+    // unfenced this broker: its metadata has then caught up, so it never serves a leadership its
+    // stale local metadata still shows.
     c.network =
-        KafkaNetworkServer.start(
+        KafkaNetworkServer.bind(
             networkConfig(config),
             new ApiRegistry(cluster.brokerHandlers(handlers), List.of(c.groupCoordinator)));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
     cluster.startBroker(config, c.clusterId, endpoints, () -> replicas.image().offset());
+    c.network.startAccepting();
     return finishStart(c, started, endpoints);
   }
 

@@ -73,6 +73,24 @@ public final class KafkaNetworkServer implements AutoCloseable {
   }
 
   /**
+   * Binds every listener without accepting connections yet (clients that connect wait in the
+   * kernel's backlog) until {@link #startAccepting()}: a broker learns its ports before it
+   * registers, and serves nobody until its metadata has caught up, so a restarted broker never
+   * answers as the leader its stale metadata says it was.
+   */
+  public static KafkaNetworkServer bind(NetworkConfig config, ApiRegistry registry) {
+    return open(config, registry, Transport.detect(), false);
+  }
+
+  /** Starts accepting connections on every listener bound by {@link #bind}. */
+  public synchronized void startAccepting() {
+    for (Channel channel : serverChannels.values()) {
+      channel.config().setAutoRead(true);
+    }
+    LOG.info("Network server accepting connections listeners={}", describeListeners());
+  }
+
+  /**
    * Binds every listener and starts serving.
    *
    * @throws UncheckedIOException if a listener cannot be bound (nothing is left running)
@@ -80,12 +98,17 @@ public final class KafkaNetworkServer implements AutoCloseable {
    */
   public static KafkaNetworkServer start(
       NetworkConfig config, ApiRegistry registry, Transport transport) {
+    return open(config, registry, transport, true);
+  }
+
+  private static KafkaNetworkServer open(
+      NetworkConfig config, ApiRegistry registry, Transport transport, boolean accept) {
     if (!transport.isAvailable()) {
       throw new IllegalStateException("transport " + transport + " is not available here");
     }
     KafkaNetworkServer server = new KafkaNetworkServer(transport, config);
     try {
-      server.bind(config, registry);
+      server.bind(config, registry, accept);
     } catch (RuntimeException | IOException | InterruptedException e) {
       server.close(Duration.ZERO);
       if (e instanceof InterruptedException) {
@@ -105,7 +128,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
     return server;
   }
 
-  private synchronized void bind(NetworkConfig config, ApiRegistry registry)
+  private synchronized void bind(NetworkConfig config, ApiRegistry registry, boolean accept)
       throws IOException, InterruptedException {
     ConnectionLimiter limiter =
         new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerIp());
@@ -115,6 +138,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
           new ServerBootstrap()
               .group(acceptGroup, networkGroup)
               .channel(transport.serverChannelClass())
+              .option(ChannelOption.AUTO_READ, accept)
               .childOption(ChannelOption.TCP_NODELAY, true)
               .childOption(ChannelOption.SO_KEEPALIVE, true)
               .childHandler(

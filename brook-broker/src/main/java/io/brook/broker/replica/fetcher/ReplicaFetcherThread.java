@@ -46,6 +46,7 @@ final class ReplicaFetcherThread extends Thread {
   private final LeaderChannel channel;
   private final Map<TopicPartition, FetchState> partitions = new ConcurrentHashMap<>();
   private volatile boolean running = true;
+  private boolean failing;
 
   /** A partition this thread fetches; {@code delayedUntilMs} after an error. */
   private static final class FetchState {
@@ -180,16 +181,23 @@ final class ReplicaFetcherThread extends Thread {
       version = answer.requestHeader().apiVersion();
     } catch (IOException e) {
       if (running) {
-        log.info(
-            "Fetch from leader failed leaderId={} node={} error={}",
-            leaderId,
-            node.get(),
-            e.toString());
+        // Once per outage at INFO: a dead leader fails every round until the metadata moves on.
+        if (!failing) {
+          log.info(
+              "Fetch from leader failed leaderId={} node={} error={}",
+              leaderId,
+              node.get(),
+              e.toString());
+        } else {
+          log.debug("Fetch from leader failed again leaderId={} error={}", leaderId, e.toString());
+        }
+        failing = true;
         channel.disconnect(node.get());
         delayAll(fetched, now);
       }
       return;
     }
+    failing = false;
     if (response.error() != Errors.NONE) {
       log.warn("Fetch refused leaderId={} error={}", leaderId, response.error());
       delayAll(fetched, now);
