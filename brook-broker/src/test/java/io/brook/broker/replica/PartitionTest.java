@@ -1,0 +1,283 @@
+package io.brook.broker.replica;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.LogOpenOptions;
+import io.brook.storage.log.PartitionLog;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.InvalidUpdateVersionException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.utils.Time;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The leader's ISR and high watermark, and the follower's appends, on a real log. ISR changes go to
+ * a recording sender whose answers the tests give.
+ */
+class PartitionTest {
+  private static final long LAG_MS = 30_000;
+  private static final TopicPartition TP = new TopicPartition("payments", 0);
+
+  @TempDir Path dir;
+  private final ManualTime time = new ManualTime();
+  private final RecordingSender sender = new RecordingSender();
+  private final List<TopicPartition> progress = new ArrayList<>();
+  private final List<Integer> fenced = new ArrayList<>();
+  private PartitionLog log;
+
+  @AfterEach
+  void close() throws Exception {
+    if (log != null) {
+      log.close();
+    }
+  }
+
+  private Partition partition(int brokerId, int minIsr, PartitionState state) throws Exception {
+    log =
+        PartitionLog.open(
+            dir.resolve("payments-0"),
+            LogConfig.builder().minInSyncReplicas(minIsr).build(),
+            LogOpenOptions.defaults(TP, time));
+    ReplicationContext context =
+        new ReplicationContext(sender, id -> !fenced.contains(id), LAG_MS, time);
+    Partition partition =
+        new Partition(
+            TP,
+            Uuid.randomUuid(),
+            brokerId,
+            log,
+            new PartitionState(-1, -1, -1, state.replicas(), state.isr()),
+            progress::add,
+            context);
+    partition.applyState(state);
+    return partition;
+  }
+
+  private static PartitionState leaderState(List<Integer> isr) {
+    return new PartitionState(1, 5, 7, List.of(1, 2, 3), isr);
+  }
+
+  private static MemoryRecords records(int count) {
+    SimpleRecord[] records = new SimpleRecord[count];
+    for (int i = 0; i < count; i++) {
+      records[i] = new SimpleRecord(("v" + i).getBytes());
+    }
+    return MemoryRecords.withRecords(Compression.NONE, records);
+  }
+
+  @Test
+  void highWatermarkIsTheSmallestLogEndOffsetInTheIsr() throws Exception {
+    Partition leader = partition(1, 2, leaderState(List.of(1, 2, 3)));
+    leader.appendAsLeader(records(10), (short) -1);
+    assertThat(log.highWatermark()).isZero();
+
+    leader.updateFollowerFetchState(2, 10, 10, 100);
+    assertThat(log.highWatermark()).as("broker 3 has nothing yet").isZero();
+    assertThat(leader.acksAllOutcome(10, 5)).isEmpty();
+
+    leader.updateFollowerFetchState(3, 4, 10, 100);
+    assertThat(log.highWatermark()).isEqualTo(4);
+    leader.updateFollowerFetchState(3, 10, 10, 100);
+    assertThat(log.highWatermark()).isEqualTo(10);
+    assertThat(leader.acksAllOutcome(10, 5)).contains(Errors.NONE);
+    assertThat(sender.requests).as("no ISR change while everyone keeps up").isEmpty();
+  }
+
+  @Test
+  void aFollowerThatStopsFetchingLeavesTheIsrAfterTheLagTime() throws Exception {
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
+    leader.appendAsLeader(records(10), (short) -1);
+    leader.updateFollowerFetchState(2, 10, 10, 100);
+
+    time.advance(LAG_MS - 1);
+    leader.updateFollowerFetchState(2, 10, 10, 100);
+    leader.maybeShrinkIsr();
+    assertThat(sender.requests).isEmpty();
+
+    time.advance(2);
+    leader.updateFollowerFetchState(2, 10, 10, 100);
+    leader.maybeShrinkIsr();
+    assertThat(sender.requests).hasSize(1);
+    Request shrink = sender.requests.get(0);
+    assertThat(shrink.isr()).containsExactly(1, 2);
+    assertThat(shrink.partitionEpoch()).isEqualTo(7);
+    assertThat(log.highWatermark()).as("the old ISR counts until committed").isZero();
+
+    shrink.result().complete(new PartitionState(1, 5, 8, List.of(), List.of(1, 2)));
+    assertThat(leader.state().isr()).containsExactly(1, 2);
+    assertThat(leader.state().partitionEpoch()).isEqualTo(8);
+    assertThat(log.highWatermark()).isEqualTo(10);
+  }
+
+  @Test
+  void aCaughtUpFollowerIsAddedAndCountsForTheHighWatermarkWhilePending() throws Exception {
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
+    leader.appendAsLeader(records(10), (short) 1);
+    leader.updateFollowerFetchState(2, 10, 10, 100);
+    assertThat(log.highWatermark()).isEqualTo(10);
+
+    leader.appendAsLeader(records(5), (short) 1);
+    leader.updateFollowerFetchState(3, 6, 15, 300);
+    assertThat(sender.requests).as("below the high watermark: not yet").isEmpty();
+    leader.updateFollowerFetchState(3, 12, 15, 300);
+    assertThat(sender.requests).hasSize(1);
+    assertThat(sender.requests.get(0).isr()).containsExactly(1, 2, 3);
+    assertThat(sender.requests.get(0).members())
+        .contains(new IsrChangeSender.Member(3, 300), new IsrChangeSender.Member(2, 100));
+
+    leader.updateFollowerFetchState(2, 15, 15, 100);
+    assertThat(log.highWatermark()).as("broker 3 may already be in sync").isEqualTo(12);
+    sender
+        .requests
+        .get(0)
+        .result()
+        .complete(new PartitionState(1, 5, 8, List.of(), List.of(1, 2, 3)));
+    assertThat(leader.state().isr()).containsExactly(1, 2, 3);
+  }
+
+  @Test
+  void aFencedBrokerIsNotAdded() throws Exception {
+    fenced.add(3);
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
+    leader.updateFollowerFetchState(3, 0, 0, 300);
+    assertThat(sender.requests).isEmpty();
+  }
+
+  @Test
+  void aRefusedChangeIsRetriedAfterAPause() throws Exception {
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
+    leader.updateFollowerFetchState(3, 0, 0, 300);
+    sender.requests.get(0).result().completeExceptionally(new InvalidUpdateVersionException("x"));
+    assertThat(leader.maximalIsr()).containsExactly(1, 2);
+
+    leader.updateFollowerFetchState(3, 0, 0, 300);
+    assertThat(sender.requests).hasSize(1);
+    time.advance(Partition.ISR_CHANGE_RETRY_MS);
+    leader.updateFollowerFetchState(3, 0, 0, 300);
+    assertThat(sender.requests).hasSize(2);
+  }
+
+  @Test
+  void acksAllIsRefusedBelowMinIsrAndReportedWhenTheIsrShrankAfterTheAppend() throws Exception {
+    Partition small = partition(1, 2, leaderState(List.of(1)));
+    assertThatThrownBy(() -> small.appendAsLeader(records(1), (short) -1))
+        .isInstanceOf(NotEnoughReplicasException.class);
+    small.appendAsLeader(records(1), (short) 1);
+    assertThat(small.acksAllOutcome(1, 5)).contains(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+    assertThat(small.acksAllOutcome(1, 4)).contains(Errors.NOT_LEADER_OR_FOLLOWER);
+  }
+
+  @Test
+  void metadataOlderThanACommittedIsrChangeIsIgnored() throws Exception {
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
+    leader.updateFollowerFetchState(3, 0, 0, 300);
+    sender
+        .requests
+        .get(0)
+        .result()
+        .complete(new PartitionState(1, 5, 8, List.of(), List.of(1, 2, 3)));
+
+    leader.applyState(leaderState(List.of(1, 2)));
+    assertThat(leader.state().isr()).containsExactly(1, 2, 3);
+  }
+
+  @Test
+  void aFollowerKeepsTheLeadersOffsetsAndEpochsAndTakesItsHighWatermark() throws Exception {
+    Partition follower = partition(2, 1, leaderState(List.of(1, 2, 3)));
+    assertThat(follower.isFollower()).isTrue();
+
+    follower.appendAsFollower(
+        MemoryRecords.withRecords(0L, Compression.NONE, 3, record("a"), record("b")), 1, 0);
+    follower.appendAsFollower(
+        MemoryRecords.withRecords(2L, Compression.NONE, 5, record("c")), 10, 0);
+    assertThat(log.logEndOffset()).isEqualTo(3);
+    assertThat(log.highWatermark()).as("never past its own log end").isEqualTo(3);
+    assertThat(log.leaderEpochCache().entries()).hasSize(2);
+    assertThat(log.endOffsetForEpoch(3).endOffset()).isEqualTo(2);
+    assertThat(progress).contains(TP);
+
+    follower.truncateAsFollower(2);
+    assertThat(log.logEndOffset()).isEqualTo(2);
+    assertThat(log.leaderEpochCache().latestEpoch().orElse(-1)).isEqualTo(3);
+  }
+
+  @Test
+  void aNewLeaderIgnoresLateFollowerAppendsAndStartsItsEpochAtItsLogEnd() throws Exception {
+    Partition partition = partition(2, 1, leaderState(List.of(1, 2, 3)));
+    partition.appendAsFollower(
+        MemoryRecords.withRecords(0L, Compression.NONE, 5, record("a")), 1, 0);
+
+    partition.applyState(new PartitionState(2, 6, 8, List.of(1, 2, 3), List.of(2, 3)));
+    partition.appendAsFollower(
+        MemoryRecords.withRecords(1L, Compression.NONE, 5, record("b")), 2, 0);
+
+    assertThat(log.logEndOffset()).isEqualTo(1);
+    assertThat(log.endOffsetForEpoch(5).endOffset()).isEqualTo(1);
+    assertThat(log.leaderEpochCache().latestEpoch().orElse(-1)).isEqualTo(6);
+  }
+
+  private static SimpleRecord record(String value) {
+    return new SimpleRecord(value.getBytes());
+  }
+
+  private record Request(
+      int leaderEpoch,
+      int partitionEpoch,
+      List<Integer> isr,
+      List<IsrChangeSender.Member> members,
+      CompletableFuture<PartitionState> result) {}
+
+  private static final class RecordingSender implements IsrChangeSender {
+    final List<Request> requests = new ArrayList<>();
+
+    @Override
+    public CompletableFuture<PartitionState> alterIsr(
+        Uuid topicId, int partition, int leaderEpoch, int partitionEpoch, List<Member> newIsr) {
+      CompletableFuture<PartitionState> result = new CompletableFuture<>();
+      requests.add(
+          new Request(
+              leaderEpoch,
+              partitionEpoch,
+              newIsr.stream().map(Member::brokerId).toList(),
+              newIsr,
+              result));
+      return result;
+    }
+  }
+
+  private static final class ManualTime implements Time {
+    private long nowMs = 1_000_000;
+
+    void advance(long ms) {
+      nowMs += ms;
+    }
+
+    @Override
+    public long milliseconds() {
+      return nowMs;
+    }
+
+    @Override
+    public long nanoseconds() {
+      return nowMs * 1_000_000;
+    }
+
+    @Override
+    public void sleep(long ms) {
+      nowMs += ms;
+    }
+  }
+}
