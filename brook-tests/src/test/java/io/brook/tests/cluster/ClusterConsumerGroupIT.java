@@ -40,13 +40,9 @@ class ClusterConsumerGroupIT {
 
   @BeforeAll
   static void start() {
-    // One replica per offsets partition until followers replicate (issue #6): the coordinator's
-    // writes wait for the high watermark, which followers that do not fetch would never advance.
-    cluster =
-        EmbeddedBrookCluster.builder()
-            .nodes(3)
-            .config("offsets.topic.replication.factor", "1")
-            .start();
+    // Kafka's default offsets.topic.replication.factor (3): every committed offset is on every
+    // node, so a group survives the loss of its coordinator.
+    cluster = EmbeddedBrookCluster.builder().nodes(3).start();
   }
 
   @AfterAll
@@ -59,12 +55,11 @@ class ClusterConsumerGroupIT {
   @ParameterizedTest
   @ValueSource(strings = {"classic", "consumer"})
   void aGroupCommitsThroughOneBrokerAndResumesThroughAnother(String protocol) throws Exception {
-    // Given a topic with records in every partition (single replicas: followers do not
-    // replicate yet, issue #6)
+    // Given a topic with records in every partition
     String topic = "orders-" + protocol;
     String group = "billing-" + protocol;
     try (Admin admin = admin(cluster.bootstrapServers())) {
-      admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
+      admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 3))).all().get();
     }
     produce(topic, 0, 60);
 
@@ -105,8 +100,55 @@ class ClusterConsumerGroupIT {
     }
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"classic", "consumer"})
+  void aGroupResumesAtItsCommittedOffsetsAfterItsCoordinatorStops(String protocol)
+      throws Exception {
+    // Given a group that committed its position, and the broker coordinating it
+    String topic = "refunds-" + protocol;
+    String group = "ledger-" + protocol;
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 3))).all().get();
+    }
+    produce(topic, 0, 60);
+    try (KafkaConsumer<String, String> consumer = consumer(1, group, protocol)) {
+      consumer.subscribe(List.of(topic));
+      assertThat(pollUntil(consumer, 60)).hasSize(60);
+      consumer.commitSync();
+    }
+    int coordinator;
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      coordinator =
+          admin.describeConsumerGroups(List.of(group)).all().get().get(group).coordinator().id();
+    }
+
+    // When the coordinator's broker stops, and more records arrive
+    cluster.stop(coordinator);
+    try {
+      int survivor = cluster.nodeIds().stream().filter(id -> id != coordinator).findFirst().get();
+      produce(topic, 60, 30, survivor);
+
+      // Then a member finds the new coordinator and resumes at the committed offsets
+      try (KafkaConsumer<String, String> consumer = consumer(survivor, group, protocol)) {
+        consumer.subscribe(List.of(topic));
+        List<ConsumerRecord<String, String>> resumed = pollUntil(consumer, 30);
+        assertThat(resumed)
+            .extracting(r -> Integer.parseInt(r.value()))
+            .doesNotHaveDuplicates()
+            .hasSize(30)
+            .allMatch(i -> i >= 60 && i < 90);
+      }
+    } finally {
+      cluster.restart(coordinator);
+    }
+  }
+
   private static void produce(String topic, int from, int count) throws Exception {
-    try (KafkaProducer<String, String> producer = producer(cluster.bootstrapServers(2))) {
+    produce(topic, from, count, 2);
+  }
+
+  private static void produce(String topic, int from, int count, int node) throws Exception {
+    try (KafkaProducer<String, String> producer = producer(cluster.bootstrapServers(node))) {
       for (int i = from; i < from + count; i++) {
         producer.send(new ProducerRecord<>(topic, i % PARTITIONS, "k" + i, Integer.toString(i)));
       }

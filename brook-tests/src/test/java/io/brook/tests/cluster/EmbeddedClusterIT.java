@@ -220,8 +220,7 @@ class EmbeddedClusterIT {
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    // acks=1: followers do not replicate yet (issue #6), so acks=all would wait for them.
-    props.put(ProducerConfig.ACKS_CONFIG, "1");
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
     props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
     props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000");
     return new KafkaProducer<>(props);
