@@ -8,6 +8,7 @@ import io.brook.broker.api.DescribeQuorumHandler;
 import io.brook.broker.api.ElectLeadersHandler;
 import io.brook.broker.cluster.BrokerFencer;
 import io.brook.broker.cluster.BrokerLifecycleManager;
+import io.brook.broker.cluster.BrokerLivenessProbe;
 import io.brook.broker.cluster.ControllerCallDispatcher;
 import io.brook.broker.cluster.ControllerClient;
 import io.brook.broker.cluster.ForwardingAutoTopicCreator;
@@ -81,6 +82,7 @@ public final class ClusterServices implements AutoCloseable {
 
   private final ScheduledExecutorService scheduler;
   private BrokerLifecycleManager lifecycle;
+  private BrokerLivenessProbe livenessProbe;
 
   public ClusterServices(
       BrokerConfig config,
@@ -162,6 +164,11 @@ public final class ClusterServices implements AutoCloseable {
     long checkMs = Math.max(50, settings.sessionTimeoutMs() / 10);
     scheduler.scheduleWithFixedDelay(
         new BrokerFencer(quorum, controller, sessions), checkMs, checkMs, TimeUnit.MILLISECONDS);
+    if (settings.livenessProbe()) {
+      // A crashed broker's closed connection fences it after one heartbeat interval.
+      livenessProbe =
+          BrokerLivenessProbe.start(quorum, controller, nodeId, settings.heartbeatIntervalMs());
+    }
     if (settings.autoLeaderRebalance()) {
       long intervalMs = settings.leaderImbalanceCheckIntervalMs();
       scheduler.scheduleWithFixedDelay(
@@ -262,6 +269,9 @@ public final class ClusterServices implements AutoCloseable {
 
   @Override
   public void close() {
+    if (livenessProbe != null) {
+      livenessProbe.close();
+    }
     shutdownBroker();
     adminExecutor.shutdownNow();
     controllerExecutor.shutdownNow();
