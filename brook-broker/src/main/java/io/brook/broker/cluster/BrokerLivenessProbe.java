@@ -33,8 +33,13 @@ import org.slf4j.LoggerFactory;
  * fence names the registration epoch seen when the connection dropped, so a broker that restarted
  * and re-registered meanwhile is not fenced.
  *
- * <p>Runs on every controller and acts only on the active one; a node that becomes active starts
- * afresh. One connection per broker at most; all work runs on one daemon thread and never blocks.
+ * <p>Runs on every controller, and every controller holds the connections, but only the active one
+ * fences. Unlike broker sessions (which a standby cannot keep, as heartbeats go to the active
+ * controller only) a lost connection is first-hand evidence whichever controller saw it, so a
+ * standby that becomes active keeps what it saw: when the active controller's own node crashes, its
+ * successor already knows that node's connection dropped and fences it once the grace has passed,
+ * counted from the drop, rather than after a full session timeout. One connection per broker and
+ * controller at most; all work runs on one daemon thread and never blocks.
  */
 public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BrokerLivenessProbe.class);
@@ -59,7 +64,10 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
   private final long connectTimeoutMs;
   private final LongSupplier clockMs;
   private final Map<Integer, Watch> watches = new HashMap<>();
+
+  /** Whether this node was the active controller at the last check (for the log only). */
   private boolean wasActive;
+
   private boolean closed;
   private ScheduledExecutorService thread;
 
@@ -136,16 +144,13 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
   }
 
   private void check() {
-    if (closed || !active.getAsBoolean()) {
-      if (wasActive) {
-        closeAll();
-        wasActive = false;
-      }
+    if (closed) {
       return;
     }
-    if (!wasActive) {
-      closeAll();
-      wasActive = true;
+    boolean isActive = active.getAsBoolean();
+    if (isActive != wasActive) {
+      log.info("Liveness probe {} brokers={}", isActive ? "fencing" : "standby", watches.size());
+      wasActive = isActive;
     }
     MetadataImage image = images.get();
     long now = clockMs.getAsLong();
@@ -224,13 +229,14 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
       log.info("Broker connection lost brokerId={} epoch={}", brokerId, watch.epoch);
     }
     long downMs = now - stillDownSince;
-    if (downMs >= graceMs && !watch.fenceSent) {
+    if (downMs >= graceMs && !watch.fenceSent && wasActive) {
       watch.fenceSent = true;
-      fence(brokerId, watch.epoch, downMs);
+      fence(brokerId, watch, downMs);
     }
   }
 
-  private void fence(int brokerId, long epoch, long downMs) {
+  private void fence(int brokerId, Watch watch, long downMs) {
+    long epoch = watch.epoch;
     log.info(
         "Fencing broker after its connection stayed lost brokerId={} epoch={} downMs={}",
         brokerId,
@@ -242,6 +248,10 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
             (error, failure) -> {
               if (failure != null) {
                 log.warn("Fencing failed brokerId={} error={}", brokerId, failure.toString());
+                // Retried on the next check if this node is still active and the broker still down.
+                synchronized (this) {
+                  watch.fenceSent = false;
+                }
               } else if (!error.isSuccess()) {
                 log.info("Fence not applied brokerId={} epoch={} error={}", brokerId, epoch, error);
               }

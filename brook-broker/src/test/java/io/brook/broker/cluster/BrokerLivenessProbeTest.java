@@ -1,7 +1,6 @@
 package io.brook.broker.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.metadata.controller.ApiError;
@@ -13,7 +12,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -145,18 +143,23 @@ class BrokerLivenessProbeTest {
   }
 
   @Test
-  void onlyTheActiveControllerProbes() throws Exception {
-    // Given a standby controller and a registered broker
+  void aStandbySeesTheDropButOnlyFencesOnceActiveCountingFromTheDrop() throws Exception {
+    // Given a standby controller holding a connection to broker 2
     active.set(false);
     listen(0);
-    listener.setSoTimeout(300);
     register(BROKER, 10, listener.getLocalPort());
+    awaitConnected();
 
-    // When the probe runs
+    // When the broker dies (say with the active controller, on the same node)
+    die();
+    awaitLost();
+    tick(GRACE_MS * 2);
+
+    // Then the standby fences nothing, and fences at once when it becomes active
+    assertThat(fences).isEmpty();
+    active.set(true);
     tick(0);
-
-    // Then it connects to nothing
-    assertThat(catchThrowable(listener::accept)).isInstanceOf(SocketTimeoutException.class);
+    assertThat(fences).singleElement().satisfies(f -> assertThat(f).containsExactly(BROKER, 10));
   }
 
   private void listen(int port) throws IOException {
