@@ -65,8 +65,8 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
   private final LongSupplier clockMs;
   private final Map<Integer, Watch> watches = new HashMap<>();
 
-  /** Whether this node was the active controller at the last check (for the log only). */
-  private boolean wasActive;
+  /** Whether this node is the active controller as of the current check: only then it fences. */
+  private boolean activeNow;
 
   private boolean closed;
   private ScheduledExecutorService thread;
@@ -148,9 +148,9 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
       return;
     }
     boolean isActive = active.getAsBoolean();
-    if (isActive != wasActive) {
+    if (isActive != activeNow) {
       log.info("Liveness probe {} brokers={}", isActive ? "fencing" : "standby", watches.size());
-      wasActive = isActive;
+      activeNow = isActive;
     }
     MetadataImage image = images.get();
     long now = clockMs.getAsLong();
@@ -229,7 +229,7 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
       log.info("Broker connection lost brokerId={} epoch={}", brokerId, watch.epoch);
     }
     long downMs = now - stillDownSince;
-    if (downMs >= graceMs && !watch.fenceSent && wasActive) {
+    if (downMs >= graceMs && !watch.fenceSent && activeNow) {
       watch.fenceSent = true;
       fence(brokerId, watch, downMs);
     }

@@ -198,9 +198,9 @@ final class NodeSettings {
             true,
             ANY,
             MEDIUM,
-            "Brook only: the active controller holds an idle TCP connection to each unfenced"
-                + " broker and fences a broker whose connection closed and could not be made again"
-                + " within broker.heartbeat.interval.ms, so a crashed broker process is fenced in"
+            "Brook only: each controller holds an idle TCP connection to each unfenced broker"
+                + " and the active one fences a broker whose connection closed and could not be made"
+                + " again within broker.heartbeat.interval.ms, so a crashed broker process is fenced in"
                 + " about that time rather than broker.session.timeout.ms. A paused process or a"
                 + " machine lost without closing its connections still waits for the session"
                 + " timeout.")
