@@ -78,6 +78,20 @@ final class BrokerControl {
     return ControllerResult.of(records, ApiError.NONE);
   }
 
+  /**
+   * {@link #fenceBroker(MetadataImage, ControllerConfig, int)}, but only the registration of {@code
+   * expectedEpoch}: a decision taken about one incarnation must not fence the next, which
+   * re-registered meanwhile.
+   */
+  static ControllerResult<ApiError> fenceBroker(
+      MetadataImage image, ControllerConfig config, int brokerId, long expectedEpoch) {
+    BrokerRegistration broker = image.brokers().get(brokerId);
+    if (broker != null && broker.epoch() != expectedEpoch) {
+      return ControllerResult.of(ApiError.of(Errors.STALE_BROKER_EPOCH));
+    }
+    return fenceBroker(image, config, brokerId);
+  }
+
   static ControllerResult<ApiError> unfenceBroker(
       MetadataImage image, ControllerConfig config, int brokerId) {
     BrokerRegistration broker = image.brokers().get(brokerId);

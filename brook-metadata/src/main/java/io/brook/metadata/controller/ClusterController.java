@@ -331,6 +331,14 @@ public final class ClusterController {
   }
 
   /**
+   * {@link #fenceBroker(int)} if the broker's registration still has {@code expectedEpoch}, else
+   * {@code STALE_BROKER_EPOCH} and no records (the broker re-registered since the caller looked).
+   */
+  public ControllerResult<ApiError> fenceBroker(int brokerId, long expectedEpoch) {
+    return BrokerControl.fenceBroker(image.get(), config, brokerId, expectedEpoch);
+  }
+
+  /**
    * Unfences a broker and elects it leader of the leaderless partitions whose ISR holds it. {@code
    * BROKER_ID_NOT_REGISTERED} if unknown; no records if not fenced.
    */

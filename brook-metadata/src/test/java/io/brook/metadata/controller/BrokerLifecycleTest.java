@@ -72,6 +72,24 @@ class BrokerLifecycleTest {
   }
 
   @Test
+  void anEpochGuardedFenceSparesABrokerThatReRegisteredMeanwhile() {
+    // Given broker 2 seen at one epoch, which then re-registers (a restarted process)
+    ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2).build();
+    long seen = ctx.image.brokers().get(2).epoch();
+    ctx.replay(ctx.controller.registerBroker(2, Uuid.randomUuid(), ENDPOINTS, Optional.empty()));
+
+    // When it is fenced for the epoch seen before
+    ControllerResult<ApiError> stale = ctx.controller.fenceBroker(2, seen);
+
+    // Then nothing changes; with the current epoch it is fenced
+    assertThat(stale.response()).isEqualTo(ApiError.of(Errors.STALE_BROKER_EPOCH));
+    assertThat(stale.records()).isEmpty();
+    long current = ctx.image.brokers().get(2).epoch();
+    assertThat(ctx.replay(ctx.controller.fenceBroker(2, current))).isEqualTo(ApiError.NONE);
+    assertThat(ctx.image.brokers().get(2).fenced()).isTrue();
+  }
+
+  @Test
   void sessionsExpireOnlyForSilentUnfencedBrokersAndRestartOnReset() {
     // Given two unfenced brokers on a virtual clock
     ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2).build();

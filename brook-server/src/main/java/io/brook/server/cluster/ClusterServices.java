@@ -10,6 +10,7 @@ import io.brook.broker.api.ElectLeadersHandler;
 import io.brook.broker.cluster.AlterPartitionManager;
 import io.brook.broker.cluster.BrokerFencer;
 import io.brook.broker.cluster.BrokerLifecycleManager;
+import io.brook.broker.cluster.BrokerLivenessProbe;
 import io.brook.broker.cluster.ControllerCallDispatcher;
 import io.brook.broker.cluster.ControllerClient;
 import io.brook.broker.cluster.ForwardingAutoTopicCreator;
@@ -84,6 +85,7 @@ public final class ClusterServices implements AutoCloseable {
 
   private final ScheduledExecutorService scheduler;
   private volatile BrokerLifecycleManager lifecycle;
+  private BrokerLivenessProbe livenessProbe;
 
   public ClusterServices(
       BrokerConfig config,
@@ -166,6 +168,11 @@ public final class ClusterServices implements AutoCloseable {
     long checkMs = Math.max(50, settings.sessionTimeoutMs() / 10);
     scheduler.scheduleWithFixedDelay(
         new BrokerFencer(quorum, controller, sessions), checkMs, checkMs, TimeUnit.MILLISECONDS);
+    if (settings.livenessProbe()) {
+      // A crashed broker's closed connection fences it after one heartbeat interval.
+      livenessProbe =
+          BrokerLivenessProbe.start(quorum, controller, nodeId, settings.heartbeatIntervalMs());
+    }
     if (settings.autoLeaderRebalance()) {
       long intervalMs = settings.leaderImbalanceCheckIntervalMs();
       scheduler.scheduleWithFixedDelay(
@@ -277,6 +284,9 @@ public final class ClusterServices implements AutoCloseable {
 
   @Override
   public void close() {
+    if (livenessProbe != null) {
+      livenessProbe.close();
+    }
     shutdownBroker();
     adminExecutor.shutdownNow();
     controllerExecutor.shutdownNow();

@@ -25,6 +25,7 @@ import org.apache.kafka.common.Uuid;
  * @param requestTimeoutMs {@code controller.quorum.request.timeout.ms}
  * @param autoLeaderRebalance {@code auto.leader.rebalance.enable}
  * @param leaderImbalanceCheckIntervalMs {@code leader.imbalance.check.interval.seconds} in ms
+ * @param livenessProbe {@code brook.broker.liveness.probe.enable}
  */
 public record ClusterSettings(
     Map<Integer, InetSocketAddress> voters,
@@ -34,7 +35,8 @@ public record ClusterSettings(
     int electionTimeoutMs,
     int requestTimeoutMs,
     boolean autoLeaderRebalance,
-    long leaderImbalanceCheckIntervalMs) {
+    long leaderImbalanceCheckIntervalMs,
+    boolean livenessProbe) {
   /** Entries between Raft snapshots; each entry is one controller operation. */
   static final long SNAPSHOT_EVERY_ENTRIES = 20_000;
 
@@ -47,7 +49,8 @@ public record ClusterSettings(
         intValue(config, "controller.quorum.election.timeout.ms"),
         intValue(config, "controller.quorum.request.timeout.ms"),
         (Boolean) config.value("auto.leader.rebalance.enable"),
-        ((Number) config.value("leader.imbalance.check.interval.seconds")).longValue() * 1000);
+        ((Number) config.value("leader.imbalance.check.interval.seconds")).longValue() * 1000,
+        (Boolean) config.value("brook.broker.liveness.probe.enable"));
   }
 
   private static int intValue(BrokerConfig config, String name) {

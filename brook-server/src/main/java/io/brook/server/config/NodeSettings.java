@@ -5,6 +5,7 @@ import static org.apache.kafka.common.config.ConfigDef.Importance.HIGH;
 import static org.apache.kafka.common.config.ConfigDef.Importance.LOW;
 import static org.apache.kafka.common.config.ConfigDef.Importance.MEDIUM;
 import static org.apache.kafka.common.config.ConfigDef.Range.atLeast;
+import static org.apache.kafka.common.config.ConfigDef.Type.BOOLEAN;
 import static org.apache.kafka.common.config.ConfigDef.Type.INT;
 import static org.apache.kafka.common.config.ConfigDef.Type.LIST;
 import static org.apache.kafka.common.config.ConfigDef.Type.LONG;
@@ -31,6 +32,7 @@ final class NodeSettings {
   static final String QUORUM_VOTERS = "controller.quorum.voters";
   static final String QUORUM_BOOTSTRAP_SERVERS = "controller.quorum.bootstrap.servers";
   static final String METADATA_LOG_DIR = "metadata.log.dir";
+  static final String LIVENESS_PROBE_ENABLE = "brook.broker.liveness.probe.enable";
 
   /** {@code node.id} / {@code broker.id} value meaning "not set". */
   static final int UNSET_ID = -1;
@@ -190,6 +192,18 @@ final class NodeSettings {
             ANY,
             MEDIUM,
             "How long a broker stays registered without heartbeats before it is fenced.")
+        .uses(
+            LIVENESS_PROBE_ENABLE,
+            BOOLEAN,
+            true,
+            ANY,
+            MEDIUM,
+            "Brook only: each controller holds an idle TCP connection to each unfenced broker"
+                + " and the active one fences a broker whose connection closed and could not be made"
+                + " again within broker.heartbeat.interval.ms, so a crashed broker process is fenced in"
+                + " about that time rather than broker.session.timeout.ms. A paused process or a"
+                + " machine lost without closing its connections still waits for the session"
+                + " timeout.")
         .uses(
             "initial.broker.registration.timeout.ms",
             INT,

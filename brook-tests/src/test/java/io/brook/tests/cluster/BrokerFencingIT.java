@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Three combined nodes as separate JVMs with Kafka's default session timeout (9 s): a broker that
  * goes silent is fenced and its leaderships move in one batch; when it is back it is unfenced. Each
- * test leaves all three nodes running and unfenced.
+ * test leaves all three nodes running and unfenced. Brook's liveness probe is off, so a killed
+ * broker too is fenced by its session timeout alone ({@link FastFencingIT} covers the probe).
  */
 class BrokerFencingIT {
   @TempDir static Path dir;
@@ -30,7 +31,7 @@ class BrokerFencingIT {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = ClusterHarness.start(dir, 3, Map.of());
+    cluster = ClusterHarness.start(dir, 3, Map.of("brook.broker.liveness.probe.enable", "false"));
     try (Admin admin = admin(cluster.bootstrapServers())) {
       admin.createTopics(List.of(new NewTopic("orders", 12, (short) 3))).all().get();
     }
