@@ -33,9 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Partition reassignment on three combined nodes, driven by kafka-clients' Admin and by Kafka's own
- * {@code kafka-reassign-partitions} tool. Followers do not replicate yet (issue #6), so a move that
- * adds a replica stays in progress (its new replica never joins the ISR); reorders and shrinks
- * complete at once.
+ * {@code kafka-reassign-partitions} tool. A move that adds a replica completes once the new replica
+ * has caught up and joined the ISR; one whose new replica's broker is down stays in progress until
+ * cancelled; reorders and shrinks complete at once.
  */
 @Timeout(300)
 class PartitionReassignmentIT {
@@ -160,41 +160,68 @@ class PartitionReassignmentIT {
   }
 
   @Test
-  void anAddedReplicaIsListedAsAddingUntilTheMoveIsCancelled() throws Exception {
-    // Given a single replica on broker 1
+  void anAddedReplicaCatchesUpJoinsTheIsrAndCompletesTheMove() throws Exception {
+    // Given a single replica on broker 1 holding records
     TopicPartition tp = new TopicPartition("growing", 0);
     try (Admin admin = ClusterClients.admin(cluster.bootstrapServers(3))) {
       createTopic(admin, tp.topic(), List.of(List.of(1)));
+      try (var producer = ClusterClients.producer(cluster.bootstrapServers(1))) {
+        for (int i = 0; i < 50; i++) {
+          producer.send(
+              new org.apache.kafka.clients.producer.ProducerRecord<>(tp.topic(), "v" + i));
+        }
+        producer.flush();
+      }
 
       // When broker 2 is added
       reassign(admin, tp, Optional.of(List.of(1, 2)));
 
-      // Then the move is in progress (2 never joins the ISR before issue #6)
-      Map<TopicPartition, PartitionReassignment> moving = ongoing(admin);
-      assertThat(moving).containsOnlyKeys(tp);
-      assertThat(moving.get(tp).replicas()).containsExactly(1, 2);
-      assertThat(moving.get(tp).addingReplicas()).containsExactly(2);
-      assertThat(moving.get(tp).removingReplicas()).isEmpty();
-      // and listed by name through every broker (each forwards to the active controller)
-      for (int id : cluster.nodeIds()) {
-        try (Admin via = ClusterClients.admin(cluster.bootstrapServers(id))) {
-          assertThat(via.listPartitionReassignments(java.util.Set.of(tp)).reassignments().get())
-              .containsOnlyKeys(tp);
-        }
-      }
-      // Metadata serves the union, and broker 2 has created the log of its new replica
+      // Then broker 2 copies the log, joins the ISR, and the move completes
+      await().atMost(WITHIN).until(() -> ongoing(admin).isEmpty());
       awaitServed(tp, "[1, 2]", 1);
-      await().atMost(WITHIN).until(() -> hosts(2, tp));
+      assertThat(
+              cluster.server(2).replicaManager().partition(tp).orElseThrow().log().logEndOffset())
+          .isEqualTo(50);
+    }
+  }
 
-      // When the move is cancelled
-      reassign(admin, tp, Optional.empty());
+  @Test
+  void aMoveToAStoppedBrokerIsListedAsAddingUntilCancelled() throws Exception {
+    // Given a single replica on broker 1, and broker 3 stopped
+    TopicPartition tp = new TopicPartition("waiting", 0);
+    try (Admin admin = ClusterClients.admin(cluster.bootstrapServers(2))) {
+      createTopic(admin, tp.topic(), List.of(List.of(1)));
+      cluster.stop(3);
+      try {
+        // When broker 3 is added
+        reassign(admin, tp, Optional.of(List.of(1, 3)));
 
-      // Then the original replicas are back, and broker 2 has deleted the log
-      assertThat(ongoing(admin)).isEmpty();
+        // Then the move is in progress: 3 cannot catch up
+        Map<TopicPartition, PartitionReassignment> moving = ongoing(admin);
+        assertThat(moving).containsOnlyKeys(tp);
+        assertThat(moving.get(tp).replicas()).containsExactly(1, 3);
+        assertThat(moving.get(tp).addingReplicas()).containsExactly(3);
+        assertThat(moving.get(tp).removingReplicas()).isEmpty();
+        // and listed by name through every running broker (each forwards to the controller)
+        for (int id : List.of(1, 2)) {
+          try (Admin via = ClusterClients.admin(cluster.bootstrapServers(id))) {
+            assertThat(via.listPartitionReassignments(java.util.Set.of(tp)).reassignments().get())
+                .containsOnlyKeys(tp);
+          }
+        }
+
+        // When the move is cancelled
+        reassign(admin, tp, Optional.empty());
+
+        // Then the original replicas are back
+        assertThat(ongoing(admin)).isEmpty();
+        assertThat(failure(admin, tp, Optional.empty()))
+            .isInstanceOf(NoReassignmentInProgressException.class);
+      } finally {
+        cluster.restart(3);
+      }
       awaitServed(tp, "[1]", 1);
-      await().atMost(WITHIN).until(() -> !hosts(2, tp));
-      assertThat(failure(admin, tp, Optional.empty()))
-          .isInstanceOf(NoReassignmentInProgressException.class);
+      await().atMost(WITHIN).until(() -> !hosts(3, tp));
     }
   }
 
@@ -243,8 +270,8 @@ class PartitionReassignmentIT {
             "{\"version\":1,\"partitions\":[{\"topic\":\"tooled-single\",\"partition\":0,"
                 + "\"replicas\":[1,3]}]}");
 
-    // When the shrink is executed and verified (throttles preserved: there are none, as nothing
-    // replicates yet, and clearing them would ask for dynamic broker configs, which Brook refuses)
+    // When the shrink is executed and verified (throttles preserved: there are none, and clearing
+    // them would ask for dynamic broker configs, which Brook refuses)
     Result execute =
         tool(
             "--bootstrap-server",
@@ -266,18 +293,30 @@ class PartitionReassignmentIT {
     assertThat(verify.stdout()).contains("Reassignment of partition tooled-0 is completed.");
     awaitServed(new TopicPartition("tooled", 0), "[2, 3]", 2);
 
-    // When a replica is added (the move stays in progress), listed, then cancelled
-    tool("--bootstrap-server", bootstrap, "--reassignment-json-file", grow.toString(), "--execute");
-    Result list = tool("--bootstrap-server", bootstrap, "--list");
-    Result cancel =
-        tool(
-            "--bootstrap-server",
-            bootstrap,
-            "--reassignment-json-file",
-            grow.toString(),
-            "--cancel",
-            "--preserve-throttles");
-    Result listAfter = tool("--bootstrap-server", bootstrap, "--list");
+    // When a replica on a stopped broker is added (the move stays in progress; through Admin, as
+    // the tool refuses brokers that DescribeCluster does not list), listed, then cancelled
+    cluster.stop(3);
+    Result list;
+    Result cancel;
+    Result listAfter;
+    String running = cluster.bootstrapServers(1) + "," + cluster.bootstrapServers(2);
+    try {
+      try (Admin admin = ClusterClients.admin(running)) {
+        reassign(admin, new TopicPartition("tooled-single", 0), Optional.of(List.of(1, 3)));
+      }
+      list = tool("--bootstrap-server", running, "--list");
+      cancel =
+          tool(
+              "--bootstrap-server",
+              running,
+              "--reassignment-json-file",
+              grow.toString(),
+              "--cancel",
+              "--preserve-throttles");
+      listAfter = tool("--bootstrap-server", running, "--list");
+    } finally {
+      cluster.restart(3);
+    }
 
     // Then
     assertThat(list.stdout()).contains("tooled-single-0: replicas: 1,3. adding: 3.");
