@@ -9,7 +9,15 @@ import org.apache.kafka.common.record.internal.Record;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Rebuilds a shard by replaying its partition from the log start to the high watermark. */
+/**
+ * Rebuilds a shard by replaying its partition from the log start to the log end.
+ *
+ * <p>To the log end, not the high watermark: a broker that just became leader learned its high
+ * watermark from its last fetch as a follower, one round behind the old leader's, so records the
+ * old leader had committed (an offset commit, a member leaving) can sit above it. Everything in the
+ * new leader's log becomes committed as its followers catch up, since leaders never truncate their
+ * own logs; were it to lose leadership first, the shard is unloaded anyway.
+ */
 final class ShardLoader {
   private static final Logger log = LoggerFactory.getLogger(ShardLoader.class);
 
@@ -22,7 +30,7 @@ final class ShardLoader {
    */
   static long load(PartitionLog partitionLog, CoordinatorShard shard, int bufferBytes) {
     long offset = partitionLog.logStartOffset();
-    long end = partitionLog.highWatermark();
+    long end = partitionLog.logEndOffset();
     long replayed = 0;
     while (offset < end) {
       LogReadResult read = partitionLog.read(offset, bufferBytes, end, true);

@@ -121,6 +121,14 @@ class ClusterConsumerGroupIT {
       coordinator =
           admin.describeConsumerGroups(List.of(group)).all().get().get(group).coordinator().id();
     }
+    // and every write of the coordinator (the commit, the member leaving) is on every replica: the
+    // member's departure is written after LeaveGroup is answered, so stopping the coordinator at
+    // once could lose that uncommitted record, and the new coordinator would wait for the member.
+    awaitFullyReplicated(
+        new TopicPartition(
+            "__consumer_offsets",
+            cluster.server(coordinator).groupCoordinator().partitionFor(group)),
+        coordinator);
 
     // When the coordinator's broker stops, and more records arrive
     cluster.stop(coordinator);
@@ -145,6 +153,30 @@ class ClusterConsumerGroupIT {
 
   private static void produce(String topic, int from, int count) throws Exception {
     produce(topic, from, count, 2);
+  }
+
+  /** Waits until every replica's log ends where the leader's does, at its high watermark. */
+  private static void awaitFullyReplicated(TopicPartition tp, int leader) {
+    org.awaitility.Awaitility.await("every replica of " + tp + " holds the leader's whole log")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              var leaderLog =
+                  cluster.server(leader).replicaManager().partition(tp).orElseThrow().log();
+              long end = leaderLog.logEndOffset();
+              return leaderLog.highWatermark() == end
+                  && cluster.nodeIds().stream()
+                      .allMatch(
+                          id ->
+                              cluster
+                                      .server(id)
+                                      .replicaManager()
+                                      .partition(tp)
+                                      .orElseThrow()
+                                      .log()
+                                      .logEndOffset()
+                                  == end);
+            });
   }
 
   private static void produce(String topic, int from, int count, int node) throws Exception {
