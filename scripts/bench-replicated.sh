@@ -3,11 +3,17 @@
 # ports, same heap and GC flags), a topic with replication factor 3 and min.insync.replicas=2, and
 # Kafka's own ProducerPerformance with acks=all (the idempotent producer, the client default).
 # Rounds are interleaved (kafka, brook, kafka, brook, ...), each on a fresh cluster with a warm-up
-# run first. Per run: records/s, MB/s, p50/p99/p99.9 send->ack latency, and the CPU seconds the three
-# broker processes spent on the measured run (the steadiest figure on a noisy machine).
+# run first. Two workloads per run:
+#   max      RECORDS records as fast as the producer can send: records/s and MB/s (its latencies
+#            are mostly time queued in the producer, so compare them with care);
+#   rate     RATE records/s for RATE_SECS seconds: p50/p99/p99.9 send->ack latency at a load both
+#            brokers sustain.
+# Each line also has the CPU seconds the three broker processes spent on that workload (the
+# steadiest figure on a noisy machine).
 #
 #   scripts/bench-replicated.sh        env: ROUNDS (5), RECORDS (1000000), RECORD_SIZE (1024),
-#                                           PARTITIONS (6), LINGER_MS (5), BENCH (../shared/bench)
+#                                           RATE (5000), RATE_SECS (20), PARTITIONS (6),
+#                                           LINGER_MS (5), BENCH (../shared/bench)
 #
 # Build first: mvn -B -DskipTests verify (brook.jar and brook-tests' test classes).
 set -euo pipefail
@@ -22,6 +28,8 @@ RECORDS="${RECORDS:-1000000}"
 RECORD_SIZE="${RECORD_SIZE:-1024}"
 PARTITIONS="${PARTITIONS:-6}"
 LINGER_MS="${LINGER_MS:-5}"
+RATE="${RATE:-5000}"
+RATE_SECS="${RATE_SECS:-20}"
 BASE_PORT="${BASE_PORT:-19500}"
 HEAP="${HEAP:--Xms1g -Xmx1g}"
 JVM_FLAGS="-server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true"
@@ -110,27 +118,32 @@ broker_ticks() {
   echo "$total"
 }
 
-produce() { # topic records
+produce() { # topic records throughput
   "${KJAVA[@]}" org.apache.kafka.tools.ProducerPerformance --topic "$1" --num-records "$2" \
-    --record-size "$RECORD_SIZE" --throughput -1 \
+    --record-size "$RECORD_SIZE" --throughput "$3" \
     --producer-props bootstrap.servers="$BROKERS" acks=all linger.ms="$LINGER_MS" 2>&1 | tail -1
 }
 
+measure() { # broker round workload topic records throughput
+  local before after line
+  before=$(broker_ticks)
+  line="$(produce "$4" "$5" "$6")"
+  after=$(broker_ticks)
+  # "N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency, P50 ms 50th, P95 ms 95th, P99 ms 99th, P999 ms 99.9th."
+  echo "$line" | awk -v b="$1" -v r="$2" -v w="$3" -v cpu="$((after - before))" -v hz="$(getconf CLK_TCK)" '{
+    gsub(/[(),]/, "");
+    printf "%s %s round=%s records_per_s=%s mb_per_s=%s p50_ms=%s p99_ms=%s p999_ms=%s broker_cpu_s=%.1f\n",
+      b, w, r, $4, $6, $16, $22, $25, cpu / hz }' | tee -a "$RESULTS"
+}
+
 run_once() { # broker round
-  local broker=$1 round=$2 before after line hz
-  start_cluster "$broker"
+  start_cluster "$1"
   create_topic warmup
   create_topic measured
-  produce warmup $((RECORDS / 4)) >/dev/null
-  before=$(broker_ticks)
-  line="$(produce measured "$RECORDS")"
-  after=$(broker_ticks)
-  hz=$(getconf CLK_TCK)
-  # "N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency, P50 ms 50th, P95 ms 95th, P99 ms 99th, P999 ms 99.9th."
-  echo "$line" | awk -v b="$broker" -v r="$round" -v cpu="$(( (after - before) ))" -v hz="$hz" '{
-    gsub(/[(),]/, "");
-    printf "%s round=%s records_per_s=%s mb_per_s=%s p50_ms=%s p99_ms=%s p999_ms=%s broker_cpu_s=%.1f\n",
-      b, r, $4, $6, $16, $22, $25, cpu / hz }' | tee -a "$RESULTS"
+  create_topic latency
+  produce warmup $((RECORDS / 4)) -1 >/dev/null
+  measure "$1" "$2" max measured "$RECORDS" -1
+  measure "$1" "$2" rate latency $((RATE * RATE_SECS)) "$RATE"
   stop_cluster
 }
 
@@ -142,11 +155,12 @@ done
 echo "== medians over $ROUNDS rounds (ratio = brook / kafka)"
 awk '
   { split($0, f, " "); b = f[1];
-    for (i = 3; i <= NF; i++) { split(f[i], kv, "="); v[b, kv[1], ++n[b, kv[1]]] = kv[2]; keys[kv[1]] = 1 } }
+    for (i = 4; i <= NF; i++) { k = f[2] "." substr(f[i], 1, index(f[i], "=") - 1);
+      v[b, k, ++n[b, k]] = substr(f[i], index(f[i], "=") + 1); keys[k] = 1 } }
   function median(b, k,   m, i, j, t, a) {
     m = n[b, k]; for (i = 1; i <= m; i++) a[i] = v[b, k, i];
     for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
     return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
   END { for (k in keys) { ka = median("kafka", k); kb = median("brook", k);
-    printf "%-15s kafka=%-10s brook=%-10s ratio=%.2f\n", k, ka, kb, (ka > 0 ? kb / ka : 0) } }' "$RESULTS"
+    printf "%-20s kafka=%-10s brook=%-10s ratio=%.2f\n", k, ka, kb, (ka > 0 ? kb / ka : 0) } }' "$RESULTS" | sort
 echo "(all runs in $RESULTS)"

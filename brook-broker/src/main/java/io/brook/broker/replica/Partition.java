@@ -126,15 +126,18 @@ public final class Partition {
       maximalIsr = newState.isr();
       if (newState.leader() != localBrokerId) {
         followers = Map.of();
-        return;
-      }
-      if (old.leader() != localBrokerId || old.leaderEpoch() != newState.leaderEpoch()) {
+      } else if (old.leader() != localBrokerId || old.leaderEpoch() != newState.leaderEpoch()) {
         becomeLeader(newState);
       } else {
         trackNewReplicas(newState);
       }
     }
-    maybeIncrementHighWatermark();
+    if (isLeader()) {
+      maybeIncrementHighWatermark();
+    } else {
+      // Waiting produces and fetches learn at once that this broker no longer leads.
+      listener.onProgress(topicPartition);
+    }
   }
 
   private void becomeLeader(PartitionState newState) {
