@@ -79,7 +79,7 @@ final class OffsetWatcher implements AutoCloseable {
                     + ", later "
                     + r.value()
                     + " (read at "
-                    + java.time.LocalDateTime.now()
+                    + java.time.Instant.now()
                     + ")");
           }
         }
@@ -114,6 +114,6 @@ final class OffsetWatcher implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    consumer.close(Duration.ofSeconds(5));
+    consumer.close();
   }
 }

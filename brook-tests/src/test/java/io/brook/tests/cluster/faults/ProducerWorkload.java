@@ -82,15 +82,16 @@ final class ProducerWorkload implements AutoCloseable {
       String id = AckedLog.id(producer, s);
       log.sent(id, partition);
       try {
-        client.send(
-            new ProducerRecord<>(topic, partition, null, id),
-            (metadata, error) -> {
-              if (error == null) {
-                log.acked(producer, s, metadata.partition(), metadata.offset());
-              } else {
-                log.failed(id, partition, error);
-              }
-            });
+        var unused =
+            client.send(
+                new ProducerRecord<>(topic, partition, null, id),
+                (metadata, error) -> {
+                  if (error == null) {
+                    log.acked(producer, s, metadata.partition(), metadata.offset());
+                  } else {
+                    log.failed(id, partition, error);
+                  }
+                });
         TimeUnit.MILLISECONDS.sleep(SEND_INTERVAL_MILLIS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -113,7 +114,7 @@ final class ProducerWorkload implements AutoCloseable {
     for (KafkaProducer<String, String> client : producers) {
       client.flush();
     }
-    long settled = log.acks().size() + log.failures().size();
+    long settled = (long) log.acks().size() + log.failures().size();
     if (settled != log.sentCount()) {
       throw new AssertionError(
           "after flush(), " + settled + " of " + log.sentCount() + " sends settled");

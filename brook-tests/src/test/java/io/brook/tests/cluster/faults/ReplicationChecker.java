@@ -31,6 +31,9 @@ import org.apache.kafka.common.TopicPartition;
 final class ReplicationChecker {
   private static final int REPORTED = 40;
 
+  /** One record as the final read found it. */
+  record Stored(int partition, long offset, String id) {}
+
   /** What a successful check found, for printing. */
   record Summary(int acked, int read, int unacknowledgedPresent, Map<Integer, Long> endOffsets) {}
 
@@ -38,9 +41,49 @@ final class ReplicationChecker {
 
   static Summary check(
       String bootstrap, String topic, int partitions, AckedLog log, OffsetWatcher watcher) {
-    Map<Integer, List<ConsumerRecord<String, String>>> read = readAll(bootstrap, topic, partitions);
-    List<String> violations = new ArrayList<>();
+    Map<Integer, List<Stored>> read = readAll(bootstrap, topic, partitions);
+    List<String> violations = violations(read, log, watcher.seen(), watcher.violations());
+    int total = read.values().stream().mapToInt(List::size).sum();
+    int acked = log.acks().size();
+    Map<Integer, Long> endOffsets = new TreeMap<>();
+    read.forEach(
+        (p, records) ->
+            endOffsets.put(
+                p, records.isEmpty() ? 0 : records.get(records.size() - 1).offset() + 1));
+    if (!violations.isEmpty()) {
+      StringBuilder report = new StringBuilder();
+      report
+          .append(violations.size())
+          .append(" violations in ")
+          .append(topic)
+          .append(" (")
+          .append(acked)
+          .append(" acknowledged, ")
+          .append(total)
+          .append(" read, end offsets ")
+          .append(endOffsets)
+          .append("):");
+      violations.stream().limit(REPORTED).forEach(v -> report.append("\n  ").append(v));
+      if (violations.size() > REPORTED) {
+        report.append("\n  ... and ").append(violations.size() - REPORTED).append(" more");
+      }
+      System.out.println(report);
+      throw new AssertionError(report.toString());
+    }
+    return new Summary(acked, total, total - acked, endOffsets);
+  }
 
+  /**
+   * Every violation of the invariants, given what the final read found ({@code partition -> records
+   * in offset order}), what the producers sent and had acknowledged, what the watcher read during
+   * the faults ({@code partition/offset -> id}) and what it found itself.
+   */
+  static List<String> violations(
+      Map<Integer, List<Stored>> read,
+      AckedLog log,
+      Map<String, String> watched,
+      List<String> watcherViolations) {
+    List<String> violations = new ArrayList<>();
     for (Failure failure : log.failures()) {
       violations.add(
           "send of "
@@ -53,16 +96,12 @@ final class ReplicationChecker {
 
     Map<String, String> position = new HashMap<>();
     Map<String, String> atOffset = new HashMap<>();
-    int total = 0;
-    Map<Integer, Long> endOffsets = new TreeMap<>();
-    for (int p = 0; p < partitions; p++) {
+    for (Map.Entry<Integer, List<Stored>> partition : new TreeMap<>(read).entrySet()) {
+      int p = partition.getKey();
       Map<Long, Long> lastSeqOfProducer = new HashMap<>();
-      long end = 0;
-      for (ConsumerRecord<String, String> r : read.getOrDefault(p, List.of())) {
-        total++;
-        end = r.offset() + 1;
+      for (Stored r : partition.getValue()) {
         String at = p + "/" + r.offset();
-        String id = r.value();
+        String id = r.id();
         atOffset.put(at, id);
         String earlier = position.putIfAbsent(id, at);
         if (earlier != null) {
@@ -88,12 +127,9 @@ final class ReplicationChecker {
                   + last);
         }
       }
-      endOffsets.put(p, end);
     }
 
-    int acked = 0;
     for (Ack ack : log.acks()) {
-      acked++;
       String expected = ack.partition() + "/" + ack.offset();
       String found = position.get(ack.id());
       if (found == null) {
@@ -110,8 +146,8 @@ final class ReplicationChecker {
       }
     }
 
-    violations.addAll(watcher.violations());
-    for (Map.Entry<String, String> seen : new TreeMap<>(watcher.seen()).entrySet()) {
+    violations.addAll(watcherViolations);
+    for (Map.Entry<String, String> seen : new TreeMap<>(watched).entrySet()) {
       String now = atOffset.get(seen.getKey());
       if (!seen.getValue().equals(now)) {
         violations.add(
@@ -123,35 +159,13 @@ final class ReplicationChecker {
                 + now);
       }
     }
-
-    int unacknowledgedPresent = total - acked;
-    if (!violations.isEmpty()) {
-      StringBuilder report = new StringBuilder();
-      report
-          .append(violations.size())
-          .append(" violations in ")
-          .append(topic)
-          .append(" (")
-          .append(acked)
-          .append(" acknowledged, ")
-          .append(total)
-          .append(" read, end offsets ")
-          .append(endOffsets)
-          .append("):");
-      violations.stream().limit(REPORTED).forEach(v -> report.append("\n  ").append(v));
-      if (violations.size() > REPORTED) {
-        report.append("\n  ... and ").append(violations.size() - REPORTED).append(" more");
-      }
-      System.out.println(report);
-      throw new AssertionError(report.toString());
-    }
-    return new Summary(acked, total, unacknowledgedPresent, endOffsets);
+    return violations;
   }
 
   /** Every record of every partition up to the high watermark, read by a fresh consumer. */
-  private static Map<Integer, List<ConsumerRecord<String, String>>> readAll(
+  private static Map<Integer, List<Stored>> readAll(
       String bootstrap, String topic, int partitions) {
-    Map<Integer, List<ConsumerRecord<String, String>>> read = new TreeMap<>();
+    Map<Integer, List<Stored>> read = new TreeMap<>();
     try (KafkaConsumer<String, String> consumer =
         new KafkaConsumer<>(OffsetWatcher.config(bootstrap))) {
       List<TopicPartition> all = new ArrayList<>();
@@ -162,7 +176,7 @@ final class ReplicationChecker {
       consumer.assign(all);
       consumer.seekToBeginning(all);
       Map<TopicPartition, Long> ends = consumer.endOffsets(all, Duration.ofSeconds(60));
-      long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
+      long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
       while (all.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
         if (System.nanoTime() - deadline > 0) {
           throw new AssertionError(
@@ -172,7 +186,7 @@ final class ReplicationChecker {
                   + read.values().stream().mapToInt(List::size).sum());
         }
         for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-          read.get(r.partition()).add(r);
+          read.get(r.partition()).add(new Stored(r.partition(), r.offset(), r.value()));
         }
       }
     }
