@@ -130,6 +130,19 @@ final class FaultScenario implements AutoCloseable {
   }
 
   /**
+   * Waits until every partition took a write after this call, so that a fault whose effect on
+   * writes outlasts the cluster's recovery (a client waiting out its request timeout on a
+   * connection that stalled) ends before the next one starts.
+   */
+  void awaitWritable(Duration within) {
+    long since = System.nanoTime();
+    await("every partition of " + topic + " takes writes")
+        .atMost(within)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> workload.log().everyPartitionAckedAfter(PARTITIONS, since));
+  }
+
+  /**
    * Waits until every broker is registered and unfenced and every partition of the topic has a
    * leader and all three replicas in sync.
    */

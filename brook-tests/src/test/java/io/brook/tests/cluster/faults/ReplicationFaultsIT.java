@@ -117,6 +117,7 @@ class ReplicationFaultsIT {
     s.awaitWritesResume(Duration.ofSeconds(60));
     victim.restart();
     s.awaitHealthy(Duration.ofSeconds(60));
+    s.awaitWritable(Duration.ofSeconds(60));
     s.faultEnds();
   }
 
@@ -147,6 +148,7 @@ class ReplicationFaultsIT {
         leader.resume();
       }
       s.awaitHealthy(Duration.ofSeconds(60));
+      s.awaitWritable(Duration.ofSeconds(60));
       s.faultEnds();
 
       long window = s.finish().values().iterator().next();
@@ -187,6 +189,7 @@ class ReplicationFaultsIT {
         cluster.heal(victim, controller);
       }
       s.awaitHealthy(Duration.ofSeconds(60));
+      s.awaitWritable(Duration.ofSeconds(60));
       s.faultEnds();
 
       long window = s.finish().values().iterator().next();
@@ -208,6 +211,7 @@ class ReplicationFaultsIT {
         node.stop();
         node.restart();
         s.awaitHealthy(Duration.ofSeconds(90));
+        s.awaitWritable(Duration.ofSeconds(60));
         s.faultEnds();
         FaultScenario.sleep(Duration.ofSeconds(1));
       }
@@ -268,6 +272,7 @@ class ReplicationFaultsIT {
             String.format("#%d %s %s, %d ms", cycle, kind, describe(s, target), hold.toMillis()));
         inject(kind, target, controller, hold);
         s.awaitHealthy(Duration.ofMinutes(2));
+        s.awaitWritable(Duration.ofSeconds(60));
         s.faultEnds();
         FaultScenario.sleep(Duration.ofMillis(500 + random.nextInt(2_000)));
       }
