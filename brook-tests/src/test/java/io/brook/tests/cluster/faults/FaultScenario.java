@@ -1,0 +1,256 @@
+package io.brook.tests.cluster.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.brook.tests.cluster.ClusterHarness;
+import io.brook.tests.cluster.ClusterHarness.Node;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
+
+/**
+ * One run of the replication fault checks on a running cluster: a new topic (replication factor 3,
+ * {@code min.insync.replicas=2}), a {@link ProducerWorkload} and an {@link OffsetWatcher} running
+ * throughout, faults injected by the test between {@link #faultStarts} and {@link #faultEnds}, then
+ * {@link #finish}: stop the producers, run the {@link ReplicationChecker} and print each fault's
+ * unwritable window (the longest gap between acknowledged writes of any partition around it).
+ *
+ * <pre>{@code
+ * try (FaultScenario s = FaultScenario.start(cluster, "kill")) {
+ *   Node leader = s.leaderOf(0);
+ *   s.faultStarts("SIGKILL leader " + leader.id());
+ *   leader.kill();
+ *   ...
+ *   s.faultEnds();
+ *   Map<String, Long> windows = s.finish();
+ * }
+ * }</pre>
+ */
+final class FaultScenario implements AutoCloseable {
+  static final int PARTITIONS = 6;
+  static final int PRODUCERS = 2;
+
+  /** A fault between two instants, {@link System#nanoTime()}. */
+  private record Fault(String name, long startNanos, long endNanos) {}
+
+  private final ClusterHarness cluster;
+  private final String topic;
+  private final Admin admin;
+  private final ProducerWorkload workload;
+  private final OffsetWatcher watcher;
+  private final List<Fault> faults = new ArrayList<>();
+  private String currentFault;
+  private long currentStart;
+
+  private FaultScenario(ClusterHarness cluster, String topic) {
+    this.cluster = cluster;
+    this.topic = topic;
+    this.admin = admin(cluster.bootstrapServers());
+    try {
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(topic, PARTITIONS, (short) 3)
+                      .configs(Map.of("min.insync.replicas", "2"))))
+          .all()
+          .get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      admin.close();
+      throw new AssertionError("creating " + topic, e);
+    }
+    awaitHealthy(Duration.ofSeconds(60));
+    this.workload = new ProducerWorkload(cluster.bootstrapServers(), topic, PARTITIONS, PRODUCERS);
+    this.watcher = new OffsetWatcher(cluster.bootstrapServers(), topic, PARTITIONS);
+  }
+
+  /**
+   * Creates the topic, waits until every replica is in sync, starts the producers and the watcher
+   * and waits until every partition has taken a write.
+   */
+  static FaultScenario start(ClusterHarness cluster, String topic) {
+    FaultScenario scenario = new FaultScenario(cluster, topic);
+    scenario.workload.start();
+    scenario.watcher.start();
+    long started = System.nanoTime();
+    await("a write acknowledged on every partition of " + topic)
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> scenario.workload.log().everyPartitionAckedAfter(PARTITIONS, started));
+    return scenario;
+  }
+
+  static Admin admin(String bootstrap) {
+    Properties props = new Properties();
+    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+    props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
+    props.put(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, "50");
+    props.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "100");
+    return Admin.create(props);
+  }
+
+  String topic() {
+    return topic;
+  }
+
+  /** Marks the start of a fault; the test injects it right after. */
+  void faultStarts(String name) {
+    assertThat(currentFault).as("a fault is already under way").isNull();
+    currentFault = name;
+    currentStart = System.nanoTime();
+    System.out.printf("[%s] fault: %s%n", topic, name);
+  }
+
+  /** Marks the end of the fault: it has healed and the cluster has recovered. */
+  void faultEnds() {
+    faults.add(new Fault(currentFault, currentStart, System.nanoTime()));
+    System.out.printf(
+        "[%s] healed after %d ms: %s%n",
+        topic, (System.nanoTime() - currentStart) / 1_000_000, currentFault);
+    currentFault = null;
+  }
+
+  /** Waits until every partition took a write after the current fault started. */
+  void awaitWritesResume(Duration within) {
+    long since = currentStart;
+    await("every partition of " + topic + " writable again")
+        .atMost(within)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> workload.log().everyPartitionAckedAfter(PARTITIONS, since));
+  }
+
+  /**
+   * Waits until every partition took a write after this call, so that a fault whose effect on
+   * writes outlasts the cluster's recovery (a client waiting out its request timeout on a
+   * connection that stalled) ends before the next one starts.
+   */
+  void awaitWritable(Duration within) {
+    long since = System.nanoTime();
+    await("every partition of " + topic + " takes writes")
+        .atMost(within)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> workload.log().everyPartitionAckedAfter(PARTITIONS, since));
+  }
+
+  /**
+   * Waits until every broker is registered and unfenced and every partition of the topic has a
+   * leader and all three replicas in sync.
+   */
+  void awaitHealthy(Duration within) {
+    int brokers = cluster.brokers().size();
+    await("all " + brokers + " brokers listed and every ISR of " + topic + " full")
+        .atMost(within)
+        .pollInterval(Duration.ofMillis(200))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              assertThat(admin.describeCluster().nodes().get(10, TimeUnit.SECONDS))
+                  .hasSize(brokers);
+              for (TopicPartitionInfo p : describe().partitions()) {
+                assertThat(p.leader()).as("leader of %s-%d", topic, p.partition()).isNotNull();
+                assertThat(p.isr()).as("isr of %s-%d", topic, p.partition()).hasSize(3);
+              }
+            });
+  }
+
+  TopicDescription describe() throws Exception {
+    return admin
+        .describeTopics(List.of(topic))
+        .allTopicNames()
+        .get(10, TimeUnit.SECONDS)
+        .get(topic);
+  }
+
+  /** The node leading a partition of the topic now. */
+  Node leaderOf(int partition) {
+    return await("a leader of " + topic + "-" + partition)
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(() -> cluster.node(describe().partitions().get(partition).leader().id()), n -> true);
+  }
+
+  /** The node the brokers name as the active controller (the Raft leader). */
+  Node activeController() {
+    return await("the active controller")
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () -> cluster.node(admin.describeCluster().controller().get(10, TimeUnit.SECONDS).id()),
+            n -> n != null);
+  }
+
+  /** Keeps the workload running, with no fault, for a while. */
+  static void sleep(Duration duration) throws InterruptedException {
+    TimeUnit.MILLISECONDS.sleep(duration.toMillis());
+  }
+
+  /**
+   * Lets the workload run on for two seconds, stops it, checks everything ({@link
+   * ReplicationChecker}) and prints the unwritable window of each fault.
+   *
+   * @return each fault's unwritable window in milliseconds, by fault name, in order
+   * @throws AssertionError listing every violation found
+   */
+  Map<String, Long> finish() throws InterruptedException {
+    sleep(Duration.ofSeconds(2));
+    long stopping = System.nanoTime();
+    workload.stop();
+    watcher.stop();
+    AckedLog log = workload.log();
+    Map<String, Long> windows = new LinkedHashMap<>();
+    StringBuilder report = new StringBuilder();
+    report.append(
+        String.format(
+            "[%s] unwritable windows (longest gap between acknowledged writes"
+                + " of one partition):%n",
+            topic));
+    for (Fault fault : faults) {
+      AckedLog.Gap gap = log.longestGap(PARTITIONS, fault.startNanos(), fault.endNanos());
+      windows.put(fault.name(), gap.millis());
+      report.append(
+          String.format(
+              "  %-60s %6d ms (partition %d, from %+d ms to %+d ms of the"
+                  + " fault's start; healed at %+d ms)%n",
+              fault.name(),
+              gap.millis(),
+              gap.partition(),
+              (gap.fromNanos() - fault.startNanos()) / 1_000_000,
+              (gap.toNanos() - fault.startNanos()) / 1_000_000,
+              (fault.endNanos() - fault.startNanos()) / 1_000_000));
+    }
+    System.out.print(report);
+    long checking = System.nanoTime();
+    ReplicationChecker.Summary summary =
+        ReplicationChecker.check(cluster.bootstrapServers(), topic, PARTITIONS, log, watcher);
+    System.out.printf(
+        "[%s] checked: %d acknowledged records all present once, in send order, at their offsets;"
+            + " %d read (%d unacknowledged); end offsets %s; %d offsets watched during the faults"
+            + " unchanged (stop %d ms, check %d ms)%n",
+        topic,
+        summary.acked(),
+        summary.read(),
+        summary.unacknowledgedPresent(),
+        summary.endOffsets(),
+        watcher.seen().size(),
+        (checking - stopping) / 1_000_000,
+        (System.nanoTime() - checking) / 1_000_000);
+    return windows;
+  }
+
+  @Override
+  public void close() {
+    workload.close();
+    watcher.close();
+    admin.close();
+  }
+}

@@ -1,0 +1,356 @@
+package io.brook.tests.cluster.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.brook.tests.cluster.ClusterHarness;
+import io.brook.tests.cluster.ClusterHarness.Node;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Replication under faults (issue #6): three combined nodes as separate JVMs, a topic of 6
+ * partitions with replication factor 3 and {@code min.insync.replicas=2}, idempotent acks=all
+ * producers and a consumer running throughout each fault ({@link FaultScenario}), then the checks
+ * of {@link ReplicationChecker}: every acknowledged record present exactly once, at its offset, in
+ * send order; nothing a consumer saw ever replaced. Each test prints its faults' unwritable
+ * windows.
+ *
+ * <p>The nodes run in network namespaces where they can be made (root, iproute2), so that a link
+ * can be cut; elsewhere on loopback, and the cut test is skipped with the reason printed.
+ *
+ * <p>{@code -Dbrook.faults.cycles=N} (optionally {@code -Dbrook.faults.seed=S}) adds a campaign of
+ * N random fault cycles with the same checks; without it that test is skipped and the class takes
+ * about 2-3 minutes.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ReplicationFaultsIT {
+  /**
+   * Bound on the unwritable window after SIGKILL of a leader. The target is 3.5 s, once fast
+   * fencing (branch {@code fastfence}) is merged; until then a dead leader is replaced only when
+   * its 9 s broker session expires, so SIGKILL costs about 9-11 s, and 15 s leaves room for a
+   * loaded 2-core machine. Tighten to {@link #SIGKILL_WINDOW_TARGET} after the merge.
+   */
+  static final Duration SIGKILL_WINDOW_LIMIT = Duration.ofSeconds(15);
+
+  static final Duration SIGKILL_WINDOW_TARGET = Duration.ofMillis(3_500);
+
+  /** Paused past the 9 s session timeout: fenced at 9 s, plus the client's 5 s request timeout. */
+  static final Duration SIGSTOP_WINDOW_LIMIT = Duration.ofSeconds(15);
+
+  /** Controlled shutdown moves leaderships before the process exits. */
+  static final Duration CONTROLLED_RESTART_WINDOW_LIMIT = Duration.ofSeconds(2);
+
+  /** Longer than the 9 s broker session timeout, so that the paused or cut broker is fenced. */
+  static final Duration PAST_SESSION_TIMEOUT = Duration.ofSeconds(12);
+
+  @TempDir static Path dir;
+  private static ClusterHarness cluster;
+  private static Optional<String> noNetworkFaults;
+
+  @BeforeAll
+  static void start() throws Exception {
+    noNetworkFaults = ClusterHarness.networkFaultsUnavailableReason();
+    System.out.println(
+        "ReplicationFaultsIT: "
+            + noNetworkFaults
+                .map(r -> "nodes on loopback, link cuts SKIPPED: " + r)
+                .orElse("nodes in network namespaces"));
+    cluster =
+        noNetworkFaults.isEmpty()
+            ? ClusterHarness.startInNamespaces(dir, 3, Map.of())
+            : ClusterHarness.start(dir, 3, Map.of());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void sigkillOfALeaderLosesNoAcknowledgedRecord() throws Exception {
+    try (FaultScenario s = FaultScenario.start(cluster, "sigkill")) {
+      // Given a steady workload and the leader of partition 0, or of the first partition led by
+      // a broker that is not also the active controller (killing that one is the next test)
+      FaultScenario.sleep(Duration.ofSeconds(2));
+      Node leader = leaderOtherThanTheController(s);
+
+      // When it is killed, and restarted once writes go on without it
+      killAndRestart(s, leader);
+
+      // Then every check holds, and the partitions were unwritable for less than the bound
+      assertSigkillWindow(s.finish());
+    }
+  }
+
+  @Test
+  @Order(2)
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void sigkillOfTheActiveControllerLeadingPartitionsLosesNoAcknowledgedRecord() throws Exception {
+    try (FaultScenario s = FaultScenario.start(cluster, "sigkill-controller")) {
+      FaultScenario.sleep(Duration.ofSeconds(2));
+      killAndRestart(s, s.activeController());
+      assertSigkillWindow(s.finish());
+    }
+  }
+
+  private static void killAndRestart(FaultScenario s, Node victim) throws Exception {
+    s.faultStarts("SIGKILL " + describe(s, victim) + ", restarted");
+    victim.kill();
+    s.awaitWritesResume(Duration.ofSeconds(60));
+    victim.restart();
+    s.awaitHealthy(Duration.ofSeconds(60));
+    s.awaitWritable(Duration.ofSeconds(60));
+    s.faultEnds();
+  }
+
+  private static void assertSigkillWindow(Map<String, Long> windows) {
+    long window = windows.values().iterator().next();
+    System.out.printf(
+        "SIGKILL unwritable window: %d ms (limit %d ms; target %d ms with fast fencing)%n",
+        window, SIGKILL_WINDOW_LIMIT.toMillis(), SIGKILL_WINDOW_TARGET.toMillis());
+    assertThat(window).isLessThan(SIGKILL_WINDOW_LIMIT.toMillis());
+  }
+
+  @Test
+  @Order(3)
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void sigstopOfALeaderPastTheSessionTimeoutLosesNoAcknowledgedRecord() throws Exception {
+    try (FaultScenario s = FaultScenario.start(cluster, "sigstop")) {
+      FaultScenario.sleep(Duration.ofSeconds(2));
+      Node leader = leaderOtherThanTheController(s);
+
+      // When a leader (not the active controller) is paused past the session timeout, then
+      // resumed
+      s.faultStarts(
+          "SIGSTOP " + describe(s, leader) + " for " + PAST_SESSION_TIMEOUT.toSeconds() + " s");
+      leader.pause();
+      try {
+        FaultScenario.sleep(PAST_SESSION_TIMEOUT);
+      } finally {
+        leader.resume();
+      }
+      s.awaitHealthy(Duration.ofSeconds(60));
+      s.awaitWritable(Duration.ofSeconds(60));
+      s.faultEnds();
+
+      long window = s.finish().values().iterator().next();
+      System.out.printf(
+          "SIGSTOP unwritable window: %d ms (limit %d ms)%n",
+          window, SIGSTOP_WINDOW_LIMIT.toMillis());
+      assertThat(window).isLessThan(SIGSTOP_WINDOW_LIMIT.toMillis());
+    }
+  }
+
+  @Test
+  @Order(4)
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void brokerCutOffFromTheControllerButReachableByClientsLosesNoAcknowledgedRecord()
+      throws Exception {
+    assumeTrue(
+        noNetworkFaults.isEmpty(),
+        () -> "SKIPPED, network faults unavailable: " + noNetworkFaults.get());
+    try (FaultScenario s = FaultScenario.start(cluster, "cut")) {
+      FaultScenario.sleep(Duration.ofSeconds(2));
+      Node controller = s.activeController();
+      Node victim = leaderOtherThanTheController(s);
+
+      // When a leader loses its link to the active controller (not to the other broker nor to
+      // the clients) past the session timeout, then the link heals
+      s.faultStarts(
+          "cut "
+              + describe(s, victim)
+              + " from active controller "
+              + controller.id()
+              + " for "
+              + PAST_SESSION_TIMEOUT.toSeconds()
+              + " s");
+      cluster.cut(victim, controller);
+      try {
+        FaultScenario.sleep(PAST_SESSION_TIMEOUT);
+      } finally {
+        cluster.heal(victim, controller);
+      }
+      s.awaitHealthy(Duration.ofSeconds(60));
+      s.awaitWritable(Duration.ofSeconds(60));
+      s.faultEnds();
+
+      long window = s.finish().values().iterator().next();
+      System.out.printf("Cut-from-controller unwritable window: %d ms (no bound)%n", window);
+    }
+  }
+
+  @Test
+  @Order(5)
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
+  void rollingRestartLosesNoAcknowledgedRecordAndBarelyPausesWrites() throws Exception {
+    try (FaultScenario s = FaultScenario.start(cluster, "rolling")) {
+      FaultScenario.sleep(Duration.ofSeconds(2));
+
+      // When each node in turn is stopped (SIGTERM) and started again, the next one only once
+      // it is back and every ISR is full
+      for (Node node : cluster.nodes()) {
+        s.faultStarts("SIGTERM and restart of " + describe(s, node));
+        node.stop();
+        node.restart();
+        s.awaitHealthy(Duration.ofSeconds(90));
+        s.awaitWritable(Duration.ofSeconds(60));
+        s.faultEnds();
+        FaultScenario.sleep(Duration.ofSeconds(1));
+      }
+
+      Map<String, Long> windows = s.finish();
+      assertThat(windows)
+          .hasSize(3)
+          .allSatisfy(
+              (fault, window) ->
+                  assertThat(window)
+                      .as("unwritable window of %s", fault)
+                      .isLessThan(CONTROLLED_RESTART_WINDOW_LIMIT.toMillis()));
+    }
+  }
+
+  /** The kinds of fault the campaign picks from. */
+  private enum Kind {
+    KILL,
+    PAUSE,
+    STOP,
+    CUT_FROM_CONTROLLER,
+    ISOLATE
+  }
+
+  @Test
+  @Order(6)
+  // Beyond the suite's 5-minute default: a cycle takes 10-30 s. Every wait in a cycle is bounded
+  // (a restart 90 s, the recovery 2 minutes), so a hang still fails.
+  @Timeout(value = 12, unit = TimeUnit.HOURS)
+  void randomFaultCampaign() throws Exception {
+    int cycles = Integer.getInteger("brook.faults.cycles", 0);
+    assumeTrue(cycles > 0, "campaign off; run it with -Dbrook.faults.cycles=N");
+    long seed = Long.getLong("brook.faults.seed", System.nanoTime());
+    System.out.printf(
+        "Fault campaign: %d cycles, seed %d (repeat with -Dbrook.faults.seed=%d)%n",
+        cycles, seed, seed);
+    Random random = new Random(seed);
+    List<Kind> kinds =
+        noNetworkFaults.isEmpty()
+            ? List.of(Kind.values())
+            : List.of(Kind.KILL, Kind.PAUSE, Kind.STOP);
+    long started = System.nanoTime();
+    try (FaultScenario s = FaultScenario.start(cluster, "campaign")) {
+      for (int cycle = 1; cycle <= cycles; cycle++) {
+        Node controller = s.activeController();
+        Node target =
+            switch (random.nextInt(3)) {
+              case 0 -> s.leaderOf(random.nextInt(FaultScenario.PARTITIONS));
+              case 1 -> controller;
+              default -> cluster.nodes().get(random.nextInt(cluster.nodes().size()));
+            };
+        Kind kind = kinds.get(random.nextInt(kinds.size()));
+        if (kind == Kind.CUT_FROM_CONTROLLER && target == controller) {
+          kind = Kind.ISOLATE;
+        }
+        Duration hold = Duration.ofMillis(500 + random.nextInt(14_500));
+        s.faultStarts(
+            String.format("#%d %s %s, %d ms", cycle, kind, describe(s, target), hold.toMillis()));
+        inject(kind, target, controller, hold);
+        s.awaitHealthy(Duration.ofMinutes(2));
+        s.awaitWritable(Duration.ofSeconds(60));
+        s.faultEnds();
+        FaultScenario.sleep(Duration.ofMillis(500 + random.nextInt(2_000)));
+      }
+      s.finish();
+    }
+    System.out.printf(
+        "Fault campaign of %d cycles (seed %d) passed in %d s%n",
+        cycles, seed, (System.nanoTime() - started) / 1_000_000_000);
+  }
+
+  private static void inject(Kind kind, Node target, Node controller, Duration hold)
+      throws Exception {
+    switch (kind) {
+      case KILL -> {
+        target.kill();
+        FaultScenario.sleep(hold);
+        target.restart();
+      }
+      case STOP -> {
+        target.stop();
+        FaultScenario.sleep(hold);
+        target.restart();
+      }
+      case PAUSE -> {
+        target.pause();
+        try {
+          FaultScenario.sleep(hold);
+        } finally {
+          target.resume();
+        }
+      }
+      case CUT_FROM_CONTROLLER -> {
+        cluster.cut(target, controller);
+        try {
+          FaultScenario.sleep(hold);
+        } finally {
+          cluster.heal(target, controller);
+        }
+      }
+      case ISOLATE -> {
+        cluster.isolate(target);
+        try {
+          FaultScenario.sleep(hold);
+        } finally {
+          cluster.rejoin(target);
+        }
+      }
+    }
+  }
+
+  /**
+   * The leader of partition 0 if it is not the active controller, else the leader of the first
+   * partition whose leader is not: a broker failure without a controller failover.
+   */
+  private static Node leaderOtherThanTheController(FaultScenario s) throws Exception {
+    Node controller = s.activeController();
+    for (int p = 0; p < FaultScenario.PARTITIONS; p++) {
+      Node leader = s.leaderOf(p);
+      if (leader != controller) {
+        return leader;
+      }
+    }
+    throw new AssertionError("the active controller " + controller.id() + " leads everything");
+  }
+
+  /** "node 2 (leader of 0, 3; active controller)", for the fault's name. */
+  private static String describe(FaultScenario s, Node node) throws Exception {
+    List<Integer> led =
+        s.describe().partitions().stream()
+            .filter(p -> p.leader() != null && p.leader().id() == node.id())
+            .map(p -> p.partition())
+            .toList();
+    boolean controller = s.activeController() == node;
+    return "node "
+        + node.id()
+        + " (leader of "
+        + led
+        + (controller ? ", active controller" : "")
+        + ")";
+  }
+}
