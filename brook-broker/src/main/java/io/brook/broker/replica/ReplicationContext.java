@@ -12,15 +12,24 @@ import org.apache.kafka.common.utils.Time;
  * @param replicaLagTimeMaxMs {@code replica.lag.time.max.ms}: a follower not caught up for this
  *     long leaves the ISR
  * @param time the clock of fetch and caught-up times
+ * @param metrics where committed and refused ISR changes are counted
  */
 public record ReplicationContext(
-    IsrChangeSender isrChanges, IntPredicate isrEligible, long replicaLagTimeMaxMs, Time time) {
+    IsrChangeSender isrChanges,
+    IntPredicate isrEligible,
+    long replicaLagTimeMaxMs,
+    Time time,
+    ReplicationMetrics metrics) {
   /** Kafka's default {@code replica.lag.time.max.ms}. */
   public static final long DEFAULT_LAG_TIME_MAX_MS = 30_000;
 
   /** A node without a controller to talk to: no ISR changes, so an ISR never changes. */
   public static ReplicationContext standalone() {
     return new ReplicationContext(
-        IsrChangeSender.NONE, id -> false, DEFAULT_LAG_TIME_MAX_MS, Time.SYSTEM);
+        IsrChangeSender.NONE,
+        id -> false,
+        DEFAULT_LAG_TIME_MAX_MS,
+        Time.SYSTEM,
+        new ReplicationMetrics(Time.SYSTEM));
   }
 }
