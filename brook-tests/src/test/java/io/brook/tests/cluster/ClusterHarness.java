@@ -455,6 +455,11 @@ public final class ClusterHarness implements AutoCloseable {
       return process != null && process.isAlive();
     }
 
+    /** The process id of the current (or last) start, for example to attach to its JVM. */
+    public long pid() {
+      return process.pid();
+    }
+
     /** SIGKILL; returns once the process is gone. */
     public void kill() throws InterruptedException {
       process.toHandle().destroyForcibly();
