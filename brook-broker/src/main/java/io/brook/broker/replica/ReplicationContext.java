@@ -23,13 +23,15 @@ public record ReplicationContext(
   /** Kafka's default {@code replica.lag.time.max.ms}. */
   public static final long DEFAULT_LAG_TIME_MAX_MS = 30_000;
 
+  /** With meters of its own, on {@code time}. */
+  public ReplicationContext(
+      IsrChangeSender isrChanges, IntPredicate isrEligible, long replicaLagTimeMaxMs, Time time) {
+    this(isrChanges, isrEligible, replicaLagTimeMaxMs, time, new ReplicationMetrics(time));
+  }
+
   /** A node without a controller to talk to: no ISR changes, so an ISR never changes. */
   public static ReplicationContext standalone() {
     return new ReplicationContext(
-        IsrChangeSender.NONE,
-        id -> false,
-        DEFAULT_LAG_TIME_MAX_MS,
-        Time.SYSTEM,
-        new ReplicationMetrics(Time.SYSTEM));
+        IsrChangeSender.NONE, id -> false, DEFAULT_LAG_TIME_MAX_MS, Time.SYSTEM);
   }
 }

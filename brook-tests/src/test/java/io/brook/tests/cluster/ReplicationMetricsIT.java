@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The replication MBeans of real nodes (separate JVMs), read over JMX through the attach API (the
- * nodes open no JMX port): a killed follower shows as an under-replicated, at-min-ISR partition and
- * an ISR shrink on its leader; its return as an ISR expand and no under-replicated partition.
+ * nodes open no JMX port): a stopped follower shows as an under-replicated, at-min-ISR partition
+ * and an ISR shrink on its leader; its return as an ISR expand and no under-replicated partition.
  */
 class ReplicationMetricsIT {
   private static final String TOPIC = "watched";
@@ -37,8 +37,9 @@ class ReplicationMetricsIT {
 
   @BeforeAll
   static void start() throws Exception {
-    // The leader drops a silent follower after 2 s; the controller fences it only after 60 s, so
-    // the shrink counted is the leader's (one the controller makes on fencing is not counted).
+    // The leader drops a silent follower after 2 s; the controller fences a paused broker (its
+    // connections stay open) only after 60 s, so the shrink counted is the leader's (one the
+    // controller makes on fencing is not counted).
     cluster =
         ClusterHarness.start(
             dir,
@@ -87,11 +88,11 @@ class ReplicationMetricsIT {
       assertThat(gauge(beans, "LeaderCount")).isGreaterThanOrEqualTo(1);
       assertThat(gauge(beans, "PartitionCount")).isGreaterThanOrEqualTo(1);
 
-      // When a follower dies and records keep coming (an idle follower at the leader's log end
-      // counts as in sync)
-      cluster.node(follower).kill();
+      // When a follower stops (SIGSTOP) and records keep coming (an idle follower at the leader's
+      // log end counts as in sync)
+      cluster.node(follower).pause();
       try (KafkaProducer<String, String> producer =
-          ClusterClients.producer(cluster.bootstrapServers())) {
+          ClusterClients.producer(cluster.node(leader).bootstrap())) {
         for (int i = 0; i < 10; i++) {
           producer.send(new ProducerRecord<>(TOPIC, "record-" + i)).get(30, TimeUnit.SECONDS);
         }
@@ -107,8 +108,8 @@ class ReplicationMetricsIT {
                       && count(beans, "IsrShrinksPerSec") == shrinksBefore + 1);
       assertThat(gauge(beans, "UnderMinIsrPartitionCount")).isZero();
 
-      // When it comes back
-      cluster.node(follower).restart();
+      // When it resumes
+      cluster.node(follower).resume();
 
       // Then it rejoins the ISR
       await("the leader reports the follower back in sync")
