@@ -26,6 +26,7 @@ import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.cluster.ControllerClient;
 import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
@@ -93,6 +94,7 @@ public final class BrookServer implements AutoCloseable {
   private final DelayedOperations delayedOperations;
   private final ReplicaManager replicaManager;
   private final ReplicaFetcherManager fetchers;
+  private final ReplicationMBeans mbeans;
   private final GroupCoordinator groupCoordinator;
   private final KafkaNetworkServer network;
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -108,6 +110,7 @@ public final class BrookServer implements AutoCloseable {
     this.delayedOperations = c.delayedOperations;
     this.replicaManager = c.replicaManager;
     this.fetchers = c.fetchers;
+    this.mbeans = c.mbeans;
     this.groupCoordinator = c.groupCoordinator;
     this.network = c.network;
   }
@@ -123,12 +126,20 @@ public final class BrookServer implements AutoCloseable {
     DelayedOperations delayedOperations;
     ReplicaManager replicaManager;
     ReplicaFetcherManager fetchers;
+    ReplicationMBeans mbeans;
     GroupCoordinator groupCoordinator;
     KafkaNetworkServer network;
 
     void closeQuietly() {
       closeEach(
-          cluster, network, fetchers, groupCoordinator, delayedOperations, logManager, quorum);
+          cluster,
+          network,
+          fetchers,
+          mbeans,
+          groupCoordinator,
+          delayedOperations,
+          logManager,
+          quorum);
       if (scheduler != null) {
         scheduler.shutdownNow();
       }
@@ -207,6 +218,9 @@ public final class BrookServer implements AutoCloseable {
         c.replicaManager =
             new ReplicaManager(nodeId, c.logManager, c.delayedOperations, topicConfig);
       }
+      c.mbeans =
+          ReplicationMBeans.register(
+              c.replicaManager, c.fetchers == null ? null : c.fetchers::maxLag);
       c.replicaManager.applyMetadata(c.quorum.image());
       c.quorum.addListener(c.replicaManager::applyMetadata);
       c.groupCoordinator =
@@ -499,7 +513,15 @@ public final class BrookServer implements AutoCloseable {
       // Controlled shutdown: leaderships move while this node can still answer for them.
       cluster.shutdownBroker();
     }
-    closeEach(network, cluster, fetchers, groupCoordinator, delayedOperations, logManager, quorum);
+    closeEach(
+        network,
+        cluster,
+        fetchers,
+        mbeans,
+        groupCoordinator,
+        delayedOperations,
+        logManager,
+        quorum);
     scheduler.shutdownNow();
     log.info("Brook stopped durationMs={}", (System.nanoTime() - started) / 1_000_000);
     stopped.countDown();

@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -60,7 +61,8 @@ public final class Partition {
   }
 
   /** An ISR change sent to the controller and not answered yet. */
-  private record PendingIsrChange(List<Integer> isr, int leaderEpoch, int partitionEpoch) {}
+  private record PendingIsrChange(
+      List<Integer> isr, int leaderEpoch, int partitionEpoch, boolean shrink) {}
 
   public Partition(
       TopicPartition topicPartition,
@@ -328,7 +330,11 @@ public final class Partition {
   private void proposeIsr(List<Integer> isr, String kind, long now) {
     PartitionState current = state;
     PendingIsrChange pending =
-        new PendingIsrChange(List.copyOf(isr), current.leaderEpoch(), current.partitionEpoch());
+        new PendingIsrChange(
+            List.copyOf(isr),
+            current.leaderEpoch(),
+            current.partitionEpoch(),
+            isr.size() < current.isr().size());
     pendingIsrChange = pending;
     LinkedHashSet<Integer> maximal = new LinkedHashSet<>(current.isr());
     maximal.addAll(isr);
@@ -340,13 +346,16 @@ public final class Partition {
           new IsrChangeSender.Member(replica, follower == null ? -1 : follower.brokerEpoch()));
     }
     log.info(
-        "Proposing ISR {} topicPartition={} leaderEpoch={} partitionEpoch={} isr={} newIsr={}",
+        "Proposing ISR {} topicPartition={} leaderEpoch={} partitionEpoch={} isr={} newIsr={}"
+            + " leaderLogEndOffset={} followerLag={}",
         kind,
         topicPartition,
         current.leaderEpoch(),
         current.partitionEpoch(),
         current.isr(),
-        isr);
+        isr,
+        partitionLog.logEndOffset(),
+        followerLag());
     replication
         .isrChanges()
         .alterIsr(
@@ -360,6 +369,13 @@ public final class Partition {
 
   private void onIsrChangeResult(
       PendingIsrChange pending, PartitionState committed, Throwable failure) {
+    // Counted by the controller's answer, even when the metadata brought the change first.
+    ReplicationMetrics metrics = replication.metrics();
+    if (failure != null) {
+      metrics.failedIsrUpdates().mark();
+    } else {
+      (pending.shrink() ? metrics.isrShrinks() : metrics.isrExpands()).mark();
+    }
     synchronized (this) {
       if (pendingIsrChange != pending) {
         return; // superseded by newer metadata
@@ -422,6 +438,23 @@ public final class Partition {
   /** The in-sync replicas counted for the high watermark right now (for tests and metrics). */
   public List<Integer> maximalIsr() {
     return maximalIsr;
+  }
+
+  /**
+   * Each follower's lag in offsets behind this leader's log end, as of its last fetch (-1 before
+   * its first), for the ISR change log lines: {@code {2=0, 3=1500}}.
+   */
+  private Map<Integer, Long> followerLag() {
+    long leaderEnd = partitionLog.logEndOffset();
+    Map<Integer, Long> lag = new TreeMap<>();
+    followers.forEach(
+        (replica, follower) ->
+            lag.put(
+                replica,
+                follower.logEndOffset() < 0
+                    ? -1
+                    : Math.max(0, leaderEnd - follower.logEndOffset())));
+    return lag;
   }
 
   /** A follower's log end offset as the leader knows it, or -1. */

@@ -80,7 +80,18 @@ public final class ReplicaManager {
     this.topicConfig = topicConfig;
     this.followers = followers;
     this.replication =
-        new ReplicationContext(isrChanges, this::isUnfenced, replicaLagTimeMaxMs, time);
+        new ReplicationContext(
+            isrChanges, this::isUnfenced, replicaLagTimeMaxMs, time, new ReplicationMetrics(time));
+  }
+
+  /** The ISR change meters of this broker's leader partitions. */
+  public ReplicationMetrics metrics() {
+    return replication.metrics();
+  }
+
+  /** The partition gauges, computed now by one pass over the hosted partitions. */
+  public ReplicationMetrics.PartitionCounts partitionCounts() {
+    return ReplicationMetrics.snapshot(partitions.values());
   }
 
   private boolean isUnfenced(int id) {

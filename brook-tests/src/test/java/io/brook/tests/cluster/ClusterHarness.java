@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -41,6 +42,7 @@ public final class ClusterHarness implements AutoCloseable {
   private final Path dir;
   private final NetworkNamespaces network;
   private final Map<Integer, Node> nodes = new LinkedHashMap<>();
+  private IntFunction<Map<String, String>> nodeConfig = id -> Map.of();
 
   private ClusterHarness(Path dir, NetworkNamespaces network) {
     this.dir = dir;
@@ -54,6 +56,19 @@ public final class ClusterHarness implements AutoCloseable {
   public static ClusterHarness start(Path dir, int count, Map<String, String> extraConfig)
       throws IOException {
     return start(dir, count, 0, extraConfig);
+  }
+
+  /**
+   * As {@link #start(Path, int, Map)}, with properties of each node's own on top: {@code
+   * nodeConfig} maps a node id to them (for example a distinct {@code broker.rack} per node).
+   */
+  public static ClusterHarness start(
+      Path dir,
+      int count,
+      Map<String, String> extraConfig,
+      IntFunction<Map<String, String>> nodeConfig)
+      throws IOException {
+    return start(dir, count, 0, extraConfig, false, nodeConfig);
   }
 
   /**
@@ -91,6 +106,17 @@ public final class ClusterHarness implements AutoCloseable {
       Map<String, String> extraConfig,
       boolean inNamespaces)
       throws IOException {
+    return start(dir, controllers, brokerOnly, extraConfig, inNamespaces, id -> Map.of());
+  }
+
+  private static ClusterHarness start(
+      Path dir,
+      int controllers,
+      int brokerOnly,
+      Map<String, String> extraConfig,
+      boolean inNamespaces,
+      IntFunction<Map<String, String>> nodeConfig)
+      throws IOException {
     List<Integer> ids = new ArrayList<>();
     for (int id = 1; id <= controllers; id++) {
       ids.add(id);
@@ -100,6 +126,7 @@ public final class ClusterHarness implements AutoCloseable {
     }
     ClusterHarness harness =
         new ClusterHarness(dir, inNamespaces ? NetworkNamespaces.create(ids) : null);
+    harness.nodeConfig = nodeConfig;
     try {
       harness.configure(ids, brokerOnly > 0, extraConfig);
       for (Node node : harness.nodes.values()) {
@@ -178,6 +205,7 @@ public final class ClusterHarness implements AutoCloseable {
     props.put("log.dirs", dir.resolve("data-" + id).toString());
     props.put("num.partitions", "1");
     props.putAll(extra);
+    props.putAll(nodeConfig.apply(id));
     Path file = dir.resolve("server-" + id + ".properties");
     Files.writeString(
         file,
@@ -425,6 +453,11 @@ public final class ClusterHarness implements AutoCloseable {
 
     public boolean isAlive() {
       return process != null && process.isAlive();
+    }
+
+    /** The process id of the current (or last) start, for example to attach to its JVM. */
+    public long pid() {
+      return process.pid();
     }
 
     /** SIGKILL; returns once the process is gone. */

@@ -82,6 +82,18 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
     return assignments.size();
   }
 
+  /**
+   * Kafka's {@code ReplicaFetcherManager MaxLag}: the largest lag, in offsets, of a followed
+   * partition behind its leader's high watermark as of the partition's last fetch response.
+   */
+  public synchronized long maxLag() {
+    long max = 0;
+    for (ReplicaFetcherThread fetcher : fetchers.values()) {
+      max = Math.max(max, fetcher.maxLag());
+    }
+    return max;
+  }
+
   private void removeFrom(FetcherKey key, TopicPartition tp) {
     ReplicaFetcherThread fetcher = fetchers.get(key);
     if (fetcher == null) {

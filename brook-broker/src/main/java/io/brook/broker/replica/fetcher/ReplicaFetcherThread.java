@@ -48,10 +48,15 @@ final class ReplicaFetcherThread extends Thread {
   private volatile boolean running = true;
   private boolean failing;
 
-  /** A partition this thread fetches; {@code delayedUntilMs} after an error. */
+  /**
+   * A partition this thread fetches; {@code delayedUntilMs} after an error; {@code lag}, Kafka's
+   * follower lag: the leader's high watermark in the last fetch response minus this log's end after
+   * appending it (0 when caught up).
+   */
   private static final class FetchState {
     final Partition partition;
     volatile long delayedUntilMs;
+    volatile long lag;
 
     FetchState(Partition partition) {
       this.partition = partition;
@@ -94,6 +99,15 @@ final class ReplicaFetcherThread extends Thread {
 
   int partitionCount() {
     return partitions.size();
+  }
+
+  /** The largest {@link FetchState#lag} of this thread's partitions, 0 without any. */
+  long maxLag() {
+    long max = 0;
+    for (FetchState state : partitions.values()) {
+      max = Math.max(max, state.lag);
+    }
+    return max;
   }
 
   void shutdown() {
@@ -232,6 +246,7 @@ final class ReplicaFetcherThread extends Thread {
                 (MemoryRecords) FetchResponse.recordsOrFail(data),
                 data.highWatermark(),
                 data.logStartOffset());
+            fetchState.lag = Math.max(0, data.highWatermark() - partition.log().logEndOffset());
           }
         }
         case OFFSET_OUT_OF_RANGE ->

@@ -1,0 +1,155 @@
+package io.brook.broker.metrics;
+
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.broker.replica.ReplicationMetrics;
+import io.brook.broker.replica.ReplicationMetrics.PartitionCounts;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.ToIntFunction;
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.StandardMBean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes a broker's replication metrics as JMX MBeans under Kafka's object names, so tools and
+ * dashboards written for Kafka find them (docs/metrics.md lists them):
+ *
+ * <ul>
+ *   <li>gauges ({@code Value}) under {@code kafka.server:type=ReplicaManager}, computed when read;
+ *   <li>meters ({@code Count}, {@code OneMinuteRate}, {@code MeanRate}, {@code RateUnit}, {@code
+ *       EventType}) for ISR shrinks, expands and failed updates;
+ *   <li>{@code kafka.server:type=ReplicaFetcherManager,name=MaxLag,clientId=Replica} on a node that
+ *       follows partitions.
+ * </ul>
+ *
+ * <p>An object name is per JVM: when several nodes run in one JVM (embedded test clusters), the
+ * first to register a name keeps it and the others log that they did not. {@link #close()}
+ * unregisters what this instance registered.
+ */
+public final class ReplicationMBeans implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ReplicationMBeans.class);
+
+  static final String REPLICA_MANAGER = "kafka.server:type=ReplicaManager,name=";
+  static final String MAX_LAG =
+      "kafka.server:type=ReplicaFetcherManager,name=MaxLag,clientId=Replica";
+
+  /** A gauge, as Yammer's JMX reporter (Kafka's) shows it. */
+  public interface GaugeMBean {
+    Object getValue();
+  }
+
+  /** A meter, as Yammer's JMX reporter shows it (without the 5- and 15-minute rates). */
+  public interface MeterMBean {
+    long getCount();
+
+    double getOneMinuteRate();
+
+    double getMeanRate();
+
+    TimeUnit getRateUnit();
+
+    String getEventType();
+  }
+
+  private final MBeanServer server;
+  private final List<ObjectName> registered = new ArrayList<>();
+
+  private ReplicationMBeans(MBeanServer server) {
+    this.server = server;
+  }
+
+  /**
+   * Registers the replication MBeans of one broker on the platform MBean server.
+   *
+   * @param maxLag the follower side's {@code MaxLag}, or null on a node that never follows
+   */
+  public static ReplicationMBeans register(ReplicaManager replicas, LongSupplier maxLag) {
+    return register(ManagementFactory.getPlatformMBeanServer(), replicas, maxLag);
+  }
+
+  static ReplicationMBeans register(
+      MBeanServer server, ReplicaManager replicas, LongSupplier maxLag) {
+    ReplicationMBeans beans = new ReplicationMBeans(server);
+    beans.gauge("UnderReplicatedPartitions", replicas, PartitionCounts::underReplicated);
+    beans.gauge("UnderMinIsrPartitionCount", replicas, PartitionCounts::underMinIsr);
+    beans.gauge("AtMinIsrPartitionCount", replicas, PartitionCounts::atMinIsr);
+    beans.gauge("PartitionCount", replicas, PartitionCounts::partitionCount);
+    beans.gauge("LeaderCount", replicas, PartitionCounts::leaderCount);
+    ReplicationMetrics metrics = replicas.metrics();
+    beans.meter("IsrShrinksPerSec", "shrinks", metrics.isrShrinks());
+    beans.meter("IsrExpandsPerSec", "expands", metrics.isrExpands());
+    beans.meter("FailedIsrUpdatesPerSec", "failedUpdates", metrics.failedIsrUpdates());
+    if (maxLag != null) {
+      GaugeMBean lag = maxLag::getAsLong;
+      beans.add(MAX_LAG, new StandardMBean(lag, GaugeMBean.class, false));
+    }
+    return beans;
+  }
+
+  private void gauge(String name, ReplicaManager replicas, ToIntFunction<PartitionCounts> value) {
+    GaugeMBean gauge = () -> value.applyAsInt(replicas.partitionCounts());
+    add(REPLICA_MANAGER + name, new StandardMBean(gauge, GaugeMBean.class, false));
+  }
+
+  private void meter(String name, String eventType, Meter meter) {
+    MeterMBean bean =
+        new MeterMBean() {
+          @Override
+          public long getCount() {
+            return meter.count();
+          }
+
+          @Override
+          public double getOneMinuteRate() {
+            return meter.oneMinuteRate();
+          }
+
+          @Override
+          public double getMeanRate() {
+            return meter.meanRate();
+          }
+
+          @Override
+          public TimeUnit getRateUnit() {
+            return TimeUnit.SECONDS;
+          }
+
+          @Override
+          public String getEventType() {
+            return eventType;
+          }
+        };
+    add(REPLICA_MANAGER + name, new StandardMBean(bean, MeterMBean.class, false));
+  }
+
+  private void add(String name, StandardMBean bean) {
+    try {
+      ObjectName objectName = new ObjectName(name);
+      server.registerMBean(bean, objectName);
+      registered.add(objectName);
+    } catch (InstanceAlreadyExistsException e) {
+      log.info("MBean already registered by another node in this JVM, skipped name={}", name);
+    } catch (JMException e) {
+      log.warn("Registering an MBean failed name={} error={}", name, e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    for (ObjectName name : registered) {
+      try {
+        server.unregisterMBean(name);
+      } catch (JMException e) {
+        log.debug("Unregistering an MBean failed name={}", name, e);
+      }
+    }
+    registered.clear();
+  }
+}
