@@ -60,6 +60,9 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   /** Attempts of one operation whose entry lost a race with a failover (CONFLICT). */
   private static final int MAX_ATTEMPTS = 5;
 
+  /** How long a stopping leader waits for one voter to take over its leadership. */
+  private static final long HAND_OVER_TIMEOUT_MS = 2_000;
+
   private final RaftGroup group;
   private final Map<Integer, InetSocketAddress> voters;
   private final RaftServer server;
@@ -144,6 +147,39 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   public boolean isActiveController() {
     DivisionInfo info = info();
     return info != null && info.isLeader() && info.isLeaderReady();
+  }
+
+  /**
+   * A leader that stops hands its leadership to another voter first. Otherwise the voters learn the
+   * commit index of its last entries (often the controlled shutdown that moved this node's
+   * partition leaderships) only after electing a new leader, an election timeout or two later, and
+   * their brokers go on naming the old leaders of those partitions until then.
+   */
+  private void handOverLeadership() {
+    if (!isActiveController()) {
+      return;
+    }
+    int nodeId = RatisConfig.nodeId(server.getId());
+    for (int voter : voters.keySet()) {
+      if (voter == nodeId) {
+        continue;
+      }
+      try {
+        RaftClientReply reply =
+            client.admin().transferLeadership(RatisConfig.peerId(voter), HAND_OVER_TIMEOUT_MS);
+        if (reply.isSuccess()) {
+          log.info(
+              "Handed Raft leadership over before stopping nodeId={} newLeader={}", nodeId, voter);
+          return;
+        }
+      } catch (IOException | RuntimeException e) {
+        log.info(
+            "Raft leadership hand-over failed nodeId={} candidate={} error={}",
+            nodeId,
+            voter,
+            e.toString());
+      }
+    }
   }
 
   /** The node id of the Raft leader as this node knows it, if any. */
@@ -310,6 +346,7 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     }
     closed = true;
     controllerThread.shutdownNow();
+    handOverLeadership();
     for (RaftClient c : new RaftClient[] {client, longClient}) {
       try {
         c.close();

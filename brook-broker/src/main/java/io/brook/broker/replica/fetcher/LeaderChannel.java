@@ -31,6 +31,7 @@ final class LeaderChannel implements AutoCloseable {
   private final Metrics metrics;
   private final Time time;
   private final int socketTimeoutMs;
+  private volatile boolean abandonRequested;
 
   LeaderChannel(String clientId, ReplicaFetchConfig config, Time time) {
     this.time = time;
@@ -64,9 +65,21 @@ final class LeaderChannel implements AutoCloseable {
             false);
   }
 
+  /** A send given up because the fetcher's partitions changed (see {@link #abandonInFlight}). */
+  static final class AbandonedException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    AbandonedException() {
+      super("fetch abandoned: the fetcher's partitions changed");
+    }
+  }
+
   /**
-   * Sends {@code request} to {@code leader} and waits for the answer.
+   * Sends {@code request} to {@code leader} and waits for the answer, unless {@link
+   * #abandonInFlight} is called meanwhile.
    *
+   * @throws AbandonedException when abandoned (the connection is dropped: the leader may still be
+   *     holding the fetch open for up to {@code replica.fetch.wait.max.ms})
    * @throws IOException when the leader cannot be reached or the connection drops
    */
   ClientResponse send(Node leader, AbstractRequest.Builder<?> request) throws IOException {
@@ -77,12 +90,43 @@ final class LeaderChannel implements AutoCloseable {
     ClientRequest clientRequest =
         client.newClientRequest(
             leader.idString(), request, time.milliseconds(), true, socketTimeoutMs, null);
-    ClientResponse response = NetworkClientUtils.sendAndReceive(client, clientRequest, time);
-    if (response.versionMismatch() != null) {
-      throw new IOException(
-          "broker " + leader + " refused the request version", response.versionMismatch());
+    client.send(clientRequest, time.milliseconds());
+    while (true) {
+      for (ClientResponse response : client.poll(socketTimeoutMs, time.milliseconds())) {
+        if (response.requestHeader().correlationId() != clientRequest.correlationId()) {
+          continue; // not ours
+        }
+        if (response.wasDisconnected()) {
+          throw new IOException("connection to broker " + leader + " was lost before the response");
+        }
+        if (response.versionMismatch() != null) {
+          throw new IOException(
+              "broker " + leader + " refused the request version", response.versionMismatch());
+        }
+        return response;
+      }
+      if (abandonRequested) {
+        // close, not disconnect: a disconnected node counts as failed, and the next send's
+        // awaitReady would throw instead of reconnecting.
+        client.close(leader.idString());
+        throw new AbandonedException();
+      }
     }
-    return response;
+  }
+
+  /**
+   * Makes the send in progress (on the fetcher thread) give up at once. Called when a partition
+   * joins the fetcher, so it need not wait for a fetch the leader may hold open for up to {@code
+   * replica.fetch.wait.max.ms}: after a leader change, that wait would hold acks=all writes.
+   */
+  void abandonInFlight() {
+    abandonRequested = true;
+    client.wakeup();
+  }
+
+  /** Called by the fetcher thread before it chooses what the next send carries. */
+  void clearAbandon() {
+    abandonRequested = false;
   }
 
   /** Drops the connection to {@code leader}, so the next send reconnects (and re-resolves). */

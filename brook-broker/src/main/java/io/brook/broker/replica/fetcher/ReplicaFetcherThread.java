@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
 final class ReplicaFetcherThread extends Thread {
   private static final Logger log = LoggerFactory.getLogger(ReplicaFetcherThread.class);
 
+  /** Retry of a partition whose leader has not applied the metadata this follower has. */
+  static final long LEADER_NOT_READY_RETRY_MS = 50;
+
   private final int leaderId;
   private final int brokerId;
   private final LongSupplier brokerEpoch;
@@ -84,6 +87,7 @@ final class ReplicaFetcherThread extends Thread {
 
   void add(Partition partition) {
     partitions.put(partition.topicPartition(), new FetchState(partition));
+    channel.abandonInFlight();
     synchronized (this) {
       notifyAll();
     }
@@ -110,10 +114,13 @@ final class ReplicaFetcherThread extends Thread {
     return max;
   }
 
+  /**
+   * Stops the loop after the current round. Never by interrupting: an interrupt during a write
+   * closes the segment's file channel (ClosedByInterruptException) and takes the partition offline.
+   */
   void shutdown() {
     running = false;
-    channel.wakeup();
-    interrupt();
+    channel.abandonInFlight();
     synchronized (this) {
       notifyAll();
     }
@@ -140,6 +147,7 @@ final class ReplicaFetcherThread extends Thread {
   }
 
   private void fetchOnce() {
+    channel.clearAbandon();
     long now = time.milliseconds();
     Map<TopicPartition, FetchRequest.PartitionData> fetchData = new LinkedHashMap<>();
     Map<TopicPartition, FetchState> fetched = new HashMap<>();
@@ -193,6 +201,8 @@ final class ReplicaFetcherThread extends Thread {
       ClientResponse answer = channel.send(node.get(), request);
       response = (FetchResponse) answer.responseBody();
       version = answer.requestHeader().apiVersion();
+    } catch (LeaderChannel.AbandonedException e) {
+      return; // a partition joined: fetch again at once, with it
     } catch (IOException e) {
       if (running) {
         // Once per outage at INFO: a dead leader fails every round until the metadata moves on.
@@ -252,6 +262,21 @@ final class ReplicaFetcherThread extends Thread {
         case OFFSET_OUT_OF_RANGE ->
             FollowerTruncation.onOutOfRange(
                 partition, sent.fetchOffset, data.logStartOffset(), data.highWatermark());
+        // The leader's metadata is behind this follower's (it does not lead yet in this epoch, or
+        // does not know the partition yet): it catches up within milliseconds, so retry soon
+        // rather than after a full back-off, which would hold acks=all writes after a failover.
+        case UNKNOWN_LEADER_EPOCH,
+            NOT_LEADER_OR_FOLLOWER,
+            UNKNOWN_TOPIC_OR_PARTITION,
+            UNKNOWN_TOPIC_ID -> {
+          log.debug(
+              "Leader not ready topicPartition={} leaderId={} error={}",
+              partition.topicPartition(),
+              leaderId,
+              error);
+          fetchState.delayedUntilMs =
+              time.milliseconds() + Math.min(config.fetchBackoffMs(), LEADER_NOT_READY_RETRY_MS);
+        }
         default -> {
           log.debug(
               "Fetch of a partition failed topicPartition={} leaderId={} error={}",
@@ -284,7 +309,8 @@ final class ReplicaFetcherThread extends Thread {
     try {
       wait(ms);
     } catch (InterruptedException e) {
-      // Only shutdown interrupts; the loop sees running == false.
+      Thread.currentThread().interrupt();
+      running = false;
     }
   }
 }
