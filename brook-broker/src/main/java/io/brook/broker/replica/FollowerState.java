@@ -36,9 +36,8 @@ final class FollowerState {
     logEndOffset = fetchOffset;
     lastFetchLeaderLogEndOffset = leaderLogEndOffset;
     lastFetchTimeMs = nowMs;
-    if (followerBrokerEpoch >= 0) {
-      brokerEpoch = followerBrokerEpoch;
-    }
+    // Always the latest: a restarted follower fetches with -1 until it registers again.
+    brokerEpoch = followerBrokerEpoch;
   }
 
   /** The follower's log end offset as of its last fetch, or -1 before its first. */

@@ -285,8 +285,12 @@ public final class Partition {
       return;
     }
     long followerEnd = follower.logEndOffset();
+    // A follower without a broker epoch has not registered yet (it restarted and fetches before
+    // its registration): what the metadata says about its broker is about its previous life. With
+    // an epoch, the controller checks it against the registration (KIP-903).
     if (followerEnd < partitionLog.highWatermark()
         || followerEnd < leaderEpochStartOffset
+        || follower.brokerEpoch() < 0
         || !replication.isrEligible().test(replicaId)
         || state.isr().contains(replicaId)) {
       return;

@@ -157,6 +157,15 @@ class PartitionTest {
   }
 
   @Test
+  void aFollowerThatHasNotRegisteredIsNotAdded() throws Exception {
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
+    leader.updateFollowerFetchState(3, 0, 0, -1);
+    assertThat(sender.requests).isEmpty();
+    leader.updateFollowerFetchState(3, 0, 0, 300);
+    assertThat(sender.requests).hasSize(1);
+  }
+
+  @Test
   void aRefusedChangeIsRetriedAfterAPause() throws Exception {
     Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
     leader.updateFollowerFetchState(3, 0, 0, 300);
