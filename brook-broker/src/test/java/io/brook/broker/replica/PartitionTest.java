@@ -18,7 +18,6 @@ import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -264,29 +263,6 @@ class PartitionTest {
               newIsr,
               result));
       return result;
-    }
-  }
-
-  private static final class ManualTime implements Time {
-    private long nowMs = 1_000_000;
-
-    void advance(long ms) {
-      nowMs += ms;
-    }
-
-    @Override
-    public long milliseconds() {
-      return nowMs;
-    }
-
-    @Override
-    public long nanoseconds() {
-      return nowMs * 1_000_000;
-    }
-
-    @Override
-    public void sleep(long ms) {
-      nowMs += ms;
     }
   }
 }

@@ -25,12 +25,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.Supplier;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -210,34 +208,5 @@ class ReplicationMetricsTest {
 
   private static Object value(MBeanServer server, String typeAndName) throws Exception {
     return server.getAttribute(new ObjectName("kafka.server:type=" + typeAndName), "Value");
-  }
-
-  /** A clock that moves only when told. */
-  private static final class ManualTime implements Time {
-    private volatile long nowMs = 1_000_000;
-
-    void advance(long ms) {
-      nowMs += ms;
-    }
-
-    @Override
-    public long milliseconds() {
-      return nowMs;
-    }
-
-    @Override
-    public long nanoseconds() {
-      return nowMs * 1_000_000;
-    }
-
-    @Override
-    public void sleep(long ms) {
-      advance(ms);
-    }
-
-    @Override
-    public void waitObject(Object obj, Supplier<Boolean> condition, long deadlineMs) {
-      throw new UnsupportedOperationException();
-    }
   }
 }
