@@ -38,14 +38,14 @@ final class ReplicationSettings {
             atLeast(1),
             HIGH,
             "Default of min.insync.replicas: replicas that must hold an acks=all write.")
-        .accepts(
+        .uses(
             "unclean.leader.election.enable",
             BOOLEAN,
             false,
             ANY,
             HIGH,
             "Default of unclean.leader.election.enable.")
-        .accepts(
+        .uses(
             REPLICA_LAG_TIME_MAX_MS,
             LONG,
             30_000L,
@@ -53,28 +53,28 @@ final class ReplicationSettings {
             HIGH,
             "A follower that has not caught up to the leader's log end for this long leaves the"
                 + " ISR.")
-        .accepts(
+        .uses(
             REPLICA_SOCKET_TIMEOUT_MS,
             INT,
             30_000,
             ANY,
             HIGH,
             "Socket timeout of follower fetches; at least replica.fetch.wait.max.ms.")
-        .accepts(
+        .uses(
             "replica.socket.receive.buffer.bytes",
             INT,
             64 * 1024,
             ANY,
             HIGH,
             "SO_RCVBUF of follower fetch connections.")
-        .accepts(
+        .uses(
             "replica.fetch.max.bytes",
             INT,
             1024 * 1024,
             atLeast(0),
             MEDIUM,
             "Bytes a follower asks for per partition (the first batch is sent whole anyway).")
-        .accepts(
+        .uses(
             REPLICA_FETCH_WAIT_MAX_MS,
             INT,
             500,
@@ -82,28 +82,28 @@ final class ReplicationSettings {
             HIGH,
             "Longest a follower fetch waits on the leader for data; at most"
                 + " replica.lag.time.max.ms.")
-        .accepts(
+        .uses(
             "replica.fetch.min.bytes",
             INT,
             1,
             ANY,
             HIGH,
             "Bytes a follower fetch waits for before the leader answers.")
-        .accepts(
+        .uses(
             "replica.fetch.backoff.ms",
             INT,
             1_000,
             atLeast(0),
             MEDIUM,
             "Pause of a follower after a failed fetch.")
-        .accepts(
+        .uses(
             "replica.fetch.response.max.bytes",
             INT,
             10 * 1024 * 1024,
             atLeast(0),
             MEDIUM,
             "Bytes a follower asks for per fetch in total.")
-        .accepts(
+        .uses(
             "num.replica.fetchers",
             INT,
             1,
@@ -159,13 +159,14 @@ final class ReplicationSettings {
             atLeast(1),
             HIGH,
             "How often leader balance is checked.")
-        .accepts(
+        .uses(
             "replica.selector.class",
             STRING,
             null,
             ANY,
             MEDIUM,
-            "Class choosing the replica a consumer reads from; unset means the leader.")
+            "Class choosing the replica a consumer reads from; unset means the leader. Only"
+                + " org.apache.kafka.common.replica.RackAwareReplicaSelector is accepted (KIP-392).")
         .accepts(
             "controller.socket.timeout.ms",
             INT,
