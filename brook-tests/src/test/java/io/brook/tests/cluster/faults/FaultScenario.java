@@ -253,4 +253,20 @@ final class FaultScenario implements AutoCloseable {
     watcher.close();
     admin.close();
   }
+
+  /** "node 2 (leader of [0, 3], active controller)", for a fault's name. */
+  String nodeName(Node node) throws Exception {
+    List<Integer> led =
+        describe().partitions().stream()
+            .filter(p -> p.leader() != null && p.leader().id() == node.id())
+            .map(p -> p.partition())
+            .toList();
+    boolean controller = activeController() == node;
+    return "node "
+        + node.id()
+        + " (leader of "
+        + led
+        + (controller ? ", active controller" : "")
+        + ")";
+  }
 }

@@ -7,10 +7,8 @@ import io.brook.tests.cluster.ClusterHarness;
 import io.brook.tests.cluster.ClusterHarness.Node;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,9 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The nodes run in network namespaces where they can be made (root, iproute2), so that a link
  * can be cut; elsewhere on loopback, and the cut test is skipped with the reason printed.
  *
- * <p>{@code -Dbrook.faults.cycles=N} (optionally {@code -Dbrook.faults.seed=S}) adds a campaign of
- * N random fault cycles with the same checks; without it that test is skipped and the class takes
- * about 2-3 minutes.
+ * <p>{@link ReplicationFaultCampaign} runs many random fault cycles with the same checks (Maven
+ * profile {@code fault-campaign}); this class, in the default suite, takes about 2-3 minutes.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReplicationFaultsIT {
@@ -112,7 +109,7 @@ class ReplicationFaultsIT {
   }
 
   private static void killAndRestart(FaultScenario s, Node victim) throws Exception {
-    s.faultStarts("SIGKILL " + describe(s, victim) + ", restarted");
+    s.faultStarts("SIGKILL " + s.nodeName(victim) + ", restarted");
     victim.kill();
     s.awaitWritesResume(Duration.ofSeconds(60));
     victim.restart();
@@ -140,7 +137,7 @@ class ReplicationFaultsIT {
       // When a leader (not the active controller) is paused past the session timeout, then
       // resumed
       s.faultStarts(
-          "SIGSTOP " + describe(s, leader) + " for " + PAST_SESSION_TIMEOUT.toSeconds() + " s");
+          "SIGSTOP " + s.nodeName(leader) + " for " + PAST_SESSION_TIMEOUT.toSeconds() + " s");
       leader.pause();
       try {
         FaultScenario.sleep(PAST_SESSION_TIMEOUT);
@@ -176,7 +173,7 @@ class ReplicationFaultsIT {
       // the clients) past the session timeout, then the link heals
       s.faultStarts(
           "cut "
-              + describe(s, victim)
+              + s.nodeName(victim)
               + " from active controller "
               + controller.id()
               + " for "
@@ -207,7 +204,7 @@ class ReplicationFaultsIT {
       // When each node in turn is stopped (SIGTERM) and started again, the next one only once
       // it is back and every ISR is full
       for (Node node : cluster.nodes()) {
-        s.faultStarts("SIGTERM and restart of " + describe(s, node));
+        s.faultStarts("SIGTERM and restart of " + s.nodeName(node));
         node.stop();
         node.restart();
         s.awaitHealthy(Duration.ofSeconds(90));
@@ -227,102 +224,6 @@ class ReplicationFaultsIT {
     }
   }
 
-  /** The kinds of fault the campaign picks from. */
-  private enum Kind {
-    KILL,
-    PAUSE,
-    STOP,
-    CUT_FROM_CONTROLLER,
-    ISOLATE
-  }
-
-  @Test
-  @Order(6)
-  // Beyond the suite's 5-minute default: a cycle takes 10-30 s. Every wait in a cycle is bounded
-  // (a restart 90 s, the recovery 2 minutes), so a hang still fails.
-  @Timeout(value = 12, unit = TimeUnit.HOURS)
-  void randomFaultCampaign() throws Exception {
-    int cycles = Integer.getInteger("brook.faults.cycles", 0);
-    assumeTrue(cycles > 0, "campaign off; run it with -Dbrook.faults.cycles=N");
-    long seed = Long.getLong("brook.faults.seed", System.nanoTime());
-    System.out.printf(
-        "Fault campaign: %d cycles, seed %d (repeat with -Dbrook.faults.seed=%d)%n",
-        cycles, seed, seed);
-    Random random = new Random(seed);
-    List<Kind> kinds =
-        noNetworkFaults.isEmpty()
-            ? List.of(Kind.values())
-            : List.of(Kind.KILL, Kind.PAUSE, Kind.STOP);
-    long started = System.nanoTime();
-    try (FaultScenario s = FaultScenario.start(cluster, "campaign")) {
-      for (int cycle = 1; cycle <= cycles; cycle++) {
-        Node controller = s.activeController();
-        Node target =
-            switch (random.nextInt(3)) {
-              case 0 -> s.leaderOf(random.nextInt(FaultScenario.PARTITIONS));
-              case 1 -> controller;
-              default -> cluster.nodes().get(random.nextInt(cluster.nodes().size()));
-            };
-        Kind kind = kinds.get(random.nextInt(kinds.size()));
-        if (kind == Kind.CUT_FROM_CONTROLLER && target == controller) {
-          kind = Kind.ISOLATE;
-        }
-        Duration hold = Duration.ofMillis(500 + random.nextInt(14_500));
-        s.faultStarts(
-            String.format("#%d %s %s, %d ms", cycle, kind, describe(s, target), hold.toMillis()));
-        inject(kind, target, controller, hold);
-        s.awaitHealthy(Duration.ofMinutes(2));
-        s.awaitWritable(Duration.ofSeconds(60));
-        s.faultEnds();
-        FaultScenario.sleep(Duration.ofMillis(500 + random.nextInt(2_000)));
-      }
-      s.finish();
-    }
-    System.out.printf(
-        "Fault campaign of %d cycles (seed %d) passed in %d s%n",
-        cycles, seed, (System.nanoTime() - started) / 1_000_000_000);
-  }
-
-  private static void inject(Kind kind, Node target, Node controller, Duration hold)
-      throws Exception {
-    switch (kind) {
-      case KILL -> {
-        target.kill();
-        FaultScenario.sleep(hold);
-        target.restart();
-      }
-      case STOP -> {
-        target.stop();
-        FaultScenario.sleep(hold);
-        target.restart();
-      }
-      case PAUSE -> {
-        target.pause();
-        try {
-          FaultScenario.sleep(hold);
-        } finally {
-          target.resume();
-        }
-      }
-      case CUT_FROM_CONTROLLER -> {
-        cluster.cut(target, controller);
-        try {
-          FaultScenario.sleep(hold);
-        } finally {
-          cluster.heal(target, controller);
-        }
-      }
-      case ISOLATE -> {
-        cluster.isolate(target);
-        try {
-          FaultScenario.sleep(hold);
-        } finally {
-          cluster.rejoin(target);
-        }
-      }
-    }
-  }
-
   /**
    * The leader of partition 0 if it is not the active controller, else the leader of the first
    * partition whose leader is not: a broker failure without a controller failover.
@@ -336,21 +237,5 @@ class ReplicationFaultsIT {
       }
     }
     throw new AssertionError("the active controller " + controller.id() + " leads everything");
-  }
-
-  /** "node 2 (leader of 0, 3; active controller)", for the fault's name. */
-  private static String describe(FaultScenario s, Node node) throws Exception {
-    List<Integer> led =
-        s.describe().partitions().stream()
-            .filter(p -> p.leader() != null && p.leader().id() == node.id())
-            .map(p -> p.partition())
-            .toList();
-    boolean controller = s.activeController() == node;
-    return "node "
-        + node.id()
-        + " (leader of "
-        + led
-        + (controller ? ", active controller" : "")
-        + ")";
   }
 }
