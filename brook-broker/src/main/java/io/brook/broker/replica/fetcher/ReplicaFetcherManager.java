@@ -64,7 +64,13 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
       removeFrom(current, tp);
     }
     ReplicaFetcherThread fetcher = fetchers.computeIfAbsent(key, this::startFetcher);
-    fetcher.add(partition);
+    // A partition whose leader changed (a failover, a leader handing over: acks=all writes wait
+    // for this follower) cuts short the fetch in flight. A new partition (leader epoch 0, as
+    // while topics are created) joins the next round, or creating thousands of partitions would
+    // restart the fetch thousands of times.
+    boolean leaderChanged =
+        current == null ? partition.state().leaderEpoch() > 0 : !current.equals(key);
+    fetcher.add(partition, leaderChanged);
     assignments.put(tp, key);
   }
 

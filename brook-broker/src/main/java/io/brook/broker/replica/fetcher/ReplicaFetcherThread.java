@@ -85,9 +85,15 @@ final class ReplicaFetcherThread extends Thread {
     this.channel = new LeaderChannel(name, config, time);
   }
 
-  void add(Partition partition) {
+  /**
+   * @param urgent cut short the fetch in flight (which the leader may hold open for up to {@code
+   *     replica.fetch.wait.max.ms}) so the partition is fetched at once
+   */
+  void add(Partition partition, boolean urgent) {
     partitions.put(partition.topicPartition(), new FetchState(partition));
-    channel.abandonInFlight();
+    if (urgent) {
+      channel.abandonInFlight();
+    }
     synchronized (this) {
       notifyAll();
     }
@@ -262,13 +268,12 @@ final class ReplicaFetcherThread extends Thread {
         case OFFSET_OUT_OF_RANGE ->
             FollowerTruncation.onOutOfRange(
                 partition, sent.fetchOffset, data.logStartOffset(), data.highWatermark());
-        // The leader's metadata is behind this follower's (it does not lead yet in this epoch, or
-        // does not know the partition yet): it catches up within milliseconds, so retry soon
-        // rather than after a full back-off, which would hold acks=all writes after a failover.
-        case UNKNOWN_LEADER_EPOCH,
-            NOT_LEADER_OR_FOLLOWER,
-            UNKNOWN_TOPIC_OR_PARTITION,
-            UNKNOWN_TOPIC_ID -> {
+        // The leader's metadata is behind this follower's (it does not lead yet in this epoch): it
+        // catches up within milliseconds, so retry soon rather than after a full back-off, which
+        // would hold acks=all writes after a failover. (A partition the leader does not know yet,
+        // as while a topic is created, waits the full back-off: every erroring partition makes
+        // the leader answer at once, and thousands of them would spin the fetch loop.)
+        case UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER -> {
           log.debug(
               "Leader not ready topicPartition={} leaderId={} error={}",
               partition.topicPartition(),
