@@ -5,11 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.brook.tests.cluster.ClusterHarness;
 import io.brook.tests.cluster.ClusterHarness.Node;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -77,6 +79,23 @@ final class FaultScenario implements AutoCloseable {
    * Creates the topic, waits until every replica is in sync, starts the producers and the watcher
    * and waits until every partition has taken a write.
    */
+  /**
+   * Three nodes in network namespaces where they can be made (root, iproute2), so links can be cut;
+   * else on loopback, with the reason printed.
+   */
+  static ClusterHarness startCluster(Path dir, String testName) throws Exception {
+    Optional<String> noNetworkFaults = ClusterHarness.networkFaultsUnavailableReason();
+    System.out.println(
+        testName
+            + ": "
+            + noNetworkFaults
+                .map(r -> "nodes on loopback, no link cuts: " + r)
+                .orElse("nodes in network namespaces"));
+    return noNetworkFaults.isEmpty()
+        ? ClusterHarness.startInNamespaces(dir, 3, Map.of())
+        : ClusterHarness.start(dir, 3, Map.of());
+  }
+
   static FaultScenario start(ClusterHarness cluster, String topic) {
     FaultScenario scenario = new FaultScenario(cluster, topic);
     scenario.workload.start();

@@ -5,7 +5,6 @@ import io.brook.tests.cluster.ClusterHarness.Node;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -43,15 +42,7 @@ class ReplicationFaultCampaign {
   @BeforeAll
   static void start() throws Exception {
     noNetworkFaults = ClusterHarness.networkFaultsUnavailableReason();
-    System.out.println(
-        "ReplicationFaultCampaign: "
-            + noNetworkFaults
-                .map(r -> "nodes on loopback, no link cuts: " + r)
-                .orElse("nodes in network namespaces"));
-    cluster =
-        noNetworkFaults.isEmpty()
-            ? ClusterHarness.startInNamespaces(dir, 3, Map.of())
-            : ClusterHarness.start(dir, 3, Map.of());
+    cluster = FaultScenario.startCluster(dir, "ReplicationFaultCampaign");
   }
 
   @AfterAll

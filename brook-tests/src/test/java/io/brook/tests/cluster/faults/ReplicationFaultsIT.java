@@ -61,15 +61,7 @@ class ReplicationFaultsIT {
   @BeforeAll
   static void start() throws Exception {
     noNetworkFaults = ClusterHarness.networkFaultsUnavailableReason();
-    System.out.println(
-        "ReplicationFaultsIT: "
-            + noNetworkFaults
-                .map(r -> "nodes on loopback, link cuts SKIPPED: " + r)
-                .orElse("nodes in network namespaces"));
-    cluster =
-        noNetworkFaults.isEmpty()
-            ? ClusterHarness.startInNamespaces(dir, 3, Map.of())
-            : ClusterHarness.start(dir, 3, Map.of());
+    cluster = FaultScenario.startCluster(dir, "ReplicationFaultsIT");
   }
 
   @AfterAll
