@@ -216,6 +216,19 @@ public final class Partition {
    * @throws StorageException for invalid batches or a failed disk
    */
   public LogAppendInfo appendAsLeader(MemoryRecords records, short acks) {
+    return appendAsLeader(records, acks, false);
+  }
+
+  /**
+   * Like {@link #appendAsLeader(MemoryRecords, short)} for a coordinator: the batches may be
+   * control batches (transaction markers) and are written as acks=all, so the min-ISR check
+   * applies.
+   */
+  public LogAppendInfo appendAsCoordinator(MemoryRecords records) {
+    return appendAsLeader(records, (short) -1, true);
+  }
+
+  private LogAppendInfo appendAsLeader(MemoryRecords records, short acks, boolean coordinator) {
     PartitionState current = state;
     ensureLeader();
     int minIsr = partitionLog.config().minInSyncReplicas();
@@ -228,7 +241,10 @@ public final class Partition {
               + " replicas, fewer than min.insync.replicas="
               + minIsr);
     }
-    LogAppendInfo info = partitionLog.appendAsLeader(records, current.leaderEpoch());
+    LogAppendInfo info =
+        coordinator
+            ? partitionLog.appendAsCoordinator(records, current.leaderEpoch())
+            : partitionLog.appendAsLeader(records, current.leaderEpoch());
     maybeIncrementHighWatermark();
     return info;
   }
