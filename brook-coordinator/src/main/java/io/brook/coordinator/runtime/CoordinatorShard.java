@@ -1,5 +1,7 @@
 package io.brook.coordinator.runtime;
 
+import org.apache.kafka.common.requests.TransactionResult;
+
 /**
  * The in-memory state a coordinator keeps for one partition of its topic. Every method runs on the
  * shard's own thread, so a shard needs no locks.
@@ -17,6 +19,26 @@ public interface CoordinatorShard {
    *     is logged and skipped
    */
   void replay(CoordinatorRecord record, long offset);
+
+  /**
+   * Applies one record written by a producer: transactional records take effect only once their
+   * transaction's marker is replayed (see {@link #replayEndTransactionMarker}). The default treats
+   * every record as non-transactional, right for coordinators whose topic never holds transactional
+   * writes.
+   *
+   * @param producerId the producer of the record's batch if the batch is transactional, else {@link
+   *     org.apache.kafka.common.record.internal.RecordBatch#NO_PRODUCER_ID}
+   */
+  default void replay(CoordinatorRecord record, long offset, long producerId, short producerEpoch) {
+    replay(record, offset);
+  }
+
+  /**
+   * Applies a transaction marker (a COMMIT or ABORT control record) of {@code producerId}, in log
+   * order with the records. A marker without pending records is a no-op.
+   */
+  default void replayEndTransactionMarker(
+      long producerId, short producerEpoch, TransactionResult result) {}
 
   /** Every record in the log has been replayed; the shard now serves requests. */
   default void onLoaded() {}

@@ -4,6 +4,7 @@ import io.brook.metadata.image.MetadataImage;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import org.apache.kafka.common.requests.TransactionResult;
 
 /** What a shard may use, all of it bound to the shard's partition and thread. */
 public interface ShardContext {
@@ -33,4 +34,31 @@ public interface ShardContext {
    *     refused, in which case nothing was replayed
    */
   CompletableFuture<Void> write(List<CoordinatorRecord> records);
+
+  /**
+   * Like {@link #write}, as one transactional batch of {@code producerId} at {@code producerEpoch}:
+   * the records are replayed as the producer's pending writes, which a later {@link #writeMarker}
+   * commits or aborts. The partition's producer state checks the epoch, so a fenced producer's
+   * write is refused.
+   *
+   * @return as {@link #write}; fails at once with INVALID_PRODUCER_EPOCH when the producer has been
+   *     fenced by a newer epoch, in which case nothing was replayed
+   */
+  default CompletableFuture<Void> writeTransactional(
+      List<CoordinatorRecord> records, long producerId, short producerEpoch) {
+    return CompletableFuture.failedFuture(
+        new UnsupportedOperationException("this shard context does not write transactions"));
+  }
+
+  /**
+   * Appends a transaction marker (a control batch) for {@code producerId} to the shard's partition
+   * and replays it into the shard before returning. Must be called on the shard's thread.
+   *
+   * @return as {@link #write}
+   */
+  default CompletableFuture<Void> writeMarker(
+      long producerId, short producerEpoch, int coordinatorEpoch, TransactionResult result) {
+    return CompletableFuture.failedFuture(
+        new UnsupportedOperationException("this shard context does not write transactions"));
+  }
 }

@@ -14,13 +14,16 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.CoordinatorLoadInProgressException;
 import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.errors.NotCoordinatorException;
+import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 
 /**
@@ -167,6 +170,75 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
     if (records.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
+    return append(
+        partition -> CoordinatorBatches.toBatch(records, time.milliseconds()),
+        false,
+        firstOffset -> {
+          long offset = firstOffset;
+          for (CoordinatorRecord record : records) {
+            shard.replay(record, offset++);
+          }
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> writeTransactional(
+      List<CoordinatorRecord> records, long producerId, short producerEpoch) {
+    if (records.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return append(
+        partition ->
+            CoordinatorBatches.toTransactionalBatch(
+                records,
+                time.milliseconds(),
+                producerId,
+                producerEpoch,
+                nextSequence(partition, producerId, producerEpoch)),
+        true,
+        firstOffset -> {
+          long offset = firstOffset;
+          for (CoordinatorRecord record : records) {
+            shard.replay(record, offset++, producerId, producerEpoch);
+          }
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> writeMarker(
+      long producerId, short producerEpoch, int coordinatorEpoch, TransactionResult result) {
+    return append(
+        partition ->
+            CoordinatorBatches.toMarker(
+                time.milliseconds(), producerId, producerEpoch, coordinatorEpoch, result),
+        true,
+        firstOffset -> shard.replayEndTransactionMarker(producerId, producerEpoch, result));
+  }
+
+  /**
+   * The sequence the log expects next from {@code producerId} in this partition. Kafka does not
+   * check sequences of coordinator appends; Brook's producer state checks them as for a client (and
+   * takes a repeated sequence for a retry), so each transactional write continues the producer's
+   * sequence: the shard is the partition's only writer, so nothing interleaves.
+   */
+  private static int nextSequence(Partition partition, long producerId, short producerEpoch) {
+    return partition
+        .log()
+        .producerState()
+        .lastEntry(producerId)
+        .filter(entry -> entry.producerEpoch() == producerEpoch)
+        .map(entry -> entry.lastSequence() == Integer.MAX_VALUE ? 0 : entry.lastSequence() + 1)
+        .orElse(0);
+  }
+
+  /**
+   * Appends one batch as leader, replays it from its first offset and waits for it to commit.
+   *
+   * @param asCoordinator whether to append with the coordinator's rights (transactional batches and
+   *     control batches) rather than as an ordinary acks=all write
+   */
+  private CompletableFuture<Void> append(
+      Function<Partition, MemoryRecords> batch, boolean asCoordinator, LongConsumer replay) {
     Partition partition;
     LogAppendInfo info;
     try {
@@ -174,8 +246,11 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
         throw new NotCoordinatorException("this broker no longer leads " + topicPartition);
       }
       partition = partitionOrThrow();
-      MemoryRecords batch = CoordinatorBatches.toBatch(records, time.milliseconds());
-      info = partition.appendAsLeader(batch, (short) -1);
+      MemoryRecords records = batch.apply(partition);
+      info =
+          asCoordinator
+              ? partition.appendAsCoordinator(records)
+              : partition.appendAsLeader(records, (short) -1);
     } catch (StorageException e) {
       return CompletableFuture.failedFuture(
           coordinatorError(e.error().kafkaError(), e.getMessage()));
@@ -183,10 +258,14 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
       return CompletableFuture.failedFuture(
           coordinatorError(Errors.forException(e), e.getMessage()));
     }
-    long offset = info.firstOffset();
-    for (CoordinatorRecord record : records) {
-      shard.replay(record, offset++);
+    if (info.duplicate()) {
+      // The log took the batch for a retry of an earlier one and wrote nothing: replaying it
+      // would put state in memory that the log does not have.
+      return CompletableFuture.failedFuture(
+          new UnknownServerException(
+              "the log took a coordinator write to " + topicPartition + " for a duplicate"));
     }
+    replay.accept(info.firstOffset());
     CompletableFuture<Void> committed = new CompletableFuture<>();
     replicaManager
         .delayedOperations()

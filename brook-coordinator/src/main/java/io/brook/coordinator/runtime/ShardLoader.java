@@ -3,14 +3,20 @@ package io.brook.coordinator.runtime;
 import io.brook.storage.log.LogReadResult;
 import io.brook.storage.log.PartitionLog;
 import java.nio.ByteBuffer;
+import java.util.Iterator;
+import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.requests.TransactionResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rebuilds a shard by replaying its partition from the log start to the log end.
+ * Rebuilds a shard by replaying its partition from the log start to the log end: records of
+ * transactional batches with their producer, and transaction markers as the end of that producer's
+ * transaction, in log order.
  *
  * <p>To the log end, not the high watermark: a broker that just became leader learned its high
  * watermark from its last fetch as a follower, one round behind the old leader's, so records the
@@ -40,9 +46,15 @@ final class ShardLoader {
         if (batch.lastOffset() >= end) {
           break;
         }
-        if (!batch.isControlBatch()) {
+        if (batch.isControlBatch()) {
+          replayMarker(shard, batch, partitionLog);
+        } else {
+          // Only a transactional batch's records wait for a marker; any other batch applies now.
+          long producerId =
+              batch.isTransactional() ? batch.producerId() : RecordBatch.NO_PRODUCER_ID;
           for (Record record : batch) {
-            replayed += replay(shard, record, partitionLog) ? 1 : 0;
+            replayed +=
+                replay(shard, record, producerId, batch.producerEpoch(), partitionLog) ? 1 : 0;
           }
         }
         next = batch.nextOffset();
@@ -55,10 +67,50 @@ final class ShardLoader {
     return replayed;
   }
 
-  private static boolean replay(CoordinatorShard shard, Record record, PartitionLog partitionLog) {
+  /**
+   * Replays a COMMIT or ABORT marker in log order, so the shard completes the producer's pending
+   * records exactly as it did when the marker was written. Other control records are skipped.
+   */
+  private static void replayMarker(
+      CoordinatorShard shard, RecordBatch batch, PartitionLog partitionLog) {
+    Iterator<Record> records = batch.iterator();
+    if (!records.hasNext()) {
+      return;
+    }
+    Record record = records.next();
+    ControlRecordType type;
+    try {
+      type = ControlRecordType.parse(record.key());
+    } catch (RuntimeException e) {
+      log.warn(
+          "Skipping an unreadable control record topicPartition={} offset={}",
+          partitionLog.topicPartition(),
+          record.offset(),
+          e);
+      return;
+    }
+    if (type == ControlRecordType.COMMIT || type == ControlRecordType.ABORT) {
+      shard.replayEndTransactionMarker(
+          batch.producerId(),
+          batch.producerEpoch(),
+          type == ControlRecordType.COMMIT ? TransactionResult.COMMIT : TransactionResult.ABORT);
+    }
+  }
+
+  private static boolean replay(
+      CoordinatorShard shard,
+      Record record,
+      long producerId,
+      short producerEpoch,
+      PartitionLog partitionLog) {
     try {
       ByteBuffer value = record.hasValue() ? record.value() : null;
-      shard.replay(CoordinatorRecord.fromKafkaRecord(record.key(), value), record.offset());
+      CoordinatorRecord coordinatorRecord = CoordinatorRecord.fromKafkaRecord(record.key(), value);
+      if (producerId == RecordBatch.NO_PRODUCER_ID) {
+        shard.replay(coordinatorRecord, record.offset());
+      } else {
+        shard.replay(coordinatorRecord, record.offset(), producerId, producerEpoch);
+      }
       return true;
     } catch (RuntimeException e) {
       log.warn(

@@ -8,10 +8,15 @@ import io.brook.storage.log.PartitionLog;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,6 +56,58 @@ class ShardLoaderTest {
       // Then every record in its log is replayed, above the high watermark too
       assertThat(replayed).isEqualTo(3);
       assertThat(shard.values).containsEntry("a", "2").containsEntry("b", "1");
+    }
+  }
+
+  /** Records what loading calls, in order. */
+  private static final class RecordingShard implements CoordinatorShard {
+    final List<String> calls = new ArrayList<>();
+
+    @Override
+    public void replay(CoordinatorRecord record, long offset) {
+      calls.add("plain@" + offset);
+    }
+
+    @Override
+    public void replay(
+        CoordinatorRecord record, long offset, long producerId, short producerEpoch) {
+      calls.add("txn@" + offset + ":" + producerId + "/" + producerEpoch);
+    }
+
+    @Override
+    public void replayEndTransactionMarker(
+        long producerId, short producerEpoch, TransactionResult result) {
+      calls.add(result + ":" + producerId + "/" + producerEpoch);
+    }
+  }
+
+  @Test
+  void transactionalRecordsCarryTheirProducerAndMarkersEndTheirTransactionInLogOrder()
+      throws Exception {
+    // Given a plain record, a transactional batch of producer 5, its COMMIT, and another plain one
+    TopicPartition tp = new TopicPartition("__consumer_offsets", 0);
+    try (PartitionLog log =
+        PartitionLog.open(
+            dir.resolve("t"), LogConfig.defaults(), LogOpenOptions.defaults(tp, Time.SYSTEM))) {
+      log.appendAsLeader(MemoryRecords.withRecords(Compression.NONE, record("a", "1")), 0);
+      log.appendAsCoordinator(
+          MemoryRecords.withTransactionalRecords(
+              Compression.NONE, 5L, (short) 2, 0, record("b", "1"), record("c", "1")),
+          0);
+      log.appendAsCoordinator(
+          MemoryRecords.withEndTransactionMarker(
+              5L, (short) 2, new EndTransactionMarker(ControlRecordType.COMMIT, 0)),
+          0);
+      log.appendAsLeader(MemoryRecords.withRecords(Compression.NONE, record("d", "1")), 0);
+
+      // When a shard loads it
+      RecordingShard shard = new RecordingShard();
+      long replayed = ShardLoader.load(log, shard, 1024);
+
+      // Then records come with their producer, the marker as the end of its transaction
+      assertThat(replayed).isEqualTo(4);
+      assertThat(shard.calls)
+          .containsExactly("plain@0", "txn@1:5/2", "txn@2:5/2", "COMMIT:5/2", "plain@4");
     }
   }
 }

@@ -13,6 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.requests.TransactionResult;
 
 /**
  * A single-threaded {@link ShardContext} for unit tests: a manual clock, timers that fire when the
@@ -23,7 +26,8 @@ import java.util.concurrent.Executor;
 public final class FakeShardContext implements ShardContext, ShardTimer {
   private final int partition;
   private final Map<String, Scheduled> timers = new HashMap<>();
-  private final List<CoordinatorRecord> log = new ArrayList<>();
+  private final List<LogEntry> log = new ArrayList<>();
+  private final Map<Long, Short> producerEpochs = new HashMap<>();
   private final List<CompletableFuture<Void>> pendingCommits = new ArrayList<>();
   private CoordinatorShard shard;
   private MetadataImage image = MetadataImage.EMPTY;
@@ -33,6 +37,10 @@ public final class FakeShardContext implements ShardContext, ShardTimer {
   private RuntimeException failWrites;
 
   private record Scheduled(long deadlineMs, long sequence, Runnable task) {}
+
+  /** A record (of a producer's transaction, or not) or a transaction marker. */
+  private record LogEntry(
+      CoordinatorRecord record, long producerId, short producerEpoch, TransactionResult marker) {}
 
   public FakeShardContext(int partition, long startMs) {
     this.partition = partition;
@@ -64,18 +72,34 @@ public final class FakeShardContext implements ShardContext, ShardTimer {
     this.failWrites = error;
   }
 
-  /** Every record written so far, in order. */
+  /** Every record written so far, in order, transactional ones included; markers left out. */
   public List<CoordinatorRecord> records() {
-    return List.copyOf(log);
+    List<CoordinatorRecord> records = new ArrayList<>();
+    for (LogEntry entry : log) {
+      if (entry.record() != null) {
+        records.add(entry.record());
+      }
+    }
+    return records;
   }
 
   /** Replays everything written so far into {@code fresh}, as loading would. */
   public void replayInto(CoordinatorShard fresh) {
     long offset = 0;
-    for (CoordinatorRecord record : log) {
-      fresh.replay(duplicate(record), offset++);
+    for (LogEntry entry : log) {
+      replay(fresh, entry, offset++);
     }
     fresh.onLoaded();
+  }
+
+  private static void replay(CoordinatorShard target, LogEntry entry, long offset) {
+    if (entry.marker() != null) {
+      target.replayEndTransactionMarker(entry.producerId(), entry.producerEpoch(), entry.marker());
+    } else if (entry.producerId() == RecordBatch.NO_PRODUCER_ID) {
+      target.replay(duplicate(entry.record()), offset);
+    } else {
+      target.replay(duplicate(entry.record()), offset, entry.producerId(), entry.producerEpoch());
+    }
   }
 
   private static CoordinatorRecord duplicate(CoordinatorRecord record) {
@@ -136,12 +160,62 @@ public final class FakeShardContext implements ShardContext, ShardTimer {
     if (failWrites != null) {
       return CompletableFuture.failedFuture(failWrites);
     }
+    List<LogEntry> entries = new ArrayList<>();
     for (CoordinatorRecord record : records) {
-      log.add(duplicate(record));
-      shard.replay(duplicate(record), log.size() - 1L);
+      entries.add(
+          new LogEntry(
+              duplicate(record), RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, null));
+    }
+    return append(entries);
+  }
+
+  /** Like the log's producer state: an epoch older than the producer's last one is fenced. */
+  @Override
+  public CompletableFuture<Void> writeTransactional(
+      List<CoordinatorRecord> records, long producerId, short producerEpoch) {
+    if (records.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    if (failWrites == null && fenced(producerId, producerEpoch)) {
+      return CompletableFuture.failedFuture(
+          new InvalidProducerEpochException("producer " + producerId + " was fenced"));
+    }
+    List<LogEntry> entries = new ArrayList<>();
+    for (CoordinatorRecord record : records) {
+      entries.add(new LogEntry(duplicate(record), producerId, producerEpoch, null));
+    }
+    return append(entries);
+  }
+
+  @Override
+  public CompletableFuture<Void> writeMarker(
+      long producerId, short producerEpoch, int coordinatorEpoch, TransactionResult result) {
+    if (failWrites == null && fenced(producerId, producerEpoch)) {
+      return CompletableFuture.failedFuture(
+          new InvalidProducerEpochException("producer " + producerId + " was fenced"));
+    }
+    return append(List.of(new LogEntry(null, producerId, producerEpoch, result)));
+  }
+
+  private boolean fenced(long producerId, short producerEpoch) {
+    Short known = producerEpochs.get(producerId);
+    if (known != null && producerEpoch < known) {
+      return true;
+    }
+    producerEpochs.put(producerId, producerEpoch);
+    return false;
+  }
+
+  private CompletableFuture<Void> append(List<LogEntry> entries) {
+    if (failWrites != null) {
+      return CompletableFuture.failedFuture(failWrites);
+    }
+    for (LogEntry entry : entries) {
+      log.add(entry);
+      replay(shard, entry, log.size() - 1L);
     }
     CompletableFuture<Void> committed = new CompletableFuture<>();
-    if (holdCommits && !records.isEmpty()) {
+    if (holdCommits && !entries.isEmpty()) {
       pendingCommits.add(committed);
     } else {
       committed.complete(null);
