@@ -41,6 +41,21 @@ public interface Group {
       String memberId, String groupInstanceId, int generationIdOrMemberEpoch, short apiVersion);
 
   /**
+   * Checks that a transactional offset commit (TxnOffsetCommit) comes from a current member, as
+   * Kafka does: the member fields exist from TxnOffsetCommit v3 on and are checked only when given,
+   * and a rebalance in progress does not refuse the commit. The default applies the plain commit
+   * rules; both group protocols override it.
+   *
+   * @param generationIdOrMemberEpoch the classic generation, the KIP-848 member epoch, or -1
+   * @throws org.apache.kafka.common.errors.ApiException UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION,
+   *     FENCED_INSTANCE_ID, STALE_MEMBER_EPOCH, COORDINATOR_NOT_AVAILABLE
+   */
+  default void validateTransactionalOffsetCommit(
+      String memberId, String groupInstanceId, int generationIdOrMemberEpoch) {
+    validateOffsetCommit(memberId, groupInstanceId, generationIdOrMemberEpoch, Short.MAX_VALUE);
+  }
+
+  /**
    * Checks an offset fetch that names a member (OffsetFetch v9+, consumer groups).
    *
    * @throws org.apache.kafka.common.errors.ApiException UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH

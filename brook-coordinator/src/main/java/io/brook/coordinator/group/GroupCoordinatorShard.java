@@ -6,11 +6,14 @@ import io.brook.coordinator.group.offsets.OffsetExpiry;
 import io.brook.coordinator.group.offsets.OffsetRecords;
 import io.brook.coordinator.group.offsets.OffsetService;
 import io.brook.coordinator.group.offsets.OffsetStore;
+import io.brook.coordinator.group.offsets.TransactionalOffsetCommits;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.CoordinatorShard;
 import io.brook.coordinator.runtime.ShardContext;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.requests.TransactionResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +29,7 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
   private final Groups groups = new Groups();
   private final OffsetStore offsets = new OffsetStore();
   private final OffsetService offsetService;
+  private final TransactionalOffsetCommits transactionalOffsets;
   private final OffsetExpiry offsetExpiry;
   private final GroupListings listings;
   private final List<GroupTypeManager> managers = new ArrayList<>();
@@ -36,6 +40,7 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
     this.context = context;
     this.config = config;
     this.offsetService = new OffsetService(context, config, groups, offsets);
+    this.transactionalOffsets = new TransactionalOffsetCommits(context, config, groups);
     this.offsetExpiry = new OffsetExpiry(context, config, groups, offsets);
     this.listings = new GroupListings(context, groups, offsets);
     this.consumer = new ConsumerGroupManager(context, config, groups);
@@ -65,6 +70,11 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
     return offsetService;
   }
 
+  /** TxnOffsetCommit: offsets pending until their transaction's marker. */
+  public TransactionalOffsetCommits transactionalOffsets() {
+    return transactionalOffsets;
+  }
+
   /** KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescribe. */
   public ConsumerGroupManager consumer() {
     return consumer;
@@ -82,8 +92,17 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
 
   @Override
   public void replay(CoordinatorRecord record, long offset) {
+    replay(record, offset, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+  }
+
+  /**
+   * Offset records of a transaction stay pending until its marker; only offsets are ever written
+   * transactionally (TxnOffsetCommit), so group records apply at once whatever their batch.
+   */
+  @Override
+  public void replay(CoordinatorRecord record, long offset, long producerId, short producerEpoch) {
     if (OffsetRecords.handles(record.type())) {
-      offsets.replay(record);
+      offsets.replay(record, offset, producerId);
       return;
     }
     for (GroupTypeManager manager : managers) {
@@ -96,6 +115,12 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
         context.partition(),
         record.type(),
         offset);
+  }
+
+  @Override
+  public void replayEndTransactionMarker(
+      long producerId, short producerEpoch, TransactionResult result) {
+    offsets.replayEndTransactionMarker(producerId, result);
   }
 
   @Override

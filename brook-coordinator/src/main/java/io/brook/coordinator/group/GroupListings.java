@@ -42,7 +42,9 @@ public final class GroupListings {
       listed.add(
           new ListedGroup(group.groupId(), group.protocolType(), group.stateName(), group.type()));
     }
-    for (String groupId : offsets.groupIds()) {
+    Set<String> simple = new java.util.TreeSet<>(offsets.groupIds());
+    simple.addAll(offsets.pending().groupIds());
+    for (String groupId : simple) {
       if (groups.get(groupId).isEmpty()) {
         listed.add(new ListedGroup(groupId, "", EMPTY_STATE, GroupType.CLASSIC));
       }
@@ -69,7 +71,7 @@ public final class GroupListings {
    */
   public CompletableFuture<Errors> delete(String groupId) {
     Optional<Group> group = groups.get(groupId);
-    if (group.isEmpty() && !offsets.hasOffsets(groupId)) {
+    if (group.isEmpty() && !offsets.hasOffsetsOrPending(groupId)) {
       return CompletableFuture.completedFuture(Errors.GROUP_ID_NOT_FOUND);
     }
     List<CoordinatorRecord> records = new ArrayList<>(offsets.deleteAll(groupId));

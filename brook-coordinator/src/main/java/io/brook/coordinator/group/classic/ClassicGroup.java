@@ -496,6 +496,30 @@ public final class ClassicGroup implements Group {
     }
   }
 
+  /**
+   * Like {@link #validateOffsetCommit} but for TxnOffsetCommit: without member fields (versions
+   * before 3, or a producer outside the group) any non-dead group accepts the commit, and
+   * COMPLETING_REBALANCE does not refuse it, since the transaction may not wait for a rebalance.
+   */
+  @Override
+  public void validateTransactionalOffsetCommit(
+      String memberId, String groupInstanceId, int generationId) {
+    String member = memberId == null ? "" : memberId;
+    if (state == ClassicGroupState.DEAD) {
+      throw new CoordinatorNotAvailableException("group " + groupId + " is being removed");
+    }
+    if (generationId < 0 && state == ClassicGroupState.EMPTY) {
+      return;
+    }
+    if (generationId >= 0 || !member.isEmpty() || groupInstanceId != null) {
+      validateMember(member, groupInstanceId);
+      if (generationId != this.generationId) {
+        throw new IllegalGenerationException(
+            "generation " + generationId + " is not the group's " + this.generationId);
+      }
+    }
+  }
+
   /** Kafka's member check: a static member must use its current member id. */
   void validateMember(String memberId, String groupInstanceId) {
     if (groupInstanceId != null) {

@@ -105,7 +105,7 @@ public final class ClassicGroupManager implements GroupTypeManager {
   public DescribedGroup describe(String groupId) {
     Optional<Group> any = groups.get(groupId);
     if (any.isEmpty()) {
-      return offsets.hasOffsets(groupId)
+      return offsets.hasOffsetsOrPending(groupId)
           ? new DescribedGroup(groupId, true, "Empty", "", "", List.of())
           : new DescribedGroup(groupId, false, "Dead", "", "", List.of());
     }

@@ -161,6 +161,24 @@ public final class ConsumerGroup implements Group {
     requireEpoch(member, memberEpoch);
   }
 
+  /**
+   * Kafka's rules for TxnOffsetCommit to a consumer group: member fields are checked only when
+   * given (they exist from version 3); a given member must exist and send its current epoch, any
+   * OffsetCommit version aside.
+   */
+  @Override
+  public void validateTransactionalOffsetCommit(
+      String memberId, String groupInstanceId, int memberEpoch) {
+    if (memberEpoch < 0 && members.isEmpty()) {
+      return;
+    }
+    boolean noMember = memberId == null || memberId.isEmpty();
+    if (memberEpoch < 0 && noMember && groupInstanceId == null) {
+      return;
+    }
+    requireEpoch(requireMember(memberId), memberEpoch);
+  }
+
   @Override
   public void validateOffsetFetch(String memberId, int memberEpoch) {
     if (memberId == null && memberEpoch < 0) {

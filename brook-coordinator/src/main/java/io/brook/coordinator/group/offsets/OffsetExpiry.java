@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * Removes offsets nobody will read again, every {@code offsets.retention.check.interval.ms}: those
  * of a group that has been empty for {@code offsets.retention.minutes}, of a simple group whose
  * last commit is that old, and of topics a live group stopped consuming. An empty group left with
- * no offsets is deleted too, as Kafka does, so abandoned groups do not pile up.
+ * no offsets is deleted too, as Kafka does, so abandoned groups do not pile up. Pending
+ * transactional offsets hold both back: their partition's offset does not expire and their group is
+ * not deleted until the transaction ends.
  */
 public final class OffsetExpiry {
   private static final Logger log = LoggerFactory.getLogger(OffsetExpiry.class);
@@ -65,12 +67,13 @@ public final class OffsetExpiry {
       Optional<Group> group = groups.get(groupId);
       if (group.isPresent()
           && group.get().isEmpty()
-          && expired.size() == offsets.committed(groupId).size()) {
+          && expired.size() == offsets.committed(groupId).size()
+          && !offsets.pending().hasPending(groupId)) {
         tombstones.addAll(group.get().tombstones());
       }
     }
     for (Group group : List.copyOf(groups.all())) {
-      if (group.isEmpty() && !offsets.hasOffsets(group.groupId())) {
+      if (group.isEmpty() && !offsets.hasOffsetsOrPending(group.groupId())) {
         tombstones.addAll(group.tombstones());
       }
     }

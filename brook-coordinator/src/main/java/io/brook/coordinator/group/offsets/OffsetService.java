@@ -7,10 +7,13 @@ import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.ShardContext;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ApiException;
@@ -167,6 +170,27 @@ public final class OffsetService {
     return result;
   }
 
+  /**
+   * The partitions among {@code asked} (or among all the group's committed partitions when null)
+   * that have a pending transactional offset: OffsetFetch with {@code require_stable} answers
+   * UNSTABLE_OFFSET_COMMIT for them until the transaction ends (KIP-447).
+   */
+  public Set<TopicPartition> unstablePartitions(String groupId, Collection<TopicPartition> asked) {
+    PendingTransactionalOffsets pending = offsets.pending();
+    if (!pending.hasPending(groupId)) {
+      return Set.of();
+    }
+    Collection<TopicPartition> candidates =
+        asked == null ? offsets.committed(groupId).keySet() : asked;
+    Set<TopicPartition> unstable = new HashSet<>();
+    for (TopicPartition tp : candidates) {
+      if (pending.hasPending(groupId, tp)) {
+        unstable.add(tp);
+      }
+    }
+    return unstable;
+  }
+
   /** The outcome of an OffsetDelete: a group error, or one error per partition. */
   public record DeleteResult(Errors groupError, Map<TopicPartition, Errors> partitions) {}
 
@@ -178,7 +202,7 @@ public final class OffsetService {
    */
   public CompletableFuture<DeleteResult> delete(String groupId, List<TopicPartition> partitions) {
     Optional<Group> group = groups.get(groupId);
-    if (group.isEmpty() && !offsets.hasOffsets(groupId)) {
+    if (group.isEmpty() && !offsets.hasOffsetsOrPending(groupId)) {
       return CompletableFuture.completedFuture(
           new DeleteResult(Errors.GROUP_ID_NOT_FOUND, Map.of()));
     }
@@ -194,7 +218,8 @@ public final class OffsetService {
         result.put(tp, Errors.GROUP_SUBSCRIBED_TO_TOPIC);
         continue;
       }
-      if (offsets.committed(groupId, tp).isPresent()) {
+      // The tombstone drops pending transactional offsets of the partition too, as in Kafka.
+      if (offsets.committed(groupId, tp).isPresent() || offsets.pending().hasPending(groupId, tp)) {
         records.add(OffsetRecords.tombstone(groupId, tp));
       }
       result.put(tp, Errors.NONE);
@@ -212,6 +237,6 @@ public final class OffsetService {
 
   /** Whether a group id has a group object or offsets on this shard. */
   public boolean exists(String groupId) {
-    return groups.get(groupId).isPresent() || offsets.hasOffsets(groupId);
+    return groups.get(groupId).isPresent() || offsets.hasOffsetsOrPending(groupId);
   }
 }

@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiPredicate;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.requests.TransactionResult;
 
 /**
  * The committed offsets of one shard's groups, as replayed from {@code __consumer_offsets}. State
@@ -25,28 +27,74 @@ public final class OffsetStore {
    */
   private final Map<String, Map<TopicPartition, CommittedOffset>> previousByGroup = new HashMap<>();
 
-  /** Applies an offset record (type 0 or 1). */
-  public void replay(CoordinatorRecord record) {
+  /**
+   * The log offset of each committed offset's record: a transactional offset replaces a committed
+   * one on COMMIT only if its record is newer, as in Kafka.
+   */
+  private final Map<String, Map<TopicPartition, Long>> recordOffsets = new HashMap<>();
+
+  private final PendingTransactionalOffsets pending = new PendingTransactionalOffsets();
+
+  /**
+   * Applies an offset record (type 0 or 1).
+   *
+   * @param offset the record's offset in the log
+   * @param producerId the producer of a transactional record, or {@link
+   *     RecordBatch#NO_PRODUCER_ID}: a transactional offset stays pending until its marker
+   */
+  public void replay(CoordinatorRecord record, long offset, long producerId) {
     OffsetRecords.Key key = OffsetRecords.readKey(record);
     if (record.isTombstone()) {
       removeFrom(byGroup, key);
       removeFrom(previousByGroup, key);
+      removeFrom(recordOffsets, key);
+      pending.remove(key.groupId(), key.topicPartition());
+    } else if (producerId != RecordBatch.NO_PRODUCER_ID) {
+      pending.add(
+          producerId, key.groupId(), key.topicPartition(), OffsetRecords.readValue(record), offset);
     } else {
-      CommittedOffset replaced =
-          byGroup
-              .computeIfAbsent(key.groupId(), g -> new HashMap<>())
-              .put(key.topicPartition(), OffsetRecords.readValue(record));
-      if (replaced != null) {
-        previousByGroup
-            .computeIfAbsent(key.groupId(), g -> new HashMap<>())
-            .put(key.topicPartition(), replaced);
-      }
+      put(key.groupId(), key.topicPartition(), OffsetRecords.readValue(record), offset);
     }
   }
 
-  private static void removeFrom(
-      Map<String, Map<TopicPartition, CommittedOffset>> offsets, OffsetRecords.Key key) {
-    Map<TopicPartition, CommittedOffset> group = offsets.get(key.groupId());
+  /**
+   * Ends a producer's transaction: on COMMIT its pending offsets become committed, except where a
+   * commit written after them already is; on ABORT they are dropped.
+   */
+  public void replayEndTransactionMarker(long producerId, TransactionResult result) {
+    Map<String, Map<TopicPartition, PendingTransactionalOffsets.Pending>> ended =
+        pending.complete(producerId);
+    if (result != TransactionResult.COMMIT) {
+      return;
+    }
+    ended.forEach(
+        (groupId, offsets) ->
+            offsets.forEach(
+                (tp, p) -> {
+                  Long current = recordOffsets.getOrDefault(groupId, Map.of()).get(tp);
+                  if (current == null || p.recordOffset() > current) {
+                    put(groupId, tp, p.offset(), p.recordOffset());
+                  }
+                }));
+  }
+
+  private void put(String groupId, TopicPartition tp, CommittedOffset committed, long offset) {
+    CommittedOffset replaced =
+        byGroup.computeIfAbsent(groupId, g -> new HashMap<>()).put(tp, committed);
+    recordOffsets.computeIfAbsent(groupId, g -> new HashMap<>()).put(tp, offset);
+    if (replaced != null) {
+      previousByGroup.computeIfAbsent(groupId, g -> new HashMap<>()).put(tp, replaced);
+    }
+  }
+
+  /** Offsets of transactions that have not ended yet. */
+  public PendingTransactionalOffsets pending() {
+    return pending;
+  }
+
+  private static <V> void removeFrom(
+      Map<String, Map<TopicPartition, V>> offsets, OffsetRecords.Key key) {
+    Map<TopicPartition, V> group = offsets.get(key.groupId());
     if (group != null) {
       group.remove(key.topicPartition());
       if (group.isEmpty()) {
@@ -73,22 +121,38 @@ public final class OffsetStore {
     return byGroup.containsKey(groupId);
   }
 
+  /**
+   * Whether a group has committed or pending transactional offsets: either keeps a group without
+   * members alive, as Kafka keeps the simple group a transactional commit creates.
+   */
+  public boolean hasOffsetsOrPending(String groupId) {
+    return byGroup.containsKey(groupId) || pending.hasPending(groupId);
+  }
+
   /** Group ids that have at least one committed offset. */
   public Set<String> groupIds() {
     return Collections.unmodifiableSet(byGroup.keySet());
   }
 
-  /** Tombstones for every offset of a group. */
+  /**
+   * Tombstones for every offset of a group, pending transactional ones included: a tombstone drops
+   * the partition's pending offsets too, so an open transaction cannot resurrect them.
+   */
   public List<CoordinatorRecord> deleteAll(String groupId) {
+    Set<TopicPartition> partitions =
+        new java.util.LinkedHashSet<>(byGroup.getOrDefault(groupId, Map.of()).keySet());
+    partitions.addAll(pending.partitions(groupId));
     List<CoordinatorRecord> records = new ArrayList<>();
-    for (TopicPartition tp : byGroup.getOrDefault(groupId, Map.of()).keySet()) {
+    for (TopicPartition tp : partitions) {
       records.add(OffsetRecords.tombstone(groupId, tp));
     }
     return records;
   }
 
   /**
-   * Tombstones for offsets that have expired.
+   * Tombstones for offsets that have expired. A partition with a pending transactional offset never
+   * expires: the transaction's COMMIT would otherwise leave the group with an offset whose
+   * predecessor vanished under it.
    *
    * @param expired decides for a group's partition and its commit whether it has expired
    */
@@ -99,7 +163,7 @@ public final class OffsetStore {
         .getOrDefault(groupId, Map.of())
         .forEach(
             (tp, committed) -> {
-              if (expired.test(tp, committed)) {
+              if (!pending.hasPending(groupId, tp) && expired.test(tp, committed)) {
                 records.add(OffsetRecords.tombstone(groupId, tp));
               }
             });
