@@ -34,6 +34,7 @@ public final class GroupApis {
                 CoordinatorType.TRANSACTION,
                 transactionTopic)));
     handlers.add(new OffsetCommitHandler(coordinator, replicaManager));
+    handlers.add(new TxnOffsetCommitHandler(coordinator, replicaManager));
     handlers.add(new OffsetFetchHandler(coordinator, replicaManager));
     handlers.add(new OffsetDeleteHandler(coordinator));
     handlers.add(new ListGroupsHandler(coordinator));

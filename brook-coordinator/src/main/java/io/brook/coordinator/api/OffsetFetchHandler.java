@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
@@ -26,9 +27,12 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * OffsetFetch: committed offsets of one group (versions 0 to 7) or of several (8+), each from its
- * own coordinator shard. A partition without a commit answers offset -1.
+ * own coordinator shard. A partition without a commit answers offset -1; with {@code
+ * require_stable} (v7+) a partition with a pending transactional offset answers
+ * UNSTABLE_OFFSET_COMMIT, so the client retries until the transaction ends (KIP-447).
  */
 public final class OffsetFetchHandler extends GroupApi {
+  private static final short REQUIRE_STABLE_VERSION = 7;
   private static final short BATCHED_VERSION = 8;
   private static final short TOPIC_ID_VERSION = 10;
 
@@ -49,7 +53,7 @@ public final class OffsetFetchHandler extends GroupApi {
         version >= BATCHED_VERSION ? request.groups() : List.of(legacyGroup(request));
     List<CompletableFuture<OffsetFetchResponseGroup>> answers = new ArrayList<>();
     for (OffsetFetchRequestGroup group : groups) {
-      answers.add(fetchGroup(group, version >= TOPIC_ID_VERSION));
+      answers.add(fetchGroup(group, version >= TOPIC_ID_VERSION, requireStable(request, version)));
     }
     return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
         .thenApply(
@@ -61,6 +65,15 @@ public final class OffsetFetchHandler extends GroupApi {
                   : LegacyOffsetFetch.toLegacy(results.get(0), version);
             });
   }
+
+  /** KIP-447: from version 7 a client may ask to fail partitions with open transactions. */
+  private static boolean requireStable(OffsetFetchRequestData request, short version) {
+    return version >= REQUIRE_STABLE_VERSION && request.requireStable();
+  }
+
+  /** What a shard answers: committed offsets, and which of them a transaction still changes. */
+  private record Fetched(
+      Map<TopicPartition, Optional<CommittedOffset>> offsets, Set<TopicPartition> unstable) {}
 
   /** The single group of versions 0 to 7, in the batched form. */
   private static OffsetFetchRequestGroup legacyGroup(OffsetFetchRequestData request) {
@@ -81,7 +94,7 @@ public final class OffsetFetchHandler extends GroupApi {
   }
 
   private CompletableFuture<OffsetFetchResponseGroup> fetchGroup(
-      OffsetFetchRequestGroup group, boolean byId) {
+      OffsetFetchRequestGroup group, boolean byId, boolean requireStable) {
     OffsetFetchResponseGroup out = new OffsetFetchResponseGroup().setGroupId(group.groupId());
     if (!isValidGroupId(group.groupId())) {
       return CompletableFuture.completedFuture(out.setErrorCode(Errors.INVALID_GROUP_ID.code()));
@@ -108,17 +121,20 @@ public final class OffsetFetchHandler extends GroupApi {
     return coordinator
         .run(
             group.groupId(),
-            shard ->
-                CompletableFuture.completedFuture(
-                    shard
-                        .offsetService()
-                        .fetch(group.groupId(), group.memberId(), group.memberEpoch(), asked)))
+            shard -> {
+              var service = shard.offsetService();
+              var offsets =
+                  service.fetch(group.groupId(), group.memberId(), group.memberEpoch(), asked);
+              Set<TopicPartition> unstable =
+                  requireStable ? service.unstablePartitions(group.groupId(), asked) : Set.of();
+              return CompletableFuture.completedFuture(new Fetched(offsets, unstable));
+            })
         .handle(
-            (offsets, failure) -> {
+            (fetched, failure) -> {
               if (failure != null) {
                 return out.setErrorCode(errorOf(failure).code());
               }
-              out.setTopics(topicsOf(offsets, ids, byId, resolver));
+              out.setTopics(topicsOf(fetched, ids, byId, resolver));
               out.topics().addAll(unknown);
               return out;
             });
@@ -134,12 +150,9 @@ public final class OffsetFetchHandler extends GroupApi {
   }
 
   private static List<OffsetFetchResponseTopics> topicsOf(
-      Map<TopicPartition, Optional<CommittedOffset>> offsets,
-      Map<String, Uuid> requestedIds,
-      boolean byId,
-      TopicResolver resolver) {
+      Fetched fetched, Map<String, Uuid> requestedIds, boolean byId, TopicResolver resolver) {
     Map<String, OffsetFetchResponseTopics> byTopic = new LinkedHashMap<>();
-    for (Map.Entry<TopicPartition, Optional<CommittedOffset>> e : offsets.entrySet()) {
+    for (Map.Entry<TopicPartition, Optional<CommittedOffset>> e : fetched.offsets().entrySet()) {
       String name = e.getKey().topic();
       Uuid id = requestedIds.get(name);
       if (byId && id == null) {
@@ -158,6 +171,10 @@ public final class OffsetFetchHandler extends GroupApi {
                       ? new OffsetFetchResponseTopics().setTopicId(topicId)
                       : new OffsetFetchResponseTopics().setName(n));
       OffsetFetchResponsePartitions partition = noOffset(e.getKey().partition());
+      if (fetched.unstable().contains(e.getKey())) {
+        topic.partitions().add(partition.setErrorCode(Errors.UNSTABLE_OFFSET_COMMIT.code()));
+        continue;
+      }
       e.getValue()
           .ifPresent(
               c ->

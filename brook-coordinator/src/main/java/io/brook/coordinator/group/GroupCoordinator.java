@@ -1,6 +1,7 @@
 package io.brook.coordinator.group;
 
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.broker.txn.CoordinatorMarkerWriter;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.group.lag.GroupLag;
 import io.brook.coordinator.group.lag.LagCalculator;
@@ -14,15 +15,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 
 /**
  * The group coordinator of this broker: the shards of the {@code __consumer_offsets} partitions it
  * leads. The coordinator of a group is the leader of partition {@code abs(hash(groupId)) % 50}.
+ *
+ * <p>It is also the {@link CoordinatorMarkerWriter} of {@code __consumer_offsets}: WriteTxnMarkers
+ * hands it the markers of transactions that committed offsets here.
  */
-public final class GroupCoordinator implements ConnectionListener, AutoCloseable {
+public final class GroupCoordinator
+    implements ConnectionListener, CoordinatorMarkerWriter, AutoCloseable {
   private final GroupConfig config;
   private final CoordinatorRuntime<GroupCoordinatorShard> runtime;
   private final LagCalculator lagCalculator;
@@ -114,6 +122,31 @@ public final class GroupCoordinator implements ConnectionListener, AutoCloseable
                   .thenComparingInt(p -> p.topicPartition().partition()));
           return CompletableFuture.completedFuture(new GroupLag(groupId, partitions));
         });
+  }
+
+  @Override
+  public String topic() {
+    return GroupConfig.OFFSETS_TOPIC;
+  }
+
+  /**
+   * Appends a transaction marker to a {@code __consumer_offsets} partition through its shard, so
+   * the shard commits or drops the producer's pending offsets in log order with its other writes.
+   */
+  @Override
+  public CompletableFuture<Void> writeMarker(
+      TopicPartition partition,
+      long producerId,
+      short producerEpoch,
+      int coordinatorEpoch,
+      TransactionResult result) {
+    if (!GroupConfig.OFFSETS_TOPIC.equals(partition.topic())) {
+      return CompletableFuture.failedFuture(
+          new UnknownTopicOrPartitionException(partition + " is not a partition of " + topic()));
+    }
+    return runtime.run(
+        partition.partition(),
+        shard -> shard.context().writeMarker(producerId, producerEpoch, coordinatorEpoch, result));
   }
 
   /** Follows leadership of {@code __consumer_offsets}; call after the replica manager. */
