@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.Errors;
@@ -42,7 +43,7 @@ public final class GroupListings {
       listed.add(
           new ListedGroup(group.groupId(), group.protocolType(), group.stateName(), group.type()));
     }
-    Set<String> simple = new java.util.TreeSet<>(offsets.groupIds());
+    Set<String> simple = new TreeSet<>(offsets.groupIds());
     simple.addAll(offsets.pending().groupIds());
     for (String groupId : simple) {
       if (groups.get(groupId).isEmpty()) {

@@ -4,6 +4,7 @@ import io.brook.coordinator.runtime.CoordinatorRecord;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -140,7 +141,7 @@ public final class OffsetStore {
    */
   public List<CoordinatorRecord> deleteAll(String groupId) {
     Set<TopicPartition> partitions =
-        new java.util.LinkedHashSet<>(byGroup.getOrDefault(groupId, Map.of()).keySet());
+        new LinkedHashSet<>(byGroup.getOrDefault(groupId, Map.of()).keySet());
     partitions.addAll(pending.partitions(groupId));
     List<CoordinatorRecord> records = new ArrayList<>();
     for (TopicPartition tp : partitions) {
