@@ -1,0 +1,107 @@
+package io.brook.coordinator.txn;
+
+import io.brook.coordinator.runtime.CoordinatorRecord;
+import io.brook.coordinator.runtime.ShardContext;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The transactional ids of one {@code __transaction_state} partition, and their writes. A write is
+ * replayed at once (the runtime applies records before they commit), so an id with a write not yet
+ * committed is <em>pending</em>: Kafka's pending state, which makes other requests for the id
+ * answer CONCURRENT_TRANSACTIONS instead of acting on state that is not yet durable.
+ */
+final class TxnStore {
+  private final ShardContext context;
+  private final Map<String, TxnMetadata> txns = new HashMap<>();
+  private final Set<String> pending = new HashSet<>();
+
+  TxnStore(ShardContext context) {
+    this.context = context;
+  }
+
+  ShardContext context() {
+    return context;
+  }
+
+  Optional<TxnMetadata> get(String transactionalId) {
+    return Optional.ofNullable(txns.get(transactionalId));
+  }
+
+  Collection<TxnMetadata> all() {
+    return txns.values();
+  }
+
+  boolean isPending(String transactionalId) {
+    return pending.contains(transactionalId);
+  }
+
+  /** Applies a record, deriving the epoch before the latest bump of the same producer id. */
+  void replay(CoordinatorRecord record) {
+    String id = TxnRecords.readKey(record);
+    if (record.isTombstone()) {
+      txns.remove(id);
+      return;
+    }
+    TxnMetadata next = TxnRecords.readValue(id, record);
+    TxnMetadata previous = txns.get(id);
+    short last = TxnMetadata.NO_EPOCH;
+    if (previous != null && previous.producerId() == next.producerId()) {
+      last =
+          previous.producerEpoch() != next.producerEpoch()
+              ? previous.producerEpoch()
+              : previous.lastProducerEpoch();
+    }
+    txns.put(id, next.withLastProducerEpoch(last));
+  }
+
+  /**
+   * Writes {@code next} (replayed at once) and marks its id pending until the write commits.
+   *
+   * @return completes on the shard's thread once committed; fails with the coordinator error
+   */
+  CompletableFuture<Void> persist(TxnMetadata next) {
+    return persistAll(List.of(next));
+  }
+
+  /** {@link #persist} for several ids in one batch. */
+  CompletableFuture<Void> persistAll(List<TxnMetadata> next) {
+    List<CoordinatorRecord> records = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
+    for (TxnMetadata metadata : next) {
+      records.add(TxnRecords.record(metadata));
+      ids.add(metadata.transactionalId());
+    }
+    CompletableFuture<Void> written = context.write(records);
+    if (written.isCompletedExceptionally()) {
+      return written; // refused at once: nothing was replayed
+    }
+    pending.addAll(ids);
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    written.whenCompleteAsync(
+        (ignored, failure) -> {
+          ids.forEach(pending::remove);
+          if (failure != null) {
+            result.completeExceptionally(unwrap(failure));
+          } else {
+            result.complete(null);
+          }
+        },
+        context.executor());
+    return result;
+  }
+
+  static Throwable unwrap(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause()
+        : failure;
+  }
+}
