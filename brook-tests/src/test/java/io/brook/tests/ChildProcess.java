@@ -18,11 +18,11 @@ import java.util.concurrent.TimeUnit;
  * standard input, waits with a deadline and captures both output streams in files, so a chatty
  * child can never block on a full pipe.
  */
-final class ChildProcess {
+public final class ChildProcess {
   /** What the program left behind. */
-  record Result(List<String> command, int exitCode, String stdout, String stderr) {
+  public record Result(List<String> command, int exitCode, String stdout, String stderr) {
     /** For assertion messages: everything needed to see why a run failed. */
-    String describe() {
+    public String describe() {
       return "command: "
           + String.join(" ", command)
           + "\nexit code: "
@@ -44,7 +44,7 @@ final class ChildProcess {
    * Runs {@code command} with {@code stdin} (may be empty) as its input; if it has not exited
    * within {@code timeout} it is killed and the run fails.
    */
-  static Result run(List<String> command, String stdin, Duration timeout) {
+  public static Result run(List<String> command, String stdin, Duration timeout) {
     return run(command, Map.of(), stdin, timeout);
   }
 
@@ -104,7 +104,7 @@ final class ChildProcess {
   }
 
   /** {@code java} of the JVM running the tests, with the test classpath, for a child JVM. */
-  static List<String> javaCommand(String mainClass, String... args) {
+  public static List<String> javaCommand(String mainClass, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // Tools are short-lived: the C1 compiler alone starts them faster.
