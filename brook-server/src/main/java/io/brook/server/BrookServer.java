@@ -360,6 +360,7 @@ public final class BrookServer implements AutoCloseable {
         new DescribeProducersHandler(replicaManager),
         new DescribeClusterHandler(identity, replicaManager),
         new InitProducerIdHandler(producerIds),
+        new io.brook.broker.api.WriteTxnMarkersHandler(replicaManager, List.of()),
         new CreateTopicsHandler(admin, replicaManager, describer),
         new DeleteTopicsHandler(admin, replicaManager),
         new CreatePartitionsHandler(admin),

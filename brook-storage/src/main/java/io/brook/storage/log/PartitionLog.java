@@ -88,6 +88,7 @@ public final class PartitionLog implements Closeable {
             Math.max(options.highWatermark(), logStartOffset),
             logEndOffsetMetadata.messageOffset());
     this.highWatermarkMetadata = resolve(hw);
+    producerState.onHighWatermarkUpdated(hw);
   }
 
   /**
@@ -300,6 +301,22 @@ public final class PartitionLog implements Closeable {
     return highWatermarkMetadata;
   }
 
+  /**
+   * The last stable offset (KIP-98): the high watermark, or the first offset of the oldest
+   * transaction still unresolved below it. read_committed consumers read up to here.
+   */
+  public long lastStableOffset() {
+    long hw = highWatermark();
+    return Math.min(hw, producerState.firstUnstableOffset().orElse(hw));
+  }
+
+  /** {@link #lastStableOffset()} with its position on disk, for waiting read_committed fetches. */
+  public LogOffsetMetadata lastStableOffsetMetadata() {
+    LogOffsetMetadata hw = highWatermarkMetadata;
+    long first = producerState.firstUnstableOffset().orElse(Long.MAX_VALUE);
+    return first >= hw.messageOffset() ? hw : resolve(first);
+  }
+
   public long recoveryPoint() {
     return flusher.recoveryPoint();
   }
@@ -314,6 +331,7 @@ public final class PartitionLog implements Closeable {
     try {
       long clamped = Math.min(Math.max(highWatermark, logStartOffset), logEndOffset());
       highWatermarkMetadata = resolve(clamped);
+      producerState.onHighWatermarkUpdated(clamped);
       return clamped;
     } finally {
       lock.unlock();
@@ -477,6 +495,7 @@ public final class PartitionLog implements Closeable {
       if (highWatermark() > newEnd) {
         highWatermarkMetadata = logEndOffsetMetadata;
       }
+      producerState.onHighWatermarkUpdated(highWatermark());
       log.info(
           "Truncated log topicPartition={} targetOffset={} logEndOffset={}",
           topicPartition,
@@ -512,6 +531,7 @@ public final class PartitionLog implements Closeable {
     logStartOffset = newOffset;
     logEndOffsetMetadata = new LogOffsetMetadata(newOffset, newOffset, 0);
     highWatermarkMetadata = logEndOffsetMetadata;
+    producerState.onHighWatermarkUpdated(newOffset);
     flusher.resetTo(newOffset);
     log.info("Truncated log fully topicPartition={} newOffset={}", topicPartition, newOffset);
   }
