@@ -8,6 +8,8 @@ import io.brook.storage.producer.BatchMetadata;
 import io.brook.storage.producer.ProducerStateManager;
 import io.brook.storage.segment.FileHandlePool;
 import io.brook.storage.segment.LogSegment;
+import io.brook.storage.txn.AbortedTxn;
+import io.brook.storage.txn.AbortedTxnSearch;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -148,7 +150,8 @@ public final class PartitionLog implements Closeable {
       LogSegment segment =
           maybeRoll(summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg);
       writer.write(segment, records);
-      List<AppendedBatch> appended = writer.recordAppended(records, origin, producers, summary);
+      List<AppendedBatch> appended =
+          writer.recordAppended(segment, records, origin, producers, summary);
       logEndOffsetMetadata =
           new LogOffsetMetadata(lastOffset + 1, segment.baseOffset(), segment.sizeInBytes());
       if (flusher.recordAppended(summary.recordCount(), cfg)) {
@@ -308,6 +311,15 @@ public final class PartitionLog implements Closeable {
   public long lastStableOffset() {
     long hw = highWatermark();
     return Math.min(hw, producerState.firstUnstableOffset().orElse(hw));
+  }
+
+  /**
+   * The aborted transactions overlapping {@code [startOffset, upperBoundOffset)}, for a
+   * read_committed fetch; see {@link AbortedTxnSearch}.
+   */
+  public List<AbortedTxn> collectAbortedTransactions(long startOffset, long upperBoundOffset) {
+    health.ensureReadable();
+    return AbortedTxnSearch.collect(segments, startOffset, upperBoundOffset);
   }
 
   /** {@link #lastStableOffset()} with its position on disk, for waiting read_committed fetches. */
