@@ -365,6 +365,7 @@ public final class BrookServer implements AutoCloseable {
         new DeleteRecordsHandler(replicaManager),
         new DescribeProducersHandler(replicaManager),
         new DescribeClusterHandler(identity, replicaManager),
+        new io.brook.broker.api.WriteTxnMarkersHandler(replicaManager, List.of()),
         new CreateTopicsHandler(admin, replicaManager, describer),
         new DeleteTopicsHandler(admin, replicaManager),
         new CreatePartitionsHandler(admin),
