@@ -4,13 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
+import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.broker.txn.CoordinatorMarkerWriter;
 import io.brook.storage.log.PartitionLog;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.NotCoordinatorException;
@@ -118,6 +122,24 @@ class WriteTxnMarkersTest {
     assertThat(log().highWatermark()).isEqualTo(2);
     assertThat(log().lastStableOffset()).isEqualTo(2);
     assertThat(log().producerState().lastEntry(42).orElseThrow().coordinatorEpoch()).isEqualTo(3);
+  }
+
+  @Test
+  void anOpenTransactionShowsAsLastStableOffsetLag() throws Exception {
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    ObjectName lag = new ObjectName("kafka.server:type=ReplicaManager,name=MaxLastStableOffsetLag");
+    try (ReplicationMBeans beans = ReplicationMBeans.register(broker.replicaManager, null)) {
+      // Given
+      produceTransactional(42, 0);
+      produceTransactional(42, 1);
+      assertThat(server.getAttribute(lag, "Value")).isEqualTo(2L);
+
+      // When
+      BrokerFixture.call(handler(), markers(42, true, 0, "orders", 0));
+
+      // Then
+      assertThat(server.getAttribute(lag, "Value")).isEqualTo(0L);
+    }
   }
 
   @Test

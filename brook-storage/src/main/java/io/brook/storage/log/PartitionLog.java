@@ -306,27 +306,27 @@ public final class PartitionLog implements Closeable {
 
   /**
    * The last stable offset (KIP-98): the high watermark, or the first offset of the oldest
-   * transaction still unresolved below it. read_committed consumers read up to here.
+   * unresolved transaction below it, but not below the log start (as Kafka, for a transaction whose
+   * start DeleteRecords removed). read_committed consumers read up to here.
    */
   public long lastStableOffset() {
     long hw = highWatermark();
-    return Math.min(hw, producerState.firstUnstableOffset().orElse(hw));
-  }
-
-  /**
-   * The aborted transactions overlapping {@code [startOffset, upperBoundOffset)}, for a
-   * read_committed fetch; see {@link AbortedTxnSearch}.
-   */
-  public List<AbortedTxn> collectAbortedTransactions(long startOffset, long upperBoundOffset) {
-    health.ensureReadable();
-    return AbortedTxnSearch.collect(segments, startOffset, upperBoundOffset);
+    return Math.min(hw, Math.max(producerState.firstUnstableOffset().orElse(hw), logStartOffset));
   }
 
   /** {@link #lastStableOffset()} with its position on disk, for waiting read_committed fetches. */
   public LogOffsetMetadata lastStableOffsetMetadata() {
     LogOffsetMetadata hw = highWatermarkMetadata;
-    long first = producerState.firstUnstableOffset().orElse(Long.MAX_VALUE);
-    return first >= hw.messageOffset() ? hw : resolve(first);
+    long lso = Math.max(producerState.firstUnstableOffset().orElse(Long.MAX_VALUE), logStartOffset);
+    return lso >= hw.messageOffset() ? hw : resolve(lso);
+  }
+
+  /**
+   * The aborts overlapping {@code [startOffset, upperBoundOffset)}: see {@link AbortedTxnSearch}.
+   */
+  public List<AbortedTxn> collectAbortedTransactions(long startOffset, long upperBoundOffset) {
+    health.ensureReadable();
+    return AbortedTxnSearch.collect(segments, startOffset, upperBoundOffset);
   }
 
   public long recoveryPoint() {

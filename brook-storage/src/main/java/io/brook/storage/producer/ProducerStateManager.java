@@ -319,7 +319,7 @@ public final class ProducerStateManager {
       if (!committed) {
         throw new IllegalStateException("completed transactions are known after commit");
       }
-      return List.copyOf(completed);
+      return completed.isEmpty() ? List.of() : List.copyOf(completed);
     }
 
     private ProducerStateEntry currentEntry(long producerId) {

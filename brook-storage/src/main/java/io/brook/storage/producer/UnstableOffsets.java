@@ -39,13 +39,17 @@ final class UnstableOffsets {
     }
     for (Map.Entry<Long, ProducerStateEntry> e : updated.entrySet()) {
       long now = e.getValue().currentTxnFirstOffsetOrNone();
+      if (now == ProducerStateEntry.NO_TXN) {
+        continue; // idempotent producers: nothing more to look up
+      }
       ProducerStateEntry before = previous.get(e.getKey());
-      if (now != ProducerStateEntry.NO_TXN
-          && (before == null || before.currentTxnFirstOffsetOrNone() != now)) {
+      if (before == null || before.currentTxnFirstOffsetOrNone() != now) {
         ongoing.put(now, e.getKey());
       }
     }
-    stampLastStableOffsets(completed);
+    if (!completed.isEmpty()) {
+      stampLastStableOffsets(completed);
+    }
   }
 
   /**
