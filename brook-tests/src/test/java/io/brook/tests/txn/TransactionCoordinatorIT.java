@@ -115,6 +115,9 @@ class TransactionCoordinatorIT {
       producer.beginTransaction();
       producer.send(new ProducerRecord<>("txn-basic", "k", "aborted-0"));
       producer.send(new ProducerRecord<>("txn-basic", "k", "aborted-1"));
+      // Sent, so the partition is in the transaction: a client aborting before that sends no
+      // EndTxn at all.
+      producer.flush();
       producer.abortTransaction();
     }
 
