@@ -188,6 +188,29 @@ class TransactionCoordinatorIT {
   }
 
   @Test
+  void aSingleNodeWithKafkasDefaultsRunsTransactions() throws Exception {
+    // Replication factor 3 is capped to the one broker, and min.insync.replicas 2 with it.
+    try (EmbeddedBrook alone =
+            EmbeddedBrook.builder()
+                .config("transaction.state.log.replication.factor", "3")
+                .config("transaction.state.log.min.isr", "2")
+                .start();
+        KafkaProducer<String, String> producer =
+            new KafkaProducer<>(
+                Map.of(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, alone.bootstrapServers(),
+                    ProducerConfig.TRANSACTIONAL_ID_CONFIG, "defaults",
+                    ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000"),
+                new StringSerializer(),
+                new StringSerializer())) {
+      producer.initTransactions();
+      producer.beginTransaction();
+      producer.send(new ProducerRecord<>("defaults-topic", "k", "v")).get();
+      producer.commitTransaction();
+    }
+  }
+
+  @Test
   void initProducerIdRejectsATimeoutAboveTheMaximum() {
     try (KafkaProducer<String, String> producer =
         producer("too-long", ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "900001")) {
