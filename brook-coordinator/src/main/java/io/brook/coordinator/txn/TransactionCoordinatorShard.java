@@ -75,12 +75,6 @@ public final class TransactionCoordinatorShard implements CoordinatorShard {
     return new ArrayList<>(store.all());
   }
 
-  /** For tests: runs the timeout and expiry checks now. */
-  void checkTimeouts() {
-    timeouts.abortTimedOut();
-    timeouts.removeExpired();
-  }
-
   @Override
   public void replay(CoordinatorRecord record, long offset) {
     if (!TxnRecords.handles(record.type())) {

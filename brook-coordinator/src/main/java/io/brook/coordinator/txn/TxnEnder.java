@@ -37,6 +37,13 @@ final class TxnEnder {
     this.store = store;
     this.context = store.context();
     this.markers = markers;
+    // A prepare whose write failed but then turned out committed still needs its markers.
+    store.onRecovered(
+        txn -> {
+          if (txn.state().isPrepare() && !sending.containsKey(txn.transactionalId())) {
+            sendMarkers(txn);
+          }
+        });
   }
 
   /** The epoch markers carry: the leader epoch of this shard's partition. */
@@ -178,16 +185,19 @@ final class TxnEnder {
     }
     store
         .persist(store.get(prepared.transactionalId()).orElseThrow().complete(context.nowMs()))
-        .whenComplete(
-            (ignored, failure) -> {
-              if (failure != null
-                  && !(TxnStore.unwrap(failure) instanceof NotCoordinatorException)) {
-                log.warn(
-                    "Writing the end of a transaction failed, retrying transactionalId={} error={}",
-                    prepared.transactionalId(),
-                    TxnStore.unwrap(failure).toString());
+        .exceptionally(
+            failure -> {
+              Throwable cause = TxnStore.unwrap(failure);
+              log.warn(
+                  "Writing the end of a transaction failed transactionalId={} error={}",
+                  prepared.transactionalId(),
+                  cause.toString());
+              // Refused before it was replayed: try again. (Replayed, then failed: the store
+              // writes it again itself, and the transaction is no longer in its prepare state.)
+              if (!(cause instanceof NotCoordinatorException)) {
                 retryComplete(prepared);
               }
+              return null;
             });
   }
 

@@ -12,6 +12,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+import org.apache.kafka.common.errors.NotCoordinatorException;
 
 /**
  * The transactional ids of one {@code __transaction_state} partition, and their writes. A write is
@@ -20,9 +22,13 @@ import java.util.concurrent.CompletionException;
  * answer CONCURRENT_TRANSACTIONS instead of acting on state that is not yet durable.
  */
 final class TxnStore {
+  static final long RECONFIRM_BACKOFF_MS = 500;
+
   private final ShardContext context;
   private final Map<String, TxnMetadata> txns = new HashMap<>();
   private final Set<String> pending = new HashSet<>();
+  private Consumer<TxnMetadata> onRecovered = txn -> {};
+  private long reconfirmSequence;
 
   TxnStore(ShardContext context) {
     this.context = context;
@@ -88,15 +94,64 @@ final class TxnStore {
     CompletableFuture<Void> result = new CompletableFuture<>();
     written.whenCompleteAsync(
         (ignored, failure) -> {
-          ids.forEach(pending::remove);
-          if (failure != null) {
-            result.completeExceptionally(unwrap(failure));
-          } else {
+          if (failure == null) {
+            ids.forEach(pending::remove);
             result.complete(null);
+            return;
           }
+          Throwable cause = unwrap(failure);
+          if (cause instanceof NotCoordinatorException) {
+            ids.forEach(pending::remove); // the shard is being dropped; the log decides
+          } else {
+            reconfirm(ids);
+          }
+          result.completeExceptionally(cause);
         },
         context.executor());
     return result;
+  }
+
+  /**
+   * Called when an id whose write failed after being replayed is confirmed: its state is committed.
+   */
+  void onRecovered(Consumer<TxnMetadata> listener) {
+    this.onRecovered = listener;
+  }
+
+  /**
+   * A write failed after it was replayed (not replicated in time): the state in memory may or may
+   * not be committed. The ids stay pending and their current state is written again until that
+   * commits, which, the log being ordered, commits the earlier record too; only then do requests
+   * act on it again (Kafka instead keeps the old state, which Brook's replay-first runtime cannot).
+   */
+  private void reconfirm(List<String> ids) {
+    context
+        .timer()
+        .schedule(
+            "txn-reconfirm-" + reconfirmSequence++,
+            RECONFIRM_BACKOFF_MS,
+            () -> {
+              List<CoordinatorRecord> records = new ArrayList<>();
+              for (String id : ids) {
+                TxnMetadata current = txns.get(id);
+                records.add(
+                    current == null ? TxnRecords.tombstone(id) : TxnRecords.record(current));
+              }
+              context
+                  .write(records)
+                  .whenCompleteAsync(
+                      (ignored, failure) -> {
+                        if (failure == null) {
+                          ids.forEach(pending::remove);
+                          ids.forEach(id -> get(id).ifPresent(onRecovered));
+                        } else if (unwrap(failure) instanceof NotCoordinatorException) {
+                          ids.forEach(pending::remove);
+                        } else {
+                          reconfirm(ids);
+                        }
+                      },
+                      context.executor());
+            });
   }
 
   static Throwable unwrap(Throwable failure) {

@@ -2,13 +2,19 @@ package io.brook.coordinator.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brook.coordinator.runtime.CoordinatorRecord;
+import io.brook.coordinator.runtime.ShardContext;
+import io.brook.coordinator.runtime.ShardTimer;
 import io.brook.coordinator.testing.FakeShardContext;
+import io.brook.metadata.image.MetadataImage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.requests.WriteTxnMarkersRequest.TxnMarkerEntry;
@@ -156,6 +162,84 @@ class TransactionCoordinatorShardTest {
         .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
     context.releaseCommits();
     assertThat(add.join()).isEqualTo(Errors.NONE);
+  }
+
+  /** Replays writes like the runtime, then fails their commit while told to. */
+  private static final class FailingCommits implements ShardContext {
+    private final FakeShardContext delegate;
+    final List<CompletableFuture<Void>> held = new ArrayList<>();
+    boolean failCommits;
+
+    FailingCommits(FakeShardContext delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public int partition() {
+      return delegate.partition();
+    }
+
+    @Override
+    public long nowMs() {
+      return delegate.nowMs();
+    }
+
+    @Override
+    public ShardTimer timer() {
+      return delegate.timer();
+    }
+
+    @Override
+    public Executor executor() {
+      return delegate.executor();
+    }
+
+    @Override
+    public MetadataImage image() {
+      return delegate.image();
+    }
+
+    @Override
+    public CompletableFuture<Void> write(List<CoordinatorRecord> records) {
+      CompletableFuture<Void> committed = delegate.write(records);
+      if (!failCommits) {
+        return committed;
+      }
+      CompletableFuture<Void> failsLater = new CompletableFuture<>();
+      held.add(failsLater);
+      return failsLater;
+    }
+
+    /** The commits of the writes made while failing time out now. */
+    void timeOutHeld() {
+      List.copyOf(held).forEach(f -> f.completeExceptionally(new TimeoutException("slow")));
+      held.clear();
+    }
+  }
+
+  @Test
+  void aPrepareWhoseCommitFailedIsConfirmedThenCompleted() {
+    FailingCommits failing = new FailingCommits(context);
+    shard = new TransactionCoordinatorShard(failing, CONFIG, markers);
+    context.attach(shard);
+    shard.onLoaded();
+    init(-1, (short) -1, 100L);
+    shard.addPartitions(ID, 100L, (short) 0, Set.of(TP)).join();
+
+    failing.failCommits = true;
+    CompletableFuture<Errors> end = shard.endTxn(ID, 100L, (short) 0, true);
+    failing.timeOutHeld();
+    assertThat(end.join()).isEqualTo(Errors.REQUEST_TIMED_OUT);
+    // Replayed but not known to be committed: no markers, and the producer waits.
+    assertThat(markers.sent).isEmpty();
+    assertThat(shard.endTxn(ID, 100L, (short) 0, true).join())
+        .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
+
+    failing.failCommits = false;
+    context.advance(TxnStore.RECONFIRM_BACKOFF_MS);
+    assertThat(markers.sent).hasSize(1);
+    markers.ackAll();
+    assertThat(state().state()).isEqualTo(TransactionState.COMPLETE_COMMIT);
   }
 
   @Test
