@@ -196,15 +196,16 @@ public final class ProducerStateManager {
                 + known.epoch());
       }
       if (batch.isControlBatch()) {
-        Optional<EndTransactionMarker> marker = TransactionMarkers.of(batch);
+        Optional<EndTransactionMarker> marker = TransactionRules.of(batch);
         if (marker.isPresent()) {
-          TransactionMarkers.checkCoordinatorEpoch(marker.get(), current, producerId);
+          TransactionRules.checkCoordinatorEpoch(marker.get(), current, producerId);
         }
         if (known == null || epoch > known.epoch()) {
           validated.put(producerId, new Validated(epoch, -1));
         }
         return Optional.empty();
       }
+      TransactionRules.checkDataBatch(batch, current);
       int firstSeq = batch.baseSequence();
       int lastSeq = batch.lastSequence();
       if (firstSeq < 0) {
@@ -272,7 +273,7 @@ public final class ProducerStateManager {
         coordinatorEpoch = current.coordinatorEpoch();
       }
       if (batch.isControlBatch()) {
-        Optional<EndTransactionMarker> marker = TransactionMarkers.of(batch);
+        Optional<EndTransactionMarker> marker = TransactionRules.of(batch);
         if (marker.isEmpty()) {
           return;
         }
