@@ -30,6 +30,8 @@ public enum StorageError {
    * comes from a transaction coordinator that has since been replaced.
    */
   TRANSACTION_COORDINATOR_FENCED(Errors.TRANSACTION_COORDINATOR_FENCED),
+  /** A non-transactional batch from a producer whose transaction is open. */
+  INVALID_TXN_STATE(Errors.INVALID_TXN_STATE),
   /** The disk failed or is full; the partition is offline until the broker restarts. */
   KAFKA_STORAGE_ERROR(Errors.KAFKA_STORAGE_ERROR),
   /** The log is closed or deleted. */

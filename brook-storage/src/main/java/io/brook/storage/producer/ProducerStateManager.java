@@ -40,6 +40,16 @@ import org.slf4j.LoggerFactory;
  * {@link Append#record} for every batch once offsets are final, then {@link Append#commit}.
  * Replication and recovery replay skip the checks and only record.
  *
+ * <h2>Transactions</h2>
+ *
+ * A transactional batch opens its producer's transaction at its base offset; a COMMIT or ABORT
+ * marker closes it (a marker from an older coordinator epoch is refused with {@link
+ * StorageError#TRANSACTION_COORDINATOR_FENCED}) and the append reports it through {@link
+ * Append#completedTransactions}, with the last stable offset right after the marker, for the log's
+ * transaction index. {@link #firstUnstableOffset()} is the start of the oldest transaction that is
+ * open or whose marker is not yet below the high watermark ({@link UnstableOffsets}, rebuilt from
+ * the entries whenever they are reloaded).
+ *
  * <h2>Snapshots</h2>
  *
  * At segment roll the log calls {@link #takeSnapshot}, which writes the state as of {@link
@@ -186,15 +196,16 @@ public final class ProducerStateManager {
                 + known.epoch());
       }
       if (batch.isControlBatch()) {
-        Optional<EndTransactionMarker> marker = TransactionMarkers.of(batch);
+        Optional<EndTransactionMarker> marker = TransactionRules.of(batch);
         if (marker.isPresent()) {
-          TransactionMarkers.checkCoordinatorEpoch(marker.get(), current, producerId);
+          TransactionRules.checkCoordinatorEpoch(marker.get(), current, producerId);
         }
         if (known == null || epoch > known.epoch()) {
           validated.put(producerId, new Validated(epoch, -1));
         }
         return Optional.empty();
       }
+      TransactionRules.checkDataBatch(batch, current);
       int firstSeq = batch.baseSequence();
       int lastSeq = batch.lastSequence();
       if (firstSeq < 0) {
@@ -262,7 +273,7 @@ public final class ProducerStateManager {
         coordinatorEpoch = current.coordinatorEpoch();
       }
       if (batch.isControlBatch()) {
-        Optional<EndTransactionMarker> marker = TransactionMarkers.of(batch);
+        Optional<EndTransactionMarker> marker = TransactionRules.of(batch);
         if (marker.isEmpty()) {
           return;
         }

@@ -82,6 +82,21 @@ class LastStableOffsetTest {
   }
 
   @Test
+  void nonTransactionalWriteInsideAnOpenTransactionIsRefused() throws Exception {
+    try (PartitionLog log = new LogFixture(root).open()) {
+      log.appendAsLeader(txn(1, 0, 1), 0);
+
+      assertThatThrownBy(() -> log.appendAsLeader(TxnRecords.idempotent(1, 1, 1), 0))
+          .isInstanceOf(StorageException.class)
+          .extracting(e -> ((StorageException) e).error())
+          .isEqualTo(StorageError.INVALID_TXN_STATE);
+      log.appendAsCoordinator(commit(1, 0), 0);
+      log.appendAsLeader(TxnRecords.idempotent(1, 1, 1), 0);
+      assertThat(log.logEndOffset()).isEqualTo(3);
+    }
+  }
+
+  @Test
   void openTransactionSurvivesRestartAndReplay() throws Exception {
     LogFixture fixture = new LogFixture(root);
     try (PartitionLog log = fixture.open()) {

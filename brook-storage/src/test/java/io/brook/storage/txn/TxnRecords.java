@@ -20,6 +20,11 @@ final class TxnRecords {
         0L, Compression.NONE, producerId, (short) 0, baseSequence, 0, records(count));
   }
 
+  static MemoryRecords idempotent(long producerId, int baseSequence, int count) {
+    return MemoryRecords.withIdempotentRecords(
+        0L, Compression.NONE, producerId, (short) 0, baseSequence, 0, records(count));
+  }
+
   static MemoryRecords plain(int count) {
     return MemoryRecords.withRecords(Compression.NONE, records(count));
   }

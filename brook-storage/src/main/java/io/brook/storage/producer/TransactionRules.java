@@ -7,9 +7,12 @@ import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
-/** Reading the COMMIT or ABORT marker out of a control batch. */
-final class TransactionMarkers {
-  private TransactionMarkers() {}
+/**
+ * The transaction rules a client append must follow (KIP-98), and reading the COMMIT or ABORT
+ * marker out of a control batch.
+ */
+final class TransactionRules {
+  private TransactionRules() {}
 
   /**
    * The commit or abort marker of a control batch; empty for other control records.
@@ -44,6 +47,23 @@ final class TransactionMarkers {
               + " baseOffset="
               + batch.baseOffset(),
           e);
+    }
+  }
+
+  /**
+   * Refuses a non-transactional batch from a producer whose transaction is open, as Kafka does: its
+   * records would escape the transaction's commit or abort.
+   */
+  static void checkDataBatch(RecordBatch batch, ProducerStateEntry current) {
+    if (!batch.isTransactional()
+        && current != null
+        && current.currentTxnFirstOffsetOrNone() != ProducerStateEntry.NO_TXN) {
+      throw new StorageException(
+          StorageError.INVALID_TXN_STATE,
+          "Non-transactional batch from a producer with an open transaction: producerId="
+              + batch.producerId()
+              + " transactionFirstOffset="
+              + current.currentTxnFirstOffsetOrNone());
     }
   }
 
