@@ -13,7 +13,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
+import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.errors.NotCoordinatorException;
+import org.apache.kafka.common.errors.TimeoutException;
 
 /**
  * The transactional ids of one {@code __transaction_state} partition, and their writes. A write is
@@ -154,9 +156,17 @@ final class TxnStore {
             });
   }
 
+  /**
+   * The error a failed write stands for, as Kafka's transaction coordinator reports it: a write not
+   * replicated in time is COORDINATOR_NOT_AVAILABLE (retriable, the client asks again).
+   */
   static Throwable unwrap(Throwable failure) {
-    return failure instanceof CompletionException && failure.getCause() != null
-        ? failure.getCause()
-        : failure;
+    Throwable cause =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    return cause instanceof TimeoutException
+        ? new CoordinatorNotAvailableException(cause.getMessage())
+        : cause;
   }
 }

@@ -229,7 +229,7 @@ class TransactionCoordinatorShardTest {
     failing.failCommits = true;
     CompletableFuture<Errors> end = shard.endTxn(ID, 100L, (short) 0, true);
     failing.timeOutHeld();
-    assertThat(end.join()).isEqualTo(Errors.REQUEST_TIMED_OUT);
+    assertThat(end.join()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
     // Replayed but not known to be committed: no markers, and the producer waits.
     assertThat(markers.sent).isEmpty();
     assertThat(shard.endTxn(ID, 100L, (short) 0, true).join())
