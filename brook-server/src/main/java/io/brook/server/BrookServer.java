@@ -18,7 +18,6 @@ import io.brook.broker.api.DescribeProducersHandler;
 import io.brook.broker.api.DescribeQuorumHandler;
 import io.brook.broker.api.FetchHandler;
 import io.brook.broker.api.IncrementalAlterConfigsHandler;
-import io.brook.broker.api.InitProducerIdHandler;
 import io.brook.broker.api.ListOffsetsHandler;
 import io.brook.broker.api.ListPartitionReassignmentsHandler;
 import io.brook.broker.api.MetadataHandler;
@@ -34,6 +33,8 @@ import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.InternalTopicCreator;
 import io.brook.coordinator.api.GroupApis;
 import io.brook.coordinator.group.GroupCoordinator;
+import io.brook.coordinator.txn.TransactionCoordinator;
+import io.brook.coordinator.txn.api.TxnApis;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
@@ -96,6 +97,7 @@ public final class BrookServer implements AutoCloseable {
   private final ReplicaFetcherManager fetchers;
   private final ReplicationMBeans mbeans;
   private final GroupCoordinator groupCoordinator;
+  private final TransactionCoordinator transactionCoordinator;
   private final KafkaNetworkServer network;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
@@ -112,6 +114,7 @@ public final class BrookServer implements AutoCloseable {
     this.fetchers = c.fetchers;
     this.mbeans = c.mbeans;
     this.groupCoordinator = c.groupCoordinator;
+    this.transactionCoordinator = c.transactionCoordinator;
     this.network = c.network;
   }
 
@@ -128,6 +131,7 @@ public final class BrookServer implements AutoCloseable {
     ReplicaFetcherManager fetchers;
     ReplicationMBeans mbeans;
     GroupCoordinator groupCoordinator;
+    TransactionCoordinator transactionCoordinator;
     KafkaNetworkServer network;
 
     void closeQuietly() {
@@ -136,6 +140,7 @@ public final class BrookServer implements AutoCloseable {
           network,
           fetchers,
           mbeans,
+          transactionCoordinator,
           groupCoordinator,
           delayedOperations,
           logManager,
@@ -236,6 +241,7 @@ public final class BrookServer implements AutoCloseable {
       long[] brokerEpoch = {0};
       ProducerIdManager producerIds =
           new ProducerIdManager(() -> admin.allocateProducerIds(nodeId, brokerEpoch[0]));
+      startTransactionCoordinator(c, producerIds);
       ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
       BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId);
       List<ApiHandler> handlers =
@@ -245,7 +251,6 @@ public final class BrookServer implements AutoCloseable {
                   c.replicaManager,
                   admin,
                   admin,
-                  producerIds,
                   describer,
                   logDirs,
                   ReplicationConfigs.readReplicaSelector(config)));
@@ -255,6 +260,7 @@ public final class BrookServer implements AutoCloseable {
               c.replicaManager,
               internalTopicCreator(admin),
               CoordinatorConfigs.transactionTopic(config)));
+      handlers.addAll(transactionHandlers(c));
       handlers.add(
           new DescribeQuorumHandler(
               () -> Optional.of(singleVoterState(nodeId, c.quorum.image(), config)),
@@ -288,6 +294,7 @@ public final class BrookServer implements AutoCloseable {
     BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId, cluster::activeControllerId);
     ProducerIdManager producerIds =
         new ProducerIdManager(() -> cluster.allocateProducerIds(nodeId));
+    startTransactionCoordinator(c, producerIds);
     ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
     AutoTopicCreator autoCreate = cluster.autoTopicCreator(config.autoCreateTopicsEnable());
     List<ApiHandler> handlers =
@@ -297,7 +304,6 @@ public final class BrookServer implements AutoCloseable {
                 c.replicaManager,
                 admin,
                 autoCreate,
-                producerIds,
                 describer,
                 config.logDirs(),
                 ReplicationConfigs.readReplicaSelector(config)));
@@ -307,6 +313,7 @@ public final class BrookServer implements AutoCloseable {
             c.replicaManager,
             forwardingInternalTopicCreator(cluster.controllerClient()),
             CoordinatorConfigs.transactionTopic(config)));
+    handlers.addAll(transactionHandlers(c));
     if (config.isController()) {
       cluster.startController(handlers, admin, c.clusterId);
     }
@@ -346,7 +353,6 @@ public final class BrookServer implements AutoCloseable {
       ReplicaManager replicaManager,
       TopicAdmin admin,
       AutoTopicCreator autoCreate,
-      ProducerIdManager producerIds,
       ConfigDescriber describer,
       List<Path> logDirs,
       ReadReplicaSelector readReplicas) {
@@ -359,7 +365,7 @@ public final class BrookServer implements AutoCloseable {
         new DeleteRecordsHandler(replicaManager),
         new DescribeProducersHandler(replicaManager),
         new DescribeClusterHandler(identity, replicaManager),
-        new InitProducerIdHandler(producerIds),
+        new io.brook.broker.api.WriteTxnMarkersHandler(replicaManager, List.of()),
         new CreateTopicsHandler(admin, replicaManager, describer),
         new DeleteTopicsHandler(admin, replicaManager),
         new CreatePartitionsHandler(admin),
@@ -369,6 +375,23 @@ public final class BrookServer implements AutoCloseable {
         new DescribeConfigsHandler(identity, replicaManager, describer),
         new AlterConfigsHandler(admin, replicaManager),
         new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
+  }
+
+  /**
+   * The transaction coordinator follows {@code __transaction_state} leadership like the group
+   * coordinator follows {@code __consumer_offsets}; it also serves idempotent InitProducerId.
+   */
+  private static void startTransactionCoordinator(Components c, ProducerIdManager producerIds) {
+    c.transactionCoordinator =
+        TransactionCoordinator.start(
+            CoordinatorConfigs.transactions(c.config), c.replicaManager, producerIds, Time.SYSTEM);
+    c.quorum.addListener(c.transactionCoordinator::onMetadata);
+  }
+
+  private static List<ApiHandler> transactionHandlers(Components c) {
+    GroupCoordinator groups = c.groupCoordinator;
+    return TxnApis.handlers(
+        c.transactionCoordinator, c.replicaManager, groups::partitionFor, Time.SYSTEM);
   }
 
   /** A single voter (the local journal) is its own leader, always caught up. */
@@ -493,6 +516,10 @@ public final class BrookServer implements AutoCloseable {
     return groupCoordinator;
   }
 
+  public TransactionCoordinator transactionCoordinator() {
+    return transactionCoordinator;
+  }
+
   /** Blocks until {@link #close()} has finished. */
   public void awaitShutdown() throws InterruptedException {
     stopped.await();
@@ -518,6 +545,7 @@ public final class BrookServer implements AutoCloseable {
         cluster,
         fetchers,
         mbeans,
+        transactionCoordinator,
         groupCoordinator,
         delayedOperations,
         logManager,

@@ -2,15 +2,13 @@ package io.brook.server;
 
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.group.GroupConfig;
+import io.brook.coordinator.txn.TransactionCoordinator;
+import io.brook.coordinator.txn.TxnConfig;
 import io.brook.server.config.BrokerConfig;
 import java.util.List;
-import java.util.Map;
-import org.apache.kafka.common.config.TopicConfig;
 
 /** The coordinators' settings, read from the broker configuration under Kafka's names. */
 final class CoordinatorConfigs {
-  static final String TRANSACTION_STATE_TOPIC = "__transaction_state";
-
   private CoordinatorConfigs() {}
 
   static GroupConfig groups(BrokerConfig config) {
@@ -38,21 +36,26 @@ final class CoordinatorConfigs {
         (Long) config.value("brook.group.dead.connection.grace.ms"));
   }
 
-  /** How {@code __transaction_state} is created when FindCoordinator first asks for it. */
-  static InternalTopic transactionTopic(BrokerConfig config) {
-    return new InternalTopic(
-        TRANSACTION_STATE_TOPIC,
+  static TxnConfig transactions(BrokerConfig config) {
+    return new TxnConfig(
         intValue(config, "transaction.state.log.num.partitions"),
         (Short) config.value("transaction.state.log.replication.factor"),
-        Map.of(
-            TopicConfig.CLEANUP_POLICY_CONFIG,
-            TopicConfig.CLEANUP_POLICY_COMPACT,
-            TopicConfig.SEGMENT_BYTES_CONFIG,
-            Integer.toString(intValue(config, "transaction.state.log.segment.bytes")),
-            TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
-            Integer.toString(intValue(config, "transaction.state.log.min.isr")),
-            TopicConfig.COMPRESSION_TYPE_CONFIG,
-            "uncompressed"));
+        intValue(config, "transaction.state.log.segment.bytes"),
+        intValue(config, "transaction.state.log.min.isr"),
+        intValue(config, "transaction.state.log.load.buffer.size"),
+        intValue(config, "transaction.max.timeout.ms"),
+        intValue(config, "transactional.id.expiration.ms"),
+        intValue(config, "transaction.abort.timed.out.transaction.cleanup.interval.ms"),
+        intValue(config, "transaction.remove.expired.transaction.cleanup.interval.ms"),
+        Math.max(1, intValue(config, "request.timeout.ms")),
+        // Kafka's transaction coordinator has no thread setting; its work is light.
+        1,
+        config.interBrokerListenerName());
+  }
+
+  /** How {@code __transaction_state} is created when FindCoordinator first asks for it. */
+  static InternalTopic transactionTopic(BrokerConfig config) {
+    return TransactionCoordinator.stateTopic(transactions(config));
   }
 
   private static int intValue(BrokerConfig config, String name) {

@@ -25,6 +25,13 @@ public enum StorageError {
   OUT_OF_ORDER_SEQUENCE_NUMBER(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER),
   /** The producer's epoch is older than the one this partition has seen: a zombie. */
   INVALID_PRODUCER_EPOCH(Errors.INVALID_PRODUCER_EPOCH),
+  /**
+   * A transaction marker carries a coordinator epoch older than one this partition has seen: it
+   * comes from a transaction coordinator that has since been replaced.
+   */
+  TRANSACTION_COORDINATOR_FENCED(Errors.TRANSACTION_COORDINATOR_FENCED),
+  /** A non-transactional batch from a producer whose transaction is open. */
+  INVALID_TXN_STATE(Errors.INVALID_TXN_STATE),
   /** The disk failed or is full; the partition is offline until the broker restarts. */
   KAFKA_STORAGE_ERROR(Errors.KAFKA_STORAGE_ERROR),
   /** The log is closed or deleted. */

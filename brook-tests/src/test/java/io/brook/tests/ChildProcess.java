@@ -20,9 +20,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ChildProcess {
   /** What the program left behind. */
-  record Result(List<String> command, int exitCode, String stdout, String stderr) {
+  public record Result(List<String> command, int exitCode, String stdout, String stderr) {
     /** For assertion messages: everything needed to see why a run failed. */
-    String describe() {
+    public String describe() {
       return "command: "
           + String.join(" ", command)
           + "\nexit code: "
@@ -44,7 +44,7 @@ public final class ChildProcess {
    * Runs {@code command} with {@code stdin} (may be empty) as its input; if it has not exited
    * within {@code timeout} it is killed and the run fails.
    */
-  static Result run(List<String> command, String stdin, Duration timeout) {
+  public static Result run(List<String> command, String stdin, Duration timeout) {
     return run(command, Map.of(), stdin, timeout);
   }
 

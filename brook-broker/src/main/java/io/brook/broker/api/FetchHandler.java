@@ -11,6 +11,7 @@ import io.brook.storage.log.LogOffsetMetadata;
 import io.brook.storage.log.LogReadResult;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.segment.FileSlice;
+import io.brook.storage.txn.AbortedTxn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -28,13 +29,17 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
- * Fetch: reads each partition from the requested offset up to the high watermark (consumers) or the
- * log end (followers) and answers with the still-compressed batches as file regions, sent with zero
- * copy. If less than {@code min_bytes} is available the request waits, without holding a thread,
- * until appends bring enough or {@code max_wait_ms} passes. Fetch sessions are declined (session id
- * 0): every request is a full fetch.
+ * Fetch: reads each partition from the requested offset up to the high watermark (consumers), the
+ * last stable offset (read_committed consumers, which also get the aborted transactions in the
+ * range from the transaction index) or the log end (followers) and answers with the
+ * still-compressed batches as file regions, sent with zero copy. If less than {@code min_bytes} is
+ * available the request waits, without holding a thread, until appends bring enough or {@code
+ * max_wait_ms} passes. Fetch sessions are declined (session id 0): every request is a full fetch.
  */
 public final class FetchHandler extends KafkaApi {
+  /** {@code isolation_level} of a consumer that reads only committed transactions. */
+  static final byte READ_COMMITTED = 1;
+
   private final ReplicaManager replicaManager;
   private final ReadReplicaSelector readReplicas;
 
@@ -81,6 +86,7 @@ public final class FetchHandler extends KafkaApi {
     }
     int replicaId = replicaId(request);
     short version = context.header().apiVersion();
+    boolean readCommitted = replicaId < 0 && request.isolationLevel() == READ_COMMITTED;
     Read first = read(request, version, wanted, replicaId);
     if (request.maxWaitMs() <= 0
         || first.bytes() >= request.minBytes()
@@ -92,7 +98,7 @@ public final class FetchHandler extends KafkaApi {
     replicaManager
         .delayedOperations()
         .submit(
-            new DelayedFetch(first.positions(), request.minBytes(), replicaId >= 0) {
+            new DelayedFetch(first.positions(), request.minBytes(), replicaId >= 0, readCommitted) {
               @Override
               protected void onComplete(boolean timedOut) {
                 try {
@@ -200,7 +206,7 @@ public final class FetchHandler extends KafkaApi {
       if (end.epoch() != lastFetchedEpoch || end.endOffset() < fetchOffset) {
         data.divergingEpoch().setEpoch(end.epoch()).setEndOffset(end.endOffset());
         data.setHighWatermark(log.highWatermark())
-            .setLastStableOffset(log.highWatermark())
+            .setLastStableOffset(log.lastStableOffset())
             .setLogStartOffset(log.logStartOffset());
         return Optional.empty();
       }
@@ -211,7 +217,7 @@ public final class FetchHandler extends KafkaApi {
       throw new NotLeaderOrFollowerException(
           "broker " + replicaId + " is not a replica of " + partition.topicPartition());
     }
-    fill(data, result, log.highWatermark());
+    fill(data, result, log.highWatermark(), log.lastStableOffset());
     return Optional.of(
         new Position(w.topicPartition(), fetchOffset, result.fetchOffsetMetadata(), true));
   }
@@ -241,24 +247,50 @@ public final class FetchHandler extends KafkaApi {
       if (preferred.isPresent()) {
         data.setPreferredReadReplica(preferred.get())
             .setHighWatermark(log.highWatermark())
-            .setLastStableOffset(log.highWatermark())
+            .setLastStableOffset(log.lastStableOffset())
             .setLogStartOffset(log.logStartOffset());
         return Optional.empty();
       }
     }
-    LogReadResult result = log.read(fetchOffset, limit, log.highWatermark(), minOneBatch);
-    fill(data, result, result.highWatermark());
-    if (request.isolationLevel() == 1) {
-      data.setAbortedTransactions(new ArrayList<>());
+    // Read before the high watermark, so it never ends up above the high watermark reported.
+    long lastStable = log.lastStableOffset();
+    boolean readCommitted = request.isolationLevel() == READ_COMMITTED;
+    LogReadResult result =
+        log.read(fetchOffset, limit, readCommitted ? lastStable : log.highWatermark(), minOneBatch);
+    fill(data, result, result.highWatermark(), lastStable);
+    if (readCommitted) {
+      data.setAbortedTransactions(abortedTransactions(log, fetchOffset, lastStable, result));
     }
     return Optional.of(
         new Position(w.topicPartition(), fetchOffset, result.fetchOffsetMetadata(), leader));
   }
 
-  private static void fill(PartitionData data, LogReadResult result, long highWatermark) {
+  /**
+   * The aborted transactions a read_committed consumer must skip in what it was sent, null when it
+   * was sent nothing. Bounded by the last stable offset the read stopped at rather than by the
+   * exact end of the bytes sent, which would need a look into the file: an extra abort beyond the
+   * data is ignored by the consumer.
+   */
+  private static List<FetchResponseData.AbortedTransaction> abortedTransactions(
+      PartitionLog log, long fetchOffset, long lastStable, LogReadResult result) {
+    List<FetchResponseData.AbortedTransaction> out = new ArrayList<>();
+    if (result.slice().sizeInBytes() == 0) {
+      return out;
+    }
+    for (AbortedTxn txn : log.collectAbortedTransactions(fetchOffset, lastStable)) {
+      out.add(
+          new FetchResponseData.AbortedTransaction()
+              .setProducerId(txn.producerId())
+              .setFirstOffset(txn.firstOffset()));
+    }
+    return out;
+  }
+
+  private static void fill(
+      PartitionData data, LogReadResult result, long highWatermark, long lastStable) {
     FileSlice slice = result.slice();
     data.setHighWatermark(highWatermark)
-        .setLastStableOffset(highWatermark)
+        .setLastStableOffset(Math.min(lastStable, highWatermark))
         .setLogStartOffset(result.logStartOffset());
     if (slice.sizeInBytes() > 0) {
       data.setRecords(
@@ -277,7 +309,7 @@ public final class FetchHandler extends KafkaApi {
         .ifPresent(
             p ->
                 data.setHighWatermark(p.log().highWatermark())
-                    .setLastStableOffset(p.log().highWatermark())
+                    .setLastStableOffset(p.log().lastStableOffset())
                     .setLogStartOffset(p.log().logStartOffset()));
   }
 
@@ -295,12 +327,14 @@ public final class FetchHandler extends KafkaApi {
     private final List<Position> positions;
     private final int minBytes;
     private final boolean follower;
+    private final boolean readCommitted;
 
-    DelayedFetch(List<Position> positions, int minBytes, boolean follower) {
+    DelayedFetch(List<Position> positions, int minBytes, boolean follower, boolean readCommitted) {
       super(positions.stream().map(Position::topicPartition).distinct().toList());
       this.positions = positions;
       this.minBytes = minBytes;
       this.follower = follower;
+      this.readCommitted = readCommitted;
     }
 
     @Override
@@ -312,8 +346,11 @@ public final class FetchHandler extends KafkaApi {
           return true; // the partition left or changed role: the client hears about it at once
         }
         PartitionLog log = partition.get().log();
+        // read_committed counts only bytes below the LSO, and wakes when a marker moves it.
         LogOffsetMetadata bound =
-            follower ? log.logEndOffsetMetadata() : log.highWatermarkMetadata();
+            follower
+                ? log.logEndOffsetMetadata()
+                : readCommitted ? log.lastStableOffsetMetadata() : log.highWatermarkMetadata();
         if (bound.messageOffset() <= position.fetchOffset()) {
           continue;
         }

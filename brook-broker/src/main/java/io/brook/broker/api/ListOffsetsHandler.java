@@ -18,7 +18,8 @@ import org.apache.kafka.common.record.internal.FileRecords;
 
 /**
  * ListOffsets: earliest, latest, by timestamp ("replay since 20:00") and max-timestamp lookups.
- * Consumers see offsets up to the high watermark; a replica (replica id >= 0) sees the log end.
+ * Consumers see offsets up to the high watermark (read_committed: the last stable offset); a
+ * replica (replica id >= 0) sees the log end.
  */
 public final class ListOffsetsHandler extends KafkaApi {
   /** Kafka's special timestamps (ListOffsetsRequest). */
@@ -53,7 +54,12 @@ public final class ListOffsetsHandler extends KafkaApi {
                 .setLeaderEpoch(-1);
         topicResponse.partitions().add(out);
         try {
-          lookup(new TopicPartition(topic.name(), p.partitionIndex()), p, request.replicaId(), out);
+          lookup(
+              new TopicPartition(topic.name(), p.partitionIndex()),
+              p,
+              request.replicaId(),
+              request.isolationLevel() == FetchHandler.READ_COMMITTED,
+              out);
           if (context.apiVersion() < 4) {
             // The leader epoch is part of the answer from v4 only; older versions cannot carry it.
             out.setLeaderEpoch(-1);
@@ -70,6 +76,7 @@ public final class ListOffsetsHandler extends KafkaApi {
       TopicPartition tp,
       ListOffsetsRequestData.ListOffsetsPartition request,
       int replicaId,
+      boolean readCommitted,
       ListOffsetsPartitionResponse out) {
     Partition partition = replicaManager.partitionOrThrow(tp);
     partition.checkLeaderEpoch(
@@ -78,7 +85,11 @@ public final class ListOffsetsHandler extends KafkaApi {
             : Optional.of(request.currentLeaderEpoch()));
     partition.ensureLeader();
     PartitionLog log = partition.log();
-    long visibleEnd = replicaId >= 0 ? log.logEndOffset() : log.highWatermark();
+    // read_committed consumers see up to the last stable offset, by offset and by time alike.
+    long visibleEnd =
+        replicaId >= 0
+            ? log.logEndOffset()
+            : readCommitted ? log.lastStableOffset() : log.highWatermark();
     long timestamp = request.timestamp();
     if (timestamp == EARLIEST || timestamp == EARLIEST_LOCAL) {
       answer(out, -1L, log.logStartOffset(), log);

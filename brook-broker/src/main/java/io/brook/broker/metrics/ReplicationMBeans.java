@@ -1,8 +1,10 @@
 package io.brook.broker.metrics;
 
+import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.ReplicationMetrics;
 import io.brook.broker.replica.ReplicationMetrics.PartitionCounts;
+import io.brook.storage.log.PartitionLog;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,6 +84,10 @@ public final class ReplicationMBeans implements AutoCloseable {
     beans.gauge("AtMinIsrPartitionCount", replicas, PartitionCounts::atMinIsr);
     beans.gauge("PartitionCount", replicas, PartitionCounts::partitionCount);
     beans.gauge("LeaderCount", replicas, PartitionCounts::leaderCount);
+    GaugeMBean lsoLag = () -> maxLastStableOffsetLag(replicas);
+    beans.add(
+        REPLICA_MANAGER + "MaxLastStableOffsetLag",
+        new StandardMBean(lsoLag, GaugeMBean.class, false));
     ReplicationMetrics metrics = replicas.metrics();
     beans.meter("IsrShrinksPerSec", "shrinks", metrics.isrShrinks());
     beans.meter("IsrExpandsPerSec", "expands", metrics.isrExpands());
@@ -91,6 +97,22 @@ public final class ReplicationMBeans implements AutoCloseable {
       beans.add(MAX_LAG, new StandardMBean(lag, GaugeMBean.class, false));
     }
     return beans;
+  }
+
+  /**
+   * The largest gap, in offsets, between the high watermark and the last stable offset over the
+   * partitions this broker leads: a transaction left open (a hung or very slow producer, a
+   * coordinator that cannot write its markers) holds read_committed consumers back by that much.
+   */
+  static long maxLastStableOffsetLag(ReplicaManager replicas) {
+    long max = 0;
+    for (Partition partition : replicas.partitions()) {
+      if (partition.isLeader()) {
+        PartitionLog log = partition.log();
+        max = Math.max(max, log.highWatermark() - log.lastStableOffset());
+      }
+    }
+    return max;
   }
 
   private void gauge(String name, ReplicaManager replicas, ToIntFunction<PartitionCounts> value) {

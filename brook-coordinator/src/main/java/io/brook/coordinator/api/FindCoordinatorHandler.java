@@ -11,11 +11,13 @@ import io.brook.metadata.image.TopicImage;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
@@ -127,7 +129,11 @@ public final class FindCoordinatorHandler extends GroupApi {
     short replicationFactor =
         (short) Math.max(1, Math.min(topic.replicationFactor(), Math.max(1, liveBrokers)));
     InternalTopic capped =
-        new InternalTopic(topic.name(), topic.partitions(), replicationFactor, topic.configs());
+        new InternalTopic(
+            topic.name(),
+            topic.partitions(),
+            replicationFactor,
+            cappedMinIsr(topic.configs(), replicationFactor));
     topicCreator
         .create(capped)
         .whenComplete(
@@ -144,6 +150,21 @@ public final class FindCoordinatorHandler extends GroupApi {
                     replicationFactor);
               }
             });
+  }
+
+  /**
+   * A min.insync.replicas above the (capped) replication factor would refuse every write, so a
+   * single node started with Kafka's defaults ({@code transaction.state.log.min.isr=2}) could never
+   * run a transaction: it is capped like the replication factor.
+   */
+  private static Map<String, String> cappedMinIsr(Map<String, String> configs, short rf) {
+    String minIsr = configs.get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG);
+    if (minIsr == null || Integer.parseInt(minIsr) <= rf) {
+      return configs;
+    }
+    Map<String, String> capped = new HashMap<>(configs);
+    capped.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Short.toString(rf));
+    return capped;
   }
 
   private static Optional<BrokerEndpoint> endpointOf(BrokerRegistration broker, String listener) {

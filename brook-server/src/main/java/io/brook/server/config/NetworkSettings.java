@@ -134,13 +134,14 @@ final class NetworkSettings {
             atLeast(0),
             LOW,
             "Delay before closing a connection whose authentication failed.")
-        .accepts(
+        .uses(
             "request.timeout.ms",
             INT,
             30_000,
             ANY,
             HIGH,
-            "How long the broker's own outgoing requests wait for a response.")
+            "How long the broker's own outgoing requests (transaction markers) and transaction state"
+                + " writes wait.")
         .accepts(
             "socket.connection.setup.timeout.ms",
             LONG,

@@ -52,35 +52,35 @@ final class TransactionSettings {
             atLeast(1),
             HIGH,
             "min.insync.replicas of __transaction_state.")
-        .accepts(
+        .uses(
             "transaction.state.log.load.buffer.size",
             INT,
             5 * 1024 * 1024,
             atLeast(1),
             HIGH,
             "Read size when loading a transaction state partition into memory.")
-        .accepts(
+        .uses(
             "transaction.max.timeout.ms",
             INT,
             15 * 60 * 1000,
             atLeast(1),
             HIGH,
             "Longest transaction timeout a producer may ask for.")
-        .accepts(
+        .uses(
             "transactional.id.expiration.ms",
             INT,
             7 * 24 * 60 * 60 * 1000,
             atLeast(1),
             HIGH,
             "How long a transactional id without transaction status updates is remembered.")
-        .accepts(
+        .uses(
             "transaction.abort.timed.out.transaction.cleanup.interval.ms",
             INT,
             10_000,
             atLeast(1),
             LOW,
             "How often transactions past their timeout are looked for and aborted.")
-        .accepts(
+        .uses(
             "transaction.remove.expired.transaction.cleanup.interval.ms",
             INT,
             60 * 60 * 1000,

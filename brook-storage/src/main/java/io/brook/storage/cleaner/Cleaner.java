@@ -5,6 +5,7 @@ import io.brook.storage.log.PartitionLog;
 import io.brook.storage.segment.LogSegment;
 import io.brook.storage.segment.PinnedSegment;
 import io.brook.storage.segment.SegmentFiles;
+import io.brook.storage.txn.AbortedTxn;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -201,6 +202,12 @@ public final class Cleaner {
       for (LogSegment source : group) {
         LastBatch seen = copyFiltered(source, cleaned, filter, config, stats);
         lastBatch = seen != null ? seen : lastBatch;
+      }
+      for (LogSegment source : group) {
+        // The cleaner keeps aborted data and markers, so it keeps the aborts' index entries too.
+        for (AbortedTxn txn : source.txnIndex().entries()) {
+          cleaned.txnIndex().append(txn);
+        }
       }
       if (cleaned.readNextOffset() < groupEnd && lastBatch != null) {
         // Keep the group's end visible so recovery knows which segments a swap file replaced.

@@ -22,8 +22,9 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *       time it keeps a tombstone in it (KIP-534), and a later pass after that time drops it.
  *   <li>A record without a key cannot be compacted; produce rejects them on compacted topics, so
  *       one found here predates the policy change and is dropped, as Kafka does.
- *   <li>Control batches (transaction markers) are kept: Brook has no transactions yet, so there is
- *       no aborted data to remove and no marker whose transaction is fully cleaned.
+ *   <li>Control batches (transaction markers) are kept, and so are the aborts' entries in the
+ *       transaction index (the cleaner copies them to the cleaned segment). Aborted transactional
+ *       data is not removed yet and is compacted like committed data (TODO: Kafka drops it first).
  *   <li>The last batch of every producer still in the producer state is kept, emptied if need be,
  *       so that its sequence number and epoch survive for duplicate detection and fencing.
  * </ul>

@@ -3,6 +3,7 @@ package io.brook.storage.log;
 import io.brook.storage.epoch.LeaderEpochCache;
 import io.brook.storage.producer.ProducerStateManager;
 import io.brook.storage.segment.LogSegment;
+import io.brook.storage.txn.CompletedTxn;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,8 +26,12 @@ final class AppendWriter {
     this.health = health;
   }
 
-  /** Updates producer state (and, for replicated batches, leader epochs) from written batches. */
+  /**
+   * Updates producer state (and, for replicated batches, leader epochs) from written batches, and
+   * records the transactions their ABORT markers aborted in {@code segment}'s transaction index.
+   */
   List<AppendedBatch> recordAppended(
+      LogSegment segment,
       MemoryRecords records,
       AppendOrigin origin,
       ProducerStateManager.Append producers,
@@ -43,7 +48,20 @@ final class AppendWriter {
     }
     producers.commit();
     producerState.updateMapEndOffset(next);
+    for (CompletedTxn txn : producers.completedTransactions()) {
+      if (txn.aborted()) {
+        indexAbort(segment, txn);
+      }
+    }
     return List.copyOf(appended);
+  }
+
+  private void indexAbort(LogSegment segment, CompletedTxn txn) {
+    try {
+      segment.txnIndex().append(txn.toAbortedTxn());
+    } catch (IOException e) {
+      throw health.markOffline("writing the transaction index of " + segment, e);
+    }
   }
 
   void maybeAssignEpoch(int epoch, long startOffset) {

@@ -6,6 +6,7 @@ import io.brook.storage.producer.ProducerStateManager;
 import io.brook.storage.segment.LogSegment;
 import io.brook.storage.segment.PinnedSegment;
 import io.brook.storage.segment.SegmentFiles;
+import io.brook.storage.txn.CompletedTxn;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -117,16 +118,20 @@ final class LogLoader {
         if (base.isPresent()) {
           bases.add(base.getAsLong());
         } else if (name.endsWith(SegmentFiles.INDEX_SUFFIX)
-            || name.endsWith(SegmentFiles.TIME_INDEX_SUFFIX)) {
+            || name.endsWith(SegmentFiles.TIME_INDEX_SUFFIX)
+            || name.endsWith(SegmentFiles.TXN_INDEX_SUFFIX)) {
           indexes.add(file);
         }
       }
     }
     for (Path index : indexes) {
+      String name = index.toString();
       String suffix =
-          index.toString().endsWith(SegmentFiles.INDEX_SUFFIX)
+          name.endsWith(SegmentFiles.INDEX_SUFFIX)
               ? SegmentFiles.INDEX_SUFFIX
-              : SegmentFiles.TIME_INDEX_SUFFIX;
+              : name.endsWith(SegmentFiles.TXN_INDEX_SUFFIX)
+                  ? SegmentFiles.TXN_INDEX_SUFFIX
+                  : SegmentFiles.TIME_INDEX_SUFFIX;
       OptionalLong base = SegmentFiles.baseOffsetOf(index, suffix);
       if (base.isEmpty() || !bases.contains(base.getAsLong())) {
         log.info("Deleting index without a log file {}", index);
@@ -212,6 +217,8 @@ final class LogLoader {
         segment.onBecomeInactiveSegment();
       }
       if (truncated > 0) {
+        // Aborts whose marker was cut go too; replay re-adds any the log still holds.
+        segment.txnIndex().truncateTo(segment.readNextOffset());
         log.warn(
             "Truncated torn or corrupt tail topicPartition={} segment={} bytes={} newEnd={}",
             options.topicPartition(),
@@ -310,8 +317,24 @@ final class LogLoader {
         }
       }
       replay.commit();
+      indexAborts(segments, replay.completedTransactions());
     }
     producers.updateMapEndOffset(logEndOffset);
+  }
+
+  /**
+   * Records replayed aborts in the transaction index of their marker's segment. Entries already
+   * there are skipped by the index, so only those lost with an unflushed tail are written again.
+   */
+  private static void indexAborts(
+      ConcurrentNavigableMap<Long, LogSegment> segments, List<CompletedTxn> completed)
+      throws IOException {
+    for (CompletedTxn txn : completed) {
+      Map.Entry<Long, LogSegment> home = segments.floorEntry(txn.lastOffset());
+      if (txn.aborted() && home != null) {
+        home.getValue().txnIndex().append(txn.toAbortedTxn());
+      }
+    }
   }
 
   static void deleteDirectory(Path dir) throws IOException {

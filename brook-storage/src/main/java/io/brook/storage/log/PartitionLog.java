@@ -8,6 +8,8 @@ import io.brook.storage.producer.BatchMetadata;
 import io.brook.storage.producer.ProducerStateManager;
 import io.brook.storage.segment.FileHandlePool;
 import io.brook.storage.segment.LogSegment;
+import io.brook.storage.txn.AbortedTxn;
+import io.brook.storage.txn.AbortedTxnSearch;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -88,6 +90,7 @@ public final class PartitionLog implements Closeable {
             Math.max(options.highWatermark(), logStartOffset),
             logEndOffsetMetadata.messageOffset());
     this.highWatermarkMetadata = resolve(hw);
+    producerState.onHighWatermarkUpdated(hw);
   }
 
   /**
@@ -147,7 +150,8 @@ public final class PartitionLog implements Closeable {
       LogSegment segment =
           maybeRoll(summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg);
       writer.write(segment, records);
-      List<AppendedBatch> appended = writer.recordAppended(records, origin, producers, summary);
+      List<AppendedBatch> appended =
+          writer.recordAppended(segment, records, origin, producers, summary);
       logEndOffsetMetadata =
           new LogOffsetMetadata(lastOffset + 1, segment.baseOffset(), segment.sizeInBytes());
       if (flusher.recordAppended(summary.recordCount(), cfg)) {
@@ -300,6 +304,31 @@ public final class PartitionLog implements Closeable {
     return highWatermarkMetadata;
   }
 
+  /**
+   * The last stable offset (KIP-98): the high watermark, or the first offset of the oldest
+   * unresolved transaction below it, but not below the log start (as Kafka, for a transaction whose
+   * start DeleteRecords removed). read_committed consumers read up to here.
+   */
+  public long lastStableOffset() {
+    long hw = highWatermark();
+    return Math.min(hw, Math.max(producerState.firstUnstableOffset().orElse(hw), logStartOffset));
+  }
+
+  /** {@link #lastStableOffset()} with its position on disk, for waiting read_committed fetches. */
+  public LogOffsetMetadata lastStableOffsetMetadata() {
+    LogOffsetMetadata hw = highWatermarkMetadata;
+    long lso = Math.max(producerState.firstUnstableOffset().orElse(Long.MAX_VALUE), logStartOffset);
+    return lso >= hw.messageOffset() ? hw : resolve(lso);
+  }
+
+  /**
+   * The aborts overlapping {@code [startOffset, upperBoundOffset)}: see {@link AbortedTxnSearch}.
+   */
+  public List<AbortedTxn> collectAbortedTransactions(long startOffset, long upperBoundOffset) {
+    health.ensureReadable();
+    return AbortedTxnSearch.collect(segments, startOffset, upperBoundOffset);
+  }
+
   public long recoveryPoint() {
     return flusher.recoveryPoint();
   }
@@ -314,6 +343,7 @@ public final class PartitionLog implements Closeable {
     try {
       long clamped = Math.min(Math.max(highWatermark, logStartOffset), logEndOffset());
       highWatermarkMetadata = resolve(clamped);
+      producerState.onHighWatermarkUpdated(clamped);
       return clamped;
     } finally {
       lock.unlock();
@@ -477,6 +507,7 @@ public final class PartitionLog implements Closeable {
       if (highWatermark() > newEnd) {
         highWatermarkMetadata = logEndOffsetMetadata;
       }
+      producerState.onHighWatermarkUpdated(highWatermark());
       log.info(
           "Truncated log topicPartition={} targetOffset={} logEndOffset={}",
           topicPartition,
@@ -512,6 +543,7 @@ public final class PartitionLog implements Closeable {
     logStartOffset = newOffset;
     logEndOffsetMetadata = new LogOffsetMetadata(newOffset, newOffset, 0);
     highWatermarkMetadata = logEndOffsetMetadata;
+    producerState.onHighWatermarkUpdated(newOffset);
     flusher.resetTo(newOffset);
     log.info("Truncated log fully topicPartition={} newOffset={}", topicPartition, newOffset);
   }

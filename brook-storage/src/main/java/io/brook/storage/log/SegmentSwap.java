@@ -74,6 +74,7 @@ public final class SegmentSwap {
     TreeMap<Long, Path> swaps = new TreeMap<>();
     TreeMap<Long, Path> logs = new TreeMap<>();
     List<Path> leftovers = new ArrayList<>();
+    List<Path> txnSwaps = new ArrayList<>();
     try (Stream<Path> files = Files.list(dir)) {
       for (Path file : (Iterable<Path>) files::iterator) {
         String name = file.getFileName().toString();
@@ -84,6 +85,11 @@ public final class SegmentSwap {
           swaps.put(swapBase.getAsLong(), file);
         } else if (logBase.isPresent()) {
           logs.put(logBase.getAsLong(), file);
+        } else if (SegmentFiles.baseOffsetOf(
+                file, SegmentFiles.TXN_INDEX_SUFFIX + SegmentFiles.SWAP_SUFFIX)
+            .isPresent()) {
+          // Kept for its swap: unlike the other indexes it cannot be rebuilt from its log file.
+          txnSwaps.add(file);
         } else if (name.endsWith(SegmentFiles.CLEANED_SUFFIX)
             || name.endsWith(SegmentFiles.SWAP_SUFFIX)) {
           // An index still named .swap is rebuilt from its log file at load.
@@ -98,6 +104,10 @@ public final class SegmentSwap {
     for (var swap : swaps.entrySet()) {
       finishSwap(dir, swap.getKey(), swap.getValue(), logs);
     }
+    for (Path file : txnSwaps) {
+      // Still there: its log file never reached .swap, so the cleaning is discarded.
+      Files.deleteIfExists(file);
+    }
     if (!swaps.isEmpty() || !leftovers.isEmpty()) {
       AtomicFiles.fsyncDirectory(dir);
     }
@@ -110,12 +120,21 @@ public final class SegmentSwap {
       long oldBase = old.getKey();
       Files.deleteIfExists(SegmentFiles.offsetIndexFile(dir, oldBase));
       Files.deleteIfExists(SegmentFiles.timeIndexFile(dir, oldBase));
+      if (oldBase != base) {
+        Files.deleteIfExists(SegmentFiles.txnIndexFile(dir, oldBase));
+      }
       Files.deleteIfExists(old.getValue());
       logs.remove(oldBase);
     }
     // Its indexes are rebuilt from the log file by the loader, which finds them missing.
     Files.deleteIfExists(SegmentFiles.offsetIndexFile(dir, base));
     Files.deleteIfExists(SegmentFiles.timeIndexFile(dir, base));
+    // Renamed before the log file: if its .swap is gone, the final name already holds the new one.
+    Path txnSwap = SegmentFiles.txnIndexFileFor(swapFile);
+    if (Files.exists(txnSwap)) {
+      Files.move(
+          txnSwap, SegmentFiles.txnIndexFile(dir, base), StandardCopyOption.REPLACE_EXISTING);
+    }
     Files.move(swapFile, SegmentFiles.logFile(dir, base), StandardCopyOption.REPLACE_EXISTING);
     logs.put(base, SegmentFiles.logFile(dir, base));
     log.info(

@@ -4,6 +4,7 @@ import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
 import io.brook.storage.checkpoint.AtomicFiles;
 import io.brook.storage.checkpoint.CorruptCheckpointException;
+import io.brook.storage.txn.CompletedTxn;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -38,6 +39,16 @@ import org.slf4j.LoggerFactory;
  * calls {@link Append#checkDuplicateOrValidate} for every batch before assigning offsets, then
  * {@link Append#record} for every batch once offsets are final, then {@link Append#commit}.
  * Replication and recovery replay skip the checks and only record.
+ *
+ * <h2>Transactions</h2>
+ *
+ * A transactional batch opens its producer's transaction at its base offset; a COMMIT or ABORT
+ * marker closes it (a marker from an older coordinator epoch is refused with {@link
+ * StorageError#TRANSACTION_COORDINATOR_FENCED}) and the append reports it through {@link
+ * Append#completedTransactions}, with the last stable offset right after the marker, for the log's
+ * transaction index. {@link #firstUnstableOffset()} is the start of the oldest transaction that is
+ * open or whose marker is not yet below the high watermark ({@link UnstableOffsets}, rebuilt from
+ * the entries whenever they are reloaded).
  *
  * <h2>Snapshots</h2>
  *
@@ -79,7 +90,9 @@ public final class ProducerStateManager {
   private final ConcurrentHashMap<Long, ProducerStateEntry> producers = new ConcurrentHashMap<>();
   private final ConcurrentSkipListMap<Long, Path> snapshots = new ConcurrentSkipListMap<>();
   private final Object snapshotLock = new Object();
+  private final UnstableOffsets unstable = new UnstableOffsets();
   private volatile long mapEndOffset;
+  private volatile long highWatermark;
 
   /**
    * Lists the snapshot files in {@code partitionDir} (and deletes leftover temporary ones) without
@@ -131,6 +144,9 @@ public final class ProducerStateManager {
     /** Epoch and last sequence after the batches validated so far in this append. */
     private final Map<Long, Validated> validated = new HashMap<>();
 
+    /** Transactions closed by markers in this append, in log order. */
+    private final List<CompletedTxn> completed = new ArrayList<>();
+
     private long endOffset = -1;
     private boolean committed;
 
@@ -180,11 +196,16 @@ public final class ProducerStateManager {
                 + known.epoch());
       }
       if (batch.isControlBatch()) {
+        Optional<EndTransactionMarker> marker = TransactionRules.of(batch);
+        if (marker.isPresent()) {
+          TransactionRules.checkCoordinatorEpoch(marker.get(), current, producerId);
+        }
         if (known == null || epoch > known.epoch()) {
           validated.put(producerId, new Validated(epoch, -1));
         }
         return Optional.empty();
       }
+      TransactionRules.checkDataBatch(batch, current);
       int firstSeq = batch.baseSequence();
       int lastSeq = batch.lastSequence();
       if (firstSeq < 0) {
@@ -252,10 +273,15 @@ public final class ProducerStateManager {
         coordinatorEpoch = current.coordinatorEpoch();
       }
       if (batch.isControlBatch()) {
-        Optional<EndTransactionMarker> marker = transactionMarker(batch);
+        Optional<EndTransactionMarker> marker = TransactionRules.of(batch);
         if (marker.isEmpty()) {
           return;
         }
+        // As Kafka: a marker without an open transaction still completes one, at its own offset.
+        long firstOffset =
+            txnFirstOffset == ProducerStateEntry.NO_TXN ? batch.baseOffset() : txnFirstOffset;
+        boolean aborted = marker.get().controlType() == ControlRecordType.ABORT;
+        completed.add(new CompletedTxn(producerId, firstOffset, batch.lastOffset(), aborted, -1));
         txnFirstOffset = ProducerStateEntry.NO_TXN;
         coordinatorEpoch = marker.get().coordinatorEpoch();
       } else {
@@ -289,10 +315,22 @@ public final class ProducerStateManager {
     public void commit() {
       ensureOpen();
       committed = true;
+      unstable.apply(updated, producers, completed, highWatermark);
       producers.putAll(updated);
       if (endOffset > mapEndOffset) {
         mapEndOffset = endOffset;
       }
+    }
+
+    /**
+     * The transactions the markers of this append completed, in log order, with their last stable
+     * offsets; only after {@link #commit}.
+     */
+    public List<CompletedTxn> completedTransactions() {
+      if (!committed) {
+        throw new IllegalStateException("completed transactions are known after commit");
+      }
+      return completed.isEmpty() ? List.of() : List.copyOf(completed);
     }
 
     private ProducerStateEntry currentEntry(long producerId) {
@@ -330,39 +368,28 @@ public final class ProducerStateManager {
             + detail);
   }
 
-  /** The commit or abort marker of a control batch; empty for other control records. */
-  private static Optional<EndTransactionMarker> transactionMarker(RecordBatch batch) {
-    try {
-      var records = batch.iterator();
-      if (!records.hasNext()) {
-        throw new StorageException(
-            StorageError.CORRUPT_MESSAGE,
-            "Control batch without records: producerId="
-                + batch.producerId()
-                + " baseOffset="
-                + batch.baseOffset());
-      }
-      var record = records.next();
-      ControlRecordType type = ControlRecordType.parse(record.key());
-      if (type != ControlRecordType.COMMIT && type != ControlRecordType.ABORT) {
-        return Optional.empty();
-      }
-      return Optional.of(EndTransactionMarker.deserialize(record));
-    } catch (StorageException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw new StorageException(
-          StorageError.CORRUPT_MESSAGE,
-          "Unreadable transaction marker: producerId="
-              + batch.producerId()
-              + " baseOffset="
-              + batch.baseOffset(),
-          e);
-    }
-  }
-
   public Optional<ProducerStateEntry> lastEntry(long producerId) {
     return Optional.ofNullable(producers.get(producerId));
+  }
+
+  /**
+   * The first offset of the oldest transaction that is open, or completed with its marker not yet
+   * below the high watermark; empty when none. The last stable offset is this or the high
+   * watermark, whichever is lower.
+   */
+  public OptionalLong firstUnstableOffset() {
+    return unstable.firstUnstableOffset();
+  }
+
+  /** The first offset of the oldest open transaction, if any. */
+  public OptionalLong firstOngoingTxnOffset() {
+    return unstable.firstOngoingOffset();
+  }
+
+  /** The log's high watermark moved: completed transactions below it stop holding the LSO. */
+  public void onHighWatermarkUpdated(long newHighWatermark) {
+    highWatermark = newHighWatermark;
+    unstable.onHighWatermarkUpdated(newHighWatermark);
   }
 
   /** A copy of the committed state, by producer id. */
@@ -457,6 +484,7 @@ public final class ProducerStateManager {
   public OptionalLong loadLatestSnapshot() throws IOException {
     synchronized (snapshotLock) {
       producers.clear();
+      unstable.clear();
       while (true) {
         Map.Entry<Long, Path> newest = snapshots.lastEntry();
         if (newest == null) {
@@ -487,6 +515,7 @@ public final class ProducerStateManager {
             producers.put(entry.producerId(), entry);
           }
         }
+        unstable.rebuild(producers.values());
         mapEndOffset = newest.getKey();
         log.info(
             "Loaded producer snapshot file={} offset={} producers={} expired={}",
@@ -506,6 +535,7 @@ public final class ProducerStateManager {
     }
     synchronized (snapshotLock) {
       producers.clear();
+      unstable.clear();
       deleteSnapshots(List.copyOf(snapshots.keySet()), "full truncation to " + offset);
       mapEndOffset = offset;
     }

@@ -6,6 +6,7 @@ import io.brook.storage.index.OffsetPosition;
 import io.brook.storage.index.TimeIndex;
 import io.brook.storage.index.TimestampOffset;
 import io.brook.storage.log.LogConfig;
+import io.brook.storage.txn.TransactionIndex;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -131,6 +132,11 @@ public final class LogSegment implements Closeable {
 
   public int sizeInBytes() {
     return size;
+  }
+
+  /** The aborted transactions whose ABORT marker is in this segment. */
+  public TransactionIndex txnIndex() {
+    return file.txnIndex();
   }
 
   /** The segment's files in the pool; pin them before use. */
@@ -423,6 +429,7 @@ public final class LogSegment implements Closeable {
       file.setIndexesWritable(true);
       file.offsetIndex().truncateTo(offset);
       file.timeIndex().truncateTo(offset);
+      file.txnIndex().truncateTo(offset);
       FileRecords log = file.records();
       int removed = log.truncateTo(mapping.position);
       size = log.sizeInBytes();
@@ -530,6 +537,7 @@ public final class LogSegment implements Closeable {
       file.records().flush();
       file.offsetIndex().flush();
       file.timeIndex().flush();
+      file.txnIndex().flush();
     } finally {
       file.unpin();
     }

@@ -2,6 +2,7 @@ package io.brook.storage.segment;
 
 import io.brook.storage.index.OffsetIndex;
 import io.brook.storage.index.TimeIndex;
+import io.brook.storage.txn.TransactionIndex;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -36,7 +37,11 @@ public final class SegmentFile extends PooledHandle {
   private volatile Path logPath;
   private volatile Path offsetIndexPath;
   private volatile Path timeIndexPath;
+  private volatile Path txnIndexPath;
   private volatile boolean indexesWritable;
+
+  /** Opened per write and not pooled: see {@link TransactionIndex}. */
+  private final TransactionIndex txnIndex = new TransactionIndex(() -> txnIndexPath);
 
   /** The files were unlinked: closing must not trim (that would reopen the path). Monitor. */
   private boolean deleted;
@@ -60,6 +65,7 @@ public final class SegmentFile extends PooledHandle {
     this.logPath = logPath;
     this.offsetIndexPath = offsetIndexPath;
     this.timeIndexPath = timeIndexPath;
+    this.txnIndexPath = SegmentFiles.txnIndexFileFor(logPath);
     this.indexesWritable = indexesWritable;
   }
 
@@ -76,6 +82,7 @@ public final class SegmentFile extends PooledHandle {
     Path timeFile = withSuffix(SegmentFiles.timeIndexFile(dir, baseOffset), suffix);
     Files.deleteIfExists(offsetFile);
     Files.deleteIfExists(timeFile);
+    Files.deleteIfExists(SegmentFiles.txnIndexFileFor(logFile));
     Files.deleteIfExists(logFile);
     Files.createFile(logFile);
     SegmentFile file =
@@ -117,6 +124,11 @@ public final class SegmentFile extends PooledHandle {
 
   Path timeIndexPath() {
     return timeIndexPath;
+  }
+
+  /** The segment's aborted transactions; its file exists only once one was recorded. */
+  public TransactionIndex txnIndex() {
+    return txnIndex;
   }
 
   @Override
@@ -317,6 +329,12 @@ public final class SegmentFile extends PooledHandle {
    */
   public synchronized void renameAll(Path newLog, Path newOffsetIndex, Path newTimeIndex)
       throws IOException {
+    // First, so that a swap interrupted before the log's rename still finds it (SegmentSwap).
+    Path newTxnIndex = SegmentFiles.txnIndexFileFor(newLog);
+    synchronized (txnIndex) {
+      moveIfExists(txnIndexPath, newTxnIndex);
+      txnIndexPath = newTxnIndex;
+    }
     OffsetIndex offsets = offsetIndex;
     if (offsets != null) {
       offsets.renameTo(newOffsetIndex);
@@ -387,6 +405,7 @@ public final class SegmentFile extends PooledHandle {
     retire();
     Files.deleteIfExists(offsetIndexPath);
     Files.deleteIfExists(timeIndexPath);
+    Files.deleteIfExists(txnIndexPath);
     Files.deleteIfExists(logPath);
   }
 

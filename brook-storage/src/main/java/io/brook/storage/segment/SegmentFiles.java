@@ -12,6 +12,7 @@ public final class SegmentFiles {
   public static final String LOG_SUFFIX = ".log";
   public static final String INDEX_SUFFIX = ".index";
   public static final String TIME_INDEX_SUFFIX = ".timeindex";
+  public static final String TXN_INDEX_SUFFIX = ".txnindex";
   public static final String SNAPSHOT_SUFFIX = ".snapshot";
 
   /** Suffix of a file half-written by an atomic replace; always deleted at load. */
@@ -49,6 +50,24 @@ public final class SegmentFiles {
 
   public static Path timeIndexFile(Path dir, long baseOffset) {
     return dir.resolve(offsetPrefix(baseOffset) + TIME_INDEX_SUFFIX);
+  }
+
+  public static Path txnIndexFile(Path dir, long baseOffset) {
+    return dir.resolve(offsetPrefix(baseOffset) + TXN_INDEX_SUFFIX);
+  }
+
+  /**
+   * The transaction index beside a log file of any suffix: {@code <base>.log.cleaned} has {@code
+   * <base>.txnindex.cleaned}.
+   */
+  public static Path txnIndexFileFor(Path logFile) {
+    String name = logFile.getFileName().toString();
+    int at = name.indexOf(LOG_SUFFIX, OFFSET_DIGITS);
+    if (at != OFFSET_DIGITS) {
+      throw new IllegalArgumentException("not a segment log file: " + logFile);
+    }
+    return logFile.resolveSibling(
+        name.substring(0, at) + TXN_INDEX_SUFFIX + name.substring(at + LOG_SUFFIX.length()));
   }
 
   /**

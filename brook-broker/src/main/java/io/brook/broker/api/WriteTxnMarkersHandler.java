@@ -1,0 +1,210 @@
+package io.brook.broker.api;
+
+import io.brook.broker.delayed.DelayedOperation;
+import io.brook.broker.replica.Partition;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.broker.txn.CoordinatorMarkerWriter;
+import io.brook.protocol.RequestContext;
+import io.brook.storage.log.LogAppendInfo;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
+import org.apache.kafka.common.message.WriteTxnMarkersRequestData.WritableTxnMarker;
+import org.apache.kafka.common.message.WriteTxnMarkersRequestData.WritableTxnMarkerTopic;
+import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
+import org.apache.kafka.common.message.WriteTxnMarkersResponseData.WritableTxnMarkerPartitionResult;
+import org.apache.kafka.common.message.WriteTxnMarkersResponseData.WritableTxnMarkerResult;
+import org.apache.kafka.common.message.WriteTxnMarkersResponseData.WritableTxnMarkerTopicResult;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.requests.TransactionResult;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * WriteTxnMarkers (KIP-98), sent by a transaction coordinator: writes a COMMIT or ABORT control
+ * batch to every partition of each marker, on this broker as leader, and answers once every marker
+ * is committed (below the high watermark), as an acks=all produce would be.
+ *
+ * <p>Markers for a coordinator's own topic ({@code __consumer_offsets}) go to that coordinator
+ * ({@link CoordinatorMarkerWriter}), which appends them itself so its state sees them in log order.
+ */
+public final class WriteTxnMarkersHandler extends KafkaApi {
+  /** How long a marker waits for its replicas; Kafka uses {@code request.timeout.ms}. */
+  public static final long DEFAULT_TIMEOUT_MS = 30_000;
+
+  private final ReplicaManager replicaManager;
+  private final Map<String, CoordinatorMarkerWriter> writers = new HashMap<>();
+  private final long timeoutMs;
+  private final Time time;
+
+  public WriteTxnMarkersHandler(
+      ReplicaManager replicaManager, List<CoordinatorMarkerWriter> writers) {
+    this(replicaManager, writers, DEFAULT_TIMEOUT_MS, Time.SYSTEM);
+  }
+
+  public WriteTxnMarkersHandler(
+      ReplicaManager replicaManager,
+      List<CoordinatorMarkerWriter> writers,
+      long timeoutMs,
+      Time time) {
+    super(ApiKeys.WRITE_TXN_MARKERS);
+    this.replicaManager = replicaManager;
+    for (CoordinatorMarkerWriter writer : writers) {
+      this.writers.put(writer.topic(), writer);
+    }
+    this.timeoutMs = timeoutMs;
+    this.time = time;
+  }
+
+  /** One marker appended to one partition, waiting for the high watermark to pass it. */
+  private record Pending(
+      WritableTxnMarkerPartitionResult result,
+      Partition partition,
+      long requiredOffset,
+      int leaderEpoch) {}
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    WriteTxnMarkersRequestData request = (WriteTxnMarkersRequestData) message;
+    WriteTxnMarkersResponseData response = new WriteTxnMarkersResponseData();
+    List<Pending> waiting = new ArrayList<>();
+    List<CompletableFuture<?>> delegated = new ArrayList<>();
+    for (WritableTxnMarker marker : request.markers()) {
+      WritableTxnMarkerResult markerResult =
+          new WritableTxnMarkerResult().setProducerId(marker.producerId());
+      response.markers().add(markerResult);
+      for (WritableTxnMarkerTopic topic : marker.topics()) {
+        WritableTxnMarkerTopicResult topicResult =
+            new WritableTxnMarkerTopicResult().setName(topic.name());
+        markerResult.topics().add(topicResult);
+        CoordinatorMarkerWriter writer = writers.get(topic.name());
+        for (int index : topic.partitionIndexes()) {
+          WritableTxnMarkerPartitionResult result =
+              new WritableTxnMarkerPartitionResult().setPartitionIndex(index);
+          topicResult.partitions().add(result);
+          TopicPartition tp = new TopicPartition(topic.name(), index);
+          if (writer != null) {
+            delegated.add(delegate(writer, tp, marker, result));
+          } else {
+            append(tp, marker, result).ifPresent(waiting::add);
+          }
+        }
+      }
+    }
+    if (!waiting.isEmpty()) {
+      CompletableFuture<Void> replicated = new CompletableFuture<>();
+      replicaManager.delayedOperations().submit(new DelayedMarkers(waiting, replicated), timeoutMs);
+      delegated.add(replicated);
+    }
+    return CompletableFuture.allOf(delegated.toArray(CompletableFuture[]::new))
+        .thenApply(ignored -> response);
+  }
+
+  private CompletableFuture<Void> delegate(
+      CoordinatorMarkerWriter writer,
+      TopicPartition tp,
+      WritableTxnMarker marker,
+      WritableTxnMarkerPartitionResult out) {
+    CompletableFuture<Void> written;
+    try {
+      written =
+          writer.writeMarker(
+              tp,
+              marker.producerId(),
+              marker.producerEpoch(),
+              marker.coordinatorEpoch(),
+              TransactionResult.forId(marker.transactionResult()));
+    } catch (RuntimeException e) {
+      written = CompletableFuture.failedFuture(e);
+    }
+    return written.handle(
+        (ignored, failure) -> {
+          out.setErrorCode(failure == null ? Errors.NONE.code() : writerError(failure).code());
+          return null;
+        });
+  }
+
+  /**
+   * A coordinator that does not lead or has not loaded the partition answers with coordinator
+   * errors, which a transaction coordinator does not expect from a partition; as Kafka, they become
+   * NOT_LEADER_OR_FOLLOWER, which it retries after refreshing metadata.
+   */
+  static Errors writerError(Throwable failure) {
+    Errors error = ApiFailure.of(failure).error();
+    return switch (error) {
+      case NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE ->
+          Errors.NOT_LEADER_OR_FOLLOWER;
+      default -> error;
+    };
+  }
+
+  private Optional<Pending> append(
+      TopicPartition tp, WritableTxnMarker marker, WritableTxnMarkerPartitionResult out) {
+    try {
+      Partition partition = replicaManager.partitionOrThrow(tp);
+      int leaderEpoch = partition.state().leaderEpoch();
+      LogAppendInfo info = partition.appendAsCoordinator(controlBatch(marker));
+      return Optional.of(new Pending(out, partition, info.lastOffset() + 1, leaderEpoch));
+    } catch (RuntimeException e) {
+      out.setErrorCode(ApiFailure.of(e).code());
+      return Optional.empty();
+    }
+  }
+
+  private MemoryRecords controlBatch(WritableTxnMarker marker) {
+    ControlRecordType type =
+        marker.transactionResult() ? ControlRecordType.COMMIT : ControlRecordType.ABORT;
+    return MemoryRecords.withEndTransactionMarker(
+        0L,
+        time.milliseconds(),
+        RecordBatch.NO_PARTITION_LEADER_EPOCH,
+        marker.producerId(),
+        marker.producerEpoch(),
+        new EndTransactionMarker(type, marker.coordinatorEpoch()));
+  }
+
+  /** Waits until the high watermark of every partition passes its marker, as acks=all. */
+  private static final class DelayedMarkers extends DelayedOperation {
+    private final List<Pending> pending;
+    private final CompletableFuture<Void> done;
+
+    DelayedMarkers(List<Pending> pending, CompletableFuture<Void> done) {
+      super(pending.stream().map(p -> p.partition().topicPartition()).distinct().toList());
+      this.pending = pending;
+      this.done = done;
+    }
+
+    @Override
+    protected boolean isSatisfied() {
+      for (Pending p : pending) {
+        if (outcome(p).isEmpty()) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    @Override
+    protected void onComplete(boolean timedOut) {
+      for (Pending p : pending) {
+        p.result().setErrorCode(outcome(p).orElse(Errors.REQUEST_TIMED_OUT).code());
+      }
+      done.complete(null);
+    }
+
+    private static Optional<Errors> outcome(Pending p) {
+      return p.partition().acksAllOutcome(p.requiredOffset(), p.leaderEpoch());
+    }
+  }
+}

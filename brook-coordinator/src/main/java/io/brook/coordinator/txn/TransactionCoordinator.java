@@ -1,0 +1,170 @@
+package io.brook.coordinator.txn;
+
+import io.brook.broker.admin.ProducerIdManager;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.coordinator.InternalTopic;
+import io.brook.coordinator.runtime.CoordinatorRuntime;
+import io.brook.metadata.image.MetadataImage;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * The transaction coordinator of this broker (KIP-98): the shards of the {@code
+ * __transaction_state} partitions it leads, and the marker sender they share. The coordinator of a
+ * transactional id is the leader of partition {@code abs(hash(id)) % 50}.
+ */
+public final class TransactionCoordinator implements AutoCloseable {
+  private final TxnConfig config;
+  private final CoordinatorRuntime<TransactionCoordinatorShard> runtime;
+  private final ProducerIdManager producerIds;
+  private final AutoCloseable markerSender;
+  private final ExecutorService allocator;
+
+  /** A coordinator sending markers to partition leaders over the inter-broker listener. */
+  public static TransactionCoordinator start(
+      TxnConfig config, ReplicaManager replicaManager, ProducerIdManager producerIds, Time time) {
+    TxnMarkerSender sender =
+        new TxnMarkerSender(
+            replicaManager::image,
+            config.interBrokerListener(),
+            (int) Math.max(config.writeTimeoutMs(), 30_000),
+            time);
+    return new TransactionCoordinator(config, replicaManager, producerIds, sender, sender, time);
+  }
+
+  TransactionCoordinator(
+      TxnConfig config,
+      ReplicaManager replicaManager,
+      ProducerIdManager producerIds,
+      TxnMarkerChannel markers,
+      AutoCloseable markerSender,
+      Time time) {
+    this.config = config;
+    this.producerIds = producerIds;
+    this.markerSender = markerSender;
+    this.allocator =
+        Executors.newSingleThreadExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "brook-txn-producer-ids");
+              thread.setDaemon(true);
+              return thread;
+            });
+    this.runtime =
+        new CoordinatorRuntime<>(
+            TxnConfig.TOPIC,
+            replicaManager,
+            context -> new TransactionCoordinatorShard(context, config, markers),
+            time,
+            config.threads(),
+            config.writeTimeoutMs(),
+            config.loadBufferSize());
+  }
+
+  public TxnConfig config() {
+    return config;
+  }
+
+  /** How {@code __transaction_state} is created on first use (by FindCoordinator). */
+  public InternalTopic stateTopic() {
+    return stateTopic(config);
+  }
+
+  public static InternalTopic stateTopic(TxnConfig config) {
+    return new InternalTopic(
+        TxnConfig.TOPIC,
+        config.numPartitions(),
+        config.replicationFactor(),
+        Map.of(
+            TopicConfig.CLEANUP_POLICY_CONFIG,
+            TopicConfig.CLEANUP_POLICY_COMPACT,
+            TopicConfig.SEGMENT_BYTES_CONFIG,
+            Integer.toString(config.segmentBytes()),
+            TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
+            Integer.toString(config.minIsr()),
+            TopicConfig.COMPRESSION_TYPE_CONFIG,
+            "uncompressed"));
+  }
+
+  /** The {@code __transaction_state} partition that owns {@code transactionalId}. */
+  public int partitionFor(String transactionalId) {
+    int count = runtime.partitionCount().orElse(config.numPartitions());
+    return CoordinatorRuntime.partitionFor(transactionalId, count);
+  }
+
+  /**
+   * Runs {@code op} on the shard owning {@code transactionalId}.
+   *
+   * @return fails with NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS when this broker cannot
+   *     serve the id now
+   */
+  public <T> CompletableFuture<T> run(
+      String transactionalId, Function<TransactionCoordinatorShard, CompletableFuture<T>> op) {
+    return runtime.run(partitionFor(transactionalId), op);
+  }
+
+  /** Runs {@code op} on every shard this broker has loaded. */
+  public <T> List<CompletableFuture<T>> runOnAll(
+      Function<TransactionCoordinatorShard, CompletableFuture<T>> op) {
+    return runtime.runOnAll(op);
+  }
+
+  /**
+   * InitProducerId for a transactional id. A fresh producer id, when the shard needs one, is
+   * allocated off the shard thread (allocation may wait on the controller), then the shard is asked
+   * again with it.
+   */
+  public CompletableFuture<InitProducerIdResult> initProducerId(
+      String transactionalId, int timeoutMs, long expectedProducerId, short expectedEpoch) {
+    return run(
+            transactionalId,
+            shard ->
+                shard.initProducerId(
+                    transactionalId,
+                    timeoutMs,
+                    expectedProducerId,
+                    expectedEpoch,
+                    OptionalLong.empty()))
+        .thenCompose(
+            first ->
+                !first.needsProducerId()
+                    ? CompletableFuture.completedFuture(first)
+                    : allocateProducerId()
+                        .thenCompose(
+                            fresh ->
+                                run(
+                                    transactionalId,
+                                    shard ->
+                                        shard.initProducerId(
+                                            transactionalId,
+                                            timeoutMs,
+                                            expectedProducerId,
+                                            expectedEpoch,
+                                            OptionalLong.of(fresh)))));
+  }
+
+  /** A producer id for an idempotent (non-transactional) producer, or a new transactional id. */
+  public CompletableFuture<Long> allocateProducerId() {
+    return CompletableFuture.supplyAsync(producerIds::nextProducerId, allocator);
+  }
+
+  /** Follows leadership of {@code __transaction_state}; call after the replica manager. */
+  public void onMetadata(MetadataImage image) {
+    runtime.onMetadata(image);
+  }
+
+  @Override
+  public void close() throws Exception {
+    runtime.close();
+    allocator.shutdownNow();
+    allocator.awaitTermination(5, TimeUnit.SECONDS);
+    markerSender.close();
+  }
+}

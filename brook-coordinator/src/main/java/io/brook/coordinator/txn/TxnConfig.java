@@ -1,0 +1,51 @@
+package io.brook.coordinator.txn;
+
+/**
+ * The transaction coordinator's settings, under Kafka's names.
+ *
+ * @param numPartitions {@code transaction.state.log.num.partitions}
+ * @param replicationFactor {@code transaction.state.log.replication.factor}
+ * @param segmentBytes {@code transaction.state.log.segment.bytes}
+ * @param minIsr {@code transaction.state.log.min.isr}
+ * @param loadBufferSize {@code transaction.state.log.load.buffer.size}
+ * @param maxTimeoutMs {@code transaction.max.timeout.ms}: the longest timeout a producer may ask
+ * @param idExpirationMs {@code transactional.id.expiration.ms}: idle ids are forgotten after this
+ * @param abortTimedOutIntervalMs {@code
+ *     transaction.abort.timed.out.transaction.cleanup.interval.ms}
+ * @param removeExpiredIntervalMs {@code transaction.remove.expired.transaction.cleanup.interval.ms}
+ * @param writeTimeoutMs how long a state write may wait to be replicated before it fails
+ * @param threads the shard threads
+ * @param interBrokerListener the listener markers are sent to
+ */
+public record TxnConfig(
+    int numPartitions,
+    short replicationFactor,
+    int segmentBytes,
+    int minIsr,
+    int loadBufferSize,
+    int maxTimeoutMs,
+    long idExpirationMs,
+    long abortTimedOutIntervalMs,
+    long removeExpiredIntervalMs,
+    long writeTimeoutMs,
+    int threads,
+    String interBrokerListener) {
+  public static final String TOPIC = "__transaction_state";
+
+  /** Kafka's defaults, for tests. */
+  public static TxnConfig defaults(String interBrokerListener) {
+    return new TxnConfig(
+        50,
+        (short) 3,
+        100 * 1024 * 1024,
+        2,
+        5 * 1024 * 1024,
+        15 * 60 * 1000,
+        7L * 24 * 60 * 60 * 1000,
+        10_000,
+        60 * 60 * 1000,
+        5_000,
+        1,
+        interBrokerListener);
+  }
+}

@@ -1,0 +1,260 @@
+package io.brook.coordinator.txn;
+
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.image.PartitionImage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.ClientResponse;
+import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
+import org.apache.kafka.common.requests.WriteTxnMarkersRequest.TxnMarkerEntry;
+import org.apache.kafka.common.requests.WriteTxnMarkersResponse;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends transaction markers (WriteTxnMarkers) to the leaders of the partitions, as Kafka's marker
+ * channel manager does: one thread, one request in flight per broker carrying every marker due
+ * there, leaders looked up afresh from the metadata image each round, so a marker refused because
+ * leadership moved goes to the new leader. A partition whose topic was deleted needs no marker.
+ */
+public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TxnMarkerSender.class);
+
+  /** Ended transactions waiting for the sender thread; full means the thread is far behind. */
+  static final int MAX_QUEUED = 10_000;
+
+  private static final long POLL_MS = 100;
+  private static final long BROKER_BACKOFF_MS = 500;
+  private static final long RETRY_BACKOFF_MS = 100;
+
+  private final Supplier<MetadataImage> image;
+  private final String listener;
+  private final Time time;
+  private final InterBrokerClient client;
+  private final BlockingQueue<PendingMarker> incoming = new ArrayBlockingQueue<>(MAX_QUEUED);
+  private final Thread thread;
+  private volatile boolean running = true;
+
+  // Touched only by the sender thread.
+  private final List<PendingMarker> active = new ArrayList<>();
+  private final Set<Integer> brokersInFlight = new HashSet<>();
+  private final Map<Integer, Long> brokerBackoffUntil = new HashMap<>();
+
+  /** One transaction's marker and the partitions still without it. */
+  private static final class PendingMarker {
+    final TxnMarkerEntry marker;
+    final CompletableFuture<Void> future = new CompletableFuture<>();
+    final Set<TopicPartition> remaining;
+    final Set<TopicPartition> inFlight = new HashSet<>();
+
+    PendingMarker(TxnMarkerEntry marker) {
+      this.marker = marker;
+      this.remaining = new HashSet<>(marker.partitions());
+    }
+  }
+
+  /**
+   * @param image the broker's current metadata (leaders and their endpoints)
+   * @param listener the inter-broker listener
+   */
+  public TxnMarkerSender(
+      Supplier<MetadataImage> image, String listener, int requestTimeoutMs, Time time) {
+    this.image = image;
+    this.listener = listener;
+    this.time = time;
+    this.client = new InterBrokerClient("brook-txn-markers", listener, requestTimeoutMs, time);
+    this.thread = new Thread(this::run, "brook-txn-marker-sender");
+    this.thread.setDaemon(true);
+    this.thread.start();
+  }
+
+  @Override
+  public CompletableFuture<Void> send(TxnMarkerEntry marker) {
+    PendingMarker pending = new PendingMarker(marker);
+    if (marker.partitions().isEmpty()) {
+      pending.future.complete(null);
+    } else if (!running || !incoming.offer(pending)) {
+      pending.future.completeExceptionally(
+          new CoordinatorNotAvailableException("the transaction marker queue is full or closed"));
+    } else {
+      client.network().wakeup();
+    }
+    return pending.future;
+  }
+
+  private void run() {
+    while (running) {
+      try {
+        runOnce();
+      } catch (RuntimeException e) {
+        log.error("Transaction marker sender round failed", e);
+      }
+    }
+  }
+
+  private void runOnce() {
+    incoming.drainTo(active);
+    active.removeIf(p -> p.future.isDone()); // cancelled by an unloaded shard
+    long now = time.milliseconds();
+    Map<Integer, Map<PendingMarker, List<TopicPartition>>> byBroker = route(image.get());
+    byBroker.forEach((broker, markers) -> maybeSend(broker, markers, now));
+    client.network().poll(POLL_MS, time.milliseconds());
+  }
+
+  /** Groups the partitions still to be sent by their current leader; drops deleted ones. */
+  private Map<Integer, Map<PendingMarker, List<TopicPartition>>> route(MetadataImage metadata) {
+    Map<Integer, Map<PendingMarker, List<TopicPartition>>> byBroker = new HashMap<>();
+    for (PendingMarker pending : active) {
+      for (TopicPartition tp : new ArrayList<>(pending.remaining)) {
+        if (pending.inFlight.contains(tp)) {
+          continue;
+        }
+        Optional<PartitionImage> partition = metadata.partition(tp.topic(), tp.partition());
+        if (metadata.topic(tp.topic()).isEmpty()) {
+          log.info("Dropping a transaction marker for a deleted topic topicPartition={}", tp);
+          pending.remaining.remove(tp);
+        } else if (partition.isPresent() && partition.get().hasLeader()) {
+          byBroker
+              .computeIfAbsent(partition.get().leader(), b -> new HashMap<>())
+              .computeIfAbsent(pending, p -> new ArrayList<>())
+              .add(tp);
+        }
+      }
+      if (pending.remaining.isEmpty()) {
+        pending.future.complete(null);
+      }
+    }
+    active.removeIf(p -> p.future.isDone());
+    return byBroker;
+  }
+
+  private void maybeSend(int broker, Map<PendingMarker, List<TopicPartition>> markers, long now) {
+    if (brokersInFlight.contains(broker) || brokerBackoffUntil.getOrDefault(broker, 0L) > now) {
+      return;
+    }
+    Optional<Node> node =
+        image
+            .get()
+            .broker(broker)
+            .flatMap(b -> b.endpoint(listener))
+            .map(e -> new Node(broker, e.host(), e.port()));
+    if (node.isEmpty() || !client.network().ready(node.get(), now)) {
+      return; // connecting, or the broker is gone (its partitions will get another leader)
+    }
+    List<TxnMarkerEntry> entries = new ArrayList<>();
+    markers.forEach(
+        (pending, partitions) -> {
+          TxnMarkerEntry m = pending.marker;
+          entries.add(
+              new TxnMarkerEntry(
+                  m.producerId(),
+                  m.producerEpoch(),
+                  m.coordinatorEpoch(),
+                  m.transactionResult(),
+                  partitions,
+                  m.transactionVersion()));
+          pending.inFlight.addAll(partitions);
+        });
+    brokersInFlight.add(broker);
+    NetworkClient network = client.network();
+    network.send(
+        network.newClientRequest(
+            node.get().idString(),
+            new WriteTxnMarkersRequest.Builder(entries),
+            now,
+            true,
+            client.requestTimeoutMs(),
+            response -> onResponse(broker, markers, response)),
+        now);
+  }
+
+  private void onResponse(
+      int broker, Map<PendingMarker, List<TopicPartition>> markers, ClientResponse response) {
+    brokersInFlight.remove(broker);
+    markers.forEach((pending, partitions) -> partitions.forEach(pending.inFlight::remove));
+    if (response.wasDisconnected()
+        || response.versionMismatch() != null
+        || response.authenticationException() != null
+        || !(response.responseBody() instanceof WriteTxnMarkersResponse)) {
+      log.warn(
+          "Sending transaction markers failed, retrying broker={} disconnected={} versionMismatch={}",
+          broker,
+          response.wasDisconnected(),
+          response.versionMismatch());
+      brokerBackoffUntil.put(broker, time.milliseconds() + BROKER_BACKOFF_MS);
+      return;
+    }
+    Map<Long, Map<TopicPartition, Errors>> errors =
+        ((WriteTxnMarkersResponse) response.responseBody()).errorsByProducerId();
+    boolean retry = false;
+    for (Map.Entry<PendingMarker, List<TopicPartition>> e : markers.entrySet()) {
+      retry |=
+          apply(
+              e.getKey(),
+              e.getValue(),
+              errors.getOrDefault(e.getKey().marker.producerId(), Map.of()));
+    }
+    if (retry) {
+      // Leadership is moving or replicas are short: give the metadata time to change.
+      brokerBackoffUntil.put(broker, time.milliseconds() + RETRY_BACKOFF_MS);
+    }
+  }
+
+  /** Records one marker's answers; whether some partition is to be retried. */
+  private boolean apply(
+      PendingMarker pending, List<TopicPartition> sent, Map<TopicPartition, Errors> errors) {
+    boolean retry = false;
+    for (TopicPartition tp : sent) {
+      Errors error = errors.getOrDefault(tp, Errors.UNKNOWN_SERVER_ERROR);
+      if (error == Errors.NONE) {
+        pending.remaining.remove(tp);
+      } else if (MarkerErrors.isFatal(error)) {
+        log.error(
+            "A transaction marker was refused producerId={} topicPartition={} error={}",
+            pending.marker.producerId(),
+            tp,
+            error);
+        pending.future.completeExceptionally(error.exception());
+        return false;
+      } else {
+        retry = true;
+        log.debug("Retrying a transaction marker topicPartition={} error={}", tp, error);
+      }
+    }
+    if (pending.remaining.isEmpty()) {
+      pending.future.complete(null);
+    }
+    return retry;
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    client.network().wakeup();
+    try {
+      thread.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    CoordinatorNotAvailableException closed =
+        new CoordinatorNotAvailableException("the transaction marker sender stopped");
+    incoming.drainTo(active);
+    active.forEach(p -> p.future.completeExceptionally(closed));
+    client.close();
+  }
+}

@@ -1,0 +1,76 @@
+package io.brook.coordinator.txn;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * AddPartitionsToTxn and AddOffsetsToTxn (which adds the group's {@code __consumer_offsets}
+ * partition): the partitions a transaction writes to, so its markers reach each of them. The first
+ * partition opens the transaction and starts its timeout. Also the verify-only form brokers use
+ * (KIP-890) to check a partition is part of the transaction.
+ */
+final class TxnPartitions {
+  private final TxnStore store;
+
+  TxnPartitions(TxnStore store) {
+    this.store = store;
+  }
+
+  CompletableFuture<Errors> add(
+      String transactionalId, long producerId, short producerEpoch, Set<TopicPartition> added) {
+    Errors invalid = validate(transactionalId, producerId, producerEpoch);
+    if (invalid != Errors.NONE) {
+      return CompletableFuture.completedFuture(invalid);
+    }
+    TxnMetadata txn = store.get(transactionalId).orElseThrow();
+    if (txn.state() == TransactionState.ONGOING && txn.partitions().containsAll(added)) {
+      return CompletableFuture.completedFuture(Errors.NONE);
+    }
+    return store
+        .persist(txn.addPartitions(added, store.context().nowMs()))
+        .handle(
+            (ignored, failure) ->
+                failure == null ? Errors.NONE : Errors.forException(TxnStore.unwrap(failure)));
+  }
+
+  /** Per partition: NONE if it is part of the open transaction, INVALID_TXN_STATE otherwise. */
+  Map<TopicPartition, Errors> verify(
+      String transactionalId, long producerId, short producerEpoch, Set<TopicPartition> asked) {
+    Errors invalid = validate(transactionalId, producerId, producerEpoch);
+    Map<TopicPartition, Errors> errors = new HashMap<>();
+    Set<TopicPartition> inTxn =
+        invalid == Errors.NONE ? store.get(transactionalId).orElseThrow().partitions() : Set.of();
+    for (TopicPartition tp : asked) {
+      errors.put(
+          tp,
+          invalid != Errors.NONE
+              ? invalid
+              : inTxn.contains(tp) ? Errors.NONE : Errors.INVALID_TXN_STATE);
+    }
+    return errors;
+  }
+
+  private Errors validate(String transactionalId, long producerId, short producerEpoch) {
+    Optional<TxnMetadata> found = store.get(transactionalId);
+    if (found.isEmpty() || found.get().producerId() != producerId) {
+      return Errors.INVALID_PRODUCER_ID_MAPPING;
+    }
+    TxnMetadata txn = found.get();
+    if (txn.producerEpoch() != producerEpoch) {
+      return Errors.PRODUCER_FENCED;
+    }
+    if (store.isPending(transactionalId) || txn.state().isPrepare()) {
+      return Errors.CONCURRENT_TRANSACTIONS;
+    }
+    if (txn.state() == TransactionState.DEAD
+        || txn.state() == TransactionState.PREPARE_EPOCH_FENCE) {
+      return Errors.UNKNOWN_SERVER_ERROR;
+    }
+    return Errors.NONE;
+  }
+}

@@ -1,0 +1,172 @@
+package io.brook.coordinator.txn;
+
+import io.brook.coordinator.runtime.CoordinatorRecord;
+import io.brook.coordinator.runtime.ShardContext;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
+import org.apache.kafka.common.errors.NotCoordinatorException;
+import org.apache.kafka.common.errors.TimeoutException;
+
+/**
+ * The transactional ids of one {@code __transaction_state} partition, and their writes. A write is
+ * replayed at once (the runtime applies records before they commit), so an id with a write not yet
+ * committed is <em>pending</em>: Kafka's pending state, which makes other requests for the id
+ * answer CONCURRENT_TRANSACTIONS instead of acting on state that is not yet durable.
+ */
+final class TxnStore {
+  static final long RECONFIRM_BACKOFF_MS = 500;
+
+  private final ShardContext context;
+  private final Map<String, TxnMetadata> txns = new HashMap<>();
+  private final Set<String> pending = new HashSet<>();
+  private Consumer<TxnMetadata> onRecovered = txn -> {};
+  private long reconfirmSequence;
+
+  TxnStore(ShardContext context) {
+    this.context = context;
+  }
+
+  ShardContext context() {
+    return context;
+  }
+
+  Optional<TxnMetadata> get(String transactionalId) {
+    return Optional.ofNullable(txns.get(transactionalId));
+  }
+
+  Collection<TxnMetadata> all() {
+    return txns.values();
+  }
+
+  boolean isPending(String transactionalId) {
+    return pending.contains(transactionalId);
+  }
+
+  /** Applies a record, deriving the epoch before the latest bump of the same producer id. */
+  void replay(CoordinatorRecord record) {
+    String id = TxnRecords.readKey(record);
+    if (record.isTombstone()) {
+      txns.remove(id);
+      return;
+    }
+    TxnMetadata next = TxnRecords.readValue(id, record);
+    TxnMetadata previous = txns.get(id);
+    short last = TxnMetadata.NO_EPOCH;
+    if (previous != null && previous.producerId() == next.producerId()) {
+      last =
+          previous.producerEpoch() != next.producerEpoch()
+              ? previous.producerEpoch()
+              : previous.lastProducerEpoch();
+    }
+    txns.put(id, next.withLastProducerEpoch(last));
+  }
+
+  /**
+   * Writes {@code next} (replayed at once) and marks its id pending until the write commits.
+   *
+   * @return completes on the shard's thread once committed; fails with the coordinator error
+   */
+  CompletableFuture<Void> persist(TxnMetadata next) {
+    return persistAll(List.of(next));
+  }
+
+  /** {@link #persist} for several ids in one batch. */
+  CompletableFuture<Void> persistAll(List<TxnMetadata> next) {
+    List<CoordinatorRecord> records = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
+    for (TxnMetadata metadata : next) {
+      records.add(TxnRecords.record(metadata));
+      ids.add(metadata.transactionalId());
+    }
+    CompletableFuture<Void> written = context.write(records);
+    if (written.isCompletedExceptionally()) {
+      return written; // refused at once: nothing was replayed
+    }
+    pending.addAll(ids);
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    written.whenCompleteAsync(
+        (ignored, failure) -> {
+          if (failure == null) {
+            ids.forEach(pending::remove);
+            result.complete(null);
+            return;
+          }
+          Throwable cause = unwrap(failure);
+          if (cause instanceof NotCoordinatorException) {
+            ids.forEach(pending::remove); // the shard is being dropped; the log decides
+          } else {
+            reconfirm(ids);
+          }
+          result.completeExceptionally(cause);
+        },
+        context.executor());
+    return result;
+  }
+
+  /**
+   * Called when an id whose write failed after being replayed is confirmed: its state is committed.
+   */
+  void onRecovered(Consumer<TxnMetadata> listener) {
+    this.onRecovered = listener;
+  }
+
+  /**
+   * A write failed after it was replayed (not replicated in time): the state in memory may or may
+   * not be committed. The ids stay pending and their current state is written again until that
+   * commits, which, the log being ordered, commits the earlier record too; only then do requests
+   * act on it again (Kafka instead keeps the old state, which Brook's replay-first runtime cannot).
+   */
+  private void reconfirm(List<String> ids) {
+    context
+        .timer()
+        .schedule(
+            "txn-reconfirm-" + reconfirmSequence++,
+            RECONFIRM_BACKOFF_MS,
+            () -> {
+              List<CoordinatorRecord> records = new ArrayList<>();
+              for (String id : ids) {
+                TxnMetadata current = txns.get(id);
+                records.add(
+                    current == null ? TxnRecords.tombstone(id) : TxnRecords.record(current));
+              }
+              context
+                  .write(records)
+                  .whenCompleteAsync(
+                      (ignored, failure) -> {
+                        if (failure == null) {
+                          ids.forEach(pending::remove);
+                          ids.forEach(id -> get(id).ifPresent(onRecovered));
+                        } else if (unwrap(failure) instanceof NotCoordinatorException) {
+                          ids.forEach(pending::remove);
+                        } else {
+                          reconfirm(ids);
+                        }
+                      },
+                      context.executor());
+            });
+  }
+
+  /**
+   * The error a failed write stands for, as Kafka's transaction coordinator reports it: a write not
+   * replicated in time is COORDINATOR_NOT_AVAILABLE (retriable, the client asks again).
+   */
+  static Throwable unwrap(Throwable failure) {
+    Throwable cause =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    return cause instanceof TimeoutException
+        ? new CoordinatorNotAvailableException(cause.getMessage())
+        : cause;
+  }
+}

@@ -1,0 +1,55 @@
+package io.brook.coordinator.txn.api;
+
+import io.brook.coordinator.api.GroupApi;
+import io.brook.coordinator.txn.TransactionCoordinator;
+import io.brook.protocol.RequestContext;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.message.EndTxnRequestData;
+import org.apache.kafka.common.message.EndTxnResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * EndTxn: commits or aborts the producer's transaction. Answered once PrepareCommit/PrepareAbort is
+ * durable; the markers follow.
+ */
+public final class EndTxnHandler extends GroupApi {
+  /** Version 5 is transaction protocol V2 (epoch bumped per transaction), which Brook lacks. */
+  private static final short MAX_VERSION = 4;
+
+  private final TransactionCoordinator coordinator;
+
+  public EndTxnHandler(TransactionCoordinator coordinator) {
+    super(ApiKeys.END_TXN);
+    this.coordinator = coordinator;
+  }
+
+  @Override
+  public short maxVersion() {
+    return MAX_VERSION;
+  }
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    EndTxnRequestData request = (EndTxnRequestData) message;
+    if (request.transactionalId() == null || request.transactionalId().isEmpty()) {
+      return CompletableFuture.completedFuture(response(Errors.INVALID_REQUEST));
+    }
+    return coordinator
+        .run(
+            request.transactionalId(),
+            shard ->
+                shard.endTxn(
+                    request.transactionalId(),
+                    request.producerId(),
+                    request.producerEpoch(),
+                    request.committed()))
+        .handle((error, failure) -> response(failure != null ? errorOf(failure) : error));
+  }
+
+  private static ApiMessage response(Errors error) {
+    return new EndTxnResponseData().setErrorCode(error.code());
+  }
+}
