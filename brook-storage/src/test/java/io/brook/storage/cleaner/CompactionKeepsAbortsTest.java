@@ -76,6 +76,32 @@ class CompactionKeepsAbortsTest {
     }
   }
 
+  @Test
+  void nothingFromAnOpenTransactionOnIsCleanable() throws Exception {
+    LogFixture fixture =
+        new LogFixture(root)
+            .config(LogConfig.builder().compacted(true).fileDeleteDelayMs(0).build());
+    long now = fixture.time().milliseconds();
+    try (PartitionLog log = fixture.open()) {
+      log.appendAsLeader(MemoryRecords.withRecords(Compression.NONE, keyed("k0", now)), 0); // 0
+      log.roll();
+      log.appendAsLeader(
+          MemoryRecords.withTransactionalRecords(
+              Compression.NONE, 5L, (short) 0, 0, keyed("k1", now)),
+          0); // 1, open
+      log.roll();
+      log.appendAsLeader(MemoryRecords.withRecords(Compression.NONE, keyed("k1", now)), 0); // 2
+      log.roll();
+      log.appendAsLeader(MemoryRecords.withRecords(Compression.NONE, keyed("k2", now)), 0); // 3
+      log.updateHighWatermark(log.logEndOffset());
+
+      CleanableRange range = CleanableRange.of(log, List.copyOf(log.segments()), 0, now);
+
+      assertThat(log.lastStableOffset()).isEqualTo(1);
+      assertThat(range.uncleanableOffset()).isEqualTo(1);
+    }
+  }
+
   private static SimpleRecord keyed(String key, long now) {
     return new SimpleRecord(
         now, key.getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8));
