@@ -23,12 +23,14 @@ import io.brook.broker.api.ListPartitionReassignmentsHandler;
 import io.brook.broker.api.MetadataHandler;
 import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
+import io.brook.broker.api.WriteTxnMarkersHandler;
 import io.brook.broker.cluster.ControllerClient;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
+import io.brook.broker.txn.CoordinatorMarkerWriter;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.InternalTopicCreator;
 import io.brook.coordinator.api.GroupApis;
@@ -253,7 +255,8 @@ public final class BrookServer implements AutoCloseable {
                   admin,
                   describer,
                   logDirs,
-                  ReplicationConfigs.readReplicaSelector(config)));
+                  ReplicationConfigs.readReplicaSelector(config),
+                  List.of(c.groupCoordinator)));
       handlers.addAll(
           GroupApis.handlers(
               c.groupCoordinator,
@@ -306,7 +309,8 @@ public final class BrookServer implements AutoCloseable {
                 autoCreate,
                 describer,
                 config.logDirs(),
-                ReplicationConfigs.readReplicaSelector(config)));
+                ReplicationConfigs.readReplicaSelector(config),
+                List.of(c.groupCoordinator)));
     handlers.addAll(
         GroupApis.handlers(
             c.groupCoordinator,
@@ -355,7 +359,8 @@ public final class BrookServer implements AutoCloseable {
       AutoTopicCreator autoCreate,
       ConfigDescriber describer,
       List<Path> logDirs,
-      ReadReplicaSelector readReplicas) {
+      ReadReplicaSelector readReplicas,
+      List<CoordinatorMarkerWriter> markerWriters) {
     return List.of(
         new ProduceHandler(replicaManager),
         new FetchHandler(replicaManager, readReplicas),
@@ -365,7 +370,7 @@ public final class BrookServer implements AutoCloseable {
         new DeleteRecordsHandler(replicaManager),
         new DescribeProducersHandler(replicaManager),
         new DescribeClusterHandler(identity, replicaManager),
-        new io.brook.broker.api.WriteTxnMarkersHandler(replicaManager, List.of()),
+        new WriteTxnMarkersHandler(replicaManager, markerWriters),
         new CreateTopicsHandler(admin, replicaManager, describer),
         new DeleteTopicsHandler(admin, replicaManager),
         new CreatePartitionsHandler(admin),
