@@ -1,5 +1,6 @@
 package io.brook.tests.cluster.eos;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.tests.cluster.ClusterHarness;
@@ -33,10 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Exactly-once read-process-write (issue #8) through crashes: three nodes (separate JVMs), a
  * payments topic fed throughout, and {@link SettlementApp} in its own JVM turning every payment
- * into a ledger entry and committing its input offsets in the same transaction. During the run the
- * test SIGKILLs the application, the leader of an output partition, the transaction coordinator and
- * the group coordinator. At the end {@link ExactlyOnceChecker} reads the ledger with {@code
- * read_committed}: every payment appears exactly once and the committed offsets match the outputs.
+ * into a ledger entry and committing its input offsets in the same transaction. Payments keep
+ * arriving until the faults are over. During the run the test SIGKILLs the application, the leader
+ * of an output partition, the transaction coordinator and the group coordinator. At the end {@link
+ * ExactlyOnceChecker} reads the ledger with {@code read_committed}: every payment appears exactly
+ * once and the committed offsets match the outputs.
  */
 class ExactlyOnceFaultsIT {
   private static final String INPUT = "payment-events";
@@ -44,7 +46,10 @@ class ExactlyOnceFaultsIT {
   private static final String GROUP = "settlement";
   private static final String TRANSACTIONAL_ID = "settlement-0";
   private static final int PARTITIONS = 6;
-  private static final int PAYMENTS = 4_000;
+
+  /** Upper bound; the source runs until the faults are over. */
+  private static final int MAX_PAYMENTS = 100_000;
+
   private static final int PAYMENTS_PER_SECOND = 150;
 
   @TempDir static Path dir;
@@ -87,21 +92,21 @@ class ExactlyOnceFaultsIT {
                 appLog, cluster.bootstrapServers(), INPUT, OUTPUT, GROUP, TRANSACTIONAL_ID)) {
       awaitProgress("the first transactions");
 
-      System.out.println("fault: SIGKILL the settlement application");
-      app.kill();
+      System.out.println("fault: SIGKILL the settlement application mid-transaction");
+      app.killMidTransaction();
       awaitProgress("a new instance of the application");
 
       crashAndRestart("the leader of " + OUTPUT + "-0", leaderOf(OUTPUT, 0));
       crashAndRestart(
           "the transaction coordinator",
           leaderOf("__transaction_state", Utils.abs(TRANSACTIONAL_ID.hashCode()) % 50));
-      System.out.println("fault: SIGKILL the settlement application");
-      app.kill();
+      System.out.println("fault: SIGKILL the settlement application mid-transaction");
+      app.killMidTransaction();
       crashAndRestart(
           "the group coordinator",
           leaderOf("__consumer_offsets", Utils.abs(GROUP.hashCode()) % 50));
 
-      source.awaitDone(Duration.ofSeconds(90));
+      source.finish(Duration.ofSeconds(90));
       ExactlyOnceChecker checker = new ExactlyOnceChecker(cluster.bootstrapServers());
       Map<TopicPartition, Long> inputEnds = checker.endOffsets(INPUT, "read_committed");
       await("the group commits the end of " + INPUT + " " + inputEnds)
@@ -111,6 +116,9 @@ class ExactlyOnceFaultsIT {
       app.close();
 
       int hidden = checker.check(INPUT, OUTPUT, committed());
+      assertThat(hidden)
+          .as("ledger records of the transactions the killed instances left open")
+          .isPositive();
       System.out.printf(
           "exactly once: %d payments, %d application instances, %d aborted ledger records hidden"
               + " from read_committed%n",
@@ -208,7 +216,7 @@ class ExactlyOnceFaultsIT {
 
     private void run() {
       long started = System.nanoTime();
-      for (int i = 0; i < PAYMENTS && running.get(); i++) {
+      for (int i = 0; i < MAX_PAYMENTS && running.get(); i++) {
         long due = started + i * 1_000_000_000L / PAYMENTS_PER_SECOND;
         long wait = due - System.nanoTime();
         if (wait > 0) {
@@ -227,11 +235,12 @@ class ExactlyOnceFaultsIT {
       producer.flush();
     }
 
-    void awaitDone(Duration within) throws InterruptedException {
+    /** Stops sending and waits until every payment sent is acknowledged. */
+    void finish(Duration within) throws InterruptedException {
+      running.set(false);
       thread.join(within.toMillis());
       if (thread.isAlive() || failure != null) {
-        throw new AssertionError(
-            "payments acknowledged " + acked.get() + " of " + PAYMENTS, failure);
+        throw new AssertionError("payments acknowledged: " + acked.get(), failure);
       }
     }
 

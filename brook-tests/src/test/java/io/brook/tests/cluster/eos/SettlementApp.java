@@ -29,15 +29,18 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * and aborts the transaction it left open. A static group member ({@code group.instance.id}) takes
  * over the dead one's partitions without waiting for its session to expire.
  *
- * <p>Arguments: bootstrap servers, input topic, output topic, group id, transactional id. Prints
- * {@code committed N} after each transaction.
+ * <p>Arguments: bootstrap servers, input topic, output topic, group id, transactional id, and how
+ * long to hold each transaction open once its outputs are written (so that a test can kill it
+ * then). Prints {@code open N} when a transaction's outputs are written and {@code committed N}
+ * after its commit.
  */
 public final class SettlementApp {
   private SettlementApp() {}
 
   public static void main(String[] args) {
-    if (args.length != 5) {
-      System.err.println("usage: SettlementApp <bootstrap> <input> <output> <group> <txn-id>");
+    if (args.length != 6) {
+      System.err.println(
+          "usage: SettlementApp <bootstrap> <input> <output> <group> <txn-id> <hold-ms>");
       System.exit(2);
     }
     String bootstrap = args[0];
@@ -45,6 +48,7 @@ public final class SettlementApp {
     String output = args[2];
     String group = args[3];
     String transactionalId = args[4];
+    long holdMs = Long.parseLong(args[5]);
     try (KafkaConsumer<String, String> consumer = consumer(bootstrap, group, transactionalId);
         KafkaProducer<String, String> producer = producer(bootstrap, transactionalId)) {
       producer.initTransactions();
@@ -63,11 +67,15 @@ public final class SettlementApp {
           next.put(
               new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
         }
+        // Written but not committed: a kill now leaves an open transaction to abort.
+        producer.flush();
+        System.out.println("open " + records.count());
+        Thread.sleep(holdMs);
         producer.sendOffsetsToTransaction(next, consumer.groupMetadata());
         producer.commitTransaction();
         System.out.println("committed " + records.count());
       }
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | InterruptedException e) {
       // Fenced, timed out or anything else: a new instance takes over from the last commit.
       e.printStackTrace();
       System.exit(1);

@@ -1,10 +1,13 @@
 package io.brook.tests.cluster.eos;
 
+import static org.awaitility.Awaitility.await;
+
 import io.brook.tests.ChildProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,7 +29,7 @@ final class SettlementProcess implements AutoCloseable {
       Path log, String bootstrap, String input, String output, String group, String id) {
     this.command =
         ChildProcess.javaCommand(
-            SettlementApp.class.getName(), bootstrap, input, output, group, id);
+            SettlementApp.class.getName(), bootstrap, input, output, group, id, "100");
     this.log = log;
     this.supervisor = new Thread(this::supervise, "settlement-supervisor");
     supervisor.setDaemon(true);
@@ -48,6 +51,8 @@ final class SettlementProcess implements AutoCloseable {
         int exit = process.waitFor();
         Files.writeString(
             log, "--- instance exited with " + exit + "\n", StandardOpenOption.APPEND);
+        // An instance that cannot even start (bad arguments) must not spin the supervisor.
+        Thread.sleep(100);
       } catch (InterruptedException e) {
         process.destroyForcibly();
         return;
@@ -79,6 +84,32 @@ final class SettlementProcess implements AutoCloseable {
       process.destroyForcibly();
       process.waitFor(10, TimeUnit.SECONDS);
     }
+  }
+
+  /**
+   * SIGKILLs the running instance while it holds a transaction open (its outputs written, its
+   * commit not yet sent), so the next instance must abort what it left.
+   */
+  void killMidTransaction() throws Exception {
+    await("the application holding a transaction open")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(5))
+        .until(this::lastLineOpensTransaction);
+    kill();
+  }
+
+  private boolean lastLineOpensTransaction() throws IOException {
+    List<String> lines = Files.readAllLines(log);
+    for (int i = lines.size() - 1; i >= 0; i--) {
+      String line = lines.get(i);
+      if (line.startsWith("open ")) {
+        return true;
+      }
+      if (line.startsWith("committed ") || line.startsWith("started")) {
+        return false;
+      }
+    }
+    return false;
   }
 
   /** How many instances have been started. */
