@@ -76,6 +76,19 @@ class ReadCommittedIT {
     }
   }
 
+  @Test
+  void everyWriteTxnMarkersVersionIsServed() throws Exception {
+    TestClients.createTopic(BROOK.bootstrapServers(), "markers", 1);
+    try (RawKafkaClient client = new RawKafkaClient("127.0.0.1", BROOK.brook().port())) {
+      for (short v = ApiKeys.WRITE_TXN_MARKERS.oldestVersion();
+          v <= ApiKeys.WRITE_TXN_MARKERS.latestVersion();
+          v++) {
+        long producerId = initProducerId(client);
+        writeMarker(client, "markers", producerId, v % 2 == 0, v);
+      }
+    }
+  }
+
   /**
    * Reads from the beginning until the consumer's position reaches {@code end}; checks it stops.
    */
@@ -154,8 +167,13 @@ class ReadCommittedIT {
 
   private static void writeMarker(RawKafkaClient client, long producerId, boolean commit)
       throws Exception {
-    short version = ApiKeys.WRITE_TXN_MARKERS.latestVersion();
-    WritableTxnMarkerTopic topic = new WritableTxnMarkerTopic().setName(TOPIC);
+    writeMarker(client, TOPIC, producerId, commit, ApiKeys.WRITE_TXN_MARKERS.latestVersion());
+  }
+
+  private static void writeMarker(
+      RawKafkaClient client, String topicName, long producerId, boolean commit, short version)
+      throws Exception {
+    WritableTxnMarkerTopic topic = new WritableTxnMarkerTopic().setName(topicName);
     topic.partitionIndexes().add(0);
     WriteTxnMarkersRequestData request = new WriteTxnMarkersRequestData();
     request

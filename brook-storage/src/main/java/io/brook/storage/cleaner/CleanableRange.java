@@ -14,8 +14,9 @@ import java.util.List;
  *
  * <ul>
  *   <li>the active segment's base offset: the active segment is never cleaned;
- *   <li>the base offset of the segment holding the high watermark: readers' upper bounds point into
- *       it by file position, which a rewrite would move;
+ *   <li>the base offset of the segment holding the last stable offset (at most the high watermark):
+ *       readers' upper bounds point into it by file position, which a rewrite would move, and, as
+ *       in Kafka, nothing of a transaction still open is compacted;
  *   <li>the base offset of the first segment holding a record younger than {@code
  *       min.compaction.lag.ms}: consumers are promised to see every such record.
  * </ul>
@@ -43,7 +44,7 @@ record CleanableRange(
     long uncleanable =
         Math.min(
             segments.get(segments.size() - 1).baseOffset(),
-            floorBase(segments, log.highWatermark()));
+            floorBase(segments, log.lastStableOffset()));
     long firstDirty = Math.min(Math.max(checkpointed, log.logStartOffset()), uncleanable);
     long clean = 0;
     long dirty = 0;

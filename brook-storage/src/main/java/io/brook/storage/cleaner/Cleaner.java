@@ -84,13 +84,23 @@ public final class Cleaner {
       return null;
     }
     map.clear();
-    long mapEnd = buildOffsetMap(segments, range);
+    long mapEnd =
+        buildOffsetMap(
+            segments,
+            range,
+            new AbortedBatches(
+                partitionLog.collectAbortedTransactions(
+                    range.firstDirtyOffset(), range.uncleanableOffset())));
     if (mapEnd < 0) {
       return null;
     }
     Stats stats = new Stats();
     boolean tombstones = false;
     List<List<LogSegment>> groups = CleanableRange.groups(segments, mapEnd, config);
+    // One walk over every copied batch, across groups, in offset order.
+    AbortedBatches abortedTxns =
+        new AbortedBatches(
+            partitionLog.collectAbortedTransactions(segments.get(0).baseOffset(), mapEnd));
     for (List<LogSegment> group : groups) {
       CompactionFilter filter =
           new CompactionFilter(
@@ -98,7 +108,8 @@ public final class Cleaner {
               mapEnd,
               now,
               config.deleteRetentionMs(),
-              partitionLog.producerState().activeProducers());
+              partitionLog.producerState().activeProducers(),
+              abortedTxns);
       if (!cleanGroup(partitionLog, group, filter, config, stats)) {
         return new Result(firstDirtyOffset, stats.read, stats.written, true, false, 0, 0);
       }
@@ -133,7 +144,9 @@ public final class Cleaner {
    * Indexes keys from the first dirty offset until the map is full or the cleanable end is reached;
    * returns the first offset not indexed (-1 if aborted).
    */
-  private long buildOffsetMap(List<LogSegment> segments, CleanableRange range) throws IOException {
+  private long buildOffsetMap(
+      List<LogSegment> segments, CleanableRange range, AbortedBatches abortedTxns)
+      throws IOException {
     for (LogSegment segment : segments) {
       if (segment.baseOffset() >= range.uncleanableOffset()) {
         break;
@@ -147,7 +160,7 @@ public final class Cleaner {
             return aborted.getAsBoolean() ? -1 : range.uncleanableOffset();
           }
           throttler.maybeThrottle(batch.sizeInBytes());
-          if (batch.isControlBatch()) {
+          if (abortedTxns.isAborted(batch) || batch.isControlBatch()) {
             continue;
           }
           long stoppedAt = indexBatch(batch, range.firstDirtyOffset());

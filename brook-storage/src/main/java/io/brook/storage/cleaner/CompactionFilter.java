@@ -22,9 +22,11 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *       time it keeps a tombstone in it (KIP-534), and a later pass after that time drops it.
  *   <li>A record without a key cannot be compacted; produce rejects them on compacted topics, so
  *       one found here predates the policy change and is dropped, as Kafka does.
- *   <li>Control batches (transaction markers) are kept, and so are the aborts' entries in the
- *       transaction index (the cleaner copies them to the cleaned segment). Aborted transactional
- *       data is not removed yet and is compacted like committed data (TODO: Kafka drops it first).
+ *   <li>Data of aborted transactions ({@link AbortedBatches}) is dropped, and never indexed, so an
+ *       aborted value never counts as the latest of its key (as Kafka). Control batches
+ *       (transaction markers) are kept, and so are the aborts' entries in the transaction index
+ *       (the cleaner copies them to the cleaned segment); Kafka also drops a marker once its
+ *       transaction is fully cleaned and past {@code delete.retention.ms}, Brook does not yet.
  *   <li>The last batch of every producer still in the producer state is kept, emptied if need be,
  *       so that its sequence number and epoch survive for duplicate detection and fencing.
  * </ul>
@@ -33,16 +35,22 @@ final class CompactionFilter extends RecordFilter {
   private final OffsetMap map;
   private final long mapEndOffset;
   private final Map<Long, Long> lastOffsetOfActiveProducer;
+  private final AbortedBatches abortedTxns;
   private boolean retainedTombstone;
+
+  /** Whether the batch whose records are being filtered is data of an aborted transaction. */
+  private boolean inAbortedBatch;
 
   CompactionFilter(
       OffsetMap map,
       long mapEndOffset,
       long nowMs,
       long deleteRetentionMs,
-      Map<Long, ProducerStateEntry> activeProducers) {
+      Map<Long, ProducerStateEntry> activeProducers,
+      AbortedBatches abortedTxns) {
     super(nowMs, deleteRetentionMs);
     this.map = map;
+    this.abortedTxns = abortedTxns;
     this.mapEndOffset = mapEndOffset;
     this.lastOffsetOfActiveProducer = new HashMap<>();
     for (ProducerStateEntry entry : activeProducers.values()) {
@@ -59,13 +67,20 @@ final class CompactionFilter extends RecordFilter {
     Long last = lastOffsetOfActiveProducer.get(batch.producerId());
     boolean producersLast =
         batch.hasProducerId() && last != null && last.longValue() == batch.lastOffset();
-    return new BatchRetentionResult(
-        producersLast ? BatchRetention.RETAIN_EMPTY : BatchRetention.DELETE_EMPTY, false);
+    inAbortedBatch = abortedTxns.isAborted(batch);
+    BatchRetention retention =
+        producersLast
+            ? BatchRetention.RETAIN_EMPTY
+            : inAbortedBatch ? BatchRetention.DELETE : BatchRetention.DELETE_EMPTY;
+    return new BatchRetentionResult(retention, false);
   }
 
   @Override
   protected boolean shouldRetainRecord(
       RecordBatch batch, org.apache.kafka.common.record.internal.Record record) {
+    if (inAbortedBatch) {
+      return false;
+    }
     if (batch.isControlBatch() || record.offset() >= mapEndOffset) {
       return true;
     }

@@ -53,6 +53,7 @@ public final class PartitionLog implements Closeable {
   private final LogFlusher flusher;
   private final SegmentDeleter deleter;
   private final AppendWriter writer;
+  private final LastStableOffset lastStable;
 
   private volatile LogConfig config;
   private volatile LogOffsetMetadata logEndOffsetMetadata;
@@ -82,6 +83,7 @@ public final class PartitionLog implements Closeable {
     this.deleter = new SegmentDeleter(topicPartition, time);
     this.health = new LogHealth(topicPartition, dir);
     this.writer = new AppendWriter(epochCache, producerState, health);
+    this.lastStable = new LastStableOffset(producerState);
     LogSegment active = segments.lastEntry().getValue();
     this.logEndOffsetMetadata =
         new LogOffsetMetadata(active.readNextOffset(), active.baseOffset(), active.sizeInBytes());
@@ -305,20 +307,15 @@ public final class PartitionLog implements Closeable {
   }
 
   /**
-   * The last stable offset (KIP-98): the high watermark, or the first offset of the oldest
-   * unresolved transaction below it, but not below the log start (as Kafka, for a transaction whose
-   * start DeleteRecords removed). read_committed consumers read up to here.
+   * The last stable offset (KIP-98; see {@link LastStableOffset}): read_committed reads stop here.
    */
   public long lastStableOffset() {
-    long hw = highWatermark();
-    return Math.min(hw, Math.max(producerState.firstUnstableOffset().orElse(hw), logStartOffset));
+    return lastStable.value(highWatermark(), logStartOffset);
   }
 
   /** {@link #lastStableOffset()} with its position on disk, for waiting read_committed fetches. */
   public LogOffsetMetadata lastStableOffsetMetadata() {
-    LogOffsetMetadata hw = highWatermarkMetadata;
-    long lso = Math.max(producerState.firstUnstableOffset().orElse(Long.MAX_VALUE), logStartOffset);
-    return lso >= hw.messageOffset() ? hw : resolve(lso);
+    return lastStable.metadata(highWatermarkMetadata, logStartOffset, this::resolve);
   }
 
   /**
@@ -502,6 +499,7 @@ public final class PartitionLog implements Closeable {
       // Truncation works in whole batches, so it can cut below a log start inside a batch.
       logStartOffset = Math.min(logStartOffset, newEnd);
       epochCache.truncateFromEnd(newEnd);
+      lastStable.invalidate();
       LogLoader.rebuildProducerState(producerState, segments, logStartOffset, newEnd);
       flusher.truncatedTo(newEnd);
       if (highWatermark() > newEnd) {
@@ -539,6 +537,7 @@ public final class PartitionLog implements Closeable {
     LogSegment fresh = LogSegment.create(dir, newOffset, config, time, options.files());
     segments.put(newOffset, fresh);
     epochCache.clear();
+    lastStable.invalidate();
     producerState.truncateFullyAndStartAt(newOffset);
     logStartOffset = newOffset;
     logEndOffsetMetadata = new LogOffsetMetadata(newOffset, newOffset, 0);

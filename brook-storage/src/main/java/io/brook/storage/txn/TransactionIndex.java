@@ -11,6 +11,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A segment's aborted transactions, the {@code .txnindex} file in Kafka's format: 34-byte entries,
@@ -34,6 +36,7 @@ import java.util.function.Supplier;
  * readers are read_committed fetches.
  */
 public final class TransactionIndex {
+  private static final Logger log = LoggerFactory.getLogger(TransactionIndex.class);
   public static final int ENTRY_BYTES = Short.BYTES + 4 * Long.BYTES;
   static final short VERSION = 0;
 
@@ -147,8 +150,9 @@ public final class TransactionIndex {
   }
 
   /**
-   * Reads every entry. A file whose length is not a whole number of entries, or an entry of another
-   * version, is corrupt: Kafka's own sanity check rejects both.
+   * Reads every entry. A partial last entry is what a crash in the middle of an append leaves (the
+   * marker's batch may not have survived either, and if it did, replay writes the entry again): it
+   * is cut off. An entry of another version means the file is not what we wrote: corrupt.
    */
   static List<AbortedTxn> read(Path file) throws IOException {
     byte[] bytes;
@@ -158,12 +162,19 @@ public final class TransactionIndex {
     } catch (NoSuchFileException e) {
       return new ArrayList<>();
     }
-    if (bytes.length % ENTRY_BYTES != 0) {
-      throw new CorruptIndexException(
-          "transaction index " + file + " has " + bytes.length + " bytes, not whole entries");
+    int whole = bytes.length - bytes.length % ENTRY_BYTES;
+    if (whole != bytes.length) {
+      log.warn(
+          "Cutting a torn entry off a transaction index file={} bytes={} kept={}",
+          file,
+          bytes.length,
+          whole);
+      try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+        channel.truncate(whole);
+      }
     }
-    ByteBuffer buffer = ByteBuffer.wrap(bytes);
-    List<AbortedTxn> out = new ArrayList<>(bytes.length / ENTRY_BYTES);
+    ByteBuffer buffer = ByteBuffer.wrap(bytes, 0, whole);
+    List<AbortedTxn> out = new ArrayList<>(whole / ENTRY_BYTES);
     while (buffer.hasRemaining()) {
       short version = buffer.getShort();
       if (version != VERSION) {

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
+import io.brook.storage.log.LogOffsetMetadata;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.testing.LogFixture;
 import java.nio.file.Path;
@@ -132,6 +133,18 @@ class LastStableOffsetTest {
       log.truncateTo(2);
 
       assertThat(log.lastStableOffset()).isEqualTo(0);
+      LogOffsetMetadata at = log.lastStableOffsetMetadata();
+      assertThat(at.messageOffset()).isZero();
+      assertThat(at.relativePositionInSegment()).isZero();
+
+      // When: the tail is written again differently, the cached position follows
+      log.truncateTo(0);
+      log.appendAsLeader(plain(3), 0); // 0-2
+      log.appendAsLeader(txn(2, 0, 1), 0); // 3
+      log.updateHighWatermark(log.logEndOffset());
+      assertThat(log.lastStableOffsetMetadata().messageOffset()).isEqualTo(3);
+      assertThat(log.lastStableOffsetMetadata().relativePositionInSegment()).isPositive();
+      assertThat(log.lastStableOffsetMetadata()).isSameAs(log.lastStableOffsetMetadata());
     }
   }
 }

@@ -88,9 +88,24 @@ class TransactionIndexTest {
   }
 
   @Test
-  void partialEntryIsCorrupt() throws Exception {
+  void aTornLastEntryIsCutOff() throws Exception {
     Path file = dir.resolve("x.txnindex");
-    Files.write(file, new byte[TransactionIndex.ENTRY_BYTES + 1]);
+    new TransactionIndex(() -> file).append(new AbortedTxn(7, 3, 9, 3));
+    Files.write(file, new byte[5], java.nio.file.StandardOpenOption.APPEND);
+
+    TransactionIndex reopened = new TransactionIndex(() -> file);
+    assertThat(reopened.entries()).containsExactly(new AbortedTxn(7, 3, 9, 3));
+    assertThat(file).hasSize(TransactionIndex.ENTRY_BYTES);
+    reopened.append(new AbortedTxn(8, 10, 12, 10));
+    assertThat(new TransactionIndex(() -> file).entries()).hasSize(2);
+  }
+
+  @Test
+  void anEntryOfAnotherVersionIsCorrupt() throws Exception {
+    Path file = dir.resolve("x.txnindex");
+    byte[] bytes = new byte[TransactionIndex.ENTRY_BYTES];
+    bytes[1] = 9;
+    Files.write(file, bytes);
 
     assertThatThrownBy(() -> new TransactionIndex(() -> file).entries())
         .isInstanceOf(CorruptIndexException.class);
