@@ -66,7 +66,10 @@ class ClusterTransactionIT {
       }
       producer.commitTransaction();
     }
-    assertThat(readCommitted()).hasSize(60);
+    // commitTransaction returns once the commit is decided; the markers follow.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(readCommitted()).hasSize(60));
 
     KafkaProducer<String, String> zombie = producer();
     zombie.initTransactions();
@@ -91,9 +94,11 @@ class ClusterTransactionIT {
         successor.send(new ProducerRecord<>(TOPIC, 0, "k", "second"));
         successor.commitTransaction();
       }
-      TransactionDescription after = describe();
-      assertThat(after.state()).isEqualTo(TransactionState.COMPLETE_COMMIT);
-      assertThat(after.producerEpoch()).isGreaterThan(open.producerEpoch());
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> assertThat(describe().state()).isEqualTo(TransactionState.COMPLETE_COMMIT));
+      assertThat(describe().producerEpoch()).isGreaterThan(open.producerEpoch());
       List<String> committed = readCommitted();
       assertThat(committed).hasSize(61).contains("second");
       assertThat(committed).noneMatch(v -> v.startsWith("left-open"));

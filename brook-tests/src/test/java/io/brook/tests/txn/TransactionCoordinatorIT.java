@@ -161,6 +161,11 @@ class TransactionCoordinatorIT {
       second.send(new ProducerRecord<>("txn-fence", "k", "winner"));
       second.commitTransaction();
     }
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(describe("fenced").state()).isEqualTo(TransactionState.COMPLETE_COMMIT));
     assertThat(readAll("txn-fence", "read_committed")).containsExactly("winner");
   }
 

@@ -1,0 +1,154 @@
+package io.brook.coordinator.txn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.brook.broker.api.KafkaApi;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.metadata.record.MetadataRecord;
+import io.brook.metadata.record.PartitionRecord;
+import io.brook.metadata.record.RegisterBrokerRecord;
+import io.brook.metadata.record.TopicRecord;
+import io.brook.protocol.ApiRegistry;
+import io.brook.protocol.NetworkConfig;
+import io.brook.protocol.RequestContext;
+import io.brook.protocol.network.KafkaNetworkServer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TransactionCoordinatorFencedException;
+import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
+import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.TransactionResult;
+import org.apache.kafka.common.requests.WriteTxnMarkersRequest.TxnMarkerEntry;
+import org.apache.kafka.common.utils.Time;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The marker sender against a real network server whose WriteTxnMarkers answers are scripted. */
+@Timeout(60)
+class TxnMarkerSenderTest {
+  private static final String LISTENER = "PLAINTEXT";
+  private static final Uuid TOPIC_ID = Uuid.randomUuid();
+
+  /** Answers NOT_LEADER_OR_FOLLOWER to the first marker for t-0, a fixed error to producer 66. */
+  private static final class ScriptedBroker extends KafkaApi {
+    final Map<TopicPartition, AtomicInteger> received = new ConcurrentHashMap<>();
+
+    ScriptedBroker() {
+      super(ApiKeys.WRITE_TXN_MARKERS);
+    }
+
+    @Override
+    public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+      WriteTxnMarkersResponseData response = new WriteTxnMarkersResponseData();
+      for (var marker : ((WriteTxnMarkersRequestData) message).markers()) {
+        var result =
+            new WriteTxnMarkersResponseData.WritableTxnMarkerResult()
+                .setProducerId(marker.producerId());
+        for (var topic : marker.topics()) {
+          var topicResult =
+              new WriteTxnMarkersResponseData.WritableTxnMarkerTopicResult().setName(topic.name());
+          for (int p : topic.partitionIndexes()) {
+            TopicPartition tp = new TopicPartition(topic.name(), p);
+            int count = received.computeIfAbsent(tp, k -> new AtomicInteger()).incrementAndGet();
+            Errors error =
+                marker.producerId() == 66L
+                    ? Errors.TRANSACTION_COORDINATOR_FENCED
+                    : tp.partition() == 0 && count == 1
+                        ? Errors.NOT_LEADER_OR_FOLLOWER
+                        : Errors.NONE;
+            topicResult
+                .partitions()
+                .add(
+                    new WriteTxnMarkersResponseData.WritableTxnMarkerPartitionResult()
+                        .setPartitionIndex(p)
+                        .setErrorCode(error.code()));
+          }
+          result.topics().add(topicResult);
+        }
+        response.markers().add(result);
+      }
+      return CompletableFuture.completedFuture(response);
+    }
+  }
+
+  private ScriptedBroker broker;
+  private KafkaNetworkServer server;
+  private TxnMarkerSender sender;
+
+  @BeforeEach
+  void setUp() {
+    broker = new ScriptedBroker();
+    server =
+        KafkaNetworkServer.start(
+            NetworkConfig.builder().listener(LISTENER, "127.0.0.1", 0).numNetworkThreads(1).build(),
+            ApiRegistry.of(broker));
+    List<MetadataRecord> records = new ArrayList<>();
+    records.add(
+        new RegisterBrokerRecord(
+            1,
+            Uuid.randomUuid(),
+            1,
+            List.of(
+                new BrokerEndpoint(LISTENER, "127.0.0.1", server.boundPort(LISTENER), LISTENER)),
+            Optional.empty(),
+            false));
+    records.add(new TopicRecord("t", TOPIC_ID));
+    records.add(new PartitionRecord(TOPIC_ID, 0, List.of(1), List.of(1), 1, 0, 0));
+    records.add(new PartitionRecord(TOPIC_ID, 1, List.of(1), List.of(1), 1, 0, 0));
+    MetadataImage image = MetadataImage.EMPTY.apply(records, records.size() - 1);
+    sender = new TxnMarkerSender(() -> image, LISTENER, 5_000, Time.SYSTEM);
+  }
+
+  @AfterEach
+  void tearDown() {
+    sender.close();
+    server.close();
+  }
+
+  private static TxnMarkerEntry marker(long producerId, TopicPartition... partitions) {
+    return new TxnMarkerEntry(
+        producerId, (short) 0, 3, TransactionResult.COMMIT, List.of(partitions), (short) 0);
+  }
+
+  @Test
+  void retriesARefusedPartitionAndSkipsDeletedTopics() throws Exception {
+    TopicPartition t0 = new TopicPartition("t", 0);
+    TopicPartition t1 = new TopicPartition("t", 1);
+    sender.send(marker(5L, t0, t1, new TopicPartition("deleted", 0))).get(30, TimeUnit.SECONDS);
+
+    assertThat(broker.received.get(t0)).hasValue(2);
+    assertThat(broker.received.get(t1)).hasValue(1);
+    assertThat(broker.received).doesNotContainKey(new TopicPartition("deleted", 0));
+  }
+
+  @Test
+  void aFencedCoordinatorStopsSending() {
+    CompletableFuture<Void> sent = sender.send(marker(66L, new TopicPartition("t", 1)));
+
+    assertThatThrownBy(() -> sent.get(30, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(TransactionCoordinatorFencedException.class);
+  }
+
+  @Test
+  void aMarkerWithoutPartitionsIsDoneAtOnce() {
+    assertThat(sender.send(marker(7L))).isCompleted();
+  }
+}
