@@ -7,14 +7,18 @@ import static org.awaitility.Awaitility.await;
 import io.brook.testkit.BrookExtension;
 import io.brook.testkit.EmbeddedBrook;
 import io.brook.tests.ChildProcess;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import javax.management.ObjectName;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
@@ -24,6 +28,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
@@ -190,6 +195,65 @@ class TransactionCoordinatorIT {
           .satisfies(TransactionCoordinatorIT::isFencing);
     }
     assertThat(readAll("txn-timeout", "read_committed")).isEmpty();
+  }
+
+  @Test
+  void aHungTransactionHoldsBackTheLastStableOffsetUntilItTimesOut() throws Exception {
+    createTopic("txn-hung");
+    TopicPartition partition = new TopicPartition("txn-hung", 0);
+    try (KafkaProducer<String, String> hung =
+            producer("hung", ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "3000");
+        KafkaProducer<String, String> quick = producer("quick");
+        Admin admin = admin()) {
+      hung.initTransactions();
+      hung.beginTransaction();
+      hung.send(new ProducerRecord<>("txn-hung", 0, "k", "hung")).get();
+      quick.initTransactions();
+      quick.beginTransaction();
+      quick.send(new ProducerRecord<>("txn-hung", 0, "k", "after")).get();
+      quick.commitTransaction();
+
+      // Visible while it lasts: the LSO stays at the hung transaction's first offset, the
+      // producer shows it as its open transaction, and the broker's gauge shows the lag.
+      await("the quick transaction's marker written")
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> latestOffset(admin, partition, IsolationLevel.READ_UNCOMMITTED) == 3);
+      assertThat(latestOffset(admin, partition, IsolationLevel.READ_COMMITTED)).isZero();
+      assertThat(
+              admin
+                  .describeProducers(List.of(partition))
+                  .partitionResult(partition)
+                  .get()
+                  .activeProducers())
+          .anySatisfy(p -> assertThat(p.currentTransactionStartOffset()).hasValue(0L));
+      assertThat(maxLastStableOffsetLag()).isGreaterThanOrEqualTo(3L);
+      assertThat(readAll("txn-hung", "read_committed")).isEmpty();
+
+      // After transaction.timeout.ms the coordinator aborts it and the LSO moves on.
+      await("the hung transaction aborted and the LSO past it")
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> latestOffset(admin, partition, IsolationLevel.READ_COMMITTED) == 4);
+      assertThat(readAll("txn-hung", "read_committed")).containsExactly("after");
+      assertThat(readAll("txn-hung", "read_uncommitted")).containsExactly("hung", "after");
+    }
+  }
+
+  private static long latestOffset(Admin admin, TopicPartition partition, IsolationLevel isolation)
+      throws Exception {
+    return admin
+        .listOffsets(Map.of(partition, OffsetSpec.latest()), new ListOffsetsOptions(isolation))
+        .partitionResult(partition)
+        .get()
+        .offset();
+  }
+
+  private static long maxLastStableOffsetLag() throws Exception {
+    Object value =
+        ManagementFactory.getPlatformMBeanServer()
+            .getAttribute(
+                new ObjectName("kafka.server:type=ReplicaManager,name=MaxLastStableOffsetLag"),
+                "Value");
+    return ((Number) value).longValue();
   }
 
   @Test
