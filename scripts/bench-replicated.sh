@@ -19,10 +19,6 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BENCH="${BENCH:-$ROOT/../shared/bench}"
-JAR="$ROOT/brook-server/target/brook.jar"
-TEST_CLASSES="$ROOT/brook-tests/target/test-classes"
-CP_FILE="$ROOT/brook-tests/target/cluster-bench-classpath.txt"
 ROUNDS="${ROUNDS:-5}"
 RECORDS="${RECORDS:-1000000}"
 RECORD_SIZE="${RECORD_SIZE:-1024}"
@@ -30,9 +26,6 @@ PARTITIONS="${PARTITIONS:-6}"
 LINGER_MS="${LINGER_MS:-5}"
 RATE="${RATE:-5000}"
 RATE_SECS="${RATE_SECS:-20}"
-BASE_PORT="${BASE_PORT:-19500}"
-HEAP="${HEAP:--Xms1g -Xmx1g}"
-JVM_FLAGS="-server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true"
 
 RESULTS="$ROOT/target/bench-replicated-$(date +%Y%m%d-%H%M%S).txt"
 # shellcheck source=lib/replicated-cluster.sh

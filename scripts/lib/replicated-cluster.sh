@@ -1,8 +1,16 @@
 # Sourced by the replicated benchmarks (bench-replicated.sh, bench-transactions.sh): starts three
 # combined nodes of Brook or of Apache Kafka (separate JVMs, loopback ports, same heap and GC
 # flags), creates topics with replication factor 3 and min.insync.replicas=2, counts the brokers'
-# CPU time and prints median ratios. Needs ROOT, BENCH, JAR, TEST_CLASSES, CP_FILE, PARTITIONS,
-# BASE_PORT, HEAP, JVM_FLAGS and RESULTS (the result file) set by the caller.
+# CPU time and prints median ratios. Needs ROOT (the checkout), PARTITIONS and RESULTS (the result
+# file) set by the caller; BENCH, BASE_PORT and HEAP may be overridden from the environment.
+
+BENCH="${BENCH:-$ROOT/../shared/bench}"
+JAR="$ROOT/brook-server/target/brook.jar"
+TEST_CLASSES="$ROOT/brook-tests/target/test-classes"
+CP_FILE="$ROOT/brook-tests/target/cluster-bench-classpath.txt"
+BASE_PORT="${BASE_PORT:-19500}"
+HEAP="${HEAP:--Xms1g -Xmx1g}"
+JVM_FLAGS="-server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true"
 
 if [ ! -f "$JAR" ] || [ ! -f "$TEST_CLASSES/io/brook/tests/tools/ClusterBench.class" ]; then
   echo "build first: mvn -B -DskipTests verify" >&2
