@@ -1,6 +1,5 @@
 package io.brook.broker.api;
 
-import io.brook.broker.delayed.DelayedOperation;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
@@ -37,10 +36,8 @@ public final class ProduceHandler extends KafkaApi {
 
   /** One partition's outcome, and the offset the high watermark must reach for acks=all. */
   private record Pending(
-      PartitionProduceResponse response,
-      Partition partition,
-      long requiredOffset,
-      int leaderEpoch) {}
+      PartitionProduceResponse response, Partition partition, long requiredOffset, int leaderEpoch)
+      implements DelayedAcksAll.Appended {}
 
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
@@ -86,7 +83,16 @@ public final class ProduceHandler extends KafkaApi {
     CompletableFuture<ApiMessage> done = new CompletableFuture<>();
     replicaManager
         .delayedOperations()
-        .submit(new DelayedProduce(waiting, response, done), Math.max(0, request.timeoutMs()));
+        .submit(
+            new DelayedAcksAll<>(
+                waiting,
+                (p, error) -> {
+                  if (error != Errors.NONE) {
+                    fail(p.response(), ApiFailure.of(error));
+                  }
+                },
+                () -> done.complete(response)),
+            Math.max(0, request.timeoutMs()));
     return done;
   }
 
@@ -149,45 +155,5 @@ public final class ProduceHandler extends KafkaApi {
 
   private static void fail(PartitionProduceResponse out, ApiFailure failure) {
     out.setErrorCode(failure.code()).setErrorMessage(failure.message());
-  }
-
-  /** acks=all: waits until the high watermark of every appended partition passes its batch. */
-  private static final class DelayedProduce extends DelayedOperation {
-    private final List<Pending> pending;
-    private final ProduceResponseData response;
-    private final CompletableFuture<ApiMessage> done;
-
-    DelayedProduce(
-        List<Pending> pending, ProduceResponseData response, CompletableFuture<ApiMessage> done) {
-      super(pending.stream().map(p -> p.partition().topicPartition()).toList());
-      this.pending = pending;
-      this.response = response;
-      this.done = done;
-    }
-
-    @Override
-    protected boolean isSatisfied() {
-      for (Pending p : pending) {
-        if (outcome(p).isEmpty()) {
-          return false;
-        }
-      }
-      return true;
-    }
-
-    @Override
-    protected void onComplete(boolean timedOut) {
-      for (Pending p : pending) {
-        Errors error = outcome(p).orElse(Errors.REQUEST_TIMED_OUT);
-        if (error != Errors.NONE) {
-          fail(p.response(), ApiFailure.of(error));
-        }
-      }
-      done.complete(response);
-    }
-
-    private static Optional<Errors> outcome(Pending p) {
-      return p.partition().acksAllOutcome(p.requiredOffset(), p.leaderEpoch());
-    }
   }
 }

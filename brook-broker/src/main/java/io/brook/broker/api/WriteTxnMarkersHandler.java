@@ -1,6 +1,5 @@
 package io.brook.broker.api;
 
-import io.brook.broker.delayed.DelayedOperation;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.txn.CoordinatorMarkerWriter;
@@ -72,7 +71,8 @@ public final class WriteTxnMarkersHandler extends KafkaApi {
       WritableTxnMarkerPartitionResult result,
       Partition partition,
       long requiredOffset,
-      int leaderEpoch) {}
+      int leaderEpoch)
+      implements DelayedAcksAll.Appended {}
 
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
@@ -104,7 +104,14 @@ public final class WriteTxnMarkersHandler extends KafkaApi {
     }
     if (!waiting.isEmpty()) {
       CompletableFuture<Void> replicated = new CompletableFuture<>();
-      replicaManager.delayedOperations().submit(new DelayedMarkers(waiting, replicated), timeoutMs);
+      replicaManager
+          .delayedOperations()
+          .submit(
+              new DelayedAcksAll<>(
+                  waiting,
+                  (p, error) -> p.result().setErrorCode(error.code()),
+                  () -> replicated.complete(null)),
+              timeoutMs);
       delegated.add(replicated);
     }
     return CompletableFuture.allOf(delegated.toArray(CompletableFuture[]::new))
@@ -172,39 +179,5 @@ public final class WriteTxnMarkersHandler extends KafkaApi {
         marker.producerId(),
         marker.producerEpoch(),
         new EndTransactionMarker(type, marker.coordinatorEpoch()));
-  }
-
-  /** Waits until the high watermark of every partition passes its marker, as acks=all. */
-  private static final class DelayedMarkers extends DelayedOperation {
-    private final List<Pending> pending;
-    private final CompletableFuture<Void> done;
-
-    DelayedMarkers(List<Pending> pending, CompletableFuture<Void> done) {
-      super(pending.stream().map(p -> p.partition().topicPartition()).distinct().toList());
-      this.pending = pending;
-      this.done = done;
-    }
-
-    @Override
-    protected boolean isSatisfied() {
-      for (Pending p : pending) {
-        if (outcome(p).isEmpty()) {
-          return false;
-        }
-      }
-      return true;
-    }
-
-    @Override
-    protected void onComplete(boolean timedOut) {
-      for (Pending p : pending) {
-        p.result().setErrorCode(outcome(p).orElse(Errors.REQUEST_TIMED_OUT).code());
-      }
-      done.complete(null);
-    }
-
-    private static Optional<Errors> outcome(Pending p) {
-      return p.partition().acksAllOutcome(p.requiredOffset(), p.leaderEpoch());
-    }
   }
 }

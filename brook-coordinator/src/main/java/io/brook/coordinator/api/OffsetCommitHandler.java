@@ -42,26 +42,19 @@ public final class OffsetCommitHandler extends GroupApi {
     OffsetCommitRequestData request = (OffsetCommitRequestData) message;
     boolean byId = context.apiVersion() >= TOPIC_ID_VERSION;
     TopicResolver resolver = new TopicResolver(replicaManager.image());
-    Map<TopicPartition, Errors> refused = new LinkedHashMap<>();
-    Map<TopicPartition, PartitionCommit> offsets = new LinkedHashMap<>();
-    Map<OffsetCommitRequestTopic, String> names = new LinkedHashMap<>();
-    for (OffsetCommitRequestTopic topic : request.topics()) {
-      TopicResolver.Resolved resolved = resolver.resolve(topic.name(), topic.topicId(), byId);
-      names.put(topic, resolved.name());
-      for (OffsetCommitRequestPartition p : topic.partitions()) {
-        TopicPartition tp = new TopicPartition(resolved.name(), p.partitionIndex());
-        if (resolved.error() != Errors.NONE) {
-          refused.put(tp, resolved.error());
-        } else if (!resolver.partitionExists(resolved.name(), p.partitionIndex())) {
-          refused.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
-        } else {
-          offsets.put(
-              tp,
-              new PartitionCommit(
-                  p.committedOffset(), p.committedLeaderEpoch(), p.committedMetadata()));
-        }
-      }
-    }
+    ResolvedOffsetCommits<OffsetCommitRequestTopic> resolved =
+        ResolvedOffsetCommits.resolve(
+            resolver,
+            byId,
+            request.topics(),
+            OffsetCommitRequestTopic::name,
+            OffsetCommitRequestTopic::topicId,
+            OffsetCommitRequestTopic::partitions,
+            OffsetCommitRequestPartition::partitionIndex,
+            p ->
+                new PartitionCommit(
+                    p.committedOffset(), p.committedLeaderEpoch(), p.committedMetadata()));
+    Map<TopicPartition, PartitionCommit> offsets = resolved.offsets();
     CompletableFuture<Map<TopicPartition, Errors>> result;
     if (!isValidGroupId(request.groupId())) {
       result = CompletableFuture.completedFuture(allFailed(offsets, Errors.INVALID_GROUP_ID));
@@ -81,7 +74,8 @@ public final class OffsetCommitHandler extends GroupApi {
               .run(request.groupId(), shard -> shard.offsetService().commit(commit))
               .exceptionally(failure -> allFailed(offsets, errorOf(failure)));
     }
-    return result.thenApply(errors -> response(request, names, refused, errors));
+    return result.thenApply(
+        errors -> response(request, resolved.names(), resolved.refused(), errors));
   }
 
   private static Map<TopicPartition, Errors> allFailed(

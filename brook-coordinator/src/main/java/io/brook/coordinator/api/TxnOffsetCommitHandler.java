@@ -47,28 +47,21 @@ public final class TxnOffsetCommitHandler extends GroupApi {
     TxnOffsetCommitRequestData request = (TxnOffsetCommitRequestData) message;
     boolean byId = context.apiVersion() >= TOPIC_ID_VERSION;
     TopicResolver resolver = new TopicResolver(replicaManager.image());
-    Map<TopicPartition, Errors> refused = new LinkedHashMap<>();
-    Map<TopicPartition, PartitionCommit> offsets = new LinkedHashMap<>();
-    Map<TxnOffsetCommitRequestTopic, String> names = new LinkedHashMap<>();
-    for (TxnOffsetCommitRequestTopic topic : request.topics()) {
-      TopicResolver.Resolved resolved = resolver.resolve(topic.name(), topic.topicId(), byId);
-      names.put(topic, resolved.name());
-      for (TxnOffsetCommitRequestPartition p : topic.partitions()) {
-        TopicPartition tp = new TopicPartition(resolved.name(), p.partitionIndex());
-        if (resolved.error() != Errors.NONE) {
-          refused.put(tp, resolved.error());
-        } else if (!resolver.partitionExists(resolved.name(), p.partitionIndex())) {
-          refused.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
-        } else {
-          offsets.put(
-              tp,
-              new PartitionCommit(
-                  p.committedOffset(), p.committedLeaderEpoch(), p.committedMetadata()));
-        }
-      }
-    }
+    ResolvedOffsetCommits<TxnOffsetCommitRequestTopic> resolved =
+        ResolvedOffsetCommits.resolve(
+            resolver,
+            byId,
+            request.topics(),
+            TxnOffsetCommitRequestTopic::name,
+            TxnOffsetCommitRequestTopic::topicId,
+            TxnOffsetCommitRequestTopic::partitions,
+            TxnOffsetCommitRequestPartition::partitionIndex,
+            p ->
+                new PartitionCommit(
+                    p.committedOffset(), p.committedLeaderEpoch(), p.committedMetadata()));
+    Map<TopicPartition, PartitionCommit> offsets = resolved.offsets();
     return commit(request, context.apiVersion(), offsets)
-        .thenApply(errors -> response(request, names, refused, errors));
+        .thenApply(errors -> response(request, resolved.names(), resolved.refused(), errors));
   }
 
   private CompletableFuture<Map<TopicPartition, Errors>> commit(

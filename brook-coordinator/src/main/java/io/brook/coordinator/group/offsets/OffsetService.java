@@ -5,7 +5,6 @@ import io.brook.coordinator.group.GroupConfig;
 import io.brook.coordinator.group.Groups;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.ShardContext;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -65,43 +64,14 @@ public final class OffsetService {
    * @return per partition, NONE once the commit is durable, or why it was refused
    */
   public CompletableFuture<Map<TopicPartition, Errors>> commit(CommitRequest request) {
-    Map<TopicPartition, Errors> result = new LinkedHashMap<>();
-    try {
-      validateCommitter(request);
-    } catch (ApiException e) {
-      Errors error = Errors.forException(e);
-      request.offsets().keySet().forEach(tp -> result.put(tp, error));
-      return CompletableFuture.completedFuture(result);
-    }
-    List<CoordinatorRecord> records = new ArrayList<>();
-    long now = context.nowMs();
-    request
-        .offsets()
-        .forEach(
-            (tp, commit) -> {
-              String metadata = commit.metadata() == null ? "" : commit.metadata();
-              if (metadata.getBytes(StandardCharsets.UTF_8).length
-                  > config.offsetMetadataMaxBytes()) {
-                result.put(tp, Errors.OFFSET_METADATA_TOO_LARGE);
-                return;
-              }
-              records.add(
-                  OffsetRecords.commit(
-                      request.groupId(),
-                      tp,
-                      new CommittedOffset(commit.offset(), commit.leaderEpoch(), metadata, now)));
-              result.put(tp, Errors.NONE);
-            });
-    return context
-        .write(records)
-        .handle(
-            (ok, error) -> {
-              if (error != null) {
-                Errors failure = commitFailure(error);
-                result.replaceAll((tp, e) -> e == Errors.NONE ? failure : e);
-              }
-              return result;
-            });
+    return OffsetCommitWrites.validateAndWrite(
+        context,
+        config,
+        request.groupId(),
+        request.offsets(),
+        () -> validateCommitter(request),
+        context::write,
+        OffsetService::commitFailure);
   }
 
   private void validateCommitter(CommitRequest request) {

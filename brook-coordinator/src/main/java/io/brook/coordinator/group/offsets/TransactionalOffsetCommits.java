@@ -4,18 +4,12 @@ import io.brook.coordinator.group.Group;
 import io.brook.coordinator.group.GroupConfig;
 import io.brook.coordinator.group.Groups;
 import io.brook.coordinator.group.offsets.OffsetService.PartitionCommit;
-import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.ShardContext;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.IllegalGenerationException;
 import org.apache.kafka.common.errors.InvalidPidMappingException;
@@ -67,43 +61,15 @@ public final class TransactionalOffsetCommits {
    *     PRODUCER_FENCED when a newer epoch of the producer already wrote to this partition
    */
   public CompletableFuture<Map<TopicPartition, Errors>> commit(TxnCommitRequest request) {
-    Map<TopicPartition, Errors> result = new LinkedHashMap<>();
-    try {
-      validate(request);
-    } catch (ApiException e) {
-      Errors error = Errors.forException(e);
-      request.offsets().keySet().forEach(tp -> result.put(tp, error));
-      return CompletableFuture.completedFuture(result);
-    }
-    List<CoordinatorRecord> records = new ArrayList<>();
-    long now = context.nowMs();
-    request
-        .offsets()
-        .forEach(
-            (tp, commit) -> {
-              String metadata = commit.metadata() == null ? "" : commit.metadata();
-              if (metadata.getBytes(StandardCharsets.UTF_8).length
-                  > config.offsetMetadataMaxBytes()) {
-                result.put(tp, Errors.OFFSET_METADATA_TOO_LARGE);
-                return;
-              }
-              records.add(
-                  OffsetRecords.commit(
-                      request.groupId(),
-                      tp,
-                      new CommittedOffset(commit.offset(), commit.leaderEpoch(), metadata, now)));
-              result.put(tp, Errors.NONE);
-            });
-    return context
-        .writeTransactional(records, request.producerId(), request.producerEpoch())
-        .handle(
-            (ok, error) -> {
-              if (error != null) {
-                Errors failure = writeFailure(error);
-                result.replaceAll((tp, e) -> e == Errors.NONE ? failure : e);
-              }
-              return result;
-            });
+    return OffsetCommitWrites.validateAndWrite(
+        context,
+        config,
+        request.groupId(),
+        request.offsets(),
+        () -> validate(request),
+        records ->
+            context.writeTransactional(records, request.producerId(), request.producerEpoch()),
+        TransactionalOffsetCommits::writeFailure);
   }
 
   private void validate(TxnCommitRequest request) {
