@@ -19,36 +19,16 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BENCH="${BENCH:-$ROOT/../shared/bench}"
 BROKER="${BROKER:-brook}"
-JAR="$ROOT/brook-server/target/brook.jar"
-TEST_CLASSES="$ROOT/brook-tests/target/test-classes"
-CP_FILE="$ROOT/brook-tests/target/cluster-bench-classpath.txt"
 TOPICS="${TOPICS:-2000}"
 PARTITIONS="${PARTITIONS:-12}"
 RF="${RF:-1}"
 BASE_PORT="${BASE_PORT:-19300}"
 HEAP="${HEAP:--Xms2g -Xmx2g}"
-# kafka-server-start.sh's defaults, for both brokers
-JVM_FLAGS="-server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true"
-
-if [ ! -f "$JAR" ] || [ ! -f "$TEST_CLASSES/io/brook/tests/tools/ClusterBench.class" ]; then
-  echo "build first: mvn -B -DskipTests verify" >&2
-  exit 1
-fi
-if [ ! -s "$CP_FILE" ] || [ "$ROOT/brook-tests/pom.xml" -nt "$CP_FILE" ]; then
-  (cd "$ROOT" && mvn -o -B -q -f brook-tests/pom.xml dependency:build-classpath \
-    -Dmdep.includeScope=test -Dmdep.outputFile="$CP_FILE")
-fi
-CP="$TEST_CLASSES:$(cat "$CP_FILE")"
-JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-TOOL=("$JAVA" -Dlog4j2.configurationFile=log4j2-child.properties -cp "$CP" io.brook.tests.tools.ClusterBench)
-
+# shellcheck source=lib/three-nodes.sh
+. "$ROOT/scripts/lib/three-nodes.sh"
 if [ "$BROKER" = kafka ]; then
-  # shellcheck source=/dev/null
-  . "$BENCH/common.sh"
-  ensure_jars
-  KAFKA_CP="$LIB_DIR/*"
+  use_kafka_jars
 fi
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/$BROKER-cluster-bench.XXXXXX")"
@@ -60,37 +40,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-VOTERS="1@127.0.0.1:$((BASE_PORT + 11)),2@127.0.0.1:$((BASE_PORT + 21)),3@127.0.0.1:$((BASE_PORT + 31))"
-BROKERS="127.0.0.1:$((BASE_PORT + 10)),127.0.0.1:$((BASE_PORT + 20)),127.0.0.1:$((BASE_PORT + 30))"
-
-write_config() { # id
-  local id=$1 port=$((BASE_PORT + $1 * 10))
-  cat >"$WORK/server-$id.properties" <<PROPS
-node.id=$id
-process.roles=broker,controller
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$((port + 1))
-advertised.listeners=PLAINTEXT://127.0.0.1:$port
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
-controller.quorum.voters=$VOTERS
-log.dirs=$WORK/data-$id
-PROPS
-}
-
-# Starts node $1 in the background, output to $WORK/node-$1-$2.log; sets PIDS[$1].
 launch() { # id label
-  local id=$1 out="$WORK/node-$1-$2.log"
-  if [ "$BROKER" = kafka ]; then
-    # shellcheck disable=SC2086
-    "$JAVA" $HEAP $JVM_FLAGS -Dlog4j2.configurationFile="$BENCH/config/log4j2-broker.properties" \
-      -Dkafka.logs.dir="$WORK/logs-$id" -cp "$KAFKA_CP" kafka.Kafka "$WORK/server-$id.properties" \
-      >"$out" 2>&1 &
-  else
-    # shellcheck disable=SC2086
-    "$JAVA" $HEAP $JVM_FLAGS -jar "$JAR" server "$WORK/server-$id.properties" >"$out" 2>&1 &
-  fi
-  PIDS[$id]=$!
+  launch_node "$WORK" "$1" "$BROKER" "$WORK/node-$1-$2.log"
 }
 
 # Heap used after a full GC, in KiB.
@@ -101,12 +52,7 @@ heap_used_kib() { # pid
 
 CLUSTER_ID="$("${TOOL[@]}" uuid)"
 for id in 1 2 3; do
-  write_config "$id"
-  if [ "$BROKER" = kafka ]; then
-    "$JAVA" -cp "$KAFKA_CP" -Dlog4j2.configurationFile="$BENCH/config/log4j2-tools.properties" \
-      kafka.tools.StorageTool format --config "$WORK/server-$id.properties" \
-      --cluster-id "$CLUSTER_ID" >"$WORK/format-$id.log" 2>&1
-  fi
+  write_node_config "$WORK" "$id" "$BROKER" "$CLUSTER_ID"
 done
 for id in 1 2 3; do launch "$id" start; done
 "${TOOL[@]}" await-brokers "$BROKERS" 3 "$(date +%s%3N)" >/dev/null
