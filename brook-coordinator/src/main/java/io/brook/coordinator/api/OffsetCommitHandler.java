@@ -5,7 +5,6 @@ import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.offsets.OffsetService.CommitRequest;
 import io.brook.coordinator.group.offsets.OffsetService.PartitionCommit;
 import io.brook.protocol.RequestContext;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -57,7 +56,9 @@ public final class OffsetCommitHandler extends GroupApi {
     Map<TopicPartition, PartitionCommit> offsets = resolved.offsets();
     CompletableFuture<Map<TopicPartition, Errors>> result;
     if (!isValidGroupId(request.groupId())) {
-      result = CompletableFuture.completedFuture(allFailed(offsets, Errors.INVALID_GROUP_ID));
+      result =
+          CompletableFuture.completedFuture(
+              ResolvedOffsetCommits.allFailed(offsets, Errors.INVALID_GROUP_ID));
     } else if (offsets.isEmpty()) {
       result = CompletableFuture.completedFuture(Map.of());
     } else {
@@ -72,23 +73,14 @@ public final class OffsetCommitHandler extends GroupApi {
       result =
           coordinator
               .run(request.groupId(), shard -> shard.offsetService().commit(commit))
-              .exceptionally(failure -> allFailed(offsets, errorOf(failure)));
+              .exceptionally(failure -> ResolvedOffsetCommits.allFailed(offsets, errorOf(failure)));
     }
-    return result.thenApply(
-        errors -> response(request, resolved.names(), resolved.refused(), errors));
-  }
-
-  private static Map<TopicPartition, Errors> allFailed(
-      Map<TopicPartition, PartitionCommit> offsets, Errors error) {
-    Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
-    offsets.keySet().forEach(tp -> errors.put(tp, error));
-    return errors;
+    return result.thenApply(errors -> response(request, resolved, errors));
   }
 
   private static ApiMessage response(
       OffsetCommitRequestData request,
-      Map<OffsetCommitRequestTopic, String> names,
-      Map<TopicPartition, Errors> refused,
+      ResolvedOffsetCommits<OffsetCommitRequestTopic> resolved,
       Map<TopicPartition, Errors> written) {
     OffsetCommitResponseData response = new OffsetCommitResponseData();
     for (OffsetCommitRequestTopic topic : request.topics()) {
@@ -96,9 +88,7 @@ public final class OffsetCommitHandler extends GroupApi {
           new OffsetCommitResponseTopic().setName(topic.name()).setTopicId(topic.topicId());
       response.topics().add(out);
       for (OffsetCommitRequestPartition p : topic.partitions()) {
-        TopicPartition tp = new TopicPartition(names.get(topic), p.partitionIndex());
-        Errors error =
-            refused.getOrDefault(tp, written.getOrDefault(tp, Errors.UNKNOWN_SERVER_ERROR));
+        Errors error = resolved.outcome(topic, p.partitionIndex(), written);
         out.partitions()
             .add(
                 new OffsetCommitResponsePartition()

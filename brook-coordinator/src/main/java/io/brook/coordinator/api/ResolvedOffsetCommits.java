@@ -65,4 +65,21 @@ record ResolvedOffsetCommits<T>(
     }
     return new ResolvedOffsetCommits<>(refused, offsets, names);
   }
+
+  /** Every partition of {@code offsets} failed with {@code error} (group or write refused). */
+  static Map<TopicPartition, Errors> allFailed(
+      Map<TopicPartition, PartitionCommit> offsets, Errors error) {
+    Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
+    offsets.keySet().forEach(tp -> errors.put(tp, error));
+    return errors;
+  }
+
+  /**
+   * The error to answer for partition {@code partitionIndex} of request topic {@code topic}: its
+   * refusal, else the coordinator's answer in {@code written}.
+   */
+  Errors outcome(T topic, int partitionIndex, Map<TopicPartition, Errors> written) {
+    TopicPartition tp = new TopicPartition(names.get(topic), partitionIndex);
+    return refused.getOrDefault(tp, written.getOrDefault(tp, Errors.UNKNOWN_SERVER_ERROR));
+  }
 }

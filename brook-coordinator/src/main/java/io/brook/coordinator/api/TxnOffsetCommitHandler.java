@@ -5,7 +5,6 @@ import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.offsets.OffsetService.PartitionCommit;
 import io.brook.coordinator.group.offsets.TransactionalOffsetCommits.TxnCommitRequest;
 import io.brook.protocol.RequestContext;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -61,7 +60,7 @@ public final class TxnOffsetCommitHandler extends GroupApi {
                     p.committedOffset(), p.committedLeaderEpoch(), p.committedMetadata()));
     Map<TopicPartition, PartitionCommit> offsets = resolved.offsets();
     return commit(request, context.apiVersion(), offsets)
-        .thenApply(errors -> response(request, resolved.names(), resolved.refused(), errors));
+        .thenApply(errors -> response(request, resolved, errors));
   }
 
   private CompletableFuture<Map<TopicPartition, Errors>> commit(
@@ -69,7 +68,8 @@ public final class TxnOffsetCommitHandler extends GroupApi {
       short apiVersion,
       Map<TopicPartition, PartitionCommit> offsets) {
     if (!isValidGroupId(request.groupId())) {
-      return CompletableFuture.completedFuture(allFailed(offsets, Errors.INVALID_GROUP_ID));
+      return CompletableFuture.completedFuture(
+          ResolvedOffsetCommits.allFailed(offsets, Errors.INVALID_GROUP_ID));
     }
     if (offsets.isEmpty()) {
       return CompletableFuture.completedFuture(Map.of());
@@ -87,20 +87,12 @@ public final class TxnOffsetCommitHandler extends GroupApi {
             offsets);
     return coordinator
         .run(request.groupId(), shard -> shard.transactionalOffsets().commit(commit))
-        .exceptionally(failure -> allFailed(offsets, errorOf(failure)));
-  }
-
-  private static Map<TopicPartition, Errors> allFailed(
-      Map<TopicPartition, PartitionCommit> offsets, Errors error) {
-    Map<TopicPartition, Errors> errors = new LinkedHashMap<>();
-    offsets.keySet().forEach(tp -> errors.put(tp, error));
-    return errors;
+        .exceptionally(failure -> ResolvedOffsetCommits.allFailed(offsets, errorOf(failure)));
   }
 
   private static ApiMessage response(
       TxnOffsetCommitRequestData request,
-      Map<TxnOffsetCommitRequestTopic, String> names,
-      Map<TopicPartition, Errors> refused,
+      ResolvedOffsetCommits<TxnOffsetCommitRequestTopic> resolved,
       Map<TopicPartition, Errors> written) {
     TxnOffsetCommitResponseData response = new TxnOffsetCommitResponseData();
     for (TxnOffsetCommitRequestTopic topic : request.topics()) {
@@ -108,9 +100,7 @@ public final class TxnOffsetCommitHandler extends GroupApi {
           new TxnOffsetCommitResponseTopic().setName(topic.name()).setTopicId(topic.topicId());
       response.topics().add(out);
       for (TxnOffsetCommitRequestPartition p : topic.partitions()) {
-        TopicPartition tp = new TopicPartition(names.get(topic), p.partitionIndex());
-        Errors error =
-            refused.getOrDefault(tp, written.getOrDefault(tp, Errors.UNKNOWN_SERVER_ERROR));
+        Errors error = resolved.outcome(topic, p.partitionIndex(), written);
         out.partitions()
             .add(
                 new TxnOffsetCommitResponsePartition()
