@@ -24,15 +24,12 @@ import io.brook.broker.api.MetadataHandler;
 import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
-import io.brook.broker.cluster.ControllerClient;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.broker.txn.CoordinatorMarkerWriter;
-import io.brook.coordinator.InternalTopic;
-import io.brook.coordinator.InternalTopicCreator;
 import io.brook.coordinator.api.GroupApis;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.txn.TransactionCoordinator;
@@ -62,9 +59,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -73,10 +68,6 @@ import java.util.function.BiFunction;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.message.CreateTopicsRequestData;
-import org.apache.kafka.common.message.CreateTopicsResponseData;
-import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -261,7 +252,7 @@ public final class BrookServer implements AutoCloseable {
           GroupApis.handlers(
               c.groupCoordinator,
               c.replicaManager,
-              internalTopicCreator(admin),
+              InternalTopicCreators.local(admin),
               CoordinatorConfigs.transactionTopic(config)));
       handlers.addAll(transactionHandlers(c));
       handlers.add(
@@ -315,7 +306,7 @@ public final class BrookServer implements AutoCloseable {
         GroupApis.handlers(
             c.groupCoordinator,
             c.replicaManager,
-            forwardingInternalTopicCreator(cluster.controllerClient()),
+            InternalTopicCreators.viaController(cluster.controllerClient()),
             CoordinatorConfigs.transactionTopic(config)));
     handlers.addAll(transactionHandlers(c));
     if (config.isController()) {
@@ -409,56 +400,6 @@ public final class BrookServer implements AutoCloseable {
         highWatermark,
         List.of(new QuorumState.Replica(nodeId, highWatermark, -1, System.currentTimeMillis())),
         QuorumSettings.parseVoters(config.controllerQuorumVoters()));
-  }
-
-  /** In a cluster, internal topics are created by the active controller, reached by forwarding. */
-  private static InternalTopicCreator forwardingInternalTopicCreator(ControllerClient controller) {
-    return (InternalTopic topic) -> {
-      CreateTopicsRequestData.CreatableTopic creatable =
-          new CreateTopicsRequestData.CreatableTopic()
-              .setName(topic.name())
-              .setNumPartitions(topic.partitions())
-              .setReplicationFactor(topic.replicationFactor());
-      topic
-          .configs()
-          .forEach(
-              (name, value) ->
-                  creatable
-                      .configs()
-                      .add(
-                          new CreateTopicsRequestData.CreatableTopicConfig()
-                              .setName(name)
-                              .setValue(value)));
-      CreateTopicsRequestData request = new CreateTopicsRequestData().setTimeoutMs(30_000);
-      request.topics().add(creatable);
-      return controller
-          .sendAdmin(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion(), request)
-          .thenApply(
-              response ->
-                  Errors.forCode(
-                      ((CreateTopicsResponseData) response)
-                          .topics()
-                          .iterator()
-                          .next()
-                          .errorCode()));
-    };
-  }
-
-  /** Internal topics are created like any topic, by the controller, with their own configs. */
-  private static InternalTopicCreator internalTopicCreator(TopicAdmin admin) {
-    return (InternalTopic topic) ->
-        CompletableFuture.supplyAsync(
-            () ->
-                admin
-                    .createTopic(
-                        topic.name(),
-                        topic.partitions(),
-                        topic.replicationFactor(),
-                        Map.of(),
-                        topic.configs(),
-                        false)
-                    .error()
-                    .error());
   }
 
   /** The data listeners; controller listeners serve the Raft quorum, (gRPC, in brook-quorum). */
