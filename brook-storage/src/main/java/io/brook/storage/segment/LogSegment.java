@@ -162,19 +162,9 @@ public final class LogSegment implements Closeable {
    * Whether an append of {@code messagesSize} bytes ending at {@code maxOffsetInMessages} must go
    * to a new segment: this one would pass {@code segment.bytes}, has lived past {@code segment.ms},
    * has a full index, or cannot express the offset relative to its base. An empty segment never
-   * rolls, so a batch larger than {@code segment.bytes} still finds a home.
+   * rolls, so a batch larger than {@code segment.bytes} still finds a home. {@code rollMs} is the
+   * effective {@code segment.ms} the log computes (LogRetention.effectiveSegmentMs).
    */
-  public boolean shouldRoll(
-      int messagesSize,
-      long maxOffsetInMessages,
-      long incomingTimestamp,
-      long nowMs,
-      LogConfig config) {
-    return shouldRoll(
-        messagesSize, maxOffsetInMessages, incomingTimestamp, nowMs, config, config.segmentMs());
-  }
-
-  /** Like the other overload, with {@code rollMs} standing in for {@code segment.ms}. */
   public boolean shouldRoll(
       int messagesSize,
       long maxOffsetInMessages,

@@ -133,12 +133,15 @@ class LogSegmentTest {
     long now = time.milliseconds();
 
     // When / Then
-    assertThat(segment.shouldRoll(10_000, BASE, 1000, now, config)).isFalse();
+    assertThat(segment.shouldRoll(10_000, BASE, 1000, now, config, config.segmentMs())).isFalse();
     fill(segment, 2);
-    assertThat(segment.shouldRoll(100, BASE + 2, 1000, now, config)).isFalse();
-    assertThat(segment.shouldRoll(4_000, BASE + 2, 1000, now, config)).isTrue();
-    assertThat(segment.shouldRoll(100, BASE + 2, 2_001, now, config)).isTrue();
-    assertThat(segment.shouldRoll(100, BASE + Integer.MAX_VALUE + 1L, 1000, now, config)).isTrue();
+    assertThat(segment.shouldRoll(100, BASE + 2, 1000, now, config, config.segmentMs())).isFalse();
+    assertThat(segment.shouldRoll(4_000, BASE + 2, 1000, now, config, config.segmentMs())).isTrue();
+    assertThat(segment.shouldRoll(100, BASE + 2, 2_001, now, config, config.segmentMs())).isTrue();
+    assertThat(
+            segment.shouldRoll(
+                100, BASE + Integer.MAX_VALUE + 1L, 1000, now, config, config.segmentMs()))
+        .isTrue();
   }
 
   /** The segment's offset index; the test's segments never close idle files, so it stays valid. */
