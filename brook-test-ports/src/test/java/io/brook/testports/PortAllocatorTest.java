@@ -57,7 +57,7 @@ class PortAllocatorTest {
   @Test
   void theSharedAllocatorStaysOutOfThisMachinesEphemeralRange() {
     EphemeralPorts machine = EphemeralPorts.ofThisMachine();
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < 20; i++) {
       int port = PortAllocator.shared().allocate();
       assertThat(port).isBetween(PortAllocator.LOWEST, PortAllocator.HIGHEST);
       assertThat(machine.contains(port)).as("%s in %s", port, machine).isFalse();
