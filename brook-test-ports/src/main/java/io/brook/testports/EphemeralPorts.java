@@ -116,7 +116,7 @@ public final class EphemeralPorts {
     if (text == null) {
       return null;
     }
-    String[] parts = text.trim().split("\\s+");
+    String[] parts = text.trim().split("\\s+", -1);
     if (parts.length != 2) {
       return null;
     }
@@ -130,7 +130,7 @@ public final class EphemeralPorts {
       return List.of();
     }
     List<int[]> ranges = new ArrayList<>();
-    for (String item : text.trim().split(",")) {
+    for (String item : text.trim().split(",", -1)) {
       String[] ends = item.trim().split("-", -1);
       int first = parsePort(ends[0]);
       int last = ends.length == 2 ? parsePort(ends[1]) : first;

@@ -90,7 +90,7 @@ class PortAllocatorTest {
     // Given a socket bound to the first port of the window, outside any lock
     try (ServerSocket other = new ServerSocket()) {
       other.setReuseAddress(false);
-      other.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 1);
+      other.bind(new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), 0), 1);
       int taken = other.getLocalPort();
       EphemeralPorts none = EphemeralPorts.parse("1 1", null);
       PortAllocator allocator = new PortAllocator(none, taken, taken + 3, 0, lockDir);
