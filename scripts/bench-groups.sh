@@ -8,8 +8,10 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="${BENCH:-$ROOT/../shared/bench}"
-KAFKA_PORT="${KAFKA_PORT:-39092}"
-BROOK_PORT="${BROOK_PORT:-49092}"
+# Below the kernel's ephemeral range (32768 up by default), where no outgoing connection can hold
+# them; each broker takes PORT + 1 for its controller listener too.
+KAFKA_PORT="${KAFKA_PORT:-29092}"
+BROOK_PORT="${BROOK_PORT:-29094}"
 ROUNDS="${ROUNDS:-5}"
 JAR="$ROOT/brook-bench/target/benchmarks.jar"
 [ -f "$JAR" ] || (cd "$ROOT" && mvn -B -q -DskipTests package -pl brook-bench -am)

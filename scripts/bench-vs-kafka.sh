@@ -8,8 +8,10 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="${BENCH:-$ROOT/../shared/bench}"
-KAFKA_PORT="${KAFKA_PORT:-39092}"
-BROOK_PORT="${BROOK_PORT:-49092}"
+# Below the kernel's ephemeral range (32768 up by default), where no outgoing connection can hold
+# them; each broker takes PORT + 1 for its controller listener too.
+KAFKA_PORT="${KAFKA_PORT:-29092}"
+BROOK_PORT="${BROOK_PORT:-29094}"
 export ROUNDS="${ROUNDS:-5}"
 export RECORDS="${RECORDS:-1000000}"
 export WORKLOADS="${WORKLOADS:-produce-acks1-1k produce-acksall-1k produce-lz4-json e2e-5k}"

@@ -11,11 +11,10 @@ import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.controller.MetadataException;
 import io.brook.metadata.controller.TopicResult;
 import io.brook.metadata.image.MetadataImage;
+import io.brook.testports.PortAllocator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,9 +68,7 @@ class RaftMetadataQuorumTest {
   @Test
   void aVoterThatIsNotTheActiveControllerRefusesOperations() {
     // Given one voter of three running: no majority, so never a leader
-    for (int id = 1; id <= 3; id++) {
-      voters.put(id, new InetSocketAddress("127.0.0.1", freePort()));
-    }
+    configureVoters(3);
     start(1, 10_000);
 
     // Then it refuses operations with NOT_CONTROLLER (the caller forwards)
@@ -106,9 +103,7 @@ class RaftMetadataQuorumTest {
   void controllerCallsWorkAgainAfterOneRanOutOfRetries() {
     // Given one voter of three running, so a controller call runs out of retries (no leader), as
     // on a node cut off from the quorum for longer than the request timeout
-    for (int id = 1; id <= 3; id++) {
-      voters.put(id, new InetSocketAddress("127.0.0.1", freePort()));
-    }
+    configureVoters(3);
     start(1, 10_000);
     RaftMetadataQuorum cutOff = nodes.get(1);
     assertThatThrownBy(() -> cutOff.call("ping".getBytes(UTF_8)).join())
@@ -209,10 +204,19 @@ class RaftMetadataQuorumTest {
   }
 
   private void startVoters(int count, long snapshotEvery) {
-    for (int id = 1; id <= count; id++) {
-      voters.put(id, new InetSocketAddress("127.0.0.1", freePort()));
-    }
+    configureVoters(count);
     voters.keySet().forEach(id -> start(id, snapshotEvery));
+  }
+
+  /**
+   * Voters 1 to {@code count}, each on a loopback port outside the kernel's ephemeral range: voters
+   * start one after another and are restarted on their ports, and an ephemeral port could meanwhile
+   * become the local end of another voter's connection.
+   */
+  private void configureVoters(int count) {
+    for (int id = 1; id <= count; id++) {
+      voters.put(id, new InetSocketAddress("127.0.0.1", PortAllocator.shared().allocate()));
+    }
   }
 
   /**
@@ -260,13 +264,5 @@ class RaftMetadataQuorumTest {
         .findFirst()
         .orElseThrow()
         .getKey();
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

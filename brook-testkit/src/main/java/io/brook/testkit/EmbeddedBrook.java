@@ -22,6 +22,12 @@ import java.util.stream.Stream;
  *   ...
  * }
  * }</pre>
+ *
+ * <p>Every start binds port 0: the kernel chooses a free port in the act of binding, so there is no
+ * moment at which a port is known but not yet held, and nothing (not even an outgoing connection)
+ * can take it first. A {@link #restart()} therefore lands on a new port; read {@link
+ * #bootstrapServers()} again after it. ({@link EmbeddedBrookCluster} must name its ports before its
+ * nodes start and keeps them across restarts, so it takes them from a port allocator instead.)
  */
 public final class EmbeddedBrook implements AutoCloseable {
   private final Path dataDir;
@@ -62,7 +68,7 @@ public final class EmbeddedBrook implements AutoCloseable {
     return server;
   }
 
-  /** Stops the node cleanly and starts it again on the same data (and a new port). */
+  /** Stops the node cleanly and starts it again on the same data, on a new port. */
   public void restart() {
     server.close();
     server = startServer();

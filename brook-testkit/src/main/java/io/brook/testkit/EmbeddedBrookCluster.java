@@ -2,6 +2,7 @@ package io.brook.testkit;
 
 import io.brook.server.BrookServer;
 import io.brook.server.config.BrokerConfig;
+import io.brook.testports.PortAllocator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -20,8 +21,16 @@ import java.util.stream.Stream;
 
 /**
  * Several combined (broker and controller) Brook nodes in the test's JVM, forming one cluster over
- * a Raft quorum on loopback ports chosen free at build time. Nodes can be stopped and started again
- * on the same ports and data.
+ * a Raft quorum on loopback ports. Nodes can be stopped and started again on the same ports and
+ * data.
+ *
+ * <p>The ports are fixed when the cluster is built (the voter list names every controller port
+ * before any node starts) and bound again at every restart, so they come from {@link
+ * PortAllocator}: outside the kernel's ephemeral range, so no outgoing connection (say, another
+ * node's reconnect attempts) can take one while its node is down, and reserved against other test
+ * JVMs on the machine. Keeping the listeners open across a restart instead would need the node to
+ * adopt sockets bound by someone else, which neither its Netty listeners nor the Ratis gRPC server
+ * do.
  *
  * <pre>{@code
  * try (EmbeddedBrookCluster cluster = EmbeddedBrookCluster.builder().nodes(3).start()) {
@@ -39,7 +48,8 @@ public final class EmbeddedBrookCluster implements AutoCloseable {
     this.dataDir = dataDir;
     this.overrides = overrides;
     for (int id = 1; id <= nodes; id++) {
-      ports.put(id, new int[] {freePort(), freePort()});
+      ports.put(
+          id, new int[] {PortAllocator.shared().allocate(), PortAllocator.shared().allocate()});
     }
   }
 
@@ -158,14 +168,6 @@ public final class EmbeddedBrookCluster implements AutoCloseable {
       return true;
     } catch (IOException e) {
       return false;
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 

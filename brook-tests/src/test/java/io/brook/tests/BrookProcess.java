@@ -3,10 +3,9 @@ package io.brook.tests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.brook.testports.PortAllocator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,13 +37,13 @@ final class BrookProcess implements AutoCloseable {
     return jar.toAbsolutePath().normalize();
   }
 
-  /** A port that was free a moment ago on 127.0.0.1. */
+  /**
+   * A loopback port for a broker process that is started, killed and started again on it: outside
+   * the kernel's ephemeral range, so no connection made while the broker is down can take it
+   * ({@link PortAllocator}).
+   */
   static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return PortAllocator.shared().allocate();
   }
 
   /** Writes a single-node server.properties with Kafka's config names. */

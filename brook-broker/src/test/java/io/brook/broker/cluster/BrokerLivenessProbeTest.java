@@ -7,6 +7,7 @@ import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.metadata.record.RegisterBrokerRecord;
+import io.brook.testports.PortAllocator;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -41,8 +42,16 @@ class BrokerLivenessProbeTest {
   private ServerSocket listener;
   private Socket accepted;
 
+  /**
+   * Broker 2's port, outside the kernel's ephemeral range: its listener closes and binds again, and
+   * meanwhile an ephemeral port could become the local end of a connection, the probe's own
+   * included (connecting to an unbound ephemeral port can even connect a socket to itself).
+   */
+  private int port;
+
   @BeforeEach
   void setUp() {
+    port = PortAllocator.shared().allocate();
     probe =
         new BrokerLivenessProbe(
             SELF,
@@ -70,8 +79,8 @@ class BrokerLivenessProbeTest {
   @Test
   void aBrokerWhoseConnectionStaysLostForTheGraceIsFencedOnceWithTheEpochSeen() throws Exception {
     // Given a connection to broker 2, registered at epoch 10
-    listen(0);
-    register(BROKER, 10, listener.getLocalPort());
+    listen();
+    register(BROKER, 10, port);
     awaitConnected();
 
     // When its process dies (the kernel closes its sockets)
@@ -89,8 +98,7 @@ class BrokerLivenessProbeTest {
   @Test
   void aListenerBackWithinTheGraceIsNotFenced() throws Exception {
     // Given a connection to broker 2 that is lost
-    listen(0);
-    int port = listener.getLocalPort();
+    listen();
     register(BROKER, 10, port);
     awaitConnected();
     die();
@@ -98,7 +106,7 @@ class BrokerLivenessProbeTest {
 
     // When the listener is back within the grace (or the broker closed an idle connection)
     tick(GRACE_MS / 2);
-    listen(port);
+    listen();
     awaitConnected();
 
     // Then long after, nothing is fenced
@@ -109,9 +117,6 @@ class BrokerLivenessProbeTest {
   @Test
   void aBrokerNeverReachedIsNotFenced() throws Exception {
     // Given broker 2 advertising a port nothing listens on
-    listen(0);
-    int port = listener.getLocalPort();
-    listener.close();
     register(BROKER, 10, port);
 
     // When the probe tries for far longer than the grace
@@ -126,8 +131,7 @@ class BrokerLivenessProbeTest {
   @Test
   void aBrokerThatReRegisteredAfterTheDropIsNotFenced() throws Exception {
     // Given a lost connection to broker 2 at epoch 10
-    listen(0);
-    int port = listener.getLocalPort();
+    listen();
     register(BROKER, 10, port);
     awaitConnected();
     die();
@@ -146,8 +150,8 @@ class BrokerLivenessProbeTest {
   void aStandbySeesTheDropButOnlyFencesOnceActiveCountingFromTheDrop() throws Exception {
     // Given a standby controller holding a connection to broker 2
     active.set(false);
-    listen(0);
-    register(BROKER, 10, listener.getLocalPort());
+    listen();
+    register(BROKER, 10, port);
     awaitConnected();
 
     // When the broker dies (say with the active controller, on the same node)
@@ -162,7 +166,7 @@ class BrokerLivenessProbeTest {
     assertThat(fences).singleElement().satisfies(f -> assertThat(f).containsExactly(BROKER, 10));
   }
 
-  private void listen(int port) throws IOException {
+  private void listen() throws IOException {
     listener = new ServerSocket();
     listener.setReuseAddress(true);
     listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));

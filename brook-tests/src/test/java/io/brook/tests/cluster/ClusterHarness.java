@@ -3,10 +3,9 @@ package io.brook.tests.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.brook.testports.PortAllocator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -23,9 +22,10 @@ import java.util.stream.Collectors;
 /**
  * A Brook cluster as users run it: N combined nodes, each {@code java -jar brook.jar server
  * server-N.properties} in its own JVM, configured with Kafka's KRaft property names on loopback
- * ports chosen free up front. Any node can be killed (SIGKILL), stopped (SIGTERM), paused (SIGSTOP)
- * and resumed (SIGCONT), and started again on the same ports and data. Each start writes its output
- * to its own file under the cluster's directory, so a SIGKILL cannot lose or block it.
+ * ports chosen up front outside the kernel's ephemeral range ({@link PortAllocator}). Any node can
+ * be killed (SIGKILL), stopped (SIGTERM), paused (SIGSTOP) and resumed (SIGCONT), and started again
+ * on the same ports and data. Each start writes its output to its own file under the cluster's
+ * directory, so a SIGKILL cannot lose or block it.
  *
  * <p>{@link #startInNamespaces} runs each node in a network namespace of its own instead ({@link
  * NetworkNamespaces}: a private subnet the harness creates and deletes), so that links between
@@ -143,8 +143,11 @@ public final class ClusterHarness implements AutoCloseable {
   }
 
   /**
-   * Writes every node's properties. On loopback each node gets two free ports; in namespaces each
-   * has an address of its own, so all use Kafka's usual 9092 (clients) and 9093 (controller).
+   * Writes every node's properties. On loopback each node gets two ports from {@link
+   * PortAllocator}, outside the kernel's ephemeral range: a node is killed and restarted on them,
+   * and an ephemeral port could meanwhile become the local end of any connection (another node's
+   * reconnect attempts, a client's). In namespaces each node has an address of its own, so all use
+   * Kafka's usual 9092 (clients) and 9093 (controller), outside the namespace's ephemeral range.
    */
   private void configure(List<Integer> ids, boolean separateRoles, Map<String, String> extra)
       throws IOException {
@@ -152,7 +155,11 @@ public final class ClusterHarness implements AutoCloseable {
     for (int id : ids) {
       boolean controller = id <= 100;
       if (network == null) {
-        ports.put(id, new int[] {freePort(), controller ? freePort() : -1});
+        ports.put(
+            id,
+            new int[] {
+              PortAllocator.shared().allocate(), controller ? PortAllocator.shared().allocate() : -1
+            });
       } else {
         ports.put(id, new int[] {9092, controller ? 9093 : -1});
       }
@@ -336,14 +343,6 @@ public final class ClusterHarness implements AutoCloseable {
       }
     } catch (IOException e) {
       System.err.println("Cannot keep the nodes' logs in " + kept + ": " + e);
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 
