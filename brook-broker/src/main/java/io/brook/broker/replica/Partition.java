@@ -153,6 +153,24 @@ public final class Partition {
     listener.onProgress(topicPartition);
   }
 
+  /**
+   * The broker no longer hosts this partition (its topic was deleted or it moved away): from now on
+   * this broker neither leads nor follows it, so appends through a reference still held fail,
+   * follower appends are ignored, and operations waiting on it complete at once, acks=all ones with
+   * NOT_LEADER_OR_FOLLOWER.
+   */
+  public void markRemoved() {
+    synchronized (this) {
+      PartitionState old = state;
+      state =
+          new PartitionState(
+              -1, old.leaderEpoch(), old.partitionEpoch(), old.replicas(), old.isr());
+      pendingIsrChange = null;
+      followers = Map.of();
+    }
+    listener.onProgress(topicPartition);
+  }
+
   private void becomeLeader(PartitionState newState) {
     try {
       if (partitionLog.leaderEpochCache().latestEpoch().orElse(-1) < newState.leaderEpoch()) {

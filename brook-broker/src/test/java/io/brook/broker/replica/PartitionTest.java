@@ -15,6 +15,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.InvalidUpdateVersionException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
@@ -298,6 +299,25 @@ class PartitionTest {
     wakeUps.clear();
     follower.restartAsFollowerAt(50);
     assertThat(wakeUps).containsExactly("all");
+  }
+
+  @Test
+  void aRemovedPartitionAnswersItsAcksAllWaitersAndRefusesAppends() throws Exception {
+    // Given: an acks=all append waiting for the followers
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
+    leader.appendAsLeader(records(5), (short) -1);
+    assertThat(leader.acksAllOutcome(5, 5)).isEmpty();
+    wakeUps.clear();
+
+    // When: the broker stops hosting the partition (topic deleted, or moved away)
+    leader.markRemoved();
+
+    // Then: the waiters are told and learn the partition is no longer led here
+    assertThat(wakeUps).containsExactly("all");
+    assertThat(leader.acksAllOutcome(5, 5)).contains(Errors.NOT_LEADER_OR_FOLLOWER);
+    assertThatThrownBy(() -> leader.appendAsLeader(records(1), (short) 1))
+        .isInstanceOf(NotLeaderOrFollowerException.class);
+    assertThat(leader.isFollower()).isFalse();
   }
 
   private static SimpleRecord record(String value) {
