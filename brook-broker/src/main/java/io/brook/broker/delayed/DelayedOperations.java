@@ -117,8 +117,11 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
     }
   }
 
+  /** Completes an operation as timed out and removes it, even if its answer fails to build. */
   private void expire(DelayedOperation operation) {
-    if (operation.complete(true)) {
+    try {
+      operation.complete(true);
+    } finally {
       unwatch(operation);
     }
   }
@@ -159,9 +162,12 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
         }
       } catch (RuntimeException e) {
         // A condition that cannot be evaluated would otherwise wait for its timer: answer now.
+        // Nothing is thrown back to the appender, whose own write succeeded.
         log.error("Delayed operation failed on progress of topicPartition={}", topicPartition, e);
         try {
           operation.complete(false);
+        } catch (RuntimeException again) {
+          log.error("Answering a failed delayed operation failed", again);
         } finally {
           unwatch(operation);
         }

@@ -169,6 +169,44 @@ class DelayedOperationsTest {
     assertThat(late.timedOut.get()).isTrue();
   }
 
+  @Test
+  void anOperationWhoseCheckOrAnswerThrowsIsAnsweredAndRemovedWithoutFailingTheAppender() {
+    // Given: one operation whose condition throws once progress comes, one whose answer throws
+    AtomicBoolean progressed = new AtomicBoolean();
+    Probe badCheck =
+        new Probe(
+            List.of(A),
+            () -> {
+              if (progressed.get()) {
+                throw new IllegalStateException("condition cannot be read");
+              }
+              return false;
+            });
+    DelayedOperation badAnswer =
+        new DelayedOperation(List.of(A, B)) {
+          @Override
+          protected boolean isSatisfied() {
+            return progressed.get();
+          }
+
+          @Override
+          protected void onComplete(boolean timedOut) {
+            throw new IllegalStateException("answer cannot be built");
+          }
+        };
+    delayed.submit(badCheck, NEVER_MS);
+    delayed.submit(badAnswer, NEVER_MS);
+
+    // When: progress on A (the appender's call returns normally)
+    progressed.set(true);
+    delayed.onProgress(A);
+
+    // Then: the first is answered at once, and neither stays registered anywhere
+    assertThat(badCheck.completions.get()).isEqualTo(1);
+    assertThat(badCheck.timedOut.get()).isFalse();
+    assertThat(delayed.watchedPartitions()).isZero();
+  }
+
   /**
    * Appenders on several threads move partitions' offsets and tell the purgatory while submitters
    * park operations over random partitions, some with deadlines about to fire, some with none in
