@@ -15,6 +15,7 @@ import io.brook.storage.log.TopicConfigs;
 import io.brook.storage.manager.LogManager;
 import io.brook.storage.manager.LogManagerConfig;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -25,9 +26,14 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.utils.Time;
 
@@ -67,6 +73,61 @@ final class BrokerFixture implements AutoCloseable {
                 Uuid.randomUuid(),
                 List.of(new BrokerEndpoint("PLAINTEXT", "localhost", 9092, "PLAINTEXT")),
                 Optional.empty()));
+  }
+
+  /** Registers another broker, which never connects: a replica that never fetches. */
+  void registerBroker(int id) {
+    ClusterController controller =
+        new ClusterController(new ControllerConfig(1, (short) 1), quorum::image, new Random(id));
+    quorum.submit(
+        image ->
+            controller.registerBroker(
+                id,
+                Uuid.randomUuid(),
+                List.of(new BrokerEndpoint("PLAINTEXT", "localhost", 9092 + id, "PLAINTEXT")),
+                Optional.empty()));
+  }
+
+  /** A Produce of one batch of {@code values} to one partition, waiting up to 5 s. */
+  static ProduceRequestData produceRequest(
+      String topic, int partition, short acks, String... values) {
+    SimpleRecord[] records = new SimpleRecord[values.length];
+    for (int i = 0; i < values.length; i++) {
+      records[i] =
+          new SimpleRecord(System.currentTimeMillis(), values[i].getBytes(StandardCharsets.UTF_8));
+    }
+    ProduceRequestData request = new ProduceRequestData().setAcks(acks).setTimeoutMs(5_000);
+    ProduceRequestData.TopicProduceData data =
+        new ProduceRequestData.TopicProduceData().setName(topic);
+    data.partitionData()
+        .add(
+            new ProduceRequestData.PartitionProduceData()
+                .setIndex(partition)
+                .setRecords(MemoryRecords.withRecords(Compression.NONE, records)));
+    request.topicData().add(data);
+    return request;
+  }
+
+  /** A consumer's Fetch of one partition by topic name, 1 MiB limits, any leader epoch. */
+  static FetchRequestData fetchRequest(
+      String topic, int partition, long offset, int maxWaitMs, int minBytes) {
+    FetchRequestData request =
+        new FetchRequestData()
+            .setMaxWaitMs(maxWaitMs)
+            .setMinBytes(minBytes)
+            .setMaxBytes(1 << 20)
+            .setReplicaId(-1);
+    FetchRequestData.FetchTopic t =
+        new FetchRequestData.FetchTopic().setTopic(topic).setTopicId(Uuid.ZERO_UUID);
+    t.partitions()
+        .add(
+            new FetchRequestData.FetchPartition()
+                .setPartition(partition)
+                .setFetchOffset(offset)
+                .setPartitionMaxBytes(1 << 20)
+                .setCurrentLeaderEpoch(-1));
+    request.topics().add(t);
+    return request;
   }
 
   void createTopic(String name, int partitions) {

@@ -1,5 +1,7 @@
 package io.brook.broker;
 
+import static io.brook.broker.BrokerFixture.fetchRequest;
+import static io.brook.broker.BrokerFixture.produceRequest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.broker.api.FetchHandler;
@@ -13,21 +15,16 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,46 +47,6 @@ class DataPlaneTest {
   @AfterEach
   void stop() throws Exception {
     broker.close();
-  }
-
-  private static ProduceRequestData produceRequest(
-      String topic, int partition, short acks, String... values) {
-    SimpleRecord[] records = new SimpleRecord[values.length];
-    for (int i = 0; i < values.length; i++) {
-      records[i] =
-          new SimpleRecord(System.currentTimeMillis(), values[i].getBytes(StandardCharsets.UTF_8));
-    }
-    ProduceRequestData request = new ProduceRequestData().setAcks(acks).setTimeoutMs(5_000);
-    ProduceRequestData.TopicProduceData data =
-        new ProduceRequestData.TopicProduceData().setName(topic);
-    data.partitionData()
-        .add(
-            new ProduceRequestData.PartitionProduceData()
-                .setIndex(partition)
-                .setRecords(MemoryRecords.withRecords(Compression.NONE, records)));
-    request.topicData().add(data);
-    return request;
-  }
-
-  private static FetchRequestData fetchRequest(
-      String topic, int partition, long offset, int maxWaitMs, int minBytes) {
-    FetchRequestData request =
-        new FetchRequestData()
-            .setMaxWaitMs(maxWaitMs)
-            .setMinBytes(minBytes)
-            .setMaxBytes(1 << 20)
-            .setReplicaId(-1);
-    FetchRequestData.FetchTopic t =
-        new FetchRequestData.FetchTopic().setTopic(topic).setTopicId(Uuid.ZERO_UUID);
-    t.partitions()
-        .add(
-            new FetchRequestData.FetchPartition()
-                .setPartition(partition)
-                .setFetchOffset(offset)
-                .setPartitionMaxBytes(1 << 20)
-                .setCurrentLeaderEpoch(-1));
-    request.topics().add(t);
-    return request;
   }
 
   private static ProduceResponseData.PartitionProduceResponse only(ProduceResponseData response) {

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -92,24 +91,7 @@ class ReadCommittedFetchTest {
   }
 
   private static FetchRequestData fetchRequest(byte isolation, int maxWaitMs) {
-    FetchRequestData request =
-        new FetchRequestData()
-            .setMaxWaitMs(maxWaitMs)
-            .setMinBytes(1)
-            .setMaxBytes(1 << 20)
-            .setReplicaId(-1)
-            .setIsolationLevel(isolation);
-    FetchRequestData.FetchTopic t =
-        new FetchRequestData.FetchTopic().setTopic("orders").setTopicId(Uuid.ZERO_UUID);
-    t.partitions()
-        .add(
-            new FetchRequestData.FetchPartition()
-                .setPartition(0)
-                .setFetchOffset(0)
-                .setPartitionMaxBytes(1 << 20)
-                .setCurrentLeaderEpoch(-1));
-    request.topics().add(t);
-    return request;
+    return BrokerFixture.fetchRequest("orders", 0, 0, maxWaitMs, 1).setIsolationLevel(isolation);
   }
 
   private FetchResponseData.PartitionData fetchNow(byte isolation) throws Exception {

@@ -35,8 +35,7 @@ final class DelayedAcksAll<A extends DelayedAcksAll.Appended> extends DelayedOpe
    * @param onAllDone runs once every outcome is recorded
    */
   DelayedAcksAll(List<A> pending, BiConsumer<A, Errors> onOutcome, Runnable onAllDone) {
-    // Watched partitions are kept in sets, so listing a partition once is enough.
-    super(pending.stream().map(a -> a.partition().topicPartition()).distinct().toList());
+    super(pending.stream().map(a -> a.partition().topicPartition()).toList());
     this.pending = pending;
     this.onOutcome = onOutcome;
     this.onAllDone = onAllDone;

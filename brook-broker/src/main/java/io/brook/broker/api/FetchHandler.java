@@ -13,11 +13,16 @@ import io.brook.storage.log.PartitionLog;
 import io.brook.storage.segment.FileSlice;
 import io.brook.storage.txn.AbortedTxn;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -35,10 +40,33 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * still-compressed batches as file regions, sent with zero copy. If less than {@code min_bytes} is
  * available the request waits, without holding a thread, until appends bring enough or {@code
  * max_wait_ms} passes. Fetch sessions are declined (session id 0): every request is a full fetch.
+ *
+ * <p>Request fields are read as Kafka reads them: a partition listed twice is answered once, with
+ * the parameters of its last listing in the place of its first (Kafka keys a request's partitions
+ * in an insertion-ordered map, by topic id from v13, by name before); {@code max_bytes} bounds the
+ * whole response and {@code partition_max_bytes} each partition, except that the first batch of the
+ * first partition with data is sent whole even past both (KIP-74), so a consumer always moves on;
+ * {@code min_bytes} counts at most {@code max_bytes}, as a response can hold no more. Brook adds
+ * two bounds Kafka does not have: {@code max_wait_ms} at most {@link #MAX_WAIT_MS}, and a negative
+ * {@code max_bytes} or {@code partition_max_bytes} reads as 0 (Kafka fails the partition read). An
+ * {@code isolation_level} other than 0 or 1 fails the request with INVALID_REQUEST (Kafka fails it
+ * too, as UNKNOWN_SERVER_ERROR).
  */
 public final class FetchHandler extends KafkaApi {
   /** {@code isolation_level} of a consumer that reads only committed transactions. */
   static final byte READ_COMMITTED = 1;
+
+  /** {@code isolation_level} of a consumer that reads up to the high watermark. */
+  static final byte READ_UNCOMMITTED = 0;
+
+  /**
+   * The longest a fetch waits, whatever its {@code max_wait_ms}: kafka-clients' default {@code
+   * request.timeout.ms}. A client abandons a request after its request timeout, so a longer wait
+   * only keeps a parked request, its timer and its connection's later responses for nobody; a
+   * client that asked for more gets an empty answer and fetches again. Followers send {@code
+   * replica.fetch.wait.max.ms}, which is at most {@code replica.lag.time.max.ms} (30 s by default).
+   */
+  static final int MAX_WAIT_MS = 30_000;
 
   private final ReplicaManager replicaManager;
   private final ReadReplicaSelector readReplicas;
@@ -58,10 +86,24 @@ public final class FetchHandler extends KafkaApi {
 
   /** One requested partition, resolved. */
   private record Wanted(
-      int topicIndex,
+      FetchRequestData.FetchTopic topic,
       FetchRequestData.FetchPartition request,
       TopicPartition topicPartition,
       Errors lookupError) {}
+
+  /** A requested partition as Kafka keys it: by topic id from v13, by topic name before. */
+  private record RequestedPartition(String topic, Uuid topicId, int partition) {}
+
+  /** The fetch's limits, read from the request as Kafka reads them (plus the wait cap). */
+  record Limits(long maxWaitMs, int minBytes, int maxBytes) {
+    static Limits of(FetchRequestData request) {
+      int maxBytes = Math.max(0, request.maxBytes());
+      return new Limits(
+          Math.min(request.maxWaitMs(), MAX_WAIT_MS),
+          Math.min(request.minBytes(), maxBytes),
+          maxBytes);
+    }
+  }
 
   /** Where a partition's fetch starts on disk, for the wait condition. */
   private record Position(
@@ -70,26 +112,19 @@ public final class FetchHandler extends KafkaApi {
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     FetchRequestData request = (FetchRequestData) message;
-    List<Wanted> wanted = new ArrayList<>();
-    int topicIndex = 0;
-    for (FetchRequestData.FetchTopic topic : request.topics()) {
-      TopicLookup.Lookup lookup =
-          TopicLookup.find(replicaManager.image(), topic.topic(), topic.topicId());
-      for (FetchRequestData.FetchPartition partition : topic.partitions()) {
-        TopicPartition tp =
-            lookup.found()
-                ? new TopicPartition(lookup.topic().name(), partition.partition())
-                : null;
-        wanted.add(new Wanted(topicIndex, partition, tp, lookup.error()));
-      }
-      topicIndex++;
+    if (request.isolationLevel() != READ_UNCOMMITTED
+        && request.isolationLevel() != READ_COMMITTED) {
+      return CompletableFuture.failedFuture(
+          new InvalidRequestException("unknown isolation level " + request.isolationLevel()));
     }
-    int replicaId = replicaId(request);
     short version = context.header().apiVersion();
+    List<Wanted> wanted = wanted(request);
+    int replicaId = replicaId(request);
     boolean readCommitted = replicaId < 0 && request.isolationLevel() == READ_COMMITTED;
-    Read first = read(request, version, wanted, replicaId);
-    if (request.maxWaitMs() <= 0
-        || first.bytes() >= request.minBytes()
+    Limits limits = Limits.of(request);
+    Read first = read(request, limits, version, wanted, replicaId);
+    if (limits.maxWaitMs() <= 0
+        || first.bytes() >= limits.minBytes()
         || first.hasErrors()
         || wanted.isEmpty()) {
       return CompletableFuture.completedFuture(first.response());
@@ -98,18 +133,49 @@ public final class FetchHandler extends KafkaApi {
     replicaManager
         .delayedOperations()
         .submit(
-            new DelayedFetch(first.positions(), request.minBytes(), replicaId >= 0, readCommitted) {
+            new DelayedFetch(first.positions(), limits.minBytes(), replicaId >= 0, readCommitted) {
               @Override
               protected void onComplete(boolean timedOut) {
                 try {
-                  done.complete(read(request, version, wanted, replicaId).response());
+                  done.complete(read(request, limits, version, wanted, replicaId).response());
                 } catch (RuntimeException e) {
                   done.completeExceptionally(e);
                 }
               }
             },
-            request.maxWaitMs());
+            limits.maxWaitMs());
     return done;
+  }
+
+  /**
+   * The requested partitions, each once: a partition listed again takes the later listing's
+   * parameters and keeps the first one's place, as in Kafka's insertion-ordered request map.
+   */
+  private List<Wanted> wanted(FetchRequestData request) {
+    List<Wanted> wanted = new ArrayList<>();
+    Map<RequestedPartition, Integer> index = new HashMap<>();
+    for (FetchRequestData.FetchTopic topic : request.topics()) {
+      TopicLookup.Lookup lookup =
+          TopicLookup.find(replicaManager.image(), topic.topic(), topic.topicId());
+      for (FetchRequestData.FetchPartition partition : topic.partitions()) {
+        TopicPartition tp =
+            lookup.found()
+                ? new TopicPartition(lookup.topic().name(), partition.partition())
+                : null;
+        Wanted w = new Wanted(topic, partition, tp, lookup.error());
+        // On the wire only one of name (before v13) and id (from v13) is set; the other keeps its
+        // default, the same for every topic, so keying by both keys by the one that is set.
+        RequestedPartition key =
+            new RequestedPartition(topic.topic(), topic.topicId(), partition.partition());
+        Integer earlier = index.putIfAbsent(key, wanted.size());
+        if (earlier == null) {
+          wanted.add(w);
+        } else {
+          wanted.set(earlier, w);
+        }
+      }
+    }
+    return wanted;
   }
 
   /** Replica id of a follower fetch: in the header field up to v14, in ReplicaState from v15. */
@@ -120,28 +186,37 @@ public final class FetchHandler extends KafkaApi {
     return request.replicaId();
   }
 
-  private static List<FetchableTopicResponse> freshTopics(FetchRequestData request) {
-    List<FetchableTopicResponse> topics = new ArrayList<>();
-    for (FetchRequestData.FetchTopic topic : request.topics()) {
-      topics.add(new FetchableTopicResponse().setTopic(topic.topic()).setTopicId(topic.topicId()));
+  /**
+   * The response entry for {@code w}'s topic: the last one if {@code w} continues it, else a new
+   * one. Consecutive partitions of one topic share an entry, as in Kafka's responses.
+   */
+  private static FetchableTopicResponse topicFor(FetchResponseData response, Wanted w) {
+    List<FetchableTopicResponse> topics = response.responses();
+    FetchableTopicResponse last = topics.isEmpty() ? null : topics.get(topics.size() - 1);
+    if (last != null
+        && last.topicId().equals(w.topic().topicId())
+        && Objects.equals(last.topic(), w.topic().topic())) {
+      return last;
     }
-    return topics;
+    FetchableTopicResponse fresh =
+        new FetchableTopicResponse().setTopic(w.topic().topic()).setTopicId(w.topic().topicId());
+    topics.add(fresh);
+    return fresh;
   }
 
   /** The response of one pass over the partitions, with what the wait condition needs. */
   private record Read(
       FetchResponseData response, int bytes, boolean hasErrors, List<Position> positions) {}
 
-  private Read read(FetchRequestData request, short version, List<Wanted> wanted, int replicaId) {
-    List<FetchableTopicResponse> topics = freshTopics(request);
+  private Read read(
+      FetchRequestData request, Limits limits, short version, List<Wanted> wanted, int replicaId) {
     FetchResponseData response = new FetchResponseData().setSessionId(0);
-    response.responses().addAll(topics);
-    int remaining = request.maxBytes() > 0 ? request.maxBytes() : Integer.MAX_VALUE;
+    int remaining = limits.maxBytes();
     int bytes = 0;
     boolean errors = false;
     List<Position> positions = new ArrayList<>(wanted.size());
     for (Wanted w : wanted) {
-      FetchableTopicResponse topicResponse = topics.get(w.topicIndex());
+      FetchableTopicResponse topicResponse = topicFor(response, w);
       PartitionData data =
           new PartitionData()
               .setPartitionIndex(w.request().partition())
@@ -166,7 +241,8 @@ public final class FetchHandler extends KafkaApi {
                 : readForConsumer(partition, w, request, version, limit, bytes == 0, data);
         if (position.isPresent()) {
           int size = data.records().sizeInBytes();
-          remaining -= size;
+          // The first batch may exceed what was left (KIP-74); nothing more is read after it.
+          remaining = Math.max(0, remaining - size);
           bytes += size;
           positions.add(position.get());
         } else {
@@ -330,7 +406,11 @@ public final class FetchHandler extends KafkaApi {
     private final boolean readCommitted;
 
     DelayedFetch(List<Position> positions, int minBytes, boolean follower, boolean readCommitted) {
-      super(positions.stream().map(Position::topicPartition).distinct().toList());
+      // A follower reads up to the log end, so every append may satisfy it; a consumer reads up to
+      // the high watermark or the last stable offset, which only a high watermark move changes.
+      super(
+          positions.stream().map(Position::topicPartition).toList(),
+          follower ? WaitsOn.LOG_END : WaitsOn.HIGH_WATERMARK);
       this.positions = positions;
       this.minBytes = minBytes;
       this.follower = follower;

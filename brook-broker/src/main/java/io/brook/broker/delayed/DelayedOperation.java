@@ -8,20 +8,46 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Work parked until a condition holds or a deadline passes: an acks=all produce waiting for the
  * high watermark, a fetch waiting for {@code min.bytes}. Completed exactly once, by whichever comes
- * first: progress on one of its partitions ({@link DelayedOperations#onProgress}) or its timer.
+ * first: progress on one of its partitions ({@link DelayedOperations#onProgress}), its timer, or
+ * the broker closing.
  */
 public abstract class DelayedOperation {
-  private final AtomicBoolean completed = new AtomicBoolean();
-  private final List<TopicPartition> partitions;
-  private volatile Timeout timeout;
-
-  protected DelayedOperation(List<TopicPartition> partitions) {
-    this.partitions = List.copyOf(partitions);
+  /** What a waiting operation's condition reads, so progress wakes only those it can satisfy. */
+  public enum WaitsOn {
+    /**
+     * The high watermark (or the last stable offset, which moves only with it), the partition's
+     * role and leader epoch: consumer fetches, acks=all, coordinator commits.
+     */
+    HIGH_WATERMARK,
+    /** The log end offset as well: follower fetches, which read up to the leader's log end. */
+    LOG_END
   }
 
-  /** The partitions whose progress may satisfy this operation. */
+  private final AtomicBoolean completed = new AtomicBoolean();
+  private final List<TopicPartition> partitions;
+  private final WaitsOn waitsOn;
+  private volatile Timeout timeout;
+
+  /**
+   * @param partitions the partitions whose progress may satisfy this operation; each is watched
+   *     once however often it is listed
+   */
+  protected DelayedOperation(List<TopicPartition> partitions) {
+    this(partitions, WaitsOn.HIGH_WATERMARK);
+  }
+
+  protected DelayedOperation(List<TopicPartition> partitions, WaitsOn waitsOn) {
+    this.partitions = partitions.stream().distinct().toList();
+    this.waitsOn = waitsOn;
+  }
+
+  /** The distinct partitions whose progress may satisfy this operation. */
   final List<TopicPartition> partitions() {
     return partitions;
+  }
+
+  final WaitsOn waitsOn() {
+    return waitsOn;
   }
 
   /** Whether the operation can complete now. Called on any thread, possibly concurrently. */
@@ -34,8 +60,15 @@ public abstract class DelayedOperation {
     return completed.get();
   }
 
+  /**
+   * Records the operation's timer. If the operation completed while the timer was being created,
+   * the timer is cancelled here: {@link #complete} may have read the field before it was set.
+   */
   final void setTimeout(Timeout value) {
     timeout = value;
+    if (completed.get()) {
+      value.cancel();
+    }
   }
 
   /** Completes the operation if its condition holds; true if this call completed it. */
@@ -46,6 +79,7 @@ public abstract class DelayedOperation {
     return complete(false);
   }
 
+  /** Completes the operation unless something else already did; true if this call did. */
   final boolean complete(boolean timedOut) {
     if (!completed.compareAndSet(false, true)) {
       return false;

@@ -2,6 +2,7 @@ package io.brook.broker.delayed;
 
 import io.brook.broker.replica.Partition;
 import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import java.io.Closeable;
 import java.util.Set;
@@ -13,9 +14,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The waiting room for delayed operations ("purgatory"). Operations are indexed by the partitions
- * that can satisfy them; a partition's progress re-checks only its own waiters. Deadlines run on a
- * hashed wheel timer so no thread ever sleeps on behalf of a request.
+ * The waiting room for delayed operations ("purgatory"). Each parked operation is registered under
+ * every partition it reads, in that partition's {@link Watchers}; progress on a partition visits
+ * only that partition's watchers, and an append that moved the log end but not the high watermark
+ * visits only the operations that read up to the log end (follower fetches). Deadlines run on a
+ * hashed wheel timer, so no thread sleeps on behalf of a request.
+ *
+ * <p>Completion is exactly once: an operation completes through {@link DelayedOperation#complete},
+ * a compare-and-set, whichever of progress on any of its partitions (on the thread that made it),
+ * its timer or {@link #close} comes first. Whoever completes it removes it from every partition it
+ * was registered under, so the structure holds only operations still waiting: its size is bounded
+ * by the requests in flight, and a partition's entry goes when its last watcher does.
+ *
+ * <p>Lost wake-ups: {@link #submit} registers the operation before checking its condition a second
+ * time, so progress made before the registration is seen by that check and progress made after it
+ * finds the operation registered. Registration and removal of a partition's entry both run inside
+ * {@link ConcurrentHashMap#compute}, so an entry is never dropped while an operation is being added
+ * to it.
  */
 public final class DelayedOperations implements Partition.HighWatermarkListener, Closeable {
   private static final Logger log = LoggerFactory.getLogger(DelayedOperations.class);
@@ -26,9 +41,9 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
    */
   private static final long TICK_MS = 10;
 
-  private final ConcurrentHashMap<TopicPartition, Set<DelayedOperation>> watchers =
-      new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<TopicPartition, Watchers> watchers = new ConcurrentHashMap<>();
   private final Timer timer;
+  private volatile boolean closed;
 
   public DelayedOperations() {
     ThreadFactory threads =
@@ -41,36 +56,104 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
   }
 
   /**
+   * The operations parked on one partition, split by what they wait for. Both sets are concurrent:
+   * progress iterates them without a lock while other threads add and remove operations.
+   */
+  private static final class Watchers {
+    final Set<DelayedOperation> highWatermark = ConcurrentHashMap.newKeySet();
+    final Set<DelayedOperation> logEnd = ConcurrentHashMap.newKeySet();
+
+    Set<DelayedOperation> setFor(DelayedOperation operation) {
+      return operation.waitsOn() == DelayedOperation.WaitsOn.LOG_END ? logEnd : highWatermark;
+    }
+
+    boolean isEmpty() {
+      return highWatermark.isEmpty() && logEnd.isEmpty();
+    }
+
+    int size() {
+      return highWatermark.size() + logEnd.size();
+    }
+  }
+
+  /**
    * Completes {@code operation} now if it can, else parks it until progress on one of its
-   * partitions satisfies it or {@code timeoutMs} passes.
+   * partitions satisfies it or {@code timeoutMs} passes (0 or less: at the next timer tick).
    */
   public void submit(DelayedOperation operation, long timeoutMs) {
     if (operation.tryComplete()) {
       return;
     }
-    for (TopicPartition tp : operation.partitions()) {
-      watchers.computeIfAbsent(tp, k -> ConcurrentHashMap.newKeySet()).add(operation);
+    if (closed) {
+      operation.complete(true);
+      return;
     }
-    operation.setTimeout(
-        timer.newTimeout(
-            t -> {
-              if (operation.complete(true)) {
-                unwatch(operation);
-              }
-            },
-            Math.max(0, timeoutMs),
-            TimeUnit.MILLISECONDS));
+    for (TopicPartition tp : operation.partitions()) {
+      watchers.compute(
+          tp,
+          (key, existing) -> {
+            Watchers w = existing != null ? existing : new Watchers();
+            w.setFor(operation).add(operation);
+            return w;
+          });
+    }
+    // Progress on a partition registered above may have completed the operation before the later
+    // ones were registered, so its completer's removal may have missed them.
+    if (operation.isCompleted()) {
+      unwatch(operation);
+      return;
+    }
+    try {
+      operation.setTimeout(
+          timer.newTimeout(t -> expire(operation), Math.max(0, timeoutMs), TimeUnit.MILLISECONDS));
+    } catch (IllegalStateException stopped) {
+      // close() stopped the timer while this operation was being registered.
+      expire(operation);
+      return;
+    }
     // Progress may have happened between the first check and the registration above.
     if (operation.tryComplete()) {
       unwatch(operation);
     }
   }
 
+  /** Completes an operation as timed out and removes it, even if its answer fails to build. */
+  private void expire(DelayedOperation operation) {
+    try {
+      operation.complete(true);
+    } finally {
+      unwatch(operation);
+    }
+  }
+
+  /**
+   * The high watermark, the last stable offset, the role or the existence of {@code topicPartition}
+   * may have changed: re-checks every operation parked on it.
+   */
   @Override
   public void onProgress(TopicPartition topicPartition) {
-    Set<DelayedOperation> waiting = watchers.get(topicPartition);
-    if (waiting == null || waiting.isEmpty()) {
-      return;
+    Watchers w = watchers.get(topicPartition);
+    if (w != null) {
+      check(topicPartition, w.logEnd);
+      check(topicPartition, w.highWatermark);
+    }
+  }
+
+  /**
+   * Only the log end of {@code topicPartition} moved (an append the followers have not fetched
+   * yet): re-checks only the operations that read up to the log end.
+   */
+  @Override
+  public void onLogEndMoved(TopicPartition topicPartition) {
+    Watchers w = watchers.get(topicPartition);
+    if (w != null) {
+      check(topicPartition, w.logEnd);
+    }
+  }
+
+  private void check(TopicPartition topicPartition, Set<DelayedOperation> waiting) {
+    if (waiting.isEmpty()) {
+      return; // no iterator on the append path when nothing waits
     }
     for (DelayedOperation operation : waiting) {
       try {
@@ -78,38 +161,64 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
           unwatch(operation);
         }
       } catch (RuntimeException e) {
-        log.error("Delayed operation failed on progress of {}", topicPartition, e);
-        unwatch(operation);
+        // A condition that cannot be evaluated would otherwise wait for its timer: answer now.
+        // Nothing is thrown back to the appender, whose own write succeeded.
+        log.error("Delayed operation failed on progress of topicPartition={}", topicPartition, e);
+        try {
+          operation.complete(false);
+        } catch (RuntimeException again) {
+          log.error("Answering a failed delayed operation failed", again);
+        } finally {
+          unwatch(operation);
+        }
       }
     }
   }
 
   private void unwatch(DelayedOperation operation) {
     for (TopicPartition tp : operation.partitions()) {
-      Set<DelayedOperation> waiting = watchers.get(tp);
-      // Empty sets stay: removing one could race with a concurrent registration into it.
-      // Their number is bounded by the partitions this broker hosts.
-      if (waiting != null) {
-        waiting.remove(operation);
-      }
+      watchers.computeIfPresent(
+          tp,
+          (key, w) -> {
+            w.setFor(operation).remove(operation);
+            return w.isEmpty() ? null : w;
+          });
     }
   }
 
   /** Number of parked operations watching {@code tp}; for tests and metrics. */
   public int waiting(TopicPartition tp) {
-    Set<DelayedOperation> waiting = watchers.get(tp);
-    return waiting == null ? 0 : waiting.size();
+    Watchers w = watchers.get(tp);
+    return w == null ? 0 : w.size();
   }
 
-  /** Completes every parked operation as timed out and stops the timer. */
+  /** Number of partitions with at least one parked operation; for tests and metrics. */
+  public int watchedPartitions() {
+    return watchers.size();
+  }
+
+  /**
+   * Stops the timer and completes every parked operation as timed out. An operation being submitted
+   * meanwhile completes too: either its timer was created before the stop (and is run here) or
+   * creating it fails (and {@link #submit} completes it).
+   */
   @Override
   public void close() {
-    for (Set<DelayedOperation> waiting : watchers.values()) {
-      for (DelayedOperation operation : waiting) {
-        operation.complete(true);
+    closed = true;
+    for (Timeout pending : timer.stop()) {
+      try {
+        pending.task().run(pending);
+      } catch (Exception e) {
+        log.error("Completing a delayed operation at shutdown failed", e);
       }
     }
-    watchers.clear();
-    timer.stop();
+    for (Watchers w : watchers.values()) {
+      for (DelayedOperation operation : w.logEnd) {
+        expire(operation);
+      }
+      for (DelayedOperation operation : w.highWatermark) {
+        expire(operation);
+      }
+    }
   }
 }

@@ -55,9 +55,21 @@ public final class Partition {
   private long leaderEpochStartOffset;
   private long isrChangeRetryAtMs;
 
-  /** Told when a partition's high watermark or log end moves, to complete waiting operations. */
+  /** Told when a partition moves, to complete the operations waiting on it. */
   public interface HighWatermarkListener {
+    /**
+     * The high watermark (and with it the last stable offset), the role, the leader epoch or the
+     * log itself (truncation) changed: everything waiting on the partition may be satisfied.
+     */
     void onProgress(TopicPartition topicPartition);
+
+    /**
+     * Only the log end moved (a leader append the followers have not fetched yet): only waits that
+     * read up to the log end (follower fetches) may be satisfied.
+     */
+    default void onLogEndMoved(TopicPartition topicPartition) {
+      onProgress(topicPartition);
+    }
   }
 
   /** An ISR change sent to the controller and not answered yet. */
@@ -135,11 +147,28 @@ public final class Partition {
       }
     }
     if (isLeader()) {
-      maybeIncrementHighWatermark();
-    } else {
-      // Waiting produces and fetches learn at once that this broker no longer leads.
-      listener.onProgress(topicPartition);
+      advanceHighWatermark();
     }
+    // Waiting produces and fetches learn at once of a new role or leader epoch.
+    listener.onProgress(topicPartition);
+  }
+
+  /**
+   * The broker no longer hosts this partition (its topic was deleted or it moved away): from now on
+   * this broker neither leads nor follows it, so appends through a reference still held fail,
+   * follower appends are ignored, and operations waiting on it complete at once, acks=all ones with
+   * NOT_LEADER_OR_FOLLOWER.
+   */
+  public void markRemoved() {
+    synchronized (this) {
+      PartitionState old = state;
+      state =
+          new PartitionState(
+              -1, old.leaderEpoch(), old.partitionEpoch(), old.replicas(), old.isr());
+      pendingIsrChange = null;
+      followers = Map.of();
+    }
+    listener.onProgress(topicPartition);
   }
 
   private void becomeLeader(PartitionState newState) {
@@ -245,7 +274,11 @@ public final class Partition {
         coordinator
             ? partitionLog.appendAsCoordinator(records, current.leaderEpoch())
             : partitionLog.appendAsLeader(records, current.leaderEpoch());
-    maybeIncrementHighWatermark();
+    if (advanceHighWatermark()) {
+      listener.onProgress(topicPartition);
+    } else {
+      listener.onLogEndMoved(topicPartition);
+    }
     return info;
   }
 
@@ -432,10 +465,21 @@ public final class Partition {
     maybeIncrementHighWatermark();
   }
 
-  /** Moves the high watermark to the smallest log end offset in the (maximal) ISR. */
+  /**
+   * Moves the high watermark to the smallest log end offset in the (maximal) ISR and, if it moved,
+   * tells the waiting operations. A follower's fetch or an ISR change moves nothing else, so when
+   * the high watermark stays nobody is told.
+   */
   public void maybeIncrementHighWatermark() {
+    if (advanceHighWatermark()) {
+      listener.onProgress(topicPartition);
+    }
+  }
+
+  /** The high watermark step alone; true if it moved. The caller tells the listener. */
+  private boolean advanceHighWatermark() {
     if (state.leader() != localBrokerId) {
-      return;
+      return false;
     }
     synchronized (highWatermarkLock) {
       long candidate = partitionLog.logEndOffset();
@@ -448,11 +492,10 @@ public final class Partition {
       }
       if (candidate > partitionLog.highWatermark()) {
         partitionLog.updateHighWatermark(candidate);
+        return true;
       }
+      return false;
     }
-    // Appends also complete waiting follower fetches, so tell the listener even if only the log
-    // end moved.
-    listener.onProgress(topicPartition);
   }
 
   /** The in-sync replicas counted for the high watermark right now (for tests and metrics). */
@@ -515,8 +558,11 @@ public final class Partition {
    * Drops this follower's log from {@code offset} on: the tail the leader does not have (found
    * through leader epochs), which was never committed.
    */
-  public synchronized void truncateAsFollower(long offset) {
-    if (isFollower() && offset < partitionLog.logEndOffset()) {
+  public void truncateAsFollower(long offset) {
+    synchronized (this) {
+      if (!isFollower() || offset >= partitionLog.logEndOffset()) {
+        return;
+      }
       log.info(
           "Truncating diverged tail topicPartition={} offset={} logEndOffset={} highWatermark={}",
           topicPartition,
@@ -525,17 +571,23 @@ public final class Partition {
           partitionLog.highWatermark());
       partitionLog.truncateTo(offset);
     }
+    // Consumers parked on this follower (KIP-392) re-check their positions against the new log.
+    listener.onProgress(topicPartition);
   }
 
   /** Starts this follower's log afresh at {@code offset}: it is behind the leader's log start. */
-  public synchronized void restartAsFollowerAt(long offset) {
-    if (isFollower()) {
+  public void restartAsFollowerAt(long offset) {
+    synchronized (this) {
+      if (!isFollower()) {
+        return;
+      }
       log.info(
           "Follower behind the leader's log start, starting over topicPartition={} offset={}",
           topicPartition,
           offset);
       partitionLog.truncateFullyAndStartAt(offset);
     }
+    listener.onProgress(topicPartition);
   }
 
   @Override

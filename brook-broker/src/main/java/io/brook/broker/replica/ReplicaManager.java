@@ -230,6 +230,8 @@ public final class ReplicaManager {
     if (removed == null) {
       return;
     }
+    // Waiting produces, fetches and coordinator commits on it are answered now.
+    removed.markRemoved();
     followers.unfollow(tp);
     try {
       logManager.deleteLog(tp);
@@ -237,6 +239,5 @@ public final class ReplicaManager {
     } catch (IOException e) {
       log.error("Deleting the log of a removed partition failed topicPartition={}", tp, e);
     }
-    delayedOperations.onProgress(tp);
   }
 }

@@ -15,6 +15,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.InvalidUpdateVersionException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
@@ -34,6 +35,7 @@ class PartitionTest {
   private final ManualTime time = new ManualTime();
   private final RecordingSender sender = new RecordingSender();
   private final List<TopicPartition> progress = new ArrayList<>();
+  private final List<String> wakeUps = new ArrayList<>();
   private final List<Integer> fenced = new ArrayList<>();
   private PartitionLog log;
 
@@ -59,7 +61,18 @@ class PartitionTest {
             brokerId,
             log,
             new PartitionState(-1, -1, -1, state.replicas(), state.isr()),
-            progress::add,
+            new Partition.HighWatermarkListener() {
+              @Override
+              public void onProgress(TopicPartition tp) {
+                progress.add(tp);
+                wakeUps.add("all");
+              }
+
+              @Override
+              public void onLogEndMoved(TopicPartition tp) {
+                wakeUps.add("logEnd");
+              }
+            },
             context);
     partition.applyState(state);
     return partition;
@@ -235,6 +248,76 @@ class PartitionTest {
     assertThat(log.logEndOffset()).isEqualTo(1);
     assertThat(log.endOffsetForEpoch(5).endOffset()).isEqualTo(1);
     assertThat(log.leaderEpochCache().latestEpoch().orElse(-1)).isEqualTo(6);
+  }
+
+  @Test
+  void onlyAHighWatermarkMoveWakesEveryWaiterAndAFollowerFetchThatMovesNothingWakesNone()
+      throws Exception {
+    // Given: a leader of three replicas, followers at 0
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
+    wakeUps.clear();
+
+    // When: an append the followers have not fetched
+    leader.appendAsLeader(records(10), (short) 1);
+    // Then: only waits on the log end (follower fetches) are re-checked
+    assertThat(wakeUps).containsExactly("logEnd");
+
+    // When: one follower catches up, which does not move the high watermark
+    wakeUps.clear();
+    leader.updateFollowerFetchState(2, 10, 10, 100);
+    // Then: nothing any waiter reads moved
+    assertThat(wakeUps).isEmpty();
+
+    // When: the last follower catches up and the high watermark moves
+    leader.updateFollowerFetchState(3, 10, 10, 100);
+    // Then: everything waiting on the partition is re-checked
+    assertThat(log.highWatermark()).isEqualTo(10);
+    assertThat(wakeUps).containsExactly("all");
+
+    // When: a new leader epoch arrives without a high watermark move
+    wakeUps.clear();
+    leader.applyState(new PartitionState(1, 6, 8, List.of(1, 2, 3), List.of(1, 2, 3)));
+    // Then: acks=all waiters of the old epoch hear about it
+    assertThat(wakeUps).containsExactly("all");
+  }
+
+  @Test
+  void truncationAndRestartOfAFollowerWakeItsWaiters() throws Exception {
+    // Given: a follower with three records
+    Partition follower = partition(2, 1, leaderState(List.of(1, 2, 3)));
+    follower.appendAsFollower(
+        MemoryRecords.withRecords(0L, Compression.NONE, 3, record("a"), record("b")), 0, 0);
+    follower.appendAsFollower(
+        MemoryRecords.withRecords(2L, Compression.NONE, 3, record("c")), 0, 0);
+    wakeUps.clear();
+
+    // When / Then: consumers parked on this follower (KIP-392) re-check after a truncation
+    follower.truncateAsFollower(2);
+    assertThat(wakeUps).containsExactly("all");
+
+    // When / Then: and after the log starts afresh
+    wakeUps.clear();
+    follower.restartAsFollowerAt(50);
+    assertThat(wakeUps).containsExactly("all");
+  }
+
+  @Test
+  void aRemovedPartitionAnswersItsAcksAllWaitersAndRefusesAppends() throws Exception {
+    // Given: an acks=all append waiting for the followers
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
+    leader.appendAsLeader(records(5), (short) -1);
+    assertThat(leader.acksAllOutcome(5, 5)).isEmpty();
+    wakeUps.clear();
+
+    // When: the broker stops hosting the partition (topic deleted, or moved away)
+    leader.markRemoved();
+
+    // Then: the waiters are told and learn the partition is no longer led here
+    assertThat(wakeUps).containsExactly("all");
+    assertThat(leader.acksAllOutcome(5, 5)).contains(Errors.NOT_LEADER_OR_FOLLOWER);
+    assertThatThrownBy(() -> leader.appendAsLeader(records(1), (short) 1))
+        .isInstanceOf(NotLeaderOrFollowerException.class);
+    assertThat(leader.isFollower()).isFalse();
   }
 
   private static SimpleRecord record(String value) {

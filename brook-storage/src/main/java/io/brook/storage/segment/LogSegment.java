@@ -288,9 +288,11 @@ public final class LogSegment implements Closeable {
   /**
    * Reads from the batch holding {@code startOffset} up to {@code maxSize} bytes, never past file
    * position {@code maxPosition}. With {@code minOneBatch} the first batch is returned whole even
-   * if it exceeds {@code maxSize}, so that a consumer is never stuck behind one large batch.
-   * Returns null if this segment has no batch at or above {@code startOffset}. The slice holds no
-   * pin: whoever sends or copies it pins it for that time.
+   * if it exceeds {@code maxSize}, so that a consumer is never stuck behind one large batch;
+   * without it, a first batch larger than {@code maxSize} gives an empty slice, as in Kafka (a part
+   * of a batch is of no use to a reader, which drops it). Later batches may be cut at {@code
+   * maxSize}. Returns null if this segment has no batch at or above {@code startOffset}. The slice
+   * holds no pin: whoever sends or copies it pins it for that time.
    */
   public FileSlice read(long startOffset, int maxSize, long maxPosition, boolean minOneBatch) {
     FileRecords.LogOffsetPosition start = translateOffset(startOffset, 0);
@@ -299,7 +301,7 @@ public final class LogSegment implements Closeable {
     }
     int limit = minOneBatch ? Math.max(maxSize, start.size) : maxSize;
     long available = maxPosition - start.position;
-    if (available <= 0 || limit <= 0) {
+    if (available <= 0 || limit < start.size) {
       return new FileSlice(file, start.position, 0);
     }
     int bytes = (int) Math.min(available, limit);
