@@ -236,7 +236,6 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
    * the shard cannot start, any Error) marks it failed and schedules another attempt, so a shard is
    * never left silently unloaded while this broker leads its partition.
    */
-  @SuppressWarnings("CatchingThrowable")
   private void attemptLoad(ShardHandle<S> handle, int failures) {
     if (handle.state() == ShardHandle.State.CLOSED
         || shards.get(handle.topicPartition().partition()) != handle) {
