@@ -128,6 +128,12 @@ final class FuzzSeeds {
             brook(ClassicGroupRecords.tombstone("classic"))),
         "brook-consumer-group",
         consumer,
+        // Found by reasoning about the fuzzer's contract: a consumer-group record for a group
+        // that is a classic group escaped as IllegalStateException.
+        "regression-consumer-record-for-a-classic-group",
+        List.of(
+            brook(ClassicGroupRecords.record(classic)),
+            brook(ConsumerGroupRecords.groupEpoch("classic", 1))),
         "kafka-offset-commit-v3",
         List.of(
             kafka(
