@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -161,7 +162,7 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
   }
 
   /** Runs one of the runtime's own tasks on the shard (metadata updates); never refused. */
-  void runInternal(java.util.function.Consumer<S> task) {
+  void runInternal(Consumer<S> task) {
     thread.execute(
         () -> {
           if (state == State.ACTIVE) {

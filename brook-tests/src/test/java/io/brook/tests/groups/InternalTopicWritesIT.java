@@ -172,6 +172,11 @@ class InternalTopicWritesIT {
         .isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
     assertThat(rawProduce("raw-test", TXN_STATE, keyed("k", "v")))
         .isEqualTo(Errors.INVALID_TOPIC_EXCEPTION);
+    // As in Kafka, the records are checked before the topic: two batches are INVALID_RECORD
+    ByteBuffer twoBatches = ByteBuffer.allocate(2 * keyed("k", "v").sizeInBytes());
+    twoBatches.put(keyed("k", "v").buffer()).put(keyed("k", "v").buffer()).flip();
+    assertThat(rawProduce("raw-test", OFFSETS, MemoryRecords.readableRecords(twoBatches)))
+        .isEqualTo(Errors.INVALID_RECORD);
     assertThat(endOffset(OFFSETS)).isEqualTo(offsetsEnd);
     assertThat(endOffset(TXN_STATE)).isEqualTo(txnEnd);
 
