@@ -21,9 +21,16 @@ public final class RawKafkaClient implements AutoCloseable {
   private final Socket socket;
   private final DataInputStream in;
   private final OutputStream out;
+  private final String clientId;
   private int correlationId;
 
   public RawKafkaClient(String host, int port) throws IOException {
+    this(host, port, "raw-test");
+  }
+
+  /** A connection whose requests carry {@code clientId} in their header. */
+  public RawKafkaClient(String host, int port, String clientId) throws IOException {
+    this.clientId = clientId;
     socket = new Socket(host, port);
     socket.setSoTimeout(30_000);
     in = new DataInputStream(socket.getInputStream());
@@ -32,8 +39,12 @@ public final class RawKafkaClient implements AutoCloseable {
 
   /** Encodes header + body as a frame (length prefix included). */
   public static byte[] frame(ApiMessage body, short version, int correlationId) {
+    return frame(body, version, correlationId, "raw-test");
+  }
+
+  private static byte[] frame(ApiMessage body, short version, int correlationId, String clientId) {
     ApiKeys key = ApiKeys.forId(body.apiKey());
-    RequestHeader header = new RequestHeader(key, version, "raw-test", correlationId);
+    RequestHeader header = new RequestHeader(key, version, clientId, correlationId);
     ObjectSerializationCache cache = new ObjectSerializationCache();
     MessageSizeAccumulator size = new MessageSizeAccumulator();
     header.data().addSize(size, cache, header.headerVersion());
@@ -49,7 +60,7 @@ public final class RawKafkaClient implements AutoCloseable {
   /** Sends a request and returns the response body buffer (header consumed). */
   public ByteBuffer send(ApiMessage body, short version) throws IOException {
     int id = ++correlationId;
-    sendBytes(frame(body, version, id));
+    sendBytes(frame(body, version, id, clientId));
     ByteBuffer response = readFrame();
     ApiKeys key = ApiKeys.forId(body.apiKey());
     ResponseHeader header = ResponseHeader.parse(response, key.responseHeaderVersion(version));

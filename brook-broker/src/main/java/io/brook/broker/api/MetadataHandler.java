@@ -1,6 +1,7 @@
 package io.brook.broker.api;
 
 import io.brook.broker.BrokerIdentity;
+import io.brook.broker.InternalTopics;
 import io.brook.broker.admin.AutoTopicCreator;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.image.BrokerRegistration;
@@ -140,7 +141,7 @@ public final class MetadataHandler extends KafkaApi {
         new MetadataResponseTopic()
             .setName(topic.name())
             .setTopicId(topic.id())
-            .setIsInternal(Topic.isInternal(topic.name()))
+            .setIsInternal(InternalTopics.isInternal(topic.name()))
             .setTopicAuthorizedOperations(OPERATIONS_NOT_REQUESTED);
     for (Map.Entry<Integer, PartitionImage> entry : topic.partitions().entrySet()) {
       PartitionImage p = entry.getValue();

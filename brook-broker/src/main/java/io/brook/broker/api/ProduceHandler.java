@@ -1,5 +1,6 @@
 package io.brook.broker.api;
 
+import io.brook.broker.InternalTopics;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
@@ -24,7 +25,9 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 /**
  * Produce: appends each partition's batch on its leader. acks=0 gets no response, acks=1 is
  * answered once the leader appended, acks=all once the high watermark passes every appended batch
- * (or the request's timeout, with REQUEST_TIMED_OUT).
+ * (or the request's timeout, with REQUEST_TIMED_OUT). Internal topics are refused with
+ * INVALID_TOPIC_EXCEPTION unless the client id is Kafka's admin client id ({@link
+ * InternalTopics#clientMayAppend}).
  */
 public final class ProduceHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
@@ -63,6 +66,8 @@ public final class ProduceHandler extends KafkaApi {
           fail(partitionResponse, ApiFailure.of(Errors.INVALID_REQUIRED_ACKS));
         } else if (!lookup.found()) {
           fail(partitionResponse, ApiFailure.of(lookup.error()));
+        } else if (!InternalTopics.clientMayAppend(lookup.topic().name(), context.clientId())) {
+          fail(partitionResponse, internalTopicRefusal(lookup.topic().name(), data));
         } else {
           TopicPartition tp = new TopicPartition(lookup.topic().name(), data.index());
           append(tp, data, acks, partitionResponse).ifPresent(waiting::add);
@@ -114,6 +119,23 @@ public final class ProduceHandler extends KafkaApi {
       fail(out, ApiFailure.of(e));
       return Optional.empty();
     }
+  }
+
+  /**
+   * Why a client's append to an internal topic is refused. As in Kafka, the request's records are
+   * checked first (a malformed batch is INVALID_RECORD whatever its topic), then the topic:
+   * INVALID_TOPIC_EXCEPTION. The coordinators write their topics through their own path, never
+   * through Produce.
+   */
+  private static ApiFailure internalTopicRefusal(
+      String topic, ProduceRequestData.PartitionProduceData data) {
+    try {
+      singleV2Batch(data);
+    } catch (RuntimeException e) {
+      return ApiFailure.of(e);
+    }
+    return new ApiFailure(
+        Errors.INVALID_TOPIC_EXCEPTION, "Cannot append to internal topic " + topic);
   }
 
   /**

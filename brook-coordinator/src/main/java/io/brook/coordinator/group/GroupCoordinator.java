@@ -6,6 +6,7 @@ import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.group.lag.GroupLag;
 import io.brook.coordinator.group.lag.LagCalculator;
 import io.brook.coordinator.group.lag.PartitionLag;
+import io.brook.coordinator.runtime.CoordinatorMBeans;
 import io.brook.coordinator.runtime.CoordinatorRuntime;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.ConnectionListener;
@@ -34,6 +35,7 @@ public final class GroupCoordinator
   private final GroupConfig config;
   private final CoordinatorRuntime<GroupCoordinatorShard> runtime;
   private final LagCalculator lagCalculator;
+  private final CoordinatorMBeans mbeans;
   private final Time time;
 
   public GroupCoordinator(GroupConfig config, ReplicaManager replicaManager, Time time) {
@@ -49,6 +51,7 @@ public final class GroupCoordinator
             config.coordinatorThreads(),
             config.offsetsCommitTimeoutMs(),
             config.offsetsLoadBufferSize());
+    this.mbeans = CoordinatorMBeans.register("group-coordinator-metrics", runtime);
   }
 
   public GroupConfig config() {
@@ -161,6 +164,7 @@ public final class GroupCoordinator
 
   @Override
   public void close() {
+    mbeans.close();
     runtime.close();
   }
 }

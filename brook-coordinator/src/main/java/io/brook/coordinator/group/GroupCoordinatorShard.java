@@ -9,6 +9,7 @@ import io.brook.coordinator.group.offsets.OffsetStore;
 import io.brook.coordinator.group.offsets.TransactionalOffsetCommits;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.CoordinatorShard;
+import io.brook.coordinator.runtime.MalformedRecordException;
 import io.brook.coordinator.runtime.ShardContext;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,14 +102,23 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
    */
   @Override
   public void replay(CoordinatorRecord record, long offset, long producerId, short producerEpoch) {
-    if (OffsetRecords.handles(record.type())) {
-      offsets.replay(record, offset, producerId);
+    boolean handled =
+        MalformedRecordException.reading(
+            record,
+            () -> {
+              if (OffsetRecords.handles(record.type())) {
+                offsets.replay(record, offset, producerId);
+                return true;
+              }
+              for (GroupTypeManager manager : managers) {
+                if (manager.replay(record, offset)) {
+                  return true;
+                }
+              }
+              return false;
+            });
+    if (handled) {
       return;
-    }
-    for (GroupTypeManager manager : managers) {
-      if (manager.replay(record, offset)) {
-        return;
-      }
     }
     log.debug(
         "Ignoring a record of unknown type partition={} type={} offset={}",

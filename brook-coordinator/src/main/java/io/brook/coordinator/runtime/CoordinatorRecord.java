@@ -38,11 +38,11 @@ public record CoordinatorRecord(short type, ByteBuffer key, ByteBuffer value) {
   /**
    * Splits a Kafka record key and value into a coordinator record.
    *
-   * @throws IllegalArgumentException if the key is shorter than its type
+   * @throws MalformedRecordException if the key is shorter than its type
    */
-  static CoordinatorRecord fromKafkaRecord(ByteBuffer recordKey, ByteBuffer value) {
+  public static CoordinatorRecord fromKafkaRecord(ByteBuffer recordKey, ByteBuffer value) {
     if (recordKey == null || recordKey.remaining() < 2) {
-      throw new IllegalArgumentException("coordinator record without a key type");
+      throw new MalformedRecordException("coordinator record without a key type");
     }
     ByteBuffer key = recordKey.duplicate();
     short type = key.getShort();

@@ -11,9 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.NotCoordinatorException;
@@ -30,11 +27,28 @@ import org.slf4j.LoggerFactory;
  * <p>Each shard is pinned to one of a few single-threaded executors ({@code
  * group.coordinator.threads}); all of a shard's work, timers included, runs there in order, so
  * shards need no locks. Nothing on those threads blocks: writes return futures completed when the
- * high watermark passes them.
+ * high watermark passes them. Each thread admits at most {@link #MAX_QUEUED_REQUESTS_PER_THREAD}
+ * waiting requests; more are answered COORDINATOR_NOT_AVAILABLE.
+ *
+ * <p>A shard whose load fails (or which an Error leaves in doubt) is marked failed, answers
+ * COORDINATOR_NOT_AVAILABLE and is loaded again after a backoff, for as long as this broker leads
+ * its partition; {@link #metrics()} counts failures and the records loading skipped.
  */
 public final class CoordinatorRuntime<S extends CoordinatorShard>
     implements ConnectionListener, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CoordinatorRuntime.class);
+
+  /**
+   * Requests that may wait for one coordinator thread. Kafka's runtime has no bound (and no
+   * setting); Brook's is a constant, far above what a healthy coordinator ever queues.
+   */
+  public static final int MAX_QUEUED_REQUESTS_PER_THREAD = 10_000;
+
+  /** The first retry of a failed load waits this long; each further one twice as long. */
+  static final long LOAD_RETRY_BACKOFF_MS = 1_000;
+
+  /** The longest wait between two attempts to load a failed shard. */
+  static final long LOAD_RETRY_MAX_BACKOFF_MS = 60_000;
 
   private final String topic;
   private final ReplicaManager replicaManager;
@@ -42,7 +56,9 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
   private final Time time;
   private final long commitTimeoutMs;
   private final int loadBufferBytes;
-  private final ScheduledExecutorService[] threads;
+  private final ShardLoader.Limits loadLimits;
+  private final ShardExecutor[] threads;
+  private final CoordinatorRuntimeMetrics metrics = new CoordinatorRuntimeMetrics();
   private final Map<Integer, ShardHandle<S>> shards = new ConcurrentHashMap<>();
 
   /**
@@ -60,26 +76,39 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
       int numThreads,
       long commitTimeoutMs,
       int loadBufferBytes) {
+    this(
+        topic,
+        replicaManager,
+        shardFactory,
+        time,
+        numThreads,
+        commitTimeoutMs,
+        loadBufferBytes,
+        MAX_QUEUED_REQUESTS_PER_THREAD,
+        ShardLoader.Limits.DEFAULT);
+  }
+
+  CoordinatorRuntime(
+      String topic,
+      ReplicaManager replicaManager,
+      Function<ShardContext, S> shardFactory,
+      Time time,
+      int numThreads,
+      long commitTimeoutMs,
+      int loadBufferBytes,
+      int maxQueuedRequestsPerThread,
+      ShardLoader.Limits loadLimits) {
     this.topic = topic;
     this.replicaManager = replicaManager;
     this.shardFactory = shardFactory;
     this.time = time;
     this.commitTimeoutMs = commitTimeoutMs;
     this.loadBufferBytes = loadBufferBytes;
-    this.threads = new ScheduledExecutorService[Math.max(1, numThreads)];
+    this.loadLimits = loadLimits;
+    this.threads = new ShardExecutor[Math.max(1, numThreads)];
     for (int i = 0; i < threads.length; i++) {
-      String name = "brook-coordinator-" + topic + "-" + i;
-      ScheduledThreadPoolExecutor executor =
-          new ScheduledThreadPoolExecutor(
-              1,
-              runnable -> {
-                Thread thread = new Thread(runnable, name);
-                thread.setDaemon(true);
-                return thread;
-              });
-      executor.setRemoveOnCancelPolicy(true);
-      executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-      threads[i] = executor;
+      threads[i] =
+          new ShardExecutor("brook-coordinator-" + topic + "-" + i, maxQueuedRequestsPerThread);
     }
   }
 
@@ -130,6 +159,29 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
     return handle != null && handle.state() == ShardHandle.State.ACTIVE;
   }
 
+  public CoordinatorRuntimeMetrics metrics() {
+    return metrics;
+  }
+
+  /** Partitions of this runtime's topic in {@code state} here: loading, active or failed. */
+  public int partitionCount(String state) {
+    ShardHandle.State wanted = ShardHandle.State.valueOf(state.toUpperCase(java.util.Locale.ROOT));
+    int count = 0;
+    for (ShardHandle<S> handle : shards.values()) {
+      count += handle.state() == wanted ? 1 : 0;
+    }
+    return count;
+  }
+
+  /** Tasks waiting on every coordinator thread of this runtime (Kafka's event-queue-size). */
+  public int eventQueueSize() {
+    int size = 0;
+    for (ShardExecutor thread : threads) {
+      size += thread.queueSize();
+    }
+    return size;
+  }
+
   /**
    * Loads shards for partitions this broker now leads and drops those it no longer leads. Call
    * after the replica manager applied {@code image}.
@@ -157,45 +209,88 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
     }
     for (ShardHandle<S> handle : shards.values()) {
       if (handle.state() == ShardHandle.State.ACTIVE) {
-        handle.run(
-            shard -> {
-              shard.onMetadata(image);
-              return CompletableFuture.completedFuture(null);
-            });
+        handle.runInternal(shard -> shard.onMetadata(image));
       }
     }
   }
 
   private void load(Partition partition, int leaderEpoch) {
     TopicPartition tp = partition.topicPartition();
-    ScheduledExecutorService thread = threads[tp.partition() % threads.length];
+    ShardExecutor thread = threads[tp.partition() % threads.length];
     ShardHandle<S> handle =
-        new ShardHandle<>(tp, leaderEpoch, thread, replicaManager, time, commitTimeoutMs);
+        new ShardHandle<>(
+            tp,
+            leaderEpoch,
+            thread,
+            replicaManager,
+            time,
+            commitTimeoutMs,
+            metrics,
+            this::onShardFailed);
     shards.put(tp.partition(), handle);
-    thread.execute(
-        () -> {
-          if (handle.state() != ShardHandle.State.LOADING) {
-            return;
-          }
-          long started = time.milliseconds();
-          S shard = shardFactory.apply(handle);
-          handle.setShard(shard);
-          try {
-            long records = ShardLoader.load(partition.log(), shard, loadBufferBytes);
-            shard.onLoaded();
-            handle.activate();
-            log.info(
-                "Loaded coordinator shard topicPartition={} leaderEpoch={} records={} durationMs={}",
-                tp,
-                leaderEpoch,
-                records,
-                time.milliseconds() - started);
-          } catch (RuntimeException e) {
-            log.error("Loading coordinator shard failed topicPartition={}", tp, e);
-            shards.remove(tp.partition(), handle);
-            handle.close();
-          }
-        });
+    thread.execute(() -> attemptLoad(handle, 0));
+  }
+
+  /**
+   * Loads {@code handle}'s shard afresh on its thread. Whatever goes wrong (the log cannot be read,
+   * the shard cannot start, any Error) marks it failed and schedules another attempt, so a shard is
+   * never left silently unloaded while this broker leads its partition.
+   */
+  private void attemptLoad(ShardHandle<S> handle, int failures) {
+    if (handle.state() == ShardHandle.State.CLOSED
+        || shards.get(handle.topicPartition().partition()) != handle) {
+      return;
+    }
+    TopicPartition tp = handle.topicPartition();
+    long started = time.milliseconds();
+    try {
+      Partition partition = handle.partitionOrThrow();
+      S shard = shardFactory.apply(handle);
+      handle.startLoading(shard);
+      ShardLoader.Result result =
+          ShardLoader.load(partition.log(), shard, loadBufferBytes, loadLimits);
+      metrics.recordSkipped(result.skipped());
+      shard.onLoaded();
+      handle.activate();
+      log.info(
+          "Loaded coordinator shard topicPartition={} leaderEpoch={} records={} skipped={}"
+              + " durationMs={}",
+          tp,
+          handle.leaderEpoch(),
+          result.replayed(),
+          result.skipped(),
+          time.milliseconds() - started);
+    } catch (Throwable t) {
+      handle.fail();
+      metrics.recordLoadFailure();
+      long backoff =
+          Math.min(LOAD_RETRY_MAX_BACKOFF_MS, LOAD_RETRY_BACKOFF_MS << Math.min(failures, 16));
+      log.error(
+          "Loading coordinator shard failed, retrying topicPartition={} leaderEpoch={} attempt={}"
+              + " retryInMs={}",
+          tp,
+          handle.leaderEpoch(),
+          failures + 1,
+          backoff,
+          t);
+      handle.thread().schedule(() -> attemptLoad(handle, failures + 1), backoff);
+    }
+  }
+
+  /** An Error left an active shard in doubt: drop its state and load it again from the log. */
+  private void onShardFailed(ShardHandle<?> failed, Throwable error) {
+    ShardHandle<S> handle = shards.get(failed.topicPartition().partition());
+    if (handle != failed) {
+      return;
+    }
+    handle.fail();
+    metrics.recordLoadFailure();
+    log.error(
+        "A coordinator shard failed while serving, reloading it topicPartition={} leaderEpoch={}",
+        handle.topicPartition(),
+        handle.leaderEpoch(),
+        error);
+    handle.thread().execute(() -> attemptLoad(handle, 0));
   }
 
   private void unload(int partition) {
@@ -210,6 +305,8 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
   public void onConnectionClosed(String connectionId) {
     for (ShardHandle<S> handle : shards.values()) {
       if (handle.state() == ShardHandle.State.ACTIVE) {
+        // Through the bounded queue: clients decide how often connections close. Should it be
+        // full, the members of the connection are found out by their session timeouts instead.
         handle.run(
             shard -> {
               shard.onConnectionClosed(connectionId);
@@ -225,12 +322,12 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
     for (Integer p : List.copyOf(shards.keySet())) {
       unload(p);
     }
-    for (ScheduledExecutorService thread : threads) {
+    for (ShardExecutor thread : threads) {
       thread.shutdown();
     }
-    for (ScheduledExecutorService thread : threads) {
+    for (ShardExecutor thread : threads) {
       try {
-        if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
+        if (!thread.awaitTermination(5_000)) {
           thread.shutdownNow();
         }
       } catch (InterruptedException e) {

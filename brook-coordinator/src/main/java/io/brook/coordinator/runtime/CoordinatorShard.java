@@ -15,8 +15,8 @@ public interface CoordinatorShard {
    * Applies one record.
    *
    * @param offset the record's offset in the partition, or the offset it is about to get
-   * @throws IllegalArgumentException if the record cannot be decoded; during loading such a record
-   *     is logged and skipped
+   * @throws MalformedRecordException if the record cannot be decoded or applied; during loading
+   *     such a record is logged and skipped
    */
   void replay(CoordinatorRecord record, long offset);
 

@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -25,24 +25,42 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One loaded (or loading) shard: its partition, leader epoch, thread and timers. Everything but
- * {@link #state} is touched only on the shard's thread.
+ * One loaded (or loading, or failed) shard: its partition, leader epoch, thread and timers.
+ * Everything but {@link #state} is touched only on the shard's thread.
+ *
+ * <p>Whatever a request, a timer or a continuation throws stays on the shard: a RuntimeException
+ * fails that request (or is logged), and an Error (a stack or heap exhausted halfway through
+ * changing the shard) fails the shard, which the runtime then reloads from its log; the thread
+ * lives on either way.
  */
 final class ShardHandle<S extends CoordinatorShard> implements ShardContext, ShardTimer {
+  private static final Logger log = LoggerFactory.getLogger(ShardHandle.class);
+
   enum State {
     LOADING,
     ACTIVE,
+    /** Loading failed, or an Error left the shard in doubt: a reload is scheduled. */
+    FAILED,
     CLOSED
+  }
+
+  /** Told, on the shard's thread, that an Error failed an active shard; it reloads the shard. */
+  interface FailureListener {
+    void onShardFailed(ShardHandle<?> handle, Throwable error);
   }
 
   private final TopicPartition topicPartition;
   private final int leaderEpoch;
-  private final ScheduledExecutorService thread;
+  private final ShardExecutor thread;
   private final ReplicaManager replicaManager;
   private final Time time;
   private final long commitTimeoutMs;
+  private final CoordinatorRuntimeMetrics metrics;
+  private final FailureListener onFailure;
   private final Map<String, ScheduledFuture<?>> timers = new HashMap<>();
   private volatile State state = State.LOADING;
   private S shard;
@@ -50,20 +68,32 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
   ShardHandle(
       TopicPartition topicPartition,
       int leaderEpoch,
-      ScheduledExecutorService thread,
+      ShardExecutor thread,
       ReplicaManager replicaManager,
       Time time,
-      long commitTimeoutMs) {
+      long commitTimeoutMs,
+      CoordinatorRuntimeMetrics metrics,
+      FailureListener onFailure) {
     this.topicPartition = topicPartition;
     this.leaderEpoch = leaderEpoch;
     this.thread = thread;
     this.replicaManager = replicaManager;
     this.time = time;
     this.commitTimeoutMs = commitTimeoutMs;
+    this.metrics = metrics;
+    this.onFailure = onFailure;
+  }
+
+  TopicPartition topicPartition() {
+    return topicPartition;
   }
 
   int leaderEpoch() {
     return leaderEpoch;
+  }
+
+  ShardExecutor thread() {
+    return thread;
   }
 
   State state() {
@@ -74,41 +104,117 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
     return shard;
   }
 
-  void setShard(S shard) {
-    this.shard = shard;
+  /** A (re)load starts with a fresh shard; on the shard's thread. */
+  void startLoading(S fresh) {
+    state = State.LOADING;
+    shard = fresh;
   }
 
   void activate() {
     state = State.ACTIVE;
   }
 
-  /** Runs {@code op} on the shard's thread once it is active; fails fast while it is not. */
+  /**
+   * Drops the shard's state, which is in doubt, and its timers, until a reload; on the shard's
+   * thread. Requests meanwhile answer COORDINATOR_NOT_AVAILABLE.
+   */
+  void fail() {
+    if (state == State.CLOSED) {
+      return;
+    }
+    state = State.FAILED;
+    cancelTimers();
+    S failed = shard;
+    shard = null;
+    unloadQuietly(failed);
+  }
+
+  /**
+   * Runs {@code op} on the shard's thread once it is active; fails fast while it is not, and with
+   * COORDINATOR_NOT_AVAILABLE when the thread's queue of requests is full.
+   */
   <T> CompletableFuture<T> run(Function<S, CompletableFuture<T>> op) {
     ApiException unavailable = unavailable();
     if (unavailable != null) {
       return CompletableFuture.failedFuture(unavailable);
     }
     CompletableFuture<T> result = new CompletableFuture<>();
+    boolean queued;
+    try {
+      queued = thread.tryExecuteRequest(() -> apply(op, result));
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(
+          new NotCoordinatorException("the coordinator of " + topicPartition + " is stopping"));
+    }
+    if (!queued) {
+      metrics.recordRejected();
+      // Kafka's runtime does not bound its queue; a request it cannot serve in time times out,
+      // which its group coordinator answers as COORDINATOR_NOT_AVAILABLE: retriable everywhere.
+      return CompletableFuture.failedFuture(
+          new CoordinatorNotAvailableException(
+              "the coordinator queue of "
+                  + topicPartition
+                  + " is full ("
+                  + thread.maxQueuedRequests()
+                  + " requests wait)"));
+    }
+    return result;
+  }
+
+  /** Runs one of the runtime's own tasks on the shard (metadata updates); never refused. */
+  void runInternal(Consumer<S> task) {
     thread.execute(
         () -> {
-          ApiException stillUnavailable = unavailable();
-          if (stillUnavailable != null) {
-            result.completeExceptionally(stillUnavailable);
-            return;
-          }
-          try {
-            op.apply(shard).whenComplete(ShardHandle.forward(result));
-          } catch (RuntimeException e) {
-            result.completeExceptionally(e);
+          if (state == State.ACTIVE) {
+            contain("an internal task", () -> task.accept(shard));
           }
         });
-    return result;
+  }
+
+  private <T> void apply(Function<S, CompletableFuture<T>> op, CompletableFuture<T> result) {
+    ApiException stillUnavailable = unavailable();
+    if (stillUnavailable != null) {
+      result.completeExceptionally(stillUnavailable);
+      return;
+    }
+    try {
+      op.apply(shard).whenComplete(ShardHandle.forward(result));
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+    } catch (Error e) {
+      result.completeExceptionally(
+          new CoordinatorNotAvailableException(
+              "the coordinator of " + topicPartition + " failed and is reloading"));
+      failed(e);
+    }
+  }
+
+  /** Runs {@code task} on the shard's thread: a RuntimeException is logged, an Error fails it. */
+  private void contain(String what, Runnable task) {
+    try {
+      task.run();
+    } catch (RuntimeException e) {
+      log.error("A coordinator {} failed topicPartition={}", what, topicPartition, e);
+    } catch (Error e) {
+      failed(e);
+    }
+  }
+
+  private void failed(Error e) {
+    if (state == State.ACTIVE) {
+      onFailure.onShardFailed(this, e);
+    } else {
+      log.error("A coordinator shard not active failed topicPartition={}", topicPartition, e);
+    }
   }
 
   private ApiException unavailable() {
     return switch (state) {
       case LOADING ->
           new CoordinatorLoadInProgressException(topicPartition + " is still being loaded");
+      case FAILED ->
+          new CoordinatorNotAvailableException(
+              "the coordinator of " + topicPartition + " failed to load and retries");
       case CLOSED -> new NotCoordinatorException("this broker no longer leads " + topicPartition);
       case ACTIVE -> null;
     };
@@ -128,14 +234,31 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
   /** Marks the shard closed and, on its thread, cancels its timers and tells it. */
   void close() {
     state = State.CLOSED;
-    thread.execute(
-        () -> {
-          timers.values().forEach(t -> t.cancel(false));
-          timers.clear();
-          if (shard != null) {
-            shard.onUnloaded();
-          }
-        });
+    try {
+      thread.execute(
+          () -> {
+            cancelTimers();
+            unloadQuietly(shard);
+          });
+    } catch (RejectedExecutionException e) {
+      log.debug("Coordinator thread already stopped topicPartition={}", topicPartition);
+    }
+  }
+
+  private void cancelTimers() {
+    timers.values().forEach(t -> t.cancel(false));
+    timers.clear();
+  }
+
+  private void unloadQuietly(S unloaded) {
+    if (unloaded == null) {
+      return;
+    }
+    try {
+      unloaded.onUnloaded();
+    } catch (RuntimeException | Error e) {
+      log.error("Unloading a coordinator shard failed topicPartition={}", topicPartition, e);
+    }
   }
 
   // ShardContext
@@ -157,7 +280,7 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
 
   @Override
   public Executor executor() {
-    return thread;
+    return thread.asExecutor();
   }
 
   @Override
@@ -245,6 +368,10 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
       if (state == State.CLOSED) {
         throw new NotCoordinatorException("this broker no longer leads " + topicPartition);
       }
+      if (state == State.FAILED) {
+        // A continuation of the failed shard: its state is gone, the reload reads the log.
+        throw new CoordinatorNotAvailableException(topicPartition + " failed and is reloading");
+      }
       partition = partitionOrThrow();
       MemoryRecords records = batch.apply(partition);
       info =
@@ -275,7 +402,7 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
     return committed;
   }
 
-  private Partition partitionOrThrow() {
+  Partition partitionOrThrow() {
     Partition partition =
         replicaManager
             .partition(topicPartition)
@@ -309,14 +436,13 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
     ScheduledFuture<?> future =
         thread.schedule(
             () -> {
-              if (state == State.CLOSED || timers.get(key) != self[0]) {
+              if (state != State.ACTIVE || timers.get(key) != self[0]) {
                 return;
               }
               timers.remove(key);
-              task.run();
+              contain("timer " + key, task);
             },
-            Math.max(0, delayMs),
-            TimeUnit.MILLISECONDS);
+            delayMs);
     self[0] = future;
     timers.put(key, future);
   }

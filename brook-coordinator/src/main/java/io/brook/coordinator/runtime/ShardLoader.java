@@ -3,7 +3,7 @@ package io.brook.coordinator.runtime;
 import io.brook.storage.log.LogReadResult;
 import io.brook.storage.log.PartitionLog;
 import java.nio.ByteBuffer;
-import java.util.Iterator;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
@@ -23,21 +23,61 @@ import org.slf4j.LoggerFactory;
  * old leader had committed (an offset commit, a member leaving) can sit above it. Everything in the
  * new leader's log becomes committed as its followers catch up, since leaders never truncate their
  * own logs; were it to lose leadership first, the shard is unloaded anyway.
+ *
+ * <p>Whatever the partition holds, loading goes on: a record that does not parse or that its shard
+ * cannot apply, a record over the size cap, and the rest of a batch that cannot be read or that
+ * inflates past the cap are skipped and logged with their partition and offset (see {@link
+ * BoundedBatchReader}). Only an error outside one record's replay (the log cannot be read, an Error
+ * other than a reader's stack or heap exhaustion) stops it.
  */
 final class ShardLoader {
   private static final Logger log = LoggerFactory.getLogger(ShardLoader.class);
 
-  private ShardLoader() {}
+  /**
+   * What a load did.
+   *
+   * @param replayed records applied to the shard
+   * @param skipped records skipped, plus one for each batch whose rest was skipped
+   */
+  record Result(long replayed, long skipped) {}
+
+  /** Caps on what loading reads of one record and one batch; see {@link BoundedBatchReader}. */
+  record Limits(int maxRecordBytes, long maxBatchBytes) {
+    static final Limits DEFAULT =
+        new Limits(
+            BoundedBatchReader.DEFAULT_MAX_RECORD_BYTES,
+            BoundedBatchReader.DEFAULT_MAX_BATCH_BYTES);
+  }
+
+  private final PartitionLog partitionLog;
+  private final TopicPartition topicPartition;
+  private final CoordinatorShard shard;
+  private long replayed;
+  private long skipped;
+
+  private ShardLoader(PartitionLog partitionLog, CoordinatorShard shard) {
+    this.partitionLog = partitionLog;
+    this.topicPartition = partitionLog.topicPartition();
+    this.shard = shard;
+  }
 
   /**
    * @param bufferBytes how much of the log to read at a time ({@code offsets.load.buffer.size}); a
    *     batch larger than this is still read whole
-   * @return the number of records replayed
    */
-  static long load(PartitionLog partitionLog, CoordinatorShard shard, int bufferBytes) {
+  static Result load(
+      PartitionLog partitionLog, CoordinatorShard shard, int bufferBytes, Limits limits) {
+    ShardLoader loader = new ShardLoader(partitionLog, shard);
+    try (BoundedBatchReader reader =
+        new BoundedBatchReader(limits.maxRecordBytes(), limits.maxBatchBytes())) {
+      loader.run(bufferBytes, reader);
+    }
+    return new Result(loader.replayed, loader.skipped);
+  }
+
+  private void run(int bufferBytes, BoundedBatchReader reader) {
     long offset = partitionLog.logStartOffset();
     long end = partitionLog.logEndOffset();
-    long replayed = 0;
     while (offset < end) {
       LogReadResult read = partitionLog.read(offset, bufferBytes, end, true);
       MemoryRecords records = read.slice().copyToMemory();
@@ -47,15 +87,14 @@ final class ShardLoader {
           break;
         }
         if (batch.isControlBatch()) {
-          replayMarker(shard, batch, partitionLog);
+          replayMarker(batch, reader);
         } else {
           // Only a transactional batch's records wait for a marker; any other batch applies now.
           long producerId =
               batch.isTransactional() ? batch.producerId() : RecordBatch.NO_PRODUCER_ID;
-          for (Record record : batch) {
-            replayed +=
-                replay(shard, record, producerId, batch.producerEpoch(), partitionLog) ? 1 : 0;
-          }
+          short producerEpoch = batch.producerEpoch();
+          checkOutcome(
+              batch, reader.read(batch, record -> replay(record, producerId, producerEpoch)));
         }
         next = batch.nextOffset();
       }
@@ -64,45 +103,72 @@ final class ShardLoader {
       }
       offset = next;
     }
-    return replayed;
+  }
+
+  private void checkOutcome(RecordBatch batch, BoundedBatchReader.Outcome outcome) {
+    if (outcome.oversized() > 0) {
+      skipped += outcome.oversized();
+      log.warn(
+          "Skipping coordinator records over the size cap topicPartition={} batchOffsets={}-{}"
+              + " records={}",
+          topicPartition,
+          batch.baseOffset(),
+          batch.lastOffset(),
+          outcome.oversized());
+    }
+    if (outcome.cut() != null) {
+      skipped++;
+      log.warn(
+          "Skipping the rest of a coordinator batch topicPartition={} batchOffsets={}-{}"
+              + " reason={} recordsReadBefore={} error={}",
+          topicPartition,
+          batch.baseOffset(),
+          batch.lastOffset(),
+          outcome.cut(),
+          outcome.delivered(),
+          outcome.failure() == null ? "" : outcome.failure().toString());
+    }
   }
 
   /**
    * Replays a COMMIT or ABORT marker in log order, so the shard completes the producer's pending
    * records exactly as it did when the marker was written. Other control records are skipped.
    */
-  private static void replayMarker(
-      CoordinatorShard shard, RecordBatch batch, PartitionLog partitionLog) {
-    Iterator<Record> records = batch.iterator();
-    if (!records.hasNext()) {
-      return;
-    }
-    Record record = records.next();
-    ControlRecordType type;
-    try {
-      type = ControlRecordType.parse(record.key());
-    } catch (RuntimeException e) {
-      log.warn(
-          "Skipping an unreadable control record topicPartition={} offset={}",
-          partitionLog.topicPartition(),
-          record.offset(),
-          e);
-      return;
-    }
-    if (type == ControlRecordType.COMMIT || type == ControlRecordType.ABORT) {
-      shard.replayEndTransactionMarker(
-          batch.producerId(),
-          batch.producerEpoch(),
-          type == ControlRecordType.COMMIT ? TransactionResult.COMMIT : TransactionResult.ABORT);
+  private void replayMarker(RecordBatch batch, BoundedBatchReader reader) {
+    ControlRecordType[] type = {null};
+    long[] offset = {batch.baseOffset()};
+    checkOutcome(
+        batch,
+        reader.read(
+            batch,
+            record -> {
+              if (type[0] == null) {
+                offset[0] = record.offset();
+                try {
+                  type[0] = ControlRecordType.parse(record.key());
+                } catch (RuntimeException e) {
+                  type[0] = ControlRecordType.UNKNOWN;
+                  skip("an unreadable control record", record.offset(), e);
+                }
+              }
+            }));
+    if (type[0] == ControlRecordType.COMMIT || type[0] == ControlRecordType.ABORT) {
+      TransactionResult result =
+          type[0] == ControlRecordType.COMMIT ? TransactionResult.COMMIT : TransactionResult.ABORT;
+      try {
+        shard.replayEndTransactionMarker(batch.producerId(), batch.producerEpoch(), result);
+      } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+        skip("a transaction marker its shard could not apply", offset[0], e);
+      }
     }
   }
 
-  private static boolean replay(
-      CoordinatorShard shard,
-      Record record,
-      long producerId,
-      short producerEpoch,
-      PartitionLog partitionLog) {
+  /**
+   * Applies one record. A record that does not parse or that the shard cannot apply is skipped,
+   * whatever the reader threw: a reader's stack or heap exhausted by one record's bytes is that
+   * record's fault, not the shard's.
+   */
+  private void replay(Record record, long producerId, short producerEpoch) {
     try {
       ByteBuffer value = record.hasValue() ? record.value() : null;
       CoordinatorRecord coordinatorRecord = CoordinatorRecord.fromKafkaRecord(record.key(), value);
@@ -111,14 +177,14 @@ final class ShardLoader {
       } else {
         shard.replay(coordinatorRecord, record.offset(), producerId, producerEpoch);
       }
-      return true;
-    } catch (RuntimeException e) {
-      log.warn(
-          "Skipping an unreadable coordinator record topicPartition={} offset={}",
-          partitionLog.topicPartition(),
-          record.offset(),
-          e);
-      return false;
+      replayed++;
+    } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+      skip("an unreadable coordinator record", record.offset(), e);
     }
+  }
+
+  private void skip(String what, long offset, Throwable e) {
+    skipped++;
+    log.warn("Skipping {} topicPartition={} offset={}", what, topicPartition, offset, e);
   }
 }

@@ -3,17 +3,20 @@ package io.brook.coordinator.txn;
 import io.brook.broker.admin.ProducerIdManager;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.InternalTopic;
+import io.brook.coordinator.runtime.CoordinatorMBeans;
 import io.brook.coordinator.runtime.CoordinatorRuntime;
 import io.brook.metadata.image.MetadataImage;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.CoordinatorLoadInProgressException;
 import org.apache.kafka.common.utils.Time;
 
 /**
@@ -22,11 +25,18 @@ import org.apache.kafka.common.utils.Time;
  * transactional id is the leader of partition {@code abs(hash(id)) % 50}.
  */
 public final class TransactionCoordinator implements AutoCloseable {
+  /**
+   * Producer id allocations that may wait for the allocating thread (which may wait on the
+   * controller for a new block); more are refused with a retriable error.
+   */
+  static final int MAX_QUEUED_ALLOCATIONS = 10_000;
+
   private final TxnConfig config;
   private final CoordinatorRuntime<TransactionCoordinatorShard> runtime;
   private final ProducerIdManager producerIds;
   private final AutoCloseable markerSender;
-  private final ExecutorService allocator;
+  private final ThreadPoolExecutor allocator;
+  private final CoordinatorMBeans mbeans;
 
   /** A coordinator sending markers to partition leaders over the inter-broker listener. */
   public static TransactionCoordinator start(
@@ -51,7 +61,12 @@ public final class TransactionCoordinator implements AutoCloseable {
     this.producerIds = producerIds;
     this.markerSender = markerSender;
     this.allocator =
-        Executors.newSingleThreadExecutor(
+        new ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(MAX_QUEUED_ALLOCATIONS),
             runnable -> {
               Thread thread = new Thread(runnable, "brook-txn-producer-ids");
               thread.setDaemon(true);
@@ -66,6 +81,7 @@ public final class TransactionCoordinator implements AutoCloseable {
             config.threads(),
             config.writeTimeoutMs(),
             config.loadBufferSize());
+    this.mbeans = CoordinatorMBeans.register("transaction-coordinator-metrics", runtime);
   }
 
   public TxnConfig config() {
@@ -150,9 +166,20 @@ public final class TransactionCoordinator implements AutoCloseable {
                                             OptionalLong.of(fresh)))));
   }
 
-  /** A producer id for an idempotent (non-transactional) producer, or a new transactional id. */
+  /**
+   * A producer id for an idempotent (non-transactional) producer, or a new transactional id.
+   *
+   * @return fails with COORDINATOR_LOAD_IN_PROGRESS (retriable, as Kafka answers while no block of
+   *     ids is at hand) when {@link #MAX_QUEUED_ALLOCATIONS} allocations already wait
+   */
   public CompletableFuture<Long> allocateProducerId() {
-    return CompletableFuture.supplyAsync(producerIds::nextProducerId, allocator);
+    try {
+      return CompletableFuture.supplyAsync(producerIds::nextProducerId, allocator);
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(
+          new CoordinatorLoadInProgressException(
+              "producer id allocations are backed up or stopped"));
+    }
   }
 
   /** Follows leadership of {@code __transaction_state}; call after the replica manager. */
@@ -162,6 +189,7 @@ public final class TransactionCoordinator implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    mbeans.close();
     runtime.close();
     allocator.shutdownNow();
     allocator.awaitTermination(5, TimeUnit.SECONDS);

@@ -2,6 +2,7 @@ package io.brook.coordinator.txn;
 
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.CoordinatorShard;
+import io.brook.coordinator.runtime.MalformedRecordException;
 import io.brook.coordinator.runtime.ShardContext;
 import io.brook.metadata.image.PartitionImage;
 import java.util.ArrayList;
@@ -85,7 +86,12 @@ public final class TransactionCoordinatorShard implements CoordinatorShard {
           offset);
       return;
     }
-    store.replay(record);
+    MalformedRecordException.reading(
+        record,
+        () -> {
+          store.replay(record);
+          return null;
+        });
   }
 
   @Override

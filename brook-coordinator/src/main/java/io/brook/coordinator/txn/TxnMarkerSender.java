@@ -108,8 +108,10 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
   }
 
   private void runOnce() {
-    incoming.drainTo(active);
     active.removeIf(p -> p.future.isDone()); // cancelled by an unloaded shard
+    // At most MAX_QUEUED in progress: the rest wait in the bounded queue, whose full state
+    // answers new transactions' ends with a retriable error.
+    incoming.drainTo(active, Math.max(0, MAX_QUEUED - active.size()));
     long now = time.milliseconds();
     Map<Integer, Map<PendingMarker, List<TopicPartition>>> byBroker = route(image.get());
     byBroker.forEach((broker, markers) -> maybeSend(broker, markers, now));

@@ -35,7 +35,7 @@ class CoordinatorRuntimeTest {
   private CoordinatorRuntime<KeyValueShard> runtime;
 
   /** A shard that keeps the latest value per key, like a compacted topic's reader. */
-  static final class KeyValueShard implements CoordinatorShard {
+  static class KeyValueShard implements CoordinatorShard {
     final ShardContext context;
     final Map<String, String> values = new LinkedHashMap<>();
     final List<String> events = new ArrayList<>();

@@ -51,7 +51,7 @@ class ShardLoaderTest {
 
       // When it becomes leader and loads its shard
       CoordinatorRuntimeTest.KeyValueShard shard = new CoordinatorRuntimeTest.KeyValueShard(null);
-      long replayed = ShardLoader.load(log, shard, 1024);
+      long replayed = ShardLoader.load(log, shard, 1024, ShardLoader.Limits.DEFAULT).replayed();
 
       // Then every record in its log is replayed, above the high watermark too
       assertThat(replayed).isEqualTo(3);
@@ -102,7 +102,7 @@ class ShardLoaderTest {
 
       // When a shard loads it
       RecordingShard shard = new RecordingShard();
-      long replayed = ShardLoader.load(log, shard, 1024);
+      long replayed = ShardLoader.load(log, shard, 1024, ShardLoader.Limits.DEFAULT).replayed();
 
       // Then records come with their producer, the marker as the end of its transaction
       assertThat(replayed).isEqualTo(4);

@@ -7,6 +7,7 @@ import io.brook.coordinator.group.Groups;
 import io.brook.coordinator.group.assignor.Assignors;
 import io.brook.coordinator.group.assignor.PartitionAssignor;
 import io.brook.coordinator.runtime.CoordinatorRecord;
+import io.brook.coordinator.runtime.MalformedRecordException;
 import io.brook.coordinator.runtime.ShardContext;
 import io.brook.metadata.image.MetadataImage;
 import java.util.ArrayList;
@@ -157,7 +158,9 @@ public final class ConsumerGroupManager implements GroupTypeManager {
   private ConsumerGroup create(String groupId) {
     Optional<Group> other = groups.get(groupId);
     if (other.isPresent()) {
-      throw new IllegalStateException(
+      // Only bad bytes put it there (the coordinator never writes both kinds for one id): the
+      // record is refused like any other it cannot apply, and loading skips it.
+      throw new MalformedRecordException(
           "consumer group record for " + groupId + ", which is a " + other.get().type() + " group");
     }
     ConsumerGroup group = new ConsumerGroup(groupId, context::nowMs);
