@@ -2,6 +2,7 @@ package io.brook.protocol.network;
 
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
+import io.brook.protocol.memory.RequestMemoryPool;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -53,10 +54,12 @@ public final class KafkaNetworkServer implements AutoCloseable {
   private final EventLoopGroup networkGroup;
   private final Map<String, Channel> serverChannels = new LinkedHashMap<>();
   private final OpenConnections openConnections = new OpenConnections();
+  private final RequestMemoryPool memoryPool;
   private boolean closed;
 
   private KafkaNetworkServer(Transport transport, NetworkConfig config) {
     this.transport = transport;
+    this.memoryPool = new RequestMemoryPool(config.effectiveQueuedMaxRequestBytes());
     this.acceptGroup =
         new MultiThreadIoEventLoopGroup(
             1, new DefaultThreadFactory("brook-accept"), transport.ioHandlerFactory());
@@ -120,10 +123,13 @@ public final class KafkaNetworkServer implements AutoCloseable {
       throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
     }
     LOG.info(
-        "Network server started transport={} listeners={} networkThreads={} apis={}",
+        "Network server started transport={} listeners={} networkThreads={}"
+            + " queuedMaxRequestBytes={} largestRequestBytes={} apis={}",
         transport.name().toLowerCase(Locale.ROOT),
         server.describeListeners(),
         config.numNetworkThreads(),
+        server.memoryPool.capacity(),
+        Math.min(config.socketRequestMaxBytes(), server.memoryPool.capacity()),
         registry);
     return server;
   }
@@ -146,6 +152,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
                       listener.name(),
                       config,
                       registry,
+                      memoryPool,
                       limiter,
                       openConnections,
                       connectionIndex));
@@ -192,6 +199,11 @@ public final class KafkaNetworkServer implements AutoCloseable {
       throw new IllegalArgumentException("no listener named " + listenerName);
     }
     return (InetSocketAddress) channel.localAddress();
+  }
+
+  /** The broker-wide request-memory budget ({@code queued.max.request.bytes}). */
+  public RequestMemoryPool memoryPool() {
+    return memoryPool;
   }
 
   /** Open client connections, across listeners. */

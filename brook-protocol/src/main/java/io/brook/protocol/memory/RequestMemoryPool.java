@@ -1,0 +1,184 @@
+package io.brook.protocol.memory;
+
+import io.netty.util.internal.PlatformDependent;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker-wide budget for request bytes ({@code queued.max.request.bytes}): a frame's whole
+ * length is reserved here, as soon as its 4-byte prefix has been read and checked and before any
+ * buffer for it is allocated, and given back when the request's buffer is released.
+ *
+ * <p>Strict, unlike Kafka's pool (which lets one allocation overshoot): reserved bytes never exceed
+ * the capacity, so a frame larger than the capacity can never be read (the frame decoder refuses
+ * it). Reservations are granted in arrival order once anyone waits: a large frame waiting at the
+ * head is not overtaken forever by a stream of small ones, and a waiter holds nothing while it
+ * waits. Granting happens on the thread that releases bytes; the {@link Waiter} moves the work to
+ * its own event loop.
+ *
+ * <p>Thread-safe: one short lock per reservation and per release.
+ */
+public final class RequestMemoryPool {
+  private static final Logger LOG = LoggerFactory.getLogger(RequestMemoryPool.class);
+
+  /** The share of the JVM's memory taken when {@code queued.max.request.bytes} is -1. */
+  public static final int DEFAULT_MEMORY_DIVISOR = 4;
+
+  /** Told once that the bytes it asked for are now reserved for it. */
+  public interface Waiter {
+    /**
+     * The bytes are reserved; the waiter now owns them and must {@link #release} them. Called on
+     * the releasing thread, outside the pool's lock; must not block.
+     */
+    void granted();
+  }
+
+  private record Pending(long bytes, Waiter waiter) {}
+
+  private final long capacity;
+  private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+  private long used;
+
+  /**
+   * @param capacity bytes of requests that may be held at once, positive
+   */
+  public RequestMemoryPool(long capacity) {
+    if (capacity <= 0) {
+      throw new IllegalArgumentException("capacity must be positive, was " + capacity);
+    }
+    this.capacity = capacity;
+  }
+
+  /**
+   * The capacity used when {@code queued.max.request.bytes} is -1: a quarter of the smaller of the
+   * JVM's maximum heap and the direct memory Netty may allocate (request frames live in direct
+   * buffers; parsed requests on the heap), so requests alone can never exhaust either.
+   */
+  public static long defaultCapacity() {
+    long memory = Math.min(Runtime.getRuntime().maxMemory(), PlatformDependent.maxDirectMemory());
+    return Math.max(1, memory / DEFAULT_MEMORY_DIVISOR);
+  }
+
+  public long capacity() {
+    return capacity;
+  }
+
+  public synchronized long used() {
+    return used;
+  }
+
+  public synchronized long available() {
+    return capacity - used;
+  }
+
+  /** Connections waiting for a reservation. */
+  public synchronized int waiters() {
+    return waiting.size();
+  }
+
+  /**
+   * Reserves {@code bytes} now if nobody is waiting and they fit; otherwise queues {@code waiter},
+   * which is {@link Waiter#granted() told} once they are reserved for it.
+   *
+   * @return true if reserved now (the waiter will not be called)
+   * @throws IllegalArgumentException if {@code bytes} is not positive or exceeds the capacity
+   */
+  public boolean reserveOrWait(long bytes, Waiter waiter) {
+    if (bytes <= 0 || bytes > capacity) {
+      throw new IllegalArgumentException(
+          "cannot reserve " + bytes + " bytes from a pool of " + capacity);
+    }
+    synchronized (this) {
+      if (waiting.isEmpty() && capacity - used >= bytes) {
+        used += bytes;
+        return true;
+      }
+      waiting.addLast(new Pending(bytes, waiter));
+      return false;
+    }
+  }
+
+  /**
+   * Withdraws a waiter whose connection went away.
+   *
+   * @return true if it was still waiting (nothing is reserved for it); false if it was already
+   *     granted (or never queued): then its grant is delivered and it must release the bytes
+   */
+  public boolean cancel(Waiter waiter) {
+    List<Waiter> granted;
+    synchronized (this) {
+      boolean removed = false;
+      for (Iterator<Pending> it = waiting.iterator(); it.hasNext(); ) {
+        if (it.next().waiter() == waiter) {
+          it.remove();
+          removed = true;
+          break;
+        }
+      }
+      if (!removed) {
+        return false;
+      }
+      // The head may have been what blocked the ones behind it.
+      granted = grantLocked();
+    }
+    notifyGranted(granted);
+    return true;
+  }
+
+  /** Gives back bytes reserved earlier, granting waiters that now fit, in arrival order. */
+  public void release(long bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("cannot release " + bytes + " bytes");
+    }
+    List<Waiter> granted;
+    synchronized (this) {
+      if (bytes > used) {
+        throw new IllegalStateException("releasing " + bytes + " bytes but only " + used + " used");
+      }
+      used -= bytes;
+      granted = grantLocked();
+    }
+    notifyGranted(granted);
+  }
+
+  private List<Waiter> grantLocked() {
+    List<Waiter> granted = List.of();
+    Pending head;
+    while ((head = waiting.peekFirst()) != null && capacity - used >= head.bytes()) {
+      waiting.removeFirst();
+      used += head.bytes();
+      if (granted.isEmpty()) {
+        granted = new ArrayList<>(2);
+      }
+      granted.add(head.waiter());
+    }
+    return granted;
+  }
+
+  private static void notifyGranted(List<Waiter> granted) {
+    for (Waiter waiter : granted) {
+      try {
+        waiter.granted();
+      } catch (RuntimeException e) {
+        // A waiter must take ownership of its grant; one that throws is a bug, not a reason to
+        // lose the others' grants.
+        LOG.error("A request-memory waiter failed to take its grant", e);
+      }
+    }
+  }
+
+  @Override
+  public synchronized String toString() {
+    return "RequestMemoryPool[capacity="
+        + capacity
+        + " used="
+        + used
+        + " waiters="
+        + waiting.size()
+        + "]";
+  }
+}

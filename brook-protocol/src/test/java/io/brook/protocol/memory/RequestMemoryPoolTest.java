@@ -1,0 +1,97 @@
+package io.brook.protocol.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RequestMemoryPoolTest {
+  private final RequestMemoryPool pool = new RequestMemoryPool(100);
+  private final List<String> granted = new ArrayList<>();
+
+  @Test
+  void reservesWhileItFitsAndReleases() {
+    assertThat(pool.reserveOrWait(60, waiter("a"))).isTrue();
+    assertThat(pool.reserveOrWait(40, waiter("b"))).isTrue();
+    assertThat(pool.used()).isEqualTo(100);
+    assertThat(pool.available()).isZero();
+
+    pool.release(60);
+
+    assertThat(pool.used()).isEqualTo(40);
+    assertThat(granted).isEmpty();
+  }
+
+  @Test
+  void aWaiterIsGrantedItsBytesWhenEnoughIsReleased() {
+    // Given
+    pool.reserveOrWait(90, waiter("holder"));
+
+    // When
+    assertThat(pool.reserveOrWait(50, waiter("w"))).isFalse();
+    pool.release(20);
+
+    // Then: 30 free is not enough yet
+    assertThat(granted).isEmpty();
+    pool.release(30);
+    assertThat(granted).containsExactly("w");
+    assertThat(pool.used()).isEqualTo(40 + 50);
+  }
+
+  @Test
+  void grantsInArrivalOrderSoALargeWaiterIsNotOvertaken() {
+    // Given: a large request waits
+    pool.reserveOrWait(80, waiter("holder"));
+    assertThat(pool.reserveOrWait(60, waiter("large"))).isFalse();
+
+    // When: a small one that would fit arrives
+    boolean small = pool.reserveOrWait(10, waiter("small"));
+
+    // Then: it queues behind, and both are granted in order once memory is back
+    assertThat(small).isFalse();
+    pool.release(80);
+    assertThat(granted).containsExactly("large", "small");
+    assertThat(pool.used()).isEqualTo(70);
+  }
+
+  @Test
+  void aCancelledWaiterHoldsNothingAndUnblocksThoseBehindIt() {
+    // Given
+    pool.reserveOrWait(50, waiter("holder"));
+    RequestMemoryPool.Waiter large = waiter("large");
+    pool.reserveOrWait(90, large);
+    pool.reserveOrWait(20, waiter("small"));
+
+    // When
+    assertThat(pool.cancel(large)).isTrue();
+
+    // Then
+    assertThat(granted).containsExactly("small");
+    assertThat(pool.used()).isEqualTo(70);
+    assertThat(pool.waiters()).isZero();
+    assertThat(pool.cancel(large)).as("no longer waiting").isFalse();
+  }
+
+  @Test
+  void refusesWhatCanNeverFitAndReleasingMoreThanReserved() {
+    assertThatThrownBy(() -> pool.reserveOrWait(101, waiter("x")))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> pool.reserveOrWait(0, waiter("x")))
+        .isInstanceOf(IllegalArgumentException.class);
+    pool.reserveOrWait(10, waiter("x"));
+    assertThatThrownBy(() -> pool.release(11)).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void theDefaultIsAQuarterOfTheJvmsMemory() {
+    long capacity = RequestMemoryPool.defaultCapacity();
+
+    assertThat(capacity).isPositive().isLessThanOrEqualTo(Runtime.getRuntime().maxMemory() / 4);
+  }
+
+  private RequestMemoryPool.Waiter waiter(String name) {
+    return () -> granted.add(name);
+  }
+}
