@@ -82,7 +82,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext context) {
     this.ctx = context;
-    gate.onResume(this::decodeAvailable);
+    gate.onResume(this::decodeOutsideARead);
   }
 
   @Override
@@ -192,7 +192,18 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     waiter = null;
     gate.awaitingMemory(false);
     start(granted.bytes);
+    decodeOutsideARead();
+  }
+
+  /**
+   * Decodes input held back, from a task rather than a socket read: ends with a read-complete so
+   * that handlers batching their flushes until the end of a read flush what these requests got.
+   */
+  private void decodeOutsideARead() {
     decodeAvailable();
+    if (!gone) {
+      ctx.fireChannelReadComplete();
+    }
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.brook.protocol.network;
 
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
+import io.brook.protocol.memory.MemoryPoolMBeans;
 import io.brook.protocol.memory.RequestMemoryPool;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -55,11 +56,13 @@ public final class KafkaNetworkServer implements AutoCloseable {
   private final Map<String, Channel> serverChannels = new LinkedHashMap<>();
   private final OpenConnections openConnections = new OpenConnections();
   private final RequestMemoryPool memoryPool;
+  private final MemoryPoolMBeans memoryPoolMBeans;
   private boolean closed;
 
   private KafkaNetworkServer(Transport transport, NetworkConfig config) {
     this.transport = transport;
     this.memoryPool = new RequestMemoryPool(config.effectiveQueuedMaxRequestBytes());
+    this.memoryPoolMBeans = MemoryPoolMBeans.register(memoryPool);
     this.acceptGroup =
         new MultiThreadIoEventLoopGroup(
             1, new DefaultThreadFactory("brook-accept"), transport.ioHandlerFactory());
@@ -243,6 +246,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
     if (!network.awaitUninterruptibly(timeoutMs) || !accept.awaitUninterruptibly(timeoutMs)) {
       LOG.warn("Network event loops did not stop in time timeoutMs={}", timeoutMs);
     }
+    memoryPoolMBeans.close();
     LOG.info("Network server stopped");
     if (interrupted) {
       Thread.currentThread().interrupt();

@@ -98,6 +98,11 @@ class ConnectionMemoryTest {
     assertThat(held.size()).isEqualTo(3);
     assertThat(second.config().isAutoRead()).isTrue();
     assertThat(pool.used()).isEqualTo(2L * FRAME);
+
+    // And its answer goes out
+    held.awaitHeld(3).get(2).response().complete(new DescribeClusterResponseData());
+    second.runPendingTasks();
+    assertThat(responses(second)).isEqualTo(1);
   }
 
   @Test

@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.protocol.ApiRegistry;
+import io.brook.protocol.memory.MemoryPoolMBeans;
 import io.brook.protocol.testing.HeldRequests;
 import io.brook.protocol.testing.TestServer;
 import io.brook.protocol.testing.WireClient;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import javax.management.ObjectName;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
@@ -16,8 +20,14 @@ import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.Test;
 
-/** Connection limits, idle timeout and per-connection backpressure. */
+/** Connection limits, idle timeout, per-connection backpressure and the request-memory budget. */
 class LimitsIT {
+  /** The frame length of a DescribeCluster v1 request as {@link WireClient#send} writes it. */
+  private static final int DESCRIBE_CLUSTER_FRAME =
+      WireClient.encodeRequest(new DescribeClusterRequestData(), (short) 1, 1, WireClient.CLIENT_ID)
+              .length
+          - 4;
+
   private final HeldRequests held = new HeldRequests(ApiKeys.DESCRIBE_CLUSTER);
   private final ApiRegistry registry = ApiRegistry.of(held);
 
@@ -116,6 +126,90 @@ class LimitsIT {
             .isEqualTo(expected);
       }
     }
+  }
+
+  @Test
+  void requestMemoryHeldByOneConnectionStopsAnotherUntilItIsReleased() throws Exception {
+    try (TestServer server =
+            TestServer.start(registry, s -> s.queuedMaxRequestBytes(2L * DESCRIBE_CLUSTER_FRAME));
+        WireClient holder = server.connect();
+        WireClient waiter = server.connect()) {
+      // Given: the first connection's two requests hold the whole budget
+      holder.send(new DescribeClusterRequestData(), (short) 1);
+      holder.send(new DescribeClusterRequestData(), (short) 1);
+      List<HeldRequests.Held> first = held.awaitHeld(2);
+      assertThat(gauge(MemoryPoolMBeans.USED)).isEqualTo(2L * DESCRIBE_CLUSTER_FRAME);
+      assertThat(gauge(MemoryPoolMBeans.AVAILABLE)).isZero();
+
+      // When: another connection sends one
+      int waiting = waiter.send(new DescribeClusterRequestData(), (short) 1);
+
+      // Then: it is not read while the memory is taken
+      await()
+          .during(Duration.ofMillis(300))
+          .atMost(Duration.ofSeconds(2))
+          .until(() -> held.size() == 2);
+
+      // And when one of the first connection's requests is answered, it gets through
+      first.get(0).response().complete(new DescribeClusterResponseData());
+      List<HeldRequests.Held> all = held.awaitHeld(3);
+      all.get(2).response().complete(new DescribeClusterResponseData());
+      assertThat(waiter.receive(ApiKeys.DESCRIBE_CLUSTER, (short) 1).correlationId())
+          .isEqualTo(waiting);
+      first.get(1).response().complete(new DescribeClusterResponseData());
+      await().atMost(Duration.ofSeconds(5)).until(() -> gauge(MemoryPoolMBeans.USED) == 0L);
+      assertThat(gauge(MemoryPoolMBeans.AVAILABLE)).isEqualTo(2L * DESCRIBE_CLUSTER_FRAME);
+    }
+  }
+
+  @Test
+  void aFrameLargerThanTheWholeBudgetIsRefusedAndOthersAreStillServed() throws Exception {
+    try (TestServer server =
+            TestServer.start(
+                registry, s -> s.socketRequestMaxBytes(1 << 20).queuedMaxRequestBytes(4096));
+        WireClient client = server.connect()) {
+      // When: a length that fits socket.request.max.bytes but never the budget
+      client.sendRaw(ByteBuffer.allocate(4).putInt(4097).array());
+
+      // Then
+      client.assertClosedByServer();
+      server.assertStillServes();
+    }
+  }
+
+  @Test
+  void readingStopsAtThePerConnectionByteBoundAndResumesWhenAnswered() throws Exception {
+    try (TestServer server =
+            TestServer.start(
+                registry, s -> s.queuedMaxRequestBytesPerConnection(2L * DESCRIBE_CLUSTER_FRAME));
+        WireClient client = server.connect()) {
+      // Given: two requests in flight hold the connection's byte bound
+      client.send(new DescribeClusterRequestData(), (short) 1);
+      client.send(new DescribeClusterRequestData(), (short) 1);
+      List<HeldRequests.Held> first = held.awaitHeld(2);
+
+      // When
+      client.send(new DescribeClusterRequestData(), (short) 1);
+
+      // Then
+      await()
+          .during(Duration.ofMillis(300))
+          .atMost(Duration.ofSeconds(2))
+          .until(() -> held.size() == 2);
+      first.get(0).response().complete(new DescribeClusterResponseData());
+      List<HeldRequests.Held> all = held.awaitHeld(3);
+      first.get(1).response().complete(new DescribeClusterResponseData());
+      all.get(2).response().complete(new DescribeClusterResponseData());
+      for (int expected = 1; expected <= 3; expected++) {
+        assertThat(client.receive(ApiKeys.DESCRIBE_CLUSTER, (short) 1).correlationId())
+            .isEqualTo(expected);
+      }
+    }
+  }
+
+  private static long gauge(String name) throws Exception {
+    return (Long)
+        ManagementFactory.getPlatformMBeanServer().getAttribute(new ObjectName(name), "Value");
   }
 
   private static void assertAnswers(WireClient client) throws Exception {
