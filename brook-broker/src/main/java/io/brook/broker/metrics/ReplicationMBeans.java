@@ -4,20 +4,14 @@ import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.ReplicationMetrics;
 import io.brook.broker.replica.ReplicationMetrics.PartitionCounts;
+import io.brook.protocol.metrics.MBeanRegistrations;
 import io.brook.storage.log.PartitionLog;
 import java.lang.management.ManagementFactory;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
-import javax.management.InstanceAlreadyExistsException;
-import javax.management.JMException;
 import javax.management.MBeanServer;
-import javax.management.ObjectName;
 import javax.management.StandardMBean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Publishes a broker's replication metrics as JMX MBeans under Kafka's object names, so tools and
@@ -36,7 +30,6 @@ import org.slf4j.LoggerFactory;
  * unregisters what this instance registered.
  */
 public final class ReplicationMBeans implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(ReplicationMBeans.class);
 
   static final String REPLICA_MANAGER = "kafka.server:type=ReplicaManager,name=";
   static final String MAX_LAG =
@@ -60,11 +53,10 @@ public final class ReplicationMBeans implements AutoCloseable {
     String getEventType();
   }
 
-  private final MBeanServer server;
-  private final List<ObjectName> registered = new ArrayList<>();
+  private final MBeanRegistrations registrations;
 
   private ReplicationMBeans(MBeanServer server) {
-    this.server = server;
+    this.registrations = new MBeanRegistrations(server);
   }
 
   /**
@@ -152,26 +144,11 @@ public final class ReplicationMBeans implements AutoCloseable {
   }
 
   private void add(String name, StandardMBean bean) {
-    try {
-      ObjectName objectName = new ObjectName(name);
-      server.registerMBean(bean, objectName);
-      registered.add(objectName);
-    } catch (InstanceAlreadyExistsException e) {
-      log.info("MBean already registered by another node in this JVM, skipped name={}", name);
-    } catch (JMException e) {
-      log.warn("Registering an MBean failed name={} error={}", name, e.toString());
-    }
+    registrations.add(name, bean);
   }
 
   @Override
   public void close() {
-    for (ObjectName name : registered) {
-      try {
-        server.unregisterMBean(name);
-      } catch (JMException e) {
-        log.debug("Unregistering an MBean failed name={}", name, e);
-      }
-    }
-    registered.clear();
+    registrations.close();
   }
 }

@@ -1,26 +1,16 @@
 package io.brook.protocol.memory;
 
+import io.brook.protocol.metrics.MBeanRegistrations;
 import java.lang.management.ManagementFactory;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.LongSupplier;
-import javax.management.InstanceAlreadyExistsException;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 import javax.management.StandardMBean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Publishes a {@link RequestMemoryPool}'s state under Kafka's JMX names, {@code
  * kafka.network:type=SocketServer,name=MemoryPoolAvailable} and {@code ...,name=MemoryPoolUsed}
- * (gauges, attribute {@code Value}, in bytes). When several brokers share a JVM the first keeps the
- * names.
+ * (gauges, attribute {@code Value}, in bytes).
  */
 public final class MemoryPoolMBeans implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(MemoryPoolMBeans.class);
-
   public static final String AVAILABLE = "kafka.network:type=SocketServer,name=MemoryPoolAvailable";
   public static final String USED = "kafka.network:type=SocketServer,name=MemoryPoolUsed";
 
@@ -29,16 +19,14 @@ public final class MemoryPoolMBeans implements AutoCloseable {
     Object getValue();
   }
 
-  private final MBeanServer server;
-  private final List<ObjectName> registered = new ArrayList<>(2);
+  private final MBeanRegistrations registrations =
+      new MBeanRegistrations(ManagementFactory.getPlatformMBeanServer());
 
-  private MemoryPoolMBeans(MBeanServer server) {
-    this.server = server;
-  }
+  private MemoryPoolMBeans() {}
 
   /** Registers the pool's gauges on the platform MBean server. */
   public static MemoryPoolMBeans register(RequestMemoryPool pool) {
-    MemoryPoolMBeans beans = new MemoryPoolMBeans(ManagementFactory.getPlatformMBeanServer());
+    MemoryPoolMBeans beans = new MemoryPoolMBeans();
     beans.add(AVAILABLE, pool::available);
     beans.add(USED, pool::used);
     return beans;
@@ -46,26 +34,11 @@ public final class MemoryPoolMBeans implements AutoCloseable {
 
   private void add(String name, LongSupplier value) {
     GaugeMBean gauge = value::getAsLong;
-    try {
-      ObjectName objectName = new ObjectName(name);
-      server.registerMBean(new StandardMBean(gauge, GaugeMBean.class, false), objectName);
-      registered.add(objectName);
-    } catch (InstanceAlreadyExistsException e) {
-      LOG.info("MBean already registered by another node in this JVM, skipped name={}", name);
-    } catch (JMException e) {
-      LOG.warn("Registering an MBean failed name={} error={}", name, e.toString());
-    }
+    registrations.add(name, new StandardMBean(gauge, GaugeMBean.class, false));
   }
 
   @Override
   public void close() {
-    for (ObjectName name : registered) {
-      try {
-        server.unregisterMBean(name);
-      } catch (JMException e) {
-        LOG.debug("Unregistering an MBean failed name={}", name, e);
-      }
-    }
-    registered.clear();
+    registrations.close();
   }
 }

@@ -102,29 +102,7 @@ class LimitsIT {
   void readingStopsAtQueuedMaxRequestsAndResumesWhenAnswered() throws Exception {
     try (TestServer server = TestServer.start(registry, s -> s.queuedMaxRequests(2));
         WireClient client = server.connect()) {
-      // Given: two requests in flight, the limit
-      client.send(new DescribeClusterRequestData(), (short) 1);
-      client.send(new DescribeClusterRequestData(), (short) 1);
-      List<HeldRequests.Held> first = held.awaitHeld(2);
-
-      // When: a third arrives
-      client.send(new DescribeClusterRequestData(), (short) 1);
-
-      // Then: it is not read while two are in flight
-      await()
-          .during(Duration.ofMillis(300))
-          .atMost(Duration.ofSeconds(2))
-          .until(() -> held.size() == 2);
-
-      // And when one is answered, reading resumes
-      first.get(0).response().complete(new DescribeClusterResponseData());
-      List<HeldRequests.Held> all = held.awaitHeld(3);
-      first.get(1).response().complete(new DescribeClusterResponseData());
-      all.get(2).response().complete(new DescribeClusterResponseData());
-      for (int expected = 1; expected <= 3; expected++) {
-        assertThat(client.receive(ApiKeys.DESCRIBE_CLUSTER, (short) 1).correlationId())
-            .isEqualTo(expected);
-      }
+      assertAThirdRequestWaitsUntilOneOfTwoIsAnswered(client);
     }
   }
 
@@ -135,9 +113,7 @@ class LimitsIT {
         WireClient holder = server.connect();
         WireClient waiter = server.connect()) {
       // Given: the first connection's two requests hold the whole budget
-      holder.send(new DescribeClusterRequestData(), (short) 1);
-      holder.send(new DescribeClusterRequestData(), (short) 1);
-      List<HeldRequests.Held> first = held.awaitHeld(2);
+      List<HeldRequests.Held> first = sendTwo(holder);
       assertThat(gauge(MemoryPoolMBeans.USED)).isEqualTo(2L * DESCRIBE_CLUSTER_FRAME);
       assertThat(gauge(MemoryPoolMBeans.AVAILABLE)).isZero();
 
@@ -145,10 +121,7 @@ class LimitsIT {
       int waiting = waiter.send(new DescribeClusterRequestData(), (short) 1);
 
       // Then: it is not read while the memory is taken
-      await()
-          .during(Duration.ofMillis(300))
-          .atMost(Duration.ofSeconds(2))
-          .until(() -> held.size() == 2);
+      assertStillOnlyTwoRead();
 
       // And when one of the first connection's requests is answered, it gets through
       first.get(0).response().complete(new DescribeClusterResponseData());
@@ -183,28 +156,43 @@ class LimitsIT {
             TestServer.start(
                 registry, s -> s.queuedMaxRequestBytesPerConnection(2L * DESCRIBE_CLUSTER_FRAME));
         WireClient client = server.connect()) {
-      // Given: two requests in flight hold the connection's byte bound
-      client.send(new DescribeClusterRequestData(), (short) 1);
-      client.send(new DescribeClusterRequestData(), (short) 1);
-      List<HeldRequests.Held> first = held.awaitHeld(2);
-
-      // When
-      client.send(new DescribeClusterRequestData(), (short) 1);
-
-      // Then
-      await()
-          .during(Duration.ofMillis(300))
-          .atMost(Duration.ofSeconds(2))
-          .until(() -> held.size() == 2);
-      first.get(0).response().complete(new DescribeClusterResponseData());
-      List<HeldRequests.Held> all = held.awaitHeld(3);
-      first.get(1).response().complete(new DescribeClusterResponseData());
-      all.get(2).response().complete(new DescribeClusterResponseData());
-      for (int expected = 1; expected <= 3; expected++) {
-        assertThat(client.receive(ApiKeys.DESCRIBE_CLUSTER, (short) 1).correlationId())
-            .isEqualTo(expected);
-      }
+      assertAThirdRequestWaitsUntilOneOfTwoIsAnswered(client);
     }
+  }
+
+  /** With two requests in flight on {@code client}, a third is read only once one is answered. */
+  private void assertAThirdRequestWaitsUntilOneOfTwoIsAnswered(WireClient client) throws Exception {
+    // Given: two requests in flight, the limit
+    List<HeldRequests.Held> first = sendTwo(client);
+
+    // When: a third arrives
+    client.send(new DescribeClusterRequestData(), (short) 1);
+
+    // Then: it is not read while two are in flight
+    assertStillOnlyTwoRead();
+
+    // And when one is answered, reading resumes
+    first.get(0).response().complete(new DescribeClusterResponseData());
+    List<HeldRequests.Held> all = held.awaitHeld(3);
+    first.get(1).response().complete(new DescribeClusterResponseData());
+    all.get(2).response().complete(new DescribeClusterResponseData());
+    for (int expected = 1; expected <= 3; expected++) {
+      assertThat(client.receive(ApiKeys.DESCRIBE_CLUSTER, (short) 1).correlationId())
+          .isEqualTo(expected);
+    }
+  }
+
+  private List<HeldRequests.Held> sendTwo(WireClient client) throws Exception {
+    client.send(new DescribeClusterRequestData(), (short) 1);
+    client.send(new DescribeClusterRequestData(), (short) 1);
+    return held.awaitHeld(2);
+  }
+
+  private void assertStillOnlyTwoRead() {
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> held.size() == 2);
   }
 
   private static long gauge(String name) throws Exception {
