@@ -5,6 +5,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,10 +17,21 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Strict, unlike Kafka's pool (which lets one allocation overshoot): reserved bytes never exceed
  * the capacity, so a frame larger than the capacity can never be read (the frame decoder refuses
- * it). Reservations are granted in arrival order once anyone waits: a large frame waiting at the
- * head is not overtaken forever by a stream of small ones, and a waiter holds nothing while it
- * waits. Granting happens on the thread that releases bytes; the {@link Waiter} moves the work to
- * its own event loop.
+ * it). A waiter holds nothing while it waits. Who gets memory first:
+ *
+ * <ul>
+ *   <li>waiters are granted in arrival order;
+ *   <li>a small request (at most 1/32 of the capacity: ordinary produce, fetch and metadata
+ *       requests) that fits is granted at once even while larger ones wait, so connections
+ *       streaming huge frames, quickly or slowly, cannot hold up everyone else's small requests
+ *       behind them;
+ *   <li>but only while the oldest waiter has waited less than {@link #MAX_OVERTAKEN_NANOS}: after
+ *       that, small requests queue too until it is served, so a large request is never starved by a
+ *       steady stream of small ones.
+ * </ul>
+ *
+ * <p>Granting happens on the thread that releases bytes; the {@link Waiter} moves the work to its
+ * own event loop.
  *
  * <p>Thread-safe: one short lock per reservation and per release.
  */
@@ -27,6 +40,12 @@ public final class RequestMemoryPool {
 
   /** The share of the JVM's memory taken when {@code queued.max.request.bytes} is -1. */
   public static final int DEFAULT_MEMORY_DIVISOR = 4;
+
+  /** A request of at most capacity / this is small: it may overtake larger waiters. */
+  static final int SMALL_REQUEST_DIVISOR = 32;
+
+  /** How long the oldest waiter may be overtaken by small requests. */
+  static final long MAX_OVERTAKEN_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   /** Told once that the bytes it asked for are now reserved for it. */
   public interface Waiter {
@@ -37,9 +56,11 @@ public final class RequestMemoryPool {
     void granted();
   }
 
-  private record Pending(long bytes, Waiter waiter) {}
+  private record Pending(long bytes, Waiter waiter, long sinceNanos) {}
 
   private final long capacity;
+  private final long smallRequestBytes;
+  private final LongSupplier nanoClock;
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
   private long used;
 
@@ -47,10 +68,16 @@ public final class RequestMemoryPool {
    * @param capacity bytes of requests that may be held at once, positive
    */
   public RequestMemoryPool(long capacity) {
+    this(capacity, System::nanoTime);
+  }
+
+  RequestMemoryPool(long capacity, LongSupplier nanoClock) {
     if (capacity <= 0) {
       throw new IllegalArgumentException("capacity must be positive, was " + capacity);
     }
     this.capacity = capacity;
+    this.smallRequestBytes = capacity / SMALL_REQUEST_DIVISOR;
+    this.nanoClock = nanoClock;
   }
 
   /**
@@ -93,11 +120,12 @@ public final class RequestMemoryPool {
           "cannot reserve " + bytes + " bytes from a pool of " + capacity);
     }
     synchronized (this) {
-      if (waiting.isEmpty() && capacity - used >= bytes) {
+      if (capacity - used >= bytes
+          && (waiting.isEmpty() || mayOvertake(bytes, nanoClock.getAsLong()))) {
         used += bytes;
         return true;
       }
-      waiting.addLast(new Pending(bytes, waiter));
+      waiting.addLast(new Pending(bytes, waiter, nanoClock.getAsLong()));
       return false;
     }
   }
@@ -145,16 +173,31 @@ public final class RequestMemoryPool {
     notifyGranted(granted);
   }
 
+  /** Whether a small request may be granted ahead of the waiters; the queue is not empty. */
+  private boolean mayOvertake(long bytes, long nowNanos) {
+    return bytes <= smallRequestBytes
+        && nowNanos - waiting.getFirst().sinceNanos() < MAX_OVERTAKEN_NANOS;
+  }
+
   private List<Waiter> grantLocked() {
-    List<Waiter> granted = List.of();
+    List<Waiter> granted = new ArrayList<>(0);
     Pending head;
     while ((head = waiting.peekFirst()) != null && capacity - used >= head.bytes()) {
       waiting.removeFirst();
       used += head.bytes();
-      if (granted.isEmpty()) {
-        granted = new ArrayList<>(2);
-      }
       granted.add(head.waiter());
+    }
+    if (head != null && capacity - used > 0) {
+      // The head does not fit yet; small waiters behind it that do may go first.
+      long now = nanoClock.getAsLong();
+      for (Iterator<Pending> it = waiting.iterator(); it.hasNext(); ) {
+        Pending next = it.next();
+        if (next != head && capacity - used >= next.bytes() && mayOvertake(next.bytes(), now)) {
+          it.remove();
+          used += next.bytes();
+          granted.add(next.waiter());
+        }
+      }
     }
     return granted;
   }

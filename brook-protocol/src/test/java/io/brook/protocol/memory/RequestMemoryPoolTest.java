@@ -8,7 +8,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RequestMemoryPoolTest {
-  private final RequestMemoryPool pool = new RequestMemoryPool(100);
+  private long nanos;
+  private final RequestMemoryPool pool = new RequestMemoryPool(100, () -> nanos);
   private final List<String> granted = new ArrayList<>();
 
   @Test
@@ -54,6 +55,51 @@ class RequestMemoryPoolTest {
     pool.release(80);
     assertThat(granted).containsExactly("large", "small");
     assertThat(pool.used()).isEqualTo(70);
+  }
+
+  @Test
+  void aSmallRequestThatFitsOvertakesALargeWaiter() {
+    // Given: a large request waits for memory held elsewhere
+    pool.reserveOrWait(80, waiter("holder"));
+    assertThat(pool.reserveOrWait(60, waiter("large"))).isFalse();
+
+    // When: a small one (at most 1/32 of the capacity) arrives
+    boolean small = pool.reserveOrWait(3, waiter("small"));
+
+    // Then
+    assertThat(small).isTrue();
+    assertThat(pool.used()).isEqualTo(83);
+  }
+
+  @Test
+  void aSmallWaiterBehindALargeOneIsGrantedWhenItFits() {
+    // Given: everything held, a large and then a small request waiting
+    pool.reserveOrWait(100, waiter("holder"));
+    pool.reserveOrWait(60, waiter("large"));
+    pool.reserveOrWait(3, waiter("small"));
+
+    // When: too little comes back for the large one
+    pool.release(10);
+
+    // Then
+    assertThat(granted).containsExactly("small");
+    assertThat(pool.waiters()).isEqualTo(1);
+  }
+
+  @Test
+  void smallRequestsQueueOnceTheOldestWaiterHasBeenOvertakenLongEnough() {
+    // Given: a large request waiting for longer than small ones may overtake it
+    pool.reserveOrWait(80, waiter("holder"));
+    pool.reserveOrWait(60, waiter("large"));
+    nanos += RequestMemoryPool.MAX_OVERTAKEN_NANOS;
+
+    // When
+    boolean small = pool.reserveOrWait(3, waiter("small"));
+
+    // Then: the small one waits its turn, after the large one
+    assertThat(small).isFalse();
+    pool.release(80);
+    assertThat(granted).containsExactly("large", "small");
   }
 
   @Test
