@@ -30,6 +30,9 @@ import java.util.Set;
  * @param queuedMaxRequestBytesPerConnection {@code brook.queued.max.request.bytes.per.connection}:
  *     bytes of requests in flight on one connection before Brook stops reading from it (the request
  *     that crosses it is still read, so a single large request always gets through)
+ * @param requestReceiveTimeoutMs {@code brook.request.receive.timeout.ms}: how long a request frame
+ *     may take to arrive whole once its size prefix is read and its memory reserved; a slower one
+ *     closes its connection, so a client trickling bytes cannot hold request memory forever
  */
 public record NetworkConfig(
     List<Listener> listeners,
@@ -40,7 +43,8 @@ public record NetworkConfig(
     int numNetworkThreads,
     int queuedMaxRequests,
     long queuedMaxRequestBytes,
-    long queuedMaxRequestBytesPerConnection) {
+    long queuedMaxRequestBytesPerConnection,
+    long requestReceiveTimeoutMs) {
 
   /** Kafka's default {@code socket.request.max.bytes}: 100 MiB. */
   public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
@@ -59,6 +63,9 @@ public record NetworkConfig(
 
   /** {@code brook.queued.max.request.bytes.per.connection}: 16 MiB. */
   public static final long DEFAULT_QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION = 16L * 1024 * 1024;
+
+  /** {@code brook.request.receive.timeout.ms}: 60 s, twice kafka-clients' request.timeout.ms. */
+  public static final long DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS = 60_000L;
 
   public NetworkConfig {
     Objects.requireNonNull(listeners, "listeners");
@@ -83,6 +90,7 @@ public record NetworkConfig(
     }
     requirePositive(
         "brook.queued.max.request.bytes.per.connection", queuedMaxRequestBytesPerConnection);
+    requirePositive("brook.request.receive.timeout.ms", requestReceiveTimeoutMs);
   }
 
   /** The request-memory budget in bytes: {@code queued.max.request.bytes}, -1 resolved. */
@@ -122,7 +130,9 @@ public record NetworkConfig(
         longProperty(
             properties,
             "brook.queued.max.request.bytes.per.connection",
-            DEFAULT_QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION));
+            DEFAULT_QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION),
+        longProperty(
+            properties, "brook.request.receive.timeout.ms", DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS));
   }
 
   /** The listener with this name. */
@@ -236,6 +246,7 @@ public record NetworkConfig(
     private long queuedMaxRequestBytes = DEFAULT_QUEUED_MAX_REQUEST_BYTES;
     private long queuedMaxRequestBytesPerConnection =
         DEFAULT_QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION;
+    private long requestReceiveTimeoutMs = DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS;
 
     private Builder() {}
 
@@ -289,6 +300,11 @@ public record NetworkConfig(
       return this;
     }
 
+    public Builder requestReceiveTimeoutMs(long value) {
+      requestReceiveTimeoutMs = value;
+      return this;
+    }
+
     public NetworkConfig build() {
       return new NetworkConfig(
           listeners,
@@ -299,7 +315,8 @@ public record NetworkConfig(
           numNetworkThreads,
           queuedMaxRequests,
           queuedMaxRequestBytes,
-          queuedMaxRequestBytesPerConnection);
+          queuedMaxRequestBytesPerConnection,
+          requestReceiveTimeoutMs);
     }
   }
 }

@@ -421,6 +421,7 @@ public final class BrookServer implements AutoCloseable {
         .queuedMaxRequests(config.queuedMaxRequests())
         .queuedMaxRequestBytes(config.queuedMaxRequestBytes())
         .queuedMaxRequestBytesPerConnection(config.queuedMaxRequestBytesPerConnection())
+        .requestReceiveTimeoutMs(config.requestReceiveTimeoutMs())
         .build();
   }
 

@@ -6,6 +6,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +28,9 @@ import org.slf4j.LoggerFactory;
  *       and waits in the pool's queue holding no reservation, only the input already received (at
  *       most one socket read), until the bytes are granted;
  *   <li>a new frame is not started while the connection is paused ({@link ReadGate}); a started
- *       frame is read to its end.
+ *       frame is read to its end, and must arrive whole within {@code
+ *       brook.request.receive.timeout.ms} of its prefix, or the connection is closed: a client
+ *       trickling bytes cannot hold reserved memory forever.
  * </ul>
  *
  * <p>Confined to the connection's event loop, except the pool's grant, which hops onto it.
@@ -46,6 +50,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   public static final int MIN_FRAME_BYTES = 10;
 
   private final int maxFrameBytes;
+  private final long receiveTimeoutMs;
   private final RequestMemoryPool pool;
   private final ReadGate gate;
   private ChannelHandlerContext ctx;
@@ -58,6 +63,9 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   private int frameLength;
 
+  /** Closes the connection if {@code frame} is still incomplete when it fires. */
+  private ScheduledFuture<?> frameDeadline;
+
   /** Set while waiting in the pool for the frame whose prefix is at the start of pending. */
   private MemoryWaiter waiter;
 
@@ -66,15 +74,22 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   /**
    * @param maxFrameBytes {@code socket.request.max.bytes}
+   * @param receiveTimeoutMs {@code brook.request.receive.timeout.ms}: how long a frame whose memory
+   *     is reserved may take to arrive whole
    * @param pool the broker-wide request memory
    * @param gate the connection's reading switch, shared with its connection handler
    */
-  public FrameDecoder(int maxFrameBytes, RequestMemoryPool pool, ReadGate gate) {
+  public FrameDecoder(
+      int maxFrameBytes, long receiveTimeoutMs, RequestMemoryPool pool, ReadGate gate) {
     if (maxFrameBytes < MIN_FRAME_BYTES) {
       throw new IllegalArgumentException(
           "maxFrameBytes " + maxFrameBytes + " is below the smallest request " + MIN_FRAME_BYTES);
     }
+    if (receiveTimeoutMs <= 0) {
+      throw new IllegalArgumentException("receiveTimeoutMs must be positive: " + receiveTimeoutMs);
+    }
     this.maxFrameBytes = maxFrameBytes;
+    this.receiveTimeoutMs = receiveTimeoutMs;
     this.pool = pool;
     this.gate = gate;
   }
@@ -112,6 +127,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
         }
         ByteBuf complete = frame;
         frame = null;
+        cancelDeadline();
         gate.fillingFrame(false);
         emit(complete);
         continue;
@@ -167,6 +183,8 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
     try {
       frame = ctx.alloc().buffer(length, length);
       frameLength = length;
+      frameDeadline =
+          ctx.executor().schedule(this::frameTimedOut, receiveTimeoutMs, TimeUnit.MILLISECONDS);
     } catch (OutOfMemoryError e) {
       // Netty's direct-memory limit was hit despite the reservation (memory used elsewhere):
       // this connection goes, the broker stays.
@@ -181,6 +199,25 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   private void emit(ByteBuf content) {
     ctx.fireChannelRead(new RequestFrame(content, pool));
+  }
+
+  private void frameTimedOut() {
+    frameDeadline = null;
+    if (frame == null || gone || refused) {
+      return;
+    }
+    FrameReceiveTimeoutException timeout =
+        new FrameReceiveTimeoutException(frameLength, frame.readableBytes(), receiveTimeoutMs);
+    refused = true;
+    releaseAll();
+    ctx.fireExceptionCaught(timeout);
+  }
+
+  private void cancelDeadline() {
+    if (frameDeadline != null) {
+      frameDeadline.cancel(false);
+      frameDeadline = null;
+    }
   }
 
   /** The pool reserved the bytes asked for; continue on the event loop. */
@@ -237,6 +274,7 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       pool.cancel(withdrawn);
     }
     if (frame != null) {
+      cancelDeadline();
       frame.release();
       frame = null;
       pool.release(frameLength);

@@ -5,6 +5,7 @@ import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.RequestContext;
 import io.brook.protocol.codec.DecodedRequest;
 import io.brook.protocol.codec.ErrorResponses;
+import io.brook.protocol.codec.FrameReceiveTimeoutException;
 import io.brook.protocol.codec.FrameTooLargeException;
 import io.brook.protocol.codec.FrameTooSmallException;
 import io.brook.protocol.codec.MalformedRequestException;
@@ -389,6 +390,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
           listenerName,
           tooSmall.min(),
           tooSmall.received());
+    } else if (error instanceof FrameReceiveTimeoutException slow) {
+      LOG.warn(
+          "Request frame not received in time, closing connection peer={} connection={}"
+              + " listener={} reason=receive-timeout timeoutMs={} frameBytes={} receivedBytes={}",
+          context.channel().remoteAddress(),
+          connectionId,
+          listenerName,
+          slow.timeoutMs(),
+          slow.frameBytes(),
+          slow.receivedBytes());
     } else if (error instanceof MalformedRequestException) {
       LOG.warn(
           "Malformed request, closing connection peer={} connection={} listener={} error={}",

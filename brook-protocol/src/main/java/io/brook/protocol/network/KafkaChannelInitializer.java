@@ -96,7 +96,10 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
         .addLast(
             "idle",
             new IdleStateHandler(0, 0, config.connectionsMaxIdleMs(), TimeUnit.MILLISECONDS))
-        .addLast("frames", new FrameDecoder(config.socketRequestMaxBytes(), memoryPool, gate))
+        .addLast(
+            "frames",
+            new FrameDecoder(
+                config.socketRequestMaxBytes(), config.requestReceiveTimeoutMs(), memoryPool, gate))
         .addLast("requests", requestDecoder)
         .addLast("connection", handler);
     openConnections.add(channel, handler);

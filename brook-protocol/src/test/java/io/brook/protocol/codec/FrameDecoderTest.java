@@ -8,19 +8,21 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class FrameDecoderTest {
   private static final int MAX = 64;
   private static final long BUDGET = 1024;
+  private static final long TIMEOUT_MS = 60_000;
 
   private final RequestMemoryPool pool = new RequestMemoryPool(BUDGET);
   private final EmbeddedChannel channel = new EmbeddedChannel();
   private final ReadGate gate = new ReadGate(channel);
 
   FrameDecoderTest() {
-    channel.pipeline().addLast(new FrameDecoder(MAX, pool, gate));
+    channel.pipeline().addLast(new FrameDecoder(MAX, TIMEOUT_MS, pool, gate));
   }
 
   @AfterEach
@@ -88,7 +90,7 @@ class FrameDecoderTest {
   void refusesNegativeAndTooSmallLengths() {
     for (int length : new int[] {-1, Integer.MIN_VALUE, 0, FrameDecoder.MIN_FRAME_BYTES - 1}) {
       EmbeddedChannel fresh = new EmbeddedChannel();
-      fresh.pipeline().addLast(new FrameDecoder(MAX, pool, new ReadGate(fresh)));
+      fresh.pipeline().addLast(new FrameDecoder(MAX, TIMEOUT_MS, pool, new ReadGate(fresh)));
       assertThatThrownBy(() -> fresh.writeInbound(Unpooled.buffer(4).writeInt(length)))
           .isInstanceOfSatisfying(
               FrameTooSmallException.class,
@@ -184,7 +186,7 @@ class FrameDecoderTest {
     // Given: a budget below socket.request.max.bytes
     EmbeddedChannel small = new EmbeddedChannel();
     RequestMemoryPool tiny = new RequestMemoryPool(32);
-    small.pipeline().addLast(new FrameDecoder(MAX, tiny, new ReadGate(small)));
+    small.pipeline().addLast(new FrameDecoder(MAX, TIMEOUT_MS, tiny, new ReadGate(small)));
 
     // Then: 33 bytes can never fit, so the frame is refused rather than waited for forever
     assertThatThrownBy(() -> small.writeInbound(Unpooled.buffer(4).writeInt(33)))
@@ -256,6 +258,44 @@ class FrameDecoderTest {
     gate.connectionReads(true);
     channel.runPendingTasks();
     assertNextFrame(second);
+  }
+
+  @Test
+  void aFrameNotReceivedWholeInTimeClosesTheConnectionAndReleasesItsMemory() {
+    // Given: a frame started, its memory reserved, then the client goes quiet
+    channel.writeInbound(Unpooled.buffer(14).writeInt(40).writeBytes(new byte[10]));
+    assertThat(pool.used()).isEqualTo(40);
+
+    // When
+    channel.advanceTimeBy(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    channel.runScheduledPendingTasks();
+
+    // Then
+    assertThatThrownBy(channel::checkException)
+        .isInstanceOfSatisfying(
+            FrameReceiveTimeoutException.class,
+            e -> {
+              assertThat(e.frameBytes()).isEqualTo(40);
+              assertThat(e.receivedBytes()).isEqualTo(10);
+            });
+    assertThat(pool.used()).isZero();
+  }
+
+  @Test
+  void aFrameReceivedInTimeCancelsItsDeadline() {
+    // Given
+    byte[] payload = payload(40, 12);
+    byte[] wire = frame(payload);
+    channel.writeInbound(Unpooled.wrappedBuffer(wire, 0, 10));
+
+    // When
+    channel.writeInbound(Unpooled.wrappedBuffer(wire, 10, wire.length - 10));
+    channel.advanceTimeBy(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    channel.runScheduledPendingTasks();
+
+    // Then
+    channel.checkException();
+    assertNextFrame(payload);
   }
 
   private void assertNextFrame(byte[] expected) {

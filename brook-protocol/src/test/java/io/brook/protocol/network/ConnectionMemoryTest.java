@@ -148,7 +148,7 @@ class ConnectionMemoryTest {
     ReadGate gate = new ReadGate(channel);
     channel
         .pipeline()
-        .addLast(new FrameDecoder(1 << 20, pool, gate))
+        .addLast(new FrameDecoder(1 << 20, 60_000, pool, gate))
         .addLast(requestDecoder)
         .addLast(
             new ConnectionHandler(

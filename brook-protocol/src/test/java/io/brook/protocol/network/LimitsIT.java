@@ -182,6 +182,21 @@ class LimitsIT {
     }
   }
 
+  @Test
+  void aFrameNotReceivedWholeInTimeClosesItsConnectionAndGivesItsMemoryBack() throws Exception {
+    try (TestServer server = TestServer.start(registry, s -> s.requestReceiveTimeoutMs(300));
+        WireClient client = server.connect()) {
+      // Given: a frame's prefix and a few of its bytes, then nothing
+      client.sendRaw(ByteBuffer.allocate(14).putInt(1000).put(new byte[10]).array());
+      await().atMost(Duration.ofSeconds(5)).until(() -> gauge(MemoryPoolMBeans.USED) == 1000L);
+
+      // Then: the connection is closed and the memory released
+      client.assertClosedByServer();
+      await().atMost(Duration.ofSeconds(5)).until(() -> gauge(MemoryPoolMBeans.USED) == 0L);
+      server.assertStillServes();
+    }
+  }
+
   private List<HeldRequests.Held> sendTwo(WireClient client) throws Exception {
     client.send(new DescribeClusterRequestData(), (short) 1);
     client.send(new DescribeClusterRequestData(), (short) 1);

@@ -366,6 +366,11 @@ public final class BrokerConfig {
     return (Long) value(NetworkSettings.QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION);
   }
 
+  /** {@code brook.request.receive.timeout.ms}: how long one request frame may take to arrive. */
+  public long requestReceiveTimeoutMs() {
+    return (Long) value(NetworkSettings.REQUEST_RECEIVE_TIMEOUT_MS);
+  }
+
   /** {@code socket.request.max.bytes}: the largest request frame the broker reads. */
   public int socketRequestMaxBytes() {
     return (Integer) value(NetworkSettings.SOCKET_REQUEST_MAX_BYTES);

@@ -18,6 +18,7 @@ final class NetworkSettings {
   static final String QUEUED_MAX_REQUEST_BYTES = "queued.max.request.bytes";
   static final String QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION =
       "brook.queued.max.request.bytes.per.connection";
+  static final String REQUEST_RECEIVE_TIMEOUT_MS = "brook.request.receive.timeout.ms";
   static final String SOCKET_SEND_BUFFER_BYTES = "socket.send.buffer.bytes";
   static final String SOCKET_RECEIVE_BUFFER_BYTES = "socket.receive.buffer.bytes";
   static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
@@ -84,6 +85,17 @@ final class NetworkSettings {
                 + " cannot take the whole queued.max.request.bytes. The request that crosses it is"
                 + " still read, so a single request up to socket.request.max.bytes always gets"
                 + " through.")
+        .uses(
+            REQUEST_RECEIVE_TIMEOUT_MS,
+            LONG,
+            60_000L,
+            atLeast(1),
+            MEDIUM,
+            "Brook only: how long a request may take to arrive whole once its size prefix is read"
+                + " and its bytes are reserved in queued.max.request.bytes; a slower one closes"
+                + " its connection, so a client trickling bytes cannot hold request memory others"
+                + " wait for. The default is twice a client's default request.timeout.ms, after"
+                + " which the client has given up on the request anyway.")
         .accepts(
             SOCKET_SEND_BUFFER_BYTES,
             INT,
