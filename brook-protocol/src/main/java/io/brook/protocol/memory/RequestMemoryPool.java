@@ -25,9 +25,11 @@ import org.slf4j.LoggerFactory;
  *       requests) that fits is granted at once even while larger ones wait, so connections
  *       streaming huge frames, quickly or slowly, cannot hold up everyone else's small requests
  *       behind them;
- *   <li>but only while the oldest waiter has waited less than {@link #MAX_OVERTAKEN_NANOS}: after
- *       that, small requests queue too until it is served, so a large request is never starved by a
- *       steady stream of small ones.
+ *   <li>but once the oldest waiter has waited {@link #MAX_OVERTAKEN_NANOS}, small requests stop
+ *       overtaking it whenever they are what keeps it out (it would fit in what large requests
+ *       leave): they drain and it gets in, so a large request is never starved by a steady stream
+ *       of small ones. While large requests keep it out (a slow sender, say), small ones still go
+ *       ahead: holding them up would not serve it any sooner.
  * </ul>
  *
  * <p>Granting happens on the thread that releases bytes; the {@link Waiter} moves the work to its
@@ -63,6 +65,9 @@ public final class RequestMemoryPool {
   private final LongSupplier nanoClock;
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
   private long used;
+
+  /** Of {@link #used}, the bytes of small requests (the class follows from the size). */
+  private long usedBySmall;
 
   /**
    * @param capacity bytes of requests that may be held at once, positive
@@ -122,7 +127,7 @@ public final class RequestMemoryPool {
     synchronized (this) {
       if (capacity - used >= bytes
           && (waiting.isEmpty() || mayOvertake(bytes, nanoClock.getAsLong()))) {
-        used += bytes;
+        take(bytes);
         return true;
       }
       waiting.addLast(new Pending(bytes, waiter, nanoClock.getAsLong()));
@@ -168,6 +173,9 @@ public final class RequestMemoryPool {
         throw new IllegalStateException("releasing " + bytes + " bytes but only " + used + " used");
       }
       used -= bytes;
+      if (bytes <= smallRequestBytes) {
+        usedBySmall -= bytes;
+      }
       granted = grantLocked();
     }
     notifyGranted(granted);
@@ -175,8 +183,19 @@ public final class RequestMemoryPool {
 
   /** Whether a small request may be granted ahead of the waiters; the queue is not empty. */
   private boolean mayOvertake(long bytes, long nowNanos) {
-    return bytes <= smallRequestBytes
-        && nowNanos - waiting.getFirst().sinceNanos() < MAX_OVERTAKEN_NANOS;
+    if (bytes > smallRequestBytes) {
+      return false;
+    }
+    Pending oldest = waiting.getFirst();
+    boolean keptOutByLargeOnes = capacity - (used - usedBySmall) < oldest.bytes();
+    return keptOutByLargeOnes || nowNanos - oldest.sinceNanos() < MAX_OVERTAKEN_NANOS;
+  }
+
+  private void take(long bytes) {
+    used += bytes;
+    if (bytes <= smallRequestBytes) {
+      usedBySmall += bytes;
+    }
   }
 
   private List<Waiter> grantLocked() {
@@ -184,7 +203,7 @@ public final class RequestMemoryPool {
     Pending head;
     while ((head = waiting.peekFirst()) != null && capacity - used >= head.bytes()) {
       waiting.removeFirst();
-      used += head.bytes();
+      take(head.bytes());
       granted.add(head.waiter());
     }
     if (head != null && capacity - used > 0) {
@@ -194,7 +213,7 @@ public final class RequestMemoryPool {
         Pending next = it.next();
         if (next != head && capacity - used >= next.bytes() && mayOvertake(next.bytes(), now)) {
           it.remove();
-          used += next.bytes();
+          take(next.bytes());
           granted.add(next.waiter());
         }
       }

@@ -87,19 +87,44 @@ class RequestMemoryPoolTest {
   }
 
   @Test
-  void smallRequestsQueueOnceTheOldestWaiterHasBeenOvertakenLongEnough() {
-    // Given: a large request waiting for longer than small ones may overtake it
-    pool.reserveOrWait(80, waiter("holder"));
-    pool.reserveOrWait(60, waiter("large"));
+  void smallRequestsStopOvertakingAnOldWaiterWhenTheyAreWhatKeepsItOut() {
+    // Given: small requests (at most 3 bytes each) hold 42, a large one 20; 60 waits
+    for (int i = 0; i < 14; i++) {
+      pool.reserveOrWait(3, waiter("small-holder"));
+    }
+    pool.reserveOrWait(20, waiter("large-holder"));
+    assertThat(pool.reserveOrWait(60, waiter("large"))).isFalse();
+    assertThat(pool.reserveOrWait(3, waiter("young"))).as("overtakes at first").isTrue();
     nanos += RequestMemoryPool.MAX_OVERTAKEN_NANOS;
+
+    // When: the waiter is old, and would fit but for the small ones
+    boolean small = pool.reserveOrWait(3, waiter("late"));
+
+    // Then: the small one waits, and the large one gets in as the small ones drain
+    assertThat(small).isFalse();
+    for (int i = 0; i < 9; i++) {
+      pool.release(3);
+    }
+    assertThat(granted).containsExactly("large");
+    pool.release(3);
+    assertThat(granted).containsExactly("large", "late");
+  }
+
+  @Test
+  void smallRequestsKeepOvertakingAnOldWaiterThatLargeRequestsKeepOut() {
+    // Given: a large holder (a slow sender, say) keeps a large waiter out for long
+    pool.reserveOrWait(80, waiter("slow-sender"));
+    pool.reserveOrWait(60, waiter("large"));
+    nanos += 10 * RequestMemoryPool.MAX_OVERTAKEN_NANOS;
 
     // When
     boolean small = pool.reserveOrWait(3, waiter("small"));
 
-    // Then: the small one waits its turn, after the large one
-    assertThat(small).isFalse();
+    // Then: holding it up would not let the large one in any sooner
+    assertThat(small).isTrue();
+    pool.release(3);
     pool.release(80);
-    assertThat(granted).containsExactly("large", "small");
+    assertThat(granted).containsExactly("large");
   }
 
   @Test
