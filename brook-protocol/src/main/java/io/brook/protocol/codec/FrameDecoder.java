@@ -139,11 +139,13 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       if (!checkLength(length)) {
         return;
       }
-      MemoryWaiter candidate = new MemoryWaiter(length);
-      if (!pool.reserveOrWait(length, candidate)) {
-        waiter = candidate;
-        gate.awaitingMemory(true);
-        break;
+      if (!pool.tryReserve(length)) {
+        MemoryWaiter candidate = new MemoryWaiter(length);
+        if (!pool.reserveOrWait(length, candidate)) {
+          waiter = candidate;
+          gate.awaitingMemory(true);
+          break;
+        }
       }
       start(length);
     }

@@ -113,6 +113,20 @@ public final class RequestMemoryPool {
   }
 
   /**
+   * Reserves {@code bytes} if they may be granted now (as {@link #reserveOrWait}), without
+   * queueing.
+   *
+   * @return true if reserved
+   * @throws IllegalArgumentException if {@code bytes} is not positive or exceeds the capacity
+   */
+  public boolean tryReserve(long bytes) {
+    checkReservable(bytes);
+    synchronized (this) {
+      return tryReserveLocked(bytes);
+    }
+  }
+
+  /**
    * Reserves {@code bytes} now if nobody is waiting and they fit; otherwise queues {@code waiter},
    * which is {@link Waiter#granted() told} once they are reserved for it.
    *
@@ -120,19 +134,30 @@ public final class RequestMemoryPool {
    * @throws IllegalArgumentException if {@code bytes} is not positive or exceeds the capacity
    */
   public boolean reserveOrWait(long bytes, Waiter waiter) {
-    if (bytes <= 0 || bytes > capacity) {
-      throw new IllegalArgumentException(
-          "cannot reserve " + bytes + " bytes from a pool of " + capacity);
-    }
+    checkReservable(bytes);
     synchronized (this) {
-      if (capacity - used >= bytes
-          && (waiting.isEmpty() || mayOvertake(bytes, nanoClock.getAsLong()))) {
-        take(bytes);
+      if (tryReserveLocked(bytes)) {
         return true;
       }
       waiting.addLast(new Pending(bytes, waiter, nanoClock.getAsLong()));
       return false;
     }
+  }
+
+  private void checkReservable(long bytes) {
+    if (bytes <= 0 || bytes > capacity) {
+      throw new IllegalArgumentException(
+          "cannot reserve " + bytes + " bytes from a pool of " + capacity);
+    }
+  }
+
+  private boolean tryReserveLocked(long bytes) {
+    if (capacity - used >= bytes
+        && (waiting.isEmpty() || mayOvertake(bytes, nanoClock.getAsLong()))) {
+      take(bytes);
+      return true;
+    }
+    return false;
   }
 
   /**

@@ -26,6 +26,14 @@ class RequestMemoryPoolTest {
   }
 
   @Test
+  void tryReserveTakesWhatFitsAndNeverQueues() {
+    assertThat(pool.tryReserve(70)).isTrue();
+    assertThat(pool.tryReserve(40)).isFalse();
+    assertThat(pool.waiters()).isZero();
+    assertThat(pool.used()).isEqualTo(70);
+  }
+
+  @Test
   void aWaiterIsGrantedItsBytesWhenEnoughIsReleased() {
     // Given
     pool.reserveOrWait(90, waiter("holder"));
