@@ -1,6 +1,7 @@
 package io.brook.protocol.codec;
 
 import io.netty.channel.Channel;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Decides whether one connection reads from its socket (Netty's auto-read), from the two parties
@@ -34,7 +35,11 @@ public final class ReadGate {
     connectionPaused = !allowed;
     apply();
     if (resumed) {
-      channel.eventLoop().execute(onResume);
+      try {
+        channel.eventLoop().execute(onResume);
+      } catch (RejectedExecutionException e) {
+        // The event loop is shutting down and the connection with it: nothing left to decode.
+      }
     }
   }
 
