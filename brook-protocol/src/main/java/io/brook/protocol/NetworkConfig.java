@@ -1,5 +1,6 @@
 package io.brook.protocol;
 
+import io.brook.protocol.memory.RequestMemoryPool;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -22,6 +23,16 @@ import java.util.Set;
  * @param queuedMaxRequests {@code queued.max.requests}: requests in flight on one connection before
  *     Brook stops reading from it. Kafka bounds its broker-wide request queue with this name; Brook
  *     has no such queue and applies the bound per connection.
+ * @param queuedMaxRequestBytes {@code queued.max.request.bytes}: bytes of requests (frames being
+ *     read and requests not yet answered) the whole broker holds before it stops reading from
+ *     sockets; -1 means a quarter of the smaller of the JVM's maximum heap and direct memory
+ *     ({@link #effectiveQueuedMaxRequestBytes()}). A frame larger than it is refused.
+ * @param queuedMaxRequestBytesPerConnection {@code brook.queued.max.request.bytes.per.connection}:
+ *     bytes of requests in flight on one connection before Brook stops reading from it (the request
+ *     that crosses it is still read, so a single large request always gets through)
+ * @param requestReceiveTimeoutMs {@code brook.request.receive.timeout.ms}: how long a request frame
+ *     may take to arrive whole once its size prefix is read and its memory reserved; a slower one
+ *     closes its connection, so a client trickling bytes cannot hold request memory forever
  */
 public record NetworkConfig(
     List<Listener> listeners,
@@ -30,7 +41,10 @@ public record NetworkConfig(
     int maxConnectionsPerIp,
     long connectionsMaxIdleMs,
     int numNetworkThreads,
-    int queuedMaxRequests) {
+    int queuedMaxRequests,
+    long queuedMaxRequestBytes,
+    long queuedMaxRequestBytesPerConnection,
+    long requestReceiveTimeoutMs) {
 
   /** Kafka's default {@code socket.request.max.bytes}: 100 MiB. */
   public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
@@ -43,6 +57,15 @@ public record NetworkConfig(
 
   public static final int DEFAULT_NUM_NETWORK_THREADS = 3;
   public static final int DEFAULT_QUEUED_MAX_REQUESTS = 500;
+
+  /** {@code queued.max.request.bytes} = -1: derived from the JVM's memory. */
+  public static final long DEFAULT_QUEUED_MAX_REQUEST_BYTES = -1L;
+
+  /** {@code brook.queued.max.request.bytes.per.connection}: 16 MiB. */
+  public static final long DEFAULT_QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION = 16L * 1024 * 1024;
+
+  /** {@code brook.request.receive.timeout.ms}: 60 s, twice kafka-clients' request.timeout.ms. */
+  public static final long DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS = 60_000L;
 
   public NetworkConfig {
     Objects.requireNonNull(listeners, "listeners");
@@ -62,6 +85,19 @@ public record NetworkConfig(
     requirePositive("connections.max.idle.ms", connectionsMaxIdleMs);
     requirePositive("num.network.threads", numNetworkThreads);
     requirePositive("queued.max.requests", queuedMaxRequests);
+    if (queuedMaxRequestBytes != -1) {
+      requirePositive("queued.max.request.bytes", queuedMaxRequestBytes);
+    }
+    requirePositive(
+        "brook.queued.max.request.bytes.per.connection", queuedMaxRequestBytesPerConnection);
+    requirePositive("brook.request.receive.timeout.ms", requestReceiveTimeoutMs);
+  }
+
+  /** The request-memory budget in bytes: {@code queued.max.request.bytes}, -1 resolved. */
+  public long effectiveQueuedMaxRequestBytes() {
+    return queuedMaxRequestBytes == -1
+        ? RequestMemoryPool.defaultCapacity()
+        : queuedMaxRequestBytes;
   }
 
   /** Kafka's defaults for everything but the listeners. */
@@ -89,7 +125,14 @@ public record NetworkConfig(
         intProperty(properties, "max.connections.per.ip", DEFAULT_MAX_CONNECTIONS_PER_IP),
         longProperty(properties, "connections.max.idle.ms", DEFAULT_CONNECTIONS_MAX_IDLE_MS),
         intProperty(properties, "num.network.threads", DEFAULT_NUM_NETWORK_THREADS),
-        intProperty(properties, "queued.max.requests", DEFAULT_QUEUED_MAX_REQUESTS));
+        intProperty(properties, "queued.max.requests", DEFAULT_QUEUED_MAX_REQUESTS),
+        longProperty(properties, "queued.max.request.bytes", DEFAULT_QUEUED_MAX_REQUEST_BYTES),
+        longProperty(
+            properties,
+            "brook.queued.max.request.bytes.per.connection",
+            DEFAULT_QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION),
+        longProperty(
+            properties, "brook.request.receive.timeout.ms", DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS));
   }
 
   /** The listener with this name. */
@@ -200,6 +243,10 @@ public record NetworkConfig(
     private long connectionsMaxIdleMs = DEFAULT_CONNECTIONS_MAX_IDLE_MS;
     private int numNetworkThreads = DEFAULT_NUM_NETWORK_THREADS;
     private int queuedMaxRequests = DEFAULT_QUEUED_MAX_REQUESTS;
+    private long queuedMaxRequestBytes = DEFAULT_QUEUED_MAX_REQUEST_BYTES;
+    private long queuedMaxRequestBytesPerConnection =
+        DEFAULT_QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION;
+    private long requestReceiveTimeoutMs = DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS;
 
     private Builder() {}
 
@@ -243,6 +290,21 @@ public record NetworkConfig(
       return this;
     }
 
+    public Builder queuedMaxRequestBytes(long value) {
+      queuedMaxRequestBytes = value;
+      return this;
+    }
+
+    public Builder queuedMaxRequestBytesPerConnection(long value) {
+      queuedMaxRequestBytesPerConnection = value;
+      return this;
+    }
+
+    public Builder requestReceiveTimeoutMs(long value) {
+      requestReceiveTimeoutMs = value;
+      return this;
+    }
+
     public NetworkConfig build() {
       return new NetworkConfig(
           listeners,
@@ -251,7 +313,10 @@ public record NetworkConfig(
           maxConnectionsPerIp,
           connectionsMaxIdleMs,
           numNetworkThreads,
-          queuedMaxRequests);
+          queuedMaxRequests,
+          queuedMaxRequestBytes,
+          queuedMaxRequestBytesPerConnection,
+          requestReceiveTimeoutMs);
     }
   }
 }

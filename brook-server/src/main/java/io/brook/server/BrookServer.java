@@ -419,6 +419,9 @@ public final class BrookServer implements AutoCloseable {
         .connectionsMaxIdleMs(config.connectionsMaxIdleMs())
         .numNetworkThreads(config.numNetworkThreads())
         .queuedMaxRequests(config.queuedMaxRequests())
+        .queuedMaxRequestBytes(config.queuedMaxRequestBytes())
+        .queuedMaxRequestBytesPerConnection(config.queuedMaxRequestBytesPerConnection())
+        .requestReceiveTimeoutMs(config.requestReceiveTimeoutMs())
         .build();
   }
 

@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -64,16 +65,17 @@ final class BrookProcess implements AutoCloseable {
     return file;
   }
 
-  /** Starts {@code brook server CONFIG}; output goes to {@code output}. */
+  /** Starts {@code brook server CONFIG} with a 1 GiB heap; output goes to {@code output}. */
   static BrookProcess start(Path config, Path output) throws IOException {
-    List<String> command =
-        List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx1g",
-            "-jar",
-            jar().toString(),
-            "server",
-            config.toString());
+    return start(config, output, "-Xmx1g");
+  }
+
+  /** Starts {@code brook server CONFIG} with these JVM options; output goes to {@code output}. */
+  static BrookProcess start(Path config, Path output, String... jvmOptions) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of(jvmOptions));
+    command.addAll(List.of("-jar", jar().toString(), "server", config.toString()));
     Process process =
         new ProcessBuilder(command)
             .redirectErrorStream(true)

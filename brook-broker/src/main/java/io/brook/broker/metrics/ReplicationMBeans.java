@@ -4,6 +4,7 @@ import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.ReplicationMetrics;
 import io.brook.broker.replica.ReplicationMetrics.PartitionCounts;
+import io.brook.protocol.metrics.MBeanRegistrations;
 import io.brook.storage.log.PartitionLog;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.TimeUnit;

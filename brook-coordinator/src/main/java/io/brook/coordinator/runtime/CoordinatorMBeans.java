@@ -1,6 +1,6 @@
 package io.brook.coordinator.runtime;
 
-import io.brook.broker.metrics.MBeanRegistrations;
+import io.brook.protocol.metrics.MBeanRegistrations;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

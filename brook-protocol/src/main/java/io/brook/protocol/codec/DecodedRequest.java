@@ -30,9 +30,19 @@ public sealed interface DecodedRequest {
       this(header, body, bodyBytes, receivedNanos, null);
     }
 
-    /** The same request, whose bytes live in {@code buffer} until {@link #release()}. */
-    Supported ownedBy(ReferenceCounted buffer) {
-      return new Supported(header, body, bodyBytes, receivedNanos, new OwnedBuffer(buffer));
+    /**
+     * The same request, whose bytes live in {@code buffer} until {@link #release()}.
+     *
+     * @param frameBytes the frame's length, counted against the request-memory budget until then
+     */
+    Supported ownedBy(ReferenceCounted buffer, int frameBytes) {
+      return new Supported(
+          header, body, bodyBytes, receivedNanos, new OwnedBuffer(buffer, frameBytes));
+    }
+
+    /** Bytes of request memory this request holds until {@link #release()}; 0 if none. */
+    public int frameBytes() {
+      return owner == null ? 0 : owner.bytes;
     }
 
     /** A view of the body bytes that can be read without disturbing anyone else's position. */
@@ -55,11 +65,13 @@ public sealed interface DecodedRequest {
   /** A network buffer released exactly once, whoever gets there first. */
   final class OwnedBuffer {
     private final ReferenceCounted buffer;
+    private final int bytes;
     private final java.util.concurrent.atomic.AtomicBoolean released =
         new java.util.concurrent.atomic.AtomicBoolean();
 
-    OwnedBuffer(ReferenceCounted buffer) {
+    OwnedBuffer(ReferenceCounted buffer, int bytes) {
       this.buffer = buffer;
+      this.bytes = bytes;
     }
 
     void release() {

@@ -5,10 +5,12 @@ import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.RequestContext;
 import io.brook.protocol.codec.DecodedRequest;
 import io.brook.protocol.codec.ErrorResponses;
+import io.brook.protocol.codec.FrameReceiveTimeoutException;
 import io.brook.protocol.codec.FrameTooLargeException;
 import io.brook.protocol.codec.FrameTooSmallException;
 import io.brook.protocol.codec.MalformedRequestException;
 import io.brook.protocol.codec.OutboundResponse;
+import io.brook.protocol.codec.ReadGate;
 import io.brook.protocol.codec.ResponseEncoder;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -50,6 +52,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final String connectionId;
   private final InetAddress clientAddress;
   private final int queuedMaxRequests;
+  private final long maxInFlightBytes;
+  private final ReadGate gate;
   private final ResponseOrderer<OutboundResponse> orderer = new ResponseOrderer<>();
 
   /**
@@ -58,6 +62,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
    */
   private final java.util.Set<DecodedRequest.Supported> awaitingHandler =
       java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
+  /** Request memory held by this connection's requests (their frames), not yet released. */
+  private long inFlightBytes;
 
   private final CompletableFuture<Void> drained = new CompletableFuture<>();
   private ConnectionState state = ConnectionState.initial();
@@ -77,12 +84,21 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       String listenerName,
       String connectionId,
       InetAddress clientAddress,
-      int queuedMaxRequests) {
+      int queuedMaxRequests,
+      long maxInFlightBytes,
+      ReadGate gate) {
     this.registry = registry;
     this.listenerName = listenerName;
     this.connectionId = connectionId;
     this.clientAddress = clientAddress;
     this.queuedMaxRequests = queuedMaxRequests;
+    this.maxInFlightBytes = maxInFlightBytes;
+    this.gate = gate;
+  }
+
+  /** Bytes of request memory this connection's requests hold. Event-loop only. */
+  long inFlightBytes() {
+    return inFlightBytes;
   }
 
   String connectionId() {
@@ -119,6 +135,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       }
       return;
     }
+    if (request instanceof DecodedRequest.Supported supported) {
+      inFlightBytes += supported.frameBytes();
+    }
     inReadBatch = true;
     long sequence = orderer.register();
     dispatch(sequence, request);
@@ -134,7 +153,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
               sequence,
               OutboundResponse.to(header, ApiVersionsResponses.of(registry, Errors.NONE)));
         } finally {
-          supported.release();
+          release(supported);
         }
       } else {
         invokeHandler(sequence, supported);
@@ -172,7 +191,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     stage.whenComplete(
         (response, error) -> {
           if (!onEventLoop(() -> onHandled(sequence, request, response, error))) {
-            request.release();
+            request.release(); // the loop is gone, and with it the connection's accounting
           }
         });
   }
@@ -183,8 +202,15 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       respond(sequence, request, response, error);
     } finally {
       awaitingHandler.remove(request);
-      request.release();
+      release(request);
+      updateLoad();
     }
+  }
+
+  /** Returns a request's frame (and its request memory); event loop only. */
+  private void release(DecodedRequest.Supported request) {
+    request.release();
+    inFlightBytes -= request.frameBytes();
   }
 
   private void respond(
@@ -272,14 +298,17 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void updateLoad() {
-    transition(state.onLoad(orderer.inFlight() >= queuedMaxRequests, !ctx.channel().isWritable()));
+    boolean tooMuchInFlight =
+        orderer.inFlight() >= queuedMaxRequests || inFlightBytes >= maxInFlightBytes;
+    transition(state.onLoad(tooMuchInFlight, !ctx.channel().isWritable()));
   }
 
   private void transition(ConnectionState next) {
-    if (next.readsAllowed() != state.readsAllowed()) {
-      ctx.channel().config().setAutoRead(next.readsAllowed());
-    }
+    boolean changed = next.readsAllowed() != state.readsAllowed();
     state = next;
+    if (changed) {
+      gate.connectionReads(next.readsAllowed());
+    }
   }
 
   private void maybeFinishDrain() {
@@ -320,7 +349,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     // Handlers finished their synchronous work on this loop already; what is still pending holds
     // no reference into the request bytes.
     for (DecodedRequest.Supported request : awaitingHandler) {
-      request.release();
+      release(request);
     }
     awaitingHandler.clear();
     transition(state.onClose("closed"));
@@ -345,10 +374,11 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     if (error instanceof FrameTooLargeException tooLarge) {
       LOG.warn(
           "Refused request frame, closing connection peer={} connection={} listener={}"
-              + " reason=too-large max={} received={}",
+              + " reason=too-large {}={} received={}",
           context.channel().remoteAddress(),
           connectionId,
           listenerName,
+          tooLarge.limit(),
           tooLarge.max(),
           tooLarge.received());
     } else if (error instanceof FrameTooSmallException tooSmall) {
@@ -360,6 +390,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
           listenerName,
           tooSmall.min(),
           tooSmall.received());
+    } else if (error instanceof FrameReceiveTimeoutException slow) {
+      LOG.warn(
+          "Request frame not received in time, closing connection peer={} connection={}"
+              + " listener={} reason=receive-timeout timeoutMs={} frameBytes={} receivedBytes={}",
+          context.channel().remoteAddress(),
+          connectionId,
+          listenerName,
+          slow.timeoutMs(),
+          slow.frameBytes(),
+          slow.receivedBytes());
     } else if (error instanceof MalformedRequestException) {
       LOG.warn(
           "Malformed request, closing connection peer={} connection={} listener={} error={}",

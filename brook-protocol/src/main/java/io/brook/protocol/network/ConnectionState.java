@@ -2,10 +2,13 @@ package io.brook.protocol.network;
 
 /**
  * Where one client connection stands, as seen by its {@link ConnectionHandler}. Only {@link
- * Reading} reads from the socket; every other state has Netty's auto-read off.
+ * Reading} starts reading new requests; every other state stops reading (through the connection's
+ * {@code ReadGate}, which also lets a frame already started finish, and stops reading while the
+ * frame decoder waits for request memory).
  *
  * <pre>
- *              in flight &gt;= queued.max.requests, or socket unwritable
+ *   in flight &gt;= queued.max.requests or its bytes &gt;= brook.queued.max.request.bytes.per.connection,
+ *   or socket unwritable
  *   Reading ────────────────────────────────────────────────────────────▶ Paused
  *      ▲   ◀──────────────────────────────────────────────────────────── │
  *      │        in flight below the limit and socket writable again      │
@@ -68,7 +71,8 @@ sealed interface ConnectionState {
   /**
    * Not reading until the client has taken its responses.
    *
-   * @param tooManyInFlight {@code queued.max.requests} requests are waiting for responses
+   * @param tooManyInFlight {@code queued.max.requests} requests are waiting for responses, or the
+   *     requests in flight hold {@code brook.queued.max.request.bytes.per.connection} bytes
    * @param socketUnwritable the socket's send buffer is above Netty's high-water mark
    */
   record Paused(boolean tooManyInFlight, boolean socketUnwritable) implements ConnectionState {

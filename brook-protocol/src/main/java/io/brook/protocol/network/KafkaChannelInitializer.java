@@ -3,8 +3,10 @@ package io.brook.protocol.network;
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.codec.FrameDecoder;
+import io.brook.protocol.codec.ReadGate;
 import io.brook.protocol.codec.RequestDecoder;
 import io.brook.protocol.codec.RequestParser;
+import io.brook.protocol.memory.RequestMemoryPool;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -20,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * connection is closed at once.
  *
  * <p>Pipeline: {@code IdleStateHandler} ({@code connections.max.idle.ms}) → {@link FrameDecoder}
- * ({@code socket.request.max.bytes}) → {@link RequestDecoder} → {@link ConnectionHandler}.
+ * ({@code socket.request.max.bytes}, the broker's {@link RequestMemoryPool}) → {@link
+ * RequestDecoder} → {@link ConnectionHandler}; the decoder and the connection handler share one
+ * {@link ReadGate}.
  */
 final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaChannelInitializer.class);
@@ -28,6 +32,7 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
   private final String listenerName;
   private final NetworkConfig config;
   private final ApiRegistry registry;
+  private final RequestMemoryPool memoryPool;
   private final RequestDecoder requestDecoder;
   private final ConnectionLimiter limiter;
   private final OpenConnections openConnections;
@@ -37,12 +42,14 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
       String listenerName,
       NetworkConfig config,
       ApiRegistry registry,
+      RequestMemoryPool memoryPool,
       ConnectionLimiter limiter,
       OpenConnections openConnections,
       AtomicLong connectionIndex) {
     this.listenerName = listenerName;
     this.config = config;
     this.registry = registry;
+    this.memoryPool = memoryPool;
     this.requestDecoder = new RequestDecoder(new RequestParser(registry));
     this.limiter = limiter;
     this.openConnections = openConnections;
@@ -74,15 +81,25 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
             + format(remote)
             + "-"
             + connectionIndex.getAndIncrement();
+    ReadGate gate = new ReadGate(channel);
     ConnectionHandler handler =
         new ConnectionHandler(
-            registry, listenerName, connectionId, address, config.queuedMaxRequests());
+            registry,
+            listenerName,
+            connectionId,
+            address,
+            config.queuedMaxRequests(),
+            config.queuedMaxRequestBytesPerConnection(),
+            gate);
     channel
         .pipeline()
         .addLast(
             "idle",
             new IdleStateHandler(0, 0, config.connectionsMaxIdleMs(), TimeUnit.MILLISECONDS))
-        .addLast("frames", new FrameDecoder(config.socketRequestMaxBytes()))
+        .addLast(
+            "frames",
+            new FrameDecoder(
+                config.socketRequestMaxBytes(), config.requestReceiveTimeoutMs(), memoryPool, gate))
         .addLast("requests", requestDecoder)
         .addLast("connection", handler);
     openConnections.add(channel, handler);

@@ -2,6 +2,8 @@ package io.brook.protocol.network;
 
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
+import io.brook.protocol.memory.MemoryPoolMBeans;
+import io.brook.protocol.memory.RequestMemoryPool;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -53,10 +55,14 @@ public final class KafkaNetworkServer implements AutoCloseable {
   private final EventLoopGroup networkGroup;
   private final Map<String, Channel> serverChannels = new LinkedHashMap<>();
   private final OpenConnections openConnections = new OpenConnections();
+  private final RequestMemoryPool memoryPool;
+  private final MemoryPoolMBeans memoryPoolMBeans;
   private boolean closed;
 
   private KafkaNetworkServer(Transport transport, NetworkConfig config) {
     this.transport = transport;
+    this.memoryPool = new RequestMemoryPool(config.effectiveQueuedMaxRequestBytes());
+    this.memoryPoolMBeans = MemoryPoolMBeans.register(memoryPool);
     this.acceptGroup =
         new MultiThreadIoEventLoopGroup(
             1, new DefaultThreadFactory("brook-accept"), transport.ioHandlerFactory());
@@ -120,10 +126,13 @@ public final class KafkaNetworkServer implements AutoCloseable {
       throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
     }
     LOG.info(
-        "Network server started transport={} listeners={} networkThreads={} apis={}",
+        "Network server started transport={} listeners={} networkThreads={}"
+            + " queuedMaxRequestBytes={} largestRequestBytes={} apis={}",
         transport.name().toLowerCase(Locale.ROOT),
         server.describeListeners(),
         config.numNetworkThreads(),
+        server.memoryPool.capacity(),
+        Math.min(config.socketRequestMaxBytes(), server.memoryPool.capacity()),
         registry);
     return server;
   }
@@ -146,6 +155,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
                       listener.name(),
                       config,
                       registry,
+                      memoryPool,
                       limiter,
                       openConnections,
                       connectionIndex));
@@ -194,6 +204,11 @@ public final class KafkaNetworkServer implements AutoCloseable {
     return (InetSocketAddress) channel.localAddress();
   }
 
+  /** The broker-wide request-memory budget ({@code queued.max.request.bytes}). */
+  public RequestMemoryPool memoryPool() {
+    return memoryPool;
+  }
+
   /** Open client connections, across listeners. */
   public int connectionCount() {
     return openConnections.size();
@@ -231,6 +246,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
     if (!network.awaitUninterruptibly(timeoutMs) || !accept.awaitUninterruptibly(timeoutMs)) {
       LOG.warn("Network event loops did not stop in time timeoutMs={}", timeoutMs);
     }
+    memoryPoolMBeans.close();
     LOG.info("Network server stopped");
     if (interrupted) {
       Thread.currentThread().interrupt();

@@ -3,6 +3,7 @@ package io.brook.protocol.network;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.protocol.ApiRegistry;
+import io.brook.protocol.codec.ReadGate;
 import io.brook.protocol.codec.RequestParser;
 import io.brook.protocol.testing.HeldRequests;
 import io.brook.protocol.testing.WireClient;
@@ -30,9 +31,21 @@ class ConnectionHandlerTest {
   private final HeldRequests held = new HeldRequests(ApiKeys.DESCRIBE_CLUSTER);
   private final ApiRegistry registry = ApiRegistry.of(held);
   private final RequestParser parser = new RequestParser(registry);
+  private final EmbeddedChannel channel = new EmbeddedChannel();
   private final ConnectionHandler handler =
-      new ConnectionHandler(registry, "PLAINTEXT", "test-0", InetAddress.getLoopbackAddress(), 2);
-  private final EmbeddedChannel channel = new EmbeddedChannel(handler);
+      new ConnectionHandler(
+          registry,
+          "PLAINTEXT",
+          "test-0",
+          InetAddress.getLoopbackAddress(),
+          2,
+          Long.MAX_VALUE,
+          new ReadGate(channel));
+
+  ConnectionHandlerTest() {
+    channel.pipeline().addLast(handler);
+  }
+
   private int nextCorrelationId = 1;
 
   @AfterEach

@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.protocol.ApiRegistry;
+import io.brook.protocol.memory.MemoryPoolMBeans;
 import io.brook.protocol.testing.HeldRequests;
 import io.brook.protocol.testing.TestServer;
 import io.brook.protocol.testing.WireClient;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import javax.management.ObjectName;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
@@ -16,8 +20,14 @@ import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.Test;
 
-/** Connection limits, idle timeout and per-connection backpressure. */
+/** Connection limits, idle timeout, per-connection backpressure and the request-memory budget. */
 class LimitsIT {
+  /** The frame length of a DescribeCluster v1 request as {@link WireClient#send} writes it. */
+  private static final int DESCRIBE_CLUSTER_FRAME =
+      WireClient.encodeRequest(new DescribeClusterRequestData(), (short) 1, 1, WireClient.CLIENT_ID)
+              .length
+          - 4;
+
   private final HeldRequests held = new HeldRequests(ApiKeys.DESCRIBE_CLUSTER);
   private final ApiRegistry registry = ApiRegistry.of(held);
 
@@ -92,30 +102,117 @@ class LimitsIT {
   void readingStopsAtQueuedMaxRequestsAndResumesWhenAnswered() throws Exception {
     try (TestServer server = TestServer.start(registry, s -> s.queuedMaxRequests(2));
         WireClient client = server.connect()) {
-      // Given: two requests in flight, the limit
-      client.send(new DescribeClusterRequestData(), (short) 1);
-      client.send(new DescribeClusterRequestData(), (short) 1);
-      List<HeldRequests.Held> first = held.awaitHeld(2);
+      assertAThirdRequestWaitsUntilOneOfTwoIsAnswered(client);
+    }
+  }
 
-      // When: a third arrives
-      client.send(new DescribeClusterRequestData(), (short) 1);
+  @Test
+  void requestMemoryHeldByOneConnectionStopsAnotherUntilItIsReleased() throws Exception {
+    try (TestServer server =
+            TestServer.start(registry, s -> s.queuedMaxRequestBytes(2L * DESCRIBE_CLUSTER_FRAME));
+        WireClient holder = server.connect();
+        WireClient waiter = server.connect()) {
+      // Given: the first connection's two requests hold the whole budget
+      List<HeldRequests.Held> first = sendTwo(holder);
+      assertThat(gauge(MemoryPoolMBeans.USED)).isEqualTo(2L * DESCRIBE_CLUSTER_FRAME);
+      assertThat(gauge(MemoryPoolMBeans.AVAILABLE)).isZero();
 
-      // Then: it is not read while two are in flight
-      await()
-          .during(Duration.ofMillis(300))
-          .atMost(Duration.ofSeconds(2))
-          .until(() -> held.size() == 2);
+      // When: another connection sends one
+      int waiting = waiter.send(new DescribeClusterRequestData(), (short) 1);
 
-      // And when one is answered, reading resumes
+      // Then: it is not read while the memory is taken
+      assertStillOnlyTwoRead();
+
+      // And when one of the first connection's requests is answered, it gets through
       first.get(0).response().complete(new DescribeClusterResponseData());
       List<HeldRequests.Held> all = held.awaitHeld(3);
-      first.get(1).response().complete(new DescribeClusterResponseData());
       all.get(2).response().complete(new DescribeClusterResponseData());
-      for (int expected = 1; expected <= 3; expected++) {
-        assertThat(client.receive(ApiKeys.DESCRIBE_CLUSTER, (short) 1).correlationId())
-            .isEqualTo(expected);
-      }
+      assertThat(waiter.receive(ApiKeys.DESCRIBE_CLUSTER, (short) 1).correlationId())
+          .isEqualTo(waiting);
+      first.get(1).response().complete(new DescribeClusterResponseData());
+      await().atMost(Duration.ofSeconds(5)).until(() -> gauge(MemoryPoolMBeans.USED) == 0L);
+      assertThat(gauge(MemoryPoolMBeans.AVAILABLE)).isEqualTo(2L * DESCRIBE_CLUSTER_FRAME);
     }
+  }
+
+  @Test
+  void aFrameLargerThanTheWholeBudgetIsRefusedAndOthersAreStillServed() throws Exception {
+    try (TestServer server =
+            TestServer.start(
+                registry, s -> s.socketRequestMaxBytes(1 << 20).queuedMaxRequestBytes(4096));
+        WireClient client = server.connect()) {
+      // When: a length that fits socket.request.max.bytes but never the budget
+      client.sendRaw(ByteBuffer.allocate(4).putInt(4097).array());
+
+      // Then
+      client.assertClosedByServer();
+      server.assertStillServes();
+    }
+  }
+
+  @Test
+  void readingStopsAtThePerConnectionByteBoundAndResumesWhenAnswered() throws Exception {
+    try (TestServer server =
+            TestServer.start(
+                registry, s -> s.queuedMaxRequestBytesPerConnection(2L * DESCRIBE_CLUSTER_FRAME));
+        WireClient client = server.connect()) {
+      assertAThirdRequestWaitsUntilOneOfTwoIsAnswered(client);
+    }
+  }
+
+  /** With two requests in flight on {@code client}, a third is read only once one is answered. */
+  private void assertAThirdRequestWaitsUntilOneOfTwoIsAnswered(WireClient client) throws Exception {
+    // Given: two requests in flight, the limit
+    List<HeldRequests.Held> first = sendTwo(client);
+
+    // When: a third arrives
+    client.send(new DescribeClusterRequestData(), (short) 1);
+
+    // Then: it is not read while two are in flight
+    assertStillOnlyTwoRead();
+
+    // And when one is answered, reading resumes
+    first.get(0).response().complete(new DescribeClusterResponseData());
+    List<HeldRequests.Held> all = held.awaitHeld(3);
+    first.get(1).response().complete(new DescribeClusterResponseData());
+    all.get(2).response().complete(new DescribeClusterResponseData());
+    for (int expected = 1; expected <= 3; expected++) {
+      assertThat(client.receive(ApiKeys.DESCRIBE_CLUSTER, (short) 1).correlationId())
+          .isEqualTo(expected);
+    }
+  }
+
+  @Test
+  void aFrameNotReceivedWholeInTimeClosesItsConnectionAndGivesItsMemoryBack() throws Exception {
+    try (TestServer server = TestServer.start(registry, s -> s.requestReceiveTimeoutMs(300));
+        WireClient client = server.connect()) {
+      // Given: a frame's prefix and a few of its bytes, then nothing
+      client.sendRaw(ByteBuffer.allocate(14).putInt(1000).put(new byte[10]).array());
+      await().atMost(Duration.ofSeconds(5)).until(() -> gauge(MemoryPoolMBeans.USED) == 1000L);
+
+      // Then: the connection is closed and the memory released
+      client.assertClosedByServer();
+      await().atMost(Duration.ofSeconds(5)).until(() -> gauge(MemoryPoolMBeans.USED) == 0L);
+      server.assertStillServes();
+    }
+  }
+
+  private List<HeldRequests.Held> sendTwo(WireClient client) throws Exception {
+    client.send(new DescribeClusterRequestData(), (short) 1);
+    client.send(new DescribeClusterRequestData(), (short) 1);
+    return held.awaitHeld(2);
+  }
+
+  private void assertStillOnlyTwoRead() {
+    await()
+        .during(Duration.ofMillis(300))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> held.size() == 2);
+  }
+
+  private static long gauge(String name) throws Exception {
+    return (Long)
+        ManagementFactory.getPlatformMBeanServer().getAttribute(new ObjectName(name), "Value");
   }
 
   private static void assertAnswers(WireClient client) throws Exception {

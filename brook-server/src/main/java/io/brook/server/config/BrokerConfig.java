@@ -356,6 +356,21 @@ public final class BrokerConfig {
     return (Integer) value(NetworkSettings.QUEUED_MAX_REQUESTS);
   }
 
+  /** {@code queued.max.request.bytes}: the request-memory budget; -1 derives it from the JVM. */
+  public long queuedMaxRequestBytes() {
+    return (Long) value(NetworkSettings.QUEUED_MAX_REQUEST_BYTES);
+  }
+
+  /** {@code brook.queued.max.request.bytes.per.connection}: request bytes in flight per socket. */
+  public long queuedMaxRequestBytesPerConnection() {
+    return (Long) value(NetworkSettings.QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION);
+  }
+
+  /** {@code brook.request.receive.timeout.ms}: how long one request frame may take to arrive. */
+  public long requestReceiveTimeoutMs() {
+    return (Long) value(NetworkSettings.REQUEST_RECEIVE_TIMEOUT_MS);
+  }
+
   /** {@code socket.request.max.bytes}: the largest request frame the broker reads. */
   public int socketRequestMaxBytes() {
     return (Integer) value(NetworkSettings.SOCKET_REQUEST_MAX_BYTES);

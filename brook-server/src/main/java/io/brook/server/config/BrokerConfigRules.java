@@ -163,11 +163,11 @@ final class BrokerConfigRules {
 
   private static void checkRequestQueue(BrokerConfig c) {
     long queuedBytes = (Long) c.value(NetworkSettings.QUEUED_MAX_REQUEST_BYTES);
-    if (queuedBytes > 0 && queuedBytes < c.socketRequestMaxBytes()) {
+    if (queuedBytes != -1 && queuedBytes < c.socketRequestMaxBytes()) {
       throw new ConfigException(
           NetworkSettings.QUEUED_MAX_REQUEST_BYTES,
           queuedBytes,
-          "must be -1 (no limit) or at least socket.request.max.bytes ("
+          "must be -1 (a quarter of the JVM's memory) or at least socket.request.max.bytes ("
               + c.socketRequestMaxBytes()
               + ")");
     }

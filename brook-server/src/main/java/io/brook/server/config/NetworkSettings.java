@@ -16,6 +16,9 @@ final class NetworkSettings {
   static final String NUM_IO_THREADS = "num.io.threads";
   static final String QUEUED_MAX_REQUESTS = "queued.max.requests";
   static final String QUEUED_MAX_REQUEST_BYTES = "queued.max.request.bytes";
+  static final String QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION =
+      "brook.queued.max.request.bytes.per.connection";
+  static final String REQUEST_RECEIVE_TIMEOUT_MS = "brook.request.receive.timeout.ms";
   static final String SOCKET_SEND_BUFFER_BYTES = "socket.send.buffer.bytes";
   static final String SOCKET_RECEIVE_BUFFER_BYTES = "socket.receive.buffer.bytes";
   static final String SOCKET_REQUEST_MAX_BYTES = "socket.request.max.bytes";
@@ -56,14 +59,43 @@ final class NetworkSettings {
             500,
             atLeast(1),
             HIGH,
-            "Requests that may wait for an I/O thread before network threads stop reading.")
-        .accepts(
+            "Requests in flight on one connection (Kafka: in the broker's request queue) before"
+                + " the broker stops reading from it.")
+        .uses(
             QUEUED_MAX_REQUEST_BYTES,
             LONG,
             -1L,
             ANY,
             MEDIUM,
-            "Bytes of queued requests before network threads stop reading; -1 means no limit.")
+            "Bytes of requests the broker holds at once, from the moment a request's size prefix"
+                + " is read until its response is built; when they are used up the broker stops"
+                + " reading from sockets until some are released. -1 (Kafka: no limit) means a"
+                + " quarter of the smaller of the JVM's maximum heap and direct memory, so large"
+                + " requests can never exhaust either. A request larger than this can never be"
+                + " read and closes its connection; an explicit value must be at least"
+                + " socket.request.max.bytes.")
+        .uses(
+            QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION,
+            LONG,
+            16L * 1024 * 1024,
+            atLeast(1),
+            MEDIUM,
+            "Brook only: bytes of requests in flight on one connection before the broker stops"
+                + " reading from it (like queued.max.requests, but in bytes), so one connection"
+                + " cannot take the whole queued.max.request.bytes. The request that crosses it is"
+                + " still read, so a single request up to socket.request.max.bytes always gets"
+                + " through.")
+        .uses(
+            REQUEST_RECEIVE_TIMEOUT_MS,
+            LONG,
+            60_000L,
+            atLeast(1),
+            MEDIUM,
+            "Brook only: how long a request may take to arrive whole once its size prefix is read"
+                + " and its bytes are reserved in queued.max.request.bytes; a slower one closes"
+                + " its connection, so a client trickling bytes cannot hold request memory others"
+                + " wait for. The default is twice a client's default request.timeout.ms, after"
+                + " which the client has given up on the request anyway.")
         .accepts(
             SOCKET_SEND_BUFFER_BYTES,
             INT,

@@ -340,6 +340,7 @@ class BrokerConfigTest {
             + " group.consumer.heartbeat.interval.ms=15000;group.consumer.session.timeout.ms=15000;"
             + "group.consumer.min.session.timeout.ms=15000",
         "queue smaller than one request | queued.max.request.bytes | queued.max.request.bytes=10",
+        "queue of no bytes | queued.max.request.bytes | queued.max.request.bytes=0",
         "cleaner buffer too small | log.cleaner.dedupe.buffer.size |"
             + " log.cleaner.dedupe.buffer.size=1048576",
         "min compaction lag above max | log.cleaner.min.compaction.lag.ms |"

@@ -1,4 +1,4 @@
-package io.brook.broker.metrics;
+package io.brook.protocol.metrics;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,12 +10,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The MBeans one component registered, to unregister them together. An object name is per JVM: when
- * several nodes run in one JVM (embedded test clusters), the first to register a name keeps it and
- * the others log that they did not.
+ * The MBeans one component registered, so it can unregister exactly those. An object name is per
+ * JVM: when several nodes run in one JVM (embedded test clusters) the first to register a name
+ * keeps it and the others log that they did not.
  */
 public final class MBeanRegistrations implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(MBeanRegistrations.class);
+  private static final Logger LOG = LoggerFactory.getLogger(MBeanRegistrations.class);
 
   private final MBeanServer server;
   private final List<ObjectName> registered = new ArrayList<>();
@@ -24,16 +24,16 @@ public final class MBeanRegistrations implements AutoCloseable {
     this.server = server;
   }
 
-  /** Registers {@code bean} under {@code name}; a failure is logged, never thrown. */
+  /** Registers {@code bean} as {@code name}; a name taken already or a JMX failure is logged. */
   public void add(String name, Object bean) {
     try {
       ObjectName objectName = new ObjectName(name);
       server.registerMBean(bean, objectName);
       registered.add(objectName);
     } catch (InstanceAlreadyExistsException e) {
-      log.info("MBean already registered by another node in this JVM, skipped name={}", name);
+      LOG.info("MBean already registered by another node in this JVM, skipped name={}", name);
     } catch (JMException e) {
-      log.warn("Registering an MBean failed name={} error={}", name, e.toString());
+      LOG.warn("Registering an MBean failed name={} error={}", name, e.toString());
     }
   }
 
@@ -44,7 +44,7 @@ public final class MBeanRegistrations implements AutoCloseable {
       try {
         server.unregisterMBean(name);
       } catch (JMException e) {
-        log.debug("Unregistering an MBean failed name={}", name, e);
+        LOG.debug("Unregistering an MBean failed name={}", name, e);
       }
     }
     registered.clear();
