@@ -81,7 +81,7 @@ public final class PartitionLog implements Closeable {
     this.logStartOffset = logStartOffset;
     this.flusher = new LogFlusher(segments, epochCache, recoveryPoint, time);
     this.deleter = new SegmentDeleter(topicPartition, time);
-    this.health = new LogHealth(topicPartition, dir);
+    this.health = new LogHealth(topicPartition, dir, options.dirFailures());
     this.writer = new AppendWriter(epochCache, producerState, health);
     this.lastStable = new LastStableOffset(producerState);
     LogSegment active = segments.lastEntry().getValue();
@@ -579,6 +579,29 @@ public final class PartitionLog implements Closeable {
   /** True once an I/O error took this partition offline until the broker restarts. */
   public boolean isOffline() {
     return health.isOffline();
+  }
+
+  /**
+   * Its log directory failed: from now on every read and write fails with KAFKA_STORAGE_ERROR, and
+   * its files are closed without a flush (the disk is not trusted); recovery at the next start
+   * re-validates whatever reached it.
+   */
+  public void markDirOffline() {
+    health.markDirOffline();
+    lock.lock();
+    try {
+      for (LogSegment segment : segments.values()) {
+        try {
+          segment.close();
+        } catch (IOException | RuntimeException | InternalError e) {
+          // InternalError: a fault writing the time index mapping on a failed disk.
+          log.debug(
+              "Closing a segment of an offline log failed topicPartition={}", topicPartition, e);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Flushes, snapshots producers and closes; an offline log leaves its tail to recovery. */
