@@ -13,7 +13,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * BrokerHeartbeat, a controller API: keeps the broker's session alive, unfences it once its
- * metadata has caught up, and fences it on request ({@code wantShutDown}: controlled shutdown).
+ * metadata has caught up, and fences it on request ({@code wantShutDown}: controlled shutdown) or
+ * while it reports failed log directories ({@code OfflineLogDirs}).
  */
 public final class BrokerHeartbeatHandler extends KafkaApi {
   private final MetadataQuorum quorum;
@@ -40,7 +41,8 @@ public final class BrokerHeartbeatHandler extends KafkaApi {
                     request.brokerEpoch(),
                     request.currentMetadataOffset(),
                     request.wantFence(),
-                    request.wantShutDown()))
+                    request.wantShutDown(),
+                    request.offlineLogDirs()))
         .handle(
             (result, failure) -> {
               BrokerHeartbeatResponseData response = new BrokerHeartbeatResponseData();

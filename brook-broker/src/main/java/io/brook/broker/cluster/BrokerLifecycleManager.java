@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
 import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
@@ -25,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * controller unfences it once that reaches its registration), registers again if the controller no
  * longer knows its epoch, and on shutdown asks to be fenced so its leaderships move before it
  * stops.
+ *
+ * <p>Every heartbeat carries the ids ({@code directory.id} of {@code meta.properties}) of the log
+ * directories that failed, in Kafka's {@code OfflineLogDirs} field; the controller keeps a broker
+ * that reports any fenced (see {@code BrokerLifecycleControl}).
  *
  * <p>One call is in flight at a time: the next is scheduled when the previous one completes.
  */
@@ -44,6 +49,8 @@ public final class BrokerLifecycleManager {
   private final LongSupplier metadataOffset;
   private final ScheduledExecutorService scheduler;
   private final long heartbeatIntervalMs;
+  private final List<Uuid> logDirs;
+  private final Supplier<List<Uuid>> offlineLogDirs;
   private final Uuid incarnationId = Uuid.randomUuid();
   private final CompletableFuture<Void> unfenced = new CompletableFuture<>();
   private volatile long brokerEpoch = -1;
@@ -57,7 +64,9 @@ public final class BrokerLifecycleManager {
       ControllerClient controller,
       LongSupplier metadataOffset,
       ScheduledExecutorService scheduler,
-      long heartbeatIntervalMs) {
+      long heartbeatIntervalMs,
+      List<Uuid> logDirs,
+      Supplier<List<Uuid>> offlineLogDirs) {
     this.brokerId = brokerId;
     this.clusterId = clusterId;
     this.endpoints = List.copyOf(endpoints);
@@ -66,6 +75,8 @@ public final class BrokerLifecycleManager {
     this.metadataOffset = metadataOffset;
     this.scheduler = scheduler;
     this.heartbeatIntervalMs = heartbeatIntervalMs;
+    this.logDirs = List.copyOf(logDirs);
+    this.offlineLogDirs = offlineLogDirs;
   }
 
   /** Starts registering; returns at once. */
@@ -111,7 +122,8 @@ public final class BrokerLifecycleManager {
             .setBrokerId(brokerId)
             .setClusterId(clusterId)
             .setIncarnationId(incarnationId)
-            .setRack(rack.orElse(null));
+            .setRack(rack.orElse(null))
+            .setLogDirs(logDirs);
     for (BrokerEndpoint e : endpoints) {
       request
           .listeners()
@@ -175,7 +187,8 @@ public final class BrokerLifecycleManager {
             .setBrokerEpoch(brokerEpoch)
             .setCurrentMetadataOffset(metadataOffset.getAsLong())
             .setWantFence(false)
-            .setWantShutDown(wantShutDown);
+            .setWantShutDown(wantShutDown)
+            .setOfflineLogDirs(offlineLogDirs.get());
     return controller
         .send(ApiKeys.BROKER_HEARTBEAT, request)
         .thenApply(BrokerHeartbeatResponseData.class::cast);

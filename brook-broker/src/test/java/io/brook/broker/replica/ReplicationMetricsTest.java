@@ -200,10 +200,26 @@ class ReplicationMetricsTest {
           .isEqualTo(0.0);
       assertThat(value(server, "ReplicaFetcherManager,name=MaxLag,clientId=Replica"))
           .isEqualTo(42L);
+      String tag = ",logDirectory=" + ObjectName.quote(dir.toString());
+      assertThat(logValue(server, "LogManager,name=OfflineLogDirectoryCount")).isEqualTo(0);
+      assertThat(logValue(server, "LogManager,name=LogDirectoryOffline" + tag)).isEqualTo(0);
+      assertThat(logValue(server, "LogCleanerManager,name=uncleanable-partitions-count" + tag))
+          .isEqualTo(0);
+      assertThat(logValue(server, "LogCleanerManager,name=uncleanable-bytes" + tag)).isEqualTo(0L);
+
+      // And when the directory fails, the log-directory gauges say so
+      logManager.dirFailures().markOffline(dir, "a test", new java.io.IOException("simulated"));
+      assertThat(logValue(server, "LogManager,name=OfflineLogDirectoryCount")).isEqualTo(1);
+      assertThat(logValue(server, "LogManager,name=LogDirectoryOffline" + tag)).isEqualTo(1);
     }
 
     // Then closing unregisters them
     assertThat(server.queryNames(new ObjectName("kafka.server:*"), null)).isEmpty();
+    assertThat(server.queryNames(new ObjectName("kafka.log:*"), null)).isEmpty();
+  }
+
+  private static Object logValue(MBeanServer server, String typeAndName) throws Exception {
+    return server.getAttribute(new ObjectName("kafka.log:type=" + typeAndName), "Value");
   }
 
   private static Object value(MBeanServer server, String typeAndName) throws Exception {

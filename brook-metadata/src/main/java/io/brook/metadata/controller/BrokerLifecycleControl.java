@@ -57,6 +57,11 @@ final class BrokerLifecycleControl {
    * One heartbeat.
    *
    * @param metadataOffset the offset of the broker's own metadata image
+   * @param wantFence the broker asks to stay fenced: it reported a failed log directory. Brook's
+   *     metadata does not record which directory holds each replica (Kafka's per-replica {@code
+   *     directories}, KIP-858), so every replica of the broker is treated as affected: it leaves
+   *     every ISR (never emptying one) and its leaderships move, in one batch, and it is not
+   *     unfenced while it keeps reporting the failure
    * @param wantShutDown the broker is stopping and asks to lose its leaderships first
    */
   static ControllerResult<HeartbeatResult> heartbeat(
@@ -76,7 +81,8 @@ final class BrokerLifecycleControl {
     }
     if (wantShutDown || wantFence) {
       ControllerResult<ApiError> fence = BrokerControl.fenceBroker(image, config, brokerId);
-      return ControllerResult.of(fence.records(), new HeartbeatResult(ApiError.NONE, true, true));
+      return ControllerResult.of(
+          fence.records(), new HeartbeatResult(ApiError.NONE, true, wantShutDown));
     }
     // Unfenced only once it has seen its own registration: it then holds every record that was
     // committed before it joined, so it never serves older metadata as a leader.

@@ -233,8 +233,30 @@ public final class ClusterController {
       long metadataOffset,
       boolean wantFence,
       boolean wantShutDown) {
+    return brokerHeartbeat(
+        brokerId, brokerEpoch, metadataOffset, wantFence, wantShutDown, List.of());
+  }
+
+  /**
+   * As {@link #brokerHeartbeat(int, long, long, boolean, boolean)}, with the ids of the broker's
+   * log directories that failed (Kafka's {@code OfflineLogDirs}): while it reports any, the broker
+   * is fenced, which moves its leaderships to other in-sync replicas and takes it out of every ISR.
+   */
+  public ControllerResult<HeartbeatResult> brokerHeartbeat(
+      int brokerId,
+      long brokerEpoch,
+      long metadataOffset,
+      boolean wantFence,
+      boolean wantShutDown,
+      List<Uuid> offlineLogDirs) {
     return BrokerLifecycleControl.heartbeat(
-        image.get(), config, brokerId, brokerEpoch, metadataOffset, wantFence, wantShutDown);
+        image.get(),
+        config,
+        brokerId,
+        brokerEpoch,
+        metadataOffset,
+        wantFence || !offlineLogDirs.isEmpty(),
+        wantShutDown);
   }
 
   /**

@@ -72,6 +72,35 @@ class BrokerLifecycleTest {
   }
 
   @Test
+  void aBrokerReportingAnOfflineLogDirLosesItsLeadershipsInOneBatchAndStaysFenced() {
+    // Given three brokers and a topic whose partitions they all lead
+    ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2, 3).build();
+    ctx.createTopic("t", 6, 3);
+    long epoch = ctx.image.brokers().get(2).epoch();
+    List<Uuid> offline = List.of(Uuid.randomUuid());
+
+    // When broker 2 reports a failed log directory
+    ControllerResult<HeartbeatResult> result =
+        ctx.controller.brokerHeartbeat(2, epoch, ctx.image.offset(), false, false, offline);
+    HeartbeatResult answer = ctx.replay(result);
+
+    // Then one batch fences it and moves its leaderships; it is not told to shut down
+    assertThat(answer.fenced()).isTrue();
+    assertThat(answer.shouldShutDown()).isFalse();
+    for (int p = 0; p < 6; p++) {
+      assertThat(ctx.partition("t", p).leader()).isNotEqualTo(2);
+      assertThat(ctx.partition("t", p).isr()).doesNotContain(2);
+    }
+
+    // And while it keeps reporting it, caught up or not, it stays fenced
+    HeartbeatResult again =
+        ctx.replay(
+            ctx.controller.brokerHeartbeat(2, epoch, ctx.image.offset(), false, false, offline));
+    assertThat(again.fenced()).isTrue();
+    assertThat(ctx.image.brokers().get(2).fenced()).isTrue();
+  }
+
+  @Test
   void anEpochGuardedFenceSparesABrokerThatReRegisteredMeanwhile() {
     // Given broker 2 seen at one epoch, which then re-registers (a restarted process)
     ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2).build();

@@ -38,6 +38,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
 import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -212,12 +214,16 @@ public final class ClusterServices implements AutoCloseable {
    *
    * @param appliedMetadataOffset the offset of the image the broker's replica manager has applied:
    *     the broker is unfenced once that reaches its registration
+   * @param logDirs the ids of this broker's log directories
+   * @param offlineLogDirs the ids of those that failed, now
    */
   public void startBroker(
       BrokerConfig config,
       String clusterId,
       List<BrokerEndpoint> endpoints,
-      LongSupplier appliedMetadataOffset) {
+      LongSupplier appliedMetadataOffset,
+      List<Uuid> logDirs,
+      Supplier<List<Uuid>> offlineLogDirs) {
     lifecycle =
         new BrokerLifecycleManager(
             config.nodeId(),
@@ -227,7 +233,9 @@ public final class ClusterServices implements AutoCloseable {
             controllerClient,
             appliedMetadataOffset,
             scheduler,
-            settings.heartbeatIntervalMs());
+            settings.heartbeatIntervalMs(),
+            logDirs,
+            offlineLogDirs);
     lifecycle.start();
     try {
       lifecycle.unfenced().get(settings.registrationTimeoutMs(), TimeUnit.MILLISECONDS);

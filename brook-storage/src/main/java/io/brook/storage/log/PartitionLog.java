@@ -590,17 +590,20 @@ public final class PartitionLog implements Closeable {
     health.markDirOffline();
     lock.lock();
     try {
-      for (LogSegment segment : segments.values()) {
-        try {
-          segment.close();
-        } catch (IOException | RuntimeException | InternalError e) {
-          // InternalError: a fault writing the time index mapping on a failed disk.
-          log.debug(
-              "Closing a segment of an offline log failed topicPartition={}", topicPartition, e);
-        }
-      }
+      releaseSegments();
     } finally {
       lock.unlock();
+    }
+  }
+
+  private void releaseSegments() {
+    for (LogSegment segment : segments.values()) {
+      try {
+        segment.release();
+      } catch (IOException | RuntimeException e) {
+        log.debug(
+            "Closing a segment of an offline log failed topicPartition={}", topicPartition, e);
+      }
     }
   }
 
@@ -613,11 +616,14 @@ public final class PartitionLog implements Closeable {
         return;
       }
       health.markClosed();
-      if (!health.isOffline()) {
-        flusher.flushUpTo(logEndOffset());
-        producerState.updateMapEndOffset(logEndOffset());
-        producerState.takeSnapshot();
+      if (health.isOffline()) {
+        // Nothing more is written to a failed disk; recovery at the next start cleans up.
+        releaseSegments();
+        return;
       }
+      flusher.flushUpTo(logEndOffset());
+      producerState.updateMapEndOffset(logEndOffset());
+      producerState.takeSnapshot();
       for (LogSegment segment : segments.values()) {
         segment.close();
       }

@@ -476,6 +476,11 @@ public final class LogManager implements Closeable {
     return dirFailures;
   }
 
+  /** This node's {@code log.dirs}. */
+  public List<Path> logDirs() {
+    return config.logDirs();
+  }
+
   public boolean isLogDirOffline(Path logDir) {
     return dirFailures.isOffline(logDir);
   }
@@ -494,7 +499,7 @@ public final class LogManager implements Closeable {
   private void takeDirOffline(Path logDir) {
     int count = 0;
     for (PartitionLog partitionLog : logs.values()) {
-      if (isLogDirOffline(logDirOf(partitionLog)) && !partitionLog.isOffline()) {
+      if (isLogDirOffline(logDirOf(partitionLog))) {
         partitionLog.markDirOffline();
         count++;
       }
@@ -524,8 +529,9 @@ public final class LogManager implements Closeable {
     for (PartitionLog partitionLog : logs.values()) {
       try {
         partitionLog.close();
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException | RuntimeException | InternalError e) {
         // A failed flush, producer snapshot or epoch checkpoint: the directory is not clean.
+        // InternalError: a fault writing an index mapping on a failed disk.
         dirFailures.markOffline(
             logDirOf(partitionLog), "closing the log of " + partitionLog.topicPartition(), e);
       }
