@@ -329,6 +329,14 @@ public final class BrookServer implements AutoCloseable {
     ReplicaManager replicas = c.replicaManager;
     Map<Path, Uuid> dirIds = MetaProperties.directoryIds(config.logDirs());
     LogManager logs = c.logManager;
+    logs.dirFailures()
+        .addListener(
+            dir -> {
+              // With none left the node shuts down instead (see onLogDirFailure).
+              if (logs.offlineLogDirectoryCount() < config.logDirs().size()) {
+                cluster.reportOfflineReplicas(dirIds.get(dir), replicas.partitionsIn(dir));
+              }
+            });
     cluster.startBroker(
         config,
         c.clusterId,

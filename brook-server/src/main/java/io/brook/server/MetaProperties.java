@@ -79,8 +79,9 @@ final class MetaProperties {
   }
 
   /**
-   * The {@code directory.id} of each log directory (Kafka's, KIP-858): how heartbeats name the
-   * directories that failed. A file written before it was recorded gets one now.
+   * The {@code directory.id} of each log directory (Kafka's, KIP-858), by absolute path: how
+   * heartbeats name the directories that failed. A file written before it was recorded gets one
+   * now.
    */
   static Map<Path, Uuid> directoryIds(List<Path> logDirs) throws IOException {
     Map<Path, Uuid> ids = new LinkedHashMap<>();
@@ -93,7 +94,7 @@ final class MetaProperties {
         props.setProperty("directory.id", id);
         store(dir, props);
       }
-      ids.put(dir, Uuid.fromString(id));
+      ids.put(dir.toAbsolutePath().normalize(), Uuid.fromString(id));
     }
     return ids;
   }

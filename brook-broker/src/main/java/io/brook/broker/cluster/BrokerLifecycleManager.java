@@ -3,6 +3,7 @@ package io.brook.broker.cluster;
 import io.brook.metadata.record.BrokerEndpoint;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -10,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.AssignReplicasToDirsRequestData;
+import org.apache.kafka.common.message.AssignReplicasToDirsResponseData;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
 import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
 import org.apache.kafka.common.message.BrokerRegistrationRequestData;
@@ -28,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * stops.
  *
  * <p>Every heartbeat carries the ids ({@code directory.id} of {@code meta.properties}) of the log
- * directories that failed, in Kafka's {@code OfflineLogDirs} field; the controller keeps a broker
- * that reports any fenced (see {@code BrokerLifecycleControl}).
+ * directories that failed, in Kafka's {@code OfflineLogDirs} field; the replicas of a failed
+ * directory are reported with AssignReplicasToDirs ({@link #reportOfflineReplicas}), which moves
+ * their leaderships.
  *
  * <p>One call is in flight at a time: the next is scheduled when the previous one completes.
  */
@@ -192,6 +196,71 @@ public final class BrokerLifecycleManager {
     return controller
         .send(ApiKeys.BROKER_HEARTBEAT, request)
         .thenApply(BrokerHeartbeatResponseData.class::cast);
+  }
+
+  /**
+   * Tells the controller that the replicas in {@code partitions} (indexes by topic id) lived in the
+   * log directory {@code dirId}, which failed: an AssignReplicasToDirs request naming that
+   * directory, which Brook's controller answers by moving their leaderships and ISR memberships in
+   * one batch. Retried until the controller accepts it (also across a re-registration) or the
+   * broker stops.
+   */
+  public void reportOfflineReplicas(Uuid dirId, Map<Uuid, List<Integer>> partitions) {
+    if (stopped) {
+      return;
+    }
+    if (brokerEpoch < 0) {
+      retryReport(dirId, partitions);
+      return;
+    }
+    AssignReplicasToDirsRequestData.DirectoryData dir =
+        new AssignReplicasToDirsRequestData.DirectoryData().setId(dirId);
+    partitions.forEach(
+        (topicId, ids) -> {
+          AssignReplicasToDirsRequestData.TopicData topic =
+              new AssignReplicasToDirsRequestData.TopicData().setTopicId(topicId);
+          ids.forEach(
+              id ->
+                  topic
+                      .partitions()
+                      .add(
+                          new AssignReplicasToDirsRequestData.PartitionData()
+                              .setPartitionIndex(id)));
+          dir.topics().add(topic);
+        });
+    AssignReplicasToDirsRequestData request =
+        new AssignReplicasToDirsRequestData()
+            .setBrokerId(brokerId)
+            .setBrokerEpoch(brokerEpoch)
+            .setDirectories(List.of(dir));
+    controller
+        .send(ApiKeys.ASSIGN_REPLICAS_TO_DIRS, request)
+        .whenComplete(
+            (message, failure) -> {
+              Errors error =
+                  failure != null
+                      ? Errors.forException(failure)
+                      : Errors.forCode(((AssignReplicasToDirsResponseData) message).errorCode());
+              if (error == Errors.NONE) {
+                log.info(
+                    "Replicas of a failed log directory reported brokerId={} dirId={} partitions={}",
+                    brokerId,
+                    dirId,
+                    partitions);
+              } else {
+                log.info("Reporting offline replicas failed, retrying error={}", error);
+                retryReport(dirId, partitions);
+              }
+            });
+  }
+
+  private void retryReport(Uuid dirId, Map<Uuid, List<Integer>> partitions) {
+    try {
+      scheduler.schedule(
+          () -> reportOfflineReplicas(dirId, partitions), RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // The scheduler is stopping with the node.
+    }
   }
 
   /**

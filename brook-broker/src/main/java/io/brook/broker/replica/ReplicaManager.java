@@ -10,8 +10,11 @@ import io.brook.storage.manager.LogManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -107,6 +110,20 @@ public final class ReplicaManager {
       }
     }
     log.error("Partitions offline with their log directory dir={} partitions={}", logDir, count);
+  }
+
+  /** The partitions whose log lives in {@code logDir}: indexes by topic id. */
+  public Map<Uuid, List<Integer>> partitionsIn(Path logDir) {
+    Path wanted = logDir.toAbsolutePath().normalize();
+    Map<Uuid, List<Integer>> hosted = new HashMap<>();
+    for (Partition partition : partitions.values()) {
+      if (LogManager.logDirOf(partition.log()).toAbsolutePath().normalize().equals(wanted)) {
+        hosted
+            .computeIfAbsent(partition.topicId(), t -> new ArrayList<>())
+            .add(partition.topicPartition().partition());
+      }
+    }
+    return hosted;
   }
 
   /** The partitions whose log is offline (its directory failed). */

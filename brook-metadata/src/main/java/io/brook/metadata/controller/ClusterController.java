@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
@@ -233,30 +234,20 @@ public final class ClusterController {
       long metadataOffset,
       boolean wantFence,
       boolean wantShutDown) {
-    return brokerHeartbeat(
-        brokerId, brokerEpoch, metadataOffset, wantFence, wantShutDown, List.of());
+    return BrokerLifecycleControl.heartbeat(
+        image.get(), config, brokerId, brokerEpoch, metadataOffset, wantFence, wantShutDown);
   }
 
   /**
-   * As {@link #brokerHeartbeat(int, long, long, boolean, boolean)}, with the ids of the broker's
-   * log directories that failed (Kafka's {@code OfflineLogDirs}): while it reports any, the broker
-   * is fenced, which moves its leaderships to other in-sync replicas and takes it out of every ISR.
+   * The replicas of {@code brokerId} whose log directory failed leave their ISRs and lose their
+   * leaderships, in one batch; see {@link BrokerLifecycleControl#replicasOffline}.
+   *
+   * @param partitions partition indexes by topic id
    */
-  public ControllerResult<HeartbeatResult> brokerHeartbeat(
-      int brokerId,
-      long brokerEpoch,
-      long metadataOffset,
-      boolean wantFence,
-      boolean wantShutDown,
-      List<Uuid> offlineLogDirs) {
-    return BrokerLifecycleControl.heartbeat(
-        image.get(),
-        config,
-        brokerId,
-        brokerEpoch,
-        metadataOffset,
-        wantFence || !offlineLogDirs.isEmpty(),
-        wantShutDown);
+  public ControllerResult<ApiError> replicasOffline(
+      int brokerId, long brokerEpoch, Map<Uuid, Set<Integer>> partitions) {
+    return BrokerLifecycleControl.replicasOffline(
+        image.get(), config, brokerId, brokerEpoch, Map.copyOf(partitions));
   }
 
   /**

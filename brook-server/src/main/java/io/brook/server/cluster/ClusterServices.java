@@ -3,6 +3,7 @@ package io.brook.server.cluster;
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.api.AllocateProducerIdsHandler;
 import io.brook.broker.api.AlterPartitionHandler;
+import io.brook.broker.api.AssignReplicasToDirsHandler;
 import io.brook.broker.api.BrokerHeartbeatHandler;
 import io.brook.broker.api.BrokerRegistrationHandler;
 import io.brook.broker.api.DescribeQuorumHandler;
@@ -30,6 +31,7 @@ import io.brook.server.config.BrokerConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
@@ -159,6 +161,7 @@ public final class ClusterServices implements AutoCloseable {
     controllerHandlers.add(new BrokerRegistrationHandler(quorum, controller, sessions, clusterId));
     controllerHandlers.add(new BrokerHeartbeatHandler(quorum, controller, sessions));
     controllerHandlers.add(new AlterPartitionHandler(quorum, controller));
+    controllerHandlers.add(new AssignReplicasToDirsHandler(quorum, controller));
     controllerHandlers.add(new AllocateProducerIdsHandler(admin));
     for (ApiHandler handler : withClusterApis(brokerHandlers)) {
       if (CONTROLLER_DECIDED.contains(handler.apiKey())) {
@@ -281,6 +284,17 @@ public final class ClusterServices implements AutoCloseable {
   /** Sends this broker's ISR changes (as a leader) to the active controller. */
   public IsrChangeSender isrChangeSender() {
     return new AlterPartitionManager(nodeId, this::brokerEpoch, controllerClient);
+  }
+
+  /**
+   * Reports to the controller the replicas of a log directory that failed, so that their
+   * leaderships move; see {@link BrokerLifecycleManager#reportOfflineReplicas}.
+   */
+  public void reportOfflineReplicas(Uuid dirId, Map<Uuid, List<Integer>> partitions) {
+    BrokerLifecycleManager current = lifecycle;
+    if (current != null) {
+      current.reportOfflineReplicas(dirId, partitions);
+    }
   }
 
   /** Controlled shutdown: moves this broker's leaderships away before the node stops. */
