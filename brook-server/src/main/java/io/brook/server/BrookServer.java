@@ -348,6 +348,11 @@ public final class BrookServer implements AutoCloseable {
                 .filter(e -> logs.isLogDirOffline(e.getKey()))
                 .map(Map.Entry::getValue)
                 .toList());
+    for (Path failed : logs.dirFailures().offlineDirs()) {
+      // Failed while loading, before anyone listened: report every replica that cannot serve
+      // (a log that cannot be read may not even be listed, so its directory is unknown).
+      cluster.reportOfflineReplicas(dirIds.get(failed), replicas.offlineReplicas());
+    }
     c.network.startAccepting();
     return finishStart(c, started, endpoints);
   }

@@ -149,7 +149,8 @@ public final class Partition {
         partitionLog.leaderEpochCache().assign(newState.leaderEpoch(), partitionLog.logEndOffset());
       }
     } catch (IOException e) {
-      log.error("Recording the leader epoch failed topicPartition={}", topicPartition, e);
+      // Takes the log's directory offline, like any other write of it that fails.
+      partitionLog.markOffline("recording leader epoch " + newState.leaderEpoch(), e);
     }
     leaderEpochStartOffset = partitionLog.logEndOffset();
     long now = replication.time().milliseconds();

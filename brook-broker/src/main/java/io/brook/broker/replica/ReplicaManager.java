@@ -48,6 +48,10 @@ public final class ReplicaManager {
   private final Followers followers;
   private final ReplicationContext replication;
   private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+
+  /** Replicas assigned here whose log could not be created (a log directory is offline). */
+  private final ConcurrentHashMap<TopicPartition, Uuid> unhosted = new ConcurrentHashMap<>();
+
   private volatile MetadataImage image = MetadataImage.EMPTY;
 
   /**
@@ -112,7 +116,7 @@ public final class ReplicaManager {
     log.error("Partitions offline with their log directory dir={} partitions={}", logDir, count);
   }
 
-  /** The partitions whose log lives in {@code logDir}: indexes by topic id. */
+  /** The partitions whose log lives in {@code logDir}: indexes by topic id, ascending. */
   public Map<Uuid, List<Integer>> partitionsIn(Path logDir) {
     Path wanted = logDir.toAbsolutePath().normalize();
     Map<Uuid, List<Integer>> hosted = new HashMap<>();
@@ -123,7 +127,30 @@ public final class ReplicaManager {
             .add(partition.topicPartition().partition());
       }
     }
+    hosted.values().forEach(ids -> ids.sort(null));
     return hosted;
+  }
+
+  /**
+   * The replicas assigned to this broker that cannot serve because log directories are offline:
+   * those hosted with an offline log, and those not hosted at all because their log could not be
+   * created (after a directory failed at start-up, the ones it may have held). Indexes by topic id,
+   * ascending.
+   */
+  public Map<Uuid, List<Integer>> offlineReplicas() {
+    Map<Uuid, List<Integer>> replicas = new HashMap<>();
+    unhosted.forEach(
+        (tp, topicId) ->
+            replicas.computeIfAbsent(topicId, t -> new ArrayList<>()).add(tp.partition()));
+    for (Partition partition : partitions.values()) {
+      if (partition.log().isOffline()) {
+        replicas
+            .computeIfAbsent(partition.topicId(), t -> new ArrayList<>())
+            .add(partition.topicPartition().partition());
+      }
+    }
+    replicas.values().forEach(ids -> ids.sort(null));
+    return replicas;
   }
 
   /** The partitions whose log is offline (its directory failed). */
@@ -225,8 +252,10 @@ public final class ReplicaManager {
         if (existing == null) {
           existing = createPartition(tp, topic.id(), state);
           if (existing == null) {
+            unhosted.put(tp, topic.id());
             continue;
           }
+          unhosted.remove(tp);
           updateFetching(existing);
         } else if (!existing.state().equals(state)) {
           existing.applyState(state);
@@ -242,6 +271,7 @@ public final class ReplicaManager {
         removePartition(tp);
       }
     }
+    unhosted.keySet().retainAll(wanted);
     image = newImage;
   }
 
@@ -276,7 +306,9 @@ public final class ReplicaManager {
         throw new UncheckedIOException("creating the log of " + tp, e);
       }
       // Not hosted: clients get NOT_LEADER_OR_FOLLOWER; it is retried with the next image.
-      log.warn("Not hosting a partition while log directories are offline topicPartition={}", tp);
+      if (!unhosted.containsKey(tp)) {
+        log.warn("Not hosting a partition while log directories are offline topicPartition={}", tp);
+      }
       return null;
     }
     Partition partition =

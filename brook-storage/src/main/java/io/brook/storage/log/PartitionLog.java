@@ -582,6 +582,16 @@ public final class PartitionLog implements Closeable {
   }
 
   /**
+   * An I/O error on this log's files outside its own operations (the replica manager recording a
+   * leader epoch): takes the log and its directory offline, as its own failures do.
+   *
+   * @return the error to fail the current operation with
+   */
+  public StorageException markOffline(String what, IOException cause) {
+    return health.markOffline(what, cause);
+  }
+
+  /**
    * Its log directory failed: from now on every read and write fails with KAFKA_STORAGE_ERROR, and
    * its files are closed without a flush (the disk is not trusted); recovery at the next start
    * re-validates whatever reached it.
