@@ -6,10 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.PartitionRecord;
-import io.brook.metadata.record.RegisterBrokerRecord;
 import io.brook.metadata.record.TopicRecord;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.manager.LogManager;
@@ -21,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -93,17 +90,7 @@ class ReplicaManagerLogDirFailureTest {
 
   /** Broker 1 leads t-0 and t-1 and follows t-2 and t-3 (led by 2); all in sync. */
   private static MetadataImage image() {
-    List<MetadataRecord> records = new ArrayList<>();
-    for (int id : ALL) {
-      records.add(
-          new RegisterBrokerRecord(
-              id,
-              Uuid.randomUuid(),
-              10 + id,
-              List.of(new BrokerEndpoint("PLAINTEXT", "localhost", 9090 + id, "PLAINTEXT")),
-              Optional.empty(),
-              false));
-    }
+    List<MetadataRecord> records = new ArrayList<>(TestImages.registeredBrokers(ALL));
     records.add(new TopicRecord("t", TOPIC_ID));
     for (int p = 0; p < 4; p++) {
       int leader = p < 2 ? 1 : 2;
