@@ -441,10 +441,8 @@ public final class LogManager implements Closeable {
   /**
    * Writes {@code fileName} in every online directory; a write that fails takes its directory
    * offline.
-   *
-   * @return whether every online directory's file was written
    */
-  private boolean checkpoint(String fileName, Function<PartitionLog, Long> offset) {
+  private void checkpoint(String fileName, Function<PartitionLog, Long> offset) {
     Map<Path, Map<TopicPartition, Long>> byDir = new HashMap<>();
     for (Path dir : config.logDirs()) {
       if (!isLogDirOffline(dir)) {
@@ -457,16 +455,13 @@ public final class LogManager implements Closeable {
         entries.put(partitionLog.topicPartition(), offset.apply(partitionLog));
       }
     }
-    boolean written = true;
     for (Map.Entry<Path, Map<TopicPartition, Long>> entry : byDir.entrySet()) {
       try {
         new OffsetCheckpointFile(entry.getKey().resolve(fileName)).write(entry.getValue());
       } catch (IOException e) {
-        written = false;
         dirFailures.markOffline(entry.getKey(), "writing " + fileName, e);
       }
     }
-    return written;
   }
 
   // ---- Log directory failures ----
