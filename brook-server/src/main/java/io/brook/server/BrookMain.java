@@ -28,7 +28,7 @@ public final class BrookMain implements Callable<Integer> {
   /**
    * Runs until SIGTERM / Ctrl-C, then shuts down cleanly. The hook halts with status 0 once the
    * node is closed: a signal-initiated JVM exit would otherwise report 143, and a clean stop is not
-   * an error.
+   * an error. A node that stopped because every log directory failed exits with 1.
    */
   static int runUntilStopped(BrokerConfig config, String hint) throws Exception {
     BrookServer server = BrookServer.start(config);
@@ -37,13 +37,13 @@ public final class BrookMain implements Callable<Integer> {
             new Thread(
                 () -> {
                   server.close();
-                  Runtime.getRuntime().halt(0);
+                  Runtime.getRuntime().halt(server.exitStatus());
                 },
                 "brook-shutdown"));
     System.out.println(hint.replace("{port}", Integer.toString(firstPort(server, config))));
     System.out.flush();
     server.awaitShutdown();
-    return 0;
+    return server.exitStatus();
   }
 
   private static int firstPort(BrookServer server, BrokerConfig config) {

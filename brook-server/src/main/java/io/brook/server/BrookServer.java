@@ -59,6 +59,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -94,6 +95,7 @@ public final class BrookServer implements AutoCloseable {
   private final KafkaNetworkServer network;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
+  private volatile int exitStatus;
 
   private BrookServer(Components c) {
     this.config = c.config;
@@ -325,7 +327,32 @@ public final class BrookServer implements AutoCloseable {
             new ApiRegistry(cluster.brokerHandlers(handlers), List.of(c.groupCoordinator)));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
-    cluster.startBroker(config, c.clusterId, endpoints, () -> replicas.image().offset());
+    Map<Path, Uuid> dirIds = MetaProperties.directoryIds(config.logDirs());
+    LogManager logs = c.logManager;
+    logs.dirFailures()
+        .addListener(
+            dir -> {
+              // With none left the node shuts down instead (see onLogDirFailure).
+              if (logs.offlineLogDirectoryCount() < config.logDirs().size()) {
+                cluster.reportOfflineReplicas(dirIds.get(dir), replicas.partitionsIn(dir));
+              }
+            });
+    cluster.startBroker(
+        config,
+        c.clusterId,
+        endpoints,
+        () -> replicas.image().offset(),
+        List.copyOf(dirIds.values()),
+        () ->
+            dirIds.entrySet().stream()
+                .filter(e -> logs.isLogDirOffline(e.getKey()))
+                .map(Map.Entry::getValue)
+                .toList());
+    for (Path failed : logs.dirFailures().offlineDirs()) {
+      // Failed while loading, before anyone listened: report every replica that cannot serve
+      // (a log that cannot be read may not even be listed, so its directory is unknown).
+      cluster.reportOfflineReplicas(dirIds.get(failed), replicas.offlineReplicas());
+    }
     c.network.startAccepting();
     return finishStart(c, started, endpoints);
   }
@@ -333,6 +360,7 @@ public final class BrookServer implements AutoCloseable {
   private static BrookServer finishStart(
       Components c, long started, List<BrokerEndpoint> endpoints) {
     BrookServer server = new BrookServer(c);
+    c.logManager.dirFailures().addListener(dir -> server.onLogDirFailure());
     log.info(
         "Brook started nodeId={} roles={} clusterId={} listeners={} durationMs={}",
         c.config.nodeId(),
@@ -469,6 +497,27 @@ public final class BrookServer implements AutoCloseable {
     return transactionCoordinator;
   }
 
+  /**
+   * With every log directory offline the node has nothing left to serve: it shuts down (on its own
+   * thread, as close waits for the failure handler's) and exits with status 1, as Kafka's broker
+   * does. With some directories left it keeps serving them.
+   */
+  private void onLogDirFailure() {
+    if (logManager.offlineLogDirectoryCount() < config.logDirs().size() || closed) {
+      return;
+    }
+    log.error("Every log directory is offline; shutting down dirs={}", config.logDirs());
+    exitStatus = 1;
+    Thread stopper = new Thread(this::close, "brook-log-dir-shutdown");
+    stopper.setDaemon(false);
+    stopper.start();
+  }
+
+  /** 0, or 1 once the node shut down because every log directory failed. */
+  public int exitStatus() {
+    return exitStatus;
+  }
+
   /** Blocks until {@link #close()} has finished. */
   public void awaitShutdown() throws InterruptedException {
     stopped.await();
@@ -534,7 +583,9 @@ public final class BrookServer implements AutoCloseable {
       }
       try {
         part.close();
-      } catch (Exception e) {
+      } catch (Exception | Error e) {
+        // Stopping goes on whatever one part throws (an InternalError of a faulting index
+        // mapping on a failed disk included): otherwise the node would hang half-stopped.
         log.error("Error while stopping {}", part.getClass().getSimpleName(), e);
       }
     }

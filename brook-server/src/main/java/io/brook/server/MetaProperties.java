@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.function.Supplier;
@@ -76,6 +78,27 @@ final class MetaProperties {
     return clusterId;
   }
 
+  /**
+   * The {@code directory.id} of each log directory (Kafka's, KIP-858), by absolute path: how
+   * heartbeats name the directories that failed. A file written before it was recorded gets one
+   * now.
+   */
+  static Map<Path, Uuid> directoryIds(List<Path> logDirs) throws IOException {
+    Map<Path, Uuid> ids = new LinkedHashMap<>();
+    for (Path dir : logDirs) {
+      Properties props =
+          read(dir).orElseThrow(() -> new IOException("no meta.properties in " + dir));
+      String id = props.getProperty("directory.id");
+      if (id == null) {
+        id = Uuid.randomUuid().toString();
+        props.setProperty("directory.id", id);
+        store(dir, props);
+      }
+      ids.put(dir.toAbsolutePath().normalize(), Uuid.fromString(id));
+    }
+    return ids;
+  }
+
   private static Optional<Properties> read(Path dir) throws IOException {
     Path file = dir.resolve(FILE_NAME);
     if (!Files.exists(file)) {
@@ -95,6 +118,10 @@ final class MetaProperties {
     props.setProperty("cluster.id", clusterId);
     props.setProperty("node.id", Integer.toString(nodeId));
     props.setProperty("directory.id", Uuid.randomUuid().toString());
+    store(dir, props);
+  }
+
+  private static void store(Path dir, Properties props) throws IOException {
     Path tmp = dir.resolve(FILE_NAME + ".tmp");
     try (Writer writer = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
       props.store(writer, "Written by Brook on first start; do not edit");

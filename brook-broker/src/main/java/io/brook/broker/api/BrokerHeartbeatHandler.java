@@ -13,7 +13,10 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * BrokerHeartbeat, a controller API: keeps the broker's session alive, unfences it once its
- * metadata has caught up, and fences it on request ({@code wantShutDown}: controlled shutdown).
+ * metadata has caught up, and fences it on request ({@code wantShutDown}: controlled shutdown). The
+ * failed log directories a broker lists ({@code OfflineLogDirs}) change nothing here: Brook records
+ * no directory per replica, so the broker reports those replicas with AssignReplicasToDirs ({@link
+ * AssignReplicasToDirsHandler}).
  */
 public final class BrokerHeartbeatHandler extends KafkaApi {
   private final MetadataQuorum quorum;

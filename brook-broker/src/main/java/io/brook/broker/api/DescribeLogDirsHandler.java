@@ -64,7 +64,14 @@ public final class DescribeLogDirsHandler extends KafkaApi {
                   .setIsFutureKey(false));
     }
     DescribeLogDirsResponseData response = new DescribeLogDirsResponseData();
-    byDir.forEach((dir, topics) -> response.results().add(result(dir, topics)));
+    byDir.forEach(
+        (dir, topics) ->
+            response
+                .results()
+                .add(
+                    replicaManager.logManager().isLogDirOffline(dir)
+                        ? offline(dir)
+                        : result(dir, topics)));
     return CompletableFuture.completedFuture(response);
   }
 
@@ -79,6 +86,13 @@ public final class DescribeLogDirsHandler extends KafkaApi {
       }
     }
     return wanted;
+  }
+
+  /** As Kafka: an offline directory is listed with KAFKA_STORAGE_ERROR and nothing else. */
+  private static DescribeLogDirsResult offline(Path dir) {
+    return new DescribeLogDirsResult()
+        .setErrorCode(Errors.KAFKA_STORAGE_ERROR.code())
+        .setLogDir(dir.toString());
   }
 
   private static DescribeLogDirsResult result(

@@ -3,12 +3,16 @@ package io.brook.broker.cluster;
 import io.brook.metadata.record.BrokerEndpoint;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.AssignReplicasToDirsRequestData;
+import org.apache.kafka.common.message.AssignReplicasToDirsResponseData;
 import org.apache.kafka.common.message.BrokerHeartbeatRequestData;
 import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
 import org.apache.kafka.common.message.BrokerRegistrationRequestData;
@@ -25,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * controller unfences it once that reaches its registration), registers again if the controller no
  * longer knows its epoch, and on shutdown asks to be fenced so its leaderships move before it
  * stops.
+ *
+ * <p>Every heartbeat carries the ids ({@code directory.id} of {@code meta.properties}) of the log
+ * directories that failed, in Kafka's {@code OfflineLogDirs} field; the replicas of a failed
+ * directory are reported with AssignReplicasToDirs ({@link #reportOfflineReplicas}), which moves
+ * their leaderships.
  *
  * <p>One call is in flight at a time: the next is scheduled when the previous one completes.
  */
@@ -44,6 +53,8 @@ public final class BrokerLifecycleManager {
   private final LongSupplier metadataOffset;
   private final ScheduledExecutorService scheduler;
   private final long heartbeatIntervalMs;
+  private final List<Uuid> logDirs;
+  private final Supplier<List<Uuid>> offlineLogDirs;
   private final Uuid incarnationId = Uuid.randomUuid();
   private final CompletableFuture<Void> unfenced = new CompletableFuture<>();
   private volatile long brokerEpoch = -1;
@@ -57,7 +68,9 @@ public final class BrokerLifecycleManager {
       ControllerClient controller,
       LongSupplier metadataOffset,
       ScheduledExecutorService scheduler,
-      long heartbeatIntervalMs) {
+      long heartbeatIntervalMs,
+      List<Uuid> logDirs,
+      Supplier<List<Uuid>> offlineLogDirs) {
     this.brokerId = brokerId;
     this.clusterId = clusterId;
     this.endpoints = List.copyOf(endpoints);
@@ -66,6 +79,8 @@ public final class BrokerLifecycleManager {
     this.metadataOffset = metadataOffset;
     this.scheduler = scheduler;
     this.heartbeatIntervalMs = heartbeatIntervalMs;
+    this.logDirs = List.copyOf(logDirs);
+    this.offlineLogDirs = offlineLogDirs;
   }
 
   /** Starts registering; returns at once. */
@@ -111,7 +126,8 @@ public final class BrokerLifecycleManager {
             .setBrokerId(brokerId)
             .setClusterId(clusterId)
             .setIncarnationId(incarnationId)
-            .setRack(rack.orElse(null));
+            .setRack(rack.orElse(null))
+            .setLogDirs(logDirs);
     for (BrokerEndpoint e : endpoints) {
       request
           .listeners()
@@ -175,10 +191,76 @@ public final class BrokerLifecycleManager {
             .setBrokerEpoch(brokerEpoch)
             .setCurrentMetadataOffset(metadataOffset.getAsLong())
             .setWantFence(false)
-            .setWantShutDown(wantShutDown);
+            .setWantShutDown(wantShutDown)
+            .setOfflineLogDirs(offlineLogDirs.get());
     return controller
         .send(ApiKeys.BROKER_HEARTBEAT, request)
         .thenApply(BrokerHeartbeatResponseData.class::cast);
+  }
+
+  /**
+   * Tells the controller that the replicas in {@code partitions} (indexes by topic id) lived in the
+   * log directory {@code dirId}, which failed: an AssignReplicasToDirs request naming that
+   * directory, which Brook's controller answers by moving their leaderships and ISR memberships in
+   * one batch. Retried until the controller accepts it (also across a re-registration) or the
+   * broker stops.
+   */
+  public void reportOfflineReplicas(Uuid dirId, Map<Uuid, List<Integer>> partitions) {
+    if (stopped) {
+      return;
+    }
+    if (brokerEpoch < 0) {
+      retryReport(dirId, partitions);
+      return;
+    }
+    AssignReplicasToDirsRequestData.DirectoryData dir =
+        new AssignReplicasToDirsRequestData.DirectoryData().setId(dirId);
+    partitions.forEach(
+        (topicId, ids) -> {
+          AssignReplicasToDirsRequestData.TopicData topic =
+              new AssignReplicasToDirsRequestData.TopicData().setTopicId(topicId);
+          ids.forEach(
+              id ->
+                  topic
+                      .partitions()
+                      .add(
+                          new AssignReplicasToDirsRequestData.PartitionData()
+                              .setPartitionIndex(id)));
+          dir.topics().add(topic);
+        });
+    AssignReplicasToDirsRequestData request =
+        new AssignReplicasToDirsRequestData()
+            .setBrokerId(brokerId)
+            .setBrokerEpoch(brokerEpoch)
+            .setDirectories(List.of(dir));
+    controller
+        .send(ApiKeys.ASSIGN_REPLICAS_TO_DIRS, request)
+        .whenComplete(
+            (message, failure) -> {
+              Errors error =
+                  failure != null
+                      ? Errors.forException(failure)
+                      : Errors.forCode(((AssignReplicasToDirsResponseData) message).errorCode());
+              if (error == Errors.NONE) {
+                log.info(
+                    "Replicas of a failed log directory reported brokerId={} dirId={} partitions={}",
+                    brokerId,
+                    dirId,
+                    partitions);
+              } else {
+                log.info("Reporting offline replicas failed, retrying error={}", error);
+                retryReport(dirId, partitions);
+              }
+            });
+  }
+
+  private void retryReport(Uuid dirId, Map<Uuid, List<Integer>> partitions) {
+    try {
+      scheduler.schedule(
+          () -> reportOfflineReplicas(dirId, partitions), RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // The scheduler is stopping with the node.
+    }
   }
 
   /**

@@ -6,7 +6,11 @@ import io.brook.broker.replica.ReplicationMetrics;
 import io.brook.broker.replica.ReplicationMetrics.PartitionCounts;
 import io.brook.protocol.metrics.MBeanRegistrations;
 import io.brook.storage.log.PartitionLog;
+import io.brook.storage.manager.LogManager;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
@@ -22,7 +26,11 @@ import javax.management.StandardMBean;
  *   <li>meters ({@code Count}, {@code OneMinuteRate}, {@code MeanRate}, {@code RateUnit}, {@code
  *       EventType}) for ISR shrinks, expands and failed updates;
  *   <li>{@code kafka.server:type=ReplicaFetcherManager,name=MaxLag,clientId=Replica} on a node that
- *       follows partitions.
+ *       follows partitions;
+ *   <li>the health of the log directories the replicas live in: {@code
+ *       kafka.log:type=LogManager,name=OfflineLogDirectoryCount} and, per directory, {@code
+ *       LogDirectoryOffline} and the cleaner's {@code uncleanable-partitions-count} and {@code
+ *       uncleanable-bytes} ({@code kafka.log:type=LogCleanerManager}).
  * </ul>
  *
  * <p>An object name is per JVM: when several nodes run in one JVM (embedded test clusters), the
@@ -87,7 +95,29 @@ public final class ReplicationMBeans implements AutoCloseable {
       GaugeMBean lag = maxLag::getAsLong;
       beans.add(MAX_LAG, new StandardMBean(lag, GaugeMBean.class, false));
     }
+    beans.logDirGauges(replicas.logManager());
     return beans;
+  }
+
+  /** Kafka's log-directory and cleaner gauges, computed when read. */
+  private void logDirGauges(LogManager logs) {
+    add("kafka.log:type=LogManager,name=OfflineLogDirectoryCount", logs::offlineLogDirectoryCount);
+    for (Path dir : logs.logDirs()) {
+      String tag = ",logDirectory=" + ObjectName.quote(dir.toString());
+      add(
+          "kafka.log:type=LogManager,name=LogDirectoryOffline" + tag,
+          () -> logs.isLogDirOffline(dir) ? 1 : 0);
+      add(
+          "kafka.log:type=LogCleanerManager,name=uncleanable-partitions-count" + tag,
+          () -> logs.cleaner().uncleanablePartitionsCount(dir));
+      add(
+          "kafka.log:type=LogCleanerManager,name=uncleanable-bytes" + tag,
+          () -> logs.cleaner().uncleanableBytes(dir));
+    }
+  }
+
+  private void add(String name, GaugeMBean gauge) {
+    add(name, new StandardMBean(gauge, GaugeMBean.class, false));
   }
 
   /**

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.FencedLeaderEpochException;
+import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.UnknownLeaderEpochException;
@@ -177,7 +178,8 @@ public final class Partition {
         partitionLog.leaderEpochCache().assign(newState.leaderEpoch(), partitionLog.logEndOffset());
       }
     } catch (IOException e) {
-      log.error("Recording the leader epoch failed topicPartition={}", topicPartition, e);
+      // Takes the log's directory offline, like any other write of it that fails.
+      partitionLog.markOffline("recording leader epoch " + newState.leaderEpoch(), e);
     }
     leaderEpochStartOffset = partitionLog.logEndOffset();
     long now = replication.time().milliseconds();
@@ -231,10 +233,18 @@ public final class Partition {
     }
   }
 
+  /**
+   * @throws NotLeaderOrFollowerException if this broker does not lead the partition
+   * @throws KafkaStorageException if it does but the log's directory failed (as Kafka answers for
+   *     an offline partition, whatever the request)
+   */
   public void ensureLeader() {
     if (!isLeader()) {
       throw new NotLeaderOrFollowerException(
           "broker " + localBrokerId + " is not the leader of " + topicPartition);
+    }
+    if (partitionLog.isOffline()) {
+      throw new KafkaStorageException("the log of " + topicPartition + " is offline");
     }
   }
 

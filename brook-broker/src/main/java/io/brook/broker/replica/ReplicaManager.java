@@ -9,8 +9,12 @@ import io.brook.storage.log.PartitionLog;
 import io.brook.storage.manager.LogManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -27,6 +31,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The partitions this broker hosts, kept in step with the metadata image: a partition whose
  * replicas include this broker gets a log and a leader or follower role; a deleted topic's logs go.
+ *
+ * <p>A partition whose log directory failed stays hosted but offline, as Kafka's: its log answers
+ * every read and write with KAFKA_STORAGE_ERROR, it is not fetched as a follower, and as a leader
+ * it proposes no ISR change (its followers fail to fetch from it, which must not shrink the ISR to
+ * the broken leader). The controller moves its leadership once told (see {@code
+ * BrokerLifecycleManager}).
  */
 public final class ReplicaManager {
   private static final Logger log = LoggerFactory.getLogger(ReplicaManager.class);
@@ -38,6 +48,10 @@ public final class ReplicaManager {
   private final Followers followers;
   private final ReplicationContext replication;
   private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+
+  /** Replicas assigned here whose log could not be created (a log directory is offline). */
+  private final ConcurrentHashMap<TopicPartition, Uuid> unhosted = new ConcurrentHashMap<>();
+
   private volatile MetadataImage image = MetadataImage.EMPTY;
 
   /**
@@ -82,6 +96,72 @@ public final class ReplicaManager {
     this.replication =
         new ReplicationContext(
             isrChanges, this::isUnfenced, replicaLagTimeMaxMs, time, new ReplicationMetrics(time));
+    logManager.dirFailures().addListener(this::handleLogDirFailure);
+  }
+
+  /**
+   * On the log-dir failure handler's thread, after the log manager took the directory's logs
+   * offline: stops fetching them and wakes the requests waiting on them, which then fail with
+   * KAFKA_STORAGE_ERROR.
+   */
+  private void handleLogDirFailure(Path logDir) {
+    int count = 0;
+    for (Partition partition : partitions.values()) {
+      if (logManager.isLogDirOffline(LogManager.logDirOf(partition.log()))) {
+        followers.unfollow(partition.topicPartition());
+        delayedOperations.onProgress(partition.topicPartition());
+        count++;
+      }
+    }
+    log.error("Partitions offline with their log directory dir={} partitions={}", logDir, count);
+  }
+
+  /** The partitions whose log lives in {@code logDir}: indexes by topic id, ascending. */
+  public Map<Uuid, List<Integer>> partitionsIn(Path logDir) {
+    Path wanted = logDir.toAbsolutePath().normalize();
+    Map<Uuid, List<Integer>> hosted = new HashMap<>();
+    for (Partition partition : partitions.values()) {
+      if (LogManager.logDirOf(partition.log()).toAbsolutePath().normalize().equals(wanted)) {
+        hosted
+            .computeIfAbsent(partition.topicId(), t -> new ArrayList<>())
+            .add(partition.topicPartition().partition());
+      }
+    }
+    hosted.values().forEach(ids -> ids.sort(null));
+    return hosted;
+  }
+
+  /**
+   * The replicas assigned to this broker that cannot serve because log directories are offline:
+   * those hosted with an offline log, and those not hosted at all because their log could not be
+   * created (after a directory failed at start-up, the ones it may have held). Indexes by topic id,
+   * ascending.
+   */
+  public Map<Uuid, List<Integer>> offlineReplicas() {
+    Map<Uuid, List<Integer>> replicas = new HashMap<>();
+    unhosted.forEach(
+        (tp, topicId) ->
+            replicas.computeIfAbsent(topicId, t -> new ArrayList<>()).add(tp.partition()));
+    for (Partition partition : partitions.values()) {
+      if (partition.log().isOffline()) {
+        replicas
+            .computeIfAbsent(partition.topicId(), t -> new ArrayList<>())
+            .add(partition.topicPartition().partition());
+      }
+    }
+    replicas.values().forEach(ids -> ids.sort(null));
+    return replicas;
+  }
+
+  /** The partitions whose log is offline (its directory failed). */
+  public int offlinePartitionCount() {
+    int count = 0;
+    for (Partition partition : partitions.values()) {
+      if (partition.log().isOffline()) {
+        count++;
+      }
+    }
+    return count;
   }
 
   /** The ISR change meters of this broker's leader partitions. */
@@ -104,6 +184,11 @@ public final class ReplicaManager {
 
   public MetadataImage image() {
     return image;
+  }
+
+  /** The logs of the hosted partitions. */
+  public LogManager logManager() {
+    return logManager;
   }
 
   public DelayedOperations delayedOperations() {
@@ -166,6 +251,11 @@ public final class ReplicaManager {
         }
         if (existing == null) {
           existing = createPartition(tp, topic.id(), state);
+          if (existing == null) {
+            unhosted.put(tp, topic.id());
+            continue;
+          }
+          unhosted.remove(tp);
           updateFetching(existing);
         } else if (!existing.state().equals(state)) {
           existing.applyState(state);
@@ -181,12 +271,13 @@ public final class ReplicaManager {
         removePartition(tp);
       }
     }
+    unhosted.keySet().retainAll(wanted);
     image = newImage;
   }
 
   /** A follower fetches from its leader; a leader, or a partition without one, does not. */
   private void updateFetching(Partition partition) {
-    if (partition.isFollower()) {
+    if (partition.isFollower() && !partition.log().isOffline()) {
       followers.follow(partition);
     } else {
       followers.unfollow(partition.topicPartition());
@@ -199,30 +290,39 @@ public final class ReplicaManager {
    */
   public void maybeShrinkIsrs() {
     for (Partition partition : partitions.values()) {
-      if (partition.isLeader()) {
+      if (partition.isLeader() && !partition.log().isOffline()) {
         partition.maybeShrinkIsr();
       }
     }
   }
 
+  /** The new partition, or null if its log cannot be created (a log directory is offline). */
   private Partition createPartition(TopicPartition tp, Uuid topicId, PartitionState state) {
+    PartitionLog partitionLog;
     try {
-      PartitionLog partitionLog = logManager.getOrCreateLog(tp);
-      Partition partition =
-          new Partition(
-              tp,
-              topicId,
-              brokerId,
-              partitionLog,
-              new PartitionState(-1, -1, -1, state.replicas(), state.isr()),
-              delayedOperations,
-              replication);
-      partitions.put(tp, partition);
-      partition.applyState(state);
-      return partition;
+      partitionLog = logManager.getOrCreateLog(tp);
     } catch (IOException e) {
-      throw new UncheckedIOException("creating the log of " + tp, e);
+      if (logManager.offlineLogDirectoryCount() == 0) {
+        throw new UncheckedIOException("creating the log of " + tp, e);
+      }
+      // Not hosted: clients get NOT_LEADER_OR_FOLLOWER; it is retried with the next image.
+      if (!unhosted.containsKey(tp)) {
+        log.warn("Not hosting a partition while log directories are offline topicPartition={}", tp);
+      }
+      return null;
     }
+    Partition partition =
+        new Partition(
+            tp,
+            topicId,
+            brokerId,
+            partitionLog,
+            new PartitionState(-1, -1, -1, state.replicas(), state.isr()),
+            delayedOperations,
+            replication);
+    partitions.put(tp, partition);
+    partition.applyState(state);
+    return partition;
   }
 
   private void removePartition(TopicPartition tp) {

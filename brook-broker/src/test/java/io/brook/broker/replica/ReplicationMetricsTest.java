@@ -7,10 +7,8 @@ import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.metrics.Meter;
 import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.PartitionRecord;
-import io.brook.metadata.record.RegisterBrokerRecord;
 import io.brook.metadata.record.TopicRecord;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.manager.LogManager;
@@ -21,7 +19,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -81,17 +78,7 @@ class ReplicationMetricsTest {
    * ISR, p3 followed (led by 2), p4 not hosted here.
    */
   private void applyImage() {
-    List<MetadataRecord> records = new ArrayList<>();
-    for (int id : ALL) {
-      records.add(
-          new RegisterBrokerRecord(
-              id,
-              Uuid.randomUuid(),
-              10 + id,
-              List.of(new BrokerEndpoint("PLAINTEXT", "localhost", 9090 + id, "PLAINTEXT")),
-              Optional.empty(),
-              false));
-    }
+    List<MetadataRecord> records = new ArrayList<>(TestImages.registeredBrokers(ALL));
     records.add(new TopicRecord("t", TOPIC_ID));
     records.add(new PartitionRecord(TOPIC_ID, 0, ALL, ALL, 1, 0, 0));
     records.add(new PartitionRecord(TOPIC_ID, 1, ALL, List.of(1, 2), 1, 0, 0));
@@ -200,10 +187,26 @@ class ReplicationMetricsTest {
           .isEqualTo(0.0);
       assertThat(value(server, "ReplicaFetcherManager,name=MaxLag,clientId=Replica"))
           .isEqualTo(42L);
+      String tag = ",logDirectory=" + ObjectName.quote(dir.toString());
+      assertThat(logValue(server, "LogManager,name=OfflineLogDirectoryCount")).isEqualTo(0);
+      assertThat(logValue(server, "LogManager,name=LogDirectoryOffline" + tag)).isEqualTo(0);
+      assertThat(logValue(server, "LogCleanerManager,name=uncleanable-partitions-count" + tag))
+          .isEqualTo(0);
+      assertThat(logValue(server, "LogCleanerManager,name=uncleanable-bytes" + tag)).isEqualTo(0L);
+
+      // And when the directory fails, the log-directory gauges say so
+      logManager.dirFailures().markOffline(dir, "a test", new java.io.IOException("simulated"));
+      assertThat(logValue(server, "LogManager,name=OfflineLogDirectoryCount")).isEqualTo(1);
+      assertThat(logValue(server, "LogManager,name=LogDirectoryOffline" + tag)).isEqualTo(1);
     }
 
     // Then closing unregisters them
     assertThat(server.queryNames(new ObjectName("kafka.server:*"), null)).isEmpty();
+    assertThat(server.queryNames(new ObjectName("kafka.log:*"), null)).isEmpty();
+  }
+
+  private static Object logValue(MBeanServer server, String typeAndName) throws Exception {
+    return server.getAttribute(new ObjectName("kafka.log:type=" + typeAndName), "Value");
   }
 
   private static Object value(MBeanServer server, String typeAndName) throws Exception {

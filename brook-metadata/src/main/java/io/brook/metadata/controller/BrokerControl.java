@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiPredicate;
 import java.util.function.IntPredicate;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
@@ -125,6 +126,15 @@ final class BrokerControl {
    */
   static List<MetadataRecord> removeFromIsrs(
       MetadataImage image, ControllerConfig config, int brokerId) {
+    return removeFromIsrs(image, config, brokerId, (topicId, partition) -> true);
+  }
+
+  /**
+   * {@link #removeFromIsrs(MetadataImage, ControllerConfig, int)} for the partitions {@code only}
+   * accepts (by topic id and partition index): the replicas of a log directory that failed.
+   */
+  static List<MetadataRecord> removeFromIsrs(
+      MetadataImage image, ControllerConfig config, int brokerId, BiPredicate<Uuid, Integer> only) {
     IntPredicate eligible = id -> id != brokerId && isUnfenced(image, id);
     List<MetadataRecord> changes = new ArrayList<>();
     for (TopicImage topic : image.topics()) {
@@ -132,7 +142,7 @@ final class BrokerControl {
       for (Map.Entry<Integer, PartitionImage> e : topic.partitions().entrySet()) {
         PartitionImage p = e.getValue();
         boolean inIsr = p.isr().contains(brokerId);
-        if (!inIsr && p.leader() != brokerId) {
+        if ((!inIsr && p.leader() != brokerId) || !only.test(topic.id(), e.getKey())) {
           continue;
         }
         List<Integer> isr = new ArrayList<>(p.isr());

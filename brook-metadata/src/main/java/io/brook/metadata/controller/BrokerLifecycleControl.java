@@ -7,7 +7,9 @@ import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.RegisterBrokerRecord;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -76,7 +78,8 @@ final class BrokerLifecycleControl {
     }
     if (wantShutDown || wantFence) {
       ControllerResult<ApiError> fence = BrokerControl.fenceBroker(image, config, brokerId);
-      return ControllerResult.of(fence.records(), new HeartbeatResult(ApiError.NONE, true, true));
+      return ControllerResult.of(
+          fence.records(), new HeartbeatResult(ApiError.NONE, true, wantShutDown));
     }
     // Unfenced only once it has seen its own registration: it then holds every record that was
     // committed before it joined, so it never serves older metadata as a leader.
@@ -86,5 +89,37 @@ final class BrokerLifecycleControl {
           unfence.records(), new HeartbeatResult(ApiError.NONE, false, false));
     }
     return ControllerResult.of(new HeartbeatResult(ApiError.NONE, broker.fenced(), false));
+  }
+
+  /**
+   * A broker reports replicas whose log directory failed (AssignReplicasToDirs naming that
+   * directory, whose id its heartbeats list in {@code OfflineLogDirs}). Brook's metadata does not
+   * record which directory holds each replica (Kafka's per-replica {@code directories}, KIP-858),
+   * so the broker names them: in one batch each leaves the ISR (never emptying it) and each
+   * leadership moves to another unfenced in-sync replica, or to none. The broker stays unfenced and
+   * keeps serving its other directories.
+   *
+   * @param partitions partition indexes by topic id
+   */
+  static ControllerResult<ApiError> replicasOffline(
+      MetadataImage image,
+      ControllerConfig config,
+      int brokerId,
+      long brokerEpoch,
+      Map<Uuid, Set<Integer>> partitions) {
+    BrokerRegistration broker = image.brokers().get(brokerId);
+    if (broker == null) {
+      return ControllerResult.of(ApiError.of(Errors.BROKER_ID_NOT_REGISTERED));
+    }
+    if (broker.epoch() != brokerEpoch) {
+      return ControllerResult.of(ApiError.of(Errors.STALE_BROKER_EPOCH));
+    }
+    List<MetadataRecord> records =
+        BrokerControl.removeFromIsrs(
+            image,
+            config,
+            brokerId,
+            (topicId, partition) -> partitions.getOrDefault(topicId, Set.of()).contains(partition));
+    return ControllerResult.of(records, ApiError.NONE);
   }
 }

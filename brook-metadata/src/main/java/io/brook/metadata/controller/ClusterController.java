@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
@@ -235,6 +236,18 @@ public final class ClusterController {
       boolean wantShutDown) {
     return BrokerLifecycleControl.heartbeat(
         image.get(), config, brokerId, brokerEpoch, metadataOffset, wantFence, wantShutDown);
+  }
+
+  /**
+   * The replicas of {@code brokerId} whose log directory failed leave their ISRs and lose their
+   * leaderships, in one batch; see {@link BrokerLifecycleControl#replicasOffline}.
+   *
+   * @param partitions partition indexes by topic id
+   */
+  public ControllerResult<ApiError> replicasOffline(
+      int brokerId, long brokerEpoch, Map<Uuid, Set<Integer>> partitions) {
+    return BrokerLifecycleControl.replicasOffline(
+        image.get(), config, brokerId, brokerEpoch, Map.copyOf(partitions));
   }
 
   /**

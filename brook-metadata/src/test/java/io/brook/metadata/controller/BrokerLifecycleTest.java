@@ -72,6 +72,45 @@ class BrokerLifecycleTest {
   }
 
   @Test
+  void replicasOfAFailedLogDirLoseTheirLeadershipsAndIsrInOneBatch() {
+    // Given three brokers and a topic whose partitions they all lead
+    ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2, 3).build();
+    Uuid topicId = ctx.createTopic("t", 6, 3).topicId();
+    long epoch = ctx.image.brokers().get(2).epoch();
+    List<Integer> ledBy2 = new java.util.ArrayList<>();
+    for (int p = 0; p < 6; p++) {
+      if (ctx.partition("t", p).leader() == 2) {
+        ledBy2.add(p);
+      }
+    }
+    assertThat(ledBy2).isNotEmpty();
+
+    // When broker 2 reports that the directory holding its replicas of those partitions failed
+    ControllerResult<ApiError> result =
+        ctx.controller.replicasOffline(2, epoch, Map.of(topicId, java.util.Set.copyOf(ledBy2)));
+    int batch = result.records().size();
+    assertThat(ctx.replay(result)).isEqualTo(ApiError.NONE);
+
+    // Then one batch, one change per partition, moved them; the others keep broker 2
+    assertThat(batch).isEqualTo(ledBy2.size());
+    for (int p = 0; p < 6; p++) {
+      if (ledBy2.contains(p)) {
+        assertThat(ctx.partition("t", p).leader()).isNotEqualTo(2);
+        assertThat(ctx.partition("t", p).isr()).doesNotContain(2);
+      } else {
+        assertThat(ctx.partition("t", p).isr()).contains(2);
+      }
+    }
+    assertThat(ctx.image.brokers().get(2).fenced()).isFalse();
+
+    // And a report under an old registration changes nothing
+    ControllerResult<ApiError> stale =
+        ctx.controller.replicasOffline(2, epoch - 1, Map.of(topicId, java.util.Set.of(0, 1)));
+    assertThat(stale.response()).isEqualTo(ApiError.of(Errors.STALE_BROKER_EPOCH));
+    assertThat(stale.records()).isEmpty();
+  }
+
+  @Test
   void anEpochGuardedFenceSparesABrokerThatReRegisteredMeanwhile() {
     // Given broker 2 seen at one epoch, which then re-registers (a restarted process)
     ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2).build();

@@ -3,6 +3,7 @@ package io.brook.server.cluster;
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.api.AllocateProducerIdsHandler;
 import io.brook.broker.api.AlterPartitionHandler;
+import io.brook.broker.api.AssignReplicasToDirsHandler;
 import io.brook.broker.api.BrokerHeartbeatHandler;
 import io.brook.broker.api.BrokerRegistrationHandler;
 import io.brook.broker.api.DescribeQuorumHandler;
@@ -30,6 +31,7 @@ import io.brook.server.config.BrokerConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
@@ -38,6 +40,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
 import org.apache.kafka.common.message.AllocateProducerIdsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -157,6 +161,7 @@ public final class ClusterServices implements AutoCloseable {
     controllerHandlers.add(new BrokerRegistrationHandler(quorum, controller, sessions, clusterId));
     controllerHandlers.add(new BrokerHeartbeatHandler(quorum, controller, sessions));
     controllerHandlers.add(new AlterPartitionHandler(quorum, controller));
+    controllerHandlers.add(new AssignReplicasToDirsHandler(quorum, controller));
     controllerHandlers.add(new AllocateProducerIdsHandler(admin));
     for (ApiHandler handler : withClusterApis(brokerHandlers)) {
       if (CONTROLLER_DECIDED.contains(handler.apiKey())) {
@@ -212,12 +217,16 @@ public final class ClusterServices implements AutoCloseable {
    *
    * @param appliedMetadataOffset the offset of the image the broker's replica manager has applied:
    *     the broker is unfenced once that reaches its registration
+   * @param logDirs the ids of this broker's log directories
+   * @param offlineLogDirs the ids of those that failed, now
    */
   public void startBroker(
       BrokerConfig config,
       String clusterId,
       List<BrokerEndpoint> endpoints,
-      LongSupplier appliedMetadataOffset) {
+      LongSupplier appliedMetadataOffset,
+      List<Uuid> logDirs,
+      Supplier<List<Uuid>> offlineLogDirs) {
     lifecycle =
         new BrokerLifecycleManager(
             config.nodeId(),
@@ -227,7 +236,9 @@ public final class ClusterServices implements AutoCloseable {
             controllerClient,
             appliedMetadataOffset,
             scheduler,
-            settings.heartbeatIntervalMs());
+            settings.heartbeatIntervalMs(),
+            logDirs,
+            offlineLogDirs);
     lifecycle.start();
     try {
       lifecycle.unfenced().get(settings.registrationTimeoutMs(), TimeUnit.MILLISECONDS);
@@ -273,6 +284,17 @@ public final class ClusterServices implements AutoCloseable {
   /** Sends this broker's ISR changes (as a leader) to the active controller. */
   public IsrChangeSender isrChangeSender() {
     return new AlterPartitionManager(nodeId, this::brokerEpoch, controllerClient);
+  }
+
+  /**
+   * Reports to the controller the replicas of a log directory that failed, so that their
+   * leaderships move; see {@link BrokerLifecycleManager#reportOfflineReplicas}.
+   */
+  public void reportOfflineReplicas(Uuid dirId, Map<Uuid, List<Integer>> partitions) {
+    BrokerLifecycleManager current = lifecycle;
+    if (current != null) {
+      current.reportOfflineReplicas(dirId, partitions);
+    }
   }
 
   /** Controlled shutdown: moves this broker's leaderships away before the node stops. */

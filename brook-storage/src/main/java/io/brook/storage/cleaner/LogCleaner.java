@@ -1,11 +1,14 @@
 package io.brook.storage.cleaner;
 
+import io.brook.storage.LogDirFailureChannel;
+import io.brook.storage.StorageException;
 import io.brook.storage.checkpoint.OffsetCheckpointFile;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.segment.LogSegment;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -19,6 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -37,6 +41,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Shutdown sets an abort flag checked between batches; an interrupted pass leaves only {@code
  * *.cleaned} files, which the next load discards.
+ *
+ * <p>Failures, as in Kafka: an I/O error takes the log's directory offline ({@link
+ * LogDirFailureChannel}); any other {@link Throwable} of a pass (a bug, a {@link
+ * StackOverflowError} on a pathological batch, an {@link OutOfMemoryError}) marks that partition
+ * uncleanable, so it is skipped until the broker restarts or the log is deleted, while the thread
+ * goes on cleaning the other partitions. Nothing a pass throws ends a cleaner thread.
  */
 public final class LogCleaner implements Closeable {
   public static final String CHECKPOINT_FILE = "cleaner-offset-checkpoint";
@@ -50,16 +60,38 @@ public final class LogCleaner implements Closeable {
   private final Map<TopicPartition, Long> firstDirty = new ConcurrentHashMap<>();
   private final Map<TopicPartition, Long> tombstoneHorizon = new ConcurrentHashMap<>();
   private final Set<TopicPartition> inProgress = new HashSet<>();
+  private final Map<TopicPartition, Path> uncleanable = new ConcurrentHashMap<>();
+  private final LogDirFailureChannel dirFailures;
+  private volatile UnaryOperator<Pass> passHook = UnaryOperator.identity();
   private final Object checkpointLock = new Object();
   private volatile boolean aborted;
   private ScheduledExecutorService threads;
+
+  /** One cleaning pass over one log ({@link Cleaner#clean}); a seam for tests. */
+  @FunctionalInterface
+  interface Pass {
+    Cleaner.Result clean(PartitionLog partitionLog, long firstDirtyOffset) throws IOException;
+  }
 
   public LogCleaner(
       CleanerConfig config,
       List<Path> logDirs,
       Supplier<Collection<PartitionLog>> logs,
       Time time) {
+    this(config, logDirs, logs, time, new LogDirFailureChannel());
+  }
+
+  /**
+   * @param dirFailures where an I/O error of a pass takes the log's directory offline
+   */
+  public LogCleaner(
+      CleanerConfig config,
+      List<Path> logDirs,
+      Supplier<Collection<PartitionLog>> logs,
+      Time time,
+      LogDirFailureChannel dirFailures) {
     this.config = config;
+    this.dirFailures = dirFailures;
     this.logs = logs;
     this.time = time;
     this.throttler = new Throttler(config.ioMaxBytesPerSecond(), time);
@@ -88,11 +120,11 @@ public final class LogCleaner implements Closeable {
             });
     threads = pool;
     for (int i = 0; i < config.threads(); i++) {
-      Cleaner cleaner = newCleaner();
-      // runUntilIdle catches everything, so the future never holds an exception to look at.
+      Pass pass = passHook.apply(newCleaner()::clean);
+      // runUntilIdle catches every Throwable: an escaping one would silently cancel the task.
       var unused =
           pool.scheduleWithFixedDelay(
-              () -> runUntilIdle(cleaner), 0, config.backoffMs(), TimeUnit.MILLISECONDS);
+              () -> runUntilIdle(pass), 0, config.backoffMs(), TimeUnit.MILLISECONDS);
     }
     log.info("Log cleaner started threads={}", config.threads());
   }
@@ -107,13 +139,19 @@ public final class LogCleaner implements Closeable {
         () -> aborted);
   }
 
-  private void runUntilIdle(Cleaner cleaner) {
+  /** For tests: wraps the pass of every thread {@link #startup()} starts. */
+  void setPassHook(UnaryOperator<Pass> hook) {
+    this.passHook = hook;
+  }
+
+  private void runUntilIdle(Pass pass) {
     try {
-      while (!aborted && cleanOnce(cleaner)) {
+      while (!aborted && cleanOnce(pass)) {
         // Keep going while logs need cleaning; back off once none does.
       }
-    } catch (RuntimeException e) {
-      log.error("Log cleaner pass failed", e);
+    } catch (Throwable e) {
+      // The thread must survive whatever escapes; cleanOnce already catches per log.
+      log.error("Log cleaner thread caught an unexpected failure; it keeps running", e);
     }
   }
 
@@ -123,13 +161,17 @@ public final class LogCleaner implements Closeable {
    * @return whether a log was cleaned (false when none needed it)
    */
   public boolean cleanOnce(Cleaner cleaner) {
+    return cleanOnce(cleaner::clean);
+  }
+
+  boolean cleanOnce(Pass pass) {
     PartitionLog chosen = grabFilthiestLog();
     if (chosen == null) {
       return false;
     }
     TopicPartition tp = chosen.topicPartition();
     try {
-      Cleaner.Result result = cleaner.clean(chosen, firstDirty.getOrDefault(tp, 0L));
+      Cleaner.Result result = pass.clean(chosen, firstDirty.getOrDefault(tp, 0L));
       if (result != null && result.swapped()) {
         firstDirty.put(tp, result.cleanedUpTo());
         if (result.retainedTombstones()) {
@@ -140,9 +182,19 @@ public final class LogCleaner implements Closeable {
         writeCheckpoint(chosen.dir().getParent());
       }
       return result != null;
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | UncheckedIOException e) {
+      dirFailures.markOffline(chosen.dir().getParent(), "cleaning " + tp, e);
+      return false;
+    } catch (StorageException e) {
+      // The log went offline or was closed under the pass; nothing to blame on its data.
       if (!aborted) {
-        log.warn("Cleaning failed, will retry topicPartition={}", tp, e);
+        log.warn("Cleaning stopped, will retry topicPartition={} reason={}", tp, e.getMessage());
+      }
+      return false;
+    } catch (Throwable e) {
+      // Even an Error: it must not end the thread (see the class comment).
+      if (!aborted) {
+        markUncleanable(chosen, e);
       }
       return false;
     } finally {
@@ -161,7 +213,10 @@ public final class LogCleaner implements Closeable {
       for (PartitionLog candidate : logs.get()) {
         LogConfig cfg = candidate.config();
         TopicPartition tp = candidate.topicPartition();
-        if (!cfg.compacted() || candidate.isOffline() || inProgress.contains(tp)) {
+        if (!cfg.compacted()
+            || candidate.isOffline()
+            || inProgress.contains(tp)
+            || uncleanable.containsKey(tp)) {
           continue;
         }
         List<LogSegment> segments = new ArrayList<>(candidate.segments());
@@ -202,6 +257,63 @@ public final class LogCleaner implements Closeable {
   public void remove(TopicPartition tp) {
     firstDirty.remove(tp);
     tombstoneHorizon.remove(tp);
+    uncleanable.remove(tp);
+  }
+
+  private void markUncleanable(PartitionLog partitionLog, Throwable cause) {
+    TopicPartition tp = partitionLog.topicPartition();
+    if (!partitionLog.isOffline() && logs.get().contains(partitionLog)) {
+      uncleanable.put(tp, partitionLog.dir().getParent());
+    }
+    log.error(
+        "Cleaning failed; partition marked uncleanable until the broker restarts"
+            + " topicPartition={} dir={}",
+        tp,
+        partitionLog.dir().getParent(),
+        cause);
+  }
+
+  /** The partitions a pass failed on, which the cleaner skips (Kafka's uncleanable partitions). */
+  public Set<TopicPartition> uncleanablePartitions() {
+    return Set.copyOf(uncleanable.keySet());
+  }
+
+  /** Kafka's {@code uncleanable-partitions-count} of one log directory. */
+  public int uncleanablePartitionsCount(Path logDir) {
+    int count = 0;
+    for (Path dir : uncleanable.values()) {
+      if (dir.equals(logDir)) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /**
+   * Kafka's {@code uncleanable-bytes} of one log directory: the dirty bytes the uncleanable
+   * partitions there would clean, computed now.
+   */
+  public long uncleanableBytes(Path logDir) {
+    long bytes = 0;
+    long now = time.milliseconds();
+    for (PartitionLog partitionLog : logs.get()) {
+      TopicPartition tp = partitionLog.topicPartition();
+      if (!logDir.equals(uncleanable.get(tp)) || partitionLog.isOffline()) {
+        continue;
+      }
+      try {
+        CleanableRange range =
+            CleanableRange.of(
+                partitionLog,
+                new ArrayList<>(partitionLog.segments()),
+                firstDirty.getOrDefault(tp, 0L),
+                now);
+        bytes += range == null ? 0 : range.dirtyBytes();
+      } catch (RuntimeException e) {
+        log.debug("Sizing an uncleanable log failed topicPartition={}", tp, e);
+      }
+    }
+    return bytes;
   }
 
   private void writeCheckpoint(Path logDir) {
@@ -218,7 +330,7 @@ public final class LogCleaner implements Closeable {
       try {
         new OffsetCheckpointFile(logDir.resolve(CHECKPOINT_FILE)).write(entries);
       } catch (IOException e) {
-        log.error("Writing the cleaner checkpoint failed dir={}", logDir, e);
+        dirFailures.markOffline(logDir, "writing " + CHECKPOINT_FILE, e);
       }
     }
   }

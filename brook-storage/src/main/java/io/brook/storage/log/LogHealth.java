@@ -1,5 +1,6 @@
 package io.brook.storage.log;
 
+import io.brook.storage.LogDirFailureChannel;
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
 import java.nio.file.Path;
@@ -9,19 +10,23 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Whether a log may still be used: closed logs refuse writes; a log that hit an I/O error is
- * offline, refusing reads and writes until the broker restarts and recovers it.
+ * offline, refusing reads and writes until the broker restarts and recovers it. An I/O error of one
+ * log also takes its whole log directory offline ({@link LogDirFailureChannel}), which then takes
+ * every other log of the directory offline through {@link #markDirOffline()}.
  */
 final class LogHealth {
   private static final Logger log = LoggerFactory.getLogger(LogHealth.class);
 
   private final TopicPartition topicPartition;
   private final Path dir;
+  private final LogDirFailureChannel dirFailures;
   private volatile boolean offline;
   private volatile boolean closed;
 
-  LogHealth(TopicPartition topicPartition, Path dir) {
+  LogHealth(TopicPartition topicPartition, Path dir, LogDirFailureChannel dirFailures) {
     this.topicPartition = topicPartition;
     this.dir = dir;
+    this.dirFailures = dirFailures;
   }
 
   boolean isOffline() {
@@ -34,6 +39,11 @@ final class LogHealth {
 
   void markClosed() {
     closed = true;
+  }
+
+  /** Another log of the same directory failed: this one stops serving too. */
+  void markDirOffline() {
+    offline = true;
   }
 
   void ensureWritable() {
@@ -52,7 +62,10 @@ final class LogHealth {
     }
   }
 
-  /** Takes the log offline and returns the error to fail the current operation with. */
+  /**
+   * Takes the log and its log directory offline and returns the error to fail the current operation
+   * with.
+   */
   StorageException markOffline(String what, Throwable cause) {
     offline = true;
     log.error(
@@ -61,6 +74,7 @@ final class LogHealth {
         dir,
         what,
         cause);
+    dirFailures.markOffline(dir.getParent(), what + " of " + topicPartition, cause);
     return new StorageException(
         StorageError.KAFKA_STORAGE_ERROR,
         "I/O error while " + what + " of " + topicPartition + ": " + cause.getMessage(),

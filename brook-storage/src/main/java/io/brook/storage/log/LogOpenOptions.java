@@ -1,5 +1,6 @@
 package io.brook.storage.log;
 
+import io.brook.storage.LogDirFailureChannel;
 import io.brook.storage.segment.FileHandlePool;
 import java.util.concurrent.Executor;
 import org.apache.kafka.common.TopicPartition;
@@ -21,6 +22,7 @@ import org.apache.kafka.common.utils.Time;
  * @param retentionCheckIntervalMs {@code log.retention.check.interval.ms}: the longest span of a
  *     segment under {@code retention.deadline.enable}
  * @param files the node's pool of open segment files ({@code brook.log.max.open.files})
+ * @param dirFailures where an I/O error takes the log's whole directory offline
  */
 public record LogOpenOptions(
     TopicPartition topicPartition,
@@ -32,7 +34,8 @@ public record LogOpenOptions(
     long highWatermark,
     boolean hadCleanShutdown,
     long retentionCheckIntervalMs,
-    FileHandlePool files) {
+    FileHandlePool files,
+    LogDirFailureChannel dirFailures) {
 
   /** Kafka's {@code producer.id.expiration.ms} default: one day. */
   public static final long DEFAULT_PRODUCER_ID_EXPIRATION_MS = 24L * 60 * 60 * 1000;
@@ -42,7 +45,7 @@ public record LogOpenOptions(
 
   /**
    * A fresh or cleanly closed log with nothing checkpointed; flushes run on the caller; its files
-   * are never closed while idle.
+   * are never closed while idle; a failure of its directory is recorded in a channel of its own.
    */
   public static LogOpenOptions defaults(TopicPartition topicPartition, Time time) {
     return new LogOpenOptions(
@@ -55,7 +58,8 @@ public record LogOpenOptions(
         0,
         true,
         DEFAULT_RETENTION_CHECK_INTERVAL_MS,
-        FileHandlePool.unbounded());
+        FileHandlePool.unbounded(),
+        new LogDirFailureChannel());
   }
 
   public LogOpenOptions withCheckpoints(
@@ -70,7 +74,8 @@ public record LogOpenOptions(
         highWatermark,
         hadCleanShutdown,
         retentionCheckIntervalMs,
-        files);
+        files,
+        dirFailures);
   }
 
   public LogOpenOptions withBackground(Executor executor) {
@@ -84,7 +89,8 @@ public record LogOpenOptions(
         highWatermark,
         hadCleanShutdown,
         retentionCheckIntervalMs,
-        files);
+        files,
+        dirFailures);
   }
 
   public LogOpenOptions withRetentionCheckIntervalMs(long intervalMs) {
@@ -98,7 +104,8 @@ public record LogOpenOptions(
         highWatermark,
         hadCleanShutdown,
         intervalMs,
-        files);
+        files,
+        dirFailures);
   }
 
   public LogOpenOptions withFiles(FileHandlePool pool) {
@@ -112,6 +119,22 @@ public record LogOpenOptions(
         highWatermark,
         hadCleanShutdown,
         retentionCheckIntervalMs,
-        pool);
+        pool,
+        dirFailures);
+  }
+
+  public LogOpenOptions withDirFailures(LogDirFailureChannel channel) {
+    return new LogOpenOptions(
+        topicPartition,
+        time,
+        background,
+        producerIdExpirationMs,
+        recoveryPoint,
+        logStartOffset,
+        highWatermark,
+        hadCleanShutdown,
+        retentionCheckIntervalMs,
+        files,
+        channel);
   }
 }

@@ -81,7 +81,7 @@ public final class PartitionLog implements Closeable {
     this.logStartOffset = logStartOffset;
     this.flusher = new LogFlusher(segments, epochCache, recoveryPoint, time);
     this.deleter = new SegmentDeleter(topicPartition, time);
-    this.health = new LogHealth(topicPartition, dir);
+    this.health = new LogHealth(topicPartition, dir, options.dirFailures());
     this.writer = new AppendWriter(epochCache, producerState, health);
     this.lastStable = new LastStableOffset(producerState);
     LogSegment active = segments.lastEntry().getValue();
@@ -581,6 +581,42 @@ public final class PartitionLog implements Closeable {
     return health.isOffline();
   }
 
+  /**
+   * An I/O error on this log's files outside its own operations (the replica manager recording a
+   * leader epoch): takes the log and its directory offline, as its own failures do.
+   *
+   * @return the error to fail the current operation with
+   */
+  public StorageException markOffline(String what, IOException cause) {
+    return health.markOffline(what, cause);
+  }
+
+  /**
+   * Its log directory failed: from now on every read and write fails with KAFKA_STORAGE_ERROR, and
+   * its files are closed without a flush (the disk is not trusted); recovery at the next start
+   * re-validates whatever reached it.
+   */
+  public void markDirOffline() {
+    health.markDirOffline();
+    lock.lock();
+    try {
+      releaseSegments();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void releaseSegments() {
+    for (LogSegment segment : segments.values()) {
+      try {
+        segment.release();
+      } catch (IOException | RuntimeException e) {
+        log.debug(
+            "Closing a segment of an offline log failed topicPartition={}", topicPartition, e);
+      }
+    }
+  }
+
   /** Flushes, snapshots producers and closes; an offline log leaves its tail to recovery. */
   @Override
   public void close() throws IOException {
@@ -590,11 +626,14 @@ public final class PartitionLog implements Closeable {
         return;
       }
       health.markClosed();
-      if (!health.isOffline()) {
-        flusher.flushUpTo(logEndOffset());
-        producerState.updateMapEndOffset(logEndOffset());
-        producerState.takeSnapshot();
+      if (health.isOffline()) {
+        // Nothing more is written to a failed disk; recovery at the next start cleans up.
+        releaseSegments();
+        return;
       }
+      flusher.flushUpTo(logEndOffset());
+      producerState.updateMapEndOffset(logEndOffset());
+      producerState.takeSnapshot();
       for (LogSegment segment : segments.values()) {
         segment.close();
       }

@@ -1,5 +1,6 @@
 package io.brook.storage.manager;
 
+import io.brook.storage.LogDirFailureChannel;
 import io.brook.storage.checkpoint.OffsetCheckpointFile;
 import io.brook.storage.cleaner.LogCleaner;
 import io.brook.storage.log.LogConfig;
@@ -45,6 +46,11 @@ import org.slf4j.LoggerFactory;
  *   <li>{@value #RECOVERY_POINT_CHECKPOINT}, {@value #LOG_START_OFFSET_CHECKPOINT}, {@value
  *       #HIGH_WATERMARK_CHECKPOINT}: per partition offsets, written periodically and at shutdown.
  * </ul>
+ *
+ * <p>Disk errors: an I/O error of any file in a directory takes the whole directory offline ({@link
+ * LogDirFailureChannel}); its logs stop serving and release their files, the other directories keep
+ * working, and at shutdown it gets no clean-shutdown marker. A log that does not exist yet is then
+ * not created anywhere (it may exist in the offline directory).
  */
 public final class LogManager implements Closeable {
   public static final String CLEAN_SHUTDOWN_FILE = ".brook_cleanshutdown";
@@ -71,6 +77,7 @@ public final class LogManager implements Closeable {
   private final ConcurrentHashMap<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
   private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
   private final FileHandlePool files;
+  private final LogDirFailureChannel dirFailures = new LogDirFailureChannel();
   private LogCleaner cleaner;
   private volatile boolean closed;
 
@@ -86,6 +93,7 @@ public final class LogManager implements Closeable {
     this.scheduler = scheduler;
     this.locks = locks;
     this.files = new FileHandlePool(config.maxOpenFiles());
+    dirFailures.addListener(this::takeDirOffline);
   }
 
   /** The pool bounding open segment files across every log here. */
@@ -125,7 +133,8 @@ public final class LogManager implements Closeable {
       throw e;
     }
     manager.cleaner =
-        new LogCleaner(config.cleaner(), config.logDirs(), manager.logs::values, time);
+        new LogCleaner(
+            config.cleaner(), config.logDirs(), manager.logs::values, time, manager.dirFailures);
     manager.cleaner.startup();
     manager.schedulePeriodicTasks();
     return manager;
@@ -136,24 +145,41 @@ public final class LogManager implements Closeable {
     int threads = config.recoveryThreadsPerDataDir() * config.logDirs().size();
     ExecutorService pool = Executors.newFixedThreadPool(threads, daemonThreads("log-loader"));
     try {
-      List<Future<PartitionLog>> loads = new ArrayList<>();
-      for (Path dir : config.logDirs()) {
-        loads.addAll(submitLoads(dir, pool));
-      }
+      Map<Path, List<Future<PartitionLog>>> loads = new LinkedHashMap<>();
       IOException failure = null;
-      for (Future<PartitionLog> load : loads) {
+      for (Path dir : config.logDirs()) {
         try {
-          PartitionLog partitionLog = load.get();
-          logs.put(partitionLog.topicPartition(), partitionLog);
-        } catch (ExecutionException e) {
-          failure = accumulate(failure, e.getCause());
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IOException("interrupted while loading logs", e);
+          loads.put(dir, submitLoads(dir, pool));
+        } catch (IOException e) {
+          failure = accumulate(failure, e);
+          dirFailures.markOffline(dir, "loading the logs", e);
         }
       }
-      if (failure != null) {
+      for (Map.Entry<Path, List<Future<PartitionLog>>> dirLoads : loads.entrySet()) {
+        for (Future<PartitionLog> load : dirLoads.getValue()) {
+          try {
+            PartitionLog partitionLog = load.get();
+            logs.put(partitionLog.topicPartition(), partitionLog);
+          } catch (ExecutionException e) {
+            failure = accumulate(failure, e.getCause());
+            if (!(e.getCause() instanceof IOException)) {
+              throw failure;
+            }
+            // As in Kafka: a directory that cannot be read goes offline, the others serve.
+            dirFailures.markOffline(dirLoads.getKey(), "loading a log", e.getCause());
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while loading logs", e);
+          }
+        }
+      }
+      if (failure != null && dirFailures.offlineCount() == config.logDirs().size()) {
         throw failure;
+      }
+      for (PartitionLog partitionLog : logs.values()) {
+        if (isLogDirOffline(logDirOf(partitionLog))) {
+          partitionLog.markDirOffline();
+        }
       }
     } finally {
       pool.shutdownNow();
@@ -235,7 +261,8 @@ public final class LogManager implements Closeable {
         0,
         true,
         config.retentionCheckIntervalMs(),
-        files);
+        files,
+        dirFailures);
   }
 
   private void schedulePeriodicTasks() {
@@ -337,6 +364,14 @@ public final class LogManager implements Closeable {
       if (closed) {
         throw new IOException("the log manager is shut down");
       }
+      if (dirFailures.offlineCount() > 0) {
+        // The log may exist in the offline directory: an empty one elsewhere could be elected.
+        throw new IOException(
+            "cannot create the log of "
+                + tp
+                + ": log directories are offline "
+                + dirFailures.offlineDirs());
+      }
       Path dir = leastLoadedDirectory().resolve(PartitionDirectories.name(tp));
       PartitionLog created =
           PartitionLog.open(dir, topicConfigs.apply(tp.topic()), openOptions(tp));
@@ -403,10 +438,16 @@ public final class LogManager implements Closeable {
     checkpoint(HIGH_WATERMARK_CHECKPOINT, PartitionLog::highWatermark);
   }
 
+  /**
+   * Writes {@code fileName} in every online directory; a write that fails takes its directory
+   * offline.
+   */
   private void checkpoint(String fileName, Function<PartitionLog, Long> offset) {
     Map<Path, Map<TopicPartition, Long>> byDir = new HashMap<>();
     for (Path dir : config.logDirs()) {
-      byDir.put(dir, new HashMap<>());
+      if (!isLogDirOffline(dir)) {
+        byDir.put(dir, new HashMap<>());
+      }
     }
     for (PartitionLog partitionLog : logs.values()) {
       Map<TopicPartition, Long> entries = byDir.get(partitionLog.dir().getParent());
@@ -418,9 +459,52 @@ public final class LogManager implements Closeable {
       try {
         new OffsetCheckpointFile(entry.getKey().resolve(fileName)).write(entry.getValue());
       } catch (IOException e) {
-        log.error("Writing checkpoint failed file={} dir={}", fileName, entry.getKey(), e);
+        dirFailures.markOffline(entry.getKey(), "writing " + fileName, e);
       }
     }
+  }
+
+  // ---- Log directory failures ----
+
+  /** Where the failures of this node's log directories are recorded and handled. */
+  public LogDirFailureChannel dirFailures() {
+    return dirFailures;
+  }
+
+  /** This node's {@code log.dirs}. */
+  public List<Path> logDirs() {
+    return config.logDirs();
+  }
+
+  public boolean isLogDirOffline(Path logDir) {
+    return dirFailures.isOffline(logDir);
+  }
+
+  /** Kafka's {@code OfflineLogDirectoryCount}. */
+  public int offlineLogDirectoryCount() {
+    return dirFailures.offlineCount();
+  }
+
+  /** The log directory ({@code log.dirs} entry) holding {@code partitionLog}. */
+  public static Path logDirOf(PartitionLog partitionLog) {
+    return partitionLog.dir().getParent();
+  }
+
+  /** On the failure handler's thread: every log of the failed directory stops serving. */
+  private void takeDirOffline(Path logDir) {
+    int count = 0;
+    for (PartitionLog partitionLog : logs.values()) {
+      if (isLogDirOffline(logDirOf(partitionLog))) {
+        partitionLog.markDirOffline();
+        count++;
+      }
+    }
+    log.error(
+        "Log directory offline logs={} dir={} offlineDirs={} of={}",
+        count,
+        logDir,
+        dirFailures.offlineCount(),
+        config.logDirs().size());
   }
 
   /**
@@ -437,29 +521,33 @@ public final class LogManager implements Closeable {
     if (cleaner != null) {
       cleaner.close();
     }
-    Map<Path, Boolean> cleanByDir = new HashMap<>();
-    for (Path dir : config.logDirs()) {
-      cleanByDir.put(dir, true);
-    }
     for (PartitionLog partitionLog : logs.values()) {
-      boolean clean = !partitionLog.isOffline();
       try {
         partitionLog.close();
-      } catch (IOException e) {
-        log.error("Closing log failed topicPartition={}", partitionLog.topicPartition(), e);
-        clean = false;
-      }
-      if (!clean) {
-        cleanByDir.put(partitionLog.dir().getParent(), false);
+      } catch (IOException | RuntimeException | InternalError e) {
+        // A failed flush, producer snapshot or epoch checkpoint: the directory is not clean.
+        // InternalError: a fault writing an index mapping on a failed disk.
+        dirFailures.markOffline(
+            logDirOf(partitionLog), "closing the log of " + partitionLog.topicPartition(), e);
       }
     }
-    checkpointRecoveryPointsAndHighWatermarks();
+    checkpoint(RECOVERY_POINT_CHECKPOINT, PartitionLog::recoveryPoint);
+    checkpoint(HIGH_WATERMARK_CHECKPOINT, PartitionLog::highWatermark);
     checkpoint(LOG_START_OFFSET_CHECKPOINT, PartitionLog::logStartOffset);
-    for (Map.Entry<Path, Boolean> entry : cleanByDir.entrySet()) {
-      if (entry.getValue()) {
-        Files.createFile(entry.getKey().resolve(CLEAN_SHUTDOWN_FILE));
+    // Only now, after every write of the directory succeeded: a directory with a failed write
+    // (offline) gets no marker, so the next start recovers it.
+    for (Path dir : config.logDirs()) {
+      if (isLogDirOffline(dir)) {
+        log.warn("Log directory left without a clean-shutdown marker dir={}", dir);
+        continue;
+      }
+      try {
+        Files.createFile(dir.resolve(CLEAN_SHUTDOWN_FILE));
+      } catch (IOException e) {
+        dirFailures.markOffline(dir, "writing " + CLEAN_SHUTDOWN_FILE, e);
       }
     }
+    dirFailures.close();
     for (DataDirectoryLock lock : locks.values()) {
       lock.close();
     }
@@ -467,6 +555,7 @@ public final class LogManager implements Closeable {
   }
 
   private void closeQuietlyAfterFailedStart() {
+    dirFailures.close();
     for (PartitionLog partitionLog : logs.values()) {
       try {
         partitionLog.close();

@@ -582,6 +582,14 @@ public final class LogSegment implements Closeable {
     }
   }
 
+  /**
+   * Closes the files without the final time-index entry {@link #close()} writes: for a log whose
+   * disk failed, where a write to a mapping can fault ({@link InternalError}) instead of failing.
+   */
+  public void release() throws IOException {
+    file.close();
+  }
+
   /** Closes and removes all three files. */
   public void deleteIfExists() throws IOException {
     file.deleteIfExists();

@@ -43,6 +43,7 @@ public final class ClusterHarness implements AutoCloseable {
   private final NetworkNamespaces network;
   private final Map<Integer, Node> nodes = new LinkedHashMap<>();
   private IntFunction<Map<String, String>> nodeConfig = id -> Map.of();
+  private IntFunction<List<String>> launchPrefix = id -> List.of();
 
   private ClusterHarness(Path dir, NetworkNamespaces network) {
     this.dir = dir;
@@ -69,6 +70,34 @@ public final class ClusterHarness implements AutoCloseable {
       IntFunction<Map<String, String>> nodeConfig)
       throws IOException {
     return start(dir, count, 0, extraConfig, false, nodeConfig);
+  }
+
+  /**
+   * As {@link #start(Path, int, Map, IntFunction)}, each node's command line after the program and
+   * arguments of {@code launchPrefix} (for example {@code unshare} to give one node a disk of its
+   * own); the prefix must exec the command, so that signals reach the JVM.
+   */
+  public static ClusterHarness start(
+      Path dir,
+      int count,
+      Map<String, String> extraConfig,
+      IntFunction<Map<String, String>> nodeConfig,
+      IntFunction<List<String>> launchPrefix)
+      throws IOException {
+    ClusterHarness harness = new ClusterHarness(dir, null);
+    harness.launchPrefix = launchPrefix;
+    return harness.startNodes(nodeIds(count, 0), false, extraConfig, nodeConfig);
+  }
+
+  private static List<Integer> nodeIds(int controllers, int brokerOnly) {
+    List<Integer> ids = new ArrayList<>();
+    for (int id = 1; id <= controllers; id++) {
+      ids.add(id);
+    }
+    for (int id = 101; id <= 100 + brokerOnly; id++) {
+      ids.add(id);
+    }
+    return ids;
   }
 
   /**
@@ -117,29 +146,32 @@ public final class ClusterHarness implements AutoCloseable {
       boolean inNamespaces,
       IntFunction<Map<String, String>> nodeConfig)
       throws IOException {
-    List<Integer> ids = new ArrayList<>();
-    for (int id = 1; id <= controllers; id++) {
-      ids.add(id);
-    }
-    for (int id = 101; id <= 100 + brokerOnly; id++) {
-      ids.add(id);
-    }
+    List<Integer> ids = nodeIds(controllers, brokerOnly);
     ClusterHarness harness =
         new ClusterHarness(dir, inNamespaces ? NetworkNamespaces.create(ids) : null);
-    harness.nodeConfig = nodeConfig;
+    return harness.startNodes(ids, brokerOnly > 0, extraConfig, nodeConfig);
+  }
+
+  private ClusterHarness startNodes(
+      List<Integer> ids,
+      boolean separateRoles,
+      Map<String, String> extraConfig,
+      IntFunction<Map<String, String>> config)
+      throws IOException {
+    nodeConfig = config;
     try {
-      harness.configure(ids, brokerOnly > 0, extraConfig);
-      for (Node node : harness.nodes.values()) {
+      configure(ids, separateRoles, extraConfig);
+      for (Node node : nodes.values()) {
         node.launch();
       }
-      for (Node node : harness.nodes.values()) {
+      for (Node node : nodes.values()) {
         node.awaitReady();
       }
     } catch (IOException | RuntimeException | Error e) {
-      harness.close();
+      close();
       throw e;
     }
-    return harness;
+    return this;
   }
 
   /**
@@ -178,7 +210,7 @@ public final class ClusterHarness implements AutoCloseable {
         roles = separateRoles ? "controller" : "broker,controller";
       }
       Path config = writeConfig(id, roles, e.getValue(), voters, extra);
-      List<String> prefix = network == null ? List.of() : network.exec(id);
+      List<String> prefix = network == null ? launchPrefix.apply(id) : network.exec(id);
       nodes.put(id, new Node(id, roles, host(id), e.getValue(), config, dir, prefix));
     }
   }
@@ -469,6 +501,12 @@ public final class ClusterHarness implements AutoCloseable {
     public void stop() throws InterruptedException {
       process.toHandle().destroy();
       waitForExit(Duration.ofSeconds(60));
+    }
+
+    /** Waits until the process exits on its own and returns its exit status. */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+      waitForExit(timeout);
+      return process.exitValue();
     }
 
     /** SIGSTOP: the process stays, silent, holding its ports. */
