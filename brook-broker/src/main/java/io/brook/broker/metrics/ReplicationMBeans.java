@@ -9,12 +9,11 @@ import io.brook.storage.log.PartitionLog;
 import io.brook.storage.manager.LogManager;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import javax.management.StandardMBean;
 
 /**
