@@ -6,6 +6,7 @@ import io.brook.storage.index.OffsetPosition;
 import io.brook.storage.index.TimeIndex;
 import io.brook.storage.index.TimestampOffset;
 import io.brook.storage.log.LogConfig;
+import io.brook.storage.record.RecordLimits;
 import io.brook.storage.txn.TransactionIndex;
 import java.io.Closeable;
 import java.io.IOException;
@@ -313,10 +314,10 @@ public final class LogSegment implements Closeable {
    * opened (decompressed) to find the exact record.
    */
   public Optional<FileRecords.TimestampAndOffset> findOffsetByTimestamp(
-      long targetTimestamp, long startingOffset) {
+      long targetTimestamp, long startingOffset, RecordLimits limits) {
     file.pinUnchecked();
     try {
-      return TimestampSearch.find(file, targetTimestamp, startingOffset);
+      return TimestampSearch.find(file, targetTimestamp, startingOffset, limits);
     } finally {
       file.unpin();
     }
@@ -324,14 +325,14 @@ public final class LogSegment implements Closeable {
 
   /**
    * The record holding this segment's largest timestamp (ListOffsets MAX_TIMESTAMP), found by
-   * opening the batch the time bookkeeping points at.
+   * opening the batch the time bookkeeping points at, read within {@code limits}.
    */
-  public Optional<FileRecords.TimestampAndOffset> maxTimestampRecord() {
+  public Optional<FileRecords.TimestampAndOffset> maxTimestampRecord(RecordLimits limits) {
     TimestampOffset max = maxTimestampSoFar;
     if (max.timestamp() < 0) {
       return Optional.empty();
     }
-    return findOffsetByTimestamp(max.timestamp(), baseOffset);
+    return findOffsetByTimestamp(max.timestamp(), baseOffset, limits);
   }
 
   /**

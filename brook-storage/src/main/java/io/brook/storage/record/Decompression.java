@@ -1,0 +1,107 @@
+package io.brook.storage.record;
+
+import com.github.luben.zstd.RecyclingBufferPool;
+import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
+import io.brook.storage.StorageError;
+import io.brook.storage.StorageException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.internal.CompressionType;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.internals.BufferSupplier;
+
+/**
+ * Opens the decompression stream of a batch's records. Every stream here keeps bounded buffers of
+ * its own, whatever the batch claims; the bytes it produces are counted and capped by {@link
+ * BatchRecordReader}.
+ *
+ * <ul>
+ *   <li>gzip: kafka-clients' stream (an {@code Inflater} and fixed 8 + 16 KiB buffers).
+ *   <li>lz4: kafka-clients' stream; its one block buffer is at most 4 MiB (the largest block size
+ *       the frame format has), taken from the reader's {@link BufferSupplier} and reused.
+ *   <li>snappy: kafka-clients' stream, after {@link SnappyFraming} has checked the chunk sizes that
+ *       snappy-java would otherwise allocate unchecked.
+ *   <li>zstd: zstd-jni directly, so that the window a frame asks for (native memory, up to 128 MiB
+ *       by zstd's default) is capped at the batch's inflation limit, never below 16 MiB so that
+ *       every compression level up to 19 still decodes.
+ * </ul>
+ */
+final class Decompression {
+  private Decompression() {}
+
+  /** 2^24 = 16 MiB: the window of zstd levels up to 19 (8 MiB) with room to spare. */
+  private static final int MIN_ZSTD_WINDOW_LOG = 24;
+
+  /** zstd's own default cap, 2^27 = 128 MiB. */
+  private static final int MAX_ZSTD_WINDOW_LOG = 27;
+
+  static InputStream open(
+      CompressionType type, ByteBuffer compressed, RecordLimits limits, BufferSupplier buffers)
+      throws IOException {
+    return switch (type) {
+      case ZSTD -> zstd(compressed, limits);
+      case SNAPPY -> {
+        SnappyFraming.check(compressed, limits.maxBatchInflatedBytes());
+        yield kafkaStream(type, compressed, buffers);
+      }
+      case GZIP, LZ4 -> kafkaStream(type, compressed, buffers);
+      case NONE ->
+          throw new StorageException(StorageError.CORRUPT_MESSAGE, "not a compressed batch");
+    };
+  }
+
+  private static InputStream kafkaStream(
+      CompressionType type, ByteBuffer compressed, BufferSupplier buffers) {
+    return Compression.of(type)
+        .build()
+        .wrapForInput(compressed, RecordBatch.MAGIC_VALUE_V2, buffers);
+  }
+
+  private static InputStream zstd(ByteBuffer compressed, RecordLimits limits) throws IOException {
+    long inflated = limits.maxBatchInflatedBytes();
+    int needed = 64 - Long.numberOfLeadingZeros(Math.max(1, inflated - 1));
+    int windowLog = Math.max(MIN_ZSTD_WINDOW_LOG, Math.min(MAX_ZSTD_WINDOW_LOG, needed));
+    ZstdInputStreamNoFinalizer in =
+        new ZstdInputStreamNoFinalizer(new BufferInput(compressed), RecyclingBufferPool.INSTANCE);
+    try {
+      return in.setLongMax(windowLog);
+    } catch (IOException | RuntimeException e) {
+      in.close();
+      throw e;
+    }
+  }
+
+  /** An {@link InputStream} over a buffer's remaining bytes, without copying them. */
+  private static final class BufferInput extends InputStream {
+    private final ByteBuffer buffer;
+
+    BufferInput(ByteBuffer buffer) {
+      this.buffer = buffer;
+    }
+
+    @Override
+    public int read() {
+      return buffer.hasRemaining() ? buffer.get() & 0xff : -1;
+    }
+
+    @Override
+    public int read(byte[] into, int offset, int length) {
+      if (length == 0) {
+        return 0;
+      }
+      if (!buffer.hasRemaining()) {
+        return -1;
+      }
+      int n = Math.min(length, buffer.remaining());
+      buffer.get(into, offset, n);
+      return n;
+    }
+
+    @Override
+    public int available() {
+      return buffer.remaining();
+    }
+  }
+}
