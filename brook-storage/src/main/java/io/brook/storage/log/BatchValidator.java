@@ -9,6 +9,7 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
 
 /**
  * Checks incoming batches before the log takes them, so that nothing a consumer, the cleaner or
@@ -68,6 +69,7 @@ final class BatchValidator {
     long lastOffset = -1;
     ByteBuffer buffer = records.buffer();
     int position = buffer.position();
+    checkFraming(buffer);
     try {
       for (MutableRecordBatch batch : records.batches()) {
         checkBatch(batch, config, origin, nowMs);
@@ -109,6 +111,32 @@ final class BatchValidator {
     }
     return new Summary(
         batchCount, recordCount, validBytes, firstTimestamp, maxTimestamp, firstOffset, lastOffset);
+  }
+
+  /**
+   * Every length field describes a whole batch inside the append, checked before kafka-clients'
+   * batch iterator sees them: it adds the 12-byte log overhead to the length without checking for
+   * overflow, so a length near 2^31 made it throw an unchecked exception.
+   */
+  private static void checkFraming(ByteBuffer buffer) {
+    int position = buffer.position();
+    int end = buffer.limit();
+    while (end - position >= Records.LOG_OVERHEAD) {
+      int length = buffer.getInt(position + Records.SIZE_OFFSET);
+      // Too short for its format is the format checks' business (magic first, then size).
+      if (length < 0 || length > end - position - Records.LOG_OVERHEAD) {
+        throw new StorageException(
+            StorageError.CORRUPT_MESSAGE,
+            "the batch at byte "
+                + (position - buffer.position())
+                + " of the append has length "
+                + length
+                + ", more than the "
+                + (end - position - Records.LOG_OVERHEAD)
+                + " bytes left");
+      }
+      position += Records.LOG_OVERHEAD + length;
+    }
   }
 
   private static void checkBatch(

@@ -32,15 +32,17 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 final class RecordChecks {
   private RecordChecks() {}
 
-  /** A thread's reader and the limits of the last config it saw (recomputed when that changes). */
+  /** A thread's reader and the limits of the last settings it saw (rebuilt when they change). */
   private static final class State {
     final BatchRecordReader reader = new BatchRecordReader();
-    LogConfig config;
+    int maxMessageBytes = -1;
+    int factor = -1;
     RecordLimits limits;
 
     RecordLimits limitsFor(LogConfig cfg) {
-      if (cfg != config) {
-        config = cfg;
+      if (cfg.maxMessageBytes() != maxMessageBytes || cfg.maxInflatedBytesFactor() != factor) {
+        maxMessageBytes = cfg.maxMessageBytes();
+        factor = cfg.maxInflatedBytesFactor();
         limits = cfg.recordLimits();
       }
       return limits;

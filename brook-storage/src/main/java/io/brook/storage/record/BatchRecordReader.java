@@ -215,7 +215,8 @@ public final class BatchRecordReader implements AutoCloseable {
               + " is not between "
               + MIN_BODY_BYTES
               + " and the limit "
-              + limits.maxRecordBytes());
+              + limits.maxRecordBytes()
+              + " (max.message.bytes x brook.max.inflated.bytes.factor)");
     }
     long bodyStart = consumed();
     long bodyEnd = bodyStart + length;

@@ -389,7 +389,7 @@ public final class LogSegment implements Closeable {
     RecoveryChecksums checksums = new RecoveryChecksums();
     try {
       for (FileChannelRecordBatch batch : log.batches()) {
-        if (!RecoveryChecksums.hasSaneHeader(batch, nextOffset)
+        if (!RecoveryChecksums.hasSaneHeader(batch, nextOffset, baseOffset)
             || !checksums.isValid(log.channel(), batch)) {
           break;
         }

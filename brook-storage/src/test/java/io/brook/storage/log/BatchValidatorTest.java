@@ -349,6 +349,21 @@ class BatchValidatorTest {
     assertRefused(() -> validate(records), StorageError.INVALID_RECORD, 0, "varint");
   }
 
+  @Test
+  void aBatchLengthNear2To31IsACorruptMessage() {
+    // Found by BatchValidatorFuzzTest: kafka-clients' batch iterator overflowed adding the log
+    // overhead to this length and threw IllegalArgumentException out of the append.
+    ByteBuffer buffer = threeRecords(CompressionType.NONE).build().buffer();
+    buffer.putInt(8, Integer.MAX_VALUE);
+    MemoryRecords records = MemoryRecords.readableRecords(buffer);
+
+    assertThatThrownBy(() -> validate(records))
+        .isInstanceOfSatisfying(
+            StorageException.class,
+            e -> assertThat(e.error()).isEqualTo(StorageError.CORRUPT_MESSAGE))
+        .hasMessageContaining("has length 2147483647");
+  }
+
   private static long allocatedBytes() {
     return ((ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
   }
