@@ -91,7 +91,7 @@ final class RecordChecks {
       }
       return maxTimestamp;
     } finally {
-      reader.close();
+      reader.endBatch();
     }
   }
 

@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.utils.internals.BufferSupplier;
 
 /**
  * A forward-only cursor over the records of one magic-v2 batch that trusts none of its lengths.
@@ -33,9 +32,9 @@ import org.apache.kafka.common.utils.internals.BufferSupplier;
  * compression ratio decides how much is allocated.
  *
  * <p>Use: {@link #open}, then {@link #next()} until it returns false (having checked that nothing
- * follows the last record), reading each record's fields in between; {@link #close()} (or the next
- * {@code open}) releases the decompression stream. Not thread-safe; reuse one reader per thread, it
- * keeps its buffers between batches.
+ * follows the last record), reading each record's fields in between; the next {@code open} or
+ * {@link #endBatch()} ends a batch, {@link #close()} also frees the native memory of a zstd
+ * context. Not thread-safe; reuse one reader per thread, it keeps its buffers between batches.
  */
 public final class BatchRecordReader implements AutoCloseable {
 
@@ -70,7 +69,7 @@ public final class BatchRecordReader implements AutoCloseable {
   /** Allocated with the first compressed batch: a thread that sees none never pays for it. */
   private ByteBuffer chunk;
 
-  private final BufferSupplier buffers = BufferSupplier.create();
+  private final Decompression decompression = new Decompression();
   private byte[] scratch = new byte[0];
   private ByteBuffer copy = ByteBuffer.allocate(0);
 
@@ -108,7 +107,7 @@ public final class BatchRecordReader implements AutoCloseable {
    * whole batch (its length field is checked against it). Records are read in place.
    */
   public void open(ByteBuffer buffer, int position, RecordLimits limits, Capture capture) {
-    close();
+    endBatch();
     this.limits = limits;
     this.capture = capture;
     int available = buffer.limit() - position;
@@ -160,7 +159,7 @@ public final class BatchRecordReader implements AutoCloseable {
     }
     ByteBuffer compressed = buffer.duplicate().limit(end).position(recordsStart).slice();
     try {
-      in = Decompression.open(type, compressed, limits, buffers);
+      in = decompression.open(type, compressed, limits);
     } catch (StorageException e) {
       throw new RecordValidationException(e.error(), 0, e.getMessage(), e);
     } catch (IOException | RuntimeException e) {
@@ -532,17 +531,21 @@ public final class BatchRecordReader implements AutoCloseable {
     return source.duplicate().limit(at + length).position(at).slice().asReadOnlyBuffer();
   }
 
-  /** Releases the current batch's decompression stream (its buffers go back to this reader). */
+  /**
+   * Ends the current batch, keeping what the next one can reuse (a zstd decompression context). For
+   * readers kept per thread; others {@link #close()}.
+   */
+  public void endBatch() {
+    decompression.end();
+    in = null;
+    source = null;
+  }
+
+  /** Ends the current batch and frees the native memory a zstd batch may have taken. */
   @Override
   public void close() {
-    if (in != null) {
-      try {
-        in.close();
-      } catch (IOException | RuntimeException e) {
-        // Nothing was written through it; a failing close loses nothing.
-      }
-      in = null;
-    }
+    decompression.close();
+    in = null;
     source = null;
   }
 

@@ -20,16 +20,20 @@ import org.apache.kafka.common.utils.internals.BufferSupplier;
  * <ul>
  *   <li>gzip: kafka-clients' stream (an {@code Inflater} and fixed 8 + 16 KiB buffers).
  *   <li>lz4: kafka-clients' stream; its one block buffer is at most 4 MiB (the largest block size
- *       the frame format has), taken from the reader's {@link BufferSupplier} and reused.
+ *       the frame format has), taken from a {@link BufferSupplier} that keeps it for the next
+ *       batch.
  *   <li>snappy: kafka-clients' stream, after {@link SnappyFraming} has checked the chunk sizes that
  *       snappy-java would otherwise allocate unchecked.
  *   <li>zstd: zstd-jni directly, so that the window a frame asks for (native memory, up to 128 MiB
  *       by zstd's default) is capped at the batch's inflation limit, never below 16 MiB so that
- *       every compression level up to 19 still decodes.
+ *       every compression level up to 19 still decodes. Its native context (window and buffers) is
+ *       kept from batch to batch and only its session reset, as creating one per batch cost more
+ *       than decompressing a small batch.
  * </ul>
+ *
+ * <p>Not thread-safe: one per {@link BatchRecordReader}.
  */
-final class Decompression {
-  private Decompression() {}
+final class Decompression implements AutoCloseable {
 
   /** 2^24 = 16 MiB: the window of zstd levels up to 19 (8 MiB) with room to spare. */
   private static final int MIN_ZSTD_WINDOW_LOG = 24;
@@ -37,48 +41,92 @@ final class Decompression {
   /** zstd's own default cap, 2^27 = 128 MiB. */
   private static final int MAX_ZSTD_WINDOW_LOG = 27;
 
-  static InputStream open(
-      CompressionType type, ByteBuffer compressed, RecordLimits limits, BufferSupplier buffers)
+  private final BufferSupplier buffers = BufferSupplier.create();
+  private final BufferInput zstdInput = new BufferInput();
+  private ZstdInputStreamNoFinalizer zstd;
+  private int zstdWindowLog;
+  private InputStream current;
+
+  /** The stream of {@code compressed}; ends the previous batch's. */
+  InputStream open(CompressionType type, ByteBuffer compressed, RecordLimits limits)
       throws IOException {
-    return switch (type) {
-      case ZSTD -> zstd(compressed, limits);
-      case SNAPPY -> {
-        SnappyFraming.check(compressed, limits.maxBatchInflatedBytes());
-        yield kafkaStream(type, compressed, buffers);
-      }
-      case GZIP, LZ4 -> kafkaStream(type, compressed, buffers);
-      case NONE ->
-          throw new StorageException(StorageError.CORRUPT_MESSAGE, "not a compressed batch");
-    };
+    end();
+    current =
+        switch (type) {
+          case ZSTD -> zstd(compressed, limits);
+          case SNAPPY -> {
+            SnappyFraming.check(compressed, limits.maxBatchInflatedBytes());
+            yield kafkaStream(type, compressed);
+          }
+          case GZIP, LZ4 -> kafkaStream(type, compressed);
+          case NONE ->
+              throw new StorageException(StorageError.CORRUPT_MESSAGE, "not a compressed batch");
+        };
+    return current;
   }
 
-  private static InputStream kafkaStream(
-      CompressionType type, ByteBuffer compressed, BufferSupplier buffers) {
+  /** Ends the current batch: its buffers go back to the pools, a zstd context stays for reuse. */
+  void end() {
+    InputStream stream = current;
+    current = null;
+    if (stream != null && stream != zstd) {
+      closeQuietly(stream);
+    }
+  }
+
+  /** Ends the current batch and frees the zstd context (native memory). */
+  @Override
+  public void close() {
+    end();
+    if (zstd != null) {
+      closeQuietly(zstd);
+      zstd = null;
+    }
+  }
+
+  private InputStream kafkaStream(CompressionType type, ByteBuffer compressed) {
     return Compression.of(type)
         .build()
         .wrapForInput(compressed, RecordBatch.MAGIC_VALUE_V2, buffers);
   }
 
-  private static InputStream zstd(ByteBuffer compressed, RecordLimits limits) throws IOException {
+  private InputStream zstd(ByteBuffer compressed, RecordLimits limits) throws IOException {
     long inflated = limits.maxBatchInflatedBytes();
     int needed = 64 - Long.numberOfLeadingZeros(Math.max(1, inflated - 1));
     int windowLog = Math.max(MIN_ZSTD_WINDOW_LOG, Math.min(MAX_ZSTD_WINDOW_LOG, needed));
-    ZstdInputStreamNoFinalizer in =
-        new ZstdInputStreamNoFinalizer(new BufferInput(compressed), RecyclingBufferPool.INSTANCE);
+    zstdInput.reset(compressed);
     try {
-      return in.setLongMax(windowLog);
+      if (zstd == null) {
+        zstd = new ZstdInputStreamNoFinalizer(zstdInput, RecyclingBufferPool.INSTANCE);
+        zstd.setLongMax(windowLog);
+      } else {
+        zstd.resetSession(zstdInput);
+        if (windowLog != zstdWindowLog) {
+          zstd.setLongMax(windowLog);
+        }
+      }
+      zstdWindowLog = windowLog;
+      return zstd;
     } catch (IOException | RuntimeException e) {
-      in.close();
+      close();
       throw e;
+    }
+  }
+
+  private static void closeQuietly(InputStream stream) {
+    try {
+      stream.close();
+    } catch (IOException | RuntimeException e) {
+      // Nothing was written through it; a failing close loses nothing.
     }
   }
 
   /** An {@link InputStream} over a buffer's remaining bytes, without copying them. */
   private static final class BufferInput extends InputStream {
-    private final ByteBuffer buffer;
+    private ByteBuffer buffer = ByteBuffer.allocate(0);
 
-    BufferInput(ByteBuffer buffer) {
-      this.buffer = buffer;
+    void reset(ByteBuffer next) {
+      buffer = next;
     }
 
     @Override

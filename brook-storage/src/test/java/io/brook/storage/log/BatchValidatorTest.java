@@ -350,6 +350,27 @@ class BatchValidatorTest {
   }
 
   @Test
+  void aZstdContextReusedAfterAFailedBatchReadsTheNextOneWhole() {
+    // The thread's reader keeps its zstd context between batches and only resets its session.
+    LogConfig small =
+        CONFIG.toBuilder().maxMessageBytes(1024 * 1024).maxInflatedBytesFactor(2).build();
+    RawBatches.Batch manyRecords =
+        RawBatches.batch().compression(CompressionType.ZSTD).baseTimestamp(NOW);
+    for (int i = 0; i < 40_000; i++) {
+      manyRecords.add(Record.of(i, null, null).value(new byte[100]));
+    }
+    MemoryRecords tooBig = manyRecords.build();
+    MemoryRecords good = threeRecords(CompressionType.ZSTD).build();
+
+    for (int round = 0; round < 3; round++) {
+      assertThatThrownBy(() -> BatchValidator.validate(tooBig, small, AppendOrigin.CLIENT, NOW))
+          .isInstanceOf(RecordValidationException.class);
+      assertThat(BatchValidator.validate(good, small, AppendOrigin.CLIENT, NOW).recordCount())
+          .isEqualTo(3);
+    }
+  }
+
+  @Test
   void aBatchLengthNear2To31IsACorruptMessage() {
     // Found by BatchValidatorFuzzTest: kafka-clients' batch iterator overflowed adding the log
     // overhead to this length and threw IllegalArgumentException out of the append.
