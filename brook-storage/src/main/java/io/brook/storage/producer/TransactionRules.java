@@ -2,10 +2,8 @@ package io.brook.storage.producer;
 
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
-import io.brook.storage.record.BatchRecordReader;
-import io.brook.storage.record.RecordLimits;
+import io.brook.storage.record.ControlBatches;
 import java.util.Optional;
-import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
@@ -23,52 +21,7 @@ final class TransactionRules {
    *     marker cannot be parsed
    */
   static Optional<EndTransactionMarker> of(RecordBatch batch) {
-    // Check the batch within tiny bounds first: kafka-clients' iterator sizes a list from the
-    // header's count and decompresses each record into an array of its claimed length, and a
-    // follower copies control batches without looking inside them.
-    try (BatchRecordReader reader = new BatchRecordReader()) {
-      reader.open(batch, RecordLimits.CONTROL_RECORDS, BatchRecordReader.Capture.NONE);
-      while (reader.next()) {
-        // Reading to the end checks the count and every length.
-      }
-    } catch (StorageException e) {
-      throw new StorageException(
-          StorageError.CORRUPT_MESSAGE,
-          "Unreadable control batch: producerId="
-              + batch.producerId()
-              + " baseOffset="
-              + batch.baseOffset()
-              + ": "
-              + e.getMessage(),
-          e);
-    }
-    try {
-      var records = batch.iterator();
-      if (!records.hasNext()) {
-        throw new StorageException(
-            StorageError.CORRUPT_MESSAGE,
-            "Control batch without records: producerId="
-                + batch.producerId()
-                + " baseOffset="
-                + batch.baseOffset());
-      }
-      var record = records.next();
-      ControlRecordType type = ControlRecordType.parse(record.key());
-      if (type != ControlRecordType.COMMIT && type != ControlRecordType.ABORT) {
-        return Optional.empty();
-      }
-      return Optional.of(EndTransactionMarker.deserialize(record));
-    } catch (StorageException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw new StorageException(
-          StorageError.CORRUPT_MESSAGE,
-          "Unreadable transaction marker: producerId="
-              + batch.producerId()
-              + " baseOffset="
-              + batch.baseOffset(),
-          e);
-    }
+    return ControlBatches.marker(batch);
   }
 
   /**

@@ -382,6 +382,13 @@ public final class BatchRecordReader implements AutoCloseable {
         n = in.read(chunk.array(), 0, CHUNK_BYTES);
       }
     } catch (IOException | RuntimeException e) {
+      if (Decompression.isWindowTooLarge(e)) {
+        throw recordError(
+            StorageError.INVALID_RECORD,
+            "its zstd frame needs a window over 2^"
+                + Decompression.ZSTD_WINDOW_LOG_MAX
+                + " bytes (compression levels above 19)");
+      }
       throw recordError(StorageError.CORRUPT_MESSAGE, "its records do not decompress (" + e + ")");
     }
     if (n <= 0) {

@@ -1,6 +1,8 @@
 package io.brook.storage.record;
 
 import com.github.luben.zstd.RecyclingBufferPool;
+import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdIOException;
 import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
@@ -35,16 +37,12 @@ import org.apache.kafka.common.utils.internals.BufferSupplier;
  */
 final class Decompression implements AutoCloseable {
 
-  /** 2^24 = 16 MiB: the window of zstd levels up to 19 (8 MiB) with room to spare. */
-  private static final int MIN_ZSTD_WINDOW_LOG = 24;
-
-  /** zstd's own default cap, 2^27 = 128 MiB. */
-  private static final int MAX_ZSTD_WINDOW_LOG = 27;
+  /** 2^23 = 8 MiB: the largest window of zstd's regular levels (17 to 19). */
+  static final int ZSTD_WINDOW_LOG_MAX = 23;
 
   private final BufferSupplier buffers = BufferSupplier.create();
   private final BufferInput zstdInput = new BufferInput();
   private ZstdInputStreamNoFinalizer zstd;
-  private int zstdWindowLog;
   private InputStream current;
 
   /** The stream of {@code compressed}; ends the previous batch's. */
@@ -53,7 +51,7 @@ final class Decompression implements AutoCloseable {
     end();
     current =
         switch (type) {
-          case ZSTD -> zstd(compressed, limits);
+          case ZSTD -> zstd(compressed);
           case SNAPPY -> {
             SnappyFraming.check(compressed, limits.maxBatchInflatedBytes());
             yield kafkaStream(type, compressed);
@@ -90,22 +88,23 @@ final class Decompression implements AutoCloseable {
         .wrapForInput(compressed, RecordBatch.MAGIC_VALUE_V2, buffers);
   }
 
-  private InputStream zstd(ByteBuffer compressed, RecordLimits limits) throws IOException {
-    long inflated = limits.maxBatchInflatedBytes();
-    int needed = 64 - Long.numberOfLeadingZeros(Math.max(1, inflated - 1));
-    int windowLog = Math.max(MIN_ZSTD_WINDOW_LOG, Math.min(MAX_ZSTD_WINDOW_LOG, needed));
+  /**
+   * Whether {@code failure} is a zstd frame asking for a window over {@link #ZSTD_WINDOW_LOG_MAX}.
+   */
+  static boolean isWindowTooLarge(Throwable failure) {
+    return failure instanceof ZstdIOException zstdFailure
+        && zstdFailure.getErrorCode() == Zstd.errFrameParameterWindowTooLarge();
+  }
+
+  private InputStream zstd(ByteBuffer compressed) throws IOException {
     zstdInput.reset(compressed);
     try {
       if (zstd == null) {
         zstd = new ZstdInputStreamNoFinalizer(zstdInput, RecyclingBufferPool.INSTANCE);
-        zstd.setLongMax(windowLog);
+        zstd.setLongMax(ZSTD_WINDOW_LOG_MAX);
       } else {
         zstd.resetSession(zstdInput);
-        if (windowLog != zstdWindowLog) {
-          zstd.setLongMax(windowLog);
-        }
       }
-      zstdWindowLog = windowLog;
       return zstd;
     } catch (IOException | RuntimeException e) {
       close();

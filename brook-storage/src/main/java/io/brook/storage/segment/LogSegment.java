@@ -6,6 +6,7 @@ import io.brook.storage.index.OffsetPosition;
 import io.brook.storage.index.TimeIndex;
 import io.brook.storage.index.TimestampOffset;
 import io.brook.storage.log.LogConfig;
+import io.brook.storage.record.ControlBatches;
 import io.brook.storage.record.RecordLimits;
 import io.brook.storage.txn.TransactionIndex;
 import java.io.Closeable;
@@ -354,9 +355,10 @@ public final class LogSegment implements Closeable {
   }
 
   /**
-   * Re-validates every batch (size, magic, CRC, offsets increasing), rebuilds both indexes, and
-   * truncates the file at the first invalid batch. Each valid batch is passed to {@code onBatch} so
-   * the log can rebuild producer state and leader epochs.
+   * Re-validates every batch (size, magic, CRC, offsets increasing and within the segment, a
+   * readable marker in a control batch), rebuilds both indexes, and truncates the file at the first
+   * invalid batch. Each valid batch is passed to {@code onBatch} so the log can rebuild producer
+   * state and leader epochs.
    *
    * @return the number of bytes truncated (0 if the whole file was valid)
    */
@@ -390,7 +392,8 @@ public final class LogSegment implements Closeable {
     try {
       for (FileChannelRecordBatch batch : log.batches()) {
         if (!RecoveryChecksums.hasSaneHeader(batch, nextOffset, baseOffset)
-            || !checksums.isValid(log.channel(), batch)) {
+            || !checksums.isValid(log.channel(), batch)
+            || !ControlBatches.isReadable(batch)) {
           break;
         }
         indexBatch(batch, validBytes, offsets, times);

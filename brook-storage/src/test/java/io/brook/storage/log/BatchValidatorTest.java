@@ -371,6 +371,28 @@ class BatchValidatorTest {
   }
 
   @Test
+  void aZstdFrameAskingForAWindowOver8MibIsRefused() throws Exception {
+    // Given: the records of a good batch recompressed at zstd's ultra level 22 (a 128 MiB window).
+    ByteBuffer plain = threeRecords(CompressionType.NONE).build().buffer();
+    java.io.ByteArrayOutputStream zstd = new java.io.ByteArrayOutputStream();
+    try (com.github.luben.zstd.ZstdOutputStreamNoFinalizer out =
+        new com.github.luben.zstd.ZstdOutputStreamNoFinalizer(zstd, 22)) {
+      out.setLong(27);
+      out.write(plain.array(), 61, plain.limit() - 61);
+    }
+    byte[] payload = zstd.toByteArray();
+    ByteBuffer batch = ByteBuffer.allocate(61 + payload.length);
+    batch.put(plain.array(), 0, 61).put(payload).flip();
+    batch.putInt(8, batch.limit() - 12);
+    batch.putShort(21, (short) (batch.getShort(21) | CompressionType.ZSTD.id));
+    RawBatches.fixCrc(batch, 0);
+    MemoryRecords records = MemoryRecords.readableRecords(batch);
+
+    // Then
+    assertRefused(() -> validate(records), StorageError.INVALID_RECORD, 0, "window");
+  }
+
+  @Test
   void aBatchLengthNear2To31IsACorruptMessage() {
     // Found by BatchValidatorFuzzTest: kafka-clients' batch iterator overflowed adding the log
     // overhead to this length and threw IllegalArgumentException out of the append.
