@@ -37,15 +37,26 @@ class BatchValidatorFuzzTest {
   static final long NOW = 1_700_000_000_000L;
 
   private static PartitionLog[] logs;
+  private static Path root;
 
+  /**
+   * One log per flag combination, kept for the whole run (opening one per input would dominate the
+   * fuzzer's time) and deleted when the JVM exits.
+   */
   private static synchronized PartitionLog log(int flags) {
     if (logs == null) {
       logs = new PartitionLog[8];
+      try {
+        root = Files.createTempDirectory("brook-validator-fuzz-");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      Runtime.getRuntime().addShutdownHook(new Thread(BatchValidatorFuzzTest::deleteLogs));
     }
     int variant = (flags >> 1) & 7;
     if (logs[variant] == null) {
       try {
-        Path dir = Files.createTempDirectory("brook-validator-fuzz-").resolve("fuzz-" + variant);
+        Path dir = root.resolve("fuzz-" + variant);
         LogConfig config =
             LogConfig.builder()
                 .maxMessageBytes(64 * 1024)
@@ -91,6 +102,23 @@ class BatchValidatorFuzzTest {
     log.updateHighWatermark(log.logEndOffset());
     byte[] stored = LogReads.bytes(log, appended.firstOffset(), appended.lastOffset() + 1);
     assertThat(stored).isEqualTo(Arrays.copyOf(buffer.array(), records.sizeInBytes()));
+  }
+
+  private static synchronized void deleteLogs() {
+    for (PartitionLog log : logs) {
+      if (log != null) {
+        try {
+          log.delete();
+        } catch (IOException | RuntimeException e) {
+          // The JVM is exiting; a leftover temporary directory is all that is lost.
+        }
+      }
+    }
+    try {
+      Files.deleteIfExists(root);
+    } catch (IOException e) {
+      // As above.
+    }
   }
 
   /** Recomputes the CRC of every whole batch the length fields describe. */
