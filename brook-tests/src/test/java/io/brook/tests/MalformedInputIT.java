@@ -18,8 +18,6 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
-import org.apache.kafka.common.message.ProduceRequestData;
-import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -315,20 +313,7 @@ class MalformedInputIT {
   private static PartitionProduceResponse produce(
       RawKafkaClient client, String topic, Uuid topicId, short acks, ByteBuffer records)
       throws IOException {
-    short version = ApiKeys.PRODUCE.latestVersion();
-    ProduceRequestData request = new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000);
-    ProduceRequestData.TopicProduceData topicData =
-        new ProduceRequestData.TopicProduceData().setName(topic).setTopicId(topicId);
-    topicData
-        .partitionData()
-        .add(
-            new ProduceRequestData.PartitionProduceData()
-                .setIndex(0)
-                .setRecords(MemoryRecords.readableRecords(records.duplicate())));
-    request.topicData().add(topicData);
-    ByteBuffer body = client.send(request, version);
-    ProduceResponseData response = new ProduceResponseData(new ByteBufferAccessor(body), version);
-    return response.responses().iterator().next().partitionResponses().get(0);
+    return client.produce(topic, topicId, acks, records);
   }
 
   private static Uuid topicId(String topic) throws Exception {

@@ -5,11 +5,15 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.MessageSizeAccumulator;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
 
@@ -55,6 +59,25 @@ public final class RawKafkaClient implements AutoCloseable {
     header.data().write(accessor, cache, header.headerVersion());
     body.write(accessor, cache, version);
     return buffer.array();
+  }
+
+  /** Produces {@code records} as they are to partition 0 of a topic; returns its answer. */
+  public ProduceResponseData.PartitionProduceResponse produce(
+      String topic, Uuid topicId, short acks, ByteBuffer records) throws IOException {
+    short version = ApiKeys.PRODUCE.latestVersion();
+    ProduceRequestData request = new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000);
+    ProduceRequestData.TopicProduceData topicData =
+        new ProduceRequestData.TopicProduceData().setName(topic).setTopicId(topicId);
+    topicData
+        .partitionData()
+        .add(
+            new ProduceRequestData.PartitionProduceData()
+                .setIndex(0)
+                .setRecords(MemoryRecords.readableRecords(records.duplicate())));
+    request.topicData().add(topicData);
+    ByteBuffer body = send(request, version);
+    ProduceResponseData response = new ProduceResponseData(new ByteBufferAccessor(body), version);
+    return response.responses().iterator().next().partitionResponses().get(0);
   }
 
   /** Sends a request and returns the response body buffer (header consumed). */

@@ -5,6 +5,7 @@ import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
 import io.brook.storage.log.LogAppendInfo;
+import io.brook.storage.record.RecordValidationException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -117,7 +118,19 @@ public final class ProduceHandler extends KafkaApi {
       return Optional.of(new Pending(out, partition, info.lastOffset() + 1, leaderEpoch));
     } catch (RuntimeException e) {
       fail(out, ApiFailure.of(e));
+      nameBadRecord(out, e);
       return Optional.empty();
+    }
+  }
+
+  /** Kafka's {@code record_errors}: the index of the record that got its batch refused. */
+  private static void nameBadRecord(PartitionProduceResponse out, RuntimeException failure) {
+    if (failure instanceof RecordValidationException bad) {
+      out.recordErrors()
+          .add(
+              new ProduceResponseData.BatchIndexAndErrorMessage()
+                  .setBatchIndex(bad.recordIndex())
+                  .setBatchIndexErrorMessage(bad.getMessage()));
     }
   }
 

@@ -97,7 +97,10 @@ public final class BrokerConfig {
     this.advertisedAsConfigured = parseAdvertisedListeners();
     this.interBrokerListenerName = resolveInterBrokerListenerName();
     this.logDirs = resolveLogDirs();
-    this.defaultLogConfig = BrokerLogDefaults.derive(this::value);
+    this.defaultLogConfig =
+        BrokerLogDefaults.derive(this::value).toBuilder()
+            .maxInflatedBytesFactor((Integer) value(StorageSettings.MAX_INFLATED_BYTES_FACTOR))
+            .build();
     BrokerConfigRules.check(this);
   }
 

@@ -16,6 +16,7 @@ import static org.apache.kafka.common.config.ConfigDef.Type.STRING;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicCompression;
 import io.brook.storage.log.TopicConfigs;
+import io.brook.storage.record.RecordLimits;
 import io.brook.storage.segment.FileHandlePool;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.TopicConfig;
@@ -38,6 +39,7 @@ final class StorageSettings {
   static final String LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS =
       "log.flush.start.offset.checkpoint.interval.ms";
   static final String MAX_OPEN_FILES = "brook.log.max.open.files";
+  static final String MAX_INFLATED_BYTES_FACTOR = "brook.max.inflated.bytes.factor";
 
   /** Kafka's {@code log.dir} default. */
   static final String DEFAULT_LOG_DIR = "/tmp/kafka-logs";
@@ -188,6 +190,18 @@ final class StorageSettings {
                 + " and the least recently used idle ones are closed past this bound, so the"
                 + " partition count is limited by memory and disk rather than by ulimit -n. Files"
                 + " being read or written stay open, so the bound can be passed briefly.")
+        .uses(
+            MAX_INFLATED_BYTES_FACTOR,
+            INT,
+            RecordLimits.DEFAULT_INFLATION_FACTOR,
+            atLeast(1),
+            MEDIUM,
+            "Brook only: the records of one batch may decompress to at most max.message.bytes"
+                + " times this (32 MiB with the defaults), and no one record may be larger. A"
+                + " produced batch past it is refused with INVALID_RECORD before its inflated size"
+                + " is allocated; the cleaner keeps such a batch (copied by a follower) whole and"
+                + " time lookups answer with its first offset. Bounds the memory and CPU one"
+                + " decompression bomb can cost.")
         .accepts(
             "log.preallocate",
             BOOLEAN,

@@ -277,6 +277,7 @@ class BrokerConfigTest {
         "log.retention.minutes | 0 | not 0",
         "socket.request.max.bytes | 0 | at least 1",
         "brook.log.max.open.files | 0 | at least 1",
+        "brook.max.inflated.bytes.factor | 0 | at least 1",
       })
   void invalidValuesNameTheKeyAndWhatIsAllowed(String key, String value, String allowed) {
     assertThatThrownBy(() -> config(combinedWith(key, value)))
@@ -293,6 +294,20 @@ class BrokerConfigTest {
                 .logManagerConfig()
                 .maxOpenFiles())
         .isEqualTo(1234);
+  }
+
+  @Test
+  void theInflationFactorReachesEveryTopicsRecordLimits() {
+    assertThat(config(combinedWith()).defaultLogConfig().recordLimits().maxBatchInflatedBytes())
+        .isEqualTo(32L * 1_048_588);
+    assertThat(
+            config(
+                    combinedWith(
+                        "brook.max.inflated.bytes.factor", "4", "message.max.bytes", "1000"))
+                .defaultLogConfig()
+                .recordLimits()
+                .maxBatchInflatedBytes())
+        .isEqualTo(4000);
   }
 
   @Test

@@ -1,7 +1,10 @@
 package io.brook.storage.cleaner;
 
+import io.brook.storage.StorageException;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.PartitionLog;
+import io.brook.storage.record.BatchRecordReader;
+import io.brook.storage.record.RecordLimits;
 import io.brook.storage.segment.LogSegment;
 import io.brook.storage.segment.PinnedSegment;
 import io.brook.storage.segment.SegmentFiles;
@@ -37,11 +40,19 @@ import org.slf4j.LoggerFactory;
 public final class Cleaner {
   private static final Logger log = LoggerFactory.getLogger(Cleaner.class);
 
+  /**
+   * What kafka-clients' {@code filterTo} holds per kept record besides its bytes: a {@code
+   * DefaultRecord}, buffers for its body, key and value, a header array and a list slot, about 200
+   * bytes on a 64-bit JVM with compressed pointers.
+   */
+  static final int RECORD_OBJECT_BYTES = 200;
+
   private final OffsetMap map;
   private final Throttler throttler;
   private final Time time;
   private final BooleanSupplier aborted;
   private final int initialBufferSize;
+  private final BatchRecordReader reader = new BatchRecordReader();
   private ByteBuffer readBuffer;
   private ByteBuffer writeBuffer;
 
@@ -90,7 +101,8 @@ public final class Cleaner {
             range,
             new AbortedBatches(
                 partitionLog.collectAbortedTransactions(
-                    range.firstDirtyOffset(), range.uncleanableOffset())));
+                    range.firstDirtyOffset(), range.uncleanableOffset())),
+            config.recordLimits());
     if (mapEnd < 0) {
       return null;
     }
@@ -145,7 +157,10 @@ public final class Cleaner {
    * returns the first offset not indexed (-1 if aborted).
    */
   private long buildOffsetMap(
-      List<LogSegment> segments, CleanableRange range, AbortedBatches abortedTxns)
+      List<LogSegment> segments,
+      CleanableRange range,
+      AbortedBatches abortedTxns,
+      RecordLimits limits)
       throws IOException {
     for (LogSegment segment : segments) {
       if (segment.baseOffset() >= range.uncleanableOffset()) {
@@ -163,7 +178,7 @@ public final class Cleaner {
           if (abortedTxns.isAborted(batch) || batch.isControlBatch()) {
             continue;
           }
-          long stoppedAt = indexBatch(batch, range.firstDirtyOffset());
+          long stoppedAt = indexBatch(batch, range.firstDirtyOffset(), limits);
           if (stoppedAt >= 0) {
             return stoppedAt;
           }
@@ -173,21 +188,60 @@ public final class Cleaner {
     return range.uncleanableOffset();
   }
 
-  /** Returns the first record offset that did not fit in the map, or -1 if all of it fit. */
-  private long indexBatch(RecordBatch batch, long firstDirtyOffset) {
-    try (var records = batch.streamingIterator(BufferSupplier.NO_CACHING)) {
-      while (records.hasNext()) {
-        var record = records.next();
-        if (record.offset() < firstDirtyOffset || !record.hasKey()) {
+  /**
+   * Returns the first record offset that did not fit in the map, or -1 if all of it fit. A batch
+   * whose records cannot be read within the log's limits (see {@link #isFilterable}) is indexed
+   * only up to the bad record: it is then copied whole, so whatever of it was indexed survives.
+   */
+  private long indexBatch(RecordBatch batch, long firstDirtyOffset, RecordLimits limits) {
+    try {
+      reader.open(batch, limits, BatchRecordReader.Capture.KEY);
+      while (reader.next()) {
+        if (reader.offset() < firstDirtyOffset || !reader.hasKey()) {
           continue;
         }
         if (map.isFull()) {
-          return record.offset();
+          return reader.offset();
         }
-        map.put(record.key(), record.offset());
+        map.put(reader.key(), reader.offset());
       }
+    } catch (StorageException e) {
+      log.warn(
+          "Unreadable batch left as it is baseOffset={} lastOffset={} reason={}",
+          batch.baseOffset(),
+          batch.lastOffset(),
+          e.getMessage());
+    } finally {
+      reader.close();
     }
     return -1;
+  }
+
+  /**
+   * Whether kafka-clients' {@code filterTo} may rewrite {@code batch}: it holds every record it
+   * keeps as objects (about {@link #RECORD_OBJECT_BYTES} each plus the record's bytes) until the
+   * batch is written back, so a batch is handed to it only if its records read within the log's
+   * limits and that footprint stays within {@link RecordLimits#maxBatchInflatedBytes()}. Any other
+   * batch (a decompression bomb or a corrupt batch that a follower copied) is kept whole.
+   */
+  private boolean isFilterable(RecordBatch batch, RecordLimits limits) {
+    try {
+      reader.open(batch, limits, BatchRecordReader.Capture.NONE);
+      long footprint = 0;
+      while (reader.next()) {
+        footprint += reader.sizeInBytes() + RECORD_OBJECT_BYTES;
+      }
+      return footprint <= limits.maxBatchInflatedBytes();
+    } catch (StorageException e) {
+      log.warn(
+          "Unreadable batch kept whole baseOffset={} lastOffset={} reason={}",
+          batch.baseOffset(),
+          batch.lastOffset(),
+          e.getMessage());
+      return false;
+    } finally {
+      reader.close();
+    }
   }
 
   /** Writes one group into a new segment and swaps it in; false if the log changed meanwhile. */
@@ -247,6 +301,7 @@ public final class Cleaner {
       throws IOException {
     int position = 0;
     int size = source.sizeInBytes();
+    RecordLimits limits = config.recordLimits();
     LastBatch lastBatch = null;
     while (position < size) {
       if (aborted.getAsBoolean()) {
@@ -258,14 +313,39 @@ public final class Cleaner {
       try (PinnedSegment pinned = source.pin()) {
         pinned.records().readInto(readBuffer, position);
       }
-      MemoryRecords records = MemoryRecords.readableRecords(readBuffer);
-      throttler.maybeThrottle(records.sizeInBytes());
-      for (RecordBatch batch : records.batches()) {
+      MemoryRecords chunk = MemoryRecords.readableRecords(readBuffer);
+      throttler.maybeThrottle(chunk.sizeInBytes());
+      // The leading batches filterTo may rewrite; it stops before the first it may not.
+      int filterable = 0;
+      RecordBatch unfilterable = null;
+      for (RecordBatch batch : chunk.batches()) {
         // Copied out: the batch is a view of readBuffer, which the next chunk overwrites.
         lastBatch =
             new LastBatch(
                 batch.partitionLeaderEpoch(), batch.timestampType(), batch.maxTimestamp());
+        if (!isFilterable(batch, limits)) {
+          unfilterable = batch;
+          break;
+        }
+        filterable += batch.sizeInBytes();
       }
+      if (filterable == 0 && unfilterable != null) {
+        int batchBytes = unfilterable.sizeInBytes();
+        if (!filter.dropsWhole(unfilterable)) {
+          ByteBuffer whole = readBuffer.duplicate();
+          whole.limit(whole.position() + batchBytes);
+          dest.append(MemoryRecords.readableRecords(whole.slice()));
+          stats.written += batchBytes;
+        }
+        position += batchBytes;
+        stats.read += batchBytes;
+        continue;
+      }
+      ByteBuffer prefix = readBuffer.duplicate();
+      if (unfilterable != null) {
+        prefix.limit(prefix.position() + filterable);
+      }
+      MemoryRecords records = MemoryRecords.readableRecords(prefix.slice());
       MemoryRecords.FilterResult result =
           records.filterTo(
               filter, writeBuffer, BufferSupplier.NO_CACHING, config.maxMessageBytes());

@@ -99,6 +99,15 @@ final class CompactionFilter extends RecordFilter {
     return keep;
   }
 
+  /**
+   * For a batch the cleaner copies without {@code filterTo} (its records cannot be read within
+   * bounds): whether it goes entirely (aborted transactional data). Consumes the batch in the
+   * aborted-transaction walk, as {@code filterTo} would.
+   */
+  boolean dropsWhole(RecordBatch batch) {
+    return checkBatchRetention(batch).batchRetention == BatchRetention.DELETE;
+  }
+
   /** Whether this pass kept a tombstone, so a later pass has one to remove. */
   boolean retainedTombstone() {
     return retainedTombstone;

@@ -2,23 +2,35 @@ package io.brook.storage.log;
 
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
-import org.apache.kafka.common.KafkaException;
+import java.nio.ByteBuffer;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.utils.internals.BufferSupplier;
-import org.apache.kafka.common.utils.internals.CloseableIterator;
+import org.apache.kafka.common.record.internal.Records;
 
 /**
- * Checks incoming batches before the log takes them, from their headers only: the append path never
- * decompresses. The one exception is a compacted topic, whose records must all carry a key (Kafka's
- * rule, which needs the records themselves).
+ * Checks incoming batches before the log takes them, so that nothing a consumer, the cleaner or
+ * recovery cannot read ever reaches a segment.
  *
- * <p>Stateless and thread-safe; runs outside the log's lock so that CRC checks of different
- * requests proceed in parallel.
+ * <p>Every origin: magic v2, size (at least a header, at most {@code max.message.bytes}), CRC, a
+ * positive record count that fits the offsets the header spans, whole batches only. Leader and
+ * coordinator appends also get Kafka's {@code LogValidator} checks, record by record ({@link
+ * RecordChecks}): the count matches the records really present, offset deltas run 0..count-1, every
+ * length adds up, timestamps within bounds, keys on compacted topics, and the batch inflates to at
+ * most {@link LogConfig#recordLimits()}; a batch whose header max timestamp differs from its
+ * records' largest gets the right one, as Kafka rewrites it.
+ *
+ * <p>Follower appends ({@link AppendOrigin#REPLICATION}) check only the batch framing, as Kafka's
+ * do: the leader validated the records, and a follower that refused a batch its leader holds could
+ * never catch up. Everything that reads records from disk (cleaner, time lookups, transaction
+ * markers) therefore goes through the bounded {@link io.brook.storage.record.BatchRecordReader} and
+ * survives whatever a segment holds.
+ *
+ * <p>Stateless and thread-safe; runs outside the log's lock so that requests for one partition are
+ * checked in parallel.
  */
 final class BatchValidator {
   private BatchValidator() {}
@@ -55,9 +67,17 @@ final class BatchValidator {
     long maxTimestamp = RecordBatch.NO_TIMESTAMP;
     long firstOffset = -1;
     long lastOffset = -1;
+    ByteBuffer buffer = records.buffer();
+    int position = buffer.position();
+    checkFraming(buffer);
     try {
       for (MutableRecordBatch batch : records.batches()) {
         checkBatch(batch, config, origin, nowMs);
+        long batchMaxTimestamp = batch.maxTimestamp();
+        if (origin != AppendOrigin.REPLICATION) {
+          batchMaxTimestamp = checkRecords(buffer, position, batch, config, nowMs);
+        }
+        position += batch.sizeInBytes();
         if (origin == AppendOrigin.REPLICATION && batch.baseOffset() <= lastOffset) {
           throw new StorageException(
               StorageError.INVALID_RECORD,
@@ -67,11 +87,11 @@ final class BatchValidator {
                   + lastOffset);
         }
         if (batchCount == 0) {
-          firstTimestamp = batch.maxTimestamp();
+          firstTimestamp = batchMaxTimestamp;
           firstOffset = batch.baseOffset();
         }
         lastOffset = batch.lastOffset();
-        maxTimestamp = Math.max(maxTimestamp, batch.maxTimestamp());
+        maxTimestamp = Math.max(maxTimestamp, batchMaxTimestamp);
         batchCount++;
         recordCount += batch.countOrNull();
         validBytes += batch.sizeInBytes();
@@ -91,6 +111,32 @@ final class BatchValidator {
     }
     return new Summary(
         batchCount, recordCount, validBytes, firstTimestamp, maxTimestamp, firstOffset, lastOffset);
+  }
+
+  /**
+   * Every length field describes a whole batch inside the append, checked before kafka-clients'
+   * batch iterator sees them: it adds the 12-byte log overhead to the length without checking for
+   * overflow, so a length near 2^31 made it throw an unchecked exception.
+   */
+  private static void checkFraming(ByteBuffer buffer) {
+    int position = buffer.position();
+    int end = buffer.limit();
+    while (end - position >= Records.LOG_OVERHEAD) {
+      int length = buffer.getInt(position + Records.SIZE_OFFSET);
+      // Too short for its format is the format checks' business (magic first, then size).
+      if (length < 0 || length > end - position - Records.LOG_OVERHEAD) {
+        throw new StorageException(
+            StorageError.CORRUPT_MESSAGE,
+            "the batch at byte "
+                + (position - buffer.position())
+                + " of the append has length "
+                + length
+                + ", more than the "
+                + (end - position - Records.LOG_OVERHEAD)
+                + " bytes left");
+      }
+      position += Records.LOG_OVERHEAD + length;
+    }
   }
 
   private static void checkBatch(
@@ -131,11 +177,25 @@ final class BatchValidator {
     checkOffsetsAndCount(batch, origin);
     if (origin != AppendOrigin.REPLICATION) {
       checkProducerFields(batch, origin);
-      checkTimestamps(batch, config, nowMs);
-      if (config.compacted() && !batch.isControlBatch()) {
-        checkKeys(batch);
-      }
+      checkTimestampType(batch, config);
     }
+  }
+
+  /**
+   * Walks the records ({@link RecordChecks}) and returns their largest timestamp, writing it into
+   * the header if the producer wrote another one (under CreateTime the time index and retention
+   * trust the header). Under LogAppendTime the header is stamped at append instead.
+   */
+  private static long checkRecords(
+      ByteBuffer buffer, int position, MutableRecordBatch batch, LogConfig config, long nowMs) {
+    long recordsMax = RecordChecks.check(buffer, position, batch, config, nowMs);
+    if (config.timestampType() != TimestampType.CREATE_TIME) {
+      return batch.maxTimestamp();
+    }
+    if (recordsMax != batch.maxTimestamp()) {
+      batch.setMaxTimestamp(TimestampType.CREATE_TIME, recordsMax);
+    }
+    return recordsMax;
   }
 
   private static void checkOffsetsAndCount(RecordBatch batch, AppendOrigin origin) {
@@ -168,6 +228,10 @@ final class BatchValidator {
       throw new StorageException(
           StorageError.INVALID_RECORD, "clients may not write control records");
     }
+    if (batch.isControlBatch() && batch.countOrNull() != 1) {
+      throw new StorageException(
+          StorageError.INVALID_RECORD, "a control batch holds exactly one record");
+    }
     if (batch.hasProducerId() && batch.baseSequence() < 0 && !batch.isControlBatch()) {
       throw new StorageException(
           StorageError.INVALID_RECORD,
@@ -183,57 +247,15 @@ final class BatchValidator {
   }
 
   /**
-   * CreateTime bounds from the header: the max timestamp against {@code
-   * message.timestamp.after.max.ms} and the first record's timestamp against {@code
-   * message.timestamp.before.max.ms}. Producers write records in time order, so the first record's
-   * timestamp is the batch's oldest in practice; checking every record would mean decompressing.
+   * Under CreateTime a producer may not claim LogAppendTime (Kafka's rule); the records' own
+   * timestamps are checked against the bounds by {@link RecordChecks}.
    */
-  private static void checkTimestamps(RecordBatch batch, LogConfig config, long nowMs) {
-    if (config.timestampType() != TimestampType.CREATE_TIME
-        || batch.timestampType() != TimestampType.CREATE_TIME) {
-      return;
-    }
-    long max = batch.maxTimestamp();
-    if (max != RecordBatch.NO_TIMESTAMP && max - nowMs > config.timestampAfterMaxMs()) {
+  private static void checkTimestampType(RecordBatch batch, LogConfig config) {
+    if (config.timestampType() == TimestampType.CREATE_TIME
+        && batch.timestampType() == TimestampType.LOG_APPEND_TIME) {
       throw new StorageException(
           StorageError.INVALID_TIMESTAMP,
-          "timestamp "
-              + max
-              + " is more than message.timestamp.after.max.ms="
-              + config.timestampAfterMaxMs()
-              + " ahead of the broker's clock "
-              + nowMs);
-    }
-    if (config.timestampBeforeMaxMs() != Long.MAX_VALUE
-        && batch instanceof DefaultRecordBatch defaultBatch) {
-      long first = defaultBatch.baseTimestamp();
-      if (first != RecordBatch.NO_TIMESTAMP && nowMs - first > config.timestampBeforeMaxMs()) {
-        throw new StorageException(
-            StorageError.INVALID_TIMESTAMP,
-            "timestamp "
-                + first
-                + " is more than message.timestamp.before.max.ms="
-                + config.timestampBeforeMaxMs()
-                + " behind the broker's clock "
-                + nowMs);
-      }
-    }
-  }
-
-  private static void checkKeys(RecordBatch batch) {
-    boolean allKeyed = true;
-    try (CloseableIterator<org.apache.kafka.common.record.internal.Record> it =
-        batch.streamingIterator(BufferSupplier.NO_CACHING)) {
-      while (allKeyed && it.hasNext()) {
-        allKeyed = it.next().hasKey();
-      }
-    } catch (KafkaException e) {
-      throw new StorageException(
-          StorageError.CORRUPT_MESSAGE, "record batch cannot be read: " + e.getMessage(), e);
-    }
-    if (!allKeyed) {
-      throw new StorageException(
-          StorageError.INVALID_RECORD, "a compacted topic accepts only records with a key");
+          "a producer may not set timestamp type LogAppendTime on a CreateTime topic");
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.brook.storage.log;
 
+import io.brook.storage.record.RecordLimits;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -81,6 +82,9 @@ import org.apache.kafka.common.record.TimestampType;
  * @param retentionDeadlineEnable {@code retention.deadline.enable} (Brook only): roll segments
  *     early enough that no record outlives {@code retention.ms} by more than the retention check
  *     interval, see {@code LogRetention#effectiveSegmentMs}.
+ * @param maxInflatedBytesFactor {@code brook.max.inflated.bytes.factor} (Brook only, broker-wide,
+ *     not a topic config): the records of one batch may inflate to at most {@code maxMessageBytes}
+ *     times this when decompressed; see {@link #recordLimits()}.
  */
 public record LogConfig(
     int segmentBytes,
@@ -119,7 +123,8 @@ public record LogConfig(
     long remoteCopyLagBytes,
     List<String> leaderReplicationThrottledReplicas,
     List<String> followerReplicationThrottledReplicas,
-    boolean retentionDeadlineEnable) {
+    boolean retentionDeadlineEnable,
+    int maxInflatedBytesFactor) {
 
   /** Kafka's {@code segment.bytes} default: 1 GiB. */
   public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
@@ -187,6 +192,10 @@ public record LogConfig(
     if (indexIntervalBytes < 0) {
       throw new IllegalArgumentException(
           "index.interval.bytes must be at least 0, got " + indexIntervalBytes);
+    }
+    if (maxInflatedBytesFactor < 1) {
+      throw new IllegalArgumentException(
+          "brook.max.inflated.bytes.factor must be at least 1, got " + maxInflatedBytesFactor);
     }
     if (maxMessageBytes < 0) {
       throw new IllegalArgumentException(
@@ -316,7 +325,17 @@ public record LogConfig(
         .remoteCopyLagBytes(remoteCopyLagBytes)
         .leaderReplicationThrottledReplicas(leaderReplicationThrottledReplicas)
         .followerReplicationThrottledReplicas(followerReplicationThrottledReplicas)
-        .retentionDeadlineEnable(retentionDeadlineEnable);
+        .retentionDeadlineEnable(retentionDeadlineEnable)
+        .maxInflatedBytesFactor(maxInflatedBytesFactor);
+  }
+
+  /**
+   * How far one batch's records may inflate when the broker reads them (produce validation, the
+   * cleaner, time lookups): {@code max.message.bytes × brook.max.inflated.bytes.factor}, for the
+   * whole batch and for any one record.
+   */
+  public RecordLimits recordLimits() {
+    return RecordLimits.of(maxMessageBytes, maxInflatedBytesFactor);
   }
 
   /** Fluent construction starting from Kafka's defaults. */
@@ -357,6 +376,7 @@ public record LogConfig(
     private List<String> leaderReplicationThrottledReplicas = List.of();
     private List<String> followerReplicationThrottledReplicas = List.of();
     private boolean retentionDeadlineEnable;
+    private int maxInflatedBytesFactor = RecordLimits.DEFAULT_INFLATION_FACTOR;
 
     private Builder() {}
 
@@ -555,6 +575,11 @@ public record LogConfig(
       return this;
     }
 
+    public Builder maxInflatedBytesFactor(int value) {
+      maxInflatedBytesFactor = value;
+      return this;
+    }
+
     public LogConfig build() {
       return new LogConfig(
           segmentBytes,
@@ -593,7 +618,8 @@ public record LogConfig(
           remoteCopyLagBytes,
           leaderReplicationThrottledReplicas,
           followerReplicationThrottledReplicas,
-          retentionDeadlineEnable);
+          retentionDeadlineEnable,
+          maxInflatedBytesFactor);
     }
   }
 }

@@ -275,13 +275,13 @@ public final class PartitionLog implements Closeable {
       long timestamp, long maxOffset) {
     health.ensureReadable();
     return TimestampLookups.offsetForTimestamp(
-        segments.values(), logStartOffset, timestamp, maxOffset);
+        segments.values(), logStartOffset, timestamp, maxOffset, config.recordLimits());
   }
 
   /** The record with the largest timestamp (ListOffsets MAX_TIMESTAMP), the earliest on ties. */
   public Optional<FileRecords.TimestampAndOffset> maxTimestampRecord() {
     health.ensureReadable();
-    return TimestampLookups.maxTimestampRecord(segments.values());
+    return TimestampLookups.maxTimestampRecord(segments.values(), config.recordLimits());
   }
 
   // ---- Offsets ----

@@ -2,8 +2,8 @@ package io.brook.storage.producer;
 
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
+import io.brook.storage.record.ControlBatches;
 import java.util.Optional;
-import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
@@ -21,33 +21,7 @@ final class TransactionRules {
    *     marker cannot be parsed
    */
   static Optional<EndTransactionMarker> of(RecordBatch batch) {
-    try {
-      var records = batch.iterator();
-      if (!records.hasNext()) {
-        throw new StorageException(
-            StorageError.CORRUPT_MESSAGE,
-            "Control batch without records: producerId="
-                + batch.producerId()
-                + " baseOffset="
-                + batch.baseOffset());
-      }
-      var record = records.next();
-      ControlRecordType type = ControlRecordType.parse(record.key());
-      if (type != ControlRecordType.COMMIT && type != ControlRecordType.ABORT) {
-        return Optional.empty();
-      }
-      return Optional.of(EndTransactionMarker.deserialize(record));
-    } catch (StorageException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw new StorageException(
-          StorageError.CORRUPT_MESSAGE,
-          "Unreadable transaction marker: producerId="
-              + batch.producerId()
-              + " baseOffset="
-              + batch.baseOffset(),
-          e);
-    }
+    return ControlBatches.marker(batch);
   }
 
   /**

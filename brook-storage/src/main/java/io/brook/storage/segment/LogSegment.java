@@ -6,6 +6,8 @@ import io.brook.storage.index.OffsetPosition;
 import io.brook.storage.index.TimeIndex;
 import io.brook.storage.index.TimestampOffset;
 import io.brook.storage.log.LogConfig;
+import io.brook.storage.record.ControlBatches;
+import io.brook.storage.record.RecordLimits;
 import io.brook.storage.txn.TransactionIndex;
 import java.io.Closeable;
 import java.io.IOException;
@@ -315,10 +317,10 @@ public final class LogSegment implements Closeable {
    * opened (decompressed) to find the exact record.
    */
   public Optional<FileRecords.TimestampAndOffset> findOffsetByTimestamp(
-      long targetTimestamp, long startingOffset) {
+      long targetTimestamp, long startingOffset, RecordLimits limits) {
     file.pinUnchecked();
     try {
-      return TimestampSearch.find(file, targetTimestamp, startingOffset);
+      return TimestampSearch.find(file, targetTimestamp, startingOffset, limits);
     } finally {
       file.unpin();
     }
@@ -326,14 +328,14 @@ public final class LogSegment implements Closeable {
 
   /**
    * The record holding this segment's largest timestamp (ListOffsets MAX_TIMESTAMP), found by
-   * opening the batch the time bookkeeping points at.
+   * opening the batch the time bookkeeping points at, read within {@code limits}.
    */
-  public Optional<FileRecords.TimestampAndOffset> maxTimestampRecord() {
+  public Optional<FileRecords.TimestampAndOffset> maxTimestampRecord(RecordLimits limits) {
     TimestampOffset max = maxTimestampSoFar;
     if (max.timestamp() < 0) {
       return Optional.empty();
     }
-    return findOffsetByTimestamp(max.timestamp(), baseOffset);
+    return findOffsetByTimestamp(max.timestamp(), baseOffset, limits);
   }
 
   /**
@@ -355,9 +357,10 @@ public final class LogSegment implements Closeable {
   }
 
   /**
-   * Re-validates every batch (size, magic, CRC, offsets increasing), rebuilds both indexes, and
-   * truncates the file at the first invalid batch. Each valid batch is passed to {@code onBatch} so
-   * the log can rebuild producer state and leader epochs.
+   * Re-validates every batch (size, magic, CRC, offsets increasing and within the segment, a
+   * readable marker in a control batch), rebuilds both indexes, and truncates the file at the first
+   * invalid batch. Each valid batch is passed to {@code onBatch} so the log can rebuild producer
+   * state and leader epochs.
    *
    * @return the number of bytes truncated (0 if the whole file was valid)
    */
@@ -390,8 +393,9 @@ public final class LogSegment implements Closeable {
     RecoveryChecksums checksums = new RecoveryChecksums();
     try {
       for (FileChannelRecordBatch batch : log.batches()) {
-        if (!RecoveryChecksums.hasSaneHeader(batch, nextOffset)
-            || !checksums.isValid(log.channel(), batch)) {
+        if (!RecoveryChecksums.hasSaneHeader(batch, nextOffset, baseOffset)
+            || !checksums.isValid(log.channel(), batch)
+            || !ControlBatches.isReadable(batch)) {
           break;
         }
         indexBatch(batch, validBytes, offsets, times);

@@ -26,12 +26,18 @@ final class RecoveryChecksums {
   private final ByteBuffer buffer = ByteBuffer.allocateDirect(SHARED_BUFFER_BYTES);
   private final CRC32C crc = new CRC32C();
 
-  /** Whether the header can be right: format, size, offsets after {@code expectedAtLeast}. */
-  static boolean hasSaneHeader(FileChannelRecordBatch batch, long expectedAtLeast) {
+  /**
+   * Whether the header can be right: format, size, offsets after {@code expectedAtLeast} and within
+   * the 32-bit range the segment's indexes can hold relative to {@code segmentBaseOffset} (a batch
+   * past it could never have been appended to this segment, and indexing it would fail).
+   */
+  static boolean hasSaneHeader(
+      FileChannelRecordBatch batch, long expectedAtLeast, long segmentBaseOffset) {
     return batch.magic() == REQUIRED_MAGIC
         && batch.sizeInBytes() >= DefaultRecordBatch.RECORD_BATCH_OVERHEAD
         && batch.baseOffset() >= expectedAtLeast
-        && batch.lastOffset() >= batch.baseOffset();
+        && batch.lastOffset() >= batch.baseOffset()
+        && batch.lastOffset() - segmentBaseOffset <= Integer.MAX_VALUE;
   }
 
   /** Whether the batch's stored CRC32C matches its bytes from the attributes field on. */

@@ -72,6 +72,64 @@ class PartitionLogRecoveryTest {
   }
 
   @Test
+  void cutsABatchWhoseOffsetsDoNotFitTheSegment() throws Exception {
+    // Found by LogRecoveryFuzzTest: a well-checksummed batch 2^56 offsets past the segment's base
+    // passed recovery, and closing the log then failed to index it.
+    LogFixture fixture = new LogFixture(root);
+    PartitionLog log = fixture.open();
+    log.appendAsLeader(Batches.records(3, 1L), 0);
+    log.close();
+    Path segment = fixture.dir().resolve("00000000000000000000.log");
+    long size = Files.size(segment);
+    MemoryRecords far = Batches.records(2, 1L);
+    far.batches().iterator().next().setLastOffset(1L << 56);
+    Files.write(segment, Batches.bytes(far), java.nio.file.StandardOpenOption.APPEND);
+
+    // When
+    PartitionLog recovered = fixture.openAfterCrash(0);
+
+    // Then
+    assertThat(Files.size(segment)).isEqualTo(size);
+    assertThat(recovered.logEndOffset()).isEqualTo(3);
+    recovered.close();
+  }
+
+  @Test
+  void cutsAWellChecksummedControlBatchWhoseMarkerCannotBeRead() throws Exception {
+    // Found by LogRecoveryFuzzTest: producer-state replay threw on such a batch and the log could
+    // not be opened at all.
+    LogFixture fixture = new LogFixture(root);
+    PartitionLog log = fixture.open();
+    log.appendAsLeader(Batches.records(3, 1L), 0);
+    log.close();
+    Path segment = fixture.dir().resolve("00000000000000000000.log");
+    long size = Files.size(segment);
+    java.nio.ByteBuffer marker =
+        MemoryRecords.withEndTransactionMarker(
+                3L,
+                1L,
+                0,
+                42L,
+                (short) 1,
+                new org.apache.kafka.common.record.internal.EndTransactionMarker(
+                    org.apache.kafka.common.record.internal.ControlRecordType.COMMIT, 0))
+            .buffer();
+    marker.putShort(21, (short) (marker.getShort(21) | 6));
+    LogFixture.rewriteCrc(marker);
+    byte[] bytes = new byte[marker.remaining()];
+    marker.get(bytes);
+    Files.write(segment, bytes, java.nio.file.StandardOpenOption.APPEND);
+
+    // When
+    PartitionLog recovered = fixture.openAfterCrash(0);
+
+    // Then
+    assertThat(Files.size(segment)).isEqualTo(size);
+    assertThat(recovered.logEndOffset()).isEqualTo(3);
+    recovered.close();
+  }
+
+  @Test
   void cutsAChoppedLastBatchOfTheActiveSegment() throws Exception {
     // Given: the last batch lost its final 40 bytes
     LogFixture fixture = new LogFixture(root);

@@ -119,10 +119,17 @@ class LogSegmentTest {
     fill(segment, 10);
 
     // When / Then
-    assertThat(segment.findOffsetByTimestamp(1000, BASE)).map(t -> t.offset).hasValue(BASE);
-    assertThat(segment.findOffsetByTimestamp(1041, BASE)).map(t -> t.offset).hasValue(BASE + 5);
-    assertThat(segment.findOffsetByTimestamp(1041, BASE + 7)).map(t -> t.offset).hasValue(BASE + 7);
-    assertThat(segment.findOffsetByTimestamp(1091, BASE)).isEmpty();
+    assertThat(segment.findOffsetByTimestamp(1000, BASE, LogConfig.defaults().recordLimits()))
+        .map(t -> t.offset)
+        .hasValue(BASE);
+    assertThat(segment.findOffsetByTimestamp(1041, BASE, LogConfig.defaults().recordLimits()))
+        .map(t -> t.offset)
+        .hasValue(BASE + 5);
+    assertThat(segment.findOffsetByTimestamp(1041, BASE + 7, LogConfig.defaults().recordLimits()))
+        .map(t -> t.offset)
+        .hasValue(BASE + 7);
+    assertThat(segment.findOffsetByTimestamp(1091, BASE, LogConfig.defaults().recordLimits()))
+        .isEmpty();
   }
 
   @Test
