@@ -79,14 +79,16 @@ public final class PartitionLog implements Closeable {
     this.epochCache = epochCache;
     this.producerState = producerState;
     this.logStartOffset = logStartOffset;
-    this.flusher = new LogFlusher(segments, epochCache, recoveryPoint, time);
+    LogSegment active = segments.lastEntry().getValue();
+    this.logEndOffsetMetadata =
+        new LogOffsetMetadata(active.readNextOffset(), active.baseOffset(), active.sizeInBytes());
+    this.flusher =
+        new LogFlusher(
+            segments, epochCache, recoveryPoint, logEndOffsetMetadata.messageOffset(), time);
     this.deleter = new SegmentDeleter(topicPartition, time);
     this.health = new LogHealth(topicPartition, dir);
     this.writer = new AppendWriter(epochCache, producerState, health);
     this.lastStable = new LastStableOffset(producerState);
-    LogSegment active = segments.lastEntry().getValue();
-    this.logEndOffsetMetadata =
-        new LogOffsetMetadata(active.readNextOffset(), active.baseOffset(), active.sizeInBytes());
     long hw =
         Math.min(
             Math.max(options.highWatermark(), logStartOffset),
@@ -106,28 +108,46 @@ public final class PartitionLog implements Closeable {
 
   // ---- Appends ----
 
-  /** Appends a producer's batches: validates them, assigns offsets, stamps {@code leaderEpoch}. */
+  /**
+   * Appends a producer's batches: validates them, assigns offsets, stamps {@code leaderEpoch}. May
+   * block on disk (a roll, a {@code flush.messages} fsync): never call it on an event loop.
+   */
   public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
-    return append(records, AppendOrigin.CLIENT, leaderEpoch);
+    return append(records, AppendOrigin.CLIENT, leaderEpoch, true);
+  }
+
+  /**
+   * {@link #appendAsLeader} for a thread that must not wait for the disk (a Netty event loop): if
+   * the append would roll a segment, fsync for {@code flush.messages} or write the leader-epoch
+   * checkpoint, nothing is appended and the answer is {@code null}; the caller then appends with
+   * {@link #appendAsLeader} on a thread that may block. Decided under the log's lock, so no other
+   * append can slip in between the check and the write.
+   */
+  public LogAppendInfo appendAsLeaderWithoutBlocking(MemoryRecords records, int leaderEpoch) {
+    return append(records, AppendOrigin.CLIENT, leaderEpoch, false);
   }
 
   /** Like {@link #appendAsLeader}, for a coordinator that may also write control batches. */
   public LogAppendInfo appendAsCoordinator(MemoryRecords records, int leaderEpoch) {
-    return append(records, AppendOrigin.COORDINATOR, leaderEpoch);
+    return append(records, AppendOrigin.COORDINATOR, leaderEpoch, true);
   }
 
   /** Appends batches copied from the leader, keeping their offsets and leader epochs. */
   public LogAppendInfo appendAsFollower(MemoryRecords records) {
-    return append(records, AppendOrigin.REPLICATION, RecordBatch.NO_PARTITION_LEADER_EPOCH);
+    return append(records, AppendOrigin.REPLICATION, RecordBatch.NO_PARTITION_LEADER_EPOCH, true);
   }
 
-  private LogAppendInfo append(MemoryRecords records, AppendOrigin origin, int leaderEpoch) {
+  private LogAppendInfo append(
+      MemoryRecords records, AppendOrigin origin, int leaderEpoch, boolean mayBlock) {
     LogConfig cfg = config;
     long now = time.milliseconds();
     BatchValidator.Summary summary = BatchValidator.validate(records, cfg, origin, now);
     lock.lock();
     try {
       health.ensureWritable();
+      if (!mayBlock && wouldBlock(records, summary, leaderEpoch, now, cfg)) {
+        return null;
+      }
       ProducerStateManager.Append producers =
           producerState.beginAppend(origin != AppendOrigin.REPLICATION);
       Optional<BatchMetadata> duplicate = LeaderAppends.findDuplicate(records, producers);
@@ -156,7 +176,8 @@ public final class PartitionLog implements Closeable {
           writer.recordAppended(segment, records, origin, producers, summary);
       logEndOffsetMetadata =
           new LogOffsetMetadata(lastOffset + 1, segment.baseOffset(), segment.sizeInBytes());
-      if (flusher.recordAppended(summary.recordCount(), cfg)) {
+      if (flusher.recordAppended(firstOffset, lastOffset + 1, cfg)) {
+        DiskStallHook.before(topicPartition, DiskStallHook.Step.FLUSH_MESSAGES);
         flushUpTo(lastOffset + 1);
       }
       return new LogAppendInfo(
@@ -174,14 +195,38 @@ public final class PartitionLog implements Closeable {
     }
   }
 
+  /**
+   * Whether a leader append of {@code records} would do more than write to the page cache: start
+   * its epoch (a checkpoint file write), fsync for {@code flush.messages}, or roll. Under the lock.
+   */
+  private boolean wouldBlock(
+      MemoryRecords records,
+      BatchValidator.Summary summary,
+      int leaderEpoch,
+      long now,
+      LogConfig cfg) {
+    if (leaderEpoch >= 0 && epochCache.latestEpoch().orElse(-1) < leaderEpoch) {
+      return true;
+    }
+    long lastOffset =
+        LeaderAppends.lastOffsetIfAssigned(records, logEndOffsetMetadata.messageOffset());
+    return flusher.wouldFlush(lastOffset + 1, cfg)
+        || mustRoll(summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg);
+  }
+
   // ---- Rolling and flushing ----
 
-  private LogSegment maybeRoll(
+  private boolean mustRoll(
       int messagesSize, long maxOffset, long incomingTimestamp, long now, LogConfig cfg) {
     LogSegment active = segments.lastEntry().getValue();
     long rollMs = LogRetention.effectiveSegmentMs(cfg, options.retentionCheckIntervalMs());
-    if (!active.shouldRoll(messagesSize, maxOffset, incomingTimestamp, now, cfg, rollMs)) {
-      return active;
+    return active.shouldRoll(messagesSize, maxOffset, incomingTimestamp, now, cfg, rollMs);
+  }
+
+  private LogSegment maybeRoll(
+      int messagesSize, long maxOffset, long incomingTimestamp, long now, LogConfig cfg) {
+    if (!mustRoll(messagesSize, maxOffset, incomingTimestamp, now, cfg)) {
+      return segments.lastEntry().getValue();
     }
     return rollLocked();
   }
@@ -204,12 +249,14 @@ public final class PartitionLog implements Closeable {
       return active;
     }
     try {
+      DiskStallHook.before(topicPartition, DiskStallHook.Step.ROLL);
       active.onBecomeInactiveSegment();
       producerState.updateMapEndOffset(newBase);
       producerState.takeSnapshot();
       LogSegment created = LogSegment.create(dir, newBase, config, time, options.files());
       segments.put(newBase, created);
       logEndOffsetMetadata = new LogOffsetMetadata(newBase, newBase, 0);
+      flusher.rolled();
       log.debug("Rolled new segment topicPartition={} baseOffset={}", topicPartition, newBase);
       options.background().execute(() -> flushQuietly(newBase));
       return created;
@@ -231,7 +278,7 @@ public final class PartitionLog implements Closeable {
     flushUpTo(logEndOffsetMetadata.messageOffset());
   }
 
-  /** Flushes if {@code flush.ms} has passed since the last flush; for the periodic flusher. */
+  /** Flushes if some data has waited {@code flush.ms} unflushed; for the periodic flusher. */
   public void flushIfDue() {
     if (flusher.isDue(config)) {
       flush();
@@ -328,6 +375,11 @@ public final class PartitionLog implements Closeable {
 
   public long recoveryPoint() {
     return flusher.recoveryPoint();
+  }
+
+  /** Offsets appended but not yet flushed: what {@code flush.messages} counts. */
+  public long unflushedMessages() {
+    return flusher.unflushedMessages();
   }
 
   /**
