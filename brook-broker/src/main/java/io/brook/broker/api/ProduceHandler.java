@@ -1,5 +1,6 @@
 package io.brook.broker.api;
 
+import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
@@ -25,13 +26,24 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * Produce: appends each partition's batch on its leader. acks=0 gets no response, acks=1 is
  * answered once the leader appended, acks=all once the high watermark passes every appended batch
  * (or the request's timeout, with REQUEST_TIMED_OUT).
+ *
+ * <p>An append that only writes to the page cache runs here, on the event loop; one that would roll
+ * a segment or fsync runs on {@link DiskWork} (see {@link Partition#appendAsLeader(MemoryRecords,
+ * short, DiskWork)}) and the response waits for it.
  */
 public final class ProduceHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
+  private final DiskWork disk;
 
+  /** Appends that wait for the disk run on the caller: for tests without an event loop. */
   public ProduceHandler(ReplicaManager replicaManager) {
+    this(replicaManager, DiskWork.inline());
+  }
+
+  public ProduceHandler(ReplicaManager replicaManager, DiskWork disk) {
     super(ApiKeys.PRODUCE);
     this.replicaManager = replicaManager;
+    this.disk = disk;
   }
 
   /** One partition's outcome, and the offset the high watermark must reach for acks=all. */
@@ -45,6 +57,7 @@ public final class ProduceHandler extends KafkaApi {
     short acks = request.acks();
     ProduceResponseData response = new ProduceResponseData();
     List<Pending> waiting = new ArrayList<>();
+    List<CompletableFuture<Optional<Pending>>> offLoop = null;
     for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
       TopicProduceResponse topicResponse =
           new TopicProduceResponse().setName(topic.name()).setTopicId(topic.topicId());
@@ -65,10 +78,32 @@ public final class ProduceHandler extends KafkaApi {
           fail(partitionResponse, ApiFailure.of(lookup.error()));
         } else {
           TopicPartition tp = new TopicPartition(lookup.topic().name(), data.index());
-          append(tp, data, acks, partitionResponse).ifPresent(waiting::add);
+          CompletableFuture<Optional<Pending>> appended = append(tp, data, acks, partitionResponse);
+          if (appended.isDone()) {
+            appended.join().ifPresent(waiting::add);
+          } else {
+            offLoop = offLoop == null ? new ArrayList<>() : offLoop;
+            offLoop.add(appended);
+          }
         }
       }
     }
+    if (offLoop == null) {
+      return respond(request, response, waiting);
+    }
+    List<CompletableFuture<Optional<Pending>>> handedOff = offLoop;
+    return CompletableFuture.allOf(handedOff.toArray(CompletableFuture[]::new))
+        .thenCompose(
+            ignored -> {
+              handedOff.forEach(appended -> appended.join().ifPresent(waiting::add));
+              return respond(request, response, waiting);
+            });
+  }
+
+  /** Answers once every append is done: at once, or for acks=all once the replicas have them. */
+  private CompletionStage<ApiMessage> respond(
+      ProduceRequestData request, ProduceResponseData response, List<Pending> waiting) {
+    short acks = request.acks();
     if (acks == 0) {
       // No response is expected; like Kafka, tell the producer about a failure by closing the
       // connection, which the network layer does for a failed request that has no response.
@@ -96,7 +131,8 @@ public final class ProduceHandler extends KafkaApi {
     return done;
   }
 
-  private Optional<Pending> append(
+  /** Completes with what acks=all waits for, or empty when the append failed (recorded in out). */
+  private CompletableFuture<Optional<Pending>> append(
       TopicPartition tp,
       ProduceRequestData.PartitionProduceData data,
       short acks,
@@ -105,15 +141,31 @@ public final class ProduceHandler extends KafkaApi {
       Partition partition = replicaManager.partitionOrThrow(tp);
       MemoryRecords records = singleV2Batch(data);
       int leaderEpoch = partition.state().leaderEpoch();
-      LogAppendInfo info = partition.appendAsLeader(records, acks);
-      out.setBaseOffset(info.firstOffset())
-          .setLogAppendTimeMs(info.logAppendTimeMs())
-          .setLogStartOffset(info.logStartOffset());
-      return Optional.of(new Pending(out, partition, info.lastOffset() + 1, leaderEpoch));
+      CompletableFuture<LogAppendInfo> appended = partition.appendAsLeader(records, acks, disk);
+      if (appended.isDone() && !appended.isCompletedExceptionally()) {
+        return CompletableFuture.completedFuture(
+            Optional.of(appended(partition, leaderEpoch, appended.join(), out)));
+      }
+      return appended.handle(
+          (info, failure) -> {
+            if (failure != null) {
+              fail(out, ApiFailure.of(failure));
+              return Optional.empty();
+            }
+            return Optional.of(appended(partition, leaderEpoch, info, out));
+          });
     } catch (RuntimeException e) {
       fail(out, ApiFailure.of(e));
-      return Optional.empty();
+      return CompletableFuture.completedFuture(Optional.empty());
     }
+  }
+
+  private static Pending appended(
+      Partition partition, int leaderEpoch, LogAppendInfo info, PartitionProduceResponse out) {
+    out.setBaseOffset(info.firstOffset())
+        .setLogAppendTimeMs(info.logAppendTimeMs())
+        .setLogStartOffset(info.logStartOffset());
+    return new Pending(out, partition, info.lastOffset() + 1, leaderEpoch);
   }
 
   /**

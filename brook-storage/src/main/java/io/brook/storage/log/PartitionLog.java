@@ -55,6 +55,12 @@ public final class PartitionLog implements Closeable {
   private final AppendWriter writer;
   private final LastStableOffset lastStable;
 
+  /**
+   * True while a holder of {@link #lock} works on the disk (a roll, retention, truncation, a
+   * cleaner swap): a non-blocking append that finds the lock taken then hands off rather than wait.
+   */
+  private volatile boolean diskWorkUnderLock;
+
   private volatile LogConfig config;
   private volatile LogOffsetMetadata logEndOffsetMetadata;
   private volatile LogOffsetMetadata highWatermarkMetadata;
@@ -120,8 +126,9 @@ public final class PartitionLog implements Closeable {
    * {@link #appendAsLeader} for a thread that must not wait for the disk (a Netty event loop): if
    * the append would roll a segment, fsync for {@code flush.messages} or write the leader-epoch
    * checkpoint, nothing is appended and the answer is {@code null}; the caller then appends with
-   * {@link #appendAsLeader} on a thread that may block. Decided under the log's lock, so no other
-   * append can slip in between the check and the write.
+   * {@link #appendAsLeader} on a thread that may block. The same when the log's lock is held by
+   * disk work (a roll, retention): waiting for it would be waiting for the disk. Decided under the
+   * log's lock, so no other append can slip in between the check and the write.
    */
   public LogAppendInfo appendAsLeaderWithoutBlocking(MemoryRecords records, int leaderEpoch) {
     return append(records, AppendOrigin.CLIENT, leaderEpoch, false);
@@ -142,7 +149,9 @@ public final class PartitionLog implements Closeable {
     LogConfig cfg = config;
     long now = time.milliseconds();
     BatchValidator.Summary summary = BatchValidator.validate(records, cfg, origin, now);
-    lock.lock();
+    if (!lockUnlessDiskWork(mayBlock)) {
+      return null;
+    }
     try {
       health.ensureWritable();
       if (!mayBlock && wouldBlock(records, summary, leaderEpoch, now, cfg)) {
@@ -193,6 +202,44 @@ public final class PartitionLog implements Closeable {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Takes the lock; false, without it, if the caller may not block and disk work holds it. Appends
+   * hold it only for a memory copy, so waiting behind another append is fine.
+   */
+  private boolean lockUnlessDiskWork(boolean mayBlock) {
+    if (mayBlock) {
+      lock.lock();
+      return true;
+    }
+    if (lock.tryLock()) {
+      return true;
+    }
+    if (diskWorkUnderLock) {
+      return false;
+    }
+    lock.lock();
+    return true;
+  }
+
+  /**
+   * Runs disk work under the lock (which the caller holds), flagged for non-blocking appends.
+   * Nested calls keep the flag until the outermost one ends.
+   */
+  private <T> T diskWorkLocked(IoSupplier<T> work) throws IOException {
+    boolean outer = diskWorkUnderLock;
+    diskWorkUnderLock = true;
+    try {
+      return work.get();
+    } finally {
+      diskWorkUnderLock = outer;
+    }
+  }
+
+  @FunctionalInterface
+  private interface IoSupplier<T> {
+    T get() throws IOException;
   }
 
   /**
@@ -249,11 +296,7 @@ public final class PartitionLog implements Closeable {
       return active;
     }
     try {
-      DiskStallHook.before(topicPartition, DiskStallHook.Step.ROLL);
-      active.onBecomeInactiveSegment();
-      producerState.updateMapEndOffset(newBase);
-      producerState.takeSnapshot();
-      LogSegment created = LogSegment.create(dir, newBase, config, time, options.files());
+      LogSegment created = diskWorkLocked(() -> startSegment(active, newBase));
       segments.put(newBase, created);
       logEndOffsetMetadata = new LogOffsetMetadata(newBase, newBase, 0);
       flusher.rolled();
@@ -263,6 +306,15 @@ public final class PartitionLog implements Closeable {
     } catch (IOException e) {
       throw health.markOffline("rolling a new segment at " + newBase, e);
     }
+  }
+
+  /** Closes the active segment for appends and creates the next one: file work, under the lock. */
+  private LogSegment startSegment(LogSegment active, long newBase) throws IOException {
+    DiskStallHook.before(topicPartition, DiskStallHook.Step.ROLL);
+    active.onBecomeInactiveSegment();
+    producerState.updateMapEndOffset(newBase);
+    producerState.takeSnapshot();
+    return LogSegment.create(dir, newBase, config, time, options.files());
   }
 
   private void flushQuietly(long upTo) {
@@ -423,7 +475,7 @@ public final class PartitionLog implements Closeable {
       }
       logStartOffset = newLogStartOffset;
       epochCache.truncateFromStart(newLogStartOffset);
-      deleteOldSegmentsLocked(true);
+      diskWorkLocked(() -> deleteOldSegmentsLocked(true));
     } catch (IOException e) {
       throw health.markOffline("moving the log start offset", e);
     } finally {
@@ -446,7 +498,7 @@ public final class PartitionLog implements Closeable {
       if (health.isClosed() || health.isOffline()) {
         return 0;
       }
-      return deleteOldSegmentsLocked(false);
+      return diskWorkLocked(() -> deleteOldSegmentsLocked(false));
     } catch (IOException e) {
       throw health.markOffline("deleting segments past retention", e);
     } finally {
@@ -494,7 +546,8 @@ public final class PartitionLog implements Closeable {
     lock.lock();
     try {
       health.ensureWritable();
-      return SegmentSwap.swap(segments, replaced, cleaned, deleter, config.fileDeleteDelayMs());
+      return diskWorkLocked(
+          () -> SegmentSwap.swap(segments, replaced, cleaned, deleter, config.fileDeleteDelayMs()));
     } catch (IOException e) {
       throw health.markOffline("swapping in a cleaned segment at " + cleaned.baseOffset(), e);
     } finally {

@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.brook.storage.testing.Batches;
 import io.brook.storage.testing.LogFixture;
 import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,5 +85,49 @@ class NonBlockingAppendTest {
     // Then
     assertThat(refused).isNull();
     assertThat(log.leaderEpochCache().latestEpoch()).hasValue(0);
+  }
+
+  @Test
+  void anAppendFindingARollInProgressHandsOffInsteadOfWaiting() throws Exception {
+    // Given a roll stalled on the disk, holding the log's lock
+    PartitionLog log = new LogFixture(root).open();
+    log.appendAsLeader(Batches.records(1, 1L), 0);
+    CountDownLatch stalled = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    DiskStallHook.install(
+        (tp, step) -> {
+          stalled.countDown();
+          awaitQuietly(release);
+        });
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try {
+      Future<?> roll = threads.submit(log::roll);
+      assertThat(stalled.await(30, TimeUnit.SECONDS)).isTrue();
+
+      // When an append that needs no disk work of its own arrives meanwhile (on another thread,
+      // so that a wait for the lock fails the test instead of hanging it)
+      LogAppendInfo refused =
+          threads
+              .submit(() -> log.appendAsLeaderWithoutBlocking(Batches.records(1, 1L), 0))
+              .get(30, TimeUnit.SECONDS);
+
+      // Then it is refused at once rather than waiting for the roll's lock
+      assertThat(refused).isNull();
+      release.countDown();
+      roll.get(30, TimeUnit.SECONDS);
+      assertThat(log.appendAsLeaderWithoutBlocking(Batches.records(1, 1L), 0)).isNotNull();
+    } finally {
+      DiskStallHook.install(null);
+      release.countDown();
+      threads.shutdownNow();
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
