@@ -36,13 +36,15 @@ final class NetworkSettings {
             atLeast(1),
             HIGH,
             "Threads per listener that read requests from and write responses to sockets.")
-        .accepts(
+        .uses(
             NUM_IO_THREADS,
             INT,
             8,
             atLeast(1),
             HIGH,
-            "Threads that process requests, including disk I/O.")
+            "Threads of the disk pool (brook-io-N): the requests that may wait for the disk (appends"
+                + " that roll or fsync, timestamp searches, DeleteRecords, DescribeLogDirs, a single"
+                + " node's metadata writes); the rest run on the network threads.")
         .accepts(
             "background.threads",
             INT,
@@ -56,7 +58,10 @@ final class NetworkSettings {
             500,
             atLeast(1),
             HIGH,
-            "Requests that may wait for an I/O thread before network threads stop reading.")
+            "Requests that may wait for an I/O thread before network threads stop reading. Brook:"
+                + " requests in flight on one connection before it stops being read, and tasks"
+                + " waiting or running on the disk pool before it answers REQUEST_TIMED_OUT"
+                + " (retriable).")
         .accepts(
             QUEUED_MAX_REQUEST_BYTES,
             LONG,
