@@ -178,8 +178,12 @@ public final class PartitionLog implements Closeable {
       if (origin != AppendOrigin.REPLICATION) {
         writer.maybeAssignEpoch(leaderEpoch, firstOffset);
       }
+      // A non-blocking append got here only because it needs no roll: skip asking again.
       LogSegment segment =
-          maybeRoll(summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg);
+          mayBlock
+              ? maybeRoll(
+                  summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg)
+              : segments.lastEntry().getValue();
       writer.write(segment, records);
       List<AppendedBatch> appended =
           writer.recordAppended(segment, records, origin, producers, summary);
