@@ -117,6 +117,25 @@ class OffLoopAppendTest {
     }
   }
 
+  @Test
+  void aStoppedPoolFailsHandedOffAppendsInsteadOfStrandingThem() {
+    // Given a pool that was shut down (the broker is stopping)
+    DiskWork disk = DiskWork.start(1, 8);
+    disk.close();
+
+    // When two appends that roll arrive
+    CompletableFuture<LogAppendInfo> first =
+        partition.appendAsLeader(batch(T0 + 2 * SEGMENT_MS), (short) 1, disk);
+    CompletableFuture<LogAppendInfo> second =
+        partition.appendAsLeader(batch(T0 + 2 * SEGMENT_MS), (short) 1, disk);
+
+    // Then both fail at once, and an append that needs no disk still runs inline
+    assertThat(first).isCompletedExceptionally();
+    assertThat(second).isCompletedExceptionally();
+    assertThat(partition.appendAsLeader(batch(T0), (short) 1, disk).join().firstOffset())
+        .isEqualTo(1);
+  }
+
   /** Keeps the pool's only thread busy until {@link #freePool} opens. */
   private void occupy(DiskWork disk) throws InterruptedException {
     disk.submit(

@@ -2,6 +2,7 @@ package io.brook.broker.replica;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -14,9 +15,39 @@ import java.util.function.Supplier;
  * pool's places, which bounds the queue.
  */
 final class AppendLane {
-  private final ArrayDeque<Runnable> queue = new ArrayDeque<>();
+  private final ArrayDeque<Queued<?>> queue = new ArrayDeque<>();
   private final AtomicInteger pending = new AtomicInteger();
   private boolean draining;
+
+  /** One append waiting in the lane, with the future its caller holds. */
+  private final class Queued<T> {
+    private final Supplier<T> work;
+    private final CompletableFuture<T> result = new CompletableFuture<>();
+    private final DiskWork disk;
+
+    Queued(Supplier<T> work, DiskWork disk) {
+      this.work = work;
+      this.disk = disk;
+    }
+
+    void run() {
+      try {
+        DiskWork.complete(result, work);
+      } finally {
+        done();
+      }
+    }
+
+    void fail(Throwable cause) {
+      result.completeExceptionally(cause);
+      done();
+    }
+
+    private void done() {
+      pending.decrementAndGet();
+      disk.release();
+    }
+  }
 
   /** Whether no append of this partition is waiting or running off the loop. */
   boolean idle() {
@@ -28,40 +59,45 @@ final class AppendLane {
     if (!disk.tryReserve()) {
       return CompletableFuture.failedFuture(DiskWork.full());
     }
-    CompletableFuture<T> result = new CompletableFuture<>();
+    Queued<T> queued = new Queued<>(work, disk);
     pending.incrementAndGet();
-    Runnable task =
-        () -> {
-          try {
-            DiskWork.complete(result, work);
-          } finally {
-            pending.decrementAndGet();
-            disk.release();
-          }
-        };
     boolean start;
     synchronized (this) {
-      queue.addLast(task);
+      queue.addLast(queued);
       start = !draining;
       draining = true;
     }
     if (start) {
-      disk.execute(this::drain);
+      try {
+        disk.execute(this::drain);
+      } catch (RejectedExecutionException e) {
+        // The pool is shut down (the broker is stopping): fail what waits here, never strand it.
+        failAll(e);
+      }
     }
-    return result;
+    return queued.result;
   }
 
   private void drain() {
-    while (true) {
-      Runnable next;
-      synchronized (this) {
-        next = queue.pollFirst();
-        if (next == null) {
-          draining = false;
-          return;
-        }
-      }
+    Queued<?> next;
+    while ((next = poll()) != null) {
       next.run();
     }
+  }
+
+  private void failAll(Throwable cause) {
+    Queued<?> next;
+    while ((next = poll()) != null) {
+      next.fail(cause);
+    }
+  }
+
+  /** The next queued append, or null (and the lane stops draining) when there is none. */
+  private synchronized Queued<?> poll() {
+    Queued<?> next = queue.pollFirst();
+    if (next == null) {
+      draining = false;
+    }
+    return next;
   }
 }

@@ -64,7 +64,13 @@ public final class DiskWork implements AutoCloseable {
     if (!tryReserve()) {
       return CompletableFuture.failedFuture(full());
     }
-    executeReserved(() -> complete(result, work));
+    try {
+      executeReserved(() -> complete(result, work));
+    } catch (RejectedExecutionException e) {
+      // Shut down: the broker is stopping.
+      release();
+      result.completeExceptionally(e);
+    }
     return result;
   }
 
@@ -77,7 +83,12 @@ public final class DiskWork implements AutoCloseable {
       if (!tryReserve()) {
         throw new RejectedExecutionException(full());
       }
-      executeReserved(task);
+      try {
+        executeReserved(task);
+      } catch (RejectedExecutionException e) {
+        release();
+        throw e;
+      }
     };
   }
 
