@@ -72,7 +72,7 @@ final class LogFlusher {
    * {@code flush.messages} says to flush now.
    */
   boolean recordAppended(long firstOffset, long nextOffset, LogConfig config) {
-    unflushedSince.appended(firstOffset, time.milliseconds());
+    unflushedSince.appended(firstOffset, time);
     appendedEnd = nextOffset;
     return wouldFlush(nextOffset, config);
   }
@@ -158,11 +158,20 @@ final class LogFlusher {
    */
   private static final class UnflushedSince {
     private final ArrayDeque<long[]> marks = new ArrayDeque<>();
-    private boolean open;
 
-    synchronized void appended(long offset, long nowMs) {
-      if (!open) {
-        opened(offset, nowMs);
+    /**
+     * Read without the monitor on the append path: a stale true only ages data more, never less.
+     */
+    private volatile boolean open;
+
+    void appended(long offset, Time time) {
+      if (open) {
+        return;
+      }
+      synchronized (this) {
+        if (!open) {
+          opened(offset, time.milliseconds());
+        }
       }
     }
 
