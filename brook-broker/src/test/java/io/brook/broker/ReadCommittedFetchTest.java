@@ -6,6 +6,7 @@ import io.brook.broker.api.FetchHandler;
 import io.brook.broker.api.ListOffsetsHandler;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
+import io.brook.broker.replica.DiskWork;
 import io.brook.protocol.ZeroCopyRecords;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -51,7 +52,7 @@ class ReadCommittedFetchTest {
     broker.createTopic("orders", 1);
     produce = new ProduceHandler(broker.replicaManager);
     fetch = new FetchHandler(broker.replicaManager);
-    markers = new WriteTxnMarkersHandler(broker.replicaManager, List.of());
+    markers = new WriteTxnMarkersHandler(broker.replicaManager, List.of(), DiskWork.inline());
     listOffsets = new ListOffsetsHandler(broker.replicaManager);
   }
 

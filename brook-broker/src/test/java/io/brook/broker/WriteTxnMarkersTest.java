@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
 import io.brook.broker.metrics.ReplicationMBeans;
+import io.brook.broker.replica.DiskWork;
 import io.brook.broker.txn.CoordinatorMarkerWriter;
 import io.brook.storage.log.PartitionLog;
 import java.lang.management.ManagementFactory;
@@ -54,7 +55,7 @@ class WriteTxnMarkersTest {
   }
 
   private WriteTxnMarkersHandler handler(CoordinatorMarkerWriter... writers) {
-    return new WriteTxnMarkersHandler(broker.replicaManager, List.of(writers));
+    return new WriteTxnMarkersHandler(broker.replicaManager, List.of(writers), DiskWork.inline());
   }
 
   private void produceTransactional(long producerId, int sequence) throws Exception {

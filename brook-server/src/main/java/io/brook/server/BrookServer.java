@@ -24,8 +24,10 @@ import io.brook.broker.api.MetadataHandler;
 import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
+import io.brook.broker.cluster.ForwardingAutoTopicCreator;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.metrics.ReplicationMBeans;
+import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
@@ -83,6 +85,7 @@ public final class BrookServer implements AutoCloseable {
   private final BrokerConfig config;
   private final String clusterId;
   private final ScheduledExecutorService scheduler;
+  private final DiskWork disk;
   private final MetadataQuorum quorum;
   private final ClusterServices cluster;
   private final LogManager logManager;
@@ -101,6 +104,7 @@ public final class BrookServer implements AutoCloseable {
     this.config = c.config;
     this.clusterId = c.clusterId;
     this.scheduler = c.scheduler;
+    this.disk = c.disk;
     this.quorum = c.quorum;
     this.cluster = c.cluster;
     this.logManager = c.logManager;
@@ -118,6 +122,7 @@ public final class BrookServer implements AutoCloseable {
     BrokerConfig config;
     String clusterId;
     ScheduledExecutorService scheduler;
+    DiskWork disk;
     MetadataQuorum quorum;
     ClusterServices cluster;
     LogManager logManager;
@@ -133,6 +138,7 @@ public final class BrookServer implements AutoCloseable {
       closeEach(
           cluster,
           network,
+          disk,
           fetchers,
           mbeans,
           transactionCoordinator,
@@ -163,6 +169,7 @@ public final class BrookServer implements AutoCloseable {
               ? MetaProperties.ensure(logDirs, nodeId, ClusterSettings.of(config)::derivedClusterId)
               : MetaProperties.ensure(logDirs, nodeId);
       c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
+      c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
       c.quorum =
           raft
               ? ClusterSettings.of(config).startQuorum(config)
@@ -239,13 +246,20 @@ public final class BrookServer implements AutoCloseable {
       startTransactionCoordinator(c, producerIds);
       ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
       BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId);
+      // Auto-creation writes the journal: started on the disk pool, answered LEADER_NOT_AVAILABLE.
+      DiskWork disk = c.disk;
+      AutoTopicCreator autoCreate =
+          new ForwardingAutoTopicCreator(
+              topic -> disk.submit(() -> admin.createIfAllowed(topic)),
+              config.autoCreateTopicsEnable());
       List<ApiHandler> handlers =
           new ArrayList<>(
               handlers(
                   identity,
                   c.replicaManager,
+                  c.disk,
                   admin,
-                  admin,
+                  autoCreate,
                   describer,
                   logDirs,
                   ReplicationConfigs.readReplicaSelector(config),
@@ -254,7 +268,7 @@ public final class BrookServer implements AutoCloseable {
           GroupApis.handlers(
               c.groupCoordinator,
               c.replicaManager,
-              InternalTopicCreators.local(admin),
+              InternalTopicCreators.local(admin, c.disk),
               CoordinatorConfigs.transactionTopic(config)));
       handlers.addAll(transactionHandlers(c));
       handlers.add(
@@ -262,7 +276,9 @@ public final class BrookServer implements AutoCloseable {
               () -> Optional.of(singleVoterState(nodeId, c.quorum.image(), config)),
               c.quorum::image,
               config.controllerListenerNames().get(0)));
-      ApiRegistry registry = new ApiRegistry(handlers, List.of(c.groupCoordinator));
+      ApiRegistry registry =
+          new ApiRegistry(
+              OffLoopHandlers.wrap(handlers, c.disk, true), List.of(c.groupCoordinator));
       c.network = KafkaNetworkServer.start(networkConfig(config), registry);
 
       List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
@@ -298,6 +314,7 @@ public final class BrookServer implements AutoCloseable {
             handlers(
                 identity,
                 c.replicaManager,
+                c.disk,
                 admin,
                 autoCreate,
                 describer,
@@ -324,7 +341,9 @@ public final class BrookServer implements AutoCloseable {
     c.network =
         KafkaNetworkServer.bind(
             networkConfig(config),
-            new ApiRegistry(cluster.brokerHandlers(handlers), List.of(c.groupCoordinator)));
+            new ApiRegistry(
+                cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk, false)),
+                List.of(c.groupCoordinator)));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
     Map<Path, Uuid> dirIds = MetaProperties.directoryIds(config.logDirs());
@@ -374,6 +393,7 @@ public final class BrookServer implements AutoCloseable {
   private static List<ApiHandler> handlers(
       BrokerIdentity identity,
       ReplicaManager replicaManager,
+      DiskWork disk,
       TopicAdmin admin,
       AutoTopicCreator autoCreate,
       ConfigDescriber describer,
@@ -381,15 +401,15 @@ public final class BrookServer implements AutoCloseable {
       ReadReplicaSelector readReplicas,
       List<CoordinatorMarkerWriter> markerWriters) {
     return List.of(
-        new ProduceHandler(replicaManager),
+        new ProduceHandler(replicaManager, disk),
         new FetchHandler(replicaManager, readReplicas),
-        new ListOffsetsHandler(replicaManager),
+        new ListOffsetsHandler(replicaManager, disk),
         new MetadataHandler(identity, replicaManager, autoCreate),
         new OffsetForLeaderEpochHandler(replicaManager),
         new DeleteRecordsHandler(replicaManager),
         new DescribeProducersHandler(replicaManager),
         new DescribeClusterHandler(identity, replicaManager),
-        new WriteTxnMarkersHandler(replicaManager, markerWriters),
+        new WriteTxnMarkersHandler(replicaManager, markerWriters, disk),
         new CreateTopicsHandler(admin, replicaManager, describer),
         new DeleteTopicsHandler(admin, replicaManager),
         new CreatePartitionsHandler(admin),
@@ -541,6 +561,7 @@ public final class BrookServer implements AutoCloseable {
     closeEach(
         network,
         cluster,
+        disk,
         fetchers,
         mbeans,
         transactionCoordinator,

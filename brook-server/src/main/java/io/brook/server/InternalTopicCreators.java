@@ -2,10 +2,10 @@ package io.brook.server;
 
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.cluster.ControllerClient;
+import io.brook.broker.replica.DiskWork;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.InternalTopicCreator;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -50,11 +50,11 @@ final class InternalTopicCreators {
 
   /**
    * On a single node, internal topics are created like any topic, by the local controller, with
-   * their own configs.
+   * their own configs: a journal write, so on the disk pool.
    */
-  static InternalTopicCreator local(TopicAdmin admin) {
+  static InternalTopicCreator local(TopicAdmin admin, DiskWork disk) {
     return (InternalTopic topic) ->
-        CompletableFuture.supplyAsync(
+        disk.submit(
             () ->
                 admin
                     .createTopic(

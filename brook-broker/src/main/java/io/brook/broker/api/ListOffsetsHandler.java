@@ -1,5 +1,6 @@
 package io.brook.broker.api;
 
+import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
@@ -20,6 +21,9 @@ import org.apache.kafka.common.record.internal.FileRecords;
  * ListOffsets: earliest, latest, by timestamp ("replay since 20:00") and max-timestamp lookups.
  * Consumers see offsets up to the high watermark (read_committed: the last stable offset); a
  * replica (replica id >= 0) sees the log end.
+ *
+ * <p>Earliest and latest are answered from memory on the event loop; a request with a timestamp or
+ * max-timestamp lookup reads time indexes and scans segments, so it runs on {@link DiskWork}.
  */
 public final class ListOffsetsHandler extends KafkaApi {
   /** Kafka's special timestamps (ListOffsetsRequest). */
@@ -32,15 +36,40 @@ public final class ListOffsetsHandler extends KafkaApi {
   static final long EARLIEST_PENDING_UPLOAD = -6L;
 
   private final ReplicaManager replicaManager;
+  private final DiskWork disk;
 
+  /** Timestamp searches run on the caller: for tests without an event loop. */
   public ListOffsetsHandler(ReplicaManager replicaManager) {
+    this(replicaManager, DiskWork.inline());
+  }
+
+  public ListOffsetsHandler(ReplicaManager replicaManager, DiskWork disk) {
     super(ApiKeys.LIST_OFFSETS);
     this.replicaManager = replicaManager;
+    this.disk = disk;
   }
 
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     ListOffsetsRequestData request = (ListOffsetsRequestData) message;
+    if (searchesSegments(request)) {
+      return disk.submit(() -> answer(context, request));
+    }
+    return CompletableFuture.completedFuture(answer(context, request));
+  }
+
+  private static boolean searchesSegments(ListOffsetsRequestData request) {
+    for (ListOffsetsRequestData.ListOffsetsTopic topic : request.topics()) {
+      for (ListOffsetsRequestData.ListOffsetsPartition p : topic.partitions()) {
+        if (p.timestamp() >= 0 || p.timestamp() == MAX_TIMESTAMP) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private ApiMessage answer(RequestContext context, ListOffsetsRequestData request) {
     ListOffsetsResponseData response = new ListOffsetsResponseData();
     for (ListOffsetsRequestData.ListOffsetsTopic topic : request.topics()) {
       ListOffsetsTopicResponse topicResponse = new ListOffsetsTopicResponse().setName(topic.name());
@@ -69,7 +98,7 @@ public final class ListOffsetsHandler extends KafkaApi {
         }
       }
     }
-    return CompletableFuture.completedFuture(response);
+    return response;
   }
 
   private void lookup(

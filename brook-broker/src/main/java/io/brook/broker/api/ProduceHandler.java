@@ -1,6 +1,7 @@
 package io.brook.broker.api;
 
 import io.brook.broker.InternalTopics;
+import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
@@ -29,13 +30,24 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * (or the request's timeout, with REQUEST_TIMED_OUT). Internal topics are refused with
  * INVALID_TOPIC_EXCEPTION unless the client id is Kafka's admin client id ({@link
  * InternalTopics#clientMayAppend}).
+ *
+ * <p>An append that only writes to the page cache runs here, on the event loop; one that would roll
+ * a segment or fsync runs on {@link DiskWork} (see {@link Partition#appendAsLeader(MemoryRecords,
+ * short, DiskWork)}) and the response waits for it.
  */
 public final class ProduceHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
+  private final DiskWork disk;
 
+  /** Appends that wait for the disk run on the caller: for tests without an event loop. */
   public ProduceHandler(ReplicaManager replicaManager) {
+    this(replicaManager, DiskWork.inline());
+  }
+
+  public ProduceHandler(ReplicaManager replicaManager, DiskWork disk) {
     super(ApiKeys.PRODUCE);
     this.replicaManager = replicaManager;
+    this.disk = disk;
   }
 
   /** One partition's outcome, and the offset the high watermark must reach for acks=all. */
@@ -49,6 +61,7 @@ public final class ProduceHandler extends KafkaApi {
     short acks = request.acks();
     ProduceResponseData response = new ProduceResponseData();
     List<Pending> waiting = new ArrayList<>();
+    List<CompletableFuture<Optional<Pending>>> offLoop = null;
     for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
       TopicProduceResponse topicResponse =
           new TopicProduceResponse().setName(topic.name()).setTopicId(topic.topicId());
@@ -71,10 +84,32 @@ public final class ProduceHandler extends KafkaApi {
           fail(partitionResponse, internalTopicRefusal(lookup.topic().name(), data));
         } else {
           TopicPartition tp = new TopicPartition(lookup.topic().name(), data.index());
-          append(tp, data, acks, partitionResponse).ifPresent(waiting::add);
+          CompletableFuture<Optional<Pending>> appended = append(tp, data, acks, partitionResponse);
+          if (appended.isDone()) {
+            appended.join().ifPresent(waiting::add);
+          } else {
+            offLoop = offLoop == null ? new ArrayList<>() : offLoop;
+            offLoop.add(appended);
+          }
         }
       }
     }
+    if (offLoop == null) {
+      return respond(request, response, waiting);
+    }
+    List<CompletableFuture<Optional<Pending>>> handedOff = offLoop;
+    return CompletableFuture.allOf(handedOff.toArray(CompletableFuture[]::new))
+        .thenCompose(
+            ignored -> {
+              handedOff.forEach(appended -> appended.join().ifPresent(waiting::add));
+              return respond(request, response, waiting);
+            });
+  }
+
+  /** Answers once every append is done: at once, or for acks=all once the replicas have them. */
+  private CompletionStage<ApiMessage> respond(
+      ProduceRequestData request, ProduceResponseData response, List<Pending> waiting) {
+    short acks = request.acks();
     if (acks == 0) {
       // No response is expected; like Kafka, tell the producer about a failure by closing the
       // connection, which the network layer does for a failed request that has no response.
@@ -102,7 +137,8 @@ public final class ProduceHandler extends KafkaApi {
     return done;
   }
 
-  private Optional<Pending> append(
+  /** Completes with what acks=all waits for, or empty when the append failed (recorded in out). */
+  private CompletableFuture<Optional<Pending>> append(
       TopicPartition tp,
       ProduceRequestData.PartitionProduceData data,
       short acks,
@@ -111,21 +147,34 @@ public final class ProduceHandler extends KafkaApi {
       Partition partition = replicaManager.partitionOrThrow(tp);
       MemoryRecords records = singleV2Batch(data);
       int leaderEpoch = partition.state().leaderEpoch();
-      LogAppendInfo info = partition.appendAsLeader(records, acks);
-      out.setBaseOffset(info.firstOffset())
-          .setLogAppendTimeMs(info.logAppendTimeMs())
-          .setLogStartOffset(info.logStartOffset());
-      return Optional.of(new Pending(out, partition, info.lastOffset() + 1, leaderEpoch));
+      CompletableFuture<LogAppendInfo> appended = partition.appendAsLeader(records, acks, disk);
+      if (appended.isDone() && !appended.isCompletedExceptionally()) {
+        return CompletableFuture.completedFuture(
+            Optional.of(appended(partition, leaderEpoch, appended.join(), out)));
+      }
+      return appended.handle(
+          (info, failure) -> {
+            if (failure != null) {
+              fail(out, ApiFailure.of(failure));
+              nameBadRecord(out, failure);
+              return Optional.empty();
+            }
+            return Optional.of(appended(partition, leaderEpoch, info, out));
+          });
     } catch (RuntimeException e) {
       fail(out, ApiFailure.of(e));
       nameBadRecord(out, e);
-      return Optional.empty();
+      return CompletableFuture.completedFuture(Optional.empty());
     }
   }
 
   /** Kafka's {@code record_errors}: the index of the record that got its batch refused. */
-  private static void nameBadRecord(PartitionProduceResponse out, RuntimeException failure) {
-    if (failure instanceof RecordValidationException bad) {
+  private static void nameBadRecord(PartitionProduceResponse out, Throwable failure) {
+    Throwable cause =
+        failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    if (cause instanceof RecordValidationException bad) {
       out.recordErrors()
           .add(
               new ProduceResponseData.BatchIndexAndErrorMessage()
@@ -149,6 +198,14 @@ public final class ProduceHandler extends KafkaApi {
     }
     return new ApiFailure(
         Errors.INVALID_TOPIC_EXCEPTION, "Cannot append to internal topic " + topic);
+  }
+
+  private static Pending appended(
+      Partition partition, int leaderEpoch, LogAppendInfo info, PartitionProduceResponse out) {
+    out.setBaseOffset(info.firstOffset())
+        .setLogAppendTimeMs(info.logAppendTimeMs())
+        .setLogStartOffset(info.logStartOffset());
+    return new Pending(out, partition, info.lastOffset() + 1, leaderEpoch);
   }
 
   /**

@@ -1,10 +1,10 @@
 package io.brook.broker.api;
 
+import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.txn.CoordinatorMarkerWriter;
 import io.brook.protocol.RequestContext;
-import io.brook.storage.log.LogAppendInfo;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -43,22 +43,29 @@ public final class WriteTxnMarkersHandler extends KafkaApi {
   public static final long DEFAULT_TIMEOUT_MS = 30_000;
 
   private final ReplicaManager replicaManager;
+  private final DiskWork disk;
   private final Map<String, CoordinatorMarkerWriter> writers = new HashMap<>();
   private final long timeoutMs;
   private final Time time;
 
   public WriteTxnMarkersHandler(
-      ReplicaManager replicaManager, List<CoordinatorMarkerWriter> writers) {
-    this(replicaManager, writers, DEFAULT_TIMEOUT_MS, Time.SYSTEM);
+      ReplicaManager replicaManager, List<CoordinatorMarkerWriter> writers, DiskWork disk) {
+    this(replicaManager, writers, disk, DEFAULT_TIMEOUT_MS, Time.SYSTEM);
   }
 
+  /**
+   * @param disk where markers are appended: an ABORT marker writes the aborted-transaction index,
+   *     and any marker may roll, so never on the event loop
+   */
   public WriteTxnMarkersHandler(
       ReplicaManager replicaManager,
       List<CoordinatorMarkerWriter> writers,
+      DiskWork disk,
       long timeoutMs,
       Time time) {
     super(ApiKeys.WRITE_TXN_MARKERS);
     this.replicaManager = replicaManager;
+    this.disk = disk;
     for (CoordinatorMarkerWriter writer : writers) {
       this.writers.put(writer.topic(), writer);
     }
@@ -78,7 +85,7 @@ public final class WriteTxnMarkersHandler extends KafkaApi {
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     WriteTxnMarkersRequestData request = (WriteTxnMarkersRequestData) message;
     WriteTxnMarkersResponseData response = new WriteTxnMarkersResponseData();
-    List<Pending> waiting = new ArrayList<>();
+    List<CompletableFuture<Optional<Pending>>> appends = new ArrayList<>();
     List<CompletableFuture<?>> delegated = new ArrayList<>();
     for (WritableTxnMarker marker : request.markers()) {
       WritableTxnMarkerResult markerResult =
@@ -97,25 +104,37 @@ public final class WriteTxnMarkersHandler extends KafkaApi {
           if (writer != null) {
             delegated.add(delegate(writer, tp, marker, result));
           } else {
-            append(tp, marker, result).ifPresent(waiting::add);
+            appends.add(append(tp, marker, result));
           }
         }
       }
     }
-    if (!waiting.isEmpty()) {
-      CompletableFuture<Void> replicated = new CompletableFuture<>();
-      replicaManager
-          .delayedOperations()
-          .submit(
-              new DelayedAcksAll<>(
-                  waiting,
-                  (p, error) -> p.result().setErrorCode(error.code()),
-                  () -> replicated.complete(null)),
-              timeoutMs);
-      delegated.add(replicated);
+    if (!appends.isEmpty()) {
+      delegated.add(
+          CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new))
+              .thenCompose(ignored -> replicated(appends)));
     }
     return CompletableFuture.allOf(delegated.toArray(CompletableFuture[]::new))
         .thenApply(ignored -> response);
+  }
+
+  /** Completes once every appended marker is replicated (or its wait failed or timed out). */
+  private CompletableFuture<Void> replicated(List<CompletableFuture<Optional<Pending>>> appends) {
+    List<Pending> waiting = new ArrayList<>();
+    appends.forEach(appended -> appended.join().ifPresent(waiting::add));
+    if (waiting.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Void> replicated = new CompletableFuture<>();
+    replicaManager
+        .delayedOperations()
+        .submit(
+            new DelayedAcksAll<>(
+                waiting,
+                (p, error) -> p.result().setErrorCode(error.code()),
+                () -> replicated.complete(null)),
+            timeoutMs);
+    return replicated;
   }
 
   private CompletableFuture<Void> delegate(
@@ -156,17 +175,27 @@ public final class WriteTxnMarkersHandler extends KafkaApi {
     };
   }
 
-  private Optional<Pending> append(
+  /** Completes with what the marker waits for, or empty when it failed (recorded in out). */
+  private CompletableFuture<Optional<Pending>> append(
       TopicPartition tp, WritableTxnMarker marker, WritableTxnMarkerPartitionResult out) {
+    Partition partition;
     try {
-      Partition partition = replicaManager.partitionOrThrow(tp);
-      int leaderEpoch = partition.state().leaderEpoch();
-      LogAppendInfo info = partition.appendAsCoordinator(controlBatch(marker));
-      return Optional.of(new Pending(out, partition, info.lastOffset() + 1, leaderEpoch));
+      partition = replicaManager.partitionOrThrow(tp);
     } catch (RuntimeException e) {
       out.setErrorCode(ApiFailure.of(e).code());
-      return Optional.empty();
+      return CompletableFuture.completedFuture(Optional.empty());
     }
+    int leaderEpoch = partition.state().leaderEpoch();
+    return partition
+        .appendAsCoordinator(controlBatch(marker), disk)
+        .handle(
+            (info, failure) -> {
+              if (failure != null) {
+                out.setErrorCode(ApiFailure.of(failure).code());
+                return Optional.empty();
+              }
+              return Optional.of(new Pending(out, partition, info.lastOffset() + 1, leaderEpoch));
+            });
   }
 
   private MemoryRecords controlBatch(WritableTxnMarker marker) {

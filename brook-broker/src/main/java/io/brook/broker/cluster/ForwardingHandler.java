@@ -3,7 +3,6 @@ package io.brook.broker.cluster;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -47,8 +46,7 @@ public final class ForwardingHandler implements ApiHandler {
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage request) {
     if (quorum.isActiveController()) {
-      return CompletableFuture.supplyAsync(() -> local.handle(context, request), executor)
-          .thenCompose(stage -> stage);
+      return OffloadedHandler.runOn(executor, local, context, request);
     }
     return controller.sendAdmin(apiKey(), context.apiVersion(), request);
   }

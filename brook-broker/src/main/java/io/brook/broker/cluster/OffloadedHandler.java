@@ -5,12 +5,15 @@ import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
- * Runs a handler that may wait for the controller (InitProducerId fetching a new block of ids) on
- * {@code executor} instead of the Netty event loop.
+ * Runs a handler that may wait (InitProducerId fetching a new block of ids, a metadata journal
+ * write with its fsync, DeleteRecords, DescribeLogDirs) on {@code executor} instead of the Netty
+ * event loop. A bounded executor that refuses the request answers a retriable REQUEST_TIMED_OUT.
  */
 public final class OffloadedHandler implements ApiHandler {
   private final ApiHandler delegate;
@@ -38,7 +41,18 @@ public final class OffloadedHandler implements ApiHandler {
 
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage request) {
-    return CompletableFuture.supplyAsync(() -> delegate.handle(context, request), executor)
-        .thenCompose(stage -> stage);
+    return runOn(executor, delegate, context, request);
+  }
+
+  /** Runs {@code handler} on {@code executor}; a refusal becomes a retriable error. */
+  static CompletionStage<ApiMessage> runOn(
+      Executor executor, ApiHandler handler, RequestContext context, ApiMessage request) {
+    try {
+      return CompletableFuture.supplyAsync(() -> handler.handle(context, request), executor)
+          .thenCompose(stage -> stage);
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(
+          new TimeoutException("the broker is too busy to take this request now; retry", e));
+    }
   }
 }

@@ -4,12 +4,14 @@ import io.brook.storage.StorageException;
 import io.brook.storage.log.LogAppendInfo;
 import io.brook.storage.log.PartitionLog;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -49,6 +51,7 @@ public final class Partition {
   private final HighWatermarkListener listener;
   private final ReplicationContext replication;
   private final Object highWatermarkLock = new Object();
+  private final AppendLane offLoopAppends = new AppendLane();
   private volatile PartitionState state;
   private volatile Map<Integer, FollowerState> followers = Map.of();
   private volatile List<Integer> maximalIsr;
@@ -267,7 +270,51 @@ public final class Partition {
     return appendAsLeader(records, (short) -1, true);
   }
 
+  /**
+   * {@link #appendAsLeader(MemoryRecords, short)} from a thread that must not block (a Netty event
+   * loop). Inline when the append only writes to the page cache and none of this partition's
+   * appends is waiting off the loop; otherwise on {@code disk}, behind those earlier appends, so a
+   * connection's appends to one partition keep their order.
+   *
+   * @throws RuntimeException what an inline append throws; an off-loop one fails the stage instead
+   */
+  public CompletableFuture<LogAppendInfo> appendAsLeader(
+      MemoryRecords records, short acks, DiskWork disk) {
+    if (offLoopAppends.idle()) {
+      LogAppendInfo info = appendAsLeader(records, acks, false, false);
+      if (info != null) {
+        return CompletableFuture.completedFuture(info);
+      }
+    }
+    // The request's network buffer is released if its connection closes first: off the loop, the
+    // append works on its own copy (one per roll or flush, not per produce).
+    MemoryRecords copy = ownCopy(records);
+    return offLoopAppends.submit(() -> appendAsLeader(copy, acks, false, true), disk);
+  }
+
+  /**
+   * {@link #appendAsCoordinator(MemoryRecords)} from an event loop: always on {@code disk} (a
+   * marker may write the aborted-transaction index), in order with this partition's other off-loop
+   * appends.
+   */
+  public CompletableFuture<LogAppendInfo> appendAsCoordinator(
+      MemoryRecords records, DiskWork disk) {
+    return offLoopAppends.submit(() -> appendAsCoordinator(records), disk);
+  }
+
+  private static MemoryRecords ownCopy(MemoryRecords records) {
+    ByteBuffer copy = ByteBuffer.allocate(records.sizeInBytes());
+    copy.put(records.buffer().duplicate()).flip();
+    return MemoryRecords.readableRecords(copy);
+  }
+
   private LogAppendInfo appendAsLeader(MemoryRecords records, short acks, boolean coordinator) {
+    return appendAsLeader(records, acks, coordinator, true);
+  }
+
+  /** Null when {@code mayBlock} is false and the append would wait for the disk. */
+  private LogAppendInfo appendAsLeader(
+      MemoryRecords records, short acks, boolean coordinator, boolean mayBlock) {
     PartitionState current = state;
     ensureLeader();
     int minIsr = partitionLog.config().minInSyncReplicas();
@@ -280,10 +327,17 @@ public final class Partition {
               + " replicas, fewer than min.insync.replicas="
               + minIsr);
     }
-    LogAppendInfo info =
-        coordinator
-            ? partitionLog.appendAsCoordinator(records, current.leaderEpoch())
-            : partitionLog.appendAsLeader(records, current.leaderEpoch());
+    LogAppendInfo info;
+    if (coordinator) {
+      info = partitionLog.appendAsCoordinator(records, current.leaderEpoch());
+    } else if (mayBlock) {
+      info = partitionLog.appendAsLeader(records, current.leaderEpoch());
+    } else {
+      info = partitionLog.appendAsLeaderWithoutBlocking(records, current.leaderEpoch());
+      if (info == null) {
+        return null;
+      }
+    }
     if (advanceHighWatermark()) {
       listener.onProgress(topicPartition);
     } else {

@@ -347,7 +347,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext context) {
     // Handlers finished their synchronous work on this loop already; what is still pending holds
-    // no reference into the request bytes.
+    // no reference into the request bytes (work a handler continues elsewhere, such as a produce
+    // append handed to the disk pool, runs on its own copy).
     for (DecodedRequest.Supported request : awaitingHandler) {
       release(request);
     }

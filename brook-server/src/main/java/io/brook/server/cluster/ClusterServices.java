@@ -54,7 +54,7 @@ import org.apache.kafka.common.protocol.Errors;
  */
 public final class ClusterServices implements AutoCloseable {
   /** Admin APIs the active controller decides; any broker accepts and forwards them. */
-  static final Set<ApiKeys> CONTROLLER_DECIDED =
+  public static final Set<ApiKeys> CONTROLLER_DECIDED =
       Set.of(
           ApiKeys.CREATE_TOPICS,
           ApiKeys.DELETE_TOPICS,

@@ -39,13 +39,15 @@ final class NetworkSettings {
             atLeast(1),
             HIGH,
             "Threads per listener that read requests from and write responses to sockets.")
-        .accepts(
+        .uses(
             NUM_IO_THREADS,
             INT,
             8,
             atLeast(1),
             HIGH,
-            "Threads that process requests, including disk I/O.")
+            "Threads of the disk pool (brook-io-N): the requests that may wait for the disk (appends"
+                + " that roll or fsync, timestamp searches, DeleteRecords, DescribeLogDirs, a single"
+                + " node's metadata writes); the rest run on the network threads.")
         .accepts(
             "background.threads",
             INT,
@@ -59,8 +61,10 @@ final class NetworkSettings {
             500,
             atLeast(1),
             HIGH,
-            "Requests in flight on one connection (Kafka: in the broker's request queue) before"
-                + " the broker stops reading from it.")
+            "Requests that may wait for an I/O thread before network threads stop reading. Brook:"
+                + " requests in flight on one connection before it stops being read, and tasks"
+                + " waiting or running on the disk pool before it answers REQUEST_TIMED_OUT"
+                + " (retriable).")
         .uses(
             QUEUED_MAX_REQUEST_BYTES,
             LONG,

@@ -40,4 +40,13 @@ final class LeaderAppends {
     }
     return next - 1;
   }
+
+  /** The last offset {@link #assignOffsets} would give {@code records}, without changing them. */
+  static long lastOffsetIfAssigned(MemoryRecords records, long nextOffset) {
+    long next = nextOffset;
+    for (MutableRecordBatch batch : records.batches()) {
+      next += batch.lastOffset() - batch.baseOffset() + 1;
+    }
+    return next - 1;
+  }
 }

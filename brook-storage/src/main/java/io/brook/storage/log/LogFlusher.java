@@ -4,9 +4,10 @@ import io.brook.storage.epoch.LeaderEpochCache;
 import io.brook.storage.segment.LogSegment;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
+import java.util.ArrayDeque;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.common.utils.Time;
 
@@ -17,6 +18,12 @@ import org.apache.kafka.common.utils.Time;
  * recovery point is the offset below which everything is known to be on disk, so that recovery
  * after a crash only re-validates what lies above it.
  *
+ * <p>A flush covers only the offsets below its target, which can be below the log end (the flush of
+ * a rolled segment runs after appends to the next one). So the policy is kept in offsets, never
+ * reset wholesale: the unflushed count is {@code log end - recovery point} (as Kafka counts it),
+ * and the age of unflushed data comes from {@link UnflushedSince} marks that a flush drops only
+ * when it covered every offset they stand for.
+ *
  * <p>Leader epochs are assigned without fsync, and recovery re-derives them only from the batches
  * above the recovery point, so every flush forces the epoch checkpoint before the recovery point
  * moves past any entry it holds.
@@ -26,36 +33,62 @@ final class LogFlusher {
   private final LeaderEpochCache epochs;
   private final Time time;
   private final ReentrantLock flushLock = new ReentrantLock();
-  private final AtomicLong unflushedRecords = new AtomicLong();
+  private final UnflushedSince unflushedSince = new UnflushedSince();
   private volatile long recoveryPoint;
-  private volatile long lastFlushMs;
+  private volatile long appendedEnd;
 
   LogFlusher(
       ConcurrentNavigableMap<Long, LogSegment> segments,
       LeaderEpochCache epochs,
       long recoveryPoint,
+      long logEndOffset,
       Time time) {
     this.segments = segments;
     this.epochs = epochs;
     this.recoveryPoint = recoveryPoint;
+    this.appendedEnd = Math.max(recoveryPoint, logEndOffset);
     this.time = time;
-    this.lastFlushMs = time.milliseconds();
+    if (appendedEnd > recoveryPoint) {
+      unflushedSince.opened(recoveryPoint, time.milliseconds());
+    }
   }
 
   long recoveryPoint() {
     return recoveryPoint;
   }
 
-  /** Counts appended records; true when {@code flush.messages} says to flush now. */
-  boolean recordAppended(int records, LogConfig config) {
-    return unflushedRecords.addAndGet(records) >= config.flushMessages();
+  /** Offsets appended but not yet covered by a flush ({@code flush.messages} counts these). */
+  long unflushedMessages() {
+    return Math.max(0, appendedEnd - recoveryPoint);
   }
 
-  /** True when unflushed data is older than {@code flush.ms}. */
+  /** Whether an append ending before {@code nextOffset} would have to flush inline. */
+  boolean wouldFlush(long nextOffset, LogConfig config) {
+    return nextOffset - recoveryPoint >= config.flushMessages();
+  }
+
+  /**
+   * Records an append of {@code [firstOffset, nextOffset)}; called under the log's lock. True when
+   * {@code flush.messages} says to flush now.
+   */
+  boolean recordAppended(long firstOffset, long nextOffset, LogConfig config) {
+    unflushedSince.appended(firstOffset, time);
+    appendedEnd = nextOffset;
+    return wouldFlush(nextOffset, config);
+  }
+
+  /** The active segment rolled at {@code newBase}: its appends get their own age mark. */
+  void rolled() {
+    unflushedSince.close();
+  }
+
+  /** True when some unflushed data is older than {@code flush.ms}. */
   boolean isDue(LogConfig config) {
-    return config.flushMs() != Long.MAX_VALUE
-        && unflushedRecords.get() > 0
-        && time.milliseconds() - lastFlushMs >= config.flushMs();
+    if (config.flushMs() == Long.MAX_VALUE || unflushedMessages() == 0) {
+      return false;
+    }
+    long since = unflushedSince.oldestMs();
+    return since != Long.MAX_VALUE && time.milliseconds() - since >= config.flushMs();
   }
 
   /**
@@ -71,6 +104,8 @@ final class LogFlusher {
       if (offset <= from) {
         return;
       }
+      // Appends from now on may land above offset: give them a mark of their own.
+      unflushedSince.close();
       Long firstBase = segments.floorKey(from);
       Map<Long, LogSegment> dirty =
           firstBase == null ? segments.headMap(offset) : segments.subMap(firstBase, offset);
@@ -84,9 +119,8 @@ final class LogFlusher {
           // Removed by a truncation while we flushed: nothing left to make durable.
         }
       }
-      unflushedRecords.set(0);
-      lastFlushMs = time.milliseconds();
       recoveryPoint = Math.max(recoveryPoint, offset);
+      unflushedSince.flushedUpTo(recoveryPoint, appendedEnd);
     } finally {
       flushLock.unlock();
     }
@@ -96,6 +130,8 @@ final class LogFlusher {
     flushLock.lock();
     try {
       recoveryPoint = Math.min(recoveryPoint, logEndOffset);
+      appendedEnd = logEndOffset;
+      unflushedSince.truncatedTo(logEndOffset);
     } finally {
       flushLock.unlock();
     }
@@ -105,9 +141,78 @@ final class LogFlusher {
     flushLock.lock();
     try {
       recoveryPoint = offset;
-      unflushedRecords.set(0);
+      appendedEnd = offset;
+      unflushedSince.clear();
     } finally {
       flushLock.unlock();
+    }
+  }
+
+  /**
+   * When unflushed data was appended, coarsely: a mark {@code (offset, ms)} is opened by the first
+   * append after a flush began or the log rolled and stands for every offset up to the next mark. A
+   * flush drops the marks it covered completely; a mark it covered in part stays, so the rest of
+   * its data is never taken for younger than it is. Marks are opened at most once per flush or roll
+   * and dropped by the next flush, so there are only ever a few. Its own monitor, held for a few
+   * field updates, so appends never wait for an fsync here.
+   */
+  private static final class UnflushedSince {
+    private final ArrayDeque<long[]> marks = new ArrayDeque<>();
+
+    /**
+     * Read without the monitor on the append path: a stale true only ages data more, never less.
+     */
+    private volatile boolean open;
+
+    void appended(long offset, Time time) {
+      if (open) {
+        return;
+      }
+      synchronized (this) {
+        if (!open) {
+          opened(offset, time.milliseconds());
+        }
+      }
+    }
+
+    synchronized void opened(long offset, long nowMs) {
+      marks.addLast(new long[] {offset, nowMs});
+      open = true;
+    }
+
+    synchronized void close() {
+      open = false;
+    }
+
+    synchronized long oldestMs() {
+      long[] oldest = marks.peekFirst();
+      return oldest == null ? Long.MAX_VALUE : oldest[1];
+    }
+
+    /** Drops the marks whose offsets all lie below {@code flushedTo}. */
+    synchronized void flushedUpTo(long flushedTo, long appendedEnd) {
+      while (!marks.isEmpty()) {
+        Iterator<long[]> it = marks.iterator();
+        it.next();
+        long end = it.hasNext() ? it.next()[0] : appendedEnd;
+        if (end > flushedTo) {
+          return;
+        }
+        marks.removeFirst();
+      }
+      open = false;
+    }
+
+    synchronized void truncatedTo(long logEndOffset) {
+      while (!marks.isEmpty() && marks.peekLast()[0] >= logEndOffset) {
+        marks.removeLast();
+      }
+      open = false;
+    }
+
+    synchronized void clear() {
+      marks.clear();
+      open = false;
     }
   }
 }

@@ -55,6 +55,12 @@ public final class PartitionLog implements Closeable {
   private final AppendWriter writer;
   private final LastStableOffset lastStable;
 
+  /**
+   * True while a holder of {@link #lock} works on the disk (a roll, retention, truncation, a
+   * cleaner swap): a non-blocking append that finds the lock taken then hands off rather than wait.
+   */
+  private volatile boolean diskWorkUnderLock;
+
   private volatile LogConfig config;
   private volatile LogOffsetMetadata logEndOffsetMetadata;
   private volatile LogOffsetMetadata highWatermarkMetadata;
@@ -79,14 +85,16 @@ public final class PartitionLog implements Closeable {
     this.epochCache = epochCache;
     this.producerState = producerState;
     this.logStartOffset = logStartOffset;
-    this.flusher = new LogFlusher(segments, epochCache, recoveryPoint, time);
+    LogSegment active = segments.lastEntry().getValue();
+    this.logEndOffsetMetadata =
+        new LogOffsetMetadata(active.readNextOffset(), active.baseOffset(), active.sizeInBytes());
+    this.flusher =
+        new LogFlusher(
+            segments, epochCache, recoveryPoint, logEndOffsetMetadata.messageOffset(), time);
     this.deleter = new SegmentDeleter(topicPartition, time);
     this.health = new LogHealth(topicPartition, dir, options.dirFailures());
     this.writer = new AppendWriter(epochCache, producerState, health);
     this.lastStable = new LastStableOffset(producerState);
-    LogSegment active = segments.lastEntry().getValue();
-    this.logEndOffsetMetadata =
-        new LogOffsetMetadata(active.readNextOffset(), active.baseOffset(), active.sizeInBytes());
     long hw =
         Math.min(
             Math.max(options.highWatermark(), logStartOffset),
@@ -106,28 +114,49 @@ public final class PartitionLog implements Closeable {
 
   // ---- Appends ----
 
-  /** Appends a producer's batches: validates them, assigns offsets, stamps {@code leaderEpoch}. */
+  /**
+   * Appends a producer's batches: validates them, assigns offsets, stamps {@code leaderEpoch}. May
+   * block on disk (a roll, a {@code flush.messages} fsync): never call it on an event loop.
+   */
   public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
-    return append(records, AppendOrigin.CLIENT, leaderEpoch);
+    return append(records, AppendOrigin.CLIENT, leaderEpoch, true);
+  }
+
+  /**
+   * {@link #appendAsLeader} for a thread that must not wait for the disk (a Netty event loop): if
+   * the append would roll a segment, fsync for {@code flush.messages} or write the leader-epoch
+   * checkpoint, nothing is appended and the answer is {@code null}; the caller then appends with
+   * {@link #appendAsLeader} on a thread that may block. The same when the log's lock is held by
+   * disk work (a roll, retention): waiting for it would be waiting for the disk. Decided under the
+   * log's lock, so no other append can slip in between the check and the write.
+   */
+  public LogAppendInfo appendAsLeaderWithoutBlocking(MemoryRecords records, int leaderEpoch) {
+    return append(records, AppendOrigin.CLIENT, leaderEpoch, false);
   }
 
   /** Like {@link #appendAsLeader}, for a coordinator that may also write control batches. */
   public LogAppendInfo appendAsCoordinator(MemoryRecords records, int leaderEpoch) {
-    return append(records, AppendOrigin.COORDINATOR, leaderEpoch);
+    return append(records, AppendOrigin.COORDINATOR, leaderEpoch, true);
   }
 
   /** Appends batches copied from the leader, keeping their offsets and leader epochs. */
   public LogAppendInfo appendAsFollower(MemoryRecords records) {
-    return append(records, AppendOrigin.REPLICATION, RecordBatch.NO_PARTITION_LEADER_EPOCH);
+    return append(records, AppendOrigin.REPLICATION, RecordBatch.NO_PARTITION_LEADER_EPOCH, true);
   }
 
-  private LogAppendInfo append(MemoryRecords records, AppendOrigin origin, int leaderEpoch) {
+  private LogAppendInfo append(
+      MemoryRecords records, AppendOrigin origin, int leaderEpoch, boolean mayBlock) {
     LogConfig cfg = config;
     long now = time.milliseconds();
     BatchValidator.Summary summary = BatchValidator.validate(records, cfg, origin, now);
-    lock.lock();
+    if (!lockUnlessDiskWork(mayBlock)) {
+      return null;
+    }
     try {
       health.ensureWritable();
+      if (!mayBlock && wouldBlock(records, summary, leaderEpoch, now, cfg)) {
+        return null;
+      }
       ProducerStateManager.Append producers =
           producerState.beginAppend(origin != AppendOrigin.REPLICATION);
       Optional<BatchMetadata> duplicate = LeaderAppends.findDuplicate(records, producers);
@@ -149,14 +178,19 @@ public final class PartitionLog implements Closeable {
       if (origin != AppendOrigin.REPLICATION) {
         writer.maybeAssignEpoch(leaderEpoch, firstOffset);
       }
+      // A non-blocking append got here only because it needs no roll: skip asking again.
       LogSegment segment =
-          maybeRoll(summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg);
+          mayBlock
+              ? maybeRoll(
+                  summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg)
+              : segments.lastEntry().getValue();
       writer.write(segment, records);
       List<AppendedBatch> appended =
           writer.recordAppended(segment, records, origin, producers, summary);
       logEndOffsetMetadata =
           new LogOffsetMetadata(lastOffset + 1, segment.baseOffset(), segment.sizeInBytes());
-      if (flusher.recordAppended(summary.recordCount(), cfg)) {
+      if (flusher.recordAppended(firstOffset, lastOffset + 1, cfg)) {
+        DiskStallHook.before(topicPartition, DiskStallHook.Step.FLUSH_MESSAGES);
         flushUpTo(lastOffset + 1);
       }
       return new LogAppendInfo(
@@ -174,14 +208,76 @@ public final class PartitionLog implements Closeable {
     }
   }
 
+  /**
+   * Takes the lock; false, without it, if the caller may not block and disk work holds it. Appends
+   * hold it only for a memory copy, so waiting behind another append is fine.
+   */
+  private boolean lockUnlessDiskWork(boolean mayBlock) {
+    if (mayBlock) {
+      lock.lock();
+      return true;
+    }
+    if (lock.tryLock()) {
+      return true;
+    }
+    if (diskWorkUnderLock) {
+      return false;
+    }
+    lock.lock();
+    return true;
+  }
+
+  /**
+   * Runs disk work under the lock (which the caller holds), flagged for non-blocking appends.
+   * Nested calls keep the flag until the outermost one ends.
+   */
+  private <T> T diskWorkLocked(IoSupplier<T> work) throws IOException {
+    boolean outer = diskWorkUnderLock;
+    diskWorkUnderLock = true;
+    try {
+      return work.get();
+    } finally {
+      diskWorkUnderLock = outer;
+    }
+  }
+
+  @FunctionalInterface
+  private interface IoSupplier<T> {
+    T get() throws IOException;
+  }
+
+  /**
+   * Whether a leader append of {@code records} would do more than write to the page cache: start
+   * its epoch (a checkpoint file write), fsync for {@code flush.messages}, or roll. Under the lock.
+   */
+  private boolean wouldBlock(
+      MemoryRecords records,
+      BatchValidator.Summary summary,
+      int leaderEpoch,
+      long now,
+      LogConfig cfg) {
+    if (leaderEpoch >= 0 && epochCache.latestEpoch().orElse(-1) < leaderEpoch) {
+      return true;
+    }
+    long lastOffset =
+        LeaderAppends.lastOffsetIfAssigned(records, logEndOffsetMetadata.messageOffset());
+    return flusher.wouldFlush(lastOffset + 1, cfg)
+        || mustRoll(summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg);
+  }
+
   // ---- Rolling and flushing ----
 
-  private LogSegment maybeRoll(
+  private boolean mustRoll(
       int messagesSize, long maxOffset, long incomingTimestamp, long now, LogConfig cfg) {
     LogSegment active = segments.lastEntry().getValue();
     long rollMs = LogRetention.effectiveSegmentMs(cfg, options.retentionCheckIntervalMs());
-    if (!active.shouldRoll(messagesSize, maxOffset, incomingTimestamp, now, cfg, rollMs)) {
-      return active;
+    return active.shouldRoll(messagesSize, maxOffset, incomingTimestamp, now, cfg, rollMs);
+  }
+
+  private LogSegment maybeRoll(
+      int messagesSize, long maxOffset, long incomingTimestamp, long now, LogConfig cfg) {
+    if (!mustRoll(messagesSize, maxOffset, incomingTimestamp, now, cfg)) {
+      return segments.lastEntry().getValue();
     }
     return rollLocked();
   }
@@ -204,18 +300,25 @@ public final class PartitionLog implements Closeable {
       return active;
     }
     try {
-      active.onBecomeInactiveSegment();
-      producerState.updateMapEndOffset(newBase);
-      producerState.takeSnapshot();
-      LogSegment created = LogSegment.create(dir, newBase, config, time, options.files());
+      LogSegment created = diskWorkLocked(() -> startSegment(active, newBase));
       segments.put(newBase, created);
       logEndOffsetMetadata = new LogOffsetMetadata(newBase, newBase, 0);
+      flusher.rolled();
       log.debug("Rolled new segment topicPartition={} baseOffset={}", topicPartition, newBase);
       options.background().execute(() -> flushQuietly(newBase));
       return created;
     } catch (IOException e) {
       throw health.markOffline("rolling a new segment at " + newBase, e);
     }
+  }
+
+  /** Closes the active segment for appends and creates the next one: file work, under the lock. */
+  private LogSegment startSegment(LogSegment active, long newBase) throws IOException {
+    DiskStallHook.before(topicPartition, DiskStallHook.Step.ROLL);
+    active.onBecomeInactiveSegment();
+    producerState.updateMapEndOffset(newBase);
+    producerState.takeSnapshot();
+    return LogSegment.create(dir, newBase, config, time, options.files());
   }
 
   private void flushQuietly(long upTo) {
@@ -231,7 +334,7 @@ public final class PartitionLog implements Closeable {
     flushUpTo(logEndOffsetMetadata.messageOffset());
   }
 
-  /** Flushes if {@code flush.ms} has passed since the last flush; for the periodic flusher. */
+  /** Flushes if some data has waited {@code flush.ms} unflushed; for the periodic flusher. */
   public void flushIfDue() {
     if (flusher.isDue(config)) {
       flush();
@@ -330,6 +433,11 @@ public final class PartitionLog implements Closeable {
     return flusher.recoveryPoint();
   }
 
+  /** Offsets appended but not yet flushed: what {@code flush.messages} counts. */
+  public long unflushedMessages() {
+    return flusher.unflushedMessages();
+  }
+
   /**
    * Sets the high watermark, clamped to {@code [logStartOffset, logEndOffset]}.
    *
@@ -371,7 +479,7 @@ public final class PartitionLog implements Closeable {
       }
       logStartOffset = newLogStartOffset;
       epochCache.truncateFromStart(newLogStartOffset);
-      deleteOldSegmentsLocked(true);
+      diskWorkLocked(() -> deleteOldSegmentsLocked(true));
     } catch (IOException e) {
       throw health.markOffline("moving the log start offset", e);
     } finally {
@@ -394,7 +502,7 @@ public final class PartitionLog implements Closeable {
       if (health.isClosed() || health.isOffline()) {
         return 0;
       }
-      return deleteOldSegmentsLocked(false);
+      return diskWorkLocked(() -> deleteOldSegmentsLocked(false));
     } catch (IOException e) {
       throw health.markOffline("deleting segments past retention", e);
     } finally {
@@ -442,7 +550,8 @@ public final class PartitionLog implements Closeable {
     lock.lock();
     try {
       health.ensureWritable();
-      return SegmentSwap.swap(segments, replaced, cleaned, deleter, config.fileDeleteDelayMs());
+      return diskWorkLocked(
+          () -> SegmentSwap.swap(segments, replaced, cleaned, deleter, config.fileDeleteDelayMs()));
     } catch (IOException e) {
       throw health.markOffline("swapping in a cleaned segment at " + cleaned.baseOffset(), e);
     } finally {
