@@ -37,10 +37,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Broken, hostile and merely wrong input over raw sockets against the full broker, while a
- * well-behaved producer and consumer keep working on other connections. Connection-level garbage
- * closes that one connection; a well-formed Produce with bad records gets Kafka's per-partition
- * error and leaves the connection and the partition usable.
+ * Broken, hostile and merely wrong input over raw sockets against the full broker, while
+ * well-behaved clients keep working on other connections: a kafka-clients producer and consumer
+ * ({@link BackgroundTraffic}), kcat and kafkajs ({@link ForeignClientTraffic}). Connection-level
+ * garbage closes that one connection; a well-formed Produce with bad records gets Kafka's
+ * per-partition error and leaves the connection and the partition usable.
  */
 @Timeout(120)
 class MalformedInputIT {
@@ -50,17 +51,22 @@ class MalformedInputIT {
   private static final int DEFAULT_MESSAGE_MAX_BYTES = 1_048_588;
 
   private static BackgroundTraffic traffic;
+  private static ForeignClientTraffic foreignTraffic;
 
   @BeforeAll
   static void startTraffic() throws Exception {
     traffic = BackgroundTraffic.start(BROOK.bootstrapServers(), "well-behaved");
+    foreignTraffic = ForeignClientTraffic.start(BROOK.bootstrapServers(), "well-behaved");
     traffic.assertStillFlowing(20);
+    foreignTraffic.assertStillFlowing();
   }
 
   @AfterAll
   static void stopTraffic() throws Exception {
-    if (traffic != null) {
-      traffic.close();
+    try (AutoCloseable foreign = foreignTraffic) {
+      if (traffic != null) {
+        traffic.close();
+      }
     }
   }
 
@@ -73,6 +79,7 @@ class MalformedInputIT {
   /** After abuse: other clients still flow, and a new connection is served normally. */
   private static void assertBrokerStillServes() throws IOException {
     traffic.assertStillFlowing(20);
+    foreignTraffic.assertStillFlowing();
     try (RawKafkaClient client = connect()) {
       short version = ApiKeys.API_VERSIONS.latestVersion();
       ByteBuffer body = client.send(new ApiVersionsRequestData(), version);
