@@ -56,7 +56,6 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
   private final Time time;
   private final long commitTimeoutMs;
   private final int loadBufferBytes;
-  private final ShardLoader.Limits loadLimits;
   private final ShardExecutor[] threads;
   private final CoordinatorRuntimeMetrics metrics = new CoordinatorRuntimeMetrics();
   private final Map<Integer, ShardHandle<S>> shards = new ConcurrentHashMap<>();
@@ -84,8 +83,7 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
         numThreads,
         commitTimeoutMs,
         loadBufferBytes,
-        MAX_QUEUED_REQUESTS_PER_THREAD,
-        ShardLoader.Limits.DEFAULT);
+        MAX_QUEUED_REQUESTS_PER_THREAD);
   }
 
   CoordinatorRuntime(
@@ -96,15 +94,13 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
       int numThreads,
       long commitTimeoutMs,
       int loadBufferBytes,
-      int maxQueuedRequestsPerThread,
-      ShardLoader.Limits loadLimits) {
+      int maxQueuedRequestsPerThread) {
     this.topic = topic;
     this.replicaManager = replicaManager;
     this.shardFactory = shardFactory;
     this.time = time;
     this.commitTimeoutMs = commitTimeoutMs;
     this.loadBufferBytes = loadBufferBytes;
-    this.loadLimits = loadLimits;
     this.threads = new ShardExecutor[Math.max(1, numThreads)];
     for (int i = 0; i < threads.length; i++) {
       threads[i] =
@@ -247,8 +243,7 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
       Partition partition = handle.partitionOrThrow();
       S shard = shardFactory.apply(handle);
       handle.startLoading(shard);
-      ShardLoader.Result result =
-          ShardLoader.load(partition.log(), shard, loadBufferBytes, loadLimits);
+      ShardLoader.Result result = ShardLoader.load(partition.log(), shard, loadBufferBytes);
       metrics.recordSkipped(result.skipped());
       shard.onLoaded();
       handle.activate();

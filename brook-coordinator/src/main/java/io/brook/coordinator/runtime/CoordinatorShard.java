@@ -12,7 +12,8 @@ import org.apache.kafka.common.requests.TransactionResult;
  */
 public interface CoordinatorShard {
   /**
-   * Applies one record.
+   * Applies one record. Its key and value may be views of a buffer the loader reuses for the next
+   * record: a shard decodes what it keeps, it does not hold on to them.
    *
    * @param offset the record's offset in the partition, or the offset it is about to get
    * @throws MalformedRecordException if the record cannot be decoded or applied; during loading

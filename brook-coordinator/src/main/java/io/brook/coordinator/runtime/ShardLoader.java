@@ -1,13 +1,18 @@
 package io.brook.coordinator.runtime;
 
+import io.brook.storage.StorageException;
 import io.brook.storage.log.LogReadResult;
 import io.brook.storage.log.PartitionLog;
+import io.brook.storage.record.BatchRecordReader;
+import io.brook.storage.record.ControlBatches;
+import io.brook.storage.record.RecordLimits;
 import java.nio.ByteBuffer;
+import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
-import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.requests.TransactionResult;
 import org.slf4j.Logger;
@@ -24,11 +29,17 @@ import org.slf4j.LoggerFactory;
  * new leader's log becomes committed as its followers catch up, since leaders never truncate their
  * own logs; were it to lose leadership first, the shard is unloaded anyway.
  *
+ * <p>Batches are read with the log's own bounded reader ({@link BatchRecordReader}) within the
+ * partition's {@link io.brook.storage.log.LogConfig#recordLimits()}, the bounds its appends were
+ * validated against: a compressed batch is never inflated whole, no length field decides an
+ * allocation, and a batch stops being read once it inflates past the limit.
+ *
  * <p>Whatever the partition holds, loading goes on: a record that does not parse or that its shard
- * cannot apply, a record over the size cap, and the rest of a batch that cannot be read or that
- * inflates past the cap are skipped and logged with their partition and offset (see {@link
- * BoundedBatchReader}). Only an error outside one record's replay (the log cannot be read, an Error
- * other than a reader's stack or heap exhaustion) stops it.
+ * cannot apply is skipped alone; at a record the reader refuses (over the size limit, malformed) or
+ * a batch that does not decompress or inflates past the limit, the rest of that batch is skipped,
+ * since nothing after a broken length can be trusted. Each is logged with its partition and offset.
+ * Only an error outside one record's replay (the log cannot be read, an Error other than a shard's
+ * stack or heap exhaustion) stops it.
  */
 final class ShardLoader {
   private static final Logger log = LoggerFactory.getLogger(ShardLoader.class);
@@ -41,61 +52,61 @@ final class ShardLoader {
    */
   record Result(long replayed, long skipped) {}
 
-  /** Caps on what loading reads of one record and one batch; see {@link BoundedBatchReader}. */
-  record Limits(int maxRecordBytes, long maxBatchBytes) {
-    static final Limits DEFAULT =
-        new Limits(
-            BoundedBatchReader.DEFAULT_MAX_RECORD_BYTES,
-            BoundedBatchReader.DEFAULT_MAX_BATCH_BYTES);
-  }
-
   private final PartitionLog partitionLog;
   private final TopicPartition topicPartition;
   private final CoordinatorShard shard;
+  private final RecordLimits limits;
   private long replayed;
   private long skipped;
 
-  private ShardLoader(PartitionLog partitionLog, CoordinatorShard shard) {
+  private ShardLoader(PartitionLog partitionLog, CoordinatorShard shard, RecordLimits limits) {
     this.partitionLog = partitionLog;
     this.topicPartition = partitionLog.topicPartition();
     this.shard = shard;
+    this.limits = limits;
   }
 
   /**
+   * Loads within the partition's own record limits, read afresh so a changed {@code
+   * max.message.bytes} applies to the next load.
+   *
    * @param bufferBytes how much of the log to read at a time ({@code offsets.load.buffer.size}); a
    *     batch larger than this is still read whole
    */
+  static Result load(PartitionLog partitionLog, CoordinatorShard shard, int bufferBytes) {
+    return load(partitionLog, shard, bufferBytes, partitionLog.config().recordLimits());
+  }
+
+  /** Loads within {@code limits}; for tests that need caps below what an append accepts. */
   static Result load(
-      PartitionLog partitionLog, CoordinatorShard shard, int bufferBytes, Limits limits) {
-    ShardLoader loader = new ShardLoader(partitionLog, shard);
-    try (BoundedBatchReader reader =
-        new BoundedBatchReader(limits.maxRecordBytes(), limits.maxBatchBytes())) {
+      PartitionLog partitionLog, CoordinatorShard shard, int bufferBytes, RecordLimits limits) {
+    ShardLoader loader = new ShardLoader(partitionLog, shard, limits);
+    try (BatchRecordReader reader = new BatchRecordReader()) {
       loader.run(bufferBytes, reader);
     }
     return new Result(loader.replayed, loader.skipped);
   }
 
-  private void run(int bufferBytes, BoundedBatchReader reader) {
+  private void run(int bufferBytes, BatchRecordReader reader) {
     long offset = partitionLog.logStartOffset();
     long end = partitionLog.logEndOffset();
     while (offset < end) {
       LogReadResult read = partitionLog.read(offset, bufferBytes, end, true);
       MemoryRecords records = read.slice().copyToMemory();
+      ByteBuffer buffer = records.buffer();
+      // Batches lie back to back in the buffer: the reader reads each in place, with no copy.
+      int position = buffer.position();
       long next = offset;
       for (MutableRecordBatch batch : records.batches()) {
         if (batch.lastOffset() >= end) {
           break;
         }
         if (batch.isControlBatch()) {
-          replayMarker(batch, reader);
+          replayMarker(batch);
         } else {
-          // Only a transactional batch's records wait for a marker; any other batch applies now.
-          long producerId =
-              batch.isTransactional() ? batch.producerId() : RecordBatch.NO_PRODUCER_ID;
-          short producerEpoch = batch.producerEpoch();
-          checkOutcome(
-              batch, reader.read(batch, record -> replay(record, producerId, producerEpoch)));
+          replayBatch(batch, buffer, position, reader);
         }
+        position += batch.sizeInBytes();
         next = batch.nextOffset();
       }
       if (next == offset) {
@@ -105,28 +116,31 @@ final class ShardLoader {
     }
   }
 
-  private void checkOutcome(RecordBatch batch, BoundedBatchReader.Outcome outcome) {
-    if (outcome.oversized() > 0) {
-      skipped += outcome.oversized();
-      log.warn(
-          "Skipping coordinator records over the size cap topicPartition={} batchOffsets={}-{}"
-              + " records={}",
-          topicPartition,
-          batch.baseOffset(),
-          batch.lastOffset(),
-          outcome.oversized());
-    }
-    if (outcome.cut() != null) {
+  /**
+   * Applies the records of a data batch. Only a transactional batch's records wait for a marker;
+   * any other batch applies now.
+   */
+  private void replayBatch(
+      RecordBatch batch, ByteBuffer buffer, int position, BatchRecordReader reader) {
+    long producerId = batch.isTransactional() ? batch.producerId() : RecordBatch.NO_PRODUCER_ID;
+    short producerEpoch = batch.producerEpoch();
+    try {
+      reader.open(buffer, position, limits, BatchRecordReader.Capture.KEY_AND_VALUE);
+      while (reader.next()) {
+        replay(reader, producerId, producerEpoch);
+      }
+    } catch (StorageException e) {
       skipped++;
       log.warn(
           "Skipping the rest of a coordinator batch topicPartition={} batchOffsets={}-{}"
-              + " reason={} recordsReadBefore={} error={}",
+              + " recordsReadBefore={} error={}",
           topicPartition,
           batch.baseOffset(),
           batch.lastOffset(),
-          outcome.cut(),
-          outcome.delivered(),
-          outcome.failure() == null ? "" : outcome.failure().toString());
+          reader.recordsRead(),
+          e.getMessage());
+    } finally {
+      reader.endBatch();
     }
   }
 
@@ -134,52 +148,46 @@ final class ShardLoader {
    * Replays a COMMIT or ABORT marker in log order, so the shard completes the producer's pending
    * records exactly as it did when the marker was written. Other control records are skipped.
    */
-  private void replayMarker(RecordBatch batch, BoundedBatchReader reader) {
-    ControlRecordType[] type = {null};
-    long[] offset = {batch.baseOffset()};
-    checkOutcome(
-        batch,
-        reader.read(
-            batch,
-            record -> {
-              if (type[0] == null) {
-                offset[0] = record.offset();
-                try {
-                  type[0] = ControlRecordType.parse(record.key());
-                } catch (RuntimeException e) {
-                  type[0] = ControlRecordType.UNKNOWN;
-                  skip("an unreadable control record", record.offset(), e);
-                }
-              }
-            }));
-    if (type[0] == ControlRecordType.COMMIT || type[0] == ControlRecordType.ABORT) {
-      TransactionResult result =
-          type[0] == ControlRecordType.COMMIT ? TransactionResult.COMMIT : TransactionResult.ABORT;
-      try {
-        shard.replayEndTransactionMarker(batch.producerId(), batch.producerEpoch(), result);
-      } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
-        skip("a transaction marker its shard could not apply", offset[0], e);
-      }
+  private void replayMarker(RecordBatch batch) {
+    Optional<EndTransactionMarker> marker;
+    try {
+      marker = ControlBatches.marker(batch);
+    } catch (StorageException e) {
+      skip("an unreadable control batch", batch.baseOffset(), e);
+      return;
+    }
+    if (marker.isEmpty()) {
+      return;
+    }
+    TransactionResult result =
+        marker.get().controlType() == ControlRecordType.COMMIT
+            ? TransactionResult.COMMIT
+            : TransactionResult.ABORT;
+    try {
+      shard.replayEndTransactionMarker(batch.producerId(), batch.producerEpoch(), result);
+    } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+      skip("a transaction marker its shard could not apply", batch.baseOffset(), e);
     }
   }
 
   /**
-   * Applies one record. A record that does not parse or that the shard cannot apply is skipped,
-   * whatever the reader threw: a reader's stack or heap exhausted by one record's bytes is that
-   * record's fault, not the shard's.
+   * Applies the reader's current record. A record that does not parse or that the shard cannot
+   * apply is skipped, whatever the shard threw: a stack or heap exhausted by one record's bytes is
+   * that record's fault, not the shard's.
    */
-  private void replay(Record record, long producerId, short producerEpoch) {
+  private void replay(BatchRecordReader reader, long producerId, short producerEpoch) {
+    long offset = reader.offset();
     try {
-      ByteBuffer value = record.hasValue() ? record.value() : null;
-      CoordinatorRecord coordinatorRecord = CoordinatorRecord.fromKafkaRecord(record.key(), value);
+      CoordinatorRecord coordinatorRecord =
+          CoordinatorRecord.fromKafkaRecord(reader.key(), reader.value());
       if (producerId == RecordBatch.NO_PRODUCER_ID) {
-        shard.replay(coordinatorRecord, record.offset());
+        shard.replay(coordinatorRecord, offset);
       } else {
-        shard.replay(coordinatorRecord, record.offset(), producerId, producerEpoch);
+        shard.replay(coordinatorRecord, offset, producerId, producerEpoch);
       }
       replayed++;
     } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
-      skip("an unreadable coordinator record", record.offset(), e);
+      skip("an unreadable coordinator record", offset, e);
     }
   }
 

@@ -62,8 +62,7 @@ class CoordinatorRuntimeFailureTest {
             1,
             5_000,
             1024,
-            maxQueuedRequests,
-            ShardLoader.Limits.DEFAULT);
+            maxQueuedRequests);
     fixture.quorum.addListener(runtime::onMetadata);
   }
 

@@ -11,6 +11,7 @@ import io.brook.coordinator.testing.FakeShardContext;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogOpenOptions;
 import io.brook.storage.log.PartitionLog;
+import io.brook.storage.record.RecordLimits;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -35,7 +36,7 @@ class ShardLoaderBadRecordsTest {
   private static final TopicPartition TP = new TopicPartition("__consumer_offsets", 0);
   private static final TopicPartition BEFORE = new TopicPartition("orders", 0);
   private static final TopicPartition AFTER = new TopicPartition("orders", 1);
-  private static final ShardLoader.Limits SMALL = new ShardLoader.Limits(4096, 64 * 1024);
+  private static final RecordLimits SMALL = new RecordLimits(4096, 64 * 1024);
 
   @TempDir Path dir;
   private PartitionLog log;
@@ -82,7 +83,7 @@ class ShardLoaderBadRecordsTest {
     log.appendAsLeader(MemoryRecords.withRecords(Compression.NONE, records), 0);
   }
 
-  private void assertLoadKeepsBothCommitsSkipping(ShardLoader.Limits limits, long skipped) {
+  private void assertLoadKeepsBothCommitsSkipping(RecordLimits limits, long skipped) {
     FakeShardContext context = new FakeShardContext(0, 1_000L);
     GroupCoordinatorShard shard = new GroupCoordinatorShard(context, GroupConfig.defaults());
     context.attach(shard);
@@ -126,7 +127,8 @@ class ShardLoaderBadRecordsTest {
     append(commit(AFTER, 20));
 
     assertLoadKeepsBothCommitsSkipping(
-        ShardLoader.Limits.DEFAULT, 7); // everything but the unknown type, which is ignored
+        LogConfig.defaults().recordLimits(),
+        7); // everything but the unknown type, which is ignored
   }
 
   @Test
@@ -151,6 +153,37 @@ class ShardLoaderBadRecordsTest {
     assertLoadKeepsBothCommitsSkipping(SMALL, 1);
   }
 
+  /**
+   * Loading reads within the partition's own limit ({@code max.message.bytes} × the inflation
+   * factor: 128 KiB here), not a cap of its own: a batch a follower copied that inflates to 200 KiB
+   * is cut short, as the leader would have refused it.
+   */
+  @Test
+  void aBatchInflatingPastThePartitionsOwnLimitIsCutShort() throws Exception {
+    log.close();
+    log =
+        PartitionLog.open(
+            dir.resolve("small"),
+            LogConfig.builder().maxMessageBytes(4096).build(),
+            LogOpenOptions.defaults(TP, Time.SYSTEM));
+    log.appendAsFollower(
+        MemoryRecords.withRecords(log.logEndOffset(), Compression.NONE, 0, commit(BEFORE, 10)));
+    SimpleRecord[] bomb = new SimpleRecord[200];
+    Arrays.setAll(bomb, i -> raw(typed(100, (byte) i), new byte[1024]));
+    log.appendAsFollower(
+        MemoryRecords.withRecords(log.logEndOffset(), Compression.gzip().build(), 0, bomb));
+    log.appendAsFollower(
+        MemoryRecords.withRecords(log.logEndOffset(), Compression.NONE, 0, commit(AFTER, 20)));
+    FakeShardContext context = new FakeShardContext(0, 1_000L);
+    GroupCoordinatorShard shard = new GroupCoordinatorShard(context, GroupConfig.defaults());
+    context.attach(shard);
+
+    ShardLoader.Result result = ShardLoader.load(log, shard, 1024);
+
+    assertBothCommits(shard);
+    assertThat(result.skipped()).isEqualTo(1);
+  }
+
   @Test
   void aBatchThatCannotBeReadIsSkippedWhole() {
     append(commit(BEFORE, 10));
@@ -171,7 +204,7 @@ class ShardLoaderBadRecordsTest {
         });
     append(commit(AFTER, 20));
 
-    assertLoadKeepsBothCommitsSkipping(ShardLoader.Limits.DEFAULT, 1);
+    assertLoadKeepsBothCommitsSkipping(LogConfig.defaults().recordLimits(), 1);
   }
 
   /**
@@ -194,7 +227,7 @@ class ShardLoaderBadRecordsTest {
     log.appendAsFollower(
         MemoryRecords.withRecords(log.logEndOffset(), Compression.NONE, 0, commit(AFTER, 20)));
 
-    assertLoadKeepsBothCommitsSkipping(ShardLoader.Limits.DEFAULT, 1);
+    assertLoadKeepsBothCommitsSkipping(LogConfig.defaults().recordLimits(), 1);
   }
 
   @Test
@@ -215,7 +248,8 @@ class ShardLoaderBadRecordsTest {
           }
         };
 
-    ShardLoader.Result result = ShardLoader.load(log, shard, 1024, ShardLoader.Limits.DEFAULT);
+    ShardLoader.Result result =
+        ShardLoader.load(log, shard, 1024, LogConfig.defaults().recordLimits());
 
     assertBothCommits(groups);
     assertThat(result.skipped()).isEqualTo(1);

@@ -10,8 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -20,6 +22,8 @@ import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Loading a shard from a replica's log. */
 class ShardLoaderTest {
@@ -51,7 +55,7 @@ class ShardLoaderTest {
 
       // When it becomes leader and loads its shard
       CoordinatorRuntimeTest.KeyValueShard shard = new CoordinatorRuntimeTest.KeyValueShard(null);
-      long replayed = ShardLoader.load(log, shard, 1024, ShardLoader.Limits.DEFAULT).replayed();
+      long replayed = ShardLoader.load(log, shard, 1024).replayed();
 
       // Then every record in its log is replayed, above the high watermark too
       assertThat(replayed).isEqualTo(3);
@@ -102,12 +106,45 @@ class ShardLoaderTest {
 
       // When a shard loads it
       RecordingShard shard = new RecordingShard();
-      long replayed = ShardLoader.load(log, shard, 1024, ShardLoader.Limits.DEFAULT).replayed();
+      long replayed = ShardLoader.load(log, shard, 1024).replayed();
 
       // Then records come with their producer, the marker as the end of its transaction
       assertThat(replayed).isEqualTo(4);
       assertThat(shard.calls)
           .containsExactly("plain@0", "txn@1:5/2", "txn@2:5/2", "COMMIT:5/2", "plain@4");
+    }
+  }
+
+  /**
+   * A compressed batch (a coordinator topic may be written with {@code compression.type} set) is
+   * read through the reader's scratch buffer: every record arrives with its own key and value.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = CompressionType.class,
+      names = {"GZIP", "SNAPPY", "LZ4", "ZSTD"})
+  void everyRecordOfACompressedBatchIsReplayedWithItsOwnKeyAndValue(CompressionType type)
+      throws Exception {
+    TopicPartition tp = new TopicPartition("__consumer_offsets", 0);
+    try (PartitionLog log =
+        PartitionLog.open(
+            dir.resolve("c"), LogConfig.defaults(), LogOpenOptions.defaults(tp, Time.SYSTEM))) {
+      log.appendAsLeader(
+          MemoryRecords.withRecords(
+              Compression.of(type).build(),
+              record("a", "1"),
+              record("b", "22"),
+              record("c", "333"),
+              record("a", "4444")),
+          0);
+
+      CoordinatorRuntimeTest.KeyValueShard shard = new CoordinatorRuntimeTest.KeyValueShard(null);
+      ShardLoader.Result result = ShardLoader.load(log, shard, 1024);
+
+      assertThat(result.replayed()).isEqualTo(4);
+      assertThat(result.skipped()).isZero();
+      assertThat(shard.values)
+          .containsExactlyInAnyOrderEntriesOf(Map.of("a", "4444", "b", "22", "c", "333"));
     }
   }
 }
