@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Brook against Brook: a baseline build (A) and this tree (B), both single-node on loopback with the
-# same JVM heap and GC flags, runs interleaved A,B,A,B,... with the shared harness (../shared/bench),
+# same JVM heap and GC flags, runs interleaved A,B,A,B,... with the benchmark harness (scripts/bench),
 # to measure what a change does to Brook alone.
 #   BASE_JAR=../base/brook-server/target/brook.jar scripts/bench-brook-ab.sh
 #   env: ROUNDS (5), WORKLOADS (produce-acks1-1k produce-acksall-1k), RECORDS (1000000), BENCH;
@@ -10,7 +10,7 @@
 # Prints the harness report (medians, B/A ratios; A = base, B = this tree).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BENCH="${BENCH:-$ROOT/../shared/bench}"
+BENCH="${BENCH:-$ROOT/scripts/bench}"
 BASE_JAR="${BASE_JAR:?set BASE_JAR to the baseline brook.jar}"
 BASE_PORT="${BASE_PORT:-47092}"
 BROOK_PORT="${BROOK_PORT:-49092}"

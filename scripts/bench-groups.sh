@@ -2,12 +2,12 @@
 # Group-coordinator benchmarks, Brook against Apache Kafka on the same machine, interleaved:
 #   commit  - offset-commit throughput and latency (brook-bench CommitBench)
 #   rebalance - time for a 60-member classic group to form and to rebalance (RebalanceBench)
-# Usage: scripts/bench-groups.sh     env: ROUNDS (5), BENCH (../shared/bench), CLIENTS (16),
+# Usage: scripts/bench-groups.sh     env: ROUNDS (5), BENCH (scripts/bench), CLIENTS (16),
 #        PARTITIONS (12), BENCH_SECONDS (20), MEMBERS (60)
 # Prints one line per run; lines starting "kafka"/"brook" can be compared by median.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BENCH="${BENCH:-$ROOT/../shared/bench}"
+BENCH="${BENCH:-$ROOT/scripts/bench}"
 # Below the kernel's ephemeral range (32768 up by default), where no outgoing connection can hold
 # them; each broker takes PORT + 1 for its controller listener too.
 KAFKA_PORT="${KAFKA_PORT:-29092}"

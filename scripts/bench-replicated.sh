@@ -13,7 +13,7 @@
 #
 #   scripts/bench-replicated.sh        env: ROUNDS (5), RECORDS (1000000), RECORD_SIZE (1024),
 #                                           RATE (5000), RATE_SECS (20), PARTITIONS (6),
-#                                           LINGER_MS (5), BENCH (../shared/bench)
+#                                           LINGER_MS (5), BENCH (scripts/bench)
 #
 # Build first: mvn -B -DskipTests verify (brook.jar and brook-tests' test classes).
 set -euo pipefail

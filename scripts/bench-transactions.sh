@@ -11,7 +11,7 @@
 #
 #   scripts/bench-transactions.sh   env: ROUNDS (5), RECORDS (1000000), RECORD_SIZE (1024),
 #                                        COMMIT_MS (100), RATE (5000), RATE_SECS (20),
-#                                        PARTITIONS (6), LINGER_MS (5), BENCH (../shared/bench)
+#                                        PARTITIONS (6), LINGER_MS (5), BENCH (scripts/bench)
 #
 # Build first: mvn -B -DskipTests verify (brook.jar and brook-tests' test classes).
 set -euo pipefail

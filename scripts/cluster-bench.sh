@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cluster figures on one machine: three combined nodes (separate JVMs, loopback ports, same heap and
-# GC flags), Brook (brook.jar) or Apache Kafka (the jars of ../shared/bench, KRaft with the same
-# static three-voter quorum):
+# GC flags), Brook (brook.jar) or Apache Kafka (the jars that scripts/bench/setup.sh fetches, KRaft
+# with the same static three-voter quorum):
 #  1. heap used after a full GC before and after creating TOPICS topics x PARTITIONS partitions
 #     (replication factor RF): memory per hosted partition;
 #  2. time to create them, and until every broker serves all of them;

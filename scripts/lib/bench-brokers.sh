@@ -1,4 +1,4 @@
-# Sourced by the benchmark scripts: starts a single-node Brook and an Apache Kafka (from the shared
+# Sourced by the benchmark scripts: starts a single-node Brook and an Apache Kafka (from the benchmark
 # harness) on loopback with the same JVM heap and GC flags, and stops both on exit.
 # Needs ROOT, BENCH, KAFKA_PORT, BROOK_PORT set by the caller.
 

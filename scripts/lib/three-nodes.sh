@@ -1,12 +1,13 @@
 # Sourced by the three-node benchmarks (cluster-bench.sh and, through replicated-cluster.sh,
 # bench-replicated.sh and bench-transactions.sh): three combined broker+controller nodes of Brook
-# (brook.jar) or of Apache Kafka (the jars of ../shared/bench) on loopback, node N listening on
-# BASE_PORT + 10N (clients) and + 1 (controller), with the same heap and GC flags for both.
+# (brook.jar) or of Apache Kafka (the jars scripts/bench/setup.sh fetches) on loopback, node N
+# listening on BASE_PORT + 10N (clients) and + 1 (controller), with the same heap and GC flags for
+# both.
 # Needs ROOT (the checkout); BENCH, BASE_PORT and HEAP may be set by the caller or the environment.
 # Defines BROKERS (the bootstrap list), TOOL (ClusterBench) and, after use_kafka_jars, KAFKA_CP
 # and KJAVA (Kafka's tools).
 
-BENCH="${BENCH:-$ROOT/../shared/bench}"
+BENCH="${BENCH:-$ROOT/scripts/bench}"
 JAR="$ROOT/brook-server/target/brook.jar"
 TEST_CLASSES="$ROOT/brook-tests/target/test-classes"
 CP_FILE="$ROOT/brook-tests/target/cluster-bench-classpath.txt"
@@ -30,7 +31,7 @@ TOOL=("$JAVA" -Dlog4j2.configurationFile=log4j2-child.properties -cp "$TEST_CP" 
 VOTERS="1@127.0.0.1:$((BASE_PORT + 11)),2@127.0.0.1:$((BASE_PORT + 21)),3@127.0.0.1:$((BASE_PORT + 31))"
 BROKERS="127.0.0.1:$((BASE_PORT + 10)),127.0.0.1:$((BASE_PORT + 20)),127.0.0.1:$((BASE_PORT + 30))"
 
-# Fetches Kafka's jars (once) through the shared harness.
+# Fetches Kafka's jars (once) through the benchmark harness (scripts/bench).
 use_kafka_jars() {
   # shellcheck source=/dev/null
   . "$BENCH/common.sh"
