@@ -122,7 +122,7 @@ public final class LogRetention {
    * The {@code segment.ms} the active segment rolls at: {@code segment.ms}, lowered to {@code
    * max.compaction.lag.ms} on compacted logs and, with {@code retention.deadline.enable}, to {@link
    * #deadlineCheckIntervalMs}. Without the deadline a quiet topic keeps a record for up to {@code
-   * retention.ms + segment.ms}, as the brief notes.
+   * retention.ms + segment.ms}.
    */
   static long effectiveSegmentMs(LogConfig config, long retentionCheckIntervalMs) {
     long rollMs = config.segmentMs();

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A group's lag, the health figure the brief alerts on: per partition, and summed up.
+ * A group's lag, the health figure operators alert on: per partition, and summed up.
  *
  * @param partitions one entry per partition the group has committed offsets for
  */
