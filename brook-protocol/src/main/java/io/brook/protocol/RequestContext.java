@@ -12,13 +12,37 @@ import org.apache.kafka.common.requests.RequestHeader;
  * @param clientAddress the peer's address
  * @param connectionId a unique id of the connection, for logs and per-connection state
  * @param receivedNanos {@code System.nanoTime()} when the request was read off the socket
+ * @param requestBytesDone see {@link #releaseRequestBytes()}
  */
 public record RequestContext(
     RequestHeader header,
     String listenerName,
     InetAddress clientAddress,
     String connectionId,
-    long receivedNanos) {
+    long receivedNanos,
+    Runnable requestBytesDone) {
+
+  /** A context whose request bytes are released only when the request is answered. */
+  public RequestContext(
+      RequestHeader header,
+      String listenerName,
+      InetAddress clientAddress,
+      String connectionId,
+      long receivedNanos) {
+    this(header, listenerName, clientAddress, connectionId, receivedNanos, () -> {});
+  }
+
+  /**
+   * Tells the network layer that the handler will not read the request's bytes again (for example a
+   * produce whose appends are done and that now waits for its replicas), so their request memory
+   * ({@code queued.max.request.bytes}) is given back before the answer. Without it a request holds
+   * its memory until answered, and requests waiting for replication could hold the whole budget
+   * while the followers' fetches that would complete them wait for memory. Any thread; calling it
+   * more than once, or after the answer, does nothing.
+   */
+  public void releaseRequestBytes() {
+    requestBytesDone.run();
+  }
 
   public ApiKeys apiKey() {
     return header.apiKey();

@@ -95,20 +95,28 @@ public final class ProduceHandler extends KafkaApi {
       }
     }
     if (offLoop == null) {
-      return respond(request, response, waiting);
+      return respond(context, request, response, waiting);
     }
     List<CompletableFuture<Optional<Pending>>> handedOff = offLoop;
     return CompletableFuture.allOf(handedOff.toArray(CompletableFuture[]::new))
         .thenCompose(
             ignored -> {
               handedOff.forEach(appended -> appended.join().ifPresent(waiting::add));
-              return respond(request, response, waiting);
+              return respond(context, request, response, waiting);
             });
   }
 
-  /** Answers once every append is done: at once, or for acks=all once the replicas have them. */
+  /**
+   * Answers once every append is done: at once, or for acks=all once the replicas have them. The
+   * records are in the log by then, so an acks=all wait gives the request's memory back first (as
+   * Kafka releases a produce's buffer after the append): waiting produces must not hold the budget
+   * that the followers' fetches need to complete them.
+   */
   private CompletionStage<ApiMessage> respond(
-      ProduceRequestData request, ProduceResponseData response, List<Pending> waiting) {
+      RequestContext context,
+      ProduceRequestData request,
+      ProduceResponseData response,
+      List<Pending> waiting) {
     short acks = request.acks();
     if (acks == 0) {
       // No response is expected; like Kafka, tell the producer about a failure by closing the
@@ -121,6 +129,7 @@ public final class ProduceHandler extends KafkaApi {
     if (acks != -1 || waiting.isEmpty()) {
       return CompletableFuture.completedFuture(response);
     }
+    context.releaseRequestBytes();
     CompletableFuture<ApiMessage> done = new CompletableFuture<>();
     replicaManager
         .delayedOperations()

@@ -178,7 +178,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             .orElseThrow(() -> new IllegalStateException("no handler for " + header.apiKey()));
     RequestContext context =
         new RequestContext(
-            header, listenerName, clientAddress, connectionId, request.receivedNanos());
+            header,
+            listenerName,
+            clientAddress,
+            connectionId,
+            request.receivedNanos(),
+            () -> onEventLoop(() -> releaseEarly(request)));
     CompletionStage<ApiMessage> stage;
     try {
       stage = handler.handle(context, request.body());
@@ -201,7 +206,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     try {
       respond(sequence, request, response, error);
     } finally {
-      awaitingHandler.remove(request);
+      if (awaitingHandler.remove(request)) {
+        release(request);
+      }
+      updateLoad();
+    }
+  }
+
+  /** A handler is done with the request's bytes before its answer; event loop only. */
+  private void releaseEarly(DecodedRequest.Supported request) {
+    if (awaitingHandler.remove(request)) {
       release(request);
       updateLoad();
     }

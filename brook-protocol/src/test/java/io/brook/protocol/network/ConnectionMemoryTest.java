@@ -1,6 +1,7 @@
 package io.brook.protocol.network;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.codec.FrameDecoder;
@@ -15,6 +16,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.errors.NotControllerException;
@@ -103,6 +105,45 @@ class ConnectionMemoryTest {
     held.awaitHeld(3).get(2).response().complete(new DescribeClusterResponseData());
     second.runPendingTasks();
     assertThat(responses(second)).isEqualTo(1);
+  }
+
+  @Test
+  void aHandlerDoneWithTheRequestBytesGivesTheirMemoryBackBeforeItAnswers() {
+    // Given: room for one request's bytes per connection, held by a request still unanswered
+    RequestMemoryPool pool = new RequestMemoryPool(1 << 20);
+    EmbeddedChannel channel = connection(pool, FRAME);
+    send(channel, DESCRIBE_CLUSTER);
+    HeldRequests.Held request = held.awaitHeld(1).get(0);
+    assertThat(pool.used()).isEqualTo(FRAME);
+    assertThat(channel.config().isAutoRead()).isFalse();
+
+    // When: the handler says it will not read the bytes again (as an acks=all produce does once
+    // its appends are done), from another thread, twice
+    Thread releaser =
+        new Thread(
+            () -> {
+              request.context().releaseRequestBytes();
+              request.context().releaseRequestBytes();
+            });
+    releaser.start();
+    await().atMost(Duration.ofSeconds(5)).until(() -> !releaser.isAlive());
+    channel.runPendingTasks();
+
+    // Then: the memory is back and the connection reads again, before any answer
+    assertThat(pool.used()).isZero();
+    assertThat(channel.config().isAutoRead()).isTrue();
+    assertThat(responses(channel)).isZero();
+
+    // And the answer releases nothing twice
+    request.response().complete(new DescribeClusterResponseData());
+    channel.runPendingTasks();
+    assertThat(responses(channel)).isEqualTo(1);
+    assertThat(pool.used()).isZero();
+    send(channel, DESCRIBE_CLUSTER);
+    assertThat(pool.used()).isEqualTo(FRAME);
+    held.awaitHeld(2).get(1).response().complete(new DescribeClusterResponseData());
+    channel.runPendingTasks();
+    assertThat(pool.used()).isZero();
   }
 
   @Test

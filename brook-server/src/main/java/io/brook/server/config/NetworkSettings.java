@@ -72,7 +72,8 @@ final class NetworkSettings {
             ANY,
             MEDIUM,
             "Bytes of requests the broker holds at once, from the moment a request's size prefix"
-                + " is read until its response is built; when they are used up the broker stops"
+                + " is read until its response is built (an acks=all produce: until its appends are"
+                + " done); when they are used up the broker stops"
                 + " reading from sockets until some are released. -1 (Kafka: no limit) means a"
                 + " quarter of the smaller of the JVM's maximum heap and direct memory, so large"
                 + " requests can never exhaust either. A request larger than this can never be"
