@@ -235,6 +235,26 @@ class FetchRequestRulesTest {
   }
 
   @Test
+  void fetchMaxBytesCapsAConsumersResponseWhateverItsMaxBytes() throws Exception {
+    // Given: a broker whose fetch.max.bytes is two and a half batches
+    append(0, 5);
+    int batch = batchSize();
+    fetch =
+        new FetchHandler(
+            broker.replicaManager,
+            io.brook.broker.replica.ReadReplicaSelector.LEADER,
+            2 * batch + batch / 2);
+
+    // When: a consumer asks for a gibibyte
+    FetchRequestData request = request(0, 1, 1 << 30);
+    partition(topic(request), 0, 0, 1 << 30);
+    FetchResponseData response = answeredAtOnce(request);
+
+    // Then: it gets what fetch.max.bytes allows
+    assertThat(batches(response.responses().get(0).partitions().get(0))).hasSize(2);
+  }
+
+  @Test
   void minBytesAboveMaxBytesIsSatisfiedByAFullResponse() throws Exception {
     // Given: more data than max_bytes allows
     append(0, 3);

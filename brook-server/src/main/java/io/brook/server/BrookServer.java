@@ -263,6 +263,7 @@ public final class BrookServer implements AutoCloseable {
                   describer,
                   logDirs,
                   ReplicationConfigs.readReplicaSelector(config),
+                  config.fetchMaxBytes(),
                   List.of(c.groupCoordinator)));
       handlers.addAll(
           GroupApis.handlers(
@@ -320,6 +321,7 @@ public final class BrookServer implements AutoCloseable {
                 describer,
                 config.logDirs(),
                 ReplicationConfigs.readReplicaSelector(config),
+                config.fetchMaxBytes(),
                 List.of(c.groupCoordinator)));
     handlers.addAll(
         GroupApis.handlers(
@@ -399,10 +401,11 @@ public final class BrookServer implements AutoCloseable {
       ConfigDescriber describer,
       List<Path> logDirs,
       ReadReplicaSelector readReplicas,
+      int fetchMaxBytes,
       List<CoordinatorMarkerWriter> markerWriters) {
     return List.of(
         new ProduceHandler(replicaManager, disk),
-        new FetchHandler(replicaManager, readReplicas),
+        new FetchHandler(replicaManager, readReplicas, fetchMaxBytes),
         new ListOffsetsHandler(replicaManager, disk),
         new MetadataHandler(identity, replicaManager, autoCreate),
         new OffsetForLeaderEpochHandler(replicaManager),

@@ -68,20 +68,29 @@ public final class FetchHandler extends KafkaApi {
    */
   static final int MAX_WAIT_MS = 30_000;
 
+  /** Kafka's default {@code fetch.max.bytes}: 55 MiB. */
+  public static final int DEFAULT_FETCH_MAX_BYTES = 55 * 1024 * 1024;
+
   private final ReplicaManager replicaManager;
   private final ReadReplicaSelector readReplicas;
+  private final int fetchMaxBytes;
 
   public FetchHandler(ReplicaManager replicaManager) {
-    this(replicaManager, ReadReplicaSelector.LEADER);
+    this(replicaManager, ReadReplicaSelector.LEADER, DEFAULT_FETCH_MAX_BYTES);
   }
 
   /**
    * @param readReplicas which replica consumers read from ({@code replica.selector.class})
+   * @param fetchMaxBytes {@code fetch.max.bytes}: the largest response to a consumer's fetch,
+   *     whatever its {@code max_bytes} (a follower's fetch is bounded by its own request, which
+   *     {@code replica.fetch.response.max.bytes} sets)
    */
-  public FetchHandler(ReplicaManager replicaManager, ReadReplicaSelector readReplicas) {
+  public FetchHandler(
+      ReplicaManager replicaManager, ReadReplicaSelector readReplicas, int fetchMaxBytes) {
     super(ApiKeys.FETCH);
     this.replicaManager = replicaManager;
     this.readReplicas = readReplicas;
+    this.fetchMaxBytes = fetchMaxBytes;
   }
 
   /** One requested partition, resolved. */
@@ -94,10 +103,13 @@ public final class FetchHandler extends KafkaApi {
   /** A requested partition as Kafka keys it: by topic id from v13, by topic name before. */
   private record RequestedPartition(String topic, Uuid topicId, int partition) {}
 
-  /** The fetch's limits, read from the request as Kafka reads them (plus the wait cap). */
+  /**
+   * The fetch's limits, read from the request as Kafka reads them (plus the wait cap); {@code
+   * responseCap} bounds {@code max_bytes} ({@code fetch.max.bytes} for a consumer).
+   */
   record Limits(long maxWaitMs, int minBytes, int maxBytes) {
-    static Limits of(FetchRequestData request) {
-      int maxBytes = Math.max(0, request.maxBytes());
+    static Limits of(FetchRequestData request, int responseCap) {
+      int maxBytes = Math.max(0, Math.min(request.maxBytes(), responseCap));
       return new Limits(
           Math.min(request.maxWaitMs(), MAX_WAIT_MS),
           Math.min(request.minBytes(), maxBytes),
@@ -121,7 +133,7 @@ public final class FetchHandler extends KafkaApi {
     List<Wanted> wanted = wanted(request);
     int replicaId = replicaId(request);
     boolean readCommitted = replicaId < 0 && request.isolationLevel() == READ_COMMITTED;
-    Limits limits = Limits.of(request);
+    Limits limits = Limits.of(request, replicaId < 0 ? fetchMaxBytes : Integer.MAX_VALUE);
     Read first = read(request, limits, version, wanted, replicaId);
     if (limits.maxWaitMs() <= 0
         || first.bytes() >= limits.minBytes()

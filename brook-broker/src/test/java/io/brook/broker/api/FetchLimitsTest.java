@@ -9,7 +9,18 @@ import org.junit.jupiter.api.Test;
 class FetchLimitsTest {
   private static FetchHandler.Limits limits(int maxWaitMs, int minBytes, int maxBytes) {
     return FetchHandler.Limits.of(
-        new FetchRequestData().setMaxWaitMs(maxWaitMs).setMinBytes(minBytes).setMaxBytes(maxBytes));
+        new FetchRequestData().setMaxWaitMs(maxWaitMs).setMinBytes(minBytes).setMaxBytes(maxBytes),
+        Integer.MAX_VALUE);
+  }
+
+  @Test
+  void aConsumersMaxBytesIsCappedByFetchMaxBytes() {
+    FetchRequestData request =
+        new FetchRequestData().setMaxWaitMs(500).setMinBytes(1 << 20).setMaxBytes(1 << 30);
+    FetchHandler.Limits capped = FetchHandler.Limits.of(request, 4096);
+    assertThat(capped.maxBytes()).isEqualTo(4096);
+    assertThat(capped.minBytes()).isEqualTo(4096);
+    assertThat(FetchHandler.Limits.of(request.setMaxBytes(100), 4096).maxBytes()).isEqualTo(100);
   }
 
   @Test

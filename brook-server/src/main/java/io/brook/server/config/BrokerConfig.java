@@ -355,6 +355,11 @@ public final class BrokerConfig {
     return (Integer) value(NetworkSettings.NUM_IO_THREADS);
   }
 
+  /** {@code fetch.max.bytes}: the largest response to a consumer's Fetch. */
+  public int fetchMaxBytes() {
+    return (Integer) value("fetch.max.bytes");
+  }
+
   public int queuedMaxRequests() {
     return (Integer) value(NetworkSettings.QUEUED_MAX_REQUESTS);
   }

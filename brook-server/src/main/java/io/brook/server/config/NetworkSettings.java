@@ -193,13 +193,14 @@ final class NetworkSettings {
             ANY,
             MEDIUM,
             "Upper bound of the growing connection set-up timeout.")
-        .accepts(
+        .uses(
             "fetch.max.bytes",
             INT,
             55 * 1024 * 1024,
             atLeast(1024),
             MEDIUM,
-            "Largest response to a consumer Fetch request.")
+            "Largest response to a consumer Fetch request, whatever the request's max_bytes (the"
+                + " first batch is still sent whole so the consumer makes progress).")
         .accepts(
             "max.incremental.fetch.session.cache.slots",
             INT,
