@@ -40,7 +40,7 @@ class ReassignmentTest {
     return errors.get(0);
   }
 
-  /** What AlterPartition (issue #6) will do: a leader reports a new ISR. */
+  /** What AlterPartition does: a leader reports a new ISR. */
   private static void isrBecomes(ControllerTestContext ctx, List<Integer> isr) {
     PartitionImage p = ctx.partition("t", 0);
     ReassignmentControl.isrChange(

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Exactly-once read-process-write (issue #8) through crashes: three nodes (separate JVMs), a
+ * Exactly-once read-process-write through crashes: three nodes (separate JVMs), a
  * payments topic fed throughout, and {@link SettlementApp} in its own JVM turning every payment
  * into a ledger entry and committing its input offsets in the same transaction. Payments keep
  * arriving until the faults are over. During the run the test SIGKILLs the application, the leader

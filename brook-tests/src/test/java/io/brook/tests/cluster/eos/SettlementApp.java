@@ -18,7 +18,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * The brief's settlement service as a separate JVM, so a test can SIGKILL it mid-transaction: it
+ * A settlement service as a separate JVM, so a test can SIGKILL it mid-transaction: it
  * reads payment events with {@code read_committed}, writes one ledger entry per payment and
  * advances its input position in the same transaction ({@code sendOffsetsToTransaction}), the
  * read-process-write loop of KIP-98.
