@@ -32,11 +32,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Exactly-once read-process-write through crashes: three nodes (separate JVMs), a
- * payments topic fed throughout, and {@link SettlementApp} in its own JVM turning every payment
- * into a ledger entry and committing its input offsets in the same transaction. Payments keep
- * arriving until the faults are over. During the run the test SIGKILLs the application, the leader
- * of an output partition, the transaction coordinator and the group coordinator. At the end {@link
+ * Exactly-once read-process-write through crashes: three nodes (separate JVMs), a payments topic
+ * fed throughout, and {@link SettlementApp} in its own JVM turning every payment into a ledger
+ * entry and committing its input offsets in the same transaction. Payments keep arriving until the
+ * faults are over. During the run the test SIGKILLs the application, the leader of an output
+ * partition, the transaction coordinator and the group coordinator. At the end {@link
  * ExactlyOnceChecker} reads the ledger with {@code read_committed}: every payment appears exactly
  * once and the committed offsets match the outputs.
  */

@@ -18,10 +18,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * A settlement service as a separate JVM, so a test can SIGKILL it mid-transaction: it
- * reads payment events with {@code read_committed}, writes one ledger entry per payment and
- * advances its input position in the same transaction ({@code sendOffsetsToTransaction}), the
- * read-process-write loop of KIP-98.
+ * A settlement service as a separate JVM, so a test can SIGKILL it mid-transaction: it reads
+ * payment events with {@code read_committed}, writes one ledger entry per payment and advances its
+ * input position in the same transaction ({@code sendOffsetsToTransaction}), the read-process-write
+ * loop of KIP-98.
  *
  * <p>Each ledger entry is the payment's value followed by {@code |partition:offset} of the payment,
  * so a checker can match every output to its input. The app exits on the first error; whoever
