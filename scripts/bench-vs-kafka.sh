@@ -4,7 +4,7 @@
 #   scripts/bench-vs-kafka.sh                  env: ROUNDS (5), WORKLOADS, RECORDS (1000000),
 #                                              BENCH (path to the harness, default scripts/bench)
 # Prints the harness report (medians, B/A ratios; A = Kafka, B = Brook) and keeps it in
-# $BENCH/work/results/compare-*.txt. Use MAX_OTHER_CPU=0.25 to keep only quiet samples.
+# $BENCH/out/results/compare-*.txt. Use MAX_OTHER_CPU=0.25 to keep only quiet samples.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="${BENCH:-$ROOT/scripts/bench}"

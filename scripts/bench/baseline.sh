@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Apache Kafka baseline: REPS times (default 3) start a fresh Apache Kafka broker, run.sh against it, stop it;
-# then print the median/min/max summary. Lines go to work/results/kafka-<version>.txt.
+# then print the median/min/max summary. Lines go to out/results/kafka-<version>.txt.
 #   ./baseline.sh            env: REPS (3), PORT (19092), plus everything run.sh / start-kafka.sh read
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"

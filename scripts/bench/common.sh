@@ -1,9 +1,9 @@
 # Sourced by the harness scripts. Resolves paths relative to this folder, the Kafka version and the
 # class path, and fetches Kafka's jars with Maven on first use (see setup.sh).
-# Everything downloaded or produced (Kafka jars, results, generated payloads) goes to work/, which
+# Everything downloaded or produced (Kafka jars, results, generated payloads) goes to out/, which
 # git ignores; the compiled tools go to target/.
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-WORK_DIR="${BENCH_WORK_DIR:-$BENCH_DIR/work}"
+WORK_DIR="${BENCH_WORK_DIR:-$BENCH_DIR/out}"
 RES_DIR="$WORK_DIR/results"
 KAFKA_VERSION="${KAFKA_VERSION:-$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$BENCH_DIR/pom.xml" | head -1)}"
 LIB_DIR="$WORK_DIR/lib/$KAFKA_VERSION"

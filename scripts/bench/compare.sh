@@ -5,7 +5,7 @@
 #   ./compare.sh BOOTSTRAP_A BOOTSTRAP_B
 # env: ROUNDS (3), LABEL_A (A), LABEL_B (B), plus everything run.sh reads (WORKLOADS, RECORDS, ...).
 #      MAX_OTHER_CPU=0.3: report only samples during which other processes used <= 0.3 cores.
-#   ./compare.sh --report work/results/compare-XXXX.txt   re-prints the report of an earlier comparison
+#   ./compare.sh --report out/results/compare-XXXX.txt   re-prints the report of an earlier comparison
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"   # relocates to a writable copy if this folder is read-only
 HERE="$BENCH_DIR"

@@ -4,7 +4,7 @@
 # env: REPS (3), LIMITS_DIR (scratch dir for the disk tests; default ${TMPDIR:-/tmp}/bench-limits-$$),
 #      DISK_GIB (4), TESTS (subset of: disk fsync mem net)
 # Prints run.sh-style lines (workload=... label=limits mb_per_s=... [p50_ms=...]) and appends them to
-# work/results/limits.txt; then a median/min/max summary. MB = 2^20 bytes.
+# out/results/limits.txt; then a median/min/max summary. MB = 2^20 bytes.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 REPS="${REPS:-3}"

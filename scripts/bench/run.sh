@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Standard workloads against any Kafka-protocol broker; one machine-readable line per workload on stdout.
 #   ./run.sh BOOTSTRAP [LABEL]          e.g. ./run.sh 127.0.0.1:19092 kafka
-# Lines are also appended to work/results/LABEL.txt; raw tool output goes to work/results/raw/LABEL-RUNID/.
+# Lines are also appended to out/results/LABEL.txt; raw tool output goes to out/results/raw/LABEL-RUNID/.
 #
 # Workloads (default order):
 #   produce-acks1-1k    ProducerPerformance, 1 KiB random records, acks=1,  linger.ms=5, no compression
@@ -19,7 +19,7 @@
 #      WARMUP_N (500000; 0 = no broker warm-up), QUIET_BUSY_PCT (25) / QUIET_MAX_WAIT_S (20): before each
 #      workload wait until the machine is at most that busy (2 s sample; field pre_busy_pct),
 #      BROKER_PID (for broker CPU accounting; auto-detected with `ss` for a local port when possible),
-#      KEEP_TOPICS=1, RESULTS_FILE (default work/results/LABEL.txt), ROUND (tag added to lines), KAFKA_VERSION,
+#      KEEP_TOPICS=1, RESULTS_FILE (default out/results/LABEL.txt), ROUND (tag added to lines), KAFKA_VERSION,
 #      JAVA_HOME, CLIENT_JVM_OPTS.
 #
 # Output fields: records_per_s, mb_per_s (MB = 2^20 bytes, as the Kafka tools count; uncompressed payload

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepares the benchmark harness: copies Apache Kafka's jars (broker, perf tools, clients; resolved by
-# Maven from Maven Central, so the first run needs the network) into work/lib/<kafka.version>/ and
+# Maven from Maven Central, so the first run needs the network) into out/lib/<kafka.version>/ and
 # builds the harness's own tools into target/bench-tools.jar. Brook's own build never does this.
 #   scripts/bench/setup.sh            env: KAFKA_VERSION overrides the pom's kafka.version,
 #                                          MVN_OPTS (e.g. -o once the jars are in ~/.m2)

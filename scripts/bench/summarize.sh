@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Median / min / max / n per (label, workload) of the run.sh result lines in the given files.
-#   ./summarize.sh work/results/kafka.txt [more files...]
+#   ./summarize.sh out/results/kafka.txt [more files...]
 #   METRICS="records_per_s mb_per_s p50_ms p99_ms p999_ms broker_cpu client_cpu other_cpu broker_cpu_s" (default)
 #   MAX_OTHER_CPU=0.2  only use samples during which other processes used at most 0.2 cores (quiet samples)
 METRICS="${METRICS:-records_per_s mb_per_s p50_ms p99_ms p999_ms broker_cpu client_cpu other_cpu broker_cpu_s}"
