@@ -28,6 +28,7 @@ import io.brook.coordinator.group.classic.ClassicGroupEvent.PendingMemberRemoved
 import io.brook.coordinator.group.classic.ClassicGroupEvent.RebalanceStarted;
 import io.brook.coordinator.group.classic.ClassicGroupEvent.RecordEvent;
 import io.brook.coordinator.group.classic.ClassicGroupEvent.StaticMemberRejoined;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.StaticMemberReplaced;
 import io.brook.coordinator.group.classic.ClassicGroupEvent.SyncReceived;
 import io.brook.coordinator.group.classic.ClassicGroupRecords.PersistedGroup;
 import io.brook.coordinator.group.classic.ClassicGroupRecords.PersistedMember;
@@ -489,7 +490,7 @@ public final class ClassicGroup implements Group {
       requireState(e, STABLE);
       next = STABLE;
     }
-    if (!(e instanceof GroupLoaded) && next != state) {
+    if (!(e instanceof GroupLoaded) && !(e instanceof StaticMemberReplaced)) {
       requireMove(next, e);
     }
     if (next != state) {
