@@ -1,7 +1,35 @@
 package io.brook.coordinator.group.classic;
 
+import static io.brook.coordinator.group.classic.ClassicGroupState.COMPLETING_REBALANCE;
+import static io.brook.coordinator.group.classic.ClassicGroupState.DEAD;
+import static io.brook.coordinator.group.classic.ClassicGroupState.EMPTY;
+import static io.brook.coordinator.group.classic.ClassicGroupState.PREPARING_REBALANCE;
+import static io.brook.coordinator.group.classic.ClassicGroupState.STABLE;
+
 import io.brook.coordinator.group.Group;
 import io.brook.coordinator.group.GroupType;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.AssignmentInstalled;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.AssignmentSubmitted;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.AssignmentWriteFinished;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.GenerationCompleted;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.GroupDeleted;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.GroupEmptied;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.GroupLoaded;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.GroupUnloaded;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.InitialDelayExtended;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.JoinPhaseAnswered;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.MemberHeardFrom;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.MemberJoined;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.MemberRejoined;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.MemberRemoved;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.MemberUpdated;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.PendingMemberAdded;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.PendingMemberRemoved;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.RebalanceStarted;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.RecordEvent;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.StaticMemberRejoined;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.StaticMemberReplaced;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.SyncReceived;
 import io.brook.coordinator.group.classic.ClassicGroupRecords.PersistedGroup;
 import io.brook.coordinator.group.classic.ClassicGroupRecords.PersistedMember;
 import io.brook.coordinator.runtime.CoordinatorRecord;
@@ -27,19 +55,30 @@ import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.IllegalGenerationException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.UnknownMemberIdException;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.types.SchemaException;
 
 /**
  * A classic (JoinGroup/SyncGroup) group: its state, generation and members.
  *
- * <p>What survives a restart is the last group record (type 2): generation, protocol, leader and
- * the members with their assignment, applied by {@link #apply}, on the same path for a live write
- * and for loading. Between two records a group is in a rebalance: who has rejoined, members added
- * or dropped since the last generation, and the parked JoinGroup/SyncGroup answers are held in
- * memory only, as Kafka holds them; if the coordinator moves mid-rebalance, the new one starts from
- * the last generation and the members rejoin.
+ * <p><b>One way in.</b> The group changes only through {@link #apply}: the request and timer code
+ * decides what happened and hands the group a {@link ClassicGroupEvent}; {@code apply} checks the
+ * event against the group's state (the moves of {@link ClassicGroupState}, the states an event may
+ * happen in, the members it names) and throws {@link IllegalStateException} for one that does not
+ * fit, before changing anything. Everything else here only reads.
  *
- * <p>Used on the shard's thread only.
+ * <p>What survives a restart is the last group record (type 2): generation, protocol, leader and
+ * the members with their assignment. A live write is replayed at once as the event that wrote it
+ * ({@link ClassicGroupEvent.GenerationCompleted}, {@link ClassicGroupEvent.AssignmentInstalled},
+ * ...); loading replays the same records as {@link ClassicGroupEvent.GroupLoaded}, and both apply
+ * the record the same way. Between two records a group is in a rebalance: who has rejoined, members
+ * added or dropped since the last generation, and the parked JoinGroup/SyncGroup answers are held
+ * in memory only, as Kafka holds them; if the coordinator moves mid-rebalance, the new one starts
+ * from the last generation and the members rejoin.
+ *
+ * <p><b>Threading.</b> A group lives on the one coordinator shard thread that owns its {@code
+ * __consumer_offsets} partition: requests, timers, write completions and replays all run there, so
+ * the group holds no lock and its methods must never be called from another thread.
  */
 public final class ClassicGroup implements Group {
   /** Kafka's protocol type of Java consumers, whose subscriptions the coordinator can read. */
@@ -147,59 +186,6 @@ public final class ClassicGroup implements Group {
     return memberId != null && memberId.equals(leaderId);
   }
 
-  void transitionTo(ClassicGroupState next, long nowMs) {
-    if (!next.validPrevious().contains(state)) {
-      throw new IllegalStateException(
-          "group " + groupId + " cannot move from " + state + " to " + next);
-    }
-    previousState = state;
-    state = next;
-    stateTimestampMs = nowMs;
-  }
-
-  // ---- membership (in memory until the next group record) ----
-
-  void add(ClassicMember member, String memberProtocolType) {
-    if (members.isEmpty()) {
-      protocolType = memberProtocolType;
-    }
-    members.put(member.memberId(), member);
-    if (member.isStatic()) {
-      staticMembers.put(member.groupInstanceId(), member.memberId());
-    }
-    pendingMembers.remove(member.memberId());
-    if (leaderId == null) {
-      leaderId = member.memberId();
-    }
-  }
-
-  /** Removes a member; its parked answers are the caller's to complete first. */
-  void remove(String memberId) {
-    ClassicMember removed = members.remove(memberId);
-    pendingSyncMembers.remove(memberId);
-    if (removed != null && removed.isStatic()) {
-      staticMembers.remove(removed.groupInstanceId(), memberId);
-    }
-    if (isLeader(memberId)) {
-      leaderId = members.isEmpty() ? null : members.keySet().iterator().next();
-    }
-  }
-
-  /** Swaps a static member's id during a rebalance; the caller fences the old id's answers. */
-  ClassicMember replaceStaticMember(String oldMemberId, String newMemberId) {
-    ClassicMember old = members.remove(oldMemberId);
-    ClassicMember replacement = old.withMemberId(newMemberId);
-    members.put(newMemberId, replacement);
-    staticMembers.put(old.groupInstanceId(), newMemberId);
-    if (pendingSyncMembers.remove(oldMemberId)) {
-      pendingSyncMembers.add(newMemberId);
-    }
-    if (isLeader(oldMemberId)) {
-      leaderId = newMemberId;
-    }
-    return replacement;
-  }
-
   boolean hasPendingMembers() {
     return !pendingMembers.isEmpty();
   }
@@ -208,38 +194,19 @@ public final class ClassicGroup implements Group {
     return pendingMembers.contains(memberId);
   }
 
-  void addPendingMember(String memberId) {
-    pendingMembers.add(memberId);
-  }
-
-  boolean removePendingMember(String memberId) {
-    return pendingMembers.remove(memberId);
-  }
-
+  /** The members that got their JoinGroup answer of this generation but sent no SyncGroup yet. */
   Set<String> pendingSyncMembers() {
-    return pendingSyncMembers;
+    return Collections.unmodifiableSet(pendingSyncMembers);
   }
 
-  void setPendingSyncMembers(Collection<String> memberIds) {
-    pendingSyncMembers.clear();
-    pendingSyncMembers.addAll(memberIds);
-  }
-
+  /** Whether a member joined while the initial delay of a new group ran. */
   boolean newMemberAdded() {
     return newMemberAdded;
-  }
-
-  void setNewMemberAdded(boolean value) {
-    newMemberAdded = value;
   }
 
   /** Whether the leader's assignment is written but not yet committed. */
   boolean assignmentCommitPending() {
     return assignmentCommitPending;
-  }
-
-  void setAssignmentCommitPending(boolean value) {
-    assignmentCommitPending = value;
   }
 
   int numAwaitingJoin() {
@@ -359,50 +326,197 @@ public final class ClassicGroup implements Group {
         groupId, protocolType(), generation, protocol, leader, nowMs, persistedMembers);
   }
 
+  // ---- events: the one way the group's state changes ----
+
+  /**
+   * Applies one event. It is checked against the group's state first (a move of state against
+   * {@link ClassicGroupState#canMoveTo}, an event that keeps the state against the states it may
+   * happen in, the members it names), and nothing changes when the check fails.
+   *
+   * @throws IllegalStateException if the event cannot happen in the group's current state
+   */
+  void apply(ClassicGroupEvent event) {
+    if (event instanceof MemberJoined e) {
+      onMemberJoined(e);
+    } else if (event instanceof MemberRejoined e) {
+      ClassicMember member = requireMember(e, e.memberId());
+      requireState(e, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE);
+      member.update(e.metadata());
+      member.awaitJoin(e.answer(), JoinResult.error(e.memberId(), Errors.REBALANCE_IN_PROGRESS));
+    } else if (event instanceof StaticMemberRejoined e) {
+      onStaticMemberRejoined(e);
+    } else if (event instanceof MemberUpdated e) {
+      requireMember(e, e.memberId()).update(e.metadata());
+    } else if (event instanceof MemberHeardFrom e) {
+      requireMember(e, e.memberId()).setConnectionId(e.connectionId());
+    } else if (event instanceof MemberRemoved e) {
+      onMemberRemoved(e);
+    } else if (event instanceof PendingMemberAdded e) {
+      requireNotDead(e);
+      pendingMembers.add(e.memberId());
+    } else if (event instanceof PendingMemberRemoved e) {
+      require(pendingMembers.contains(e.memberId()), e, "no pending member " + e.memberId());
+      pendingMembers.remove(e.memberId());
+    } else if (event instanceof RebalanceStarted e) {
+      onRebalanceStarted(e);
+    } else if (event instanceof InitialDelayExtended e) {
+      requireState(e, PREPARING_REBALANCE);
+      newMemberAdded = false;
+    } else if (event instanceof JoinPhaseAnswered e) {
+      requireState(e, COMPLETING_REBALANCE);
+      members.values().forEach(m -> m.setNew(false));
+      pendingSyncMembers.clear();
+      pendingSyncMembers.addAll(members.keySet());
+    } else if (event instanceof SyncReceived e) {
+      ClassicMember member = requireMember(e, e.memberId());
+      requireState(e, COMPLETING_REBALANCE, STABLE);
+      pendingSyncMembers.remove(e.memberId());
+      if (e.answer() != null) {
+        member.awaitSync(e.answer(), SyncResult.error(Errors.REBALANCE_IN_PROGRESS));
+      }
+    } else if (event instanceof AssignmentSubmitted e) {
+      requireState(e, COMPLETING_REBALANCE);
+      assignmentCommitPending = true;
+    } else if (event instanceof AssignmentWriteFinished e) {
+      require(assignmentCommitPending, e, "no assignment is being written");
+      assignmentCommitPending = false;
+    } else if (event instanceof RecordEvent e) {
+      onRecord(e);
+    } else if (event instanceof GroupDeleted e) {
+      moveTo(DEAD, e, e.nowMs());
+    } else if (event instanceof GroupUnloaded e) {
+      moveTo(DEAD, e, e.nowMs());
+    } else {
+      throw new IllegalArgumentException("unknown classic group event " + event);
+    }
+  }
+
+  private void onMemberJoined(MemberJoined e) {
+    requireNotDead(e);
+    require(!members.containsKey(e.memberId()), e, "member " + e.memberId() + " already joined");
+    ClassicMember member = new ClassicMember(e.memberId(), e.groupInstanceId(), e.metadata());
+    member.setNew(true);
+    member.setConnectionId(e.connectionId());
+    member.awaitJoin(e.answer(), null);
+    if (members.isEmpty()) {
+      protocolType = e.protocolType();
+    }
+    putMember(member);
+    pendingMembers.remove(member.memberId());
+    if (leaderId == null) {
+      leaderId = member.memberId();
+    }
+    newMemberAdded = true;
+  }
+
+  private void onStaticMemberRejoined(StaticMemberRejoined e) {
+    requireNotDead(e);
+    ClassicMember old = requireMember(e, e.oldMemberId());
+    require(!members.containsKey(e.newMemberId()), e, "member " + e.newMemberId() + " exists");
+    members.remove(e.oldMemberId());
+    ClassicMember replacement = old.withMemberId(e.newMemberId());
+    replacement.update(e.metadata());
+    replacement.setConnectionId(e.connectionId());
+    replacement.awaitJoin(e.answer(), null);
+    putMember(replacement);
+    if (pendingSyncMembers.remove(e.oldMemberId())) {
+      pendingSyncMembers.add(e.newMemberId());
+    }
+    if (isLeader(e.oldMemberId())) {
+      leaderId = e.newMemberId();
+    }
+  }
+
+  private void onMemberRemoved(MemberRemoved e) {
+    requireNotDead(e);
+    ClassicMember removed = requireMember(e, e.memberId());
+    members.remove(e.memberId());
+    pendingSyncMembers.remove(e.memberId());
+    if (removed.isStatic()) {
+      staticMembers.remove(removed.groupInstanceId(), e.memberId());
+    }
+    if (isLeader(e.memberId())) {
+      leaderId = members.isEmpty() ? null : members.keySet().iterator().next();
+    }
+  }
+
+  private void onRebalanceStarted(RebalanceStarted e) {
+    boolean completing = state == COMPLETING_REBALANCE;
+    moveTo(PREPARING_REBALANCE, e, e.nowMs());
+    if (completing) {
+      // The generation never became Stable: its assignment was never handed out.
+      members.values().forEach(m -> m.setAssignment(new byte[0]));
+    }
+    pendingSyncMembers.clear();
+    assignmentCommitPending = false;
+  }
+
   /**
    * Applies a group record. The members become exactly the record's; members already known keep
-   * their full protocol list when the record's metadata agrees with it. The state follows from the
-   * record: no members is Empty; assignments present (or the assignment of the generation being
-   * completed) is Stable; a new generation without assignments is CompletingRebalance.
+   * their full protocol list when the record's metadata agrees with it. A loaded record restores
+   * the state it implies (no members: Empty; assignments present, or the assignment of the
+   * generation being completed: Stable; a new generation without assignments: CompletingRebalance);
+   * a live record is the move its event names.
    */
-  void apply(PersistedGroup record) {
-    boolean sameGeneration = record.generationId() == generationId && !members.isEmpty();
-    boolean wasCompleting = state == ClassicGroupState.COMPLETING_REBALANCE;
-    Map<String, ClassicMember> previous = new LinkedHashMap<>(members);
-    members.clear();
-    staticMembers.clear();
-    boolean anyAssignment = false;
-    for (PersistedMember pm : record.members()) {
-      ClassicMember member = merge(previous.get(pm.memberId()), pm, record.protocolName());
-      member.setAssignment(pm.assignment());
-      anyAssignment |= pm.assignment().length > 0;
-      members.put(member.memberId(), member);
-      if (member.isStatic()) {
-        staticMembers.put(member.groupInstanceId(), member.memberId());
-      }
-      pendingMembers.remove(member.memberId());
-    }
-    pendingSyncMembers.retainAll(members.keySet());
-    protocolType = record.protocolType();
-    generationId = record.generationId();
-    protocolName = record.protocolName();
-    leaderId = record.leaderId();
-    subscribedTopics = Optional.empty();
+  private void onRecord(RecordEvent e) {
+    PersistedGroup record = e.record();
+    require(record.groupId().equals(groupId), e, "the record is of group " + record.groupId());
+    boolean sameGeneration = record.generationId() == generationId;
+    boolean anyAssignment = record.members().stream().anyMatch(m -> m.assignment().length > 0);
     ClassicGroupState next;
-    if (members.isEmpty()) {
-      next = ClassicGroupState.EMPTY;
-    } else if (anyAssignment || (sameGeneration && wasCompleting)) {
-      next = ClassicGroupState.STABLE;
-    } else if (sameGeneration) {
-      next = state;
+    if (e instanceof GroupLoaded) {
+      requireNotDead(e);
+      boolean completing = sameGeneration && !members.isEmpty() && state == COMPLETING_REBALANCE;
+      if (record.members().isEmpty()) {
+        next = EMPTY;
+      } else if (anyAssignment || completing) {
+        next = STABLE;
+      } else if (sameGeneration && !members.isEmpty()) {
+        next = state;
+      } else {
+        next = COMPLETING_REBALANCE;
+      }
+    } else if (e instanceof GenerationCompleted) {
+      require(!sameGeneration && !record.members().isEmpty(), e, "not a new generation");
+      next = COMPLETING_REBALANCE;
+    } else if (e instanceof GroupEmptied) {
+      require(!sameGeneration && record.members().isEmpty(), e, "not a new empty generation");
+      next = EMPTY;
+    } else if (e instanceof AssignmentInstalled) {
+      require(sameGeneration, e, "generation " + record.generationId() + " is not the current");
+      next = STABLE;
     } else {
-      next = ClassicGroupState.COMPLETING_REBALANCE;
+      require(sameGeneration, e, "generation " + record.generationId() + " is not the current");
+      requireState(e, STABLE);
+      next = STABLE;
+    }
+    if (!(e instanceof GroupLoaded) && !(e instanceof StaticMemberReplaced)) {
+      requireMove(next, e);
     }
     if (next != state) {
       previousState = state;
       state = next;
     }
+    replaceMembers(record);
+    protocolType = record.protocolType();
+    generationId = record.generationId();
+    protocolName = record.protocolName();
+    leaderId = record.leaderId();
+    subscribedTopics = Optional.empty();
     stateTimestampMs = record.stateTimestampMs();
+  }
+
+  private void replaceMembers(PersistedGroup record) {
+    Map<String, ClassicMember> previous = new LinkedHashMap<>(members);
+    members.clear();
+    staticMembers.clear();
+    for (PersistedMember pm : record.members()) {
+      ClassicMember member = merge(previous.get(pm.memberId()), pm, record.protocolName());
+      member.setAssignment(pm.assignment());
+      putMember(member);
+      pendingMembers.remove(member.memberId());
+    }
+    pendingSyncMembers.retainAll(members.keySet());
   }
 
   private static ClassicMember merge(ClassicMember known, PersistedMember pm, String protocol) {
@@ -416,27 +530,89 @@ public final class ClassicGroup implements Group {
         && Objects.equals(known.groupInstanceId(), pm.groupInstanceId())) {
       protocols = known.protocols();
     }
-    ClassicMember member =
-        known != null && Objects.equals(known.groupInstanceId(), pm.groupInstanceId())
-            ? known
-            : new ClassicMember(
-                pm.memberId(),
-                pm.groupInstanceId(),
-                pm.clientId(),
-                pm.clientHost(),
-                pm.rebalanceTimeoutMs(),
-                pm.sessionTimeoutMs(),
-                protocols);
-    member.update(
-        pm.clientId(), pm.clientHost(), pm.rebalanceTimeoutMs(), pm.sessionTimeoutMs(), protocols);
+    ClassicMember.Metadata metadata =
+        new ClassicMember.Metadata(
+            pm.clientId(),
+            pm.clientHost(),
+            pm.rebalanceTimeoutMs(),
+            pm.sessionTimeoutMs(),
+            protocols);
+    if (known != null && Objects.equals(known.groupInstanceId(), pm.groupInstanceId())) {
+      known.update(metadata);
+      return known;
+    }
+    return new ClassicMember(pm.memberId(), pm.groupInstanceId(), metadata);
+  }
+
+  private void putMember(ClassicMember member) {
+    members.put(member.memberId(), member);
+    if (member.isStatic()) {
+      staticMembers.put(member.groupInstanceId(), member.memberId());
+    }
+  }
+
+  /** The one place a state moves: Kafka's table in {@link ClassicGroupState#canMoveTo}. */
+  private void moveTo(ClassicGroupState next, ClassicGroupEvent cause, long nowMs) {
+    requireMove(next, cause);
+    previousState = state;
+    state = next;
+    stateTimestampMs = nowMs;
+  }
+
+  private void requireMove(ClassicGroupState next, ClassicGroupEvent cause) {
+    if (!state.canMoveTo(next)) {
+      throw new IllegalStateException(
+          "classic group "
+              + groupId
+              + " cannot move from "
+              + state.wireName()
+              + " to "
+              + next.wireName()
+              + " on "
+              + eventName(cause));
+    }
+  }
+
+  private void requireState(ClassicGroupEvent event, ClassicGroupState... allowed) {
+    if (!Arrays.asList(allowed).contains(state)) {
+      throw new IllegalStateException(
+          "classic group "
+              + groupId
+              + " cannot take "
+              + eventName(event)
+              + " in state "
+              + state.wireName()
+              + "; it needs "
+              + Arrays.stream(allowed).map(ClassicGroupState::wireName).toList());
+    }
+  }
+
+  private void requireNotDead(ClassicGroupEvent event) {
+    requireState(event, EMPTY, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE);
+  }
+
+  private ClassicMember requireMember(ClassicGroupEvent event, String memberId) {
+    ClassicMember member = memberId == null ? null : members.get(memberId);
+    require(member != null, event, "no member " + memberId);
     return member;
   }
 
-  /** The group was deleted (tombstone) or its shard unloaded. */
-  void markDead(long nowMs) {
-    previousState = state;
-    state = ClassicGroupState.DEAD;
-    stateTimestampMs = nowMs;
+  private void require(boolean condition, ClassicGroupEvent event, String why) {
+    if (!condition) {
+      throw new IllegalStateException(
+          "classic group "
+              + groupId
+              + " in state "
+              + state.wireName()
+              + " cannot take "
+              + eventName(event)
+              + ": "
+              + why);
+    }
+  }
+
+  private static String eventName(ClassicGroupEvent event) {
+    return event.getClass().getSimpleName();
   }
 
   // ---- Group: offsets and deletion ----

@@ -4,6 +4,14 @@ import io.brook.coordinator.group.Group;
 import io.brook.coordinator.group.GroupConfig;
 import io.brook.coordinator.group.GroupTypeManager;
 import io.brook.coordinator.group.Groups;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.AssignmentInstalled;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.GenerationCompleted;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.GroupDeleted;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.GroupEmptied;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.GroupLoaded;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.GroupUnloaded;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.StaticMemberReplaced;
+import io.brook.coordinator.group.classic.ClassicGroupRecords.PersistedGroup;
 import io.brook.coordinator.group.classic.ClassicRequests.Heartbeat;
 import io.brook.coordinator.group.classic.ClassicRequests.Join;
 import io.brook.coordinator.group.classic.ClassicRequests.Leaving;
@@ -21,9 +29,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The classic group protocol of one shard: JoinGroup, SyncGroup, Heartbeat, LeaveGroup and
- * DescribeGroups, and the replay of classic group records (type 2). Runs on the shard's thread;
- * answers that must wait (the join barrier, followers waiting for the leader's assignment) are
- * futures completed later on that thread.
+ * DescribeGroups, and the replay of classic group records (type 2) as {@link ClassicGroupEvent}s.
+ * Runs on the shard's thread, the one thread its groups live on; answers that must wait (the join
+ * barrier, followers waiting for the leader's assignment) are futures completed later on that
+ * thread.
  */
 public final class ClassicGroupManager implements GroupTypeManager {
   private static final Logger log = LoggerFactory.getLogger(ClassicGroupManager.class);
@@ -34,6 +43,9 @@ public final class ClassicGroupManager implements GroupTypeManager {
   private final ClassicRebalancer rebalancer;
   private final ClassicJoin joins;
   private final ClassicMembership membership;
+
+  /** Whether the shard finished loading: group records replayed before that restore groups. */
+  private boolean loaded;
 
   public ClassicGroupManager(
       ShardContext context, GroupConfig config, Groups groups, OffsetStore offsets) {
@@ -153,8 +165,8 @@ public final class ClassicGroupManager implements GroupTypeManager {
       existing.ifPresent(
           g -> {
             ClassicGroup group = (ClassicGroup) g;
+            group.apply(new GroupDeleted(context.nowMs()));
             failWaiters(group, Errors.COORDINATOR_NOT_AVAILABLE);
-            group.markDead(context.nowMs());
             groups.remove(groupId);
           });
       return true;
@@ -163,13 +175,33 @@ public final class ClassicGroupManager implements GroupTypeManager {
         existing
             .map(ClassicGroup.class::cast)
             .orElseGet(() -> new ClassicGroup(groupId, context.nowMs()));
-    group.apply(ClassicGroupRecords.readValue(groupId, record));
+    group.apply(recordEvent(group, ClassicGroupRecords.readValue(groupId, record)));
     groups.put(group);
     return true;
   }
 
+  /**
+   * Names a group record as the event it records. While the shard loads, every record restores the
+   * group as written. Afterwards the only records are the shard's own writes, replayed as they are
+   * appended, and what was written follows from the group it was written for: a new generation
+   * (with or without members), the leader's assignment of the generation being completed, or a
+   * static member's swap in a Stable group.
+   */
+  private ClassicGroupEvent recordEvent(ClassicGroup group, PersistedGroup value) {
+    if (!loaded) {
+      return new GroupLoaded(value);
+    }
+    if (value.generationId() != group.generationId()) {
+      return value.members().isEmpty() ? new GroupEmptied(value) : new GenerationCompleted(value);
+    }
+    return group.isInState(ClassicGroupState.COMPLETING_REBALANCE)
+        ? new AssignmentInstalled(value)
+        : new StaticMemberReplaced(value);
+  }
+
   @Override
   public void onLoaded() {
+    loaded = true;
     for (Group g : List.copyOf(groups.all())) {
       if (g instanceof ClassicGroup group) {
         group.members().forEach(m -> rebalancer.scheduleSession(group, m));
@@ -183,6 +215,7 @@ public final class ClassicGroupManager implements GroupTypeManager {
 
   @Override
   public void onUnloaded() {
+    loaded = false;
     for (Group g : List.copyOf(groups.all())) {
       if (g instanceof ClassicGroup group) {
         failWaiters(group, Errors.NOT_COORDINATOR);
@@ -191,7 +224,7 @@ public final class ClassicGroupManager implements GroupTypeManager {
         }
         context.timer().cancel(ClassicRebalancer.joinKey(group.groupId()));
         context.timer().cancel(ClassicRebalancer.syncKey(group.groupId()));
-        group.markDead(context.nowMs());
+        group.apply(new GroupUnloaded(context.nowMs()));
       }
     }
   }

@@ -4,7 +4,8 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The states of a classic group, named as Kafka names them on the wire.
+ * The states of a classic group, named as Kafka names them on the wire, and the one table of the
+ * moves a live group may make between them (Kafka's table):
  *
  * <pre>
  *            join                 all joined / rebalance timeout        leader's SyncGroup durable
@@ -12,8 +13,13 @@ import java.util.Set;
  *     ^                 ^   |  no member left                          |                            |
  *     |                 |   +--------------> Empty                     | member change / timeout    |
  *     |                 +-------------------------------------------------------------------------+
- *   every state -----> Dead (group deleted)
+ *   every state -----> Dead (group deleted or its shard unloaded)
  * </pre>
+ *
+ * Staying in a state is not a move: events that keep the state (a member heartbeating, a static
+ * member swapped in a Stable group) check the state they need instead. Loading is not a move
+ * either: a group record read from {@code __consumer_offsets} restores the state it was written in
+ * ({@link ClassicGroupEvent.GroupLoaded}).
  */
 public enum ClassicGroupState {
   EMPTY("Empty"),
@@ -32,14 +38,18 @@ public enum ClassicGroupState {
     return wireName;
   }
 
-  /** The states a group may move to this one from. */
-  Set<ClassicGroupState> validPrevious() {
+  /** The states a live group may move to from this one. */
+  Set<ClassicGroupState> validNext() {
     return switch (this) {
-      case EMPTY -> EnumSet.of(PREPARING_REBALANCE, EMPTY, STABLE, COMPLETING_REBALANCE);
-      case PREPARING_REBALANCE -> EnumSet.of(STABLE, COMPLETING_REBALANCE, EMPTY);
-      case COMPLETING_REBALANCE -> EnumSet.of(PREPARING_REBALANCE, COMPLETING_REBALANCE);
-      case STABLE -> EnumSet.of(COMPLETING_REBALANCE, STABLE, PREPARING_REBALANCE);
-      case DEAD -> EnumSet.allOf(ClassicGroupState.class);
+      case EMPTY -> EnumSet.of(PREPARING_REBALANCE, DEAD);
+      case PREPARING_REBALANCE -> EnumSet.of(COMPLETING_REBALANCE, EMPTY, DEAD);
+      case COMPLETING_REBALANCE -> EnumSet.of(STABLE, PREPARING_REBALANCE, DEAD);
+      case STABLE -> EnumSet.of(PREPARING_REBALANCE, DEAD);
+      case DEAD -> EnumSet.of(DEAD);
     };
+  }
+
+  boolean canMoveTo(ClassicGroupState next) {
+    return validNext().contains(next);
   }
 }

@@ -2,6 +2,12 @@ package io.brook.coordinator.group.classic;
 
 import io.brook.coordinator.group.GroupConfig;
 import io.brook.coordinator.group.Groups;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.MemberJoined;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.MemberRejoined;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.MemberUpdated;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.PendingMemberAdded;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.RemovalCause;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.StaticMemberRejoined;
 import io.brook.coordinator.group.classic.ClassicGroupRecords.PersistedGroup;
 import io.brook.coordinator.group.classic.ClassicRequests.Join;
 import io.brook.coordinator.runtime.ShardContext;
@@ -70,7 +76,10 @@ final class ClassicJoin {
     }
     if (!acceptsJoiningMember(group, memberId)) {
       // As in Kafka, a known member that finds the group full is dropped from it.
-      group.member(memberId).ifPresent(m -> rebalancer.removeMember(group, m, "group is full"));
+      group
+          .member(memberId)
+          .ifPresent(
+              m -> rebalancer.removeMember(group, m, RemovalCause.GROUP_FULL, "group is full"));
       return done(JoinResult.error(memberId, Errors.GROUP_MAX_SIZE_REACHED));
     }
     CompletableFuture<JoinResult> result = new CompletableFuture<>();
@@ -133,7 +142,7 @@ final class ClassicJoin {
       }
     } else if (request.requireKnownMemberId()) {
       // KIP-394: the client must come back with this id, so a lost answer leaves no ghost member.
-      group.addPendingMember(newMemberId);
+      group.apply(new PendingMemberAdded(newMemberId));
       rebalancer.schedulePendingMember(group, newMemberId, request.sessionTimeoutMs());
       result.complete(JoinResult.error(newMemberId, Errors.MEMBER_ID_REQUIRED));
     } else {
@@ -156,7 +165,7 @@ final class ClassicJoin {
       return;
     }
     ClassicMember member = group.member(memberId).orElseThrow();
-    member.setConnectionId(request.connectionId());
+    ClassicMembership.heardFrom(group, member, request.connectionId());
     switch (group.state()) {
       case PREPARING_REBALANCE -> updateMemberAndRebalance(group, member, request, result);
       case COMPLETING_REBALANCE -> {
@@ -203,21 +212,15 @@ final class ClassicJoin {
 
   private void addMemberAndRebalance(
       ClassicGroup group, Join request, String memberId, CompletableFuture<JoinResult> result) {
-    ClassicMember member =
-        new ClassicMember(
+    group.apply(
+        new MemberJoined(
             memberId,
             request.groupInstanceId(),
-            request.clientId(),
-            request.clientHost(),
-            request.rebalanceTimeoutMs(),
-            request.sessionTimeoutMs(),
-            request.protocols());
-    member.setNew(true);
-    member.setConnectionId(request.connectionId());
-    member.awaitJoin(result, null);
-    group.add(member, request.protocolType());
-    group.setNewMemberAdded(true);
-    rebalancer.scheduleSession(group, member);
+            request.protocolType(),
+            metadataOf(request),
+            request.connectionId(),
+            result));
+    rebalancer.scheduleSession(group, group.member(memberId).orElseThrow());
     rebalancer.maybePrepareRebalanceOrCompleteJoin(
         group, "member " + memberId + " joined" + reasonSuffix(request));
   }
@@ -227,15 +230,18 @@ final class ClassicJoin {
       ClassicMember member,
       Join request,
       CompletableFuture<JoinResult> result) {
-    member.update(
+    group.apply(new MemberRejoined(member.memberId(), metadataOf(request), result));
+    rebalancer.maybePrepareRebalanceOrCompleteJoin(
+        group, "member " + member.memberId() + " rejoined" + reasonSuffix(request));
+  }
+
+  private static ClassicMember.Metadata metadataOf(Join request) {
+    return new ClassicMember.Metadata(
         request.clientId(),
         request.clientHost(),
         request.rebalanceTimeoutMs(),
         request.sessionTimeoutMs(),
         request.protocols());
-    member.awaitJoin(result, JoinResult.error(member.memberId(), Errors.REBALANCE_IN_PROGRESS));
-    rebalancer.maybePrepareRebalanceOrCompleteJoin(
-        group, "member " + member.memberId() + " rejoined" + reasonSuffix(request));
   }
 
   private static String reasonSuffix(Join request) {
@@ -272,16 +278,10 @@ final class ClassicJoin {
       replaceInStableGroup(group, request, old, oldLeader, newMemberId, result);
       return;
     }
-    ClassicMember member = group.replaceStaticMember(oldMemberId, newMemberId);
-    member.update(
-        request.clientId(),
-        request.clientHost(),
-        request.rebalanceTimeoutMs(),
-        request.sessionTimeoutMs(),
-        request.protocols());
-    member.setConnectionId(request.connectionId());
-    member.awaitJoin(result, null);
-    rebalancer.scheduleSession(group, member);
+    group.apply(
+        new StaticMemberRejoined(
+            oldMemberId, newMemberId, metadataOf(request), request.connectionId(), result));
+    rebalancer.scheduleSession(group, group.member(newMemberId).orElseThrow());
     if (group.isInState(ClassicGroupState.PREPARING_REBALANCE)) {
       rebalancer.maybeCompleteJoin(group);
     } else {
@@ -305,13 +305,9 @@ final class ClassicJoin {
       String oldLeader,
       String newMemberId,
       CompletableFuture<JoinResult> result) {
+    // The record of the swap, built from a detached copy: the group changes when it is replayed.
     ClassicMember replacement = old.withMemberId(newMemberId);
-    replacement.update(
-        request.clientId(),
-        request.clientHost(),
-        request.rebalanceTimeoutMs(),
-        request.sessionTimeoutMs(),
-        request.protocols());
+    replacement.update(metadataOf(request));
     List<ClassicMember> members =
         group.members().stream().map(m -> m == old ? replacement : m).toList();
     String leader = group.isLeader(old.memberId()) ? newMemberId : group.leaderId();
@@ -344,13 +340,8 @@ final class ClassicJoin {
         .member(newMemberId)
         .ifPresent(
             m -> {
-              m.update(
-                  request.clientId(),
-                  request.clientHost(),
-                  request.rebalanceTimeoutMs(),
-                  request.sessionTimeoutMs(),
-                  request.protocols());
-              m.setConnectionId(request.connectionId());
+              group.apply(new MemberUpdated(newMemberId, metadataOf(request)));
+              ClassicMembership.heardFrom(group, m, request.connectionId());
               rebalancer.scheduleSession(group, m);
             });
   }

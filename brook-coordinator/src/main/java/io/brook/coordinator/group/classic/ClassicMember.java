@@ -10,13 +10,29 @@ import java.util.concurrent.CompletableFuture;
  * assignment are persisted in the group record; the rest (the full protocol list, the pending
  * JoinGroup/SyncGroup answers, the connection it last spoke on) lives only in memory.
  *
- * <p>Used on the shard's thread only.
+ * <p>Its state changes only inside {@link ClassicGroup#apply}: the package-private mutators below
+ * are that method's tools, not the request code's. Completing a parked answer ({@link
+ * #completeJoin}, {@link #completeSync}) is answering a request and may be done by whoever answers.
+ *
+ * <p>Used on the shard's thread only, like its group.
  */
 public final class ClassicMember {
   /** One protocol a member supports, with its metadata (for consumers: the subscription). */
   public record Protocol(String name, byte[] metadata) {
     boolean sameAs(Protocol other) {
       return name.equals(other.name) && Arrays.equals(metadata, other.metadata);
+    }
+  }
+
+  /** What a member's JoinGroup tells about it besides its ids. */
+  record Metadata(
+      String clientId,
+      String clientHost,
+      int rebalanceTimeoutMs,
+      int sessionTimeoutMs,
+      List<Protocol> protocols) {
+    Metadata {
+      protocols = List.copyOf(protocols);
     }
   }
 
@@ -33,37 +49,22 @@ public final class ClassicMember {
   private String connectionId;
   private boolean isNew;
 
-  ClassicMember(
-      String memberId,
-      String groupInstanceId,
-      String clientId,
-      String clientHost,
-      int rebalanceTimeoutMs,
-      int sessionTimeoutMs,
-      List<Protocol> protocols) {
+  ClassicMember(String memberId, String groupInstanceId, Metadata metadata) {
     this.memberId = memberId;
     this.groupInstanceId = groupInstanceId;
-    this.clientId = clientId;
-    this.clientHost = clientHost;
-    this.rebalanceTimeoutMs = rebalanceTimeoutMs;
-    this.sessionTimeoutMs = sessionTimeoutMs;
-    this.protocols = List.copyOf(protocols);
+    update(metadata);
   }
 
   /** A copy under a new member id (static member replacement), keeping the assignment. */
   ClassicMember withMemberId(String newMemberId) {
-    ClassicMember copy =
-        new ClassicMember(
-            newMemberId,
-            groupInstanceId,
-            clientId,
-            clientHost,
-            rebalanceTimeoutMs,
-            sessionTimeoutMs,
-            protocols);
+    ClassicMember copy = new ClassicMember(newMemberId, groupInstanceId, metadata());
     copy.assignment = assignment;
     copy.connectionId = connectionId;
     return copy;
+  }
+
+  Metadata metadata() {
+    return new Metadata(clientId, clientHost, rebalanceTimeoutMs, sessionTimeoutMs, protocols);
   }
 
   public String memberId() {
@@ -128,17 +129,12 @@ public final class ClassicMember {
     return true;
   }
 
-  void update(
-      String clientId,
-      String clientHost,
-      int rebalanceTimeoutMs,
-      int sessionTimeoutMs,
-      List<Protocol> protocols) {
-    this.clientId = clientId;
-    this.clientHost = clientHost;
-    this.rebalanceTimeoutMs = rebalanceTimeoutMs;
-    this.sessionTimeoutMs = sessionTimeoutMs;
-    this.protocols = List.copyOf(protocols);
+  void update(Metadata metadata) {
+    this.clientId = metadata.clientId();
+    this.clientHost = metadata.clientHost();
+    this.rebalanceTimeoutMs = metadata.rebalanceTimeoutMs();
+    this.sessionTimeoutMs = metadata.sessionTimeoutMs();
+    this.protocols = metadata.protocols();
   }
 
   public boolean isAwaitingJoin() {

@@ -2,6 +2,12 @@ package io.brook.coordinator.group.classic;
 
 import io.brook.coordinator.group.Group;
 import io.brook.coordinator.group.Groups;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.AssignmentSubmitted;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.AssignmentWriteFinished;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.MemberHeardFrom;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.PendingMemberRemoved;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.RemovalCause;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.SyncReceived;
 import io.brook.coordinator.group.classic.ClassicGroupRecords.PersistedGroup;
 import io.brook.coordinator.group.classic.ClassicRequests.Heartbeat;
 import io.brook.coordinator.group.classic.ClassicRequests.Leaving;
@@ -49,18 +55,18 @@ final class ClassicMembership {
       return done(SyncResult.error(invalid.get()));
     }
     ClassicMember member = group.member(request.memberId()).orElseThrow();
-    member.setConnectionId(request.connectionId());
+    heardFrom(group, member, request.connectionId());
     return switch (group.state()) {
       case EMPTY, DEAD -> done(SyncResult.error(Errors.UNKNOWN_MEMBER_ID));
       case PREPARING_REBALANCE -> done(SyncResult.error(Errors.REBALANCE_IN_PROGRESS));
       case COMPLETING_REBALANCE -> syncInCompletingRebalance(group, member, request);
       case STABLE -> {
-        group.pendingSyncMembers().remove(member.memberId());
         if (group.assignmentCommitPending()) {
           CompletableFuture<SyncResult> parked = new CompletableFuture<>();
-          member.awaitSync(parked, SyncResult.error(Errors.REBALANCE_IN_PROGRESS));
+          group.apply(new SyncReceived(member.memberId(), parked));
           yield parked;
         }
+        group.apply(new SyncReceived(member.memberId(), null));
         yield done(assignmentOf(group, member));
       }
     };
@@ -89,8 +95,7 @@ final class ClassicMembership {
   private CompletableFuture<SyncResult> syncInCompletingRebalance(
       ClassicGroup group, ClassicMember member, Sync request) {
     CompletableFuture<SyncResult> result = new CompletableFuture<>();
-    member.awaitSync(result, SyncResult.error(Errors.REBALANCE_IN_PROGRESS));
-    group.pendingSyncMembers().remove(member.memberId());
+    group.apply(new SyncReceived(member.memberId(), result));
     if (!group.isLeader(member.memberId())) {
       return result; // a follower waits for the leader's assignment
     }
@@ -118,7 +123,7 @@ final class ClassicMembership {
             group.members(),
             assignments,
             context.nowMs());
-    group.setAssignmentCommitPending(true);
+    group.apply(new AssignmentSubmitted());
     CompletableFuture<Void> written = rebalancer.write(group, record);
     written.whenCompleteAsync(
         (ok, error) -> onAssignmentWritten(group, generation, error), context.executor());
@@ -130,7 +135,7 @@ final class ClassicMembership {
     if (group.generationId() != generation || !group.assignmentCommitPending()) {
       return; // a rebalance started meanwhile and answered the waiters
     }
-    group.setAssignmentCommitPending(false);
+    group.apply(new AssignmentWriteFinished());
     if (error != null) {
       Errors failure = ClassicRebalancer.writeFailure(error);
       log.warn(
@@ -177,7 +182,7 @@ final class ClassicMembership {
       return Errors.ILLEGAL_GENERATION;
     }
     ClassicMember member = group.member(request.memberId()).orElseThrow();
-    member.setConnectionId(request.connectionId());
+    heardFrom(group, member, request.connectionId());
     return switch (group.state()) {
       case EMPTY, DEAD -> Errors.UNKNOWN_MEMBER_ID;
       case PREPARING_REBALANCE -> {
@@ -210,7 +215,8 @@ final class ClassicMembership {
     boolean pendingRemoved = false;
     for (Leaving l : leaving) {
       String memberId = l.memberId() == null ? "" : l.memberId();
-      if (l.groupInstanceId() == null && group.removePendingMember(memberId)) {
+      if (l.groupInstanceId() == null && group.isPendingMember(memberId)) {
+        group.apply(new PendingMemberRemoved(memberId));
         context.timer().cancel(ClassicRebalancer.pendingKey(groupId, memberId));
         pendingRemoved = true;
         errors.add(Errors.NONE);
@@ -230,7 +236,7 @@ final class ClassicMembership {
           groupId,
           m.memberId(),
           m.groupInstanceId());
-      rebalancer.forget(group, m, Errors.UNKNOWN_MEMBER_ID);
+      rebalancer.forget(group, m, RemovalCause.LEFT);
     }
     if (!removed.isEmpty() || pendingRemoved) {
       switch (group.state()) {
@@ -274,6 +280,13 @@ final class ClassicMembership {
           }
         }
       }
+    }
+  }
+
+  /** The member's latest request came on this connection (null: the caller does not know). */
+  static void heardFrom(ClassicGroup group, ClassicMember member, String connectionId) {
+    if (connectionId != null) {
+      group.apply(new MemberHeardFrom(member.memberId(), connectionId));
     }
   }
 

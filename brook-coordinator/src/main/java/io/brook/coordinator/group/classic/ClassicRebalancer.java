@@ -2,6 +2,12 @@ package io.brook.coordinator.group.classic;
 
 import io.brook.coordinator.group.GroupConfig;
 import io.brook.coordinator.group.Groups;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.InitialDelayExtended;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.JoinPhaseAnswered;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.MemberRemoved;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.PendingMemberRemoved;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.RebalanceStarted;
+import io.brook.coordinator.group.classic.ClassicGroupEvent.RemovalCause;
 import io.brook.coordinator.group.classic.ClassicGroupRecords.PersistedGroup;
 import io.brook.coordinator.runtime.ShardContext;
 import java.util.ArrayList;
@@ -88,19 +94,14 @@ final class ClassicRebalancer {
   }
 
   void prepareRebalance(ClassicGroup group, String reason) {
+    boolean initial =
+        group.isInState(ClassicGroupState.EMPTY) && config.groupInitialRebalanceDelayMs() > 0;
+    group.apply(new RebalanceStarted(reason, context.nowMs()));
     for (ClassicMember member : group.members()) {
       // Parked SyncGroups of the ending generation learn to rejoin.
       member.completeSync(SyncResult.error(Errors.REBALANCE_IN_PROGRESS));
-      if (group.isInState(ClassicGroupState.COMPLETING_REBALANCE)) {
-        member.setAssignment(new byte[0]);
-      }
     }
     context.timer().cancel(syncKey(group.groupId()));
-    group.setPendingSyncMembers(List.of());
-    group.setAssignmentCommitPending(false);
-    boolean initial =
-        group.isInState(ClassicGroupState.EMPTY) && config.groupInitialRebalanceDelayMs() > 0;
-    group.transitionTo(ClassicGroupState.PREPARING_REBALANCE, context.nowMs());
     log.info(
         "Preparing to rebalance groupId={} generation={} members={} reason=\"{}\"",
         group.groupId(),
@@ -145,7 +146,7 @@ final class ClassicRebalancer {
                     group,
                     g -> {
                       if (g.newMemberAdded() && remainingMs > 0) {
-                        g.setNewMemberAdded(false);
+                        g.apply(new InitialDelayExtended());
                         int next = Math.min(config.groupInitialRebalanceDelayMs(), remainingMs);
                         scheduleInitialJoin(g, next, Math.max(remainingMs - next, 0));
                       } else {
@@ -185,7 +186,7 @@ final class ClassicRebalancer {
             group.groupId(),
             member.memberId(),
             member.groupInstanceId());
-        forget(group, member, Errors.UNKNOWN_MEMBER_ID);
+        forget(group, member, RemovalCause.JOIN_TIMEOUT);
       }
     }
     int generation = group.generationId() + 1;
@@ -220,6 +221,7 @@ final class ClassicRebalancer {
   }
 
   private void sendJoinResults(ClassicGroup group) {
+    group.apply(new JoinPhaseAnswered());
     List<JoinResult.JoinedMember> all = new ArrayList<>();
     for (ClassicMember m : group.members()) {
       all.add(
@@ -227,7 +229,6 @@ final class ClassicRebalancer {
               m.memberId(), m.groupInstanceId(), m.metadata(group.protocolName()).orElseThrow()));
     }
     for (ClassicMember m : group.members()) {
-      m.setNew(false);
       m.completeJoin(
           new JoinResult(
               Errors.NONE,
@@ -239,7 +240,6 @@ final class ClassicRebalancer {
               group.isLeader(m.memberId()) ? all : List.of()));
       scheduleSession(group, m);
     }
-    group.setPendingSyncMembers(group.members().stream().map(ClassicMember::memberId).toList());
     scheduleSyncTimeout(group);
     log.info(
         "Group moved to a new generation groupId={} generation={} protocol={} leader={} members={}",
@@ -250,7 +250,11 @@ final class ClassicRebalancer {
         group.size());
   }
 
-  /** Writes a group record; the group reflects it once this returns, unless the write failed. */
+  /**
+   * Writes a group record. The runtime replays it into the shard before this returns (unless the
+   * write is refused), where {@link ClassicGroupManager#replay} applies it to the group as the
+   * event it records.
+   */
   CompletableFuture<Void> write(ClassicGroup group, PersistedGroup record) {
     return context.write(List.of(ClassicGroupRecords.record(record)));
   }
@@ -310,7 +314,7 @@ final class ClassicRebalancer {
       return;
     }
     for (String memberId : List.copyOf(group.pendingSyncMembers())) {
-      group.member(memberId).ifPresent(m -> forget(group, m, Errors.UNKNOWN_MEMBER_ID));
+      group.member(memberId).ifPresent(m -> forget(group, m, RemovalCause.SYNC_TIMEOUT));
     }
     prepareRebalance(group, "members did not send SyncGroup in time");
   }
@@ -345,7 +349,7 @@ final class ClassicRebalancer {
         memberId,
         m.groupInstanceId(),
         m.sessionTimeoutMs());
-    removeMember(group, m, "session timeout of member " + memberId);
+    removeMember(group, m, RemovalCause.SESSION_EXPIRED, "session timeout of member " + memberId);
   }
 
   /** A first join got MEMBER_ID_REQUIRED; the id is dropped if it does not come back in time. */
@@ -361,7 +365,8 @@ final class ClassicRebalancer {
                     groupId,
                     group,
                     g -> {
-                      if (g.removePendingMember(memberId)) {
+                      if (g.isPendingMember(memberId)) {
+                        g.apply(new PendingMemberRemoved(memberId));
                         maybeCompleteJoin(g);
                         dropIfUnused(g);
                       }
@@ -394,7 +399,10 @@ final class ClassicRebalancer {
                                       connectionId,
                                       config.deadConnectionGraceMs());
                                   removeMember(
-                                      g, m, "connection of member " + memberId + " closed");
+                                      g,
+                                      m,
+                                      RemovalCause.CONNECTION_CLOSED,
+                                      "connection of member " + memberId + " closed");
                                 })));
   }
 
@@ -412,8 +420,8 @@ final class ClassicRebalancer {
   }
 
   /** Removes a member and rebalances (or completes the running join phase). */
-  void removeMember(ClassicGroup group, ClassicMember member, String reason) {
-    forget(group, member, Errors.UNKNOWN_MEMBER_ID);
+  void removeMember(ClassicGroup group, ClassicMember member, RemovalCause cause, String reason) {
+    forget(group, member, cause);
     switch (group.state()) {
       case STABLE, COMPLETING_REBALANCE -> prepareRebalance(group, reason);
       case PREPARING_REBALANCE -> maybeCompleteJoin(group);
@@ -421,12 +429,15 @@ final class ClassicRebalancer {
     }
   }
 
-  /** Drops a member from memory: answers what it waits for, cancels its timers. */
-  void forget(ClassicGroup group, ClassicMember member, Errors error) {
-    member.completeJoin(JoinResult.error(member.memberId(), error));
-    member.completeSync(SyncResult.error(error));
+  /**
+   * Drops a member from memory: answers what it waits for with UNKNOWN_MEMBER_ID, cancels its
+   * timers.
+   */
+  void forget(ClassicGroup group, ClassicMember member, RemovalCause cause) {
+    group.apply(new MemberRemoved(member.memberId(), cause));
+    member.completeJoin(JoinResult.error(member.memberId(), Errors.UNKNOWN_MEMBER_ID));
+    member.completeSync(SyncResult.error(Errors.UNKNOWN_MEMBER_ID));
     cancelMemberTimers(group.groupId(), member.memberId());
-    group.remove(member.memberId());
   }
 
   void cancelMemberTimers(String groupId, String memberId) {

@@ -17,6 +17,19 @@ class ClassicGroupManagerTest {
 
   /** Two members through a first generation: join, leader sync, follower sync. */
   private static JoinResult[] stableGroupOfTwo(ClassicTestContext ctx) {
+    JoinResult[] joined = secondGenerationJoined(ctx);
+    JoinResult leader = joined[0];
+    JoinResult follower = joined[1];
+    CompletableFuture<SyncResult> followerSync =
+        ctx.sync(follower.memberId(), null, follower.generationId(), Map.of());
+    assertThat(followerSync).isNotDone();
+    assertThat(ctx.leaderSync(leader, null).join().error()).isEqualTo(Errors.NONE);
+    assertThat(followerSync.join().assignment()).isEqualTo(assignmentFor(follower.memberId()));
+    return new JoinResult[] {leader, follower};
+  }
+
+  /** A Stable first generation of one member, then a second one joins: leader, follower. */
+  private static JoinResult[] secondGenerationJoined(ClassicTestContext ctx) {
     CompletableFuture<JoinResult> first = ctx.joinNew("c1");
     assertThat(first).isCompleted(); // alone, with no initial delay: generation 1 at once
     JoinResult a1 = first.join();
@@ -29,12 +42,13 @@ class ClassicGroupManagerTest {
     JoinResult b2 = second.join();
     JoinResult leader = a2.leaderId().equals(a2.memberId()) ? a2 : b2;
     JoinResult follower = leader == a2 ? b2 : a2;
-    CompletableFuture<SyncResult> followerSync =
-        ctx.sync(follower.memberId(), null, follower.generationId(), Map.of());
-    assertThat(followerSync).isNotDone();
-    assertThat(ctx.leaderSync(leader, null).join().error()).isEqualTo(Errors.NONE);
-    assertThat(followerSync.join().assignment()).isEqualTo(assignmentFor(follower.memberId()));
     return new JoinResult[] {leader, follower};
+  }
+
+  private static void assertJoinedMembers(JoinResult result, String... memberIds) {
+    assertThat(result.members())
+        .extracting(JoinResult.JoinedMember::memberId)
+        .containsExactly(memberIds);
   }
 
   @Test
@@ -95,6 +109,68 @@ class ClassicGroupManagerTest {
     // Then the join phase completes at once, without waiting for the rebalance timeout
     assertThat(aJoin.join().generationId()).isEqualTo(1);
     assertThat(bJoin.join().generationId()).isEqualTo(1);
+  }
+
+  @Test
+  void aPendingMemberThatLeavesNoLongerHoldsUpTheJoinPhase() {
+    // Given a joined member waiting for a member id handed out by MEMBER_ID_REQUIRED
+    ClassicTestContext ctx = ClassicTestContext.builder().build();
+    JoinResult a = ctx.join(ctx.joinRequest("", null)).join();
+    JoinResult b = ctx.join(ctx.joinRequest("", null)).join();
+    CompletableFuture<JoinResult> aJoin = ctx.join(ctx.joinRequest(a.memberId(), null));
+    assertThat(aJoin).isNotDone();
+    // When the pending id leaves instead of joining
+    ClassicGroupManager.LeaveOutcome outcome =
+        ctx.classic().leave(GROUP, List.of(new ClassicRequests.Leaving(b.memberId(), null, null)));
+    // Then it is forgotten and the join phase ends with the members that did join
+    assertThat(outcome.memberErrors()).containsExactly(Errors.NONE);
+    assertThat(ctx.group().isPendingMember(b.memberId())).isFalse();
+    JoinResult joined = aJoin.join();
+    assertThat(joined.generationId()).isEqualTo(1);
+    assertJoinedMembers(joined, a.memberId());
+    assertThat(ctx.group().state()).isEqualTo(ClassicGroupState.COMPLETING_REBALANCE);
+  }
+
+  @Test
+  void membersThatNeverSyncAreRemovedAfterTheRebalanceTimeout() {
+    // Given a second generation whose leader synced while the follower never does
+    ClassicTestContext ctx = ClassicTestContext.builder().build();
+    JoinResult[] joined = secondGenerationJoined(ctx);
+    JoinResult leader = joined[0];
+    JoinResult follower = joined[1];
+    ctx.leaderSync(leader, null).join();
+    assertThat(ctx.group().state()).isEqualTo(ClassicGroupState.STABLE);
+    // When the rebalance timeout passes, both heartbeating all along
+    for (int t = 0; t < REBALANCE_MS; t += 3_000) {
+      ctx.context.advance(3_000);
+      if (ctx.group().hasMember(follower.memberId())) {
+        ctx.heartbeat(follower.memberId(), null, follower.generationId());
+      }
+      ctx.heartbeat(leader.memberId(), null, leader.generationId());
+    }
+    // Then the follower is gone and the group rebalances without it
+    assertThat(ctx.group().hasMember(follower.memberId())).isFalse();
+    assertThat(ctx.heartbeat(follower.memberId(), null, follower.generationId()))
+        .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+    assertThat(ctx.group().state()).isEqualTo(ClassicGroupState.PREPARING_REBALANCE);
+    JoinResult next = ctx.rejoin(leader).join();
+    assertThat(next.generationId()).isEqualTo(leader.generationId() + 1);
+  }
+
+  @Test
+  void aLeaderThatLeavesHandsLeadershipToTheRemainingMember() {
+    // Given
+    ClassicTestContext ctx = ClassicTestContext.builder().build();
+    JoinResult[] members = stableGroupOfTwo(ctx);
+    // When the leader leaves
+    ctx.classic()
+        .leave(GROUP, List.of(new ClassicRequests.Leaving(members[0].memberId(), null, null)));
+    // Then the follower leads the next generation alone
+    assertThat(ctx.group().leaderId()).isEqualTo(members[1].memberId());
+    JoinResult next = ctx.rejoin(members[1]).join();
+    assertThat(next.leaderId()).isEqualTo(members[1].memberId());
+    assertThat(next.generationId()).isEqualTo(members[1].generationId() + 1);
+    assertJoinedMembers(next, members[1].memberId());
   }
 
   @Test
