@@ -2,7 +2,6 @@ package io.brook.coordinator.runtime;
 
 import java.nio.BufferUnderflowException;
 import java.util.function.Supplier;
-import org.apache.kafka.common.protocol.types.SchemaException;
 
 /**
  * A coordinator record its shard cannot read or apply: the one failure a shard's {@link
@@ -22,16 +21,16 @@ public final class MalformedRecordException extends IllegalArgumentException {
   }
 
   /**
-   * Runs a reader over a record's bytes, turning what malformed bytes make the readers throw
-   * (kafka-clients' {@link SchemaException}, a buffer read past its end, an unknown version or
-   * code) into a {@link MalformedRecordException}.
+   * Runs a reader over a record's bytes, turning what malformed bytes make the readers throw (a
+   * buffer read past its end, an unknown version or code) into a {@link MalformedRecordException}.
+   * The record classes already report unparseable bytes as one ({@link GeneratedRecords}).
    */
   public static <T> T reading(CoordinatorRecord record, Supplier<T> reader) {
     try {
       return reader.get();
     } catch (MalformedRecordException e) {
       throw e;
-    } catch (SchemaException | BufferUnderflowException | IllegalArgumentException e) {
+    } catch (BufferUnderflowException | IllegalArgumentException e) {
       throw new MalformedRecordException(
           "malformed coordinator record of type " + record.type() + ": " + e.getMessage(), e);
     }

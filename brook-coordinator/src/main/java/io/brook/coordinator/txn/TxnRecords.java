@@ -1,7 +1,7 @@
 package io.brook.coordinator.txn;
 
 import io.brook.coordinator.runtime.CoordinatorRecord;
-import java.nio.ByteBuffer;
+import io.brook.coordinator.runtime.GeneratedRecords;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -9,56 +9,20 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.protocol.types.ArrayOf;
-import org.apache.kafka.common.protocol.types.CompactArrayOf;
-import org.apache.kafka.common.protocol.types.Field;
-import org.apache.kafka.common.protocol.types.Schema;
-import org.apache.kafka.common.protocol.types.SchemaException;
-import org.apache.kafka.common.protocol.types.Struct;
-import org.apache.kafka.common.protocol.types.Type;
+import org.apache.kafka.coordinator.transaction.generated.CoordinatorRecordType;
+import org.apache.kafka.coordinator.transaction.generated.TransactionLogKey;
+import org.apache.kafka.coordinator.transaction.generated.TransactionLogValue;
 
 /**
- * {@code __transaction_state} records in Kafka's layout, so Kafka's tools can read a Brook
- * partition and the reverse: key type 0 is TransactionLogKey (the transactional id); the value is
- * TransactionLogValue. Brook writes value version 0 (transaction protocol V1, which is all Brook
- * serves) and reads versions 0 and 1 (1 is the flexible form with tagged fields, ignored here). An
- * expired id is a tombstone.
+ * {@code __transaction_state} records, written and read with Kafka's generated {@code
+ * TransactionLogKey} (type 0: the transactional id) and {@code TransactionLogValue}, so Kafka's
+ * tools read a Brook partition and the reverse. Brook writes value version 0 (transaction protocol
+ * V1, which is all Brook serves) and reads versions 0 and 1 (1 is the flexible form; its tagged
+ * fields, such as the previous producer id, are ignored here). An expired id is a tombstone.
  */
 public final class TxnRecords {
-  public static final short KEY_TYPE = 0;
-  private static final short VALUE_V0 = 0;
-  private static final short VALUE_V1 = 1;
-
-  private static final Schema KEY = new Schema(new Field("transactional_id", Type.STRING));
-
-  private static final Schema PARTITIONS_V0 =
-      new Schema(
-          new Field("topic", Type.STRING), new Field("partition_ids", new ArrayOf(Type.INT32)));
-  private static final Schema VALUE_SCHEMA_V0 =
-      new Schema(
-          new Field("producer_id", Type.INT64),
-          new Field("producer_epoch", Type.INT16),
-          new Field("transaction_timeout_ms", Type.INT32),
-          new Field("transaction_status", Type.INT8),
-          new Field("transaction_partitions", ArrayOf.nullable(PARTITIONS_V0)),
-          new Field("transaction_last_update_timestamp_ms", Type.INT64),
-          new Field("transaction_start_timestamp_ms", Type.INT64));
-
-  private static final Schema PARTITIONS_V1 =
-      new Schema(
-          new Field("topic", Type.COMPACT_STRING),
-          new Field("partition_ids", new CompactArrayOf(Type.INT32)),
-          Field.TaggedFieldsSection.of());
-  private static final Schema VALUE_SCHEMA_V1 =
-      new Schema(
-          new Field("producer_id", Type.INT64),
-          new Field("producer_epoch", Type.INT16),
-          new Field("transaction_timeout_ms", Type.INT32),
-          new Field("transaction_status", Type.INT8),
-          new Field("transaction_partitions", CompactArrayOf.nullable(PARTITIONS_V1)),
-          new Field("transaction_last_update_timestamp_ms", Type.INT64),
-          new Field("transaction_start_timestamp_ms", Type.INT64),
-          Field.TaggedFieldsSection.of());
+  public static final short KEY_TYPE = CoordinatorRecordType.TRANSACTION_LOG.id();
+  private static final short VALUE_VERSION = 0;
 
   private TxnRecords() {}
 
@@ -71,106 +35,85 @@ public final class TxnRecords {
     if (metadata.state() == TransactionState.DEAD) {
       return tombstone(metadata.transactionalId());
     }
-    Struct value = new Struct(VALUE_SCHEMA_V0);
-    value.set("producer_id", metadata.producerId());
-    value.set("producer_epoch", metadata.producerEpoch());
-    value.set("transaction_timeout_ms", metadata.timeoutMs());
-    value.set("transaction_status", metadata.state().id());
-    value.set("transaction_partitions", partitionsOf(value, metadata.partitions()));
-    value.set("transaction_last_update_timestamp_ms", metadata.lastUpdateTimestampMs());
-    value.set("transaction_start_timestamp_ms", metadata.startTimestampMs());
-    ByteBuffer bytes = ByteBuffer.allocate(2 + value.sizeOf());
-    bytes.putShort(VALUE_V0);
-    value.writeTo(bytes);
-    bytes.flip();
-    return new CoordinatorRecord(KEY_TYPE, key(metadata.transactionalId()), bytes);
+    return GeneratedRecords.record(
+        key(metadata.transactionalId()),
+        VALUE_VERSION,
+        new TransactionLogValue()
+            .setProducerId(metadata.producerId())
+            .setProducerEpoch(metadata.producerEpoch())
+            .setTransactionTimeoutMs(metadata.timeoutMs())
+            .setTransactionStatus(metadata.state().id())
+            .setTransactionPartitions(partitionsOf(metadata.partitions()))
+            .setTransactionLastUpdateTimestampMs(metadata.lastUpdateTimestampMs())
+            .setTransactionStartTimestampMs(metadata.startTimestampMs()));
   }
 
   public static CoordinatorRecord tombstone(String transactionalId) {
-    return CoordinatorRecord.tombstone(KEY_TYPE, key(transactionalId));
+    return GeneratedRecords.tombstone(key(transactionalId));
+  }
+
+  private static TransactionLogKey key(String transactionalId) {
+    return new TransactionLogKey().setTransactionalId(transactionalId);
   }
 
   /** Partitions grouped by topic, topics and partitions sorted, so equal sets encode equally. */
-  private static Object[] partitionsOf(Struct value, Set<TopicPartition> partitions) {
+  private static List<TransactionLogValue.PartitionsSchema> partitionsOf(
+      Set<TopicPartition> partitions) {
     Map<String, List<Integer>> byTopic = new TreeMap<>();
     for (TopicPartition tp : partitions) {
       byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
     }
-    List<Struct> topics = new ArrayList<>();
+    List<TransactionLogValue.PartitionsSchema> topics = new ArrayList<>(byTopic.size());
     byTopic.forEach(
         (topic, ids) -> {
           ids.sort(Integer::compare);
-          Struct entry = value.instance("transaction_partitions");
-          entry.set("topic", topic);
-          entry.set("partition_ids", ids.toArray());
-          topics.add(entry);
+          topics.add(
+              new TransactionLogValue.PartitionsSchema().setTopic(topic).setPartitionIds(ids));
         });
-    return topics.toArray();
-  }
-
-  private static ByteBuffer key(String transactionalId) {
-    Struct key = new Struct(KEY);
-    key.set("transactional_id", transactionalId);
-    ByteBuffer bytes = ByteBuffer.allocate(key.sizeOf());
-    key.writeTo(bytes);
-    bytes.flip();
-    return bytes;
+    return topics;
   }
 
   /**
-   * @throws SchemaException if the key does not parse
+   * @throws io.brook.coordinator.runtime.MalformedRecordException if the key does not parse
    */
   public static String readKey(CoordinatorRecord record) {
-    return KEY.read(record.key().duplicate()).getString("transactional_id");
+    return GeneratedRecords.readKey(record, TransactionLogKey::new).transactionalId();
   }
 
   /**
    * Reads a value of version 0 or 1; {@code lastProducerEpoch} is left at -1 for replay to derive.
    *
-   * @throws IllegalArgumentException for an unknown version, state or malformed bytes
+   * @throws IllegalArgumentException for an unknown version, state or malformed bytes (a {@link
+   *     io.brook.coordinator.runtime.MalformedRecordException} for the bytes)
    */
   public static TxnMetadata readValue(String transactionalId, CoordinatorRecord record) {
-    ByteBuffer buffer = record.value().duplicate();
-    if (buffer.remaining() < 2) {
-      throw new IllegalArgumentException("transaction value without a version");
-    }
-    short version = buffer.getShort();
-    Schema schema =
-        switch (version) {
-          case VALUE_V0 -> VALUE_SCHEMA_V0;
-          case VALUE_V1 -> VALUE_SCHEMA_V1;
-          default ->
-              throw new IllegalArgumentException(
-                  "unsupported transaction value version " + version);
-        };
-    Struct value;
-    try {
-      value = schema.read(buffer);
-    } catch (SchemaException e) {
-      throw new IllegalArgumentException("malformed transaction value: " + e.getMessage(), e);
-    }
+    TransactionLogValue value =
+        GeneratedRecords.readValue(
+            record,
+            TransactionLogValue.LOWEST_SUPPORTED_VERSION,
+            TransactionLogValue.HIGHEST_SUPPORTED_VERSION,
+            TransactionLogValue::new);
     return new TxnMetadata(
         transactionalId,
-        value.getLong("producer_id"),
-        value.getShort("producer_epoch"),
+        value.producerId(),
+        value.producerEpoch(),
         TxnMetadata.NO_EPOCH,
-        value.getInt("transaction_timeout_ms"),
-        TransactionState.fromId((Byte) value.get("transaction_status")),
-        readPartitions(value.getArray("transaction_partitions")),
-        value.getLong("transaction_start_timestamp_ms"),
-        value.getLong("transaction_last_update_timestamp_ms"));
+        value.transactionTimeoutMs(),
+        TransactionState.fromId(value.transactionStatus()),
+        readPartitions(value.transactionPartitions()),
+        value.transactionStartTimestampMs(),
+        value.transactionLastUpdateTimestampMs());
   }
 
-  private static Set<TopicPartition> readPartitions(Object[] topics) {
+  private static Set<TopicPartition> readPartitions(
+      List<TransactionLogValue.PartitionsSchema> topics) {
     Set<TopicPartition> partitions = new HashSet<>();
     if (topics == null) {
       return partitions;
     }
-    for (Object o : topics) {
-      Struct topic = (Struct) o;
-      String name = topic.getString("topic");
-      for (Object id : topic.getArray("partition_ids")) {
-        partitions.add(new TopicPartition(name, (Integer) id));
+    for (TransactionLogValue.PartitionsSchema topic : topics) {
+      for (int id : topic.partitionIds()) {
+        partitions.add(new TopicPartition(topic.topic(), id));
       }
     }
     return partitions;

@@ -20,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -28,8 +29,18 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.MessageUtil;
+import org.apache.kafka.coordinator.group.generated.ConsumerGroupCurrentMemberAssignmentKey;
+import org.apache.kafka.coordinator.group.generated.ConsumerGroupCurrentMemberAssignmentValue;
+import org.apache.kafka.coordinator.group.generated.ConsumerGroupMemberMetadataKey;
+import org.apache.kafka.coordinator.group.generated.ConsumerGroupMemberMetadataValue;
 import org.apache.kafka.coordinator.group.generated.ConsumerGroupMetadataKey;
 import org.apache.kafka.coordinator.group.generated.ConsumerGroupMetadataValue;
+import org.apache.kafka.coordinator.group.generated.ConsumerGroupPartitionMetadataKey;
+import org.apache.kafka.coordinator.group.generated.ConsumerGroupPartitionMetadataValue;
+import org.apache.kafka.coordinator.group.generated.ConsumerGroupTargetAssignmentMemberKey;
+import org.apache.kafka.coordinator.group.generated.ConsumerGroupTargetAssignmentMemberValue;
+import org.apache.kafka.coordinator.group.generated.ConsumerGroupTargetAssignmentMetadataKey;
+import org.apache.kafka.coordinator.group.generated.ConsumerGroupTargetAssignmentMetadataValue;
 import org.apache.kafka.coordinator.group.generated.GroupMetadataKey;
 import org.apache.kafka.coordinator.group.generated.GroupMetadataValue;
 import org.apache.kafka.coordinator.group.generated.OffsetCommitKey;
@@ -113,70 +124,144 @@ final class FuzzSeeds {
                     "m1", null, "c1", "/h", 30_000, 10_000, new byte[] {1, 2}, new byte[] {3}),
                 new PersistedMember(
                     "m2", "static", "c2", "/h", 30_000, 10_000, new byte[] {1}, new byte[0])));
-    return Map.of(
-        "brook-offset-commit",
-        List.of(brook(OffsetRecords.commit("g", tp, new CommittedOffset(42, 7, "meta", 1_000L)))),
-        "brook-offset-commit-then-tombstone",
-        List.of(
-            brook(OffsetRecords.commit("g", tp, new CommittedOffset(42, 7, "", 1_000L))),
-            brook(OffsetRecords.tombstone("g", tp))),
-        "brook-classic-group",
-        List.of(brook(ClassicGroupRecords.record(classic))),
-        "brook-classic-group-then-tombstone",
-        List.of(
-            brook(ClassicGroupRecords.record(classic)),
-            brook(ClassicGroupRecords.tombstone("classic"))),
-        "brook-consumer-group",
-        consumer,
-        // Found by reasoning about the fuzzer's contract: a consumer-group record for a group
-        // that is a classic group escaped as IllegalStateException.
-        "regression-consumer-record-for-a-classic-group",
-        List.of(
-            brook(ClassicGroupRecords.record(classic)),
-            brook(ConsumerGroupRecords.groupEpoch("classic", 1))),
-        "kafka-offset-commit-v3",
-        List.of(
-            kafka(
-                new OffsetCommitKey().setGroup("g").setTopic("orders").setPartition(3),
-                (short) 3,
-                new OffsetCommitValue()
-                    .setOffset(42)
-                    .setLeaderEpoch(7)
-                    .setMetadata("meta")
-                    .setCommitTimestamp(1_000L))),
-        "kafka-offset-commit-v4",
-        List.of(
-            kafka(
-                new OffsetCommitKey().setGroup("g").setTopic("orders").setPartition(3),
-                (short) 4,
-                new OffsetCommitValue().setOffset(42).setLeaderEpoch(7).setMetadata("meta"))),
-        "kafka-group-metadata",
-        List.of(
-            kafka(
-                new GroupMetadataKey().setGroup("classic"),
-                (short) 3,
-                new GroupMetadataValue()
-                    .setProtocolType("consumer")
-                    .setGeneration(5)
-                    .setProtocol("range")
-                    .setLeader("m1")
-                    .setCurrentStateTimestamp(1_000L)
-                    .setMembers(
-                        List.of(
-                            new GroupMetadataValue.MemberMetadata()
-                                .setMemberId("m1")
-                                .setClientId("c1")
-                                .setClientHost("/h")
-                                .setRebalanceTimeout(30_000)
-                                .setSessionTimeout(10_000)
-                                .setSubscription(new byte[] {1, 2})
-                                .setAssignment(new byte[] {3}))))),
-        "kafka-consumer-group-metadata",
-        List.of(
-            kafka(
-                new ConsumerGroupMetadataKey().setGroupId("cg"),
-                (short) 0,
-                new ConsumerGroupMetadataValue().setEpoch(2))));
+    Map<String, List<FuzzRecords.Entry>> seeds = new HashMap<>();
+    seeds.put("kafka-consumer-group", kafkaConsumerGroup(topicId));
+    seeds.putAll(
+        Map.of(
+            "brook-offset-commit",
+            List.of(
+                brook(OffsetRecords.commit("g", tp, new CommittedOffset(42, 7, "meta", 1_000L)))),
+            "brook-offset-commit-then-tombstone",
+            List.of(
+                brook(OffsetRecords.commit("g", tp, new CommittedOffset(42, 7, "", 1_000L))),
+                brook(OffsetRecords.tombstone("g", tp))),
+            "brook-classic-group",
+            List.of(brook(ClassicGroupRecords.record(classic))),
+            "brook-classic-group-then-tombstone",
+            List.of(
+                brook(ClassicGroupRecords.record(classic)),
+                brook(ClassicGroupRecords.tombstone("classic"))),
+            "brook-consumer-group",
+            consumer,
+            // Found by reasoning about the fuzzer's contract: a consumer-group record for a group
+            // that is a classic group escaped as IllegalStateException.
+            "regression-consumer-record-for-a-classic-group",
+            List.of(
+                brook(ClassicGroupRecords.record(classic)),
+                brook(ConsumerGroupRecords.groupEpoch("classic", 1))),
+            "kafka-offset-commit-v3",
+            List.of(
+                kafka(
+                    new OffsetCommitKey().setGroup("g").setTopic("orders").setPartition(3),
+                    (short) 3,
+                    new OffsetCommitValue()
+                        .setOffset(42)
+                        .setLeaderEpoch(7)
+                        .setMetadata("meta")
+                        .setCommitTimestamp(1_000L))),
+            "kafka-offset-commit-v4",
+            List.of(
+                kafka(
+                    new OffsetCommitKey().setGroup("g").setTopic("orders").setPartition(3),
+                    (short) 4,
+                    new OffsetCommitValue().setOffset(42).setLeaderEpoch(7).setMetadata("meta"))),
+            "kafka-group-metadata",
+            List.of(
+                kafka(
+                    new GroupMetadataKey().setGroup("classic"),
+                    (short) 3,
+                    new GroupMetadataValue()
+                        .setProtocolType("consumer")
+                        .setGeneration(5)
+                        .setProtocol("range")
+                        .setLeader("m1")
+                        .setCurrentStateTimestamp(1_000L)
+                        .setMembers(
+                            List.of(
+                                new GroupMetadataValue.MemberMetadata()
+                                    .setMemberId("m1")
+                                    .setClientId("c1")
+                                    .setClientHost("/h")
+                                    .setRebalanceTimeout(30_000)
+                                    .setSessionTimeout(10_000)
+                                    .setSubscription(new byte[] {1, 2})
+                                    .setAssignment(new byte[] {3}))))),
+            "kafka-consumer-group-metadata",
+            List.of(
+                kafka(
+                    new ConsumerGroupMetadataKey().setGroupId("cg"),
+                    (short) 0,
+                    new ConsumerGroupMetadataValue().setEpoch(2)))));
+    return seeds;
+  }
+
+  /** A whole consumer group as Kafka writes it, then its member leaving. */
+  private static List<FuzzRecords.Entry> kafkaConsumerGroup(Uuid topicId) {
+    short v0 = 0;
+    List<FuzzRecords.Entry> out = new ArrayList<>();
+    out.add(
+        kafka(
+            new ConsumerGroupMetadataKey().setGroupId("kg"),
+            v0,
+            new ConsumerGroupMetadataValue().setEpoch(3)));
+    out.add(
+        kafka(
+            new ConsumerGroupPartitionMetadataKey().setGroupId("kg"),
+            v0,
+            new ConsumerGroupPartitionMetadataValue()
+                .setTopics(
+                    List.of(
+                        new ConsumerGroupPartitionMetadataValue.TopicMetadata()
+                            .setTopicId(topicId)
+                            .setTopicName("orders")
+                            .setNumPartitions(2)))));
+    out.add(
+        kafka(
+            new ConsumerGroupMemberMetadataKey().setGroupId("kg").setMemberId("m1"),
+            v0,
+            new ConsumerGroupMemberMetadataValue()
+                .setInstanceId(null)
+                .setRackId(null)
+                .setClientId("client")
+                .setClientHost("/127.0.0.1")
+                .setSubscribedTopicNames(List.of("orders"))
+                .setSubscribedTopicRegex(null)
+                .setRebalanceTimeoutMs(30_000)
+                .setServerAssignor("uniform")
+                .setClassicMemberMetadata(null)));
+    out.add(
+        kafka(
+            new ConsumerGroupTargetAssignmentMetadataKey().setGroupId("kg"),
+            v0,
+            new ConsumerGroupTargetAssignmentMetadataValue().setAssignmentEpoch(3)));
+    out.add(
+        kafka(
+            new ConsumerGroupTargetAssignmentMemberKey().setGroupId("kg").setMemberId("m1"),
+            v0,
+            new ConsumerGroupTargetAssignmentMemberValue()
+                .setTopicPartitions(
+                    List.of(
+                        new ConsumerGroupTargetAssignmentMemberValue.TopicPartition()
+                            .setTopicId(topicId)
+                            .setPartitions(List.of(0, 1))))));
+    ConsumerGroupCurrentMemberAssignmentKey current =
+        new ConsumerGroupCurrentMemberAssignmentKey().setGroupId("kg").setMemberId("m1");
+    out.add(
+        kafka(
+            current,
+            v0,
+            new ConsumerGroupCurrentMemberAssignmentValue()
+                .setMemberEpoch(3)
+                .setPreviousMemberEpoch(2)
+                .setState((byte) 0)
+                .setAssignedPartitions(
+                    List.of(
+                        new ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions()
+                            .setTopicId(topicId)
+                            .setPartitions(List.of(0, 1))))
+                .setPartitionsPendingRevocation(List.of())));
+    out.add(kafka(current, v0, null));
+    return out;
   }
 
   private static Map<String, List<FuzzRecords.Entry>> transactionSeeds() {

@@ -1,9 +1,14 @@
 package io.brook.coordinator.txn;
 
+import static io.brook.coordinator.testing.KafkaRecords.assertKafkaBytes;
+import static io.brook.coordinator.testing.KafkaRecords.assertKafkaReadsValue;
+import static io.brook.coordinator.testing.KafkaRecords.kafkaRecord;
+import static io.brook.coordinator.testing.KafkaRecords.kafkaValue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.coordinator.runtime.CoordinatorRecord;
+import io.brook.coordinator.runtime.MalformedRecordException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Set;
@@ -66,6 +71,56 @@ class TxnRecordsTest {
   }
 
   @Test
+  void writesKafkasBytes() {
+    TransactionLogKey key = new TransactionLogKey().setTransactionalId("txn-1");
+    TransactionLogValue value =
+        new TransactionLogValue()
+            .setProducerId(4242L)
+            .setProducerEpoch((short) 7)
+            .setTransactionTimeoutMs(60_000)
+            .setTransactionStatus((byte) 1)
+            .setTransactionPartitions(
+                List.of(
+                    new TransactionLogValue.PartitionsSchema()
+                        .setTopic("a")
+                        .setPartitionIds(List.of(0, 3)),
+                    new TransactionLogValue.PartitionsSchema()
+                        .setTopic("b")
+                        .setPartitionIds(List.of(1))))
+            .setTransactionLastUpdateTimestampMs(2_000L)
+            .setTransactionStartTimestampMs(1_000L);
+    CoordinatorRecord brook = TxnRecords.record(ONGOING);
+
+    assertKafkaBytes(brook, key, (short) 0, value);
+    assertKafkaReadsValue(brook, TransactionLogValue::new, value);
+    assertKafkaBytes(TxnRecords.tombstone("txn-1"), key, (short) 0, null);
+    CoordinatorRecord fromKafka = kafkaRecord(key, (short) 0, value);
+    assertThat(TxnRecords.readKey(fromKafka)).isEqualTo("txn-1");
+    assertThat(TxnRecords.readValue("txn-1", fromKafka)).isEqualTo(ONGOING);
+  }
+
+  @Test
+  void everyStateBrookStoresIsKafkasStatus() {
+    for (TransactionState state : TransactionState.values()) {
+      if (state == TransactionState.DEAD) {
+        continue;
+      }
+      TxnMetadata metadata =
+          new TxnMetadata("t", 1L, (short) 0, TxnMetadata.NO_EPOCH, 1_000, state, Set.of(), 1L, 2L);
+      TransactionLogValue kafka = kafkaValue(TxnRecords.record(metadata), TransactionLogValue::new);
+      assertThat(kafka.transactionStatus())
+          .isEqualTo(
+              org.apache.kafka.coordinator.transaction.TransactionState.valueOf(state.name()).id());
+      assertThat(kafka.transactionPartitions()).isEmpty();
+      assertThat(
+              TxnRecords.readValue(
+                  "t",
+                  kafkaRecord(new TransactionLogKey().setTransactionalId("t"), (short) 1, kafka)))
+          .isEqualTo(metadata);
+    }
+  }
+
+  @Test
   void brookReadsKafkaVersionOne() {
     TransactionLogValue kafka =
         new TransactionLogValue()
@@ -100,13 +155,18 @@ class TxnRecordsTest {
             () ->
                 TxnRecords.readValue(
                     "x", new CoordinatorRecord(TxnRecords.KEY_TYPE, ByteBuffer.allocate(0), bad)))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(MalformedRecordException.class);
     ByteBuffer unknown = ByteBuffer.allocate(2).putShort((short) 9).flip();
     assertThatThrownBy(
             () ->
                 TxnRecords.readValue(
                     "x",
                     new CoordinatorRecord(TxnRecords.KEY_TYPE, ByteBuffer.allocate(0), unknown)))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(MalformedRecordException.class);
+    assertThatThrownBy(
+            () ->
+                TxnRecords.readKey(
+                    new CoordinatorRecord(TxnRecords.KEY_TYPE, ByteBuffer.allocate(1), null)))
+        .isInstanceOf(MalformedRecordException.class);
   }
 }

@@ -1,55 +1,25 @@
 package io.brook.coordinator.group.classic;
 
 import io.brook.coordinator.runtime.CoordinatorRecord;
-import java.nio.ByteBuffer;
+import io.brook.coordinator.runtime.GeneratedRecords;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.common.protocol.types.ArrayOf;
-import org.apache.kafka.common.protocol.types.Field;
-import org.apache.kafka.common.protocol.types.Schema;
-import org.apache.kafka.common.protocol.types.Struct;
-import org.apache.kafka.common.protocol.types.Type;
+import org.apache.kafka.coordinator.group.generated.CoordinatorRecordType;
+import org.apache.kafka.coordinator.group.generated.GroupMetadataKey;
+import org.apache.kafka.coordinator.group.generated.GroupMetadataValue;
 
 /**
- * The classic group record (type 2), laid out as Kafka's {@code GroupMetadataKey} (key version 2:
- * the group id) and {@code GroupMetadataValue} version 3, so Kafka's formatter can read it:
- *
- * <pre>
- * value := version:int16(3) protocol_type:string generation:int32 protocol:nullable_string
- *          leader:nullable_string current_state_timestamp:int64 members:[member]
- * member := member_id:string group_instance_id:nullable_string client_id:string
- *           client_host:string rebalance_timeout:int32 session_timeout:int32
- *           subscription:bytes assignment:bytes
- * </pre>
- *
- * A tombstone (null value) deletes the group. Reads are bounded by the record: every length prefix
- * is checked against the bytes that remain before anything is allocated (kafka-clients' {@code
- * Type.BYTES}/{@code ArrayOf} do this), so a corrupt record fails with a {@code SchemaException}
- * rather than a huge allocation.
+ * The classic group record (type 2), written and read with Kafka's generated {@code
+ * GroupMetadataKey} (the group id) and {@code GroupMetadataValue}: Brook writes value version 3
+ * (protocol type, generation, protocol, leader, state timestamp, members with their instance id,
+ * client id and host, timeouts, subscription and assignment), as Kafka does, and reads versions 3
+ * and 4 (4 is the same fields in the flexible encoding). Older versions lack fields Brook relies on
+ * and are refused as malformed. A tombstone (null value) deletes the group.
  */
 public final class ClassicGroupRecords {
-  public static final short KEY_TYPE = 2;
+  public static final short KEY_TYPE = CoordinatorRecordType.GROUP_METADATA.id();
   private static final short VALUE_VERSION = 3;
-
-  private static final Schema KEY = new Schema(new Field("group", Type.STRING));
-  private static final Schema MEMBER =
-      new Schema(
-          new Field("member_id", Type.STRING),
-          new Field("group_instance_id", Type.NULLABLE_STRING),
-          new Field("client_id", Type.STRING),
-          new Field("client_host", Type.STRING),
-          new Field("rebalance_timeout", Type.INT32),
-          new Field("session_timeout", Type.INT32),
-          new Field("subscription", Type.BYTES),
-          new Field("assignment", Type.BYTES));
-  private static final Schema VALUE =
-      new Schema(
-          new Field("protocol_type", Type.STRING),
-          new Field("generation", Type.INT32),
-          new Field("protocol", Type.NULLABLE_STRING),
-          new Field("leader", Type.NULLABLE_STRING),
-          new Field("current_state_timestamp", Type.INT64),
-          new Field("members", new ArrayOf(MEMBER)));
+  private static final short HIGHEST_VALUE_VERSION = 4;
 
   private ClassicGroupRecords() {}
 
@@ -83,93 +53,76 @@ public final class ClassicGroupRecords {
   }
 
   public static CoordinatorRecord record(PersistedGroup group) {
-    Struct value = new Struct(VALUE);
-    value.set("protocol_type", group.protocolType() == null ? "" : group.protocolType());
-    value.set("generation", group.generationId());
-    value.set("protocol", group.protocolName());
-    value.set("leader", group.leaderId());
-    value.set("current_state_timestamp", group.stateTimestampMs());
-    List<Struct> members = new ArrayList<>();
+    List<GroupMetadataValue.MemberMetadata> members = new ArrayList<>(group.members().size());
     for (PersistedMember m : group.members()) {
-      Struct member = new Struct(MEMBER);
-      member.set("member_id", m.memberId());
-      member.set("group_instance_id", m.groupInstanceId());
-      member.set("client_id", m.clientId());
-      member.set("client_host", m.clientHost());
-      member.set("rebalance_timeout", m.rebalanceTimeoutMs());
-      member.set("session_timeout", m.sessionTimeoutMs());
-      member.set("subscription", ByteBuffer.wrap(m.subscription()));
-      member.set("assignment", ByteBuffer.wrap(m.assignment()));
-      members.add(member);
+      members.add(
+          new GroupMetadataValue.MemberMetadata()
+              .setMemberId(m.memberId())
+              .setGroupInstanceId(m.groupInstanceId())
+              .setClientId(m.clientId())
+              .setClientHost(m.clientHost())
+              .setRebalanceTimeout(m.rebalanceTimeoutMs())
+              .setSessionTimeout(m.sessionTimeoutMs())
+              .setSubscription(m.subscription())
+              .setAssignment(m.assignment()));
     }
-    value.set("members", members.toArray());
-    ByteBuffer bytes = ByteBuffer.allocate(2 + value.sizeOf());
-    bytes.putShort(VALUE_VERSION);
-    value.writeTo(bytes);
-    bytes.flip();
-    return new CoordinatorRecord(KEY_TYPE, key(group.groupId()), bytes);
+    return GeneratedRecords.record(
+        key(group.groupId()),
+        VALUE_VERSION,
+        new GroupMetadataValue()
+            .setProtocolType(group.protocolType() == null ? "" : group.protocolType())
+            .setGeneration(group.generationId())
+            .setProtocol(group.protocolName())
+            .setLeader(group.leaderId())
+            .setCurrentStateTimestamp(group.stateTimestampMs())
+            .setMembers(members));
   }
 
   public static CoordinatorRecord tombstone(String groupId) {
-    return CoordinatorRecord.tombstone(KEY_TYPE, key(groupId));
+    return GeneratedRecords.tombstone(key(groupId));
   }
 
-  private static ByteBuffer key(String groupId) {
-    Struct key = new Struct(KEY);
-    key.set("group", groupId);
-    ByteBuffer bytes = ByteBuffer.allocate(key.sizeOf());
-    key.writeTo(bytes);
-    bytes.flip();
-    return bytes;
+  private static GroupMetadataKey key(String groupId) {
+    return new GroupMetadataKey().setGroup(groupId);
   }
 
   /**
-   * @throws org.apache.kafka.common.protocol.types.SchemaException if the key does not parse
+   * @throws io.brook.coordinator.runtime.MalformedRecordException if the key does not parse
    */
   public static String readGroupId(CoordinatorRecord record) {
-    return KEY.read(record.key().duplicate()).getString("group");
+    return GeneratedRecords.readKey(record, GroupMetadataKey::new).group();
   }
 
   /**
-   * Reads a value of version 3.
+   * Reads a value of version 3 or 4.
    *
-   * @throws IllegalArgumentException for another version
-   * @throws org.apache.kafka.common.protocol.types.SchemaException if the bytes do not parse
+   * @throws io.brook.coordinator.runtime.MalformedRecordException for another version or bytes that
+   *     do not parse
    */
   public static PersistedGroup readValue(String groupId, CoordinatorRecord record) {
-    ByteBuffer buffer = record.value().duplicate();
-    short version = buffer.getShort();
-    if (version != VALUE_VERSION) {
-      throw new IllegalArgumentException("unsupported group metadata value version " + version);
-    }
-    Struct value = VALUE.read(buffer);
-    List<PersistedMember> members = new ArrayList<>();
-    for (Object o : value.getArray("members")) {
-      Struct m = (Struct) o;
+    GroupMetadataValue value =
+        GeneratedRecords.readValue(
+            record, VALUE_VERSION, HIGHEST_VALUE_VERSION, GroupMetadataValue::new);
+    List<PersistedMember> members = new ArrayList<>(value.members().size());
+    for (GroupMetadataValue.MemberMetadata m : value.members()) {
       members.add(
           new PersistedMember(
-              m.getString("member_id"),
-              m.getString("group_instance_id"),
-              m.getString("client_id"),
-              m.getString("client_host"),
-              m.getInt("rebalance_timeout"),
-              m.getInt("session_timeout"),
-              bytes(m.getBytes("subscription")),
-              bytes(m.getBytes("assignment"))));
+              m.memberId(),
+              m.groupInstanceId(),
+              m.clientId(),
+              m.clientHost(),
+              m.rebalanceTimeout(),
+              m.sessionTimeout(),
+              m.subscription(),
+              m.assignment()));
     }
     return new PersistedGroup(
         groupId,
-        value.getString("protocol_type"),
-        value.getInt("generation"),
-        value.getString("protocol"),
-        value.getString("leader"),
-        value.getLong("current_state_timestamp"),
+        value.protocolType(),
+        value.generation(),
+        value.protocol(),
+        value.leader(),
+        value.currentStateTimestamp(),
         members);
-  }
-
-  private static byte[] bytes(ByteBuffer buffer) {
-    byte[] out = new byte[buffer.remaining()];
-    buffer.duplicate().get(out);
-    return out;
   }
 }

@@ -1,34 +1,24 @@
 package io.brook.coordinator.group.offsets;
 
 import io.brook.coordinator.runtime.CoordinatorRecord;
-import java.nio.ByteBuffer;
+import io.brook.coordinator.runtime.GeneratedRecords;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.protocol.types.Field;
-import org.apache.kafka.common.protocol.types.Schema;
-import org.apache.kafka.common.protocol.types.Struct;
-import org.apache.kafka.common.protocol.types.Type;
+import org.apache.kafka.coordinator.group.generated.CoordinatorRecordType;
+import org.apache.kafka.coordinator.group.generated.LegacyOffsetCommitKey;
+import org.apache.kafka.coordinator.group.generated.OffsetCommitKey;
+import org.apache.kafka.coordinator.group.generated.OffsetCommitValue;
 
 /**
- * Offset commit records, laid out as Kafka lays out its own (key type 1: group, topic, partition;
- * value version 3: offset, leader epoch, metadata, commit timestamp), so Kafka's offsets formatter
- * can read a Brook {@code __consumer_offsets} partition. Key type 0 is the older identical key.
+ * Offset commit records, written with Kafka's generated {@code OffsetCommitKey} (type 1: group,
+ * topic, partition) and {@code OffsetCommitValue} version 3 (offset, leader epoch, metadata, commit
+ * timestamp), so Kafka's tools read a Brook {@code __consumer_offsets} partition and the reverse.
+ * Type 0 is Kafka's older, identical key; values of versions 0 to 4 are read (versions before 3
+ * have no leader epoch, read as -1; version 1's expire timestamp is ignored).
  */
 public final class OffsetRecords {
-  public static final short KEY_TYPE_V0 = 0;
-  public static final short KEY_TYPE = 1;
+  public static final short KEY_TYPE_V0 = CoordinatorRecordType.LEGACY_OFFSET_COMMIT.id();
+  public static final short KEY_TYPE = CoordinatorRecordType.OFFSET_COMMIT.id();
   private static final short VALUE_VERSION = 3;
-
-  private static final Schema KEY =
-      new Schema(
-          new Field("group", Type.STRING),
-          new Field("topic", Type.STRING),
-          new Field("partition", Type.INT32));
-  private static final Schema VALUE =
-      new Schema(
-          new Field("offset", Type.INT64),
-          new Field("leader_epoch", Type.INT32),
-          new Field("metadata", Type.STRING),
-          new Field("commit_timestamp", Type.INT64));
 
   private OffsetRecords() {}
 
@@ -41,59 +31,51 @@ public final class OffsetRecords {
 
   public static CoordinatorRecord commit(
       String groupId, TopicPartition tp, CommittedOffset committed) {
-    Struct value = new Struct(VALUE);
-    value.set("offset", committed.offset());
-    value.set("leader_epoch", committed.leaderEpoch());
-    value.set("metadata", committed.metadata());
-    value.set("commit_timestamp", committed.commitTimestampMs());
-    ByteBuffer bytes = ByteBuffer.allocate(2 + value.sizeOf());
-    bytes.putShort(VALUE_VERSION);
-    value.writeTo(bytes);
-    bytes.flip();
-    return new CoordinatorRecord(KEY_TYPE, key(groupId, tp), bytes);
+    return GeneratedRecords.record(
+        key(groupId, tp),
+        VALUE_VERSION,
+        new OffsetCommitValue()
+            .setOffset(committed.offset())
+            .setLeaderEpoch(committed.leaderEpoch())
+            .setMetadata(committed.metadata())
+            .setCommitTimestamp(committed.commitTimestampMs()));
   }
 
   public static CoordinatorRecord tombstone(String groupId, TopicPartition tp) {
-    return CoordinatorRecord.tombstone(KEY_TYPE, key(groupId, tp));
+    return GeneratedRecords.tombstone(key(groupId, tp));
   }
 
-  private static ByteBuffer key(String groupId, TopicPartition tp) {
-    Struct key = new Struct(KEY);
-    key.set("group", groupId);
-    key.set("topic", tp.topic());
-    key.set("partition", tp.partition());
-    ByteBuffer bytes = ByteBuffer.allocate(key.sizeOf());
-    key.writeTo(bytes);
-    bytes.flip();
-    return bytes;
+  private static OffsetCommitKey key(String groupId, TopicPartition tp) {
+    return new OffsetCommitKey()
+        .setGroup(groupId)
+        .setTopic(tp.topic())
+        .setPartition(tp.partition());
   }
 
   /**
-   * @throws org.apache.kafka.common.protocol.types.SchemaException if the bytes do not parse
+   * @throws io.brook.coordinator.runtime.MalformedRecordException if the key does not parse
    */
   public static Key readKey(CoordinatorRecord record) {
-    Struct key = KEY.read(record.key().duplicate());
-    return new Key(
-        key.getString("group"),
-        new TopicPartition(key.getString("topic"), key.getInt("partition")));
+    if (record.type() == KEY_TYPE_V0) {
+      LegacyOffsetCommitKey key = GeneratedRecords.readKey(record, LegacyOffsetCommitKey::new);
+      return new Key(key.group(), new TopicPartition(key.topic(), key.partition()));
+    }
+    OffsetCommitKey key = GeneratedRecords.readKey(record, OffsetCommitKey::new);
+    return new Key(key.group(), new TopicPartition(key.topic(), key.partition()));
   }
 
   /**
-   * Reads a value of version 1 to 3 (version 1 also had an expire timestamp, ignored now).
-   *
-   * @throws IllegalArgumentException for an unknown version
+   * @throws io.brook.coordinator.runtime.MalformedRecordException for an unknown version or bytes
+   *     that do not parse
    */
   public static CommittedOffset readValue(CoordinatorRecord record) {
-    ByteBuffer buffer = record.value().duplicate();
-    short version = buffer.getShort();
-    if (version != VALUE_VERSION) {
-      throw new IllegalArgumentException("unsupported offset value version " + version);
-    }
-    Struct value = VALUE.read(buffer);
+    OffsetCommitValue value =
+        GeneratedRecords.readValue(
+            record,
+            OffsetCommitValue.LOWEST_SUPPORTED_VERSION,
+            OffsetCommitValue.HIGHEST_SUPPORTED_VERSION,
+            OffsetCommitValue::new);
     return new CommittedOffset(
-        value.getLong("offset"),
-        value.getInt("leader_epoch"),
-        value.getString("metadata"),
-        value.getLong("commit_timestamp"));
+        value.offset(), value.leaderEpoch(), value.metadata(), value.commitTimestamp());
   }
 }
