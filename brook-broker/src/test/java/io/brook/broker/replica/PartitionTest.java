@@ -3,6 +3,7 @@ package io.brook.broker.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.brook.broker.time.MockTime;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogOpenOptions;
 import io.brook.storage.log.PartitionLog;
@@ -32,7 +33,7 @@ class PartitionTest {
   private static final TopicPartition TP = new TopicPartition("payments", 0);
 
   @TempDir Path dir;
-  private final ManualTime time = new ManualTime();
+  private final MockTime time = new MockTime();
   private final RecordingSender sender = new RecordingSender();
   private final List<TopicPartition> progress = new ArrayList<>();
   private final List<String> wakeUps = new ArrayList<>();
@@ -114,12 +115,12 @@ class PartitionTest {
     leader.appendAsLeader(records(10), (short) -1);
     leader.updateFollowerFetchState(2, 10, 10, 100);
 
-    time.advance(LAG_MS - 1);
+    time.sleep(LAG_MS - 1);
     leader.updateFollowerFetchState(2, 10, 10, 100);
     leader.maybeShrinkIsr();
     assertThat(sender.requests).isEmpty();
 
-    time.advance(2);
+    time.sleep(2);
     leader.updateFollowerFetchState(2, 10, 10, 100);
     leader.maybeShrinkIsr();
     assertThat(sender.requests).hasSize(1);
@@ -186,7 +187,7 @@ class PartitionTest {
 
     leader.updateFollowerFetchState(3, 0, 0, 300);
     assertThat(sender.requests).hasSize(1);
-    time.advance(Partition.ISR_CHANGE_RETRY_MS);
+    time.sleep(Partition.ISR_CHANGE_RETRY_MS);
     leader.updateFollowerFetchState(3, 0, 0, 300);
     assertThat(sender.requests).hasSize(2);
   }
