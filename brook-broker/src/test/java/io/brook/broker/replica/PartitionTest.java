@@ -325,6 +325,50 @@ class PartitionTest {
     return new SimpleRecord(value.getBytes());
   }
 
+  @Test
+  void aFollowerFetchReadsToTheLogEndAndAnswersWithTheHighWatermarkItMoved() throws Exception {
+    // Given: a leader with 10 records, broker 3 caught up, broker 2 not yet fetched
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
+    leader.appendAsLeader(records(10), (short) 1);
+    leader.fetchFromFollower(3, 300, 10, 5, 1 << 20, true);
+
+    // When: broker 2 fetches from offset 0
+    FollowerRead read = leader.fetchFromFollower(2, 200, 0, -1, 1 << 20, true);
+
+    // Then: it gets the records up to the log end, and the high watermark its own fetch moved
+    assertThat(read.diverged()).isFalse();
+    assertThat(read.read().slice().sizeInBytes()).isPositive();
+    assertThat(read.highWatermark()).isEqualTo(0);
+    FollowerRead next = leader.fetchFromFollower(2, 200, 10, 5, 1 << 20, true);
+    assertThat(next.highWatermark()).isEqualTo(10);
+    assertThat(leader.followerLogEndOffset(2)).isEqualTo(10);
+  }
+
+  @Test
+  void aFollowerWhoseLastEpochEndsBeforeItsFetchOffsetIsToldWhereToTruncate() throws Exception {
+    // Given: 10 records in epoch 5, then 5 in epoch 7
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
+    leader.appendAsLeader(records(10), (short) 1);
+    leader.applyState(new PartitionState(1, 7, 8, List.of(1, 2, 3), List.of(1, 2, 3)));
+    leader.appendAsLeader(records(5), (short) 1);
+
+    // When: broker 2, which wrote offsets 10 and 11 in epoch 5 elsewhere, fetches from 12
+    FollowerRead read = leader.fetchFromFollower(2, 200, 12, 5, 1 << 20, true);
+
+    // Then: it must truncate to where epoch 5 ends here, and its position is not recorded
+    assertThat(read.diverged()).isTrue();
+    assertThat(read.divergingEpoch().epoch()).isEqualTo(5);
+    assertThat(read.divergingEpoch().endOffset()).isEqualTo(10);
+    assertThat(leader.followerLogEndOffset(2)).isEqualTo(-1);
+  }
+
+  @Test
+  void aFetchFromABrokerThatIsNotAReplicaIsRefused() throws Exception {
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
+    assertThatThrownBy(() -> leader.fetchFromFollower(4, 400, 0, -1, 1 << 20, true))
+        .isInstanceOf(NotLeaderOrFollowerException.class);
+  }
+
   private record Request(
       int leaderEpoch,
       int partitionEpoch,
