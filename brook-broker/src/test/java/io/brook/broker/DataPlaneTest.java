@@ -145,16 +145,6 @@ class DataPlaneTest {
   }
 
   @Test
-  void aLongPollTimesOutEmpty() throws Exception {
-    long started = System.nanoTime();
-    FetchResponseData response =
-        (FetchResponseData) BrokerFixture.call(fetch, fetchRequest("orders", 0, 0, 200, 1));
-    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
-        .isGreaterThanOrEqualTo(150);
-    assertThat(response.responses().get(0).partitions().get(0).records().sizeInBytes()).isZero();
-  }
-
-  @Test
   void fetchBeyondTheEndIsOutOfRange() throws Exception {
     FetchResponseData response =
         (FetchResponseData) BrokerFixture.call(fetch, fetchRequest("orders", 0, 5, 0, 1));

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -160,8 +161,8 @@ class ReadCommittedFetchTest {
     // When: a read_committed long poll waits, and the transaction is aborted
     CompletableFuture<ApiMessage> waiting =
         longPoll(fetchRequest(READ_COMMITTED, 5_000)).toCompletableFuture();
-    Thread.sleep(100);
     assertThat(waiting).isNotDone();
+    assertThat(broker.delayed.waiting(new TopicPartition("orders", 0))).as("parked").isEqualTo(1);
     marker(7L, false);
 
     // Then

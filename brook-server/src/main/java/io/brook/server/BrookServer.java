@@ -31,6 +31,8 @@ import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
+import io.brook.broker.time.ExecutorScheduler;
+import io.brook.broker.time.Scheduler;
 import io.brook.broker.txn.CoordinatorMarkerWriter;
 import io.brook.coordinator.api.GroupApis;
 import io.brook.coordinator.group.GroupCoordinator;
@@ -66,7 +68,6 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
@@ -122,6 +123,10 @@ public final class BrookServer implements AutoCloseable {
     BrokerConfig config;
     String clusterId;
     ScheduledExecutorService scheduler;
+
+    /** The data plane's periodic tasks, on {@link #scheduler}. */
+    Scheduler periodic;
+
     DiskWork disk;
     MetadataQuorum quorum;
     ClusterServices cluster;
@@ -169,6 +174,7 @@ public final class BrookServer implements AutoCloseable {
               ? MetaProperties.ensure(logDirs, nodeId, ClusterSettings.of(config)::derivedClusterId)
               : MetaProperties.ensure(logDirs, nodeId);
       c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
+      c.periodic = new ExecutorScheduler(c.scheduler);
       c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
       c.quorum =
           raft
@@ -213,14 +219,9 @@ public final class BrookServer implements AutoCloseable {
                 c.fetchers,
                 cluster.isrChangeSender(),
                 ReplicationConfigs.lagTimeMaxMs(config),
-                Time.SYSTEM);
-        long shrinkCheckMs = Math.max(100, ReplicationConfigs.lagTimeMaxMs(config) / 2);
-        ReplicaManager replicas = c.replicaManager;
-        c.scheduler.scheduleWithFixedDelay(
-            () -> runQuietly("isr-shrink", replicas::maybeShrinkIsrs),
-            shrinkCheckMs,
-            shrinkCheckMs,
-            TimeUnit.MILLISECONDS);
+                Time.SYSTEM,
+                c.periodic);
+        c.replicaManager.startIsrShrinkTask();
       } else {
         c.replicaManager =
             new ReplicaManager(nodeId, c.logManager, c.delayedOperations, topicConfig);
@@ -589,15 +590,6 @@ public final class BrookServer implements AutoCloseable {
                     .findFirst()
                     .or(() -> broker.endpoints().stream().findFirst()))
         .map(e -> new Node(brokerId, e.host(), e.port()));
-  }
-
-  /** A periodic task that logs its failures instead of being cancelled by them. */
-  private static void runQuietly(String name, Runnable task) {
-    try {
-      task.run();
-    } catch (RuntimeException e) {
-      log.error("Periodic task failed task={}", name, e);
-    }
   }
 
   private static void closeEach(AutoCloseable... parts) {

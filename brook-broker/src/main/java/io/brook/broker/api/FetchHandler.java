@@ -1,12 +1,12 @@
 package io.brook.broker.api;
 
 import io.brook.broker.delayed.DelayedOperation;
+import io.brook.broker.replica.FollowerRead;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
 import io.brook.protocol.ZeroCopyRecords;
-import io.brook.storage.epoch.EpochEndOffset;
 import io.brook.storage.log.LogOffsetMetadata;
 import io.brook.storage.log.LogReadResult;
 import io.brook.storage.log.PartitionLog;
@@ -23,7 +23,6 @@ import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidRequestException;
-import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
@@ -271,13 +270,12 @@ public final class FetchHandler extends KafkaApi {
   }
 
   /**
-   * A follower's fetch: checks that its log has not diverged from this leader's (its last fetched
-   * epoch must end at or after its fetch offset here), reads up to the log end, and records its
-   * progress, which may move the ISR and the high watermark.
+   * A follower's fetch: the leader partition reads it and records the follower's progress ({@link
+   * Partition#fetchFromFollower}); this builds the answer.
    *
    * @return empty when the follower must truncate first (the response names the diverging epoch)
    */
-  private Optional<Position> readForFollower(
+  private static Optional<Position> readForFollower(
       Partition partition,
       Wanted w,
       int replicaId,
@@ -285,29 +283,27 @@ public final class FetchHandler extends KafkaApi {
       int limit,
       boolean minOneBatch,
       PartitionData data) {
-    partition.ensureLeader();
-    PartitionLog log = partition.log();
     long fetchOffset = w.request().fetchOffset();
-    int lastFetchedEpoch = w.request().lastFetchedEpoch();
-    if (lastFetchedEpoch >= 0) {
-      EpochEndOffset end = log.endOffsetForEpoch(lastFetchedEpoch);
-      if (end.epoch() != lastFetchedEpoch || end.endOffset() < fetchOffset) {
-        data.divergingEpoch().setEpoch(end.epoch()).setEndOffset(end.endOffset());
-        data.setHighWatermark(log.highWatermark())
-            .setLastStableOffset(log.lastStableOffset())
-            .setLogStartOffset(log.logStartOffset());
-        return Optional.empty();
-      }
+    FollowerRead read =
+        partition.fetchFromFollower(
+            replicaId,
+            replicaEpoch,
+            fetchOffset,
+            w.request().lastFetchedEpoch(),
+            limit,
+            minOneBatch);
+    if (read.diverged()) {
+      data.divergingEpoch()
+          .setEpoch(read.divergingEpoch().epoch())
+          .setEndOffset(read.divergingEpoch().endOffset());
+      data.setHighWatermark(read.highWatermark())
+          .setLastStableOffset(read.lastStableOffset())
+          .setLogStartOffset(read.logStartOffset());
+      return Optional.empty();
     }
-    long leaderEnd = log.logEndOffset();
-    LogReadResult result = log.read(fetchOffset, limit, leaderEnd, minOneBatch);
-    if (!partition.updateFollowerFetchState(replicaId, fetchOffset, leaderEnd, replicaEpoch)) {
-      throw new NotLeaderOrFollowerException(
-          "broker " + replicaId + " is not a replica of " + partition.topicPartition());
-    }
-    fill(data, result, log.highWatermark(), log.lastStableOffset());
+    fill(data, read.read(), read.highWatermark(), read.lastStableOffset());
     return Optional.of(
-        new Position(w.topicPartition(), fetchOffset, result.fetchOffsetMetadata(), true));
+        new Position(w.topicPartition(), fetchOffset, read.read().fetchOffsetMetadata(), true));
   }
 
   /**

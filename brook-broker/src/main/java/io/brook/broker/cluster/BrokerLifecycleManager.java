@@ -1,12 +1,12 @@
 package io.brook.broker.cluster;
 
+import io.brook.broker.time.Scheduler;
 import io.brook.metadata.record.BrokerEndpoint;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -51,7 +51,7 @@ public final class BrokerLifecycleManager {
   private final Optional<String> rack;
   private final ControllerClient controller;
   private final LongSupplier metadataOffset;
-  private final ScheduledExecutorService scheduler;
+  private final Scheduler scheduler;
   private final long heartbeatIntervalMs;
   private final List<Uuid> logDirs;
   private final Supplier<List<Uuid>> offlineLogDirs;
@@ -67,7 +67,7 @@ public final class BrokerLifecycleManager {
       Optional<String> rack,
       ControllerClient controller,
       LongSupplier metadataOffset,
-      ScheduledExecutorService scheduler,
+      Scheduler scheduler,
       long heartbeatIntervalMs,
       List<Uuid> logDirs,
       Supplier<List<Uuid>> offlineLogDirs) {
@@ -103,7 +103,7 @@ public final class BrokerLifecycleManager {
       return;
     }
     try {
-      scheduler.schedule(this::tick, delayMs, TimeUnit.MILLISECONDS);
+      scheduler.schedule("broker-heartbeat", this::tick, delayMs);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       // The scheduler is stopping with the node.
     }
@@ -257,7 +257,9 @@ public final class BrokerLifecycleManager {
   private void retryReport(Uuid dirId, Map<Uuid, List<Integer>> partitions) {
     try {
       scheduler.schedule(
-          () -> reportOfflineReplicas(dirId, partitions), RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
+          "report-offline-replicas",
+          () -> reportOfflineReplicas(dirId, partitions),
+          RETRY_BACKOFF_MS);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       // The scheduler is stopping with the node.
     }

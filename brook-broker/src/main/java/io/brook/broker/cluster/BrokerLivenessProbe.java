@@ -1,5 +1,7 @@
 package io.brook.broker.cluster;
 
+import io.brook.broker.time.ExecutorScheduler;
+import io.brook.broker.time.Scheduler;
 import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.image.BrokerRegistration;
@@ -10,12 +12,10 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * standby that becomes active keeps what it saw: when the active controller's own node crashes, its
  * successor already knows that node's connection dropped and fences it once the grace has passed,
  * counted from the drop, rather than after a full session timeout. One connection per broker and
- * controller at most; all work runs on one daemon thread and never blocks.
+ * controller at most; all work runs as one periodic task (on a daemon thread of its own in
+ * production) and never blocks.
  */
 public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BrokerLivenessProbe.class);
@@ -69,7 +70,10 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
   private boolean activeNow;
 
   private boolean closed;
-  private ScheduledExecutorService thread;
+  private volatile Scheduler.Task task;
+
+  /** The scheduler {@link #start} built for this probe alone, stopped with it; else null. */
+  private volatile ExecutorScheduler ownScheduler;
 
   /** The connection to one registration of one broker. */
   private static final class Watch {
@@ -112,6 +116,24 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
   /** A probe of the brokers registered in {@code quorum}, checking on a thread of its own. */
   public static BrokerLivenessProbe start(
       MetadataQuorum quorum, ClusterController controller, int selfId, long graceMs) {
+    // Its own thread: a busy shared scheduler must not delay a fence.
+    ExecutorScheduler own = ExecutorScheduler.singleThread("brook-liveness-probe");
+    BrokerLivenessProbe probe = start(quorum, controller, selfId, graceMs, own, Time.SYSTEM);
+    probe.ownScheduler = own;
+    return probe;
+  }
+
+  /**
+   * A probe of the brokers registered in {@code quorum}, checking every {@link #TICK_MS} on {@code
+   * scheduler} (which stays its owner's) and measuring the grace on {@code time}'s monotonic clock.
+   */
+  public static BrokerLivenessProbe start(
+      MetadataQuorum quorum,
+      ClusterController controller,
+      int selfId,
+      long graceMs,
+      Scheduler scheduler,
+      Time time) {
     BrokerLivenessProbe probe =
         new BrokerLivenessProbe(
             selfId,
@@ -120,16 +142,8 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
             (brokerId, epoch) ->
                 quorum.submitAsync(image -> controller.fenceBroker(brokerId, epoch)),
             graceMs,
-            () -> System.nanoTime() / 1_000_000);
-    // Its own thread: a busy shared scheduler must not delay a fence.
-    probe.thread =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread t = new Thread(runnable, "brook-liveness-probe");
-              t.setDaemon(true);
-              return t;
-            });
-    probe.thread.scheduleWithFixedDelay(probe, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+            time::hiResClockMs);
+    probe.task = scheduler.schedulePeriodic("liveness-probe", probe, TICK_MS, TICK_MS);
     return probe;
   }
 
@@ -277,8 +291,11 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
 
   @Override
   public void close() {
-    if (thread != null) {
-      thread.shutdownNow();
+    if (task != null) {
+      task.cancel();
+    }
+    if (ownScheduler != null) {
+      ownScheduler.close();
     }
     synchronized (this) {
       closed = true;

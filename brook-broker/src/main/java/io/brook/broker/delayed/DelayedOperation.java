@@ -1,6 +1,6 @@
 package io.brook.broker.delayed;
 
-import io.netty.util.Timeout;
+import io.brook.broker.time.Scheduler;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.TopicPartition;
@@ -26,7 +26,7 @@ public abstract class DelayedOperation {
   private final AtomicBoolean completed = new AtomicBoolean();
   private final List<TopicPartition> partitions;
   private final WaitsOn waitsOn;
-  private volatile Timeout timeout;
+  private volatile Scheduler.Task timeout;
 
   /**
    * @param partitions the partitions whose progress may satisfy this operation; each is watched
@@ -64,7 +64,7 @@ public abstract class DelayedOperation {
    * Records the operation's timer. If the operation completed while the timer was being created,
    * the timer is cancelled here: {@link #complete} may have read the field before it was set.
    */
-  final void setTimeout(Timeout value) {
+  final void setTimeout(Scheduler.Task value) {
     timeout = value;
     if (completed.get()) {
       value.cancel();
@@ -84,7 +84,7 @@ public abstract class DelayedOperation {
     if (!completed.compareAndSet(false, true)) {
       return false;
     }
-    Timeout pending = timeout;
+    Scheduler.Task pending = timeout;
     if (pending != null && !timedOut) {
       pending.cancel();
     }

@@ -1,14 +1,12 @@
 package io.brook.broker.delayed;
 
 import io.brook.broker.replica.Partition;
-import io.netty.util.HashedWheelTimer;
-import io.netty.util.Timeout;
-import io.netty.util.Timer;
+import io.brook.broker.time.Scheduler;
+import io.brook.broker.time.WheelScheduler;
 import java.io.Closeable;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,8 +15,10 @@ import org.slf4j.LoggerFactory;
  * The waiting room for delayed operations ("purgatory"). Each parked operation is registered under
  * every partition it reads, in that partition's {@link Watchers}; progress on a partition visits
  * only that partition's watchers, and an append that moved the log end but not the high watermark
- * visits only the operations that read up to the log end (follower fetches). Deadlines run on a
- * hashed wheel timer, so no thread sleeps on behalf of a request.
+ * visits only the operations that read up to the log end (follower fetches). Deadlines run on an
+ * injected {@link Scheduler}: in production a hashed wheel timer of its own ({@link
+ * WheelScheduler}), so no thread sleeps on behalf of a request; in a deterministic test a manual
+ * scheduler, which expires an operation exactly when its clock passes the deadline.
  *
  * <p>Completion is exactly once: an operation completes through {@link DelayedOperation#complete},
  * a compare-and-set, whichever of progress on any of its partitions (on the thread that made it),
@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * time, so progress made before the registration is seen by that check and progress made after it
  * finds the operation registered. Registration and removal of a partition's entry both run inside
  * {@link ConcurrentHashMap#compute}, so an entry is never dropped while an operation is being added
- * to it.
+ * to it. {@link #close} racing a submit: the submit registers, then reads {@code closed}; close
+ * sets {@code closed}, then expires what is registered; one of the two sees the other.
  */
 public final class DelayedOperations implements Partition.HighWatermarkListener, Closeable {
   private static final Logger log = LoggerFactory.getLogger(DelayedOperations.class);
@@ -42,17 +43,23 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
   private static final long TICK_MS = 10;
 
   private final ConcurrentHashMap<TopicPartition, Watchers> watchers = new ConcurrentHashMap<>();
-  private final Timer timer;
+  private final Scheduler timer;
+
+  /** The timer this instance built and stops on {@link #close}; null for an injected one. */
+  private final WheelScheduler ownTimer;
+
   private volatile boolean closed;
 
+  /** With a hashed wheel timer of its own, on thread {@code brook-delayed-ops}. */
   public DelayedOperations() {
-    ThreadFactory threads =
-        runnable -> {
-          Thread thread = new Thread(runnable, "brook-delayed-ops");
-          thread.setDaemon(true);
-          return thread;
-        };
-    this.timer = new HashedWheelTimer(threads, TICK_MS, TimeUnit.MILLISECONDS);
+    this.ownTimer = new WheelScheduler("brook-delayed-ops", TICK_MS);
+    this.timer = ownTimer;
+  }
+
+  /** Deadlines on {@code timer}, which stays its owner's to stop. */
+  public DelayedOperations(Scheduler timer) {
+    this.ownTimer = null;
+    this.timer = timer;
   }
 
   /**
@@ -104,10 +111,14 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
       return;
     }
     try {
-      operation.setTimeout(
-          timer.newTimeout(t -> expire(operation), Math.max(0, timeoutMs), TimeUnit.MILLISECONDS));
-    } catch (IllegalStateException stopped) {
-      // close() stopped the timer while this operation was being registered.
+      operation.setTimeout(timer.schedule("delayed-operation", () -> expire(operation), timeoutMs));
+    } catch (RejectedExecutionException stopped) {
+      // The timer stopped (the node is closing) while this operation was being registered.
+      expire(operation);
+      return;
+    }
+    if (closed) {
+      // close() may have expired the registered operations before this one was registered.
       expire(operation);
       return;
     }
@@ -198,19 +209,15 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
   }
 
   /**
-   * Stops the timer and completes every parked operation as timed out. An operation being submitted
-   * meanwhile completes too: either its timer was created before the stop (and is run here) or
-   * creating it fails (and {@link #submit} completes it).
+   * Completes every parked operation as timed out and stops the timer if it is this instance's. An
+   * operation being submitted meanwhile completes too: {@link #submit} sees {@code closed} after
+   * registering it, or this sees it registered.
    */
   @Override
   public void close() {
     closed = true;
-    for (Timeout pending : timer.stop()) {
-      try {
-        pending.task().run(pending);
-      } catch (Exception e) {
-        log.error("Completing a delayed operation at shutdown failed", e);
-      }
+    if (ownTimer != null) {
+      ownTimer.close();
     }
     for (Watchers w : watchers.values()) {
       for (DelayedOperation operation : w.logEnd) {

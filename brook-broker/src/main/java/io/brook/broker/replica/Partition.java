@@ -1,7 +1,9 @@
 package io.brook.broker.replica;
 
 import io.brook.storage.StorageException;
+import io.brook.storage.epoch.EpochEndOffset;
 import io.brook.storage.log.LogAppendInfo;
+import io.brook.storage.log.LogReadResult;
 import io.brook.storage.log.PartitionLog;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -366,6 +368,51 @@ public final class Partition {
   }
 
   // ---- Leader: followers, ISR, high watermark ----
+
+  /**
+   * A follower's fetch of this leader's log: checks that the follower's log has not diverged (its
+   * last fetched epoch must end at or after its fetch offset here), reads from {@code fetchOffset}
+   * up to the log end, and records the follower's progress ({@link #updateFollowerFetchState}),
+   * which may move the ISR and the high watermark and wake the operations waiting on them.
+   *
+   * @param followerBrokerEpoch the broker epoch the follower fetched with, -1 if none (KIP-903)
+   * @param lastFetchedEpoch the epoch of the last batch the follower has, -1 if none
+   * @param minOneBatch read the first batch whole even past {@code maxBytes} (KIP-74)
+   * @throws NotLeaderOrFollowerException if this broker does not lead the partition or {@code
+   *     replicaId} is not one of its replicas
+   */
+  public FollowerRead fetchFromFollower(
+      int replicaId,
+      long followerBrokerEpoch,
+      long fetchOffset,
+      int lastFetchedEpoch,
+      int maxBytes,
+      boolean minOneBatch) {
+    ensureLeader();
+    if (lastFetchedEpoch >= 0) {
+      EpochEndOffset end = partitionLog.endOffsetForEpoch(lastFetchedEpoch);
+      if (end.epoch() != lastFetchedEpoch || end.endOffset() < fetchOffset) {
+        return new FollowerRead(
+            null,
+            end,
+            partitionLog.highWatermark(),
+            partitionLog.lastStableOffset(),
+            partitionLog.logStartOffset());
+      }
+    }
+    long leaderEnd = partitionLog.logEndOffset();
+    LogReadResult result = partitionLog.read(fetchOffset, maxBytes, leaderEnd, minOneBatch);
+    if (!updateFollowerFetchState(replicaId, fetchOffset, leaderEnd, followerBrokerEpoch)) {
+      throw new NotLeaderOrFollowerException(
+          "broker " + replicaId + " is not a replica of " + topicPartition);
+    }
+    return new FollowerRead(
+        result,
+        null,
+        partitionLog.highWatermark(),
+        partitionLog.lastStableOffset(),
+        result.logStartOffset());
+  }
 
   /**
    * A follower's fetch from {@code fetchOffset}, which is its log end offset, while this leader's

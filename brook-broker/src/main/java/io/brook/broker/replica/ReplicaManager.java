@@ -1,6 +1,7 @@
 package io.brook.broker.replica;
 
 import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.time.Scheduler;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.PartitionImage;
 import io.brook.metadata.image.TopicImage;
@@ -47,12 +48,14 @@ public final class ReplicaManager {
   private final BiFunction<MetadataImage, String, LogConfig> topicConfig;
   private final Followers followers;
   private final ReplicationContext replication;
+  private final Scheduler scheduler;
   private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
 
   /** Replicas assigned here whose log could not be created (a log directory is offline). */
   private final ConcurrentHashMap<TopicPartition, Uuid> unhosted = new ConcurrentHashMap<>();
 
   private volatile MetadataImage image = MetadataImage.EMPTY;
+  private Scheduler.Task isrShrinkTask;
 
   /**
    * @param topicConfig the effective log config of a topic in an image (broker defaults plus the
@@ -71,13 +74,17 @@ public final class ReplicaManager {
         Followers.NONE,
         IsrChangeSender.NONE,
         ReplicationContext.DEFAULT_LAG_TIME_MAX_MS,
-        Time.SYSTEM);
+        Time.SYSTEM,
+        null);
   }
 
   /**
    * @param followers fetches the partitions this broker follows
    * @param isrChanges where leaders send ISR changes (the controller)
    * @param replicaLagTimeMaxMs {@code replica.lag.time.max.ms}
+   * @param time the clock of follower fetch and caught-up times
+   * @param scheduler runs the periodic ISR shrink check ({@link #startIsrShrinkTask}); null for a
+   *     node whose ISRs never change
    */
   public ReplicaManager(
       int brokerId,
@@ -87,7 +94,8 @@ public final class ReplicaManager {
       Followers followers,
       IsrChangeSender isrChanges,
       long replicaLagTimeMaxMs,
-      Time time) {
+      Time time,
+      Scheduler scheduler) {
     this.brokerId = brokerId;
     this.logManager = logManager;
     this.delayedOperations = delayedOperations;
@@ -96,6 +104,7 @@ public final class ReplicaManager {
     this.replication =
         new ReplicationContext(
             isrChanges, this::isUnfenced, replicaLagTimeMaxMs, time, new ReplicationMetrics(time));
+    this.scheduler = scheduler;
     logManager.dirFailures().addListener(this::handleLogDirFailure);
   }
 
@@ -293,6 +302,36 @@ public final class ReplicaManager {
       if (partition.isLeader() && !partition.log().isOffline()) {
         partition.maybeShrinkIsr();
       }
+    }
+  }
+
+  /**
+   * How often leaders look for followers to drop from their ISRs: half of {@code
+   * replica.lag.time.max.ms}, as Kafka's {@code isr-expiration} task (at least 100 ms), so a
+   * follower that stopped is dropped between one and one and a half lag times after its last
+   * caught-up fetch.
+   */
+  public static long isrShrinkCheckMs(long replicaLagTimeMaxMs) {
+    return Math.max(100, replicaLagTimeMaxMs / 2);
+  }
+
+  /** Starts the periodic ISR shrink check on the scheduler ({@link #isrShrinkCheckMs}). */
+  public synchronized void startIsrShrinkTask() {
+    if (scheduler == null) {
+      throw new IllegalStateException("this replica manager has no scheduler");
+    }
+    if (isrShrinkTask == null) {
+      long periodMs = isrShrinkCheckMs(replication.replicaLagTimeMaxMs());
+      isrShrinkTask =
+          scheduler.schedulePeriodic("isr-shrink", this::maybeShrinkIsrs, periodMs, periodMs);
+    }
+  }
+
+  /** Stops the periodic ISR shrink check, if started. */
+  public synchronized void stopIsrShrinkTask() {
+    if (isrShrinkTask != null) {
+      isrShrinkTask.cancel();
+      isrShrinkTask = null;
     }
   }
 

@@ -3,6 +3,8 @@ package io.brook.broker.delayed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.brook.broker.time.ManualScheduler;
+import io.brook.broker.time.MockTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -139,16 +141,44 @@ class DelayedOperationsTest {
   }
 
   @Test
-  void aTimedOutOperationLeavesEveryPartition() throws Exception {
-    // Given / When: an operation that is never satisfied, with a deadline already due
+  void aTimedOutOperationCompletesExactlyAtItsDeadlineAndLeavesEveryPartition() {
+    // Given: deadlines on a simulated clock, and an operation over A and B that is never satisfied
+    ManualScheduler timer = new ManualScheduler(new MockTime());
+    DelayedOperations onSimulatedTime = new DelayedOperations(timer);
     Probe probe = new Probe(List.of(A, B), () -> false);
-    delayed.submit(probe, -5);
+    onSimulatedTime.submit(probe, 100);
 
-    // Then: the timer completes it as timed out and its entries go
-    assertThat(probe.done.await(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(probe.timedOut.get()).isTrue();
-    await().atMost(Duration.ofSeconds(10)).until(() -> delayed.watchedPartitions() == 0);
+    // When: the clock reaches one millisecond before the deadline
+    timer.time().sleep(99);
+
+    // Then: still parked
+    assertThat(probe.completions.get()).isZero();
+    assertThat(onSimulatedTime.watchedPartitions()).isEqualTo(2);
+
+    // When: the clock reaches the deadline
+    timer.time().sleep(1);
+
+    // Then: completed once, as timed out, and its entries went
     assertThat(probe.completions.get()).isEqualTo(1);
+    assertThat(probe.timedOut.get()).isTrue();
+    assertThat(onSimulatedTime.watchedPartitions()).isZero();
+  }
+
+  @Test
+  void anOperationWithADeadlineAlreadyDueTimesOutOnTheNextTimerRun() {
+    // Given
+    ManualScheduler timer = new ManualScheduler(new MockTime());
+    DelayedOperations onSimulatedTime = new DelayedOperations(timer);
+    Probe probe = new Probe(List.of(A), () -> false);
+
+    // When
+    onSimulatedTime.submit(probe, -5);
+    assertThat(probe.completions.get()).as("never on the submitting thread").isZero();
+    timer.runDue();
+
+    // Then
+    assertThat(probe.timedOut.get()).isTrue();
+    assertThat(onSimulatedTime.watchedPartitions()).isZero();
   }
 
   @Test

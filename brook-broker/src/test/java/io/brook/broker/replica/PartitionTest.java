@@ -3,6 +3,7 @@ package io.brook.broker.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.brook.broker.time.MockTime;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogOpenOptions;
 import io.brook.storage.log.PartitionLog;
@@ -32,7 +33,7 @@ class PartitionTest {
   private static final TopicPartition TP = new TopicPartition("payments", 0);
 
   @TempDir Path dir;
-  private final ManualTime time = new ManualTime();
+  private final MockTime time = new MockTime();
   private final RecordingSender sender = new RecordingSender();
   private final List<TopicPartition> progress = new ArrayList<>();
   private final List<String> wakeUps = new ArrayList<>();
@@ -114,12 +115,12 @@ class PartitionTest {
     leader.appendAsLeader(records(10), (short) -1);
     leader.updateFollowerFetchState(2, 10, 10, 100);
 
-    time.advance(LAG_MS - 1);
+    time.sleep(LAG_MS - 1);
     leader.updateFollowerFetchState(2, 10, 10, 100);
     leader.maybeShrinkIsr();
     assertThat(sender.requests).isEmpty();
 
-    time.advance(2);
+    time.sleep(2);
     leader.updateFollowerFetchState(2, 10, 10, 100);
     leader.maybeShrinkIsr();
     assertThat(sender.requests).hasSize(1);
@@ -186,7 +187,7 @@ class PartitionTest {
 
     leader.updateFollowerFetchState(3, 0, 0, 300);
     assertThat(sender.requests).hasSize(1);
-    time.advance(Partition.ISR_CHANGE_RETRY_MS);
+    time.sleep(Partition.ISR_CHANGE_RETRY_MS);
     leader.updateFollowerFetchState(3, 0, 0, 300);
     assertThat(sender.requests).hasSize(2);
   }
@@ -322,6 +323,50 @@ class PartitionTest {
 
   private static SimpleRecord record(String value) {
     return new SimpleRecord(value.getBytes());
+  }
+
+  @Test
+  void aFollowerFetchReadsToTheLogEndAndAnswersWithTheHighWatermarkItMoved() throws Exception {
+    // Given: a leader with 10 records, broker 3 caught up, broker 2 not yet fetched
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
+    leader.appendAsLeader(records(10), (short) 1);
+    leader.fetchFromFollower(3, 300, 10, 5, 1 << 20, true);
+
+    // When: broker 2 fetches from offset 0
+    FollowerRead read = leader.fetchFromFollower(2, 200, 0, -1, 1 << 20, true);
+
+    // Then: it gets the records up to the log end, and the high watermark its own fetch moved
+    assertThat(read.diverged()).isFalse();
+    assertThat(read.read().slice().sizeInBytes()).isPositive();
+    assertThat(read.highWatermark()).isEqualTo(0);
+    FollowerRead next = leader.fetchFromFollower(2, 200, 10, 5, 1 << 20, true);
+    assertThat(next.highWatermark()).isEqualTo(10);
+    assertThat(leader.followerLogEndOffset(2)).isEqualTo(10);
+  }
+
+  @Test
+  void aFollowerWhoseLastEpochEndsBeforeItsFetchOffsetIsToldWhereToTruncate() throws Exception {
+    // Given: 10 records in epoch 5, then 5 in epoch 7
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
+    leader.appendAsLeader(records(10), (short) 1);
+    leader.applyState(new PartitionState(1, 7, 8, List.of(1, 2, 3), List.of(1, 2, 3)));
+    leader.appendAsLeader(records(5), (short) 1);
+
+    // When: broker 2, which wrote offsets 10 and 11 in epoch 5 elsewhere, fetches from 12
+    FollowerRead read = leader.fetchFromFollower(2, 200, 12, 5, 1 << 20, true);
+
+    // Then: it must truncate to where epoch 5 ends here, and its position is not recorded
+    assertThat(read.diverged()).isTrue();
+    assertThat(read.divergingEpoch().epoch()).isEqualTo(5);
+    assertThat(read.divergingEpoch().endOffset()).isEqualTo(10);
+    assertThat(leader.followerLogEndOffset(2)).isEqualTo(-1);
+  }
+
+  @Test
+  void aFetchFromABrokerThatIsNotAReplicaIsRefused() throws Exception {
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
+    assertThatThrownBy(() -> leader.fetchFromFollower(4, 400, 0, -1, 1 << 20, true))
+        .isInstanceOf(NotLeaderOrFollowerException.class);
   }
 
   private record Request(

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.time.ManualScheduler;
+import io.brook.broker.time.MockTime;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.PartitionRecord;
@@ -45,7 +47,7 @@ class ReplicaManagerLogDirFailureTest {
   private static final List<Integer> ALL = List.of(1, 2, 3);
 
   @TempDir Path root;
-  private final ManualTime time = new ManualTime();
+  private final MockTime time = new MockTime();
   private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
   private final DelayedOperations delayed = new DelayedOperations();
   private final Set<TopicPartition> unfollowed = ConcurrentHashMap.newKeySet();
@@ -85,7 +87,15 @@ class ReplicaManagerLogDirFailureTest {
           return new CompletableFuture<>();
         };
     return new ReplicaManager(
-        1, logManager, delayed, (image, topic) -> LogConfig.defaults(), followers, sender, 1, time);
+        1,
+        logManager,
+        delayed,
+        (image, topic) -> LogConfig.defaults(),
+        followers,
+        sender,
+        1,
+        time,
+        new ManualScheduler(time));
   }
 
   /** Broker 1 leads t-0 and t-1 and follows t-2 and t-3 (led by 2); all in sync. */
@@ -137,7 +147,7 @@ class ReplicaManagerLogDirFailureTest {
 
     // And a leader there answers KAFKA_STORAGE_ERROR and proposes no ISR shrink, while a leader
     // of the healthy directory does (its followers never fetched)
-    time.advance(10);
+    time.sleep(10);
     replicas.maybeShrinkIsrs();
     for (int p = 0; p < 2; p++) {
       Partition leader = replicas.partition(new TopicPartition("t", p)).orElseThrow();

@@ -19,6 +19,7 @@ import io.brook.broker.cluster.ForwardingHandler;
 import io.brook.broker.cluster.LeaderRebalancer;
 import io.brook.broker.cluster.OffloadedHandler;
 import io.brook.broker.replica.IsrChangeSender;
+import io.brook.broker.time.ExecutorScheduler;
 import io.brook.metadata.controller.BrokerSessions;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ProducerIdBlock;
@@ -235,7 +236,7 @@ public final class ClusterServices implements AutoCloseable {
             config.brokerRack(),
             controllerClient,
             appliedMetadataOffset,
-            scheduler,
+            new ExecutorScheduler(scheduler),
             settings.heartbeatIntervalMs(),
             logDirs,
             offlineLogDirs);

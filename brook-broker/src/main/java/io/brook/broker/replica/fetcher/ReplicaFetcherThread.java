@@ -15,6 +15,7 @@ import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -50,6 +51,9 @@ final class ReplicaFetcherThread extends Thread {
   private final Map<TopicPartition, FetchState> partitions = new ConcurrentHashMap<>();
   private volatile boolean running = true;
   private boolean failing;
+
+  /** Ends the current (or next) back-off early: a partition joined or the thread stops. */
+  private boolean woken; // guarded by this
 
   /**
    * A partition this thread fetches; {@code delayedUntilMs} after an error; {@code lag}, Kafka's
@@ -94,9 +98,7 @@ final class ReplicaFetcherThread extends Thread {
     if (urgent) {
       channel.abandonInFlight();
     }
-    synchronized (this) {
-      notifyAll();
-    }
+    wake();
   }
 
   void remove(TopicPartition tp) {
@@ -127,9 +129,12 @@ final class ReplicaFetcherThread extends Thread {
   void shutdown() {
     running = false;
     channel.abandonInFlight();
-    synchronized (this) {
-      notifyAll();
-    }
+    wake();
+  }
+
+  private synchronized void wake() {
+    woken = true;
+    notifyAll();
   }
 
   @Override
@@ -307,15 +312,24 @@ final class ReplicaFetcherThread extends Thread {
     }
   }
 
-  private synchronized void pause(long ms) {
+  /**
+   * Backs off for {@code ms} of the injected clock, or until {@link #wake}: waits through {@link
+   * Time#waitObject}, so a test clock decides when the back-off ends.
+   */
+  private void pause(long ms) {
     if (!running) {
       return;
     }
     try {
-      wait(ms);
+      time.waitObject(this, () -> woken || !running, time.milliseconds() + ms);
+    } catch (TimeoutException backOffOver) {
+      // The usual end of a back-off.
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       running = false;
+    }
+    synchronized (this) {
+      woken = false;
     }
   }
 }

@@ -1,0 +1,290 @@
+package io.brook.broker;
+
+import static io.brook.broker.BrokerFixture.context;
+import static io.brook.broker.BrokerFixture.fetchRequest;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brook.broker.api.FetchHandler;
+import io.brook.broker.api.ProduceHandler;
+import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.replica.Followers;
+import io.brook.broker.replica.IsrChangeSender;
+import io.brook.broker.replica.Partition;
+import io.brook.broker.replica.PartitionState;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.broker.time.ManualScheduler;
+import io.brook.broker.time.MockTime;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.metadata.record.MetadataRecord;
+import io.brook.metadata.record.PartitionRecord;
+import io.brook.metadata.record.RegisterBrokerRecord;
+import io.brook.metadata.record.TopicRecord;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.manager.LogManager;
+import io.brook.storage.manager.LogManagerConfig;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The leader's replication timing on a simulated clock: broker 1 leads a partition replicated to
+ * brokers 2 and 3, whose fetches the test sends through the real Fetch handler. Every timer (the
+ * ISR shrink check, the deadlines of parked produces and fetches) runs on a {@link
+ * ManualScheduler}, so each assertion names the exact millisecond something happens; nothing sleeps
+ * and no wall-clock wait decides an outcome.
+ */
+class DeterministicReplicationTest {
+  private static final long LAG_MS = 30_000;
+  private static final Uuid TOPIC_ID = Uuid.fromString("ZCbxCzGbTpmOIVbVk2Uq4Q");
+  private static final TopicPartition TP = new TopicPartition("t", 0);
+  private static final List<Integer> ALL = List.of(1, 2, 3);
+
+  @TempDir Path dir;
+  private final MockTime time = new MockTime();
+  private final ManualScheduler scheduler = new ManualScheduler(time);
+  private final ScheduledExecutorService logTasks = Executors.newSingleThreadScheduledExecutor();
+  private final List<List<Integer>> proposedIsrs = new ArrayList<>();
+  private final List<CompletableFuture<PartitionState>> isrAnswers = new ArrayList<>();
+  private DelayedOperations delayed;
+  private LogManager logManager;
+  private ReplicaManager replicas;
+  private ProduceHandler produce;
+  private FetchHandler fetch;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    delayed = new DelayedOperations(scheduler);
+    logManager =
+        LogManager.start(
+            LogManagerConfig.defaults(List.of(dir)), topic -> LogConfig.defaults(), time, logTasks);
+    IsrChangeSender controller =
+        (topicId, partition, leaderEpoch, partitionEpoch, newIsr) -> {
+          proposedIsrs.add(newIsr.stream().map(IsrChangeSender.Member::brokerId).toList());
+          CompletableFuture<PartitionState> answer = new CompletableFuture<>();
+          isrAnswers.add(answer);
+          return answer;
+        };
+    replicas =
+        new ReplicaManager(
+            1,
+            logManager,
+            delayed,
+            (image, topic) -> LogConfig.defaults(),
+            Followers.NONE,
+            controller,
+            LAG_MS,
+            time,
+            scheduler);
+    replicas.applyMetadata(image());
+    replicas.startIsrShrinkTask();
+    produce = new ProduceHandler(replicas);
+    fetch = new FetchHandler(replicas);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    replicas.stopIsrShrinkTask();
+    delayed.close();
+    logManager.close();
+    logTasks.shutdownNow();
+  }
+
+  /** Brokers 1, 2 and 3 registered; t-0 led by 1 with all three in sync. */
+  private static MetadataImage image() {
+    List<MetadataRecord> records = new ArrayList<>();
+    for (int id : ALL) {
+      records.add(
+          new RegisterBrokerRecord(
+              id,
+              Uuid.randomUuid(),
+              brokerEpoch(id),
+              List.of(new BrokerEndpoint("PLAINTEXT", "localhost", 9090 + id, "PLAINTEXT")),
+              Optional.empty(),
+              false));
+    }
+    records.add(new TopicRecord("t", TOPIC_ID));
+    records.add(new PartitionRecord(TOPIC_ID, 0, ALL, ALL, 1, 0, 0));
+    return MetadataImage.EMPTY.apply(records, records.size() - 1);
+  }
+
+  private static long brokerEpoch(int brokerId) {
+    return 10 + brokerId;
+  }
+
+  private Partition leader() {
+    return replicas.partition(TP).orElseThrow();
+  }
+
+  /** Broker {@code replicaId}'s fetch from {@code offset}, answered at once (no wait). */
+  private FetchResponseData.PartitionData followerFetch(int replicaId, long offset) {
+    FetchRequestData request = fetchRequest("t", 0, offset, 0, 1);
+    request.replicaState().setReplicaId(replicaId).setReplicaEpoch(brokerEpoch(replicaId));
+    CompletableFuture<ApiMessage> answer = call(fetch, request);
+    assertThat(answer).as("a fetch that may not wait is answered at once").isDone();
+    return ((FetchResponseData) answer.join()).responses().get(0).partitions().get(0);
+  }
+
+  private CompletableFuture<ApiMessage> call(
+      io.brook.protocol.ApiHandler handler, ApiMessage request) {
+    CompletionStage<ApiMessage> stage =
+        handler.handle(context(handler.apiKey(), handler.maxVersion()), request);
+    return stage.toCompletableFuture();
+  }
+
+  /** A Produce of one record to t-0, stamped by the simulated clock, waiting up to 5 s. */
+  private ProduceRequestData produceRequest(short acks) {
+    ProduceRequestData request = new ProduceRequestData().setAcks(acks).setTimeoutMs(5_000);
+    ProduceRequestData.TopicProduceData data =
+        new ProduceRequestData.TopicProduceData().setName("t");
+    data.partitionData()
+        .add(
+            new ProduceRequestData.PartitionProduceData()
+                .setIndex(0)
+                .setRecords(
+                    MemoryRecords.withRecords(
+                        Compression.NONE,
+                        new SimpleRecord(
+                            time.milliseconds(), "a".getBytes(StandardCharsets.UTF_8)))));
+    request.topicData().add(data);
+    return request;
+  }
+
+  private static ProduceResponseData.PartitionProduceResponse produced(
+      CompletableFuture<ApiMessage> answer) {
+    return ((ProduceResponseData) answer.join())
+        .responses()
+        .iterator()
+        .next()
+        .partitionResponses()
+        .get(0);
+  }
+
+  @Test
+  void aFollowerLeavesTheIsrAtTheFirstShrinkCheckAfterTheLagTimeWithoutACaughtUpFetch() {
+    // Given: both followers caught up at t=0, then a write that broker 2 fetches every second
+    // and broker 3 never does
+    assertThat(ReplicaManager.isrShrinkCheckMs(LAG_MS)).isEqualTo(15_000);
+    followerFetch(2, 0);
+    followerFetch(3, 0);
+    assertThat(produced(call(produce, produceRequest((short) 1))).errorCode()).isZero();
+
+    // When: time passes to the check at exactly the lag time after broker 3's last caught-up fetch
+    for (int second = 1; second <= 30; second++) {
+      time.sleep(1_000);
+      followerFetch(2, 1);
+    }
+
+    // Then: not yet (caught up exactly replica.lag.time.max.ms ago still counts)
+    assertThat(proposedIsrs).isEmpty();
+    assertThat(leader().state().isr()).isEqualTo(ALL);
+
+    // When: the clock reaches the next check, one millisecond before it, then on it
+    for (int second = 31; second < 45; second++) {
+      time.sleep(1_000);
+      followerFetch(2, 1);
+    }
+    time.sleep(999);
+    assertThat(proposedIsrs).isEmpty();
+    time.sleep(1);
+
+    // Then: the shrink check at t=45 s proposes dropping broker 3, and only broker 3
+    assertThat(proposedIsrs).containsExactly(List.of(1, 2));
+    isrAnswers.get(0).complete(new PartitionState(1, 0, 1, ALL, List.of(1, 2)));
+    assertThat(leader().state().isr()).containsExactly(1, 2);
+  }
+
+  @Test
+  void theLagRuleDropsAFollowerOneMillisecondAfterTheLagTime() {
+    // Given: both followers caught up at t=0, then a write only broker 2 fetches
+    followerFetch(2, 0);
+    followerFetch(3, 0);
+    call(produce, produceRequest((short) 1));
+    time.sleep(LAG_MS - 1);
+    followerFetch(2, 1);
+
+    // When / Then: the lag rule, checked by hand between the periodic checks
+    time.sleep(1);
+    replicas.maybeShrinkIsrs();
+    assertThat(proposedIsrs).as("at exactly the lag time").isEmpty();
+    time.sleep(1);
+    replicas.maybeShrinkIsrs();
+    assertThat(proposedIsrs).containsExactly(List.of(1, 2));
+  }
+
+  @Test
+  void anAcksAllProduceTimesOutExactlyAtItsDeadline() {
+    // Given: broker 2 has fetched everything, broker 3 nothing yet
+    followerFetch(2, 0);
+
+    // When: an acks=all produce with a 5 s timeout waits for broker 3
+    CompletableFuture<ApiMessage> answer = call(produce, produceRequest((short) -1));
+    followerFetch(2, 1);
+    assertThat(answer).isNotDone();
+    assertThat(delayed.waiting(TP)).isEqualTo(1);
+    time.sleep(4_999);
+
+    // Then: still waiting one millisecond before the deadline, timed out on it
+    assertThat(answer).isNotDone();
+    time.sleep(1);
+    assertThat(answer).isDone();
+    assertThat(produced(answer).errorCode()).isEqualTo(Errors.REQUEST_TIMED_OUT.code());
+    assertThat(delayed.waiting(TP)).isZero();
+  }
+
+  @Test
+  void anAcksAllProduceCompletesOnTheFollowerFetchThatMovesTheHighWatermark() {
+    // Given: an acks=all produce waiting for both followers
+    CompletableFuture<ApiMessage> answer = call(produce, produceRequest((short) -1));
+    followerFetch(2, 1);
+    assertThat(answer).isNotDone();
+
+    // When: broker 3 fetches past the write, with no time passing
+    FetchResponseData.PartitionData fetched = followerFetch(3, 1);
+
+    // Then: the fetch moved the high watermark, which the follower learns in the same answer,
+    // and the produce is answered
+    assertThat(fetched.highWatermark()).isEqualTo(1);
+    assertThat(answer).isDone();
+    assertThat(produced(answer).errorCode()).isEqualTo(Errors.NONE.code());
+  }
+
+  @Test
+  void aConsumerLongPollTimesOutEmptyExactlyAtItsMaxWait() {
+    // Given: a consumer's fetch of an empty partition, waiting up to 200 ms for one byte
+    CompletableFuture<ApiMessage> answer = call(fetch, fetchRequest("t", 0, 0, 200, 1));
+    time.sleep(199);
+    assertThat(answer).isNotDone();
+
+    // When
+    time.sleep(1);
+
+    // Then
+    assertThat(answer).isDone();
+    FetchResponseData.PartitionData data =
+        ((FetchResponseData) answer.join()).responses().get(0).partitions().get(0);
+    assertThat(data.errorCode()).isZero();
+    assertThat(data.records().sizeInBytes()).isZero();
+  }
+}
