@@ -25,6 +25,8 @@ import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
 import io.brook.broker.cluster.ForwardingAutoTopicCreator;
+import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
+import io.brook.broker.coordinator.ReplicaPartitionEnds;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.broker.replica.DiskWork;
@@ -231,7 +233,12 @@ public final class BrookServer implements AutoCloseable {
       c.replicaManager.applyMetadata(c.quorum.image());
       c.quorum.addListener(c.replicaManager::applyMetadata);
       c.groupCoordinator =
-          new GroupCoordinator(CoordinatorConfigs.groups(config), c.replicaManager, Time.SYSTEM);
+          new GroupCoordinator(
+              CoordinatorConfigs.groups(config),
+              new ReplicaCoordinatorLogs(c.replicaManager),
+              new ReplicaPartitionEnds(c.replicaManager),
+              c.replicaManager::image,
+              Time.SYSTEM);
       c.quorum.addListener(c.groupCoordinator::onMetadata);
 
       TopicAdmin admin =
@@ -431,7 +438,11 @@ public final class BrookServer implements AutoCloseable {
   private static void startTransactionCoordinator(Components c, ProducerIdManager producerIds) {
     c.transactionCoordinator =
         TransactionCoordinator.start(
-            CoordinatorConfigs.transactions(c.config), c.replicaManager, producerIds, Time.SYSTEM);
+            CoordinatorConfigs.transactions(c.config),
+            new ReplicaCoordinatorLogs(c.replicaManager),
+            c.replicaManager::image,
+            producerIds::nextProducerId,
+            Time.SYSTEM);
     c.quorum.addListener(c.transactionCoordinator::onMetadata);
   }
 

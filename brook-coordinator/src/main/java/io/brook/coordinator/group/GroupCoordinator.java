@@ -1,11 +1,12 @@
 package io.brook.coordinator.group;
 
-import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.txn.CoordinatorMarkerWriter;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.group.lag.GroupLag;
 import io.brook.coordinator.group.lag.LagCalculator;
 import io.brook.coordinator.group.lag.PartitionLag;
+import io.brook.coordinator.log.CoordinatorLogs;
+import io.brook.coordinator.log.PartitionEnds;
 import io.brook.coordinator.runtime.CoordinatorMBeans;
 import io.brook.coordinator.runtime.CoordinatorRuntime;
 import io.brook.metadata.image.MetadataImage;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
@@ -38,14 +40,25 @@ public final class GroupCoordinator
   private final CoordinatorMBeans mbeans;
   private final Time time;
 
-  public GroupCoordinator(GroupConfig config, ReplicaManager replicaManager, Time time) {
+  /**
+   * @param logs the {@code __consumer_offsets} partitions this broker leads
+   * @param partitionEnds the data partitions' offsets, for the lag view
+   * @param image the broker's current metadata
+   */
+  public GroupCoordinator(
+      GroupConfig config,
+      CoordinatorLogs logs,
+      PartitionEnds partitionEnds,
+      Supplier<MetadataImage> image,
+      Time time) {
     this.config = config;
     this.time = time;
-    this.lagCalculator = new LagCalculator(replicaManager);
+    this.lagCalculator = new LagCalculator(partitionEnds);
     this.runtime =
         new CoordinatorRuntime<>(
             GroupConfig.OFFSETS_TOPIC,
-            replicaManager,
+            logs,
+            image,
             context -> new GroupCoordinatorShard(context, config),
             time,
             config.coordinatorThreads(),

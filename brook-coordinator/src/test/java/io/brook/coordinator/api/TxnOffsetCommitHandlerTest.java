@@ -59,7 +59,12 @@ class TxnOffsetCommitHandlerTest {
 
   private GroupCoordinator startCoordinator() {
     GroupCoordinator started =
-        new GroupCoordinator(GroupConfig.defaults(), fixture.replicaManager, Time.SYSTEM);
+        new GroupCoordinator(
+            GroupConfig.defaults(),
+            fixture.logs,
+            fixture.partitionEnds,
+            fixture.replicaManager::image,
+            Time.SYSTEM);
     fixture.quorum.addListener(started::onMetadata);
     await()
         .atMost(Duration.ofSeconds(10))
