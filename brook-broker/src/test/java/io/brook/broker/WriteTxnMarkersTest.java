@@ -6,7 +6,7 @@ import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
 import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.broker.replica.DiskWork;
-import io.brook.broker.txn.CoordinatorMarkerWriter;
+import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.storage.log.PartitionLog;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;

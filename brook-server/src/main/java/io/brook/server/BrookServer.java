@@ -24,6 +24,8 @@ import io.brook.broker.api.MetadataHandler;
 import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
+import io.brook.broker.api.group.GroupApis;
+import io.brook.broker.api.txn.TxnApis;
 import io.brook.broker.cluster.ForwardingAutoTopicCreator;
 import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
 import io.brook.broker.coordinator.ReplicaPartitionEnds;
@@ -33,11 +35,11 @@ import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
-import io.brook.broker.txn.CoordinatorMarkerWriter;
-import io.brook.coordinator.api.GroupApis;
+import io.brook.coordinator.api.GroupService;
 import io.brook.coordinator.group.GroupCoordinator;
+import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.coordinator.txn.TransactionCoordinator;
-import io.brook.coordinator.txn.api.TxnApis;
+import io.brook.coordinator.txn.api.TransactionService;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
@@ -47,6 +49,7 @@ import io.brook.metadata.quorum.QuorumState;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
+import io.brook.protocol.ConnectionListener;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.network.KafkaNetworkServer;
 import io.brook.quorum.ClusterQuorum;
@@ -274,7 +277,7 @@ public final class BrookServer implements AutoCloseable {
                   List.of(c.groupCoordinator)));
       handlers.addAll(
           GroupApis.handlers(
-              c.groupCoordinator,
+              new GroupService(c.groupCoordinator),
               c.replicaManager,
               InternalTopicCreators.local(admin, c.disk),
               CoordinatorConfigs.transactionTopic(config)));
@@ -286,7 +289,8 @@ public final class BrookServer implements AutoCloseable {
               config.controllerListenerNames().get(0)));
       ApiRegistry registry =
           new ApiRegistry(
-              OffLoopHandlers.wrap(handlers, c.disk, true), List.of(c.groupCoordinator));
+              OffLoopHandlers.wrap(handlers, c.disk, true),
+              List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed));
       c.network = KafkaNetworkServer.start(networkConfig(config), registry);
 
       List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
@@ -332,7 +336,7 @@ public final class BrookServer implements AutoCloseable {
                 List.of(c.groupCoordinator)));
     handlers.addAll(
         GroupApis.handlers(
-            c.groupCoordinator,
+            new GroupService(c.groupCoordinator),
             c.replicaManager,
             InternalTopicCreators.viaController(cluster.controllerClient()),
             CoordinatorConfigs.transactionTopic(config)));
@@ -352,7 +356,7 @@ public final class BrookServer implements AutoCloseable {
             networkConfig(config),
             new ApiRegistry(
                 cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk, false)),
-                List.of(c.groupCoordinator)));
+                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
     Map<Path, Uuid> dirIds = MetaProperties.directoryIds(config.logDirs());
@@ -449,7 +453,7 @@ public final class BrookServer implements AutoCloseable {
   private static List<ApiHandler> transactionHandlers(Components c) {
     GroupCoordinator groups = c.groupCoordinator;
     return TxnApis.handlers(
-        c.transactionCoordinator, c.replicaManager, groups::partitionFor, Time.SYSTEM);
+        new TransactionService(c.transactionCoordinator, groups::partitionFor, Time.SYSTEM));
   }
 
   /** A single voter (the local journal) is its own leader, always caught up. */

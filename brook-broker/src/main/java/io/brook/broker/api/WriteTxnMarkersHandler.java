@@ -3,7 +3,7 @@ package io.brook.broker.api;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.broker.txn.CoordinatorMarkerWriter;
+import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,6 +1,5 @@
 package io.brook.coordinator.group;
 
-import io.brook.broker.txn.CoordinatorMarkerWriter;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.group.lag.GroupLag;
 import io.brook.coordinator.group.lag.LagCalculator;
@@ -9,8 +8,8 @@ import io.brook.coordinator.log.CoordinatorLogs;
 import io.brook.coordinator.log.PartitionEnds;
 import io.brook.coordinator.runtime.CoordinatorMBeans;
 import io.brook.coordinator.runtime.CoordinatorRuntime;
+import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.protocol.ConnectionListener;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -32,8 +31,7 @@ import org.apache.kafka.common.utils.Time;
  * <p>It is also the {@link CoordinatorMarkerWriter} of {@code __consumer_offsets}: WriteTxnMarkers
  * hands it the markers of transactions that committed offsets here.
  */
-public final class GroupCoordinator
-    implements ConnectionListener, CoordinatorMarkerWriter, AutoCloseable {
+public final class GroupCoordinator implements CoordinatorMarkerWriter, AutoCloseable {
   private final GroupConfig config;
   private final CoordinatorRuntime<GroupCoordinatorShard> runtime;
   private final LagCalculator lagCalculator;
@@ -103,6 +101,11 @@ public final class GroupCoordinator
     return runtime.run(partitionFor(groupId), op);
   }
 
+  /** The broker's current metadata. */
+  public MetadataImage image() {
+    return runtime.image();
+  }
+
   /** Runs {@code op} on every shard this broker has loaded. */
   public <T> List<CompletableFuture<T>> runOnAll(
       Function<GroupCoordinatorShard, CompletableFuture<T>> op) {
@@ -170,7 +173,7 @@ public final class GroupCoordinator
     runtime.onMetadata(image);
   }
 
-  @Override
+  /** A client connection closed: its shards drop what was tied to it. */
   public void onConnectionClosed(String connectionId) {
     runtime.onConnectionClosed(connectionId);
   }

@@ -1,10 +1,10 @@
 package io.brook.coordinator.runtime;
 
+import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.log.CoordinatorLog;
 import io.brook.coordinator.log.CoordinatorLogs;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.TopicImage;
-import io.brook.protocol.ConnectionListener;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +17,6 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,8 +35,7 @@ import org.slf4j.LoggerFactory;
  * COORDINATOR_NOT_AVAILABLE and is loaded again after a backoff, for as long as this broker leads
  * its partition; {@link #metrics()} counts failures and the records loading skipped.
  */
-public final class CoordinatorRuntime<S extends CoordinatorShard>
-    implements ConnectionListener, AutoCloseable {
+public final class CoordinatorRuntime<S extends CoordinatorShard> implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CoordinatorRuntime.class);
 
   /**
@@ -123,7 +121,12 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
 
   /** The partition of the coordinator topic that owns {@code key}: abs(hash(key)) % count. */
   public static int partitionFor(String key, int partitionCount) {
-    return Utils.abs(key.hashCode()) % partitionCount;
+    return InternalTopic.partitionFor(key, partitionCount);
+  }
+
+  /** The broker's current metadata. */
+  public MetadataImage image() {
+    return image.get();
   }
 
   /** The coordinator topic's partition count in the current metadata, if the topic exists. */
@@ -297,7 +300,7 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
     }
   }
 
-  @Override
+  /** A client connection closed: each active shard is told, on its thread. */
   public void onConnectionClosed(String connectionId) {
     for (ShardHandle<S> handle : shards.values()) {
       if (handle.state() == ShardHandle.State.ACTIVE) {

@@ -139,6 +139,11 @@ public final class TransactionCoordinator implements AutoCloseable {
     return runtime.run(partitionFor(transactionalId), op);
   }
 
+  /** The broker's current metadata. */
+  public MetadataImage image() {
+    return runtime.image();
+  }
+
   /** Runs {@code op} on every shard this broker has loaded. */
   public <T> List<CompletableFuture<T>> runOnAll(
       Function<TransactionCoordinatorShard, CompletableFuture<T>> op) {

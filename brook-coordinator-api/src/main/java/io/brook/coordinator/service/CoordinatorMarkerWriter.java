@@ -1,4 +1,4 @@
-package io.brook.broker.txn;
+package io.brook.coordinator.service;
 
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
