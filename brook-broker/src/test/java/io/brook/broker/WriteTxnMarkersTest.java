@@ -28,7 +28,6 @@ import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -186,8 +185,15 @@ class WriteTxnMarkersTest {
               long producerId,
               short producerEpoch,
               int coordinatorEpoch,
-              TransactionResult result) {
-            delegated.add(partition + ":" + producerId + ":" + coordinatorEpoch + ":" + result);
+              boolean commit) {
+            delegated.add(
+                partition
+                    + ":"
+                    + producerId
+                    + ":"
+                    + coordinatorEpoch
+                    + ":"
+                    + (commit ? "COMMIT" : "ABORT"));
             return partition.partition() == 0
                 ? CompletableFuture.completedFuture(null)
                 : CompletableFuture.failedFuture(new NotCoordinatorException("moved"));

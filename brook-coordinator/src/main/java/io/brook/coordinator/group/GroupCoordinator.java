@@ -158,7 +158,8 @@ public final class GroupCoordinator implements CoordinatorMarkerWriter, AutoClos
       long producerId,
       short producerEpoch,
       int coordinatorEpoch,
-      TransactionResult result) {
+      boolean commit) {
+    TransactionResult result = commit ? TransactionResult.COMMIT : TransactionResult.ABORT;
     if (!GroupConfig.OFFSETS_TOPIC.equals(partition.topic())) {
       return CompletableFuture.failedFuture(
           new UnknownTopicOrPartitionException(partition + " is not a partition of " + topic()));

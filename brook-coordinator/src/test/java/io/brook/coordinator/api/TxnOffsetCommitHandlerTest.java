@@ -195,7 +195,9 @@ class TxnOffsetCommitHandlerTest {
   private static final long UNSTABLE = -Errors.UNSTABLE_OFFSET_COMMIT.code();
 
   private void marker(long producerId, short epoch, TransactionResult result) throws Exception {
-    coordinator.writeMarker(OFFSETS_0, producerId, epoch, 0, result).get(10, TimeUnit.SECONDS);
+    coordinator
+        .writeMarker(OFFSETS_0, producerId, epoch, 0, result == TransactionResult.COMMIT)
+        .get(10, TimeUnit.SECONDS);
   }
 
   @Test
