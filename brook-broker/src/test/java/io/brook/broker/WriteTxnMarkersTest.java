@@ -6,7 +6,7 @@ import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
 import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.broker.replica.DiskWork;
-import io.brook.broker.txn.CoordinatorMarkerWriter;
+import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.storage.log.PartitionLog;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +28,6 @@ import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -186,8 +185,15 @@ class WriteTxnMarkersTest {
               long producerId,
               short producerEpoch,
               int coordinatorEpoch,
-              TransactionResult result) {
-            delegated.add(partition + ":" + producerId + ":" + coordinatorEpoch + ":" + result);
+              boolean commit) {
+            delegated.add(
+                partition
+                    + ":"
+                    + producerId
+                    + ":"
+                    + coordinatorEpoch
+                    + ":"
+                    + (commit ? "COMMIT" : "ABORT"));
             return partition.partition() == 0
                 ? CompletableFuture.completedFuture(null)
                 : CompletableFuture.failedFuture(new NotCoordinatorException("moved"));

@@ -24,7 +24,11 @@ import io.brook.broker.api.MetadataHandler;
 import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
+import io.brook.broker.api.group.GroupApis;
+import io.brook.broker.api.txn.TxnApis;
 import io.brook.broker.cluster.ForwardingAutoTopicCreator;
+import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
+import io.brook.broker.coordinator.ReplicaPartitionEnds;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.broker.replica.DiskWork;
@@ -33,11 +37,11 @@ import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;
-import io.brook.broker.txn.CoordinatorMarkerWriter;
-import io.brook.coordinator.api.GroupApis;
+import io.brook.coordinator.api.GroupService;
 import io.brook.coordinator.group.GroupCoordinator;
+import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.coordinator.txn.TransactionCoordinator;
-import io.brook.coordinator.txn.api.TxnApis;
+import io.brook.coordinator.txn.api.TransactionService;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
@@ -47,6 +51,7 @@ import io.brook.metadata.quorum.QuorumState;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
+import io.brook.protocol.ConnectionListener;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.network.KafkaNetworkServer;
 import io.brook.quorum.ClusterQuorum;
@@ -232,7 +237,12 @@ public final class BrookServer implements AutoCloseable {
       c.replicaManager.applyMetadata(c.quorum.image());
       c.quorum.addListener(c.replicaManager::applyMetadata);
       c.groupCoordinator =
-          new GroupCoordinator(CoordinatorConfigs.groups(config), c.replicaManager, Time.SYSTEM);
+          new GroupCoordinator(
+              CoordinatorConfigs.groups(config),
+              new ReplicaCoordinatorLogs(c.replicaManager),
+              new ReplicaPartitionEnds(c.replicaManager),
+              c.replicaManager::image,
+              Time.SYSTEM);
       c.quorum.addListener(c.groupCoordinator::onMetadata);
 
       TopicAdmin admin =
@@ -268,7 +278,7 @@ public final class BrookServer implements AutoCloseable {
                   List.of(c.groupCoordinator)));
       handlers.addAll(
           GroupApis.handlers(
-              c.groupCoordinator,
+              new GroupService(c.groupCoordinator),
               c.replicaManager,
               InternalTopicCreators.local(admin, c.disk),
               CoordinatorConfigs.transactionTopic(config)));
@@ -280,7 +290,8 @@ public final class BrookServer implements AutoCloseable {
               config.controllerListenerNames().get(0)));
       ApiRegistry registry =
           new ApiRegistry(
-              OffLoopHandlers.wrap(handlers, c.disk, true), List.of(c.groupCoordinator));
+              OffLoopHandlers.wrap(handlers, c.disk, true),
+              List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed));
       c.network = KafkaNetworkServer.start(networkConfig(config), registry);
 
       List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
@@ -326,7 +337,7 @@ public final class BrookServer implements AutoCloseable {
                 List.of(c.groupCoordinator)));
     handlers.addAll(
         GroupApis.handlers(
-            c.groupCoordinator,
+            new GroupService(c.groupCoordinator),
             c.replicaManager,
             InternalTopicCreators.viaController(cluster.controllerClient()),
             CoordinatorConfigs.transactionTopic(config)));
@@ -346,7 +357,7 @@ public final class BrookServer implements AutoCloseable {
             networkConfig(config),
             new ApiRegistry(
                 cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk, false)),
-                List.of(c.groupCoordinator)));
+                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
     Map<Path, Uuid> dirIds = MetaProperties.directoryIds(config.logDirs());
@@ -432,14 +443,18 @@ public final class BrookServer implements AutoCloseable {
   private static void startTransactionCoordinator(Components c, ProducerIdManager producerIds) {
     c.transactionCoordinator =
         TransactionCoordinator.start(
-            CoordinatorConfigs.transactions(c.config), c.replicaManager, producerIds, Time.SYSTEM);
+            CoordinatorConfigs.transactions(c.config),
+            new ReplicaCoordinatorLogs(c.replicaManager),
+            c.replicaManager::image,
+            producerIds::nextProducerId,
+            Time.SYSTEM);
     c.quorum.addListener(c.transactionCoordinator::onMetadata);
   }
 
   private static List<ApiHandler> transactionHandlers(Components c) {
     GroupCoordinator groups = c.groupCoordinator;
     return TxnApis.handlers(
-        c.transactionCoordinator, c.replicaManager, groups::partitionFor, Time.SYSTEM);
+        new TransactionService(c.transactionCoordinator, groups::partitionFor, Time.SYSTEM));
   }
 
   /** A single voter (the local journal) is its own leader, always caught up. */

@@ -3,7 +3,7 @@ package io.brook.broker.api;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.broker.txn.CoordinatorMarkerWriter;
+import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,7 +27,6 @@ import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 
 /**
@@ -150,7 +149,7 @@ public final class WriteTxnMarkersHandler extends KafkaApi {
               marker.producerId(),
               marker.producerEpoch(),
               marker.coordinatorEpoch(),
-              TransactionResult.forId(marker.transactionResult()));
+              marker.transactionResult());
     } catch (RuntimeException e) {
       written = CompletableFuture.failedFuture(e);
     }

@@ -2,7 +2,7 @@ package io.brook.coordinator.api;
 
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.consumer.CoordinatorErrors;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +28,7 @@ public final class ConsumerGroupDescribeHandler extends GroupApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     ConsumerGroupDescribeRequestData request = (ConsumerGroupDescribeRequestData) message;
     List<CompletableFuture<DescribedGroup>> futures = new ArrayList<>();
     for (String groupId : request.groupIds()) {

@@ -3,7 +3,7 @@ package io.brook.coordinator.api;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.consumer.CoordinatorErrors;
 import io.brook.coordinator.group.consumer.HeartbeatClient;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
@@ -21,14 +21,11 @@ public final class ConsumerGroupHeartbeatHandler extends GroupApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     ConsumerGroupHeartbeatRequestData request = (ConsumerGroupHeartbeatRequestData) message;
     HeartbeatClient client =
         new HeartbeatClient(
-            context.clientId(),
-            String.valueOf(context.clientAddress()),
-            context.connectionId(),
-            context.apiVersion());
+            context.clientId(), context.clientHost(), context.connectionId(), context.apiVersion());
     return coordinator
         .run(request.groupId(), shard -> shard.consumer().heartbeat(client, request))
         .handle(

@@ -1,7 +1,7 @@
 package io.brook.coordinator.api;
 
 import io.brook.coordinator.group.GroupCoordinator;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -23,7 +23,7 @@ public final class DeleteGroupsHandler extends GroupApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     DeleteGroupsRequestData request = (DeleteGroupsRequestData) message;
     List<CompletableFuture<DeletableGroupResult>> results = new ArrayList<>();
     for (String groupId : request.groupsNames()) {

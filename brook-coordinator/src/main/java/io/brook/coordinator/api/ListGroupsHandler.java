@@ -2,7 +2,7 @@ package io.brook.coordinator.api;
 
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.GroupListings.ListedGroup;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -31,7 +31,7 @@ public final class ListGroupsHandler extends GroupApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     ListGroupsRequestData request = (ListGroupsRequestData) message;
     short version = context.apiVersion();
     Set<String> states = new HashSet<>(request.statesFilter());

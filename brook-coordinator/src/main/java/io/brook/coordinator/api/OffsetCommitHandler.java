@@ -1,10 +1,9 @@
 package io.brook.coordinator.api;
 
-import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.offsets.OffsetService.CommitRequest;
 import io.brook.coordinator.group.offsets.OffsetService.PartitionCommit;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -28,19 +27,17 @@ public final class OffsetCommitHandler extends GroupApi {
   private static final short TOPIC_ID_VERSION = 10;
 
   private final GroupCoordinator coordinator;
-  private final ReplicaManager replicaManager;
 
-  public OffsetCommitHandler(GroupCoordinator coordinator, ReplicaManager replicaManager) {
+  public OffsetCommitHandler(GroupCoordinator coordinator) {
     super(ApiKeys.OFFSET_COMMIT);
     this.coordinator = coordinator;
-    this.replicaManager = replicaManager;
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     OffsetCommitRequestData request = (OffsetCommitRequestData) message;
     boolean byId = context.apiVersion() >= TOPIC_ID_VERSION;
-    TopicResolver resolver = new TopicResolver(replicaManager.image());
+    TopicResolver resolver = new TopicResolver(coordinator.image());
     ResolvedOffsetCommits<OffsetCommitRequestTopic> resolved =
         ResolvedOffsetCommits.resolve(
             resolver,

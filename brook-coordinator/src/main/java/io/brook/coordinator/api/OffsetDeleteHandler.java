@@ -2,7 +2,7 @@ package io.brook.coordinator.api;
 
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.offsets.OffsetService.DeleteResult;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +29,7 @@ public final class OffsetDeleteHandler extends GroupApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     OffsetDeleteRequestData request = (OffsetDeleteRequestData) message;
     if (!isValidGroupId(request.groupId())) {
       return CompletableFuture.completedFuture(

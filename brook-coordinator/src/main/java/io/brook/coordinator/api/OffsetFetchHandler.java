@@ -1,9 +1,8 @@
 package io.brook.coordinator.api;
 
-import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.offsets.CommittedOffset;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,16 +36,14 @@ public final class OffsetFetchHandler extends GroupApi {
   private static final short TOPIC_ID_VERSION = 10;
 
   private final GroupCoordinator coordinator;
-  private final ReplicaManager replicaManager;
 
-  public OffsetFetchHandler(GroupCoordinator coordinator, ReplicaManager replicaManager) {
+  public OffsetFetchHandler(GroupCoordinator coordinator) {
     super(ApiKeys.OFFSET_FETCH);
     this.coordinator = coordinator;
-    this.replicaManager = replicaManager;
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     OffsetFetchRequestData request = (OffsetFetchRequestData) message;
     short version = context.apiVersion();
     List<OffsetFetchRequestGroup> groups =
@@ -99,7 +96,7 @@ public final class OffsetFetchHandler extends GroupApi {
     if (!isValidGroupId(group.groupId())) {
       return CompletableFuture.completedFuture(out.setErrorCode(Errors.INVALID_GROUP_ID.code()));
     }
-    TopicResolver resolver = new TopicResolver(replicaManager.image());
+    TopicResolver resolver = new TopicResolver(coordinator.image());
     List<TopicPartition> partitions = null;
     Map<String, Uuid> ids = new LinkedHashMap<>();
     List<OffsetFetchResponseTopics> unknown = new ArrayList<>();

@@ -1,10 +1,9 @@
 package io.brook.coordinator.api;
 
-import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.offsets.OffsetService.PartitionCommit;
 import io.brook.coordinator.group.offsets.TransactionalOffsetCommits.TxnCommitRequest;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -33,19 +32,17 @@ public final class TxnOffsetCommitHandler extends GroupApi {
   private static final short TOPIC_ID_VERSION = 6;
 
   private final GroupCoordinator coordinator;
-  private final ReplicaManager replicaManager;
 
-  public TxnOffsetCommitHandler(GroupCoordinator coordinator, ReplicaManager replicaManager) {
+  public TxnOffsetCommitHandler(GroupCoordinator coordinator) {
     super(ApiKeys.TXN_OFFSET_COMMIT);
     this.coordinator = coordinator;
-    this.replicaManager = replicaManager;
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     TxnOffsetCommitRequestData request = (TxnOffsetCommitRequestData) message;
     boolean byId = context.apiVersion() >= TOPIC_ID_VERSION;
-    TopicResolver resolver = new TopicResolver(replicaManager.image());
+    TopicResolver resolver = new TopicResolver(coordinator.image());
     ResolvedOffsetCommits<TxnOffsetCommitRequestTopic> resolved =
         ResolvedOffsetCommits.resolve(
             resolver,

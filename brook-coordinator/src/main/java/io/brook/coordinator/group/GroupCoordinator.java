@@ -1,21 +1,22 @@
 package io.brook.coordinator.group;
 
-import io.brook.broker.replica.ReplicaManager;
-import io.brook.broker.txn.CoordinatorMarkerWriter;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.group.lag.GroupLag;
 import io.brook.coordinator.group.lag.LagCalculator;
 import io.brook.coordinator.group.lag.PartitionLag;
+import io.brook.coordinator.log.CoordinatorLogs;
+import io.brook.coordinator.log.PartitionEnds;
 import io.brook.coordinator.runtime.CoordinatorMBeans;
 import io.brook.coordinator.runtime.CoordinatorRuntime;
+import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.protocol.ConnectionListener;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
@@ -30,22 +31,32 @@ import org.apache.kafka.common.utils.Time;
  * <p>It is also the {@link CoordinatorMarkerWriter} of {@code __consumer_offsets}: WriteTxnMarkers
  * hands it the markers of transactions that committed offsets here.
  */
-public final class GroupCoordinator
-    implements ConnectionListener, CoordinatorMarkerWriter, AutoCloseable {
+public final class GroupCoordinator implements CoordinatorMarkerWriter, AutoCloseable {
   private final GroupConfig config;
   private final CoordinatorRuntime<GroupCoordinatorShard> runtime;
   private final LagCalculator lagCalculator;
   private final CoordinatorMBeans mbeans;
   private final Time time;
 
-  public GroupCoordinator(GroupConfig config, ReplicaManager replicaManager, Time time) {
+  /**
+   * @param logs the {@code __consumer_offsets} partitions this broker leads
+   * @param partitionEnds the data partitions' offsets, for the lag view
+   * @param image the broker's current metadata
+   */
+  public GroupCoordinator(
+      GroupConfig config,
+      CoordinatorLogs logs,
+      PartitionEnds partitionEnds,
+      Supplier<MetadataImage> image,
+      Time time) {
     this.config = config;
     this.time = time;
-    this.lagCalculator = new LagCalculator(replicaManager);
+    this.lagCalculator = new LagCalculator(partitionEnds);
     this.runtime =
         new CoordinatorRuntime<>(
             GroupConfig.OFFSETS_TOPIC,
-            replicaManager,
+            logs,
+            image,
             context -> new GroupCoordinatorShard(context, config),
             time,
             config.coordinatorThreads(),
@@ -88,6 +99,11 @@ public final class GroupCoordinator
   public <T> CompletableFuture<T> run(
       String groupId, Function<GroupCoordinatorShard, CompletableFuture<T>> op) {
     return runtime.run(partitionFor(groupId), op);
+  }
+
+  /** The broker's current metadata. */
+  public MetadataImage image() {
+    return runtime.image();
   }
 
   /** Runs {@code op} on every shard this broker has loaded. */
@@ -142,7 +158,8 @@ public final class GroupCoordinator
       long producerId,
       short producerEpoch,
       int coordinatorEpoch,
-      TransactionResult result) {
+      boolean commit) {
+    TransactionResult result = commit ? TransactionResult.COMMIT : TransactionResult.ABORT;
     if (!GroupConfig.OFFSETS_TOPIC.equals(partition.topic())) {
       return CompletableFuture.failedFuture(
           new UnknownTopicOrPartitionException(partition + " is not a partition of " + topic()));
@@ -157,7 +174,7 @@ public final class GroupCoordinator
     runtime.onMetadata(image);
   }
 
-  @Override
+  /** A client connection closed: its shards drop what was tied to it. */
   public void onConnectionClosed(String connectionId) {
     runtime.onConnectionClosed(connectionId);
   }

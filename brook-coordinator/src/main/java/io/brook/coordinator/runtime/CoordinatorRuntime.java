@@ -1,21 +1,22 @@
 package io.brook.coordinator.runtime;
 
-import io.brook.broker.replica.Partition;
-import io.brook.broker.replica.ReplicaManager;
+import io.brook.coordinator.InternalTopic;
+import io.brook.coordinator.log.CoordinatorLog;
+import io.brook.coordinator.log.CoordinatorLogs;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.TopicImage;
-import io.brook.protocol.ConnectionListener;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,8 +35,7 @@ import org.slf4j.LoggerFactory;
  * COORDINATOR_NOT_AVAILABLE and is loaded again after a backoff, for as long as this broker leads
  * its partition; {@link #metrics()} counts failures and the records loading skipped.
  */
-public final class CoordinatorRuntime<S extends CoordinatorShard>
-    implements ConnectionListener, AutoCloseable {
+public final class CoordinatorRuntime<S extends CoordinatorShard> implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CoordinatorRuntime.class);
 
   /**
@@ -51,7 +51,7 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
   static final long LOAD_RETRY_MAX_BACKOFF_MS = 60_000;
 
   private final String topic;
-  private final ReplicaManager replicaManager;
+  private final CoordinatorLogs logs;
   private final Function<ShardContext, S> shardFactory;
   private final Time time;
   private final long commitTimeoutMs;
@@ -59,9 +59,12 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
   private final ShardExecutor[] threads;
   private final CoordinatorRuntimeMetrics metrics = new CoordinatorRuntimeMetrics();
   private final Map<Integer, ShardHandle<S>> shards = new ConcurrentHashMap<>();
+  private final Supplier<MetadataImage> image;
 
   /**
    * @param topic the coordinator topic, e.g. {@code __consumer_offsets}
+   * @param logs the partitions of the topic this broker leads
+   * @param image the broker's current metadata
    * @param shardFactory builds an empty shard for a partition
    * @param numThreads the executors shards are spread over
    * @param commitTimeoutMs how long a write may wait to commit ({@code offsets.commit.timeout.ms})
@@ -69,7 +72,8 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
    */
   public CoordinatorRuntime(
       String topic,
-      ReplicaManager replicaManager,
+      CoordinatorLogs logs,
+      Supplier<MetadataImage> image,
       Function<ShardContext, S> shardFactory,
       Time time,
       int numThreads,
@@ -77,7 +81,8 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
       int loadBufferBytes) {
     this(
         topic,
-        replicaManager,
+        logs,
+        image,
         shardFactory,
         time,
         numThreads,
@@ -88,7 +93,8 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
 
   CoordinatorRuntime(
       String topic,
-      ReplicaManager replicaManager,
+      CoordinatorLogs logs,
+      Supplier<MetadataImage> image,
       Function<ShardContext, S> shardFactory,
       Time time,
       int numThreads,
@@ -96,7 +102,8 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
       int loadBufferBytes,
       int maxQueuedRequestsPerThread) {
     this.topic = topic;
-    this.replicaManager = replicaManager;
+    this.logs = logs;
+    this.image = image;
     this.shardFactory = shardFactory;
     this.time = time;
     this.commitTimeoutMs = commitTimeoutMs;
@@ -114,12 +121,17 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
 
   /** The partition of the coordinator topic that owns {@code key}: abs(hash(key)) % count. */
   public static int partitionFor(String key, int partitionCount) {
-    return Utils.abs(key.hashCode()) % partitionCount;
+    return InternalTopic.partitionFor(key, partitionCount);
+  }
+
+  /** The broker's current metadata. */
+  public MetadataImage image() {
+    return image.get();
   }
 
   /** The coordinator topic's partition count in the current metadata, if the topic exists. */
   public Optional<Integer> partitionCount() {
-    return replicaManager.image().topic(topic).map(t -> t.partitions().size());
+    return image.get().topic(topic).map(t -> t.partitions().size());
   }
 
   /**
@@ -186,13 +198,14 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
     Optional<TopicImage> topicImage = image.topic(topic);
     int count = topicImage.map(t -> t.partitions().size()).orElse(0);
     for (int p = 0; p < count; p++) {
-      Optional<Partition> partition = replicaManager.partition(new TopicPartition(topic, p));
+      TopicPartition tp = new TopicPartition(topic, p);
+      OptionalInt leaderEpoch = logs.leaderEpoch(tp);
       ShardHandle<S> existing = shards.get(p);
-      if (partition.isPresent() && partition.get().isLeader()) {
-        int epoch = partition.get().state().leaderEpoch();
+      if (leaderEpoch.isPresent()) {
+        int epoch = leaderEpoch.getAsInt();
         if (existing == null || existing.leaderEpoch() != epoch) {
           unload(p);
-          load(partition.get(), epoch);
+          load(logs.open(tp, epoch));
         }
       } else if (existing != null) {
         unload(p);
@@ -210,19 +223,11 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
     }
   }
 
-  private void load(Partition partition, int leaderEpoch) {
-    TopicPartition tp = partition.topicPartition();
+  private void load(CoordinatorLog log) {
+    TopicPartition tp = log.topicPartition();
     ShardExecutor thread = threads[tp.partition() % threads.length];
     ShardHandle<S> handle =
-        new ShardHandle<>(
-            tp,
-            leaderEpoch,
-            thread,
-            replicaManager,
-            time,
-            commitTimeoutMs,
-            metrics,
-            this::onShardFailed);
+        new ShardHandle<>(log, thread, image, time, commitTimeoutMs, metrics, this::onShardFailed);
     shards.put(tp.partition(), handle);
     thread.execute(() -> attemptLoad(handle, 0));
   }
@@ -240,10 +245,9 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
     TopicPartition tp = handle.topicPartition();
     long started = time.milliseconds();
     try {
-      Partition partition = handle.partitionOrThrow();
       S shard = shardFactory.apply(handle);
       handle.startLoading(shard);
-      ShardLoader.Result result = ShardLoader.load(partition.log(), shard, loadBufferBytes);
+      ShardLoader.Result result = ShardLoader.load(handle.log(), shard, loadBufferBytes);
       metrics.recordSkipped(result.skipped());
       shard.onLoaded();
       handle.activate();
@@ -296,7 +300,7 @@ public final class CoordinatorRuntime<S extends CoordinatorShard>
     }
   }
 
-  @Override
+  /** A client connection closed: each active shard is told, on its thread. */
   public void onConnectionClosed(String connectionId) {
     for (ShardHandle<S> handle : shards.values()) {
       if (handle.state() == ShardHandle.State.ACTIVE) {

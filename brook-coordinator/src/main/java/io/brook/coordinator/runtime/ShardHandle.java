@@ -1,10 +1,7 @@
 package io.brook.coordinator.runtime;
 
-import io.brook.broker.replica.Partition;
-import io.brook.broker.replica.ReplicaManager;
+import io.brook.coordinator.log.CoordinatorLog;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.storage.StorageException;
-import io.brook.storage.log.LogAppendInfo;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +12,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.CoordinatorLoadInProgressException;
@@ -56,7 +54,8 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
   private final TopicPartition topicPartition;
   private final int leaderEpoch;
   private final ShardExecutor thread;
-  private final ReplicaManager replicaManager;
+  private final CoordinatorLog partitionLog;
+  private final Supplier<MetadataImage> image;
   private final Time time;
   private final long commitTimeoutMs;
   private final CoordinatorRuntimeMetrics metrics;
@@ -66,18 +65,18 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
   private S shard;
 
   ShardHandle(
-      TopicPartition topicPartition,
-      int leaderEpoch,
+      CoordinatorLog log,
       ShardExecutor thread,
-      ReplicaManager replicaManager,
+      Supplier<MetadataImage> image,
       Time time,
       long commitTimeoutMs,
       CoordinatorRuntimeMetrics metrics,
       FailureListener onFailure) {
-    this.topicPartition = topicPartition;
-    this.leaderEpoch = leaderEpoch;
+    this.topicPartition = log.topicPartition();
+    this.leaderEpoch = log.leaderEpoch();
     this.thread = thread;
-    this.replicaManager = replicaManager;
+    this.partitionLog = log;
+    this.image = image;
     this.time = time;
     this.commitTimeoutMs = commitTimeoutMs;
     this.metrics = metrics;
@@ -94,6 +93,11 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
 
   ShardExecutor thread() {
     return thread;
+  }
+
+  /** The shard's partition log, in this handle's leader epoch. */
+  CoordinatorLog log() {
+    return partitionLog;
   }
 
   State state() {
@@ -285,7 +289,7 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
 
   @Override
   public MetadataImage image() {
-    return replicaManager.image();
+    return image.get();
   }
 
   @Override
@@ -294,7 +298,7 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
       return CompletableFuture.completedFuture(null);
     }
     return append(
-        partition -> CoordinatorBatches.toBatch(records, time.milliseconds()),
+        () -> CoordinatorBatches.toBatch(records, time.milliseconds()),
         false,
         firstOffset -> {
           long offset = firstOffset;
@@ -311,13 +315,17 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
       return CompletableFuture.completedFuture(null);
     }
     return append(
-        partition ->
+        () ->
             CoordinatorBatches.toTransactionalBatch(
                 records,
                 time.milliseconds(),
                 producerId,
                 producerEpoch,
-                nextSequence(partition, producerId, producerEpoch)),
+                // Kafka does not check sequences of coordinator appends; Brook's producer state
+                // checks them as for a client (and takes a repeated sequence for a retry), so each
+                // transactional write continues the producer's sequence: the shard is the
+                // partition's only writer, so nothing interleaves.
+                partitionLog.nextSequence(producerId, producerEpoch)),
         true,
         firstOffset -> {
           long offset = firstOffset;
@@ -331,27 +339,11 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
   public CompletableFuture<Void> writeMarker(
       long producerId, short producerEpoch, int coordinatorEpoch, TransactionResult result) {
     return append(
-        partition ->
+        () ->
             CoordinatorBatches.toMarker(
                 time.milliseconds(), producerId, producerEpoch, coordinatorEpoch, result),
         true,
         firstOffset -> shard.replayEndTransactionMarker(producerId, producerEpoch, result));
-  }
-
-  /**
-   * The sequence the log expects next from {@code producerId} in this partition. Kafka does not
-   * check sequences of coordinator appends; Brook's producer state checks them as for a client (and
-   * takes a repeated sequence for a retry), so each transactional write continues the producer's
-   * sequence: the shard is the partition's only writer, so nothing interleaves.
-   */
-  private static int nextSequence(Partition partition, long producerId, short producerEpoch) {
-    return partition
-        .log()
-        .producerState()
-        .lastEntry(producerId)
-        .filter(entry -> entry.producerEpoch() == producerEpoch)
-        .map(entry -> entry.lastSequence() == Integer.MAX_VALUE ? 0 : entry.lastSequence() + 1)
-        .orElse(0);
   }
 
   /**
@@ -361,9 +353,8 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
    *     control batches) rather than as an ordinary acks=all write
    */
   private CompletableFuture<Void> append(
-      Function<Partition, MemoryRecords> batch, boolean asCoordinator, LongConsumer replay) {
-    Partition partition;
-    LogAppendInfo info;
+      Supplier<MemoryRecords> batch, boolean asCoordinator, LongConsumer replay) {
+    CoordinatorLog.Appended info;
     try {
       if (state == State.CLOSED) {
         throw new NotCoordinatorException("this broker no longer leads " + topicPartition);
@@ -372,15 +363,7 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
         // A continuation of the failed shard: its state is gone, the reload reads the log.
         throw new CoordinatorNotAvailableException(topicPartition + " failed and is reloading");
       }
-      partition = partitionOrThrow();
-      MemoryRecords records = batch.apply(partition);
-      info =
-          asCoordinator
-              ? partition.appendAsCoordinator(records)
-              : partition.appendAsLeader(records, (short) -1);
-    } catch (StorageException e) {
-      return CompletableFuture.failedFuture(
-          coordinatorError(e.error().kafkaError(), e.getMessage()));
+      info = partitionLog.append(batch.get(), asCoordinator);
     } catch (ApiException e) {
       return CompletableFuture.failedFuture(
           coordinatorError(Errors.forException(e), e.getMessage()));
@@ -393,24 +376,12 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
               "the log took a coordinator write to " + topicPartition + " for a duplicate"));
     }
     replay.accept(info.firstOffset());
-    CompletableFuture<Void> committed = new CompletableFuture<>();
-    replicaManager
-        .delayedOperations()
-        .submit(
-            new CommitWaiter(partition, leaderEpoch, info.lastOffset() + 1, committed),
-            commitTimeoutMs);
-    return committed;
-  }
-
-  Partition partitionOrThrow() {
-    Partition partition =
-        replicaManager
-            .partition(topicPartition)
-            .orElseThrow(() -> new NotCoordinatorException(topicPartition + " is not hosted here"));
-    if (!partition.isLeader() || partition.state().leaderEpoch() != leaderEpoch) {
-      throw new NotCoordinatorException("this broker no longer leads " + topicPartition);
+    try {
+      return partitionLog.awaitCommitted(info.lastOffset() + 1, commitTimeoutMs);
+    } catch (ApiException e) {
+      return CompletableFuture.failedFuture(
+          coordinatorError(Errors.forException(e), e.getMessage()));
     }
-    return partition;
   }
 
   /** What a failed coordinator write means to a client (as Kafka maps it). */

@@ -1,8 +1,7 @@
 package io.brook.coordinator.runtime;
 
+import io.brook.coordinator.log.CoordinatorLog;
 import io.brook.storage.StorageException;
-import io.brook.storage.log.LogReadResult;
-import io.brook.storage.log.PartitionLog;
 import io.brook.storage.record.BatchRecordReader;
 import io.brook.storage.record.ControlBatches;
 import io.brook.storage.record.RecordLimits;
@@ -30,9 +29,9 @@ import org.slf4j.LoggerFactory;
  * own logs; were it to lose leadership first, the shard is unloaded anyway.
  *
  * <p>Batches are read with the log's own bounded reader ({@link BatchRecordReader}) within the
- * partition's {@link io.brook.storage.log.LogConfig#recordLimits()}, the bounds its appends were
- * validated against: a compressed batch is never inflated whole, no length field decides an
- * allocation, and a batch stops being read once it inflates past the limit.
+ * partition's {@link CoordinatorLog#recordLimits()}, the bounds its appends were validated against:
+ * a compressed batch is never inflated whole, no length field decides an allocation, and a batch
+ * stops being read once it inflates past the limit.
  *
  * <p>Whatever the partition holds, loading goes on: a record that does not parse or that its shard
  * cannot apply is skipped alone; at a record the reader refuses (over the size limit, malformed) or
@@ -52,14 +51,14 @@ final class ShardLoader {
    */
   record Result(long replayed, long skipped) {}
 
-  private final PartitionLog partitionLog;
+  private final CoordinatorLog partitionLog;
   private final TopicPartition topicPartition;
   private final CoordinatorShard shard;
   private final RecordLimits limits;
   private long replayed;
   private long skipped;
 
-  private ShardLoader(PartitionLog partitionLog, CoordinatorShard shard, RecordLimits limits) {
+  private ShardLoader(CoordinatorLog partitionLog, CoordinatorShard shard, RecordLimits limits) {
     this.partitionLog = partitionLog;
     this.topicPartition = partitionLog.topicPartition();
     this.shard = shard;
@@ -73,13 +72,13 @@ final class ShardLoader {
    * @param bufferBytes how much of the log to read at a time ({@code offsets.load.buffer.size}); a
    *     batch larger than this is still read whole
    */
-  static Result load(PartitionLog partitionLog, CoordinatorShard shard, int bufferBytes) {
-    return load(partitionLog, shard, bufferBytes, partitionLog.config().recordLimits());
+  static Result load(CoordinatorLog partitionLog, CoordinatorShard shard, int bufferBytes) {
+    return load(partitionLog, shard, bufferBytes, partitionLog.recordLimits());
   }
 
   /** Loads within {@code limits}; for tests that need caps below what an append accepts. */
   static Result load(
-      PartitionLog partitionLog, CoordinatorShard shard, int bufferBytes, RecordLimits limits) {
+      CoordinatorLog partitionLog, CoordinatorShard shard, int bufferBytes, RecordLimits limits) {
     ShardLoader loader = new ShardLoader(partitionLog, shard, limits);
     try (BatchRecordReader reader = new BatchRecordReader()) {
       loader.run(bufferBytes, reader);
@@ -91,8 +90,7 @@ final class ShardLoader {
     long offset = partitionLog.logStartOffset();
     long end = partitionLog.logEndOffset();
     while (offset < end) {
-      LogReadResult read = partitionLog.read(offset, bufferBytes, end, true);
-      MemoryRecords records = read.slice().copyToMemory();
+      MemoryRecords records = partitionLog.read(offset, bufferBytes, end);
       ByteBuffer buffer = records.buffer();
       // Batches lie back to back in the buffer: the reader reads each in place, with no copy.
       int position = buffer.position();

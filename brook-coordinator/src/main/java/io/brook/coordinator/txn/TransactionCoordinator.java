@@ -1,8 +1,7 @@
 package io.brook.coordinator.txn;
 
-import io.brook.broker.admin.ProducerIdManager;
-import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.InternalTopic;
+import io.brook.coordinator.log.CoordinatorLogs;
 import io.brook.coordinator.runtime.CoordinatorMBeans;
 import io.brook.coordinator.runtime.CoordinatorRuntime;
 import io.brook.metadata.image.MetadataImage;
@@ -15,6 +14,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.CoordinatorLoadInProgressException;
 import org.apache.kafka.common.utils.Time;
@@ -33,27 +34,38 @@ public final class TransactionCoordinator implements AutoCloseable {
 
   private final TxnConfig config;
   private final CoordinatorRuntime<TransactionCoordinatorShard> runtime;
-  private final ProducerIdManager producerIds;
+  private final LongSupplier producerIds;
   private final AutoCloseable markerSender;
   private final ThreadPoolExecutor allocator;
   private final CoordinatorMBeans mbeans;
 
-  /** A coordinator sending markers to partition leaders over the inter-broker listener. */
+  /**
+   * A coordinator sending markers to partition leaders over the inter-broker listener.
+   *
+   * @param logs the {@code __transaction_state} partitions this broker leads
+   * @param image the broker's current metadata, for where to send markers
+   * @param producerIds hands out fresh producer ids (may block on the controller for a new block)
+   */
   public static TransactionCoordinator start(
-      TxnConfig config, ReplicaManager replicaManager, ProducerIdManager producerIds, Time time) {
+      TxnConfig config,
+      CoordinatorLogs logs,
+      Supplier<MetadataImage> image,
+      LongSupplier producerIds,
+      Time time) {
     TxnMarkerSender sender =
         new TxnMarkerSender(
-            replicaManager::image,
+            image,
             config.interBrokerListener(),
             (int) Math.max(config.writeTimeoutMs(), 30_000),
             time);
-    return new TransactionCoordinator(config, replicaManager, producerIds, sender, sender, time);
+    return new TransactionCoordinator(config, logs, image, producerIds, sender, sender, time);
   }
 
   TransactionCoordinator(
       TxnConfig config,
-      ReplicaManager replicaManager,
-      ProducerIdManager producerIds,
+      CoordinatorLogs logs,
+      Supplier<MetadataImage> image,
+      LongSupplier producerIds,
       TxnMarkerChannel markers,
       AutoCloseable markerSender,
       Time time) {
@@ -75,7 +87,8 @@ public final class TransactionCoordinator implements AutoCloseable {
     this.runtime =
         new CoordinatorRuntime<>(
             TxnConfig.TOPIC,
-            replicaManager,
+            logs,
+            image,
             context -> new TransactionCoordinatorShard(context, config, markers),
             time,
             config.threads(),
@@ -126,6 +139,11 @@ public final class TransactionCoordinator implements AutoCloseable {
     return runtime.run(partitionFor(transactionalId), op);
   }
 
+  /** The broker's current metadata. */
+  public MetadataImage image() {
+    return runtime.image();
+  }
+
   /** Runs {@code op} on every shard this broker has loaded. */
   public <T> List<CompletableFuture<T>> runOnAll(
       Function<TransactionCoordinatorShard, CompletableFuture<T>> op) {
@@ -174,7 +192,7 @@ public final class TransactionCoordinator implements AutoCloseable {
    */
   public CompletableFuture<Long> allocateProducerId() {
     try {
-      return CompletableFuture.supplyAsync(producerIds::nextProducerId, allocator);
+      return CompletableFuture.supplyAsync(producerIds::getAsLong, allocator);
     } catch (RejectedExecutionException e) {
       return CompletableFuture.failedFuture(
           new CoordinatorLoadInProgressException(

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.brook.coordinator.group.GroupConfig;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.offsets.CommittedOffset;
+import io.brook.coordinator.service.RequestInfo;
 import io.brook.coordinator.testing.CoordinatorFixture;
-import io.brook.protocol.RequestContext;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,10 +23,8 @@ import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
@@ -59,7 +57,12 @@ class TxnOffsetCommitHandlerTest {
 
   private GroupCoordinator startCoordinator() {
     GroupCoordinator started =
-        new GroupCoordinator(GroupConfig.defaults(), fixture.replicaManager, Time.SYSTEM);
+        new GroupCoordinator(
+            GroupConfig.defaults(),
+            fixture.logs,
+            fixture.partitionEnds,
+            fixture.replicaManager::image,
+            Time.SYSTEM);
     fixture.quorum.addListener(started::onMetadata);
     await()
         .atMost(Duration.ofSeconds(10))
@@ -81,19 +84,15 @@ class TxnOffsetCommitHandlerTest {
     fixture.close();
   }
 
-  private static RequestContext context(ApiKeys api, short version) {
-    return new RequestContext(
-        new RequestHeader(api, version, "client", 1),
-        "PLAINTEXT",
-        InetAddress.getLoopbackAddress(),
-        "conn-1",
-        System.nanoTime());
+  private static RequestInfo context(short version) {
+    return new RequestInfo(
+        version, "client", String.valueOf(InetAddress.getLoopbackAddress()), "conn-1");
   }
 
-  private static ApiMessage call(GroupApi handler, ApiKeys api, short version, ApiMessage request)
+  private static ApiMessage call(GroupApi handler, short version, ApiMessage request)
       throws Exception {
     return handler
-        .handle(context(api, version), request)
+        .handle(context(version), request)
         .toCompletableFuture()
         .get(10, TimeUnit.SECONDS);
   }
@@ -123,11 +122,7 @@ class TxnOffsetCommitHandlerTest {
             .setTopics(List.of(topic));
     TxnOffsetCommitResponseData response =
         (TxnOffsetCommitResponseData)
-            call(
-                new TxnOffsetCommitHandler(coordinator, fixture.replicaManager),
-                ApiKeys.TXN_OFFSET_COMMIT,
-                version,
-                request);
+            call(new TxnOffsetCommitHandler(coordinator), version, request);
     Map<TopicPartition, Errors> errors = new HashMap<>();
     response
         .topics()
@@ -162,11 +157,7 @@ class TxnOffsetCommitHandlerTest {
                                     .setPartitionIndex(0)
                                     .setCommittedOffset(offset)
                                     .setCommittedMetadata("")))));
-    call(
-        new OffsetCommitHandler(coordinator, fixture.replicaManager),
-        ApiKeys.OFFSET_COMMIT,
-        (short) 8,
-        request);
+    call(new OffsetCommitHandler(coordinator), (short) 8, request);
   }
 
   /** Per partition of the topic: the committed offset, or the error code as a negative number. */
@@ -184,12 +175,7 @@ class TxnOffsetCommitHandlerTest {
                                     .setName(TOPIC)
                                     .setPartitionIndexes(List.of(0, 1))))));
     OffsetFetchResponseData response =
-        (OffsetFetchResponseData)
-            call(
-                new OffsetFetchHandler(coordinator, fixture.replicaManager),
-                ApiKeys.OFFSET_FETCH,
-                (short) 8,
-                request);
+        (OffsetFetchResponseData) call(new OffsetFetchHandler(coordinator), (short) 8, request);
     Map<Integer, Long> result = new HashMap<>();
     response
         .groups()
@@ -209,7 +195,9 @@ class TxnOffsetCommitHandlerTest {
   private static final long UNSTABLE = -Errors.UNSTABLE_OFFSET_COMMIT.code();
 
   private void marker(long producerId, short epoch, TransactionResult result) throws Exception {
-    coordinator.writeMarker(OFFSETS_0, producerId, epoch, 0, result).get(10, TimeUnit.SECONDS);
+    coordinator
+        .writeMarker(OFFSETS_0, producerId, epoch, 0, result == TransactionResult.COMMIT)
+        .get(10, TimeUnit.SECONDS);
   }
 
   @Test

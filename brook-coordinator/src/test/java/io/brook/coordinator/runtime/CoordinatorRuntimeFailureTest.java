@@ -47,7 +47,8 @@ class CoordinatorRuntimeFailureTest {
     runtime =
         new CoordinatorRuntime<>(
             TOPIC,
-            fixture.replicaManager,
+            fixture.logs,
+            fixture.replicaManager::image,
             context ->
                 new CoordinatorRuntimeTest.KeyValueShard(context) {
                   @Override

@@ -86,7 +86,8 @@ class CoordinatorRuntimeTest {
     CoordinatorRuntime<KeyValueShard> r =
         new CoordinatorRuntime<>(
             TOPIC,
-            fixture.replicaManager,
+            fixture.logs,
+            fixture.replicaManager::image,
             context -> {
               KeyValueShard shard = new KeyValueShard(context);
               created.add(shard);

@@ -8,6 +8,7 @@ import io.brook.coordinator.group.classic.ClassicGroupRecords;
 import io.brook.coordinator.group.offsets.CommittedOffset;
 import io.brook.coordinator.group.offsets.OffsetRecords;
 import io.brook.coordinator.testing.FakeShardContext;
+import io.brook.coordinator.testing.PartitionLogView;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogOpenOptions;
 import io.brook.storage.log.PartitionLog;
@@ -87,7 +88,7 @@ class ShardLoaderBadRecordsTest {
     FakeShardContext context = new FakeShardContext(0, 1_000L);
     GroupCoordinatorShard shard = new GroupCoordinatorShard(context, GroupConfig.defaults());
     context.attach(shard);
-    ShardLoader.Result result = ShardLoader.load(log, shard, 1024, limits);
+    ShardLoader.Result result = ShardLoader.load(new PartitionLogView(log), shard, 1024, limits);
     assertBothCommits(shard);
     assertThat(result.skipped()).isEqualTo(skipped);
   }
@@ -178,7 +179,7 @@ class ShardLoaderBadRecordsTest {
     GroupCoordinatorShard shard = new GroupCoordinatorShard(context, GroupConfig.defaults());
     context.attach(shard);
 
-    ShardLoader.Result result = ShardLoader.load(log, shard, 1024);
+    ShardLoader.Result result = ShardLoader.load(new PartitionLogView(log), shard, 1024);
 
     assertBothCommits(shard);
     assertThat(result.skipped()).isEqualTo(1);
@@ -249,7 +250,8 @@ class ShardLoaderBadRecordsTest {
         };
 
     ShardLoader.Result result =
-        ShardLoader.load(log, shard, 1024, LogConfig.defaults().recordLimits());
+        ShardLoader.load(
+            new PartitionLogView(log), shard, 1024, LogConfig.defaults().recordLimits());
 
     assertBothCommits(groups);
     assertThat(result.skipped()).isEqualTo(1);

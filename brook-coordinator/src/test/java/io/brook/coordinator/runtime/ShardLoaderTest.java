@@ -2,6 +2,7 @@ package io.brook.coordinator.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brook.coordinator.testing.PartitionLogView;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogOpenOptions;
 import io.brook.storage.log.PartitionLog;
@@ -55,7 +56,7 @@ class ShardLoaderTest {
 
       // When it becomes leader and loads its shard
       CoordinatorRuntimeTest.KeyValueShard shard = new CoordinatorRuntimeTest.KeyValueShard(null);
-      long replayed = ShardLoader.load(log, shard, 1024).replayed();
+      long replayed = ShardLoader.load(new PartitionLogView(log), shard, 1024).replayed();
 
       // Then every record in its log is replayed, above the high watermark too
       assertThat(replayed).isEqualTo(3);
@@ -106,7 +107,7 @@ class ShardLoaderTest {
 
       // When a shard loads it
       RecordingShard shard = new RecordingShard();
-      long replayed = ShardLoader.load(log, shard, 1024).replayed();
+      long replayed = ShardLoader.load(new PartitionLogView(log), shard, 1024).replayed();
 
       // Then records come with their producer, the marker as the end of its transaction
       assertThat(replayed).isEqualTo(4);
@@ -139,7 +140,7 @@ class ShardLoaderTest {
           0);
 
       CoordinatorRuntimeTest.KeyValueShard shard = new CoordinatorRuntimeTest.KeyValueShard(null);
-      ShardLoader.Result result = ShardLoader.load(log, shard, 1024);
+      ShardLoader.Result result = ShardLoader.load(new PartitionLogView(log), shard, 1024);
 
       assertThat(result.replayed()).isEqualTo(4);
       assertThat(result.skipped()).isZero();

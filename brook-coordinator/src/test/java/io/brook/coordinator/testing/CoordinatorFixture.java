@@ -1,8 +1,12 @@
 package io.brook.coordinator.testing;
 
 import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
+import io.brook.broker.coordinator.ReplicaPartitionEnds;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.coordinator.log.CoordinatorLogs;
+import io.brook.coordinator.log.PartitionEnds;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
@@ -33,6 +37,8 @@ public final class CoordinatorFixture implements AutoCloseable {
   public final LogManager logManager;
   public final DelayedOperations delayed = new DelayedOperations();
   public final ReplicaManager replicaManager;
+  public final CoordinatorLogs logs;
+  public final PartitionEnds partitionEnds;
   public final TopicAdmin admin;
 
   public CoordinatorFixture(Path root) throws Exception {
@@ -49,6 +55,8 @@ public final class CoordinatorFixture implements AutoCloseable {
             scheduler);
     replicaManager = new ReplicaManager(BROKER_ID, logManager, delayed, topicConfig);
     quorum.addListener(replicaManager::applyMetadata);
+    logs = new ReplicaCoordinatorLogs(replicaManager);
+    partitionEnds = new ReplicaPartitionEnds(replicaManager);
     ClusterController controller =
         new ClusterController(new ControllerConfig(1, (short) 1), quorum::image, new Random(1));
     admin = new TopicAdmin(quorum, controller, TopicConfigs::validate, true);

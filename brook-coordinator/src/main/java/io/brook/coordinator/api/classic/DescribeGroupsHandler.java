@@ -3,7 +3,7 @@ package io.brook.coordinator.api.classic;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.classic.ClassicGroupManager.DescribedGroup;
 import io.brook.coordinator.group.classic.ClassicGroupManager.DescribedMember;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -29,7 +29,7 @@ public final class DescribeGroupsHandler extends ClassicApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     DescribeGroupsRequestData request = (DescribeGroupsRequestData) message;
     short version = context.apiVersion();
     List<CompletableFuture<DescribeGroupsResponseData.DescribedGroup>> futures = new ArrayList<>();

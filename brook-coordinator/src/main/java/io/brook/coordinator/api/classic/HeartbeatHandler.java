@@ -2,7 +2,7 @@ package io.brook.coordinator.api.classic;
 
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.classic.ClassicRequests;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -18,7 +18,7 @@ public final class HeartbeatHandler extends ClassicApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     HeartbeatRequestData request = (HeartbeatRequestData) message;
     if (!isValidGroupId(request.groupId())) {
       return CompletableFuture.completedFuture(

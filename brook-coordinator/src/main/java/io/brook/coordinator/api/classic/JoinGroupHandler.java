@@ -4,7 +4,7 @@ import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.classic.ClassicMember;
 import io.brook.coordinator.group.classic.ClassicRequests;
 import io.brook.coordinator.group.classic.JoinResult;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -29,7 +29,7 @@ public final class JoinGroupHandler extends ClassicApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     JoinGroupRequestData request = (JoinGroupRequestData) message;
     short version = context.apiVersion();
     if (!isValidGroupId(request.groupId())) {
@@ -50,7 +50,7 @@ public final class JoinGroupHandler extends ClassicApi {
             request.sessionTimeoutMs(),
             version == 0 ? request.sessionTimeoutMs() : request.rebalanceTimeoutMs(),
             context.clientId() == null ? "" : context.clientId(),
-            String.valueOf(context.clientAddress()),
+            context.clientHost(),
             version >= REQUIRE_KNOWN_MEMBER_ID_VERSION,
             context.connectionId(),
             request.reason());

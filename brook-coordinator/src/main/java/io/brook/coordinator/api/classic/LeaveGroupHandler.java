@@ -3,7 +3,7 @@ package io.brook.coordinator.api.classic;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.classic.ClassicGroupManager.LeaveOutcome;
 import io.brook.coordinator.group.classic.ClassicRequests;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -26,7 +26,7 @@ public final class LeaveGroupHandler extends ClassicApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     LeaveGroupRequestData request = (LeaveGroupRequestData) message;
     short version = context.apiVersion();
     if (!isValidGroupId(request.groupId())) {

@@ -3,7 +3,7 @@ package io.brook.coordinator.api.classic;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.classic.ClassicRequests;
 import io.brook.coordinator.group.classic.SyncResult;
-import io.brook.protocol.RequestContext;
+import io.brook.coordinator.service.RequestInfo;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -25,7 +25,7 @@ public final class SyncGroupHandler extends ClassicApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     SyncGroupRequestData request = (SyncGroupRequestData) message;
     if (!isValidGroupId(request.groupId())) {
       return CompletableFuture.completedFuture(

@@ -1,6 +1,5 @@
 package io.brook.coordinator.group.consumer;
 
-import io.brook.broker.InternalTopics;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.TopicImage;
 import java.util.Collection;
@@ -13,6 +12,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.apache.kafka.common.internals.Topic;
 
 /**
  * Turns members' subscriptions (topic names and regexes) into the topics they consume, from the
@@ -61,7 +61,7 @@ final class SubscriptionResolver {
       return true;
     }
     String regex = subscription.subscribedTopicRegex();
-    return regex != null && !InternalTopics.isInternal(topic) && matches(regex, topic);
+    return regex != null && !Topic.isInternal(topic) && matches(regex, topic);
   }
 
   private boolean matches(String regex, String topic) {
@@ -85,8 +85,7 @@ final class SubscriptionResolver {
     }
     if (!regexes.isEmpty()) {
       for (String topic : image.topicNames()) {
-        if (!InternalTopics.isInternal(topic)
-            && regexes.stream().anyMatch(r -> matches(r, topic))) {
+        if (!Topic.isInternal(topic) && regexes.stream().anyMatch(r -> matches(r, topic))) {
           names.add(topic);
         }
       }

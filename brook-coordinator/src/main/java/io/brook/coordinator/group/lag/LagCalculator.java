@@ -1,19 +1,11 @@
 package io.brook.coordinator.group.lag;
 
-import io.brook.broker.replica.Partition;
-import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.group.offsets.CommittedOffset;
-import io.brook.storage.log.LogReadResult;
-import io.brook.storage.log.PartitionLog;
-import io.brook.storage.segment.FileSlice;
-import java.io.IOException;
+import io.brook.coordinator.log.PartitionEnds;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
 
 /**
  * Turns a group's committed offsets into lag, reading only batch headers of the partitions this
@@ -26,10 +18,10 @@ import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRec
  * (retention - age) / (1 - consumed/produced)}.
  */
 public final class LagCalculator {
-  private final ReplicaManager replicaManager;
+  private final PartitionEnds partitions;
 
-  public LagCalculator(ReplicaManager replicaManager) {
-    this.replicaManager = replicaManager;
+  public LagCalculator(PartitionEnds partitions) {
+    this.partitions = partitions;
   }
 
   /**
@@ -40,14 +32,13 @@ public final class LagCalculator {
       CommittedOffset committed,
       Optional<CommittedOffset> previous,
       long nowMs) {
-    Optional<Partition> partition = replicaManager.partition(tp).filter(Partition::isLeader);
-    if (partition.isEmpty()) {
+    Optional<PartitionEnds.Ends> ends = partitions.leaderEnds(tp);
+    if (ends.isEmpty()) {
       return new PartitionLag(
           tp, committed.offset(), -1, -1, Optional.empty(), 0, Optional.empty());
     }
-    PartitionLog log = partition.get().log();
-    long end = log.highWatermark();
-    long start = log.logStartOffset();
+    long end = ends.get().highWatermark();
+    long start = ends.get().logStartOffset();
     long position = Math.max(committed.offset(), start);
     long lost = Math.max(0, start - committed.offset());
     long lagRecords = Math.max(0, end - position);
@@ -55,50 +46,29 @@ public final class LagCalculator {
       return new PartitionLag(
           tp, committed.offset(), end, 0, Optional.of(Duration.ZERO), lost, Optional.empty());
     }
-    OptionalLong timestamp = timestampAt(log, position, end);
+    OptionalLong timestamp = partitions.batchTimestamp(tp, position, end);
     Optional<Duration> lagTime =
         timestamp.isPresent()
             ? Optional.of(Duration.ofMillis(Math.max(0, nowMs - timestamp.getAsLong())))
             : Optional.empty();
+    long retentionMs = ends.get().deleteRetentionMs();
     Optional<Duration> lossIn =
-        lagTime.flatMap(age -> dataLossIn(log, age, lagRecords, committed, previous, nowMs));
+        lagTime.flatMap(
+            age -> dataLossIn(retentionMs, age, lagRecords, committed, previous, nowMs));
     return new PartitionLag(tp, committed.offset(), end, lagRecords, lagTime, lost, lossIn);
   }
 
-  /** The newest timestamp in the batch holding {@code offset}, read from its header only. */
-  private static OptionalLong timestampAt(PartitionLog log, long offset, long end) {
-    try {
-      LogReadResult read = log.read(offset, 1, end, true);
-      FileSlice slice = read.slice();
-      if (slice.sizeInBytes() == 0) {
-        return OptionalLong.empty();
-      }
-      slice.pin();
-      try {
-        Iterator<FileChannelRecordBatch> batches =
-            slice.records().slice(slice.position(), slice.sizeInBytes()).batches().iterator();
-        return batches.hasNext()
-            ? OptionalLong.of(batches.next().maxTimestamp())
-            : OptionalLong.empty();
-      } finally {
-        slice.unpin();
-      }
-    } catch (IOException | RuntimeException e) {
-      // The segment may have been deleted by retention meanwhile: no figure this time.
-      return OptionalLong.empty();
-    }
-  }
-
+  /**
+   * @param retentionMs the partition's retention by age, -1 when it does not delete by age
+   */
   private static Optional<Duration> dataLossIn(
-      PartitionLog log,
+      long retentionMs,
       Duration age,
       long lagRecords,
       CommittedOffset committed,
       Optional<CommittedOffset> previous,
       long nowMs) {
-    long retentionMs = log.config().retentionMs();
-    if (retentionMs < 0
-        || !log.config().cleanupPolicy().contains(TopicConfig.CLEANUP_POLICY_DELETE)) {
+    if (retentionMs < 0) {
       return Optional.empty();
     }
     long ageMs = Math.max(1, age.toMillis());

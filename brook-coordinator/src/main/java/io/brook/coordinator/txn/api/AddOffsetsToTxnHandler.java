@@ -1,8 +1,8 @@
 package io.brook.coordinator.txn.api;
 
 import io.brook.coordinator.api.GroupApi;
+import io.brook.coordinator.service.RequestInfo;
 import io.brook.coordinator.txn.TransactionCoordinator;
-import io.brook.protocol.RequestContext;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -35,7 +35,7 @@ public final class AddOffsetsToTxnHandler extends GroupApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     AddOffsetsToTxnRequestData request = (AddOffsetsToTxnRequestData) message;
     String id = request.transactionalId();
     if (id == null || id.isEmpty() || !isValidGroupId(request.groupId())) {

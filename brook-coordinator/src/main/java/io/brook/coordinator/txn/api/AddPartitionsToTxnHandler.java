@@ -1,10 +1,9 @@
 package io.brook.coordinator.txn.api;
 
-import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.api.GroupApi;
+import io.brook.coordinator.service.RequestInfo;
 import io.brook.coordinator.txn.TransactionCoordinator;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -35,17 +34,14 @@ public final class AddPartitionsToTxnHandler extends GroupApi {
   private static final short BATCHED_VERSION = 4;
 
   private final TransactionCoordinator coordinator;
-  private final ReplicaManager replicaManager;
 
-  public AddPartitionsToTxnHandler(
-      TransactionCoordinator coordinator, ReplicaManager replicaManager) {
+  public AddPartitionsToTxnHandler(TransactionCoordinator coordinator) {
     super(ApiKeys.ADD_PARTITIONS_TO_TXN);
     this.coordinator = coordinator;
-    this.replicaManager = replicaManager;
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     AddPartitionsToTxnRequestData request = (AddPartitionsToTxnRequestData) message;
     if (context.apiVersion() < BATCHED_VERSION) {
       return serve(
@@ -117,7 +113,7 @@ public final class AddPartitionsToTxnHandler extends GroupApi {
   }
 
   private Map<TopicPartition, Errors> unknownPartitions(Set<TopicPartition> partitions) {
-    MetadataImage image = replicaManager.image();
+    MetadataImage image = coordinator.image();
     Map<TopicPartition, Errors> errors = new HashMap<>();
     boolean anyUnknown = false;
     for (TopicPartition tp : partitions) {

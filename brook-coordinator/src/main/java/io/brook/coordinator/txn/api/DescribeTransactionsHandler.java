@@ -1,9 +1,9 @@
 package io.brook.coordinator.txn.api;
 
 import io.brook.coordinator.api.GroupApi;
+import io.brook.coordinator.service.RequestInfo;
 import io.brook.coordinator.txn.TransactionCoordinator;
 import io.brook.coordinator.txn.TxnMetadata;
-import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +30,7 @@ public final class DescribeTransactionsHandler extends GroupApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     DescribeTransactionsRequestData request = (DescribeTransactionsRequestData) message;
     List<CompletableFuture<TransactionState>> states = new ArrayList<>();
     for (String id : request.transactionalIds()) {

@@ -1,8 +1,8 @@
 package io.brook.coordinator.txn.api;
 
 import io.brook.coordinator.api.GroupApi;
+import io.brook.coordinator.service.RequestInfo;
 import io.brook.coordinator.txn.TransactionCoordinator;
-import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.message.EndTxnRequestData;
@@ -32,7 +32,7 @@ public final class EndTxnHandler extends GroupApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     EndTxnRequestData request = (EndTxnRequestData) message;
     if (request.transactionalId() == null || request.transactionalId().isEmpty()) {
       return CompletableFuture.completedFuture(response(Errors.INVALID_REQUEST));

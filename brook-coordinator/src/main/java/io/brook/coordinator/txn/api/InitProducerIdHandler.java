@@ -1,9 +1,9 @@
 package io.brook.coordinator.txn.api;
 
 import io.brook.coordinator.api.GroupApi;
+import io.brook.coordinator.service.RequestInfo;
 import io.brook.coordinator.txn.InitProducerIdResult;
 import io.brook.coordinator.txn.TransactionCoordinator;
-import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
@@ -26,7 +26,7 @@ public final class InitProducerIdHandler extends GroupApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     InitProducerIdRequestData request = (InitProducerIdRequestData) message;
     String transactionalId = request.transactionalId();
     if (transactionalId == null) {

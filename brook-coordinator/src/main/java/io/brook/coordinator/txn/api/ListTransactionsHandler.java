@@ -1,10 +1,10 @@
 package io.brook.coordinator.txn.api;
 
 import io.brook.coordinator.api.GroupApi;
+import io.brook.coordinator.service.RequestInfo;
 import io.brook.coordinator.txn.TransactionCoordinator;
 import io.brook.coordinator.txn.TransactionState;
 import io.brook.coordinator.txn.TxnMetadata;
-import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
@@ -49,7 +49,7 @@ public final class ListTransactionsHandler extends GroupApi {
   }
 
   @Override
-  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+  public CompletionStage<ApiMessage> handle(RequestInfo context, ApiMessage message) {
     ListTransactionsRequestData request = (ListTransactionsRequestData) message;
     ListTransactionsResponseData response = new ListTransactionsResponseData();
     Set<TransactionState> states = EnumSet.noneOf(TransactionState.class);

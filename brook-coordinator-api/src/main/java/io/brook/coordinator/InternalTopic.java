@@ -1,6 +1,7 @@
 package io.brook.coordinator;
 
 import java.util.Map;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * An internal topic a coordinator lives on, created on first use.
@@ -12,5 +13,10 @@ public record InternalTopic(
     String name, int partitions, short replicationFactor, Map<String, String> configs) {
   public InternalTopic {
     configs = Map.copyOf(configs);
+  }
+
+  /** The partition of a coordinator topic that owns {@code key}: abs(hash(key)) % count. */
+  public static int partitionFor(String key, int partitionCount) {
+    return Utils.abs(key.hashCode()) % partitionCount;
   }
 }

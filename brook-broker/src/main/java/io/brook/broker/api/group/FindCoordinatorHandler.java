@@ -1,9 +1,9 @@
-package io.brook.coordinator.api;
+package io.brook.broker.api.group;
 
+import io.brook.broker.api.KafkaApi;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.InternalTopicCreator;
-import io.brook.coordinator.runtime.CoordinatorRuntime;
 import io.brook.metadata.image.BrokerRegistration;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.PartitionImage;
@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * used. The internal topic is created on first use; until its partition has a leader the answer is
  * COORDINATOR_NOT_AVAILABLE and the client asks again.
  */
-public final class FindCoordinatorHandler extends GroupApi {
+public final class FindCoordinatorHandler extends KafkaApi {
   private static final Logger log = LoggerFactory.getLogger(FindCoordinatorHandler.class);
 
   /** Versions 4+ carry a batch of keys. */
@@ -103,7 +103,7 @@ public final class FindCoordinatorHandler extends GroupApi {
       createInternalTopic(image, topic);
       return error(out, Errors.COORDINATOR_NOT_AVAILABLE, topic.name() + " is being created");
     }
-    int partition = CoordinatorRuntime.partitionFor(key, topicImage.get().partitions().size());
+    int partition = InternalTopic.partitionFor(key, topicImage.get().partitions().size());
     PartitionImage p = topicImage.get().partitions().get(partition);
     Optional<BrokerEndpoint> endpoint =
         p == null || !p.hasLeader()

@@ -1,8 +1,7 @@
-package io.brook.broker.txn;
+package io.brook.coordinator.service;
 
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.requests.TransactionResult;
 
 /**
  * Writes transaction markers to the partitions of a coordinator's own topic ({@code
@@ -20,6 +19,7 @@ public interface CoordinatorMarkerWriter {
    * Appends the marker as a control batch to {@code partition} and applies it to the coordinator's
    * state.
    *
+   * @param commit a COMMIT marker, else ABORT (WriteTxnMarkers' {@code transactionResult})
    * @return completes once the marker is committed (below the high watermark); fails with an {@link
    *     org.apache.kafka.common.errors.ApiException} (NOT_COORDINATOR when this broker does not
    *     lead the partition, COORDINATOR_LOAD_IN_PROGRESS while it loads, the storage error of a
@@ -30,5 +30,5 @@ public interface CoordinatorMarkerWriter {
       long producerId,
       short producerEpoch,
       int coordinatorEpoch,
-      TransactionResult result);
+      boolean commit);
 }

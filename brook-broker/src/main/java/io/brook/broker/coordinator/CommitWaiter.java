@@ -1,4 +1,4 @@
-package io.brook.coordinator.runtime;
+package io.brook.broker.coordinator;
 
 import io.brook.broker.delayed.DelayedOperation;
 import io.brook.broker.replica.Partition;

@@ -1,0 +1,131 @@
+package io.brook.broker.api.group;
+
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.coordinator.InternalTopic;
+import io.brook.coordinator.InternalTopicCreator;
+import io.brook.coordinator.service.GroupCoordinatorService;
+import io.brook.protocol.ApiHandler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
+
+/** The Kafka APIs the group coordinator serves, and FindCoordinator for both coordinators. */
+public final class GroupApis {
+  private GroupApis() {}
+
+  /**
+   * @param transactionTopic where transactional ids' coordinators live, for FindCoordinator
+   */
+  public static List<ApiHandler> handlers(
+      GroupCoordinatorService groups,
+      ReplicaManager replicaManager,
+      InternalTopicCreator topicCreator,
+      InternalTopic transactionTopic) {
+    List<ApiHandler> handlers = new ArrayList<>();
+    handlers.add(
+        new FindCoordinatorHandler(
+            replicaManager,
+            topicCreator,
+            Map.of(
+                CoordinatorType.GROUP,
+                groups.offsetsTopic(),
+                CoordinatorType.TRANSACTION,
+                transactionTopic)));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.OFFSET_COMMIT,
+            groups.maxVersion(ApiKeys.OFFSET_COMMIT),
+            OffsetCommitRequestData.class,
+            groups::commitOffsets));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.TXN_OFFSET_COMMIT,
+            groups.maxVersion(ApiKeys.TXN_OFFSET_COMMIT),
+            TxnOffsetCommitRequestData.class,
+            groups::commitTransactionalOffsets));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.OFFSET_FETCH,
+            groups.maxVersion(ApiKeys.OFFSET_FETCH),
+            OffsetFetchRequestData.class,
+            groups::fetchOffsets));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.OFFSET_DELETE,
+            groups.maxVersion(ApiKeys.OFFSET_DELETE),
+            OffsetDeleteRequestData.class,
+            groups::deleteOffsets));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.LIST_GROUPS,
+            groups.maxVersion(ApiKeys.LIST_GROUPS),
+            ListGroupsRequestData.class,
+            groups::listGroups));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.DELETE_GROUPS,
+            groups.maxVersion(ApiKeys.DELETE_GROUPS),
+            DeleteGroupsRequestData.class,
+            groups::deleteGroups));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.JOIN_GROUP,
+            groups.maxVersion(ApiKeys.JOIN_GROUP),
+            JoinGroupRequestData.class,
+            groups::joinGroup));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.SYNC_GROUP,
+            groups.maxVersion(ApiKeys.SYNC_GROUP),
+            SyncGroupRequestData.class,
+            groups::syncGroup));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.HEARTBEAT,
+            groups.maxVersion(ApiKeys.HEARTBEAT),
+            HeartbeatRequestData.class,
+            groups::heartbeat));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.LEAVE_GROUP,
+            groups.maxVersion(ApiKeys.LEAVE_GROUP),
+            LeaveGroupRequestData.class,
+            groups::leaveGroup));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.DESCRIBE_GROUPS,
+            groups.maxVersion(ApiKeys.DESCRIBE_GROUPS),
+            DescribeGroupsRequestData.class,
+            groups::describeGroups));
+    if (groups.consumerProtocolEnabled()) {
+      handlers.add(
+          new CoordinatorApi<>(
+              ApiKeys.CONSUMER_GROUP_HEARTBEAT,
+              groups.maxVersion(ApiKeys.CONSUMER_GROUP_HEARTBEAT),
+              ConsumerGroupHeartbeatRequestData.class,
+              groups::consumerGroupHeartbeat));
+      handlers.add(
+          new CoordinatorApi<>(
+              ApiKeys.CONSUMER_GROUP_DESCRIBE,
+              groups.maxVersion(ApiKeys.CONSUMER_GROUP_DESCRIBE),
+              ConsumerGroupDescribeRequestData.class,
+              groups::consumerGroupDescribe));
+    }
+    return handlers;
+  }
+}

@@ -1,0 +1,135 @@
+package io.brook.broker.coordinator;
+
+import io.brook.broker.replica.Partition;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.coordinator.log.CoordinatorLog;
+import io.brook.coordinator.log.CoordinatorLogs;
+import io.brook.storage.StorageException;
+import io.brook.storage.log.LogAppendInfo;
+import io.brook.storage.record.RecordLimits;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.NotCoordinatorException;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+
+/**
+ * The coordinators' logs over this broker's replicas: a coordinator partition's log is its {@link
+ * Partition}'s, and a write commits once the partition's high watermark passes it.
+ */
+public final class ReplicaCoordinatorLogs implements CoordinatorLogs {
+  private final ReplicaManager replicaManager;
+
+  public ReplicaCoordinatorLogs(ReplicaManager replicaManager) {
+    this.replicaManager = replicaManager;
+  }
+
+  @Override
+  public OptionalInt leaderEpoch(TopicPartition partition) {
+    return replicaManager
+        .partition(partition)
+        .filter(Partition::isLeader)
+        .map(p -> OptionalInt.of(p.state().leaderEpoch()))
+        .orElse(OptionalInt.empty());
+  }
+
+  @Override
+  public CoordinatorLog open(TopicPartition partition, int leaderEpoch) {
+    return new ReplicaLog(partition, leaderEpoch);
+  }
+
+  /** One partition in one leader epoch; every call checks this broker still leads it then. */
+  private final class ReplicaLog implements CoordinatorLog {
+    private final TopicPartition topicPartition;
+    private final int leaderEpoch;
+
+    ReplicaLog(TopicPartition topicPartition, int leaderEpoch) {
+      this.topicPartition = topicPartition;
+      this.leaderEpoch = leaderEpoch;
+    }
+
+    Partition partition() {
+      Partition partition =
+          replicaManager
+              .partition(topicPartition)
+              .orElseThrow(
+                  () -> new NotCoordinatorException(topicPartition + " is not hosted here"));
+      if (!partition.isLeader() || partition.state().leaderEpoch() != leaderEpoch) {
+        throw new NotCoordinatorException("this broker no longer leads " + topicPartition);
+      }
+      return partition;
+    }
+
+    @Override
+    public TopicPartition topicPartition() {
+      return topicPartition;
+    }
+
+    @Override
+    public int leaderEpoch() {
+      return leaderEpoch;
+    }
+
+    @Override
+    public long logStartOffset() {
+      return partition().log().logStartOffset();
+    }
+
+    @Override
+    public long logEndOffset() {
+      return partition().log().logEndOffset();
+    }
+
+    @Override
+    public long highWatermark() {
+      return partition().log().highWatermark();
+    }
+
+    @Override
+    public RecordLimits recordLimits() {
+      // Read afresh each time, so a changed max.message.bytes applies to the next load.
+      return partition().log().config().recordLimits();
+    }
+
+    @Override
+    public MemoryRecords read(long offset, int maxBytes, long maxOffset) {
+      return partition().log().read(offset, maxBytes, maxOffset, true).slice().copyToMemory();
+    }
+
+    @Override
+    public int nextSequence(long producerId, short producerEpoch) {
+      return partition()
+          .log()
+          .producerState()
+          .lastEntry(producerId)
+          .filter(entry -> entry.producerEpoch() == producerEpoch)
+          .map(entry -> entry.lastSequence() == Integer.MAX_VALUE ? 0 : entry.lastSequence() + 1)
+          .orElse(0);
+    }
+
+    @Override
+    public Appended append(MemoryRecords records, boolean asCoordinator) {
+      Partition partition = partition();
+      LogAppendInfo info;
+      try {
+        info =
+            asCoordinator
+                ? partition.appendAsCoordinator(records)
+                : partition.appendAsLeader(records, (short) -1);
+      } catch (StorageException e) {
+        throw e.error().kafkaError().exception(e.getMessage());
+      }
+      return new Appended(info.firstOffset(), info.lastOffset(), info.duplicate());
+    }
+
+    @Override
+    public CompletableFuture<Void> awaitCommitted(long offset, long timeoutMs) {
+      Partition partition = partition();
+      CompletableFuture<Void> committed = new CompletableFuture<>();
+      replicaManager
+          .delayedOperations()
+          .submit(new CommitWaiter(partition, leaderEpoch, offset, committed), timeoutMs);
+      return committed;
+    }
+  }
+}

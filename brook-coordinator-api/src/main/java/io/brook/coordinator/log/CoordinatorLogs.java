@@ -1,0 +1,16 @@
+package io.brook.coordinator.log;
+
+import java.util.OptionalInt;
+import org.apache.kafka.common.TopicPartition;
+
+/** The partitions of coordinator topics this broker leads: what a coordinator runtime follows. */
+public interface CoordinatorLogs {
+  /** The leader epoch of {@code partition} if this broker leads it now. */
+  OptionalInt leaderEpoch(TopicPartition partition);
+
+  /**
+   * The log of {@code partition} for as long as this broker leads it in {@code leaderEpoch}; its
+   * calls fail with NOT_COORDINATOR when it does not (or no longer) lead it in that epoch.
+   */
+  CoordinatorLog open(TopicPartition partition, int leaderEpoch);
+}

@@ -1,0 +1,28 @@
+package io.brook.coordinator.log;
+
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What the group lag view reads of a data partition this broker leads: its offsets, the age of a
+ * batch and its retention. Nothing else of the log.
+ */
+public interface PartitionEnds {
+  /**
+   * A partition's ends and retention.
+   *
+   * @param deleteRetentionMs {@code retention.ms} when the partition deletes by age, -1 when it
+   *     keeps records forever or only compacts
+   */
+  record Ends(long logStartOffset, long highWatermark, long deleteRetentionMs) {}
+
+  /** The ends of {@code partition} if this broker leads it. */
+  Optional<Ends> leaderEnds(TopicPartition partition);
+
+  /**
+   * The newest timestamp of the batch holding {@code offset}, below {@code maxOffset}, read from
+   * its header only; empty when there is none (retention may have deleted it meanwhile).
+   */
+  OptionalLong batchTimestamp(TopicPartition partition, long offset, long maxOffset);
+}

@@ -1,0 +1,70 @@
+package io.brook.coordinator.testing;
+
+import io.brook.coordinator.log.CoordinatorLog;
+import io.brook.storage.log.PartitionLog;
+import io.brook.storage.record.RecordLimits;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+
+/**
+ * The read side of a {@link CoordinatorLog} over a bare {@link PartitionLog}, for loading tests
+ * that write the log themselves (records no coordinator would write); writes go through a broker.
+ */
+public final class PartitionLogView implements CoordinatorLog {
+  private final PartitionLog log;
+
+  public PartitionLogView(PartitionLog log) {
+    this.log = log;
+  }
+
+  @Override
+  public TopicPartition topicPartition() {
+    return log.topicPartition();
+  }
+
+  @Override
+  public int leaderEpoch() {
+    return 0;
+  }
+
+  @Override
+  public long logStartOffset() {
+    return log.logStartOffset();
+  }
+
+  @Override
+  public long logEndOffset() {
+    return log.logEndOffset();
+  }
+
+  @Override
+  public long highWatermark() {
+    return log.highWatermark();
+  }
+
+  @Override
+  public RecordLimits recordLimits() {
+    return log.config().recordLimits();
+  }
+
+  @Override
+  public MemoryRecords read(long offset, int maxBytes, long maxOffset) {
+    return log.read(offset, maxBytes, maxOffset, true).slice().copyToMemory();
+  }
+
+  @Override
+  public int nextSequence(long producerId, short producerEpoch) {
+    throw new UnsupportedOperationException("a read-only view");
+  }
+
+  @Override
+  public Appended append(MemoryRecords records, boolean asCoordinator) {
+    throw new UnsupportedOperationException("a read-only view");
+  }
+
+  @Override
+  public CompletableFuture<Void> awaitCommitted(long offset, long timeoutMs) {
+    throw new UnsupportedOperationException("a read-only view");
+  }
+}
