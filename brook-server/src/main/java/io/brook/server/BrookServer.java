@@ -46,6 +46,7 @@ import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
+import io.brook.protocol.client.InterNodeEventLoops;
 import io.brook.protocol.network.KafkaNetworkServer;
 import io.brook.quorum.ClusterQuorum;
 import io.brook.quorum.QuorumSettings;
@@ -95,6 +96,7 @@ public final class BrookServer implements AutoCloseable {
   private final ReplicationMBeans mbeans;
   private final GroupCoordinator groupCoordinator;
   private final TransactionCoordinator transactionCoordinator;
+  private final InterNodeEventLoops interNode;
   private final KafkaNetworkServer network;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
@@ -114,6 +116,7 @@ public final class BrookServer implements AutoCloseable {
     this.mbeans = c.mbeans;
     this.groupCoordinator = c.groupCoordinator;
     this.transactionCoordinator = c.transactionCoordinator;
+    this.interNode = c.interNode;
     this.network = c.network;
   }
 
@@ -132,6 +135,7 @@ public final class BrookServer implements AutoCloseable {
     ReplicationMBeans mbeans;
     GroupCoordinator groupCoordinator;
     TransactionCoordinator transactionCoordinator;
+    InterNodeEventLoops interNode;
     KafkaNetworkServer network;
 
     void closeQuietly() {
@@ -142,6 +146,7 @@ public final class BrookServer implements AutoCloseable {
           fetchers,
           mbeans,
           transactionCoordinator,
+          interNode,
           groupCoordinator,
           delayedOperations,
           logManager,
@@ -170,6 +175,7 @@ public final class BrookServer implements AutoCloseable {
               : MetaProperties.ensure(logDirs, nodeId);
       c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
       c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
+      c.interNode = InterNodeClients.startLoops(config);
       c.quorum =
           raft
               ? ClusterSettings.of(config).startQuorum(config)
@@ -203,7 +209,9 @@ public final class BrookServer implements AutoCloseable {
                 cluster::brokerEpoch,
                 id -> interBrokerNode(quorum.image(), id, config.interBrokerListenerName()),
                 ReplicationConfigs.fetch(config),
-                Time.SYSTEM);
+                Time.SYSTEM,
+                c.interNode,
+                InterNodeClients.connections(config, "brook-replica-fetcher"));
         c.replicaManager =
             new ReplicaManager(
                 nodeId,
@@ -431,7 +439,13 @@ public final class BrookServer implements AutoCloseable {
   private static void startTransactionCoordinator(Components c, ProducerIdManager producerIds) {
     c.transactionCoordinator =
         TransactionCoordinator.start(
-            CoordinatorConfigs.transactions(c.config), c.replicaManager, producerIds, Time.SYSTEM);
+            CoordinatorConfigs.transactions(c.config),
+            c.replicaManager,
+            producerIds,
+            InterNodeClients.markers(c.interNode, c.config),
+            InterNodeClients.retryBackoffMs(c.config),
+            InterNodeClients.retryBackoffMaxMs(c.config),
+            Time.SYSTEM);
     c.quorum.addListener(c.transactionCoordinator::onMetadata);
   }
 
@@ -568,6 +582,7 @@ public final class BrookServer implements AutoCloseable {
         fetchers,
         mbeans,
         transactionCoordinator,
+        interNode,
         groupCoordinator,
         delayedOperations,
         logManager,

@@ -6,6 +6,7 @@ import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.runtime.CoordinatorMBeans;
 import io.brook.coordinator.runtime.CoordinatorRuntime;
 import io.brook.metadata.image.MetadataImage;
+import io.brook.protocol.client.InterNodeClient;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -38,14 +39,27 @@ public final class TransactionCoordinator implements AutoCloseable {
   private final ThreadPoolExecutor allocator;
   private final CoordinatorMBeans mbeans;
 
-  /** A coordinator sending markers to partition leaders over the inter-broker listener. */
+  /**
+   * A coordinator sending markers to partition leaders over the inter-broker listener.
+   *
+   * @param markerClient the markers' own inter-node client, closed with the coordinator
+   * @param retryBackoffMs {@code retry.backoff.ms} and {@code retry.backoff.max.ms} of markers
+   */
   public static TransactionCoordinator start(
-      TxnConfig config, ReplicaManager replicaManager, ProducerIdManager producerIds, Time time) {
+      TxnConfig config,
+      ReplicaManager replicaManager,
+      ProducerIdManager producerIds,
+      InterNodeClient markerClient,
+      long retryBackoffMs,
+      long retryBackoffMaxMs,
+      Time time) {
     TxnMarkerSender sender =
         new TxnMarkerSender(
             replicaManager::image,
             config.interBrokerListener(),
-            (int) Math.max(config.writeTimeoutMs(), 30_000),
+            markerClient,
+            retryBackoffMs,
+            retryBackoffMaxMs,
             time);
     return new TransactionCoordinator(config, replicaManager, producerIds, sender, sender, time);
   }

@@ -13,6 +13,9 @@ import io.brook.metadata.record.TopicRecord;
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.RequestContext;
+import io.brook.protocol.client.InterNodeClient;
+import io.brook.protocol.client.InterNodeClientConfig;
+import io.brook.protocol.client.InterNodeEventLoops;
 import io.brook.protocol.network.KafkaNetworkServer;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,6 +93,7 @@ class TxnMarkerSenderTest {
 
   private ScriptedBroker broker;
   private KafkaNetworkServer server;
+  private InterNodeEventLoops loops;
   private TxnMarkerSender sender;
 
   @BeforeEach
@@ -113,13 +117,19 @@ class TxnMarkerSenderTest {
     records.add(new PartitionRecord(TOPIC_ID, 0, List.of(1), List.of(1), 1, 0, 0));
     records.add(new PartitionRecord(TOPIC_ID, 1, List.of(1), List.of(1), 1, 0, 0));
     MetadataImage image = MetadataImage.EMPTY.apply(records, records.size() - 1);
-    sender = new TxnMarkerSender(() -> image, LISTENER, 5_000, Time.SYSTEM);
+    loops = InterNodeEventLoops.start(1);
+    InterNodeClient client =
+        new InterNodeClient(
+            loops,
+            InterNodeClientConfig.builder("brook-txn-markers").requestTimeoutMs(5_000).build());
+    sender = new TxnMarkerSender(() -> image, LISTENER, client, 100, 1_000, Time.SYSTEM);
   }
 
   @AfterEach
   void tearDown() {
     sender.close();
     server.close();
+    loops.close();
   }
 
   private static TxnMarkerEntry marker(long producerId, TopicPartition... partitions) {
