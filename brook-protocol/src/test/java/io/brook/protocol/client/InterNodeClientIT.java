@@ -284,6 +284,47 @@ class InterNodeClientIT {
   }
 
   @Test
+  void aNodeThatMovedIsReachedAtItsNewAddress() throws Exception {
+    TestServer before = closing(TestServer.start(ApiRegistry.of(clusterIdAnswer("before"))));
+    TestServer after = closing(TestServer.start(ApiRegistry.of(clusterIdAnswer("after"))));
+    InterNodeClient client = client(config().build());
+
+    assertThat(clusterId(client.send(node(before.port()), ApiKeys.DESCRIBE_CLUSTER, cluster())))
+        .isEqualTo("before");
+    assertThat(clusterId(client.send(node(after.port()), ApiKeys.DESCRIBE_CLUSTER, cluster())))
+        .isEqualTo("after");
+    assertThat(client.status(NODE_ID).failedAttempts()).isZero();
+  }
+
+  @Test
+  void aResponseLargerThanTheBoundClosesTheConnectionUnread() throws Exception {
+    HeldRequests held = new HeldRequests(ApiKeys.DESCRIBE_CLUSTER);
+    TestServer server = closing(TestServer.start(ApiRegistry.of(held)));
+    // Room for this server's ApiVersions answer, not for a 200-byte cluster id.
+    InterNodeClient client = client(config().maxResponseBytes(150).build());
+
+    CompletableFuture<NodeResponse> future =
+        client.send(node(server.port()), ApiKeys.DESCRIBE_CLUSTER, cluster());
+    held.awaitHeld(1)
+        .get(0)
+        .response()
+        .complete(new DescribeClusterResponseData().setClusterId("x".repeat(200)));
+    assertThat(failure(future))
+        .isInstanceOf(DisconnectException.class)
+        .hasStackTraceContaining("outside [4, 150]");
+  }
+
+  private static io.brook.protocol.ApiHandler clusterIdAnswer(String clusterId) {
+    return TestHandlers.answering(
+        ApiKeys.DESCRIBE_CLUSTER,
+        (c, r) -> new DescribeClusterResponseData().setClusterId(clusterId));
+  }
+
+  private static String clusterId(CompletableFuture<NodeResponse> future) throws Exception {
+    return future.get(10, TimeUnit.SECONDS).body(DescribeClusterResponseData.class).clusterId();
+  }
+
+  @Test
   void closedClientFailsWhatItCarries() throws Exception {
     HeldRequests held = new HeldRequests(ApiKeys.DESCRIBE_CLUSTER);
     TestServer server = closing(TestServer.start(ApiRegistry.of(held)));
