@@ -2,6 +2,7 @@ package io.brook.broker.replica.fetcher;
 
 import io.brook.broker.replica.Followers;
 import io.brook.broker.replica.Partition;
+import io.brook.protocol.client.ConnectionSecurity;
 import io.brook.protocol.client.InterNodeClient;
 import io.brook.protocol.client.InterNodeClientConfig;
 import io.brook.protocol.client.InterNodeEventLoops;
@@ -44,6 +45,8 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
    * @param loops the node's inter-node event loops, shared by every fetcher's connections
    * @param connections how fetchers connect (set-up timeouts, reconnect back-off, security); each
    *     fetcher thread gets its own client under its thread name, one fetch in flight at a time
+   * @throws IllegalArgumentException if the inter-broker listener's security protocol is one the
+   *     inter-node client does not speak yet
    */
   public ReplicaFetcherManager(
       int brokerId,
@@ -60,6 +63,8 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
     this.time = time;
     this.loops = loops;
     this.connections = connections;
+    // Refused now rather than when the first fetcher starts: a protocol no fetcher could speak.
+    ConnectionSecurity.forProtocol(connections.securityProtocol());
   }
 
   /** Fetches {@code partition} from its current leader, moving it from another leader's thread. */
