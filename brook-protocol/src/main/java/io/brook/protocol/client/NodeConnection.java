@@ -473,10 +473,11 @@ final class NodeConnection {
         "node " + nodeId + " answered correlation id " + received + ", expected " + expected);
   }
 
+  /**
+   * Also for a request its caller completed or cancelled: it leaves the queue, and one in flight
+   * still closes the connection, or a peer that never answers would hold its slot for good.
+   */
   private void timedOut(PendingRequest request) {
-    if (request.isDone()) {
-      return;
-    }
     if (queue.remove(request)) {
       request.fail(
           new TimeoutException(

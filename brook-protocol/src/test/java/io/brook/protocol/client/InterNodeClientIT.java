@@ -183,6 +183,30 @@ class InterNodeClientIT {
   }
 
   @Test
+  void aCancelledRequestThePeerNeverAnswersStillFreesTheConnectionAtItsTimeout() throws Exception {
+    HeldRequests held = new HeldRequests(ApiKeys.DESCRIBE_CLUSTER);
+    TestServer server = closing(TestServer.start(ApiRegistry.of(held)));
+    InterNodeClient client = client(config().bounds(1, 0).reconnectBackoff(10, 10).build());
+
+    CompletableFuture<NodeResponse> abandoned =
+        client.send(node(server.port()), ApiKeys.DESCRIBE_CLUSTER, cluster(), 300);
+    held.awaitHeld(1);
+    abandoned.cancel(false);
+
+    // Its slot would otherwise stay taken for good: the connection is closed at the timeout.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> client.status(NODE_ID).failedAttempts() == 1);
+    CompletableFuture<NodeResponse> next =
+        client.send(node(server.port()), ApiKeys.DESCRIBE_CLUSTER, cluster());
+    held.awaitHeld(2)
+        .get(1)
+        .response()
+        .complete(new DescribeClusterResponseData().setClusterId("next"));
+    assertThat(clusterId(next)).isEqualTo("next");
+  }
+
+  @Test
   void peerClosingTheConnectionFailsEveryRequestInFlight() throws Exception {
     HeldRequests held = new HeldRequests(ApiKeys.DESCRIBE_CLUSTER);
     TestServer server = closing(TestServer.start(ApiRegistry.of(held)));
