@@ -53,6 +53,7 @@ import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.ConnectionListener;
 import io.brook.protocol.NetworkConfig;
+import io.brook.protocol.client.InterNodeEventLoops;
 import io.brook.protocol.network.KafkaNetworkServer;
 import io.brook.quorum.ClusterQuorum;
 import io.brook.quorum.QuorumSettings;
@@ -101,6 +102,7 @@ public final class BrookServer implements AutoCloseable {
   private final ReplicationMBeans mbeans;
   private final GroupCoordinator groupCoordinator;
   private final TransactionCoordinator transactionCoordinator;
+  private final InterNodeEventLoops interNode;
   private final KafkaNetworkServer network;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
@@ -120,6 +122,7 @@ public final class BrookServer implements AutoCloseable {
     this.mbeans = c.mbeans;
     this.groupCoordinator = c.groupCoordinator;
     this.transactionCoordinator = c.transactionCoordinator;
+    this.interNode = c.interNode;
     this.network = c.network;
   }
 
@@ -142,6 +145,7 @@ public final class BrookServer implements AutoCloseable {
     ReplicationMBeans mbeans;
     GroupCoordinator groupCoordinator;
     TransactionCoordinator transactionCoordinator;
+    InterNodeEventLoops interNode;
     KafkaNetworkServer network;
 
     void closeQuietly() {
@@ -152,6 +156,7 @@ public final class BrookServer implements AutoCloseable {
           fetchers,
           mbeans,
           transactionCoordinator,
+          interNode,
           groupCoordinator,
           delayedOperations,
           logManager,
@@ -181,6 +186,7 @@ public final class BrookServer implements AutoCloseable {
       c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
       c.periodic = new ExecutorScheduler(c.scheduler);
       c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
+      c.interNode = InterNodeClients.startLoops(config);
       c.quorum =
           raft
               ? ClusterSettings.of(config).startQuorum(config)
@@ -214,7 +220,9 @@ public final class BrookServer implements AutoCloseable {
                 cluster::brokerEpoch,
                 id -> interBrokerNode(quorum.image(), id, config.interBrokerListenerName()),
                 ReplicationConfigs.fetch(config),
-                Time.SYSTEM);
+                Time.SYSTEM,
+                c.interNode,
+                InterNodeClients.connections(config, "brook-replica-fetcher"));
         c.replicaManager =
             new ReplicaManager(
                 nodeId,
@@ -447,6 +455,9 @@ public final class BrookServer implements AutoCloseable {
             new ReplicaCoordinatorLogs(c.replicaManager),
             c.replicaManager::image,
             producerIds::nextProducerId,
+            InterNodeClients.markers(c.interNode, c.config),
+            InterNodeClients.retryBackoffMs(c.config),
+            InterNodeClients.retryBackoffMaxMs(c.config),
             Time.SYSTEM);
     c.quorum.addListener(c.transactionCoordinator::onMetadata);
   }
@@ -584,6 +595,7 @@ public final class BrookServer implements AutoCloseable {
         fetchers,
         mbeans,
         transactionCoordinator,
+        interNode,
         groupCoordinator,
         delayedOperations,
         logManager,

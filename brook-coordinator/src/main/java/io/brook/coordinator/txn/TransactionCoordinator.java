@@ -5,6 +5,7 @@ import io.brook.coordinator.log.CoordinatorLogs;
 import io.brook.coordinator.runtime.CoordinatorMBeans;
 import io.brook.coordinator.runtime.CoordinatorRuntime;
 import io.brook.metadata.image.MetadataImage;
+import io.brook.protocol.client.InterNodeClient;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -45,18 +46,25 @@ public final class TransactionCoordinator implements AutoCloseable {
    * @param logs the {@code __transaction_state} partitions this broker leads
    * @param image the broker's current metadata, for where to send markers
    * @param producerIds hands out fresh producer ids (may block on the controller for a new block)
+   * @param markerClient the markers' own inter-node client, closed with the coordinator
+   * @param retryBackoffMs {@code retry.backoff.ms} and {@code retry.backoff.max.ms} of markers
    */
   public static TransactionCoordinator start(
       TxnConfig config,
       CoordinatorLogs logs,
       Supplier<MetadataImage> image,
       LongSupplier producerIds,
+      InterNodeClient markerClient,
+      long retryBackoffMs,
+      long retryBackoffMaxMs,
       Time time) {
     TxnMarkerSender sender =
         new TxnMarkerSender(
             image,
             config.interBrokerListener(),
-            (int) Math.max(config.writeTimeoutMs(), 30_000),
+            markerClient,
+            retryBackoffMs,
+            retryBackoffMaxMs,
             time);
     return new TransactionCoordinator(config, logs, image, producerIds, sender, sender, time);
   }

@@ -2,6 +2,8 @@ package io.brook.coordinator.txn;
 
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.PartitionImage;
+import io.brook.protocol.client.InterNodeClient;
+import io.brook.protocol.client.NodeResponse;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -12,17 +14,21 @@ import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.apache.kafka.clients.ClientResponse;
-import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
+import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
 import org.apache.kafka.common.requests.WriteTxnMarkersRequest.TxnMarkerEntry;
 import org.apache.kafka.common.requests.WriteTxnMarkersResponse;
 import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.internals.ExponentialBackoff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +37,11 @@ import org.slf4j.LoggerFactory;
  * channel manager does: one thread, one request in flight per broker carrying every marker due
  * there, leaders looked up afresh from the metadata image each round, so a marker refused because
  * leadership moved goes to the new leader. A partition whose topic was deleted needs no marker.
+ *
+ * <p>Requests go through the node's {@link InterNodeClient}; their answers come back on its event
+ * loops and are handed to the sender thread, which alone touches the sending state. A broker that
+ * failed (connection, timeout) or asked for a retry is left alone for {@code retry.backoff.ms},
+ * doubling with each consecutive failure up to {@code retry.backoff.max.ms}.
  */
 public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TxnMarkerSender.class);
@@ -39,14 +50,18 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
   static final int MAX_QUEUED = 10_000;
 
   private static final long POLL_MS = 100;
-  private static final long BROKER_BACKOFF_MS = 500;
-  private static final long RETRY_BACKOFF_MS = 100;
 
   private final Supplier<MetadataImage> image;
   private final String listener;
   private final Time time;
-  private final InterBrokerClient client;
+  private final InterNodeClient client;
+  private final ExponentialBackoff retryBackoff;
   private final BlockingQueue<PendingMarker> incoming = new ArrayBlockingQueue<>(MAX_QUEUED);
+
+  /** Answers for the sender thread: at most one per broker (one request in flight per broker). */
+  private final ConcurrentLinkedQueue<Runnable> answers = new ConcurrentLinkedQueue<>();
+
+  private final Semaphore wakeup = new Semaphore(0);
   private final Thread thread;
   private volatile boolean running = true;
 
@@ -54,6 +69,7 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
   private final List<PendingMarker> active = new ArrayList<>();
   private final Set<Integer> brokersInFlight = new HashSet<>();
   private final Map<Integer, Long> brokerBackoffUntil = new HashMap<>();
+  private final Map<Integer, Integer> brokerFailures = new HashMap<>();
 
   /** One transaction's marker and the partitions still without it. */
   private static final class PendingMarker {
@@ -71,13 +87,23 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
   /**
    * @param image the broker's current metadata (leaders and their endpoints)
    * @param listener the inter-broker listener
+   * @param client the markers' own client (closed with the sender), whose request timeout bounds
+   *     each WriteTxnMarkers
+   * @param retryBackoffMs {@code retry.backoff.ms}
+   * @param retryBackoffMaxMs {@code retry.backoff.max.ms}
    */
   public TxnMarkerSender(
-      Supplier<MetadataImage> image, String listener, int requestTimeoutMs, Time time) {
+      Supplier<MetadataImage> image,
+      String listener,
+      InterNodeClient client,
+      long retryBackoffMs,
+      long retryBackoffMaxMs,
+      Time time) {
     this.image = image;
     this.listener = listener;
     this.time = time;
-    this.client = new InterBrokerClient("brook-txn-markers", listener, requestTimeoutMs, time);
+    this.client = client;
+    this.retryBackoff = new ExponentialBackoff(retryBackoffMs, 2, retryBackoffMaxMs, 0.2);
     this.thread = new Thread(this::run, "brook-txn-marker-sender");
     this.thread.setDaemon(true);
     this.thread.start();
@@ -92,7 +118,7 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
       pending.future.completeExceptionally(
           new CoordinatorNotAvailableException("the transaction marker queue is full or closed"));
     } else {
-      client.network().wakeup();
+      wakeup.release();
     }
     return pending.future;
   }
@@ -115,7 +141,16 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
     long now = time.milliseconds();
     Map<Integer, Map<PendingMarker, List<TopicPartition>>> byBroker = route(image.get());
     byBroker.forEach((broker, markers) -> maybeSend(broker, markers, now));
-    client.network().poll(POLL_MS, time.milliseconds());
+    try {
+      wakeup.tryAcquire(POLL_MS, TimeUnit.MILLISECONDS);
+      wakeup.drainPermits();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      running = false;
+    }
+    for (Runnable answer = answers.poll(); answer != null; answer = answers.poll()) {
+      answer.run();
+    }
   }
 
   /** Groups the partitions still to be sent by their current leader; drops deleted ones. */
@@ -155,8 +190,8 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
             .broker(broker)
             .flatMap(b -> b.endpoint(listener))
             .map(e -> new Node(broker, e.host(), e.port()));
-    if (node.isEmpty() || !client.network().ready(node.get(), now)) {
-      return; // connecting, or the broker is gone (its partitions will get another leader)
+    if (node.isEmpty()) {
+      return; // the broker is gone (its partitions will get another leader)
     }
     List<TxnMarkerEntry> entries = new ArrayList<>();
     markers.forEach(
@@ -173,36 +208,34 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
           pending.inFlight.addAll(partitions);
         });
     brokersInFlight.add(broker);
-    NetworkClient network = client.network();
-    network.send(
-        network.newClientRequest(
-            node.get().idString(),
-            new WriteTxnMarkersRequest.Builder(entries),
-            now,
-            true,
-            client.requestTimeoutMs(),
-            response -> onResponse(broker, markers, response)),
-        now);
+    WriteTxnMarkersRequest.Builder request = new WriteTxnMarkersRequest.Builder(entries);
+    client
+        .send(node.get(), ApiKeys.WRITE_TXN_MARKERS, v -> request.build(v).data())
+        .whenComplete(
+            (response, error) -> {
+              answers.add(() -> onResponse(broker, markers, response, error));
+              wakeup.release();
+            });
   }
 
   private void onResponse(
-      int broker, Map<PendingMarker, List<TopicPartition>> markers, ClientResponse response) {
+      int broker,
+      Map<PendingMarker, List<TopicPartition>> markers,
+      NodeResponse response,
+      Throwable error) {
     brokersInFlight.remove(broker);
     markers.forEach((pending, partitions) -> partitions.forEach(pending.inFlight::remove));
-    if (response.wasDisconnected()
-        || response.versionMismatch() != null
-        || response.authenticationException() != null
-        || !(response.responseBody() instanceof WriteTxnMarkersResponse)) {
+    if (error != null) {
       log.warn(
-          "Sending transaction markers failed, retrying broker={} disconnected={} versionMismatch={}",
+          "Sending transaction markers failed, retrying broker={} error={}",
           broker,
-          response.wasDisconnected(),
-          response.versionMismatch());
-      brokerBackoffUntil.put(broker, time.milliseconds() + BROKER_BACKOFF_MS);
+          error.toString());
+      backOff(broker);
       return;
     }
     Map<Long, Map<TopicPartition, Errors>> errors =
-        ((WriteTxnMarkersResponse) response.responseBody()).errorsByProducerId();
+        new WriteTxnMarkersResponse(response.body(WriteTxnMarkersResponseData.class))
+            .errorsByProducerId();
     boolean retry = false;
     for (Map.Entry<PendingMarker, List<TopicPartition>> e : markers.entrySet()) {
       retry |=
@@ -213,8 +246,16 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
     }
     if (retry) {
       // Leadership is moving or replicas are short: give the metadata time to change.
-      brokerBackoffUntil.put(broker, time.milliseconds() + RETRY_BACKOFF_MS);
+      backOff(broker);
+    } else {
+      brokerFailures.remove(broker);
+      brokerBackoffUntil.remove(broker);
     }
+  }
+
+  private void backOff(int broker) {
+    int failures = brokerFailures.merge(broker, 1, Integer::sum);
+    brokerBackoffUntil.put(broker, time.milliseconds() + retryBackoff.backoff(failures - 1));
   }
 
   /** Records one marker's answers; whether some partition is to be retried. */
@@ -247,7 +288,7 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
   @Override
   public void close() {
     running = false;
-    client.network().wakeup();
+    wakeup.release();
     try {
       thread.join(5_000);
     } catch (InterruptedException e) {

@@ -2,6 +2,7 @@ package io.brook.coordinator.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.brook.broker.api.KafkaApi;
 import io.brook.metadata.image.MetadataImage;
@@ -13,7 +14,12 @@ import io.brook.metadata.record.TopicRecord;
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.RequestContext;
+import io.brook.protocol.client.InterNodeClient;
+import io.brook.protocol.client.InterNodeClientConfig;
+import io.brook.protocol.client.InterNodeEventLoops;
 import io.brook.protocol.network.KafkaNetworkServer;
+import io.brook.testports.PortAllocator;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -90,36 +96,55 @@ class TxnMarkerSenderTest {
 
   private ScriptedBroker broker;
   private KafkaNetworkServer server;
+  private InterNodeEventLoops loops;
+  private InterNodeClient client;
   private TxnMarkerSender sender;
 
   @BeforeEach
   void setUp() {
     broker = new ScriptedBroker();
-    server =
-        KafkaNetworkServer.start(
-            NetworkConfig.builder().listener(LISTENER, "127.0.0.1", 0).numNetworkThreads(1).build(),
-            ApiRegistry.of(broker));
+    server = startBroker(broker, 0);
+    MetadataImage image = image(server.boundPort(LISTENER));
+    loops = InterNodeEventLoops.start(1);
+    sender = startSender(image);
+  }
+
+  private static KafkaNetworkServer startBroker(ScriptedBroker broker, int port) {
+    return KafkaNetworkServer.start(
+        NetworkConfig.builder().listener(LISTENER, "127.0.0.1", port).numNetworkThreads(1).build(),
+        ApiRegistry.of(broker));
+  }
+
+  private TxnMarkerSender startSender(MetadataImage image) {
+    client =
+        new InterNodeClient(
+            loops,
+            InterNodeClientConfig.builder("brook-txn-markers").requestTimeoutMs(5_000).build());
+    return new TxnMarkerSender(() -> image, LISTENER, client, 100, 1_000, Time.SYSTEM);
+  }
+
+  /** Broker 1 listening on {@code port}, leader of t-0 and t-1. */
+  private static MetadataImage image(int port) {
     List<MetadataRecord> records = new ArrayList<>();
     records.add(
         new RegisterBrokerRecord(
             1,
             Uuid.randomUuid(),
             1,
-            List.of(
-                new BrokerEndpoint(LISTENER, "127.0.0.1", server.boundPort(LISTENER), LISTENER)),
+            List.of(new BrokerEndpoint(LISTENER, "127.0.0.1", port, LISTENER)),
             Optional.empty(),
             false));
     records.add(new TopicRecord("t", TOPIC_ID));
     records.add(new PartitionRecord(TOPIC_ID, 0, List.of(1), List.of(1), 1, 0, 0));
     records.add(new PartitionRecord(TOPIC_ID, 1, List.of(1), List.of(1), 1, 0, 0));
-    MetadataImage image = MetadataImage.EMPTY.apply(records, records.size() - 1);
-    sender = new TxnMarkerSender(() -> image, LISTENER, 5_000, Time.SYSTEM);
+    return MetadataImage.EMPTY.apply(records, records.size() - 1);
   }
 
   @AfterEach
   void tearDown() {
     sender.close();
     server.close();
+    loops.close();
   }
 
   private static TxnMarkerEntry marker(long producerId, TopicPartition... partitions) {
@@ -145,6 +170,24 @@ class TxnMarkerSenderTest {
     assertThatThrownBy(() -> sent.get(30, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
         .hasCauseInstanceOf(TransactionCoordinatorFencedException.class);
+  }
+
+  @Test
+  void aBrokerNotListeningYetGetsItsMarkerOnceItListens() throws Exception {
+    int port = PortAllocator.shared().allocate();
+    sender.close();
+    sender = startSender(image(port));
+    TopicPartition t1 = new TopicPartition("t", 1);
+    CompletableFuture<Void> sent = sender.send(marker(9L, t1));
+    // Refused connections are retried (after retry.backoff.ms, growing) without failing the marker.
+    await().atMost(Duration.ofSeconds(20)).until(() -> client.status(1).failedAttempts() >= 2);
+    assertThat(sent).isNotDone();
+
+    ScriptedBroker late = new ScriptedBroker();
+    try (KafkaNetworkServer lateServer = startBroker(late, port)) {
+      sent.get(30, TimeUnit.SECONDS);
+      assertThat(late.received.get(t1)).hasValue(1);
+    }
   }
 
   @Test

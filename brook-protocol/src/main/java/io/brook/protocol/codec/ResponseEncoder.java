@@ -3,8 +3,6 @@ package io.brook.protocol.codec;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.List;
 import org.apache.kafka.common.message.ResponseHeaderData;
-import org.apache.kafka.common.protocol.MessageSizeAccumulator;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /**
  * Encodes a response frame: 4-byte length, response header, body, with kafka-clients' generated
@@ -21,36 +19,8 @@ public final class ResponseEncoder {
    *     beforehand (nothing is returned then, and nothing leaks)
    */
   public static List<Object> encode(ByteBufAllocator allocator, OutboundResponse response) {
-    ObjectSerializationCache cache = new ObjectSerializationCache();
     ResponseHeaderData header = new ResponseHeaderData().setCorrelationId(response.correlationId());
-    int headerBytes = header.size(cache, response.headerVersion());
-    MessageSizeAccumulator bodySize = new MessageSizeAccumulator();
-    response.body().addSize(bodySize, cache, response.apiVersion());
-    int frameBytes = headerBytes + bodySize.totalSize();
-    int bufferBytes =
-        FrameDecoder.LENGTH_FIELD_BYTES + headerBytes + bodySize.sizeExcludingZeroCopy();
-
-    ByteBufWritable out = new ByteBufWritable(allocator.ioBuffer(bufferBytes));
-    try {
-      out.writeInt(frameBytes);
-      header.write(out, cache, response.headerVersion());
-      response.body().write(out, cache, response.apiVersion());
-      long expected = (long) FrameDecoder.LENGTH_FIELD_BYTES + frameBytes;
-      if (out.bytesWritten() != expected) {
-        throw new IllegalStateException(
-            "encoded "
-                + out.bytesWritten()
-                + " bytes of "
-                + response.body().getClass().getSimpleName()
-                + " v"
-                + response.apiVersion()
-                + " but its computed size is "
-                + expected);
-      }
-      return out.finish();
-    } catch (RuntimeException e) {
-      out.discard();
-      throw e;
-    }
+    return FrameEncoding.encode(
+        allocator, header, response.headerVersion(), response.body(), response.apiVersion());
   }
 }

@@ -4,9 +4,12 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 
 /** The Netty transport: native epoll where it loads (Linux), Java NIO elsewhere. */
 public enum Transport {
@@ -18,13 +21,18 @@ public enum Transport {
     }
 
     @Override
-    IoHandlerFactory ioHandlerFactory() {
+    public IoHandlerFactory ioHandlerFactory() {
       return EpollIoHandler.newFactory();
     }
 
     @Override
     Class<? extends ServerSocketChannel> serverChannelClass() {
       return EpollServerSocketChannel.class;
+    }
+
+    @Override
+    public Class<? extends SocketChannel> socketChannelClass() {
+      return EpollSocketChannel.class;
     }
   },
 
@@ -36,13 +44,18 @@ public enum Transport {
     }
 
     @Override
-    IoHandlerFactory ioHandlerFactory() {
+    public IoHandlerFactory ioHandlerFactory() {
       return NioIoHandler.newFactory();
     }
 
     @Override
     Class<? extends ServerSocketChannel> serverChannelClass() {
       return NioServerSocketChannel.class;
+    }
+
+    @Override
+    public Class<? extends SocketChannel> socketChannelClass() {
+      return NioSocketChannel.class;
     }
   };
 
@@ -53,7 +66,11 @@ public enum Transport {
 
   public abstract boolean isAvailable();
 
-  abstract IoHandlerFactory ioHandlerFactory();
+  /** The event loops' I/O handler, for servers and for the inter-node client's loops. */
+  public abstract IoHandlerFactory ioHandlerFactory();
 
   abstract Class<? extends ServerSocketChannel> serverChannelClass();
+
+  /** The client-side channel class (outgoing connections). */
+  public abstract Class<? extends SocketChannel> socketChannelClass();
 }

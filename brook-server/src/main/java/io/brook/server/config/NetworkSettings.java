@@ -179,20 +179,54 @@ final class NetworkSettings {
             HIGH,
             "How long the broker's own outgoing requests (transaction markers) and transaction state"
                 + " writes wait.")
-        .accepts(
+        // The inter-node client's connections (replica fetchers, transaction markers).
+        .uses(
             "socket.connection.setup.timeout.ms",
             LONG,
             10_000L,
-            ANY,
+            atLeast(1),
             MEDIUM,
-            "Initial time the broker waits for its outgoing connections to be established.")
-        .accepts(
+            "How long the broker's first attempt to set up an outgoing connection (connect, then"
+                + " ApiVersions) may take; doubled after each consecutive failure, with 20% jitter.")
+        .uses(
             "socket.connection.setup.timeout.max.ms",
             LONG,
             30_000L,
-            ANY,
+            atLeast(1),
             MEDIUM,
             "Upper bound of the growing connection set-up timeout.")
+        .uses(
+            "reconnect.backoff.ms",
+            LONG,
+            50L,
+            atLeast(0),
+            LOW,
+            "Kafka's client setting, for the broker's outgoing connections: the pause after a failed"
+                + " or lost connection before the next attempt; doubled after each consecutive"
+                + " failure, with 20% jitter.")
+        .uses(
+            "reconnect.backoff.max.ms",
+            LONG,
+            1_000L,
+            atLeast(0),
+            LOW,
+            "Upper bound of reconnect.backoff.ms's growth.")
+        .uses(
+            "retry.backoff.ms",
+            LONG,
+            100L,
+            atLeast(0),
+            LOW,
+            "Kafka's client setting, for the broker's own retried requests (transaction markers):"
+                + " the pause before a retry to the same broker; doubled after each consecutive"
+                + " failure, with 20% jitter.")
+        .uses(
+            "retry.backoff.max.ms",
+            LONG,
+            1_000L,
+            atLeast(0),
+            LOW,
+            "Upper bound of retry.backoff.ms's growth.")
         .uses(
             "fetch.max.bytes",
             INT,

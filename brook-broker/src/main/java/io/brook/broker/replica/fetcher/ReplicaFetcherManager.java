@@ -2,6 +2,10 @@ package io.brook.broker.replica.fetcher;
 
 import io.brook.broker.replica.Followers;
 import io.brook.broker.replica.Partition;
+import io.brook.protocol.client.ConnectionSecurity;
+import io.brook.protocol.client.InterNodeClient;
+import io.brook.protocol.client.InterNodeClientConfig;
+import io.brook.protocol.client.InterNodeEventLoops;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -27,6 +31,8 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
   private final IntFunction<Optional<Node>> leaderNode;
   private final ReplicaFetchConfig config;
   private final Time time;
+  private final InterNodeEventLoops loops;
+  private final InterNodeClientConfig connections;
   private final Map<FetcherKey, ReplicaFetcherThread> fetchers = new HashMap<>();
   private final Map<TopicPartition, FetcherKey> assignments = new HashMap<>();
   private boolean closed;
@@ -36,18 +42,29 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
   /**
    * @param brokerEpoch this broker's registration epoch, sent with each fetch (KIP-903)
    * @param leaderNode the inter-broker endpoint of a broker, from the current metadata
+   * @param loops the node's inter-node event loops, shared by every fetcher's connections
+   * @param connections how fetchers connect (set-up timeouts, reconnect back-off, security); each
+   *     fetcher thread gets its own client under its thread name, one fetch in flight at a time
+   * @throws IllegalArgumentException if the inter-broker listener's security protocol is one the
+   *     inter-node client does not speak yet
    */
   public ReplicaFetcherManager(
       int brokerId,
       LongSupplier brokerEpoch,
       IntFunction<Optional<Node>> leaderNode,
       ReplicaFetchConfig config,
-      Time time) {
+      Time time,
+      InterNodeEventLoops loops,
+      InterNodeClientConfig connections) {
     this.brokerId = brokerId;
     this.brokerEpoch = brokerEpoch;
     this.leaderNode = leaderNode;
     this.config = config;
     this.time = time;
+    this.loops = loops;
+    this.connections = connections;
+    // Refused now rather than when the first fetcher starts: a protocol no fetcher could speak.
+    ConnectionSecurity.forProtocol(connections.securityProtocol());
   }
 
   /** Fetches {@code partition} from its current leader, moving it from another leader's thread. */
@@ -113,18 +130,34 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
   }
 
   private ReplicaFetcherThread startFetcher(FetcherKey key) {
+    String name = "brook-replica-fetcher-" + key.leaderId() + "-" + key.index();
     ReplicaFetcherThread fetcher =
         new ReplicaFetcherThread(
-            "brook-replica-fetcher-" + key.leaderId() + "-" + key.index(),
+            name,
             key.leaderId(),
             brokerId,
             brokerEpoch,
             leaderNode,
             config,
-            time);
+            time,
+            new InterNodeClient(loops, fetcherConnections(name)));
     fetcher.start();
     log.info("Started replica fetcher leaderId={} index={}", key.leaderId(), key.index());
     return fetcher;
+  }
+
+  /**
+   * A fetcher's connection: its own, so a fetch the leader holds open delays no other traffic; one
+   * fetch in flight and none queued (the thread waits for each answer); responses as large as the
+   * leader may send, and the follower's receive buffer.
+   */
+  private InterNodeClientConfig fetcherConnections(String name) {
+    return connections.toBuilder()
+        .clientId(name)
+        .requestTimeoutMs(config.socketTimeoutMs())
+        .bounds(1, 0)
+        .receiveBufferBytes(config.socketReceiveBufferBytes())
+        .build();
   }
 
   @Override

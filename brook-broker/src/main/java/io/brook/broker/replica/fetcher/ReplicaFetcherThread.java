@@ -2,16 +2,18 @@ package io.brook.broker.replica.fetcher;
 
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.PartitionState;
+import io.brook.protocol.client.InterNodeClient;
+import io.brook.protocol.client.NodeResponse;
 import io.brook.storage.log.PartitionLog;
-import java.io.IOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
-import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -47,7 +49,9 @@ final class ReplicaFetcherThread extends Thread {
   private final IntFunction<Optional<Node>> leaderNode;
   private final ReplicaFetchConfig config;
   private final Time time;
-  private final LeaderChannel channel;
+  private final InterNodeClient client;
+  private volatile CompletableFuture<NodeResponse> inFlight;
+  private volatile boolean abandonRequested;
   private final Map<TopicPartition, FetchState> partitions = new ConcurrentHashMap<>();
   private volatile boolean running = true;
   private boolean failing;
@@ -77,7 +81,8 @@ final class ReplicaFetcherThread extends Thread {
       LongSupplier brokerEpoch,
       IntFunction<Optional<Node>> leaderNode,
       ReplicaFetchConfig config,
-      Time time) {
+      Time time,
+      InterNodeClient client) {
     super(name);
     setDaemon(true);
     this.leaderId = leaderId;
@@ -86,7 +91,7 @@ final class ReplicaFetcherThread extends Thread {
     this.leaderNode = leaderNode;
     this.config = config;
     this.time = time;
-    this.channel = new LeaderChannel(name, config, time);
+    this.client = client;
   }
 
   /**
@@ -96,7 +101,7 @@ final class ReplicaFetcherThread extends Thread {
   void add(Partition partition, boolean urgent) {
     partitions.put(partition.topicPartition(), new FetchState(partition));
     if (urgent) {
-      channel.abandonInFlight();
+      abandonInFlight();
     }
     wake();
   }
@@ -128,7 +133,7 @@ final class ReplicaFetcherThread extends Thread {
    */
   void shutdown() {
     running = false;
-    channel.abandonInFlight();
+    abandonInFlight();
     wake();
   }
 
@@ -149,16 +154,50 @@ final class ReplicaFetcherThread extends Thread {
         }
       }
     } finally {
-      try {
-        channel.close();
-      } catch (IOException e) {
-        log.debug("Closing the leader channel failed leaderId={}", leaderId, e);
-      }
+      client.close();
+    }
+  }
+
+  /**
+   * Makes the fetch in flight give up at once, so a partition that joins need not wait for a fetch
+   * the leader may hold open for up to {@code replica.fetch.wait.max.ms} (after a leader change,
+   * that wait would hold acks=all writes); also used to stop.
+   */
+  private void abandonInFlight() {
+    abandonRequested = true;
+    CompletableFuture<NodeResponse> sent = inFlight;
+    if (sent != null) {
+      sent.completeExceptionally(new AbandonedException());
+    }
+  }
+
+  /** A fetch given up because the fetcher's partitions changed (see {@link #abandonInFlight}). */
+  private static final class AbandonedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    AbandonedException() {
+      super("fetch abandoned: the fetcher's partitions changed", null, false, false);
+    }
+  }
+
+  /** Sends {@code request} to the leader and waits (on this thread) for its answer. */
+  private NodeResponse send(Node leader, FetchRequest.Builder request)
+      throws ExecutionException, InterruptedException {
+    CompletableFuture<NodeResponse> sent =
+        client.send(leader, ApiKeys.FETCH, v -> request.build(v).data(), config.socketTimeoutMs());
+    inFlight = sent;
+    if (abandonRequested) {
+      sent.completeExceptionally(new AbandonedException());
+    }
+    try {
+      return sent.get();
+    } finally {
+      inFlight = null;
     }
   }
 
   private void fetchOnce() {
-    channel.clearAbandon();
+    abandonRequested = false;
     long now = time.milliseconds();
     Map<TopicPartition, FetchRequest.PartitionData> fetchData = new LinkedHashMap<>();
     Map<TopicPartition, FetchState> fetched = new HashMap<>();
@@ -209,12 +248,21 @@ final class ReplicaFetcherThread extends Thread {
                   config.fetchMinBytes(),
                   fetchData)
               .setMaxBytes(config.fetchResponseMaxBytes());
-      ClientResponse answer = channel.send(node.get(), request);
-      response = (FetchResponse) answer.responseBody();
-      version = answer.requestHeader().apiVersion();
-    } catch (LeaderChannel.AbandonedException e) {
-      return; // a partition joined: fetch again at once, with it
-    } catch (IOException e) {
+      NodeResponse answer = send(node.get(), request);
+      response = FetchResponse.of(answer.body(FetchResponseData.class));
+      version = answer.apiVersion();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      running = false;
+      return;
+    } catch (ExecutionException failed) {
+      Throwable e = failed.getCause();
+      if (e instanceof AbandonedException) {
+        // A partition joined: fetch again at once, with it, on a new connection (the leader may
+        // still hold the abandoned fetch open, and answers leave a connection in order).
+        client.disconnect(leaderId);
+        return;
+      }
       if (running) {
         // Once per outage at INFO: a dead leader fails every round until the metadata moves on.
         if (!failing) {
@@ -227,7 +275,6 @@ final class ReplicaFetcherThread extends Thread {
           log.debug("Fetch from leader failed again leaderId={} error={}", leaderId, e.toString());
         }
         failing = true;
-        channel.disconnect(node.get());
         delayAll(fetched, now);
       }
       return;

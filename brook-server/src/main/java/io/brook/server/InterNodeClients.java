@@ -1,0 +1,64 @@
+package io.brook.server;
+
+import io.brook.protocol.client.InterNodeClient;
+import io.brook.protocol.client.InterNodeClientConfig;
+import io.brook.protocol.client.InterNodeEventLoops;
+import io.brook.server.config.BrokerConfig;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+
+/** The inter-node client's settings, read from the broker configuration under Kafka's names. */
+final class InterNodeClients {
+  /**
+   * Transaction markers: one request in flight per broker (the sender sends the next only after the
+   * answer), so a short queue is plenty.
+   */
+  private static final int MARKER_QUEUE = 8;
+
+  private InterNodeClients() {}
+
+  /**
+   * The node's outgoing event loops: as many as {@code num.network.threads}, at most one per core;
+   * they only frame bytes and match answers.
+   */
+  static InterNodeEventLoops startLoops(BrokerConfig config) {
+    int cores = Runtime.getRuntime().availableProcessors();
+    return InterNodeEventLoops.start(Math.max(1, Math.min(config.numNetworkThreads(), cores)));
+  }
+
+  /** Connections to other brokers' inter-broker listener (per-user bounds are set by each user). */
+  static InterNodeClientConfig connections(BrokerConfig config, String clientId) {
+    SecurityProtocol protocol =
+        config
+            .securityProtocolMap()
+            .getOrDefault(config.interBrokerListenerName(), SecurityProtocol.PLAINTEXT);
+    return InterNodeClientConfig.builder(clientId)
+        .securityProtocol(protocol)
+        .connectionSetupTimeout(
+            longValue(config, "socket.connection.setup.timeout.ms"),
+            longValue(config, "socket.connection.setup.timeout.max.ms"))
+        .reconnectBackoff(
+            longValue(config, "reconnect.backoff.ms"),
+            longValue(config, "reconnect.backoff.max.ms"))
+        .requestTimeoutMs(Math.max(1, (int) longValue(config, "request.timeout.ms")))
+        .bounds(1, MARKER_QUEUE)
+        .maxResponseBytes(config.socketRequestMaxBytes())
+        .build();
+  }
+
+  /** The transaction markers' client. */
+  static InterNodeClient markers(InterNodeEventLoops loops, BrokerConfig config) {
+    return new InterNodeClient(loops, connections(config, "brook-txn-markers"));
+  }
+
+  static long retryBackoffMs(BrokerConfig config) {
+    return longValue(config, "retry.backoff.ms");
+  }
+
+  static long retryBackoffMaxMs(BrokerConfig config) {
+    return longValue(config, "retry.backoff.max.ms");
+  }
+
+  private static long longValue(BrokerConfig config, String name) {
+    return ((Number) config.value(name)).longValue();
+  }
+}
