@@ -347,8 +347,7 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
   private static int nextSequence(Partition partition, long producerId, short producerEpoch) {
     return partition
         .log()
-        .producerState()
-        .lastEntry(producerId)
+        .producerEntry(producerId)
         .filter(entry -> entry.producerEpoch() == producerEpoch)
         .map(entry -> entry.lastSequence() == Integer.MAX_VALUE ? 0 : entry.lastSequence() + 1)
         .orElse(0);

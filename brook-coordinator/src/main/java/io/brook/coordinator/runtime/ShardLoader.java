@@ -2,7 +2,7 @@ package io.brook.coordinator.runtime;
 
 import io.brook.storage.StorageException;
 import io.brook.storage.log.LogReadResult;
-import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.ReplicaLog;
 import io.brook.storage.record.BatchRecordReader;
 import io.brook.storage.record.ControlBatches;
 import io.brook.storage.record.RecordLimits;
@@ -52,14 +52,14 @@ final class ShardLoader {
    */
   record Result(long replayed, long skipped) {}
 
-  private final PartitionLog partitionLog;
+  private final ReplicaLog partitionLog;
   private final TopicPartition topicPartition;
   private final CoordinatorShard shard;
   private final RecordLimits limits;
   private long replayed;
   private long skipped;
 
-  private ShardLoader(PartitionLog partitionLog, CoordinatorShard shard, RecordLimits limits) {
+  private ShardLoader(ReplicaLog partitionLog, CoordinatorShard shard, RecordLimits limits) {
     this.partitionLog = partitionLog;
     this.topicPartition = partitionLog.topicPartition();
     this.shard = shard;
@@ -73,13 +73,13 @@ final class ShardLoader {
    * @param bufferBytes how much of the log to read at a time ({@code offsets.load.buffer.size}); a
    *     batch larger than this is still read whole
    */
-  static Result load(PartitionLog partitionLog, CoordinatorShard shard, int bufferBytes) {
+  static Result load(ReplicaLog partitionLog, CoordinatorShard shard, int bufferBytes) {
     return load(partitionLog, shard, bufferBytes, partitionLog.config().recordLimits());
   }
 
   /** Loads within {@code limits}; for tests that need caps below what an append accepts. */
   static Result load(
-      PartitionLog partitionLog, CoordinatorShard shard, int bufferBytes, RecordLimits limits) {
+      ReplicaLog partitionLog, CoordinatorShard shard, int bufferBytes, RecordLimits limits) {
     ShardLoader loader = new ShardLoader(partitionLog, shard, limits);
     try (BatchRecordReader reader = new BatchRecordReader()) {
       loader.run(bufferBytes, reader);

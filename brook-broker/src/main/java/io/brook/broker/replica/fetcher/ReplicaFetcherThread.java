@@ -2,7 +2,7 @@ package io.brook.broker.replica.fetcher;
 
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.PartitionState;
-import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.ReplicaLog;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -169,8 +169,8 @@ final class ReplicaFetcherThread extends Thread {
         nextDelayEnd = Math.min(nextDelayEnd, fetchState.delayedUntilMs);
         continue;
       }
-      PartitionLog partitionLog = partition.log();
-      int lastFetchedEpoch = partitionLog.leaderEpochCache().latestEpoch().orElse(-1);
+      ReplicaLog partitionLog = partition.log();
+      int lastFetchedEpoch = partitionLog.latestEpoch().orElse(-1);
       fetchData.put(
           entry.getKey(),
           new FetchRequest.PartitionData(

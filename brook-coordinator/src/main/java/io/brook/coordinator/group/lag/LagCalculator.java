@@ -4,7 +4,7 @@ import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.group.offsets.CommittedOffset;
 import io.brook.storage.log.LogReadResult;
-import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.ReplicaLog;
 import io.brook.storage.segment.FileSlice;
 import java.io.IOException;
 import java.time.Duration;
@@ -45,7 +45,7 @@ public final class LagCalculator {
       return new PartitionLag(
           tp, committed.offset(), -1, -1, Optional.empty(), 0, Optional.empty());
     }
-    PartitionLog log = partition.get().log();
+    ReplicaLog log = partition.get().log();
     long end = log.highWatermark();
     long start = log.logStartOffset();
     long position = Math.max(committed.offset(), start);
@@ -66,7 +66,7 @@ public final class LagCalculator {
   }
 
   /** The newest timestamp in the batch holding {@code offset}, read from its header only. */
-  private static OptionalLong timestampAt(PartitionLog log, long offset, long end) {
+  private static OptionalLong timestampAt(ReplicaLog log, long offset, long end) {
     try {
       LogReadResult read = log.read(offset, 1, end, true);
       FileSlice slice = read.slice();
@@ -90,7 +90,7 @@ public final class LagCalculator {
   }
 
   private static Optional<Duration> dataLossIn(
-      PartitionLog log,
+      ReplicaLog log,
       Duration age,
       long lagRecords,
       CommittedOffset committed,
