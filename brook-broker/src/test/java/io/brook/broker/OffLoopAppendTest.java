@@ -74,7 +74,7 @@ class OffLoopAppendTest {
       freePool.countDown();
       assertThat(rolling.get(30, TimeUnit.SECONDS).firstOffset()).isEqualTo(1);
       assertThat(next.get(30, TimeUnit.SECONDS).firstOffset()).isEqualTo(2);
-      assertThat(partition.log().segments()).hasSize(2);
+      assertThat(broker.logManager.getLog(TP).orElseThrow().segments()).hasSize(2);
     }
   }
 

@@ -101,7 +101,7 @@ class WriteTxnMarkersTest {
   }
 
   private PartitionLog log() {
-    return broker.replicaManager.partition(ORDERS_0).orElseThrow().log();
+    return broker.logManager.getLog(ORDERS_0).orElseThrow();
   }
 
   @Test

@@ -3,7 +3,6 @@ package io.brook.broker.api;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
-import io.brook.storage.segment.LogSegment;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -115,10 +114,6 @@ public final class DescribeLogDirsHandler extends KafkaApi {
   }
 
   private static long sizeInBytes(Partition partition) {
-    long size = 0;
-    for (LogSegment segment : partition.log().segments()) {
-      size += segment.sizeInBytes();
-    }
-    return size;
+    return partition.log().sizeInBytes();
   }
 }

@@ -38,8 +38,7 @@ public final class DescribeProducersHandler extends KafkaApi {
           Partition partition =
               replicaManager.partitionOrThrow(new TopicPartition(topic.name(), index));
           partition.ensureLeader();
-          for (ProducerStateEntry entry :
-              partition.log().producerState().activeProducers().values()) {
+          for (ProducerStateEntry entry : partition.log().activeProducers().values()) {
             out.activeProducers()
                 .add(
                     new ProducerState()

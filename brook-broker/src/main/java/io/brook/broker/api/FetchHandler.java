@@ -9,7 +9,7 @@ import io.brook.protocol.RequestContext;
 import io.brook.protocol.ZeroCopyRecords;
 import io.brook.storage.log.LogOffsetMetadata;
 import io.brook.storage.log.LogReadResult;
-import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.ReplicaLog;
 import io.brook.storage.segment.FileSlice;
 import io.brook.storage.txn.AbortedTxn;
 import java.util.ArrayList;
@@ -323,7 +323,7 @@ public final class FetchHandler extends KafkaApi {
     if (!leader && !(version >= 11 && partition.isFollower())) {
       partition.ensureLeader();
     }
-    PartitionLog log = partition.log();
+    ReplicaLog log = partition.log();
     long fetchOffset = w.request().fetchOffset();
     if (leader && version >= 11) {
       Optional<Integer> preferred =
@@ -356,7 +356,7 @@ public final class FetchHandler extends KafkaApi {
    * data is ignored by the consumer.
    */
   private static List<FetchResponseData.AbortedTransaction> abortedTransactions(
-      PartitionLog log, long fetchOffset, long lastStable, LogReadResult result) {
+      ReplicaLog log, long fetchOffset, long lastStable, LogReadResult result) {
     List<FetchResponseData.AbortedTransaction> out = new ArrayList<>();
     if (result.slice().sizeInBytes() == 0) {
       return out;
@@ -433,7 +433,7 @@ public final class FetchHandler extends KafkaApi {
         if (partition.isEmpty() || partition.get().isLeader() != position.fromLeader()) {
           return true; // the partition left or changed role: the client hears about it at once
         }
-        PartitionLog log = partition.get().log();
+        ReplicaLog log = partition.get().log();
         // read_committed counts only bytes below the LSO, and wakes when a marker moves it.
         LogOffsetMetadata bound =
             follower

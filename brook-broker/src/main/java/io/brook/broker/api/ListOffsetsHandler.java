@@ -4,7 +4,7 @@ import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
-import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.ReplicaLog;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -113,7 +113,7 @@ public final class ListOffsetsHandler extends KafkaApi {
             ? Optional.empty()
             : Optional.of(request.currentLeaderEpoch()));
     partition.ensureLeader();
-    PartitionLog log = partition.log();
+    ReplicaLog log = partition.log();
     // read_committed consumers see up to the last stable offset, by offset and by time alike.
     long visibleEnd =
         replicaId >= 0
@@ -140,9 +140,9 @@ public final class ListOffsetsHandler extends KafkaApi {
   }
 
   private static void answer(
-      ListOffsetsPartitionResponse out, long timestamp, long offset, PartitionLog log) {
+      ListOffsetsPartitionResponse out, long timestamp, long offset, ReplicaLog log) {
     out.setTimestamp(timestamp)
         .setOffset(offset)
-        .setLeaderEpoch(log.leaderEpochCache().epochForOffset(offset).orElse(-1));
+        .setLeaderEpoch(log.epochForOffset(offset).orElse(-1));
   }
 }

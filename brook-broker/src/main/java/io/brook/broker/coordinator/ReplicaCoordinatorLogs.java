@@ -100,8 +100,7 @@ public final class ReplicaCoordinatorLogs implements CoordinatorLogs {
     public int nextSequence(long producerId, short producerEpoch) {
       return partition()
           .log()
-          .producerState()
-          .lastEntry(producerId)
+          .producerEntry(producerId)
           .filter(entry -> entry.producerEpoch() == producerEpoch)
           .map(entry -> entry.lastSequence() == Integer.MAX_VALUE ? 0 : entry.lastSequence() + 1)
           .orElse(0);

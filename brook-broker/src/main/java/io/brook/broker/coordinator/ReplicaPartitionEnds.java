@@ -5,7 +5,7 @@ import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.log.PartitionEnds;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogReadResult;
-import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.ReplicaLog;
 import io.brook.storage.segment.FileSlice;
 import java.io.IOException;
 import java.util.Iterator;
@@ -39,7 +39,7 @@ public final class ReplicaPartitionEnds implements PartitionEnds {
 
   @Override
   public OptionalLong batchTimestamp(TopicPartition tp, long offset, long maxOffset) {
-    Optional<PartitionLog> log = leaderLog(tp);
+    Optional<ReplicaLog> log = leaderLog(tp);
     if (log.isEmpty()) {
       return OptionalLong.empty();
     }
@@ -65,7 +65,7 @@ public final class ReplicaPartitionEnds implements PartitionEnds {
     }
   }
 
-  private Optional<PartitionLog> leaderLog(TopicPartition tp) {
+  private Optional<ReplicaLog> leaderLog(TopicPartition tp) {
     return replicaManager.partition(tp).filter(Partition::isLeader).map(Partition::log);
   }
 }

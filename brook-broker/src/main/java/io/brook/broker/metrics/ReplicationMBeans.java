@@ -5,7 +5,7 @@ import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.ReplicationMetrics;
 import io.brook.broker.replica.ReplicationMetrics.PartitionCounts;
 import io.brook.protocol.metrics.MBeanRegistrations;
-import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.ReplicaLog;
 import io.brook.storage.manager.LogManager;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -128,7 +128,7 @@ public final class ReplicationMBeans implements AutoCloseable {
     long max = 0;
     for (Partition partition : replicas.partitions()) {
       if (partition.isLeader()) {
-        PartitionLog log = partition.log();
+        ReplicaLog log = partition.log();
         max = Math.max(max, log.highWatermark() - log.lastStableOffset());
       }
     }

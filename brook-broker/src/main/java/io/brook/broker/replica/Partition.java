@@ -4,7 +4,7 @@ import io.brook.storage.StorageException;
 import io.brook.storage.epoch.EpochEndOffset;
 import io.brook.storage.log.LogAppendInfo;
 import io.brook.storage.log.LogReadResult;
-import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.ReplicaLog;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -49,7 +49,7 @@ public final class Partition {
   private final TopicPartition topicPartition;
   private final Uuid topicId;
   private final int localBrokerId;
-  private final PartitionLog partitionLog;
+  private final ReplicaLog partitionLog;
   private final HighWatermarkListener listener;
   private final ReplicationContext replication;
   private final Object highWatermarkLock = new Object();
@@ -86,7 +86,7 @@ public final class Partition {
       TopicPartition topicPartition,
       Uuid topicId,
       int localBrokerId,
-      PartitionLog partitionLog,
+      ReplicaLog partitionLog,
       PartitionState state,
       HighWatermarkListener listener,
       ReplicationContext replication) {
@@ -108,7 +108,7 @@ public final class Partition {
     return topicId;
   }
 
-  public PartitionLog log() {
+  public ReplicaLog log() {
     return partitionLog;
   }
 
@@ -179,8 +179,8 @@ public final class Partition {
 
   private void becomeLeader(PartitionState newState) {
     try {
-      if (partitionLog.leaderEpochCache().latestEpoch().orElse(-1) < newState.leaderEpoch()) {
-        partitionLog.leaderEpochCache().assign(newState.leaderEpoch(), partitionLog.logEndOffset());
+      if (partitionLog.latestEpoch().orElse(-1) < newState.leaderEpoch()) {
+        partitionLog.assignEpoch(newState.leaderEpoch(), partitionLog.logEndOffset());
       }
     } catch (IOException e) {
       // Takes the log's directory offline, like any other write of it that fails.

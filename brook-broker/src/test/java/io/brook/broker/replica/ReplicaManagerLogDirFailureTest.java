@@ -12,6 +12,7 @@ import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.PartitionRecord;
 import io.brook.metadata.record.TopicRecord;
 import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.PartitionLog;
 import io.brook.storage.manager.LogManager;
 import io.brook.storage.manager.LogManagerConfig;
 import java.io.IOException;
@@ -130,7 +131,8 @@ class ReplicaManagerLogDirFailureTest {
         .appendAsFollower(
             MemoryRecords.withRecords(0L, Compression.NONE, new SimpleRecord("v".getBytes())));
     block(victim.log().dir().resolve("00000000000000000001.log"));
-    assertThatThrownBy(() -> victim.log().roll()).isNotNull();
+    PartitionLog victimLog = logManager.getLog(victim.topicPartition()).orElseThrow();
+    assertThatThrownBy(victimLog::roll).isNotNull();
 
     // Then every partition of that directory goes offline and is no longer fetched
     await()

@@ -5,23 +5,26 @@ import io.brook.storage.StorageException;
 import io.brook.storage.epoch.EpochEndOffset;
 import io.brook.storage.epoch.LeaderEpochCache;
 import io.brook.storage.producer.BatchMetadata;
+import io.brook.storage.producer.ProducerStateEntry;
 import io.brook.storage.producer.ProducerStateManager;
 import io.brook.storage.segment.FileHandlePool;
 import io.brook.storage.segment.LogSegment;
 import io.brook.storage.txn.AbortedTxn;
 import io.brook.storage.txn.AbortedTxnSearch;
+import io.brook.storage.txn.CompletedTxn;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -34,12 +37,17 @@ import org.slf4j.LoggerFactory;
  * watermark are committed; the caller (the replica manager) moves it. Readers pass their own upper
  * bound (the high watermark, later the last stable offset) and never see bytes beyond it.
  *
- * <p>Concurrency: appends, rolls, truncations and log-start moves are serialized by one lock. Reads
- * take no lock: they see the segment map (a concurrent skip list) and the volatile log end, which
- * is published only after a batch is fully written and indexed, so no reader ever sees a
- * half-written batch. Flushes run under a separate lock so an fsync does not stall appends.
+ * <p>Appends: whatever their origin, they take one path ({@code appendLocked}); what differs by
+ * origin (validation, offsets, epochs, timestamps, producer checks) is decided before the lock in a
+ * {@link PreparedAppend}.
+ *
+ * <p>Concurrency: appends, rolls, truncations and log-start moves are serialized by one lock
+ * ({@link LogLock}). Reads take no lock: they see the segment map (a concurrent skip list) and the
+ * volatile log end, which is published only after a batch is fully written and indexed and its
+ * producer state and leader epoch are recorded, so no reader ever sees a half-written batch.
+ * Flushes run under a separate lock so an fsync does not stall appends.
  */
-public final class PartitionLog implements Closeable {
+public final class PartitionLog implements ReplicaLog, Closeable {
   private static final Logger log = LoggerFactory.getLogger(PartitionLog.class);
 
   private final Path dir;
@@ -49,17 +57,10 @@ public final class PartitionLog implements Closeable {
   private final ConcurrentNavigableMap<Long, LogSegment> segments;
   private final LeaderEpochCache epochCache;
   private final ProducerStateManager producerState;
-  private final ReentrantLock lock = new ReentrantLock();
+  private final LogLock lock = new LogLock();
   private final LogFlusher flusher;
   private final SegmentDeleter deleter;
-  private final AppendWriter writer;
   private final LastStableOffset lastStable;
-
-  /**
-   * True while a holder of {@link #lock} works on the disk (a roll, retention, truncation, a
-   * cleaner swap): a non-blocking append that finds the lock taken then hands off rather than wait.
-   */
-  private volatile boolean diskWorkUnderLock;
 
   private volatile LogConfig config;
   private volatile LogOffsetMetadata logEndOffsetMetadata;
@@ -93,7 +94,6 @@ public final class PartitionLog implements Closeable {
             segments, epochCache, recoveryPoint, logEndOffsetMetadata.messageOffset(), time);
     this.deleter = new SegmentDeleter(topicPartition, time);
     this.health = new LogHealth(topicPartition, dir, options.dirFailures());
-    this.writer = new AppendWriter(epochCache, producerState, health);
     this.lastStable = new LastStableOffset(producerState);
     long hw =
         Math.min(
@@ -118,8 +118,9 @@ public final class PartitionLog implements Closeable {
    * Appends a producer's batches: validates them, assigns offsets, stamps {@code leaderEpoch}. May
    * block on disk (a roll, a {@code flush.messages} fsync): never call it on an event loop.
    */
+  @Override
   public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
-    return append(records, AppendOrigin.CLIENT, leaderEpoch, true);
+    return appendLocked(prepareLeader(records, AppendOrigin.CLIENT, leaderEpoch), true);
   }
 
   /**
@@ -130,139 +131,170 @@ public final class PartitionLog implements Closeable {
    * disk work (a roll, retention): waiting for it would be waiting for the disk. Decided under the
    * log's lock, so no other append can slip in between the check and the write.
    */
+  @Override
   public LogAppendInfo appendAsLeaderWithoutBlocking(MemoryRecords records, int leaderEpoch) {
-    return append(records, AppendOrigin.CLIENT, leaderEpoch, false);
+    return appendLocked(prepareLeader(records, AppendOrigin.CLIENT, leaderEpoch), false);
   }
 
   /** Like {@link #appendAsLeader}, for a coordinator that may also write control batches. */
+  @Override
   public LogAppendInfo appendAsCoordinator(MemoryRecords records, int leaderEpoch) {
-    return append(records, AppendOrigin.COORDINATOR, leaderEpoch, true);
+    return appendLocked(prepareLeader(records, AppendOrigin.COORDINATOR, leaderEpoch), true);
   }
 
   /** Appends batches copied from the leader, keeping their offsets and leader epochs. */
+  @Override
   public LogAppendInfo appendAsFollower(MemoryRecords records) {
-    return append(records, AppendOrigin.REPLICATION, RecordBatch.NO_PARTITION_LEADER_EPOCH, true);
+    return appendLocked(PreparedAppend.follower(records, config, time.milliseconds()), true);
   }
 
-  private LogAppendInfo append(
-      MemoryRecords records, AppendOrigin origin, int leaderEpoch, boolean mayBlock) {
-    LogConfig cfg = config;
-    long now = time.milliseconds();
-    BatchValidator.Summary summary = BatchValidator.validate(records, cfg, origin, now);
-    if (!lockUnlessDiskWork(mayBlock)) {
+  private PreparedAppend prepareLeader(MemoryRecords records, AppendOrigin origin, int epoch) {
+    return PreparedAppend.leader(records, config, origin, epoch, time.milliseconds());
+  }
+
+  /**
+   * The one write path, for every origin. Under the log's lock, in this order: check the producers
+   * (or find the original of a retry), place the batches at the log end, roll if they do not fit,
+   * write them (the segment indexes them as it writes), record them in producer state, the leader
+   * epoch cache and the transaction index, and only then publish the new log end, which is what
+   * makes them visible to readers. Everything the origin decides was decided in {@code prepared}.
+   *
+   * @param mayBlock false for a caller that must not wait for the disk: then, before anything
+   *     changes, an append that would roll, fsync or write the epoch checkpoint (or wait behind
+   *     disk work holding the lock) answers {@code null}
+   */
+  private LogAppendInfo appendLocked(PreparedAppend prepared, boolean mayBlock) {
+    if (!lock.lockUnlessDiskWork(mayBlock)) {
       return null;
     }
     try {
       health.ensureWritable();
-      if (!mayBlock && wouldBlock(records, summary, leaderEpoch, now, cfg)) {
+      long logEnd = logEndOffsetMetadata.messageOffset();
+      if (!mayBlock && wouldBlock(prepared, logEnd)) {
         return null;
       }
-      ProducerStateManager.Append producers =
-          producerState.beginAppend(origin != AppendOrigin.REPLICATION);
-      Optional<BatchMetadata> duplicate = LeaderAppends.findDuplicate(records, producers);
+      ProducerStateManager.Append producers = prepared.beginProducers(producerState);
+      Optional<BatchMetadata> duplicate = prepared.findDuplicate(producers);
       if (duplicate.isPresent()) {
         return LogAppendInfo.duplicateOf(duplicate.get(), logStartOffset);
       }
-      boolean appendTime =
-          origin != AppendOrigin.REPLICATION
-              && cfg.timestampType() == TimestampType.LOG_APPEND_TIME;
-      long firstOffset =
-          origin == AppendOrigin.REPLICATION
-              ? BatchValidator.checkReplicatedStart(summary, logEndOffsetMetadata.messageOffset())
-              : logEndOffsetMetadata.messageOffset();
-      long lastOffset =
-          origin == AppendOrigin.REPLICATION
-              ? summary.lastOffset()
-              : LeaderAppends.assignOffsets(
-                  records, firstOffset, leaderEpoch, appendTime ? now : -1);
-      if (origin != AppendOrigin.REPLICATION) {
-        writer.maybeAssignEpoch(leaderEpoch, firstOffset);
-      }
+      long firstOffset = prepared.firstOffset(logEnd);
+      long lastOffset = prepared.place(firstOffset);
+      BatchValidator.Summary summary = prepared.summary();
       // A non-blocking append got here only because it needs no roll: skip asking again.
       LogSegment segment =
           mayBlock
               ? maybeRoll(
-                  summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg)
+                  summary.sizeInBytes(),
+                  lastOffset,
+                  summary.firstBatchTimestamp(),
+                  prepared.nowMs(),
+                  prepared.config())
               : segments.lastEntry().getValue();
-      writer.write(segment, records);
+      write(segment, prepared.records());
       List<AppendedBatch> appended =
-          writer.recordAppended(segment, records, origin, producers, summary);
+          recordAppended(segment, prepared.records(), producers, summary.batchCount());
       logEndOffsetMetadata =
           new LogOffsetMetadata(lastOffset + 1, segment.baseOffset(), segment.sizeInBytes());
-      if (flusher.recordAppended(firstOffset, lastOffset + 1, cfg)) {
+      if (flusher.recordAppended(firstOffset, lastOffset + 1, prepared.config())) {
         DiskStallHook.before(topicPartition, DiskStallHook.Step.FLUSH_MESSAGES);
         flushUpTo(lastOffset + 1);
       }
-      return new LogAppendInfo(
-          firstOffset,
-          lastOffset,
-          appendTime ? now : summary.maxTimestamp(),
-          appendTime ? now : RecordBatch.NO_TIMESTAMP,
-          logStartOffset,
-          summary.recordCount(),
-          summary.sizeInBytes(),
-          false,
-          appended);
+      return prepared.appended(firstOffset, lastOffset, logStartOffset, appended);
     } finally {
       lock.unlock();
     }
   }
 
   /**
-   * Takes the lock; false, without it, if the caller may not block and disk work holds it. Appends
-   * hold it only for a memory copy, so waiting behind another append is fine.
+   * Whether an append would do more than write to the page cache: start an epoch (a checkpoint file
+   * write), fsync for {@code flush.messages}, or roll. Under the lock; changes nothing.
    */
-  private boolean lockUnlessDiskWork(boolean mayBlock) {
-    if (mayBlock) {
-      lock.lock();
+  private boolean wouldBlock(PreparedAppend prepared, long logEnd) {
+    if (prepared.startsEpoch(epochCache)) {
       return true;
     }
-    if (lock.tryLock()) {
-      return true;
-    }
-    if (diskWorkUnderLock) {
-      return false;
-    }
-    lock.lock();
-    return true;
+    long lastOffset = prepared.lastOffsetIfPlaced(logEnd);
+    BatchValidator.Summary summary = prepared.summary();
+    return flusher.wouldFlush(lastOffset + 1, prepared.config())
+        || mustRoll(
+            summary.sizeInBytes(),
+            lastOffset,
+            summary.firstBatchTimestamp(),
+            prepared.nowMs(),
+            prepared.config());
   }
 
   /**
-   * Runs disk work under the lock (which the caller holds), flagged for non-blocking appends.
-   * Nested calls keep the flag until the outermost one ends.
+   * Writes placed batches to the active segment, which indexes them; on any failure cuts what
+   * reached the file and takes the partition offline.
    */
-  private <T> T diskWorkLocked(IoSupplier<T> work) throws IOException {
-    boolean outer = diskWorkUnderLock;
-    diskWorkUnderLock = true;
+  private void write(LogSegment segment, MemoryRecords records) {
     try {
-      return work.get();
-    } finally {
-      diskWorkUnderLock = outer;
+      segment.append(records);
+    } catch (IOException | RuntimeException | InternalError e) {
+      // InternalError is how the JVM reports a fault writing an index mapping on a full disk.
+      // Cut whatever part of the batch reached the file, so not even a later recovery sees it.
+      try {
+        segment.cutToSize();
+      } catch (IOException | RuntimeException ignored) {
+        // The disk is failing; recovery at the next start truncates the torn tail.
+      }
+      throw health.markOffline("appending to " + segment, e);
     }
-  }
-
-  @FunctionalInterface
-  private interface IoSupplier<T> {
-    T get() throws IOException;
   }
 
   /**
-   * Whether a leader append of {@code records} would do more than write to the page cache: start
-   * its epoch (a checkpoint file write), fsync for {@code flush.messages}, or roll. Under the lock.
+   * After the write: the producers' new state (committed), the epochs the batches start (a leader's
+   * batches all carry its epoch, a follower's the ones its leader stamped), and the transactions
+   * their ABORT markers aborted, in {@code segment}'s transaction index.
    */
-  private boolean wouldBlock(
+  private List<AppendedBatch> recordAppended(
+      LogSegment segment,
       MemoryRecords records,
-      BatchValidator.Summary summary,
-      int leaderEpoch,
-      long now,
-      LogConfig cfg) {
-    if (leaderEpoch >= 0 && epochCache.latestEpoch().orElse(-1) < leaderEpoch) {
-      return true;
+      ProducerStateManager.Append producers,
+      int batchCount) {
+    AppendedBatch[] appended = new AppendedBatch[batchCount];
+    int count = 0;
+    int lastEpoch = RecordBatch.NO_PARTITION_LEADER_EPOCH;
+    long next = 0;
+    for (MutableRecordBatch batch : records.batches()) {
+      int epoch = batch.partitionLeaderEpoch();
+      if (epoch != lastEpoch) {
+        maybeAssignEpoch(epoch, batch.baseOffset());
+        lastEpoch = epoch;
+      }
+      producers.record(batch);
+      appended[count++] = AppendedBatch.of(batch);
+      next = batch.nextOffset();
     }
-    long lastOffset =
-        LeaderAppends.lastOffsetIfAssigned(records, logEndOffsetMetadata.messageOffset());
-    return flusher.wouldFlush(lastOffset + 1, cfg)
-        || mustRoll(summary.sizeInBytes(), lastOffset, summary.firstBatchTimestamp(), now, cfg);
+    producers.commit();
+    producerState.updateMapEndOffset(next);
+    for (CompletedTxn txn : producers.completedTransactions()) {
+      if (txn.aborted()) {
+        indexAbort(segment, txn);
+      }
+    }
+    return List.of(appended);
+  }
+
+  private void indexAbort(LogSegment segment, CompletedTxn txn) {
+    try {
+      segment.txnIndex().append(txn.toAbortedTxn());
+    } catch (IOException e) {
+      throw health.markOffline("writing the transaction index of " + segment, e);
+    }
+  }
+
+  private void maybeAssignEpoch(int epoch, long startOffset) {
+    if (epoch < 0 || epochCache.latestEpoch().orElse(-1) >= epoch) {
+      return;
+    }
+    try {
+      epochCache.assign(epoch, startOffset);
+    } catch (IOException e) {
+      throw health.markOffline("writing the leader-epoch checkpoint", e);
+    }
   }
 
   // ---- Rolling and flushing ----
@@ -300,7 +332,7 @@ public final class PartitionLog implements Closeable {
       return active;
     }
     try {
-      LogSegment created = diskWorkLocked(() -> startSegment(active, newBase));
+      LogSegment created = lock.diskWork(() -> startSegment(active, newBase));
       segments.put(newBase, created);
       logEndOffsetMetadata = new LogOffsetMetadata(newBase, newBase, 0);
       flusher.rolled();
@@ -358,6 +390,7 @@ public final class PartitionLog implements Closeable {
    *
    * @throws StorageException OFFSET_OUT_OF_RANGE below the log start or above the log end
    */
+  @Override
   public LogReadResult read(long startOffset, int maxBytes, long maxOffset, boolean minOneBatch) {
     health.ensureReadable();
     return LogReads.read(
@@ -374,6 +407,7 @@ public final class PartitionLog implements Closeable {
   /**
    * The first record at or after {@code timestamp} below {@code maxOffset} (ListOffsets by time).
    */
+  @Override
   public Optional<FileRecords.TimestampAndOffset> offsetForTimestamp(
       long timestamp, long maxOffset) {
     health.ensureReadable();
@@ -382,6 +416,7 @@ public final class PartitionLog implements Closeable {
   }
 
   /** The record with the largest timestamp (ListOffsets MAX_TIMESTAMP), the earliest on ties. */
+  @Override
   public Optional<FileRecords.TimestampAndOffset> maxTimestampRecord() {
     health.ensureReadable();
     return TimestampLookups.maxTimestampRecord(segments.values(), config.recordLimits());
@@ -389,22 +424,27 @@ public final class PartitionLog implements Closeable {
 
   // ---- Offsets ----
 
+  @Override
   public long logStartOffset() {
     return logStartOffset;
   }
 
+  @Override
   public long logEndOffset() {
     return logEndOffsetMetadata.messageOffset();
   }
 
+  @Override
   public LogOffsetMetadata logEndOffsetMetadata() {
     return logEndOffsetMetadata;
   }
 
+  @Override
   public long highWatermark() {
     return highWatermarkMetadata.messageOffset();
   }
 
+  @Override
   public LogOffsetMetadata highWatermarkMetadata() {
     return highWatermarkMetadata;
   }
@@ -412,11 +452,13 @@ public final class PartitionLog implements Closeable {
   /**
    * The last stable offset (KIP-98; see {@link LastStableOffset}): read_committed reads stop here.
    */
+  @Override
   public long lastStableOffset() {
     return lastStable.value(highWatermark(), logStartOffset);
   }
 
   /** {@link #lastStableOffset()} with its position on disk, for waiting read_committed fetches. */
+  @Override
   public LogOffsetMetadata lastStableOffsetMetadata() {
     return lastStable.metadata(highWatermarkMetadata, logStartOffset, this::resolve);
   }
@@ -424,6 +466,7 @@ public final class PartitionLog implements Closeable {
   /**
    * The aborts overlapping {@code [startOffset, upperBoundOffset)}: see {@link AbortedTxnSearch}.
    */
+  @Override
   public List<AbortedTxn> collectAbortedTransactions(long startOffset, long upperBoundOffset) {
     health.ensureReadable();
     return AbortedTxnSearch.collect(segments, startOffset, upperBoundOffset);
@@ -443,6 +486,7 @@ public final class PartitionLog implements Closeable {
    *
    * @return the value set
    */
+  @Override
   public long updateHighWatermark(long highWatermark) {
     lock.lock();
     try {
@@ -460,6 +504,7 @@ public final class PartitionLog implements Closeable {
    *
    * @throws StorageException OFFSET_OUT_OF_RANGE past the high watermark
    */
+  @Override
   public void maybeIncrementLogStartOffset(long newLogStartOffset) {
     lock.lock();
     try {
@@ -479,7 +524,7 @@ public final class PartitionLog implements Closeable {
       }
       logStartOffset = newLogStartOffset;
       epochCache.truncateFromStart(newLogStartOffset);
-      diskWorkLocked(() -> deleteOldSegmentsLocked(true));
+      lock.diskWork(() -> deleteOldSegmentsLocked(true));
     } catch (IOException e) {
       throw health.markOffline("moving the log start offset", e);
     } finally {
@@ -502,7 +547,7 @@ public final class PartitionLog implements Closeable {
       if (health.isClosed() || health.isOffline()) {
         return 0;
       }
-      return diskWorkLocked(() -> deleteOldSegmentsLocked(false));
+      return lock.diskWork(() -> deleteOldSegmentsLocked(false));
     } catch (IOException e) {
       throw health.markOffline("deleting segments past retention", e);
     } finally {
@@ -550,7 +595,7 @@ public final class PartitionLog implements Closeable {
     lock.lock();
     try {
       health.ensureWritable();
-      return diskWorkLocked(
+      return lock.diskWork(
           () -> SegmentSwap.swap(segments, replaced, cleaned, deleter, config.fileDeleteDelayMs()));
     } catch (IOException e) {
       throw health.markOffline("swapping in a cleaned segment at " + cleaned.baseOffset(), e);
@@ -560,12 +605,38 @@ public final class PartitionLog implements Closeable {
   }
 
   /** The end offset of {@code leaderEpoch} as this replica knows it (OffsetForLeaderEpoch). */
+  @Override
   public EpochEndOffset endOffsetForEpoch(int leaderEpoch) {
     return epochCache.endOffsetFor(leaderEpoch, logEndOffset());
   }
 
   public LeaderEpochCache leaderEpochCache() {
     return epochCache;
+  }
+
+  @Override
+  public OptionalInt latestEpoch() {
+    return epochCache.latestEpoch();
+  }
+
+  @Override
+  public OptionalInt epochForOffset(long offset) {
+    return epochCache.epochForOffset(offset);
+  }
+
+  @Override
+  public void assignEpoch(int epoch, long startOffset) throws IOException {
+    epochCache.assign(epoch, startOffset);
+  }
+
+  @Override
+  public Optional<ProducerStateEntry> producerEntry(long producerId) {
+    return producerState.lastEntry(producerId);
+  }
+
+  @Override
+  public Map<Long, ProducerStateEntry> activeProducers() {
+    return producerState.activeProducers();
   }
 
   public ProducerStateManager producerState() {
@@ -588,6 +659,7 @@ public final class PartitionLog implements Closeable {
    * Removes every batch at or after {@code targetOffset} (a follower dropping a divergent tail).
    * Producer state and leader epochs are rolled back with it.
    */
+  @Override
   public void truncateTo(long targetOffset) {
     lock.lock();
     try {
@@ -628,6 +700,7 @@ public final class PartitionLog implements Closeable {
   }
 
   /** Deletes every segment and starts empty at {@code newOffset} (a replica too far behind). */
+  @Override
   public void truncateFullyAndStartAt(long newOffset) {
     lock.lock();
     try {
@@ -658,6 +731,7 @@ public final class PartitionLog implements Closeable {
 
   // ---- Lifecycle ----
 
+  @Override
   public TopicPartition topicPartition() {
     return topicPartition;
   }
@@ -667,17 +741,29 @@ public final class PartitionLog implements Closeable {
     return options.files();
   }
 
+  @Override
   public Path dir() {
     return dir;
   }
 
+  @Override
   public LogConfig config() {
     return config;
   }
 
   /** New topic settings, used from the next append or roll and the next retention pass. */
+  @Override
   public void updateConfig(LogConfig newConfig) {
     config = newConfig;
+  }
+
+  @Override
+  public long sizeInBytes() {
+    long size = 0;
+    for (LogSegment segment : segments.values()) {
+      size += segment.sizeInBytes();
+    }
+    return size;
   }
 
   /** The segments, oldest first (a view; for retention, tools and tests). */
@@ -686,6 +772,7 @@ public final class PartitionLog implements Closeable {
   }
 
   /** True once an I/O error took this partition offline until the broker restarts. */
+  @Override
   public boolean isOffline() {
     return health.isOffline();
   }
@@ -696,6 +783,7 @@ public final class PartitionLog implements Closeable {
    *
    * @return the error to fail the current operation with
    */
+  @Override
   public StorageException markOffline(String what, IOException cause) {
     return health.markOffline(what, cause);
   }

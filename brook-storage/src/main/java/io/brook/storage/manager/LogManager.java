@@ -7,6 +7,7 @@ import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogOpenOptions;
 import io.brook.storage.log.LogRetention;
 import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.ReplicaLog;
 import io.brook.storage.segment.FileHandlePool;
 import java.io.Closeable;
 import java.io.IOException;
@@ -486,7 +487,7 @@ public final class LogManager implements Closeable {
   }
 
   /** The log directory ({@code log.dirs} entry) holding {@code partitionLog}. */
-  public static Path logDirOf(PartitionLog partitionLog) {
+  public static Path logDirOf(ReplicaLog partitionLog) {
     return partitionLog.dir().getParent();
   }
 

@@ -2,24 +2,16 @@ package io.brook.storage.producer;
 
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
-import io.brook.storage.checkpoint.AtomicFiles;
-import io.brook.storage.checkpoint.CorruptCheckpointException;
 import io.brook.storage.txn.CompletedTxn;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Time;
@@ -27,37 +19,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Idempotent-producer state of one partition (KIP-98): per producer id, its epoch and the sequence
- * ranges of its last {@value #MAX_BATCHES_PER_PRODUCER} batches, so that the leader acknowledges a
- * retried batch with its original offsets instead of appending it again, rejects a sequence gap
- * ({@link StorageError#OUT_OF_ORDER_SEQUENCE_NUMBER}) and fences an older epoch ({@link
- * StorageError#INVALID_PRODUCER_EPOCH}).
+ * The producer state of one partition (KIP-98): per producer id, its epoch, its last {@value
+ * #MAX_BATCHES_PER_PRODUCER} batches, its open transaction and the coordinator epoch of its last
+ * marker, and the offset up to which that state reflects the log. It owns the producer table and
+ * sequences each append's changes to it; the rules live in three parts:
+ *
+ * <ul>
+ *   <li>{@link ProducerSequences}: idempotence, the epoch and sequence checks, duplicates, and each
+ *       producer's window of recent batches;
+ *   <li>{@link ProducerTransactions}: transactions opened by data batches and completed by markers,
+ *       and the unstable offsets that hold the last stable offset back ({@link TransactionRules}
+ *       says what a client and a coordinator may write);
+ *   <li>{@link ProducerSnapshots}: the {@code .snapshot} files ({@link ProducerSnapshotFile}).
+ * </ul>
  *
  * <h2>Appends</h2>
  *
  * Each log append opens an {@link Append} with {@link #beginAppend}: for a client append the log
  * calls {@link Append#checkDuplicateOrValidate} for every batch before assigning offsets, then
  * {@link Append#record} for every batch once offsets are final, then {@link Append#commit}.
- * Replication and recovery replay skip the checks and only record.
- *
- * <h2>Transactions</h2>
- *
- * A transactional batch opens its producer's transaction at its base offset; a COMMIT or ABORT
- * marker closes it (a marker from an older coordinator epoch is refused with {@link
- * StorageError#TRANSACTION_COORDINATOR_FENCED}) and the append reports it through {@link
- * Append#completedTransactions}, with the last stable offset right after the marker, for the log's
- * transaction index. {@link #firstUnstableOffset()} is the start of the oldest transaction that is
- * open or whose marker is not yet below the high watermark ({@link UnstableOffsets}, rebuilt from
- * the entries whenever they are reloaded).
+ * Replication and recovery replay skip the checks and only record. A marker's completed transaction
+ * is reported through {@link Append#completedTransactions}, with the last stable offset right after
+ * the marker, for the log's transaction index.
  *
  * <h2>Snapshots</h2>
  *
  * At segment roll the log calls {@link #takeSnapshot}, which writes the state as of {@link
- * #mapEndOffset()} to {@code <20-digit offset>.snapshot} in the partition directory (layout in
- * {@link ProducerSnapshotFile}: versioned, CRC32C-checked, written atomically). At load and after
- * truncation, {@link #truncateAndReload} restores the newest usable snapshot and the log replays
- * the batches from {@link #mapEndOffset()} to its end. A corrupt snapshot is deleted and the next
- * older one is used, at the cost of a longer replay.
+ * #mapEndOffset()}. At load and after truncation, {@link #truncateAndReload} restores the newest
+ * usable snapshot and the log replays the batches from {@link #mapEndOffset()} to its end. A
+ * corrupt snapshot is deleted and the next older one is used, at the cost of a longer replay.
  *
  * <h2>Expiration</h2>
  *
@@ -71,8 +61,8 @@ import org.slf4j.LoggerFactory;
  * The log serializes appends and the other mutators (one {@link Append} open at a time). Entries
  * are immutable and held in a concurrent map that a commit updates, so {@link #lastEntry}, {@link
  * #activeProducers}, {@link #mapEndOffset} and the snapshot queries are safe from any thread. A
- * multi-producer commit becomes visible producer by producer. Snapshot-file operations are also
- * serialized internally.
+ * multi-producer commit becomes visible producer by producer. Operations that replace the table
+ * from or with snapshot files hold {@code reloadLock}, then the {@link ProducerSnapshots} monitor.
  */
 public final class ProducerStateManager {
   /**
@@ -88,11 +78,13 @@ public final class ProducerStateManager {
   private final Time time;
   private final long producerIdExpirationMs;
   private final ConcurrentHashMap<Long, ProducerStateEntry> producers = new ConcurrentHashMap<>();
-  private final ConcurrentSkipListMap<Long, Path> snapshots = new ConcurrentSkipListMap<>();
-  private final Object snapshotLock = new Object();
-  private final UnstableOffsets unstable = new UnstableOffsets();
+  private final ProducerTransactions transactions = new ProducerTransactions();
+  private final ProducerSnapshots snapshots;
+
+  /** Held while the table is replaced from, or written to, snapshot files. */
+  private final Object reloadLock = new Object();
+
   private volatile long mapEndOffset;
-  private volatile long highWatermark;
 
   /**
    * Lists the snapshot files in {@code partitionDir} (and deletes leftover temporary ones) without
@@ -107,23 +99,7 @@ public final class ProducerStateManager {
     this.partitionDir = partitionDir;
     this.time = time;
     this.producerIdExpirationMs = producerIdExpirationMs;
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(partitionDir)) {
-      for (Path file : files) {
-        String name = file.getFileName().toString();
-        if (name.endsWith(AtomicFiles.TMP_SUFFIX)) {
-          String target = name.substring(0, name.length() - AtomicFiles.TMP_SUFFIX.length());
-          if (ProducerSnapshotFile.offsetOf(target).isPresent()) {
-            log.info("Deleting unfinished producer snapshot file={}", file);
-            Files.deleteIfExists(file);
-          }
-          continue;
-        }
-        OptionalLong offset = ProducerSnapshotFile.offsetOf(name);
-        if (offset.isPresent()) {
-          snapshots.put(offset.getAsLong(), file);
-        }
-      }
-    }
+    this.snapshots = new ProducerSnapshots(partitionDir);
   }
 
   /** Starts one append of the log; see {@link Append}. */
@@ -142,7 +118,7 @@ public final class ProducerStateManager {
     private final Map<Long, ProducerStateEntry> updated = new HashMap<>();
 
     /** Epoch and last sequence after the batches validated so far in this append. */
-    private final Map<Long, Validated> validated = new HashMap<>();
+    private final Map<Long, ProducerSequences.Validated> validated = new HashMap<>();
 
     /** Transactions closed by markers in this append, in log order. */
     private final List<CompletedTxn> completed = new ArrayList<>();
@@ -155,90 +131,19 @@ public final class ProducerStateManager {
     }
 
     /**
-     * For client appends, before offsets are assigned: returns the cached original batch if {@code
-     * batch} (same producer id, epoch, first and last sequence) is a retry of one of the producer's
-     * last {@value #MAX_BATCHES_PER_PRODUCER} batches; otherwise validates it against the
-     * producer's state including the batches validated earlier in this append, and remembers it for
-     * the next one.
-     *
-     * <ul>
-     *   <li>an epoch older than the known one: {@link StorageError#INVALID_PRODUCER_EPOCH};
-     *   <li>same epoch and a first sequence that does not follow the last one ({@code
-     *       Integer.MAX_VALUE} is followed by 0; no batch known in this epoch is followed by 0), or
-     *       a newer epoch whose first sequence is not 0: {@link
-     *       StorageError#OUT_OF_ORDER_SEQUENCE_NUMBER};
-     *   <li>a producer with no known state (never seen, or expired) accepts any sequence.
-     * </ul>
-     *
-     * <p>Batches without producer id are ignored. A control batch (transaction marker) is only
-     * checked for a fenced epoch. Returns empty without checking when {@code fromClient} is false.
+     * For client appends, before offsets are assigned: the cached original batch if {@code batch}
+     * is a retry of one of the producer's last {@value #MAX_BATCHES_PER_PRODUCER} batches;
+     * otherwise checks it against the producer's state and the batches validated earlier in this
+     * append (epoch, sequence, transaction rules: see {@link ProducerSequences#check}) and
+     * remembers it for the next one. Batches without producer id are ignored. Returns empty without
+     * checking when {@code fromClient} is false.
      */
     public Optional<BatchMetadata> checkDuplicateOrValidate(RecordBatch batch) {
       ensureOpen();
       if (!fromClient || !batch.hasProducerId()) {
         return Optional.empty();
       }
-      long producerId = batch.producerId();
-      short epoch = batch.producerEpoch();
-      ProducerStateEntry current = currentEntry(producerId);
-      Validated known = validated.get(producerId);
-      if (known == null && current != null) {
-        known = new Validated(current.producerEpoch(), current.lastSequence());
-      }
-      if (known != null && epoch < known.epoch()) {
-        throw new StorageException(
-            StorageError.INVALID_PRODUCER_EPOCH,
-            "Producer epoch is older than the current one: producerId="
-                + producerId
-                + " epoch="
-                + epoch
-                + " currentEpoch="
-                + known.epoch());
-      }
-      if (batch.isControlBatch()) {
-        Optional<EndTransactionMarker> marker = TransactionRules.of(batch);
-        if (marker.isPresent()) {
-          TransactionRules.checkCoordinatorEpoch(marker.get(), current, producerId);
-        }
-        if (known == null || epoch > known.epoch()) {
-          validated.put(producerId, new Validated(epoch, -1));
-        }
-        return Optional.empty();
-      }
-      TransactionRules.checkDataBatch(batch, current);
-      int firstSeq = batch.baseSequence();
-      int lastSeq = batch.lastSequence();
-      if (firstSeq < 0) {
-        throw outOfOrder(producerId, epoch, "a batch with a producer id has no sequence");
-      }
-      if (known != null) {
-        if (epoch > known.epoch()) {
-          if (firstSeq != 0) {
-            throw outOfOrder(
-                producerId,
-                epoch,
-                "a new epoch must start at sequence 0 but the batch starts at " + firstSeq);
-          }
-        } else {
-          if (current != null) {
-            Optional<BatchMetadata> duplicate = current.findDuplicate(epoch, firstSeq, lastSeq);
-            if (duplicate.isPresent()) {
-              return duplicate;
-            }
-          }
-          if (!followsInSequence(known.lastSeq(), firstSeq)) {
-            throw outOfOrder(
-                producerId,
-                epoch,
-                "expected sequence "
-                    + nextSequence(known.lastSeq())
-                    + " but the batch starts at "
-                    + firstSeq);
-          }
-        }
-      }
-      validated.put(producerId, new Validated(epoch, lastSeq));
-      return Optional.empty();
+      return ProducerSequences.check(batch, currentEntry(batch.producerId()), validated);
     }
 
     /**
@@ -277,30 +182,12 @@ public final class ProducerStateManager {
         if (marker.isEmpty()) {
           return;
         }
-        // As Kafka: a marker without an open transaction still completes one, at its own offset.
-        long firstOffset =
-            txnFirstOffset == ProducerStateEntry.NO_TXN ? batch.baseOffset() : txnFirstOffset;
-        boolean aborted = marker.get().controlType() == ControlRecordType.ABORT;
-        completed.add(new CompletedTxn(producerId, firstOffset, batch.lastOffset(), aborted, -1));
+        completed.add(ProducerTransactions.completedBy(batch, marker.get(), txnFirstOffset));
         txnFirstOffset = ProducerStateEntry.NO_TXN;
         coordinatorEpoch = marker.get().coordinatorEpoch();
       } else {
-        List<BatchMetadata> kept = new ArrayList<>(MAX_BATCHES_PER_PRODUCER);
-        kept.addAll(batches);
-        if (kept.size() == MAX_BATCHES_PER_PRODUCER) {
-          kept.remove(0);
-        }
-        kept.add(
-            new BatchMetadata(
-                batch.baseSequence(),
-                batch.lastSequence(),
-                batch.baseOffset(),
-                batch.lastOffset(),
-                batch.maxTimestamp()));
-        batches = kept;
-        if (batch.isTransactional() && txnFirstOffset == ProducerStateEntry.NO_TXN) {
-          txnFirstOffset = batch.baseOffset();
-        }
+        batches = ProducerSequences.windowWith(batches, batch);
+        txnFirstOffset = ProducerTransactions.txnFirstOffsetAfter(batch, txnFirstOffset);
       }
       updated.put(
           producerId,
@@ -315,7 +202,7 @@ public final class ProducerStateManager {
     public void commit() {
       ensureOpen();
       committed = true;
-      unstable.apply(updated, producers, completed, highWatermark);
+      transactions.apply(updated, producers, completed);
       producers.putAll(updated);
       if (endOffset > mapEndOffset) {
         mapEndOffset = endOffset;
@@ -345,29 +232,6 @@ public final class ProducerStateManager {
     }
   }
 
-  /** What the next batch of a producer is checked against within one append. */
-  private record Validated(short epoch, int lastSeq) {}
-
-  private static boolean followsInSequence(int lastSeq, int firstSeq) {
-    return firstSeq == nextSequence(lastSeq);
-  }
-
-  /** The sequence after {@code lastSeq}; sequences wrap from {@code Integer.MAX_VALUE} to 0. */
-  private static int nextSequence(int lastSeq) {
-    return lastSeq == Integer.MAX_VALUE ? 0 : lastSeq + 1;
-  }
-
-  private static StorageException outOfOrder(long producerId, short epoch, String detail) {
-    return new StorageException(
-        StorageError.OUT_OF_ORDER_SEQUENCE_NUMBER,
-        "Out of order sequence number: producerId="
-            + producerId
-            + " epoch="
-            + epoch
-            + " "
-            + detail);
-  }
-
   public Optional<ProducerStateEntry> lastEntry(long producerId) {
     return Optional.ofNullable(producers.get(producerId));
   }
@@ -378,18 +242,17 @@ public final class ProducerStateManager {
    * watermark, whichever is lower.
    */
   public OptionalLong firstUnstableOffset() {
-    return unstable.firstUnstableOffset();
+    return transactions.firstUnstableOffset();
   }
 
   /** The first offset of the oldest open transaction, if any. */
   public OptionalLong firstOngoingTxnOffset() {
-    return unstable.firstOngoingOffset();
+    return transactions.firstOngoingOffset();
   }
 
   /** The log's high watermark moved: completed transactions below it stop holding the LSO. */
   public void onHighWatermarkUpdated(long newHighWatermark) {
-    highWatermark = newHighWatermark;
-    unstable.onHighWatermarkUpdated(newHighWatermark);
+    transactions.onHighWatermarkUpdated(newHighWatermark);
   }
 
   /** A copy of the committed state, by producer id. */
@@ -415,35 +278,22 @@ public final class ProducerStateManager {
    * a no-op if that file exists already.
    */
   public void takeSnapshot() throws IOException {
-    synchronized (snapshotLock) {
-      long offset = mapEndOffset;
-      Path file = ProducerSnapshotFile.pathFor(partitionDir, offset);
-      if (Files.exists(file)) {
-        snapshots.putIfAbsent(offset, file);
-        return;
-      }
-      List<ProducerStateEntry> entries = new ArrayList<>(producers.values());
-      entries.sort(Comparator.comparingLong(ProducerStateEntry::producerId));
-      ProducerSnapshotFile.write(file, entries);
-      snapshots.put(offset, file);
-      log.debug(
-          "Wrote producer snapshot file={} offset={} producers={}", file, offset, entries.size());
+    synchronized (reloadLock) {
+      snapshots.write(mapEndOffset, producers.values());
     }
   }
 
   public OptionalLong latestSnapshotOffset() {
-    Map.Entry<Long, Path> entry = snapshots.lastEntry();
-    return entry == null ? OptionalLong.empty() : OptionalLong.of(entry.getKey());
+    return snapshots.latestOffset();
   }
 
   public OptionalLong oldestSnapshotOffset() {
-    Map.Entry<Long, Path> entry = snapshots.firstEntry();
-    return entry == null ? OptionalLong.empty() : OptionalLong.of(entry.getKey());
+    return snapshots.oldestOffset();
   }
 
   /** The offsets of the snapshot files, ascending. */
   public List<Long> snapshotOffsets() {
-    return List.copyOf(snapshots.keySet());
+    return snapshots.offsets();
   }
 
   /**
@@ -462,10 +312,8 @@ public final class ProducerStateManager {
               + " and "
               + logEndOffset);
     }
-    synchronized (snapshotLock) {
-      List<Long> outOfRange = new ArrayList<>(snapshots.headMap(logStartOffset, false).keySet());
-      outOfRange.addAll(snapshots.tailMap(logEndOffset, false).keySet());
-      deleteSnapshots(outOfRange, "outside the log [" + logStartOffset + ", " + logEndOffset + "]");
+    synchronized (reloadLock) {
+      snapshots.deleteOutside(logStartOffset, logEndOffset);
       OptionalLong loaded = loadLatestSnapshot();
       if (loaded.isEmpty()) {
         mapEndOffset = logStartOffset;
@@ -482,49 +330,31 @@ public final class ProducerStateManager {
    * @return the offset of the loaded snapshot, or empty if none was usable
    */
   public OptionalLong loadLatestSnapshot() throws IOException {
-    synchronized (snapshotLock) {
+    synchronized (reloadLock) {
       producers.clear();
-      unstable.clear();
-      while (true) {
-        Map.Entry<Long, Path> newest = snapshots.lastEntry();
-        if (newest == null) {
-          return OptionalLong.empty();
-        }
-        List<ProducerStateEntry> entries;
-        try {
-          entries = ProducerSnapshotFile.read(newest.getValue());
-        } catch (CorruptCheckpointException e) {
-          log.warn(
-              "Deleting corrupt producer snapshot file={} reason={}",
-              newest.getValue(),
-              e.getMessage());
-          Files.deleteIfExists(newest.getValue());
-          snapshots.remove(newest.getKey());
-          continue;
-        } catch (NoSuchFileException e) {
-          log.warn("Producer snapshot disappeared file={}", newest.getValue());
-          snapshots.remove(newest.getKey());
-          continue;
-        }
-        long nowMs = time.milliseconds();
-        int expired = 0;
-        for (ProducerStateEntry entry : entries) {
-          if (isExpired(entry, nowMs)) {
-            expired++;
-          } else {
-            producers.put(entry.producerId(), entry);
-          }
-        }
-        unstable.rebuild(producers.values());
-        mapEndOffset = newest.getKey();
-        log.info(
-            "Loaded producer snapshot file={} offset={} producers={} expired={}",
-            newest.getValue(),
-            newest.getKey(),
-            producers.size(),
-            expired);
-        return OptionalLong.of(newest.getKey());
+      transactions.clear();
+      ProducerSnapshots.Loaded newest = snapshots.loadLatest();
+      if (newest == null) {
+        return OptionalLong.empty();
       }
+      long nowMs = time.milliseconds();
+      int expired = 0;
+      for (ProducerStateEntry entry : newest.entries()) {
+        if (isExpired(entry, nowMs)) {
+          expired++;
+        } else {
+          producers.put(entry.producerId(), entry);
+        }
+      }
+      transactions.rebuild(producers.values());
+      mapEndOffset = newest.offset();
+      log.info(
+          "Loaded producer snapshot file={} offset={} producers={} expired={}",
+          newest.file(),
+          newest.offset(),
+          producers.size(),
+          expired);
+      return OptionalLong.of(newest.offset());
     }
   }
 
@@ -533,19 +363,17 @@ public final class ProducerStateManager {
     if (offset < 0) {
       throw new IllegalArgumentException("offset must be >= 0, got " + offset);
     }
-    synchronized (snapshotLock) {
+    synchronized (reloadLock) {
       producers.clear();
-      unstable.clear();
-      deleteSnapshots(List.copyOf(snapshots.keySet()), "full truncation to " + offset);
+      transactions.clear();
+      snapshots.deleteAll("full truncation to " + offset);
       mapEndOffset = offset;
     }
   }
 
   /** Deletes the snapshots with an offset below {@code offset}. */
   public void deleteSnapshotsBefore(long offset) throws IOException {
-    synchronized (snapshotLock) {
-      deleteSnapshots(List.copyOf(snapshots.headMap(offset, false).keySet()), "below " + offset);
-    }
+    snapshots.deleteBefore(offset);
   }
 
   /**
@@ -569,22 +397,6 @@ public final class ProducerStateManager {
         && nowMs - entry.lastTimestamp() >= producerIdExpirationMs;
   }
 
-  private void deleteSnapshots(List<Long> offsets, String reason) throws IOException {
-    if (offsets.isEmpty()) {
-      return;
-    }
-    for (long offset : offsets) {
-      Path file = snapshots.get(offset);
-      if (file != null) {
-        Files.deleteIfExists(file);
-        snapshots.remove(offset);
-      }
-    }
-    AtomicFiles.fsyncDirectory(partitionDir);
-    log.info(
-        "Deleted producer snapshots dir={} offsets={} reason={}", partitionDir, offsets, reason);
-  }
-
   @Override
   public String toString() {
     return "ProducerStateManager("
@@ -594,7 +406,7 @@ public final class ProducerStateManager {
         + ", mapEndOffset="
         + mapEndOffset
         + ", snapshots="
-        + snapshots.keySet()
+        + snapshots
         + ")";
   }
 }

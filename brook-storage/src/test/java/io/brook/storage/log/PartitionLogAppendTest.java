@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
+import io.brook.storage.epoch.EpochEntry;
 import io.brook.storage.testing.Batches;
 import io.brook.storage.testing.LogFixture;
 import java.nio.ByteBuffer;
@@ -52,6 +53,31 @@ class PartitionLogAppendTest {
       assertThat(batch.isValid()).isTrue();
     }
     assertThat(log.leaderEpochCache().latestEpoch()).hasValue(5);
+  }
+
+  @Test
+  void aLeaderEpochStartsAtTheFirstOffsetItsLeaderWrote() {
+    // Given: a leader of epoch 1 wrote offsets 0-4
+    LogFixture fixture = new LogFixture(root);
+    PartitionLog log = fixture.open();
+    long now = fixture.time().milliseconds();
+    log.appendAsLeader(Batches.records(3, now), 1);
+    log.appendAsLeader(Batches.idempotent(7L, (short) 0, 0, 2, now), 1);
+
+    // When: the leader of epoch 4 writes, and the leader of epoch 6 only answers a retry and
+    // refuses a sequence gap
+    log.appendAsLeader(Batches.records(2, now), 4);
+    LogAppendInfo retry = log.appendAsLeader(Batches.idempotent(7L, (short) 0, 0, 2, now), 6);
+    assertError(
+        () -> log.appendAsLeader(Batches.idempotent(7L, (short) 0, 9, 1, now), 6),
+        StorageError.OUT_OF_ORDER_SEQUENCE_NUMBER);
+
+    // Then: epochs start where their first batch landed; one that wrote nothing is not recorded
+    assertThat(retry.duplicate()).isTrue();
+    assertThat(log.leaderEpochCache().entries())
+        .containsExactly(new EpochEntry(1, 0), new EpochEntry(4, 5));
+    assertThat(log.endOffsetForEpoch(1).endOffset()).isEqualTo(5);
+    assertThat(log.logEndOffset()).isEqualTo(7);
   }
 
   @ParameterizedTest

@@ -4,7 +4,7 @@ import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.PartitionState;
 import io.brook.protocol.client.InterNodeClient;
 import io.brook.protocol.client.NodeResponse;
-import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.ReplicaLog;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -213,8 +213,8 @@ final class ReplicaFetcherThread extends Thread {
         nextDelayEnd = Math.min(nextDelayEnd, fetchState.delayedUntilMs);
         continue;
       }
-      PartitionLog partitionLog = partition.log();
-      int lastFetchedEpoch = partitionLog.leaderEpochCache().latestEpoch().orElse(-1);
+      ReplicaLog partitionLog = partition.log();
+      int lastFetchedEpoch = partitionLog.latestEpoch().orElse(-1);
       fetchData.put(
           entry.getKey(),
           new FetchRequest.PartitionData(
