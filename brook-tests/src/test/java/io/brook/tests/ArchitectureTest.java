@@ -1,0 +1,147 @@
+package io.brook.tests;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The module dependency rules of docs/architecture.md, checked on the compiled main classes of
+ * every module. Each module lives in its own package ({@code io.brook.storage} is brook-storage,
+ * and so on), so package rules are module rules. A failing rule names the offending class and
+ * dependency: remove the dependency, or change the rule together with docs/architecture.md.
+ */
+class ArchitectureTest {
+
+  /** Every module's package, the lowest layers first. */
+  private static final List<String> MODULES =
+      List.of(
+          "io.brook.storage..",
+          "io.brook.protocol..",
+          "io.brook.metadata..",
+          "io.brook.quorum..",
+          "io.brook.coordinator..",
+          "io.brook.broker..",
+          "io.brook.server..",
+          "io.brook.testkit..",
+          "io.brook.testports..",
+          "io.brook.bench..");
+
+  /** kafka-clients packages that carry no compatibility promise (docs/adr/0001). */
+  private static final String[] KAFKA_CLIENTS_INTERNALS = {
+    "org.apache.kafka.common.record.internal..",
+    "org.apache.kafka.common.requests..",
+    "org.apache.kafka.clients..",
+    "org.apache.kafka.common.network..",
+  };
+
+  private static JavaClasses brook;
+
+  @BeforeAll
+  static void importMainClasses() {
+    brook =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.brook");
+  }
+
+  /** The packages of every module except the given ones. */
+  private static String[] modulesExcept(String... allowed) {
+    List<String> keep = Arrays.asList(allowed);
+    return MODULES.stream().filter(m -> !keep.contains(m)).toArray(String[]::new);
+  }
+
+  @Test
+  void storageDependsOnNoOtherModule() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.brook.storage..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(modulesExcept("io.brook.storage.."))
+        .check(brook);
+  }
+
+  @Test
+  void protocolIsStorageFreeCodecCode() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.brook.protocol..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(modulesExcept("io.brook.protocol.."))
+        .check(brook);
+  }
+
+  @Test
+  void metadataDependsOnNoOtherModuleAndOnlyOnPublicKafkaClasses() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.brook.metadata..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(modulesExcept("io.brook.metadata.."))
+        .check(brook);
+    noClasses()
+        .that()
+        .resideInAPackage("io.brook.metadata..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(KAFKA_CLIENTS_INTERNALS)
+        .check(brook);
+  }
+
+  @Test
+  void onlyTheQuorumModuleTouchesRatis() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("io.brook.quorum..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("org.apache.ratis..")
+        .check(brook);
+  }
+
+  @Test
+  void quorumBuildsOnMetadataOnly() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.brook.quorum..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(modulesExcept("io.brook.quorum..", "io.brook.metadata.."))
+        .check(brook);
+  }
+
+  @Test
+  void kafkaClientsInternalsStayInStorageProtocolAndBroker() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(
+            "io.brook.metadata..",
+            "io.brook.quorum..",
+            "io.brook.server..",
+            "io.brook.testkit..",
+            "io.brook.coordinator..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(KAFKA_CLIENTS_INTERNALS)
+        .check(brook);
+  }
+
+  @Test
+  void onlyTheServerAssemblesTheNode() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(modulesExcept("io.brook.server..", "io.brook.testkit.."))
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.brook.server..")
+        .check(brook);
+  }
+}
