@@ -123,11 +123,7 @@ class ArchitectureTest {
     noClasses()
         .that()
         .resideInAnyPackage(
-            "io.brook.metadata..",
-            "io.brook.quorum..",
-            "io.brook.server..",
-            "io.brook.testkit..",
-            "io.brook.coordinator..")
+            "io.brook.metadata..", "io.brook.quorum..", "io.brook.server..", "io.brook.testkit..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(KAFKA_CLIENTS_INTERNALS)
