@@ -6,7 +6,7 @@ import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.metadata.quorum.LocalMetadataQuorum;
+import io.brook.metadata.quorum.InMemoryMetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicConfigs;
@@ -29,14 +29,14 @@ public final class CoordinatorFixture implements AutoCloseable {
   public static final int BROKER_ID = 1;
 
   private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-  public final LocalMetadataQuorum quorum;
+  public final InMemoryMetadataQuorum quorum;
   public final LogManager logManager;
   public final DelayedOperations delayed = new DelayedOperations();
   public final ReplicaManager replicaManager;
   public final TopicAdmin admin;
 
   public CoordinatorFixture(Path root) throws Exception {
-    quorum = LocalMetadataQuorum.open(root.resolve("meta"));
+    quorum = new InMemoryMetadataQuorum();
     LogConfig defaults = LogConfig.defaults();
     BiFunction<MetadataImage, String, LogConfig> topicConfig =
         (image, topic) ->
