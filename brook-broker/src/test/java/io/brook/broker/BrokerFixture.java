@@ -6,7 +6,7 @@ import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.metadata.quorum.LocalMetadataQuorum;
+import io.brook.metadata.quorum.InMemoryMetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
@@ -42,7 +42,7 @@ final class BrokerFixture implements AutoCloseable {
   static final int BROKER_ID = 1;
 
   final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-  final LocalMetadataQuorum quorum;
+  final InMemoryMetadataQuorum quorum;
   final LogManager logManager;
   final DelayedOperations delayed = new DelayedOperations();
   final ReplicaManager replicaManager;
@@ -50,7 +50,7 @@ final class BrokerFixture implements AutoCloseable {
   final BrokerIdentity identity = new BrokerIdentity(BROKER_ID, "test-cluster");
 
   BrokerFixture(Path root) throws Exception {
-    quorum = LocalMetadataQuorum.open(root.resolve("meta"));
+    quorum = new InMemoryMetadataQuorum();
     LogConfig defaults = LogConfig.defaults();
     BiFunction<MetadataImage, String, LogConfig> topicConfig =
         (image, topic) ->

@@ -19,16 +19,20 @@ import java.util.OptionalInt;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
@@ -70,6 +74,12 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   private final RaftClient longClient;
   private final MetadataStateMachine stateMachine;
   private final ThreadPoolExecutor controllerThread;
+
+  /** The only voter: always the leader once elected, so requests need not go over the network. */
+  private final boolean singleVoter;
+
+  private final ClientId localClientId = ClientId.randomId();
+  private final AtomicLong localCallIds = new AtomicLong();
   private volatile boolean closed;
 
   private RaftMetadataQuorum(
@@ -85,6 +95,7 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     this.client = client;
     this.longClient = longClient;
     this.stateMachine = stateMachine;
+    this.singleVoter = voters.size() == 1;
     this.controllerThread =
         new ThreadPoolExecutor(
             1,
@@ -108,6 +119,11 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
       throw new IllegalArgumentException(
           "node " + settings.nodeId() + " is not a voter of " + settings.voters());
     }
+    if (settings.voters().size() > 1
+        && settings.voters().values().stream().anyMatch(v -> v.getPort() == 0)) {
+      throw new IllegalArgumentException(
+          "controller.quorum.voters may name port 0 only for a single voter: " + settings.voters());
+    }
     // Ratis ends the JVM (System.exit) when, for one, its gRPC port cannot be bound; the process
     // belongs to Brook, which must fail start-up with an exception instead (and an embedded
     // cluster in a test JVM must not take the JVM down).
@@ -125,17 +141,37 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
             .setOption(RaftStorage.StartupOption.RECOVER)
             .build();
     server.start();
-    RaftClient client = RatisConfig.client(settings, group, settings.requestTimeout(), true);
+    Map<Integer, InetSocketAddress> voters = boundVoters(settings, server);
+    RaftGroup clientGroup = RatisConfig.group(voters);
+    RaftClient client = RatisConfig.client(settings, clientGroup, settings.requestTimeout(), true);
     RaftClient longClient =
         RatisConfig.client(
-            settings, group, Duration.ofMillis(ControllerChannel.LONG_CALL_TIMEOUT_MS), false);
+            settings,
+            clientGroup,
+            Duration.ofMillis(ControllerChannel.LONG_CALL_TIMEOUT_MS),
+            false);
     log.info(
         "Raft quorum started nodeId={} voters={} storage={}",
         settings.nodeId(),
-        settings.voters(),
+        voters,
         settings.storageDir());
-    return new RaftMetadataQuorum(
-        group, settings.voters(), server, client, longClient, stateMachine);
+    return new RaftMetadataQuorum(group, voters, server, client, longClient, stateMachine);
+  }
+
+  /**
+   * The voters with this node's port as bound: a single voter may name port 0 (an {@code
+   * EmbeddedBrook}), and its own clients must reach the port the kernel chose. Several voters name
+   * real ports, as each must reach the others.
+   */
+  private static Map<Integer, InetSocketAddress> boundVoters(
+      QuorumSettings settings, RaftServer server) {
+    InetSocketAddress self = settings.voters().get(settings.nodeId());
+    if (self.getPort() != 0) {
+      return settings.voters();
+    }
+    int port = server.getServerRpc().getInetSocketAddress().getPort();
+    return Map.of(
+        settings.nodeId(), InetSocketAddress.createUnresolved(self.getHostString(), port));
   }
 
   @Override
@@ -264,9 +300,10 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
 
   private Status replicate(long expectedOffset, ControllerResult<?> computed) {
     byte[] entry = EntryCodec.encode(expectedOffset, computed.records());
+    Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(entry));
     RaftClientReply reply;
     try {
-      reply = client.io().send(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry)));
+      reply = singleVoter ? submitLocally(message) : client.io().send(message);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot replicate metadata records", e);
     }
@@ -286,6 +323,31 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     return status;
   }
 
+  /**
+   * A single voter is the leader of its group for good: its entries go straight to its own server,
+   * without the gRPC round trip to itself that a client takes (the client exists to find the
+   * leader, and with several voters it may be elsewhere).
+   */
+  private RaftClientReply submitLocally(Message message) throws IOException {
+    RaftClientRequest request =
+        RaftClientRequest.newBuilder()
+            .setClientId(localClientId)
+            .setServerId(server.getId())
+            .setGroupId(group.getGroupId())
+            .setCallId(localCallIds.incrementAndGet())
+            .setMessage(message)
+            .setType(RaftClientRequest.writeRequestType())
+            .build();
+    try {
+      return server.submitClientRequestAsync(request).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while replicating metadata records", e);
+    } catch (ExecutionException e) {
+      throw new IOException("metadata records not committed", e.getCause());
+    }
+  }
+
   /** The reply may come from a new leader elsewhere; wait until this node has applied it too. */
   private void awaitLocalApply(long offset) {
     try {
@@ -293,7 +355,7 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new MetadataException(ApiError.of(Errors.REQUEST_TIMED_OUT));
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
       throw new MetadataException(
           new ApiError(Errors.REQUEST_TIMED_OUT, "metadata not applied locally in time"));
     }
@@ -301,12 +363,27 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
 
   @Override
   public CompletableFuture<byte[]> call(byte[] request) {
-    return call(client, request);
+    return singleVoter ? callLocally(request) : call(client, request);
   }
 
   @Override
   public CompletableFuture<byte[]> callLong(byte[] request) {
-    return call(longClient, request);
+    return singleVoter ? callLocally(request) : call(longClient, request);
+  }
+
+  /**
+   * A single voter's own broker calls its controller directly: a read-only request would reach the
+   * same state machine, on this node, after a gRPC round trip to itself. Fails, as a remote call
+   * does, until this node is the active controller.
+   */
+  private CompletableFuture<byte[]> callLocally(byte[] request) {
+    if (!isActiveController()) {
+      return CompletableFuture.failedFuture(
+          new IOException("controller call failed: no active controller yet"));
+    }
+    return stateMachine
+        .query(Message.valueOf(UnsafeByteOperations.unsafeWrap(QueryCodec.call(request))))
+        .thenApply(reply -> reply.getContent().toByteArray());
   }
 
   /**

@@ -29,6 +29,9 @@ import org.apache.ratis.util.TimeDuration;
 
 /** Brook's settings translated into Ratis's group and properties. */
 final class RatisConfig {
+  /** How long a single voter waits before it elects itself (and twice that at most). */
+  static final long SINGLE_VOTER_FIRST_ELECTION_MS = 5;
+
   private RatisConfig() {}
 
   /**
@@ -113,6 +116,17 @@ final class RatisConfig {
         props, TimeDuration.valueOf(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
     RaftClientConfigKeys.Rpc.setRequestTimeout(
         props, TimeDuration.valueOf(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
+    if (settings.voters().size() == 1) {
+      // A single voter has nobody to wait for: its vote is the majority, so it may stand for
+      // election at once instead of after Ratis's first election timeout (about a second by
+      // default). Every single node (bin/brook dev, every EmbeddedBrook of the test suite) starts
+      // as fast as a local journal opened; later timeouts never fire, as no other leader exists.
+      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(
+          props, TimeDuration.valueOf(SINGLE_VOTER_FIRST_ELECTION_MS, TimeUnit.MILLISECONDS));
+      RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(
+          props, TimeDuration.valueOf(2 * SINGLE_VOTER_FIRST_ELECTION_MS, TimeUnit.MILLISECONDS));
+      RaftServerConfigKeys.LeaderElection.setPreVote(props, false);
+    }
 
     // Off: with it (Ratis 3.3.0's default) a follower treats a second AppendEntries whose first
     // index equals that of one still being written as a duplicate: it skips the append but replies

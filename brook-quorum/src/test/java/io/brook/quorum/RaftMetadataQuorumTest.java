@@ -79,6 +79,46 @@ class RaftMetadataQuorumTest {
   }
 
   @Test
+  void aSingleVoterOnPortZeroLeadsCommitsAnswersCallsAndKeepsItsRecordsAcrossARestart() {
+    // Given one voter whose address names port 0 (as EmbeddedBrook's does)
+    voters.put(1, InetSocketAddress.createUnresolved("127.0.0.1", 0));
+    start(1, 20_000);
+    RaftMetadataQuorum single = awaitLeader();
+    single.serve(
+        request ->
+            CompletableFuture.completedFuture(
+                ("pong:" + new String(request, UTF_8)).getBytes(UTF_8)));
+
+    // When it creates a topic and its broker calls the controller
+    assertThat(createTopic(single, "orders").error()).isEqualTo(ApiError.NONE);
+    String answer = new String(single.call("ping".getBytes(UTF_8)).join(), UTF_8);
+
+    // Then both work, and a restart on the same storage (another port) keeps the topic
+    assertThat(answer).isEqualTo("pong:ping");
+    MetadataImage before = single.image();
+    single.close();
+    nodes.clear();
+    start(1, 20_000);
+    RaftMetadataQuorum restarted = awaitLeader();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> restarted.image().topicNames().contains("orders"));
+    assertThat(restarted.image().topic("orders")).isEqualTo(before.topic("orders"));
+    assertThat(createTopic(restarted, "payments").error()).isEqualTo(ApiError.NONE);
+  }
+
+  @Test
+  void portZeroIsRefusedWithSeveralVoters() {
+    voters.put(1, InetSocketAddress.createUnresolved("127.0.0.1", 0));
+    voters.put(
+        2, InetSocketAddress.createUnresolved("127.0.0.1", PortAllocator.shared().allocate()));
+
+    assertThatThrownBy(() -> start(1, 20_000))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("port 0 only for a single voter");
+  }
+
+  @Test
   void controllerCallsFromAnyVoterReachTheActiveController() {
     // Given three voters whose active controller answers calls with its node id
     startVoters(3);

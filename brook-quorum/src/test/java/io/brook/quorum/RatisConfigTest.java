@@ -36,6 +36,32 @@ class RatisConfigTest {
         .isLessThanOrEqualTo(750);
   }
 
+  @Test
+  void aSingleVoterStandsForElectionAtOnceAndSeveralKeepRatisTimeouts() {
+    RaftProperties single = RatisConfig.properties(settings(Duration.ofSeconds(1)));
+    RaftProperties three =
+        RatisConfig.properties(
+            new QuorumSettings(
+                1,
+                Map.of(
+                    1, new InetSocketAddress("127.0.0.1", 9093),
+                    2, new InetSocketAddress("127.0.0.1", 9094),
+                    3, new InetSocketAddress("127.0.0.1", 9095)),
+                Path.of("unused"),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(5),
+                1000,
+                QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES));
+
+    assertThat(
+            RaftServerConfigKeys.Rpc.firstElectionTimeoutMax(single).toLong(TimeUnit.MILLISECONDS))
+        .isEqualTo(2 * RatisConfig.SINGLE_VOTER_FIRST_ELECTION_MS);
+    assertThat(RaftServerConfigKeys.LeaderElection.preVote(single)).isFalse();
+    assertThat(RaftServerConfigKeys.Rpc.firstElectionTimeoutMax(three))
+        .isEqualTo(RaftServerConfigKeys.Rpc.timeoutMax(three));
+    assertThat(RaftServerConfigKeys.LeaderElection.preVote(three)).isTrue();
+  }
+
   private static QuorumSettings settings(Duration electionTimeout) {
     return new QuorumSettings(
         1,

@@ -15,7 +15,6 @@ import io.brook.broker.api.DescribeClusterHandler;
 import io.brook.broker.api.DescribeConfigsHandler;
 import io.brook.broker.api.DescribeLogDirsHandler;
 import io.brook.broker.api.DescribeProducersHandler;
-import io.brook.broker.api.DescribeQuorumHandler;
 import io.brook.broker.api.FetchHandler;
 import io.brook.broker.api.IncrementalAlterConfigsHandler;
 import io.brook.broker.api.ListOffsetsHandler;
@@ -26,7 +25,6 @@ import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
 import io.brook.broker.api.group.GroupApis;
 import io.brook.broker.api.txn.TxnApis;
-import io.brook.broker.cluster.ForwardingAutoTopicCreator;
 import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
 import io.brook.broker.coordinator.ReplicaPartitionEnds;
 import io.brook.broker.delayed.DelayedOperations;
@@ -45,9 +43,7 @@ import io.brook.coordinator.txn.api.TransactionService;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.metadata.quorum.LocalMetadataQuorum;
 import io.brook.metadata.quorum.MetadataQuorum;
-import io.brook.metadata.quorum.QuorumState;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
@@ -56,7 +52,6 @@ import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.client.InterNodeEventLoops;
 import io.brook.protocol.network.KafkaNetworkServer;
 import io.brook.quorum.ClusterQuorum;
-import io.brook.quorum.QuorumSettings;
 import io.brook.server.cluster.ClusterServices;
 import io.brook.server.cluster.ClusterSettings;
 import io.brook.server.config.BrokerConfig;
@@ -178,19 +173,30 @@ public final class BrookServer implements AutoCloseable {
     try {
       int nodeId = config.nodeId();
       List<Path> logDirs = config.logDirs();
-      boolean raft = ClusterSettings.usesRaft(config);
-      c.clusterId =
-          raft
-              ? MetaProperties.ensure(logDirs, nodeId, ClusterSettings.of(config)::derivedClusterId)
-              : MetaProperties.ensure(logDirs, nodeId);
+      MetaProperties.refuseLegacyJournal(logDirs, config.metadataLogDir());
       c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
       c.periodic = new ExecutorScheduler(c.scheduler);
       c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
       c.interNode = InterNodeClients.startLoops(config);
-      c.quorum =
-          raft
-              ? ClusterSettings.of(config).startQuorum(config)
-              : LocalMetadataQuorum.open(logDirs.get(0).resolve(LogManager.METADATA_DIRECTORY));
+      // Every node runs the Raft quorum: a voter on a controller (a single node is a one-voter
+      // group), a follower of the log on a broker-only node.
+      ClusterSettings settings = ClusterSettings.of(config);
+      ClusterQuorum clusterQuorum = settings.startQuorum(config);
+      c.quorum = clusterQuorum;
+      ClusterController controller =
+          new ClusterController(
+              new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor())
+                  .withUncleanLeaderElectionEnable(
+                      (Boolean) config.value("unclean.leader.election.enable")),
+              c.quorum::image,
+              new SecureRandom());
+      c.clusterId =
+          ClusterIdResolver.resolve(
+              logDirs,
+              nodeId,
+              c.quorum,
+              config.isController() ? controller : null,
+              settings.registrationTimeoutMs());
       LogConfig logDefaults = config.defaultLogConfig();
       BiFunction<MetadataImage, String, LogConfig> topicConfig =
           (image, topic) ->
@@ -204,44 +210,30 @@ public final class BrookServer implements AutoCloseable {
               Time.SYSTEM,
               c.scheduler);
       c.delayedOperations = new DelayedOperations();
-      ClusterController controller =
-          new ClusterController(
-              new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor())
-                  .withUncleanLeaderElectionEnable(
-                      (Boolean) config.value("unclean.leader.election.enable")),
-              c.quorum::image,
-              new SecureRandom());
-      if (raft) {
-        c.cluster = new ClusterServices(config, (ClusterQuorum) c.quorum, controller, c.scheduler);
-        ClusterServices cluster = c.cluster;
-        c.fetchers =
-            new ReplicaFetcherManager(
-                nodeId,
-                cluster::brokerEpoch,
-                id -> interBrokerNode(quorum.image(), id, config.interBrokerListenerName()),
-                ReplicationConfigs.fetch(config),
-                Time.SYSTEM,
-                c.interNode,
-                InterNodeClients.connections(config, "brook-replica-fetcher"));
-        c.replicaManager =
-            new ReplicaManager(
-                nodeId,
-                c.logManager,
-                c.delayedOperations,
-                topicConfig,
-                c.fetchers,
-                cluster.isrChangeSender(),
-                ReplicationConfigs.lagTimeMaxMs(config),
-                Time.SYSTEM,
-                c.periodic);
-        c.replicaManager.startIsrShrinkTask();
-      } else {
-        c.replicaManager =
-            new ReplicaManager(nodeId, c.logManager, c.delayedOperations, topicConfig);
-      }
-      c.mbeans =
-          ReplicationMBeans.register(
-              c.replicaManager, c.fetchers == null ? null : c.fetchers::maxLag);
+      c.cluster = new ClusterServices(config, clusterQuorum, controller, c.scheduler);
+      ClusterServices cluster = c.cluster;
+      c.fetchers =
+          new ReplicaFetcherManager(
+              nodeId,
+              cluster::brokerEpoch,
+              id -> interBrokerNode(quorum.image(), id, config.interBrokerListenerName()),
+              ReplicationConfigs.fetch(config),
+              Time.SYSTEM,
+              c.interNode,
+              InterNodeClients.connections(config, "brook-replica-fetcher"));
+      c.replicaManager =
+          new ReplicaManager(
+              nodeId,
+              c.logManager,
+              c.delayedOperations,
+              topicConfig,
+              c.fetchers,
+              cluster.isrChangeSender(),
+              ReplicationConfigs.lagTimeMaxMs(config),
+              Time.SYSTEM,
+              c.periodic);
+      c.replicaManager.startIsrShrinkTask();
+      c.mbeans = ReplicationMBeans.register(c.replicaManager, c.fetchers::maxLag);
       c.replicaManager.applyMetadata(c.quorum.image());
       c.quorum.addListener(c.replicaManager::applyMetadata);
       c.groupCoordinator =
@@ -256,59 +248,7 @@ public final class BrookServer implements AutoCloseable {
       TopicAdmin admin =
           new TopicAdmin(
               c.quorum, controller, TopicConfigs::validate, config.autoCreateTopicsEnable());
-      if (raft) {
-        return startClusterNode(c, admin, logDefaults, started);
-      }
-      long[] brokerEpoch = {0};
-      ProducerIdManager producerIds =
-          new ProducerIdManager(() -> admin.allocateProducerIds(nodeId, brokerEpoch[0]));
-      startTransactionCoordinator(c, producerIds);
-      ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
-      BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId);
-      // Auto-creation writes the journal: started on the disk pool, answered LEADER_NOT_AVAILABLE.
-      DiskWork disk = c.disk;
-      AutoTopicCreator autoCreate =
-          new ForwardingAutoTopicCreator(
-              topic -> disk.submit(() -> admin.createIfAllowed(topic)),
-              config.autoCreateTopicsEnable());
-      List<ApiHandler> handlers =
-          new ArrayList<>(
-              handlers(
-                  identity,
-                  c.replicaManager,
-                  c.disk,
-                  admin,
-                  autoCreate,
-                  describer,
-                  logDirs,
-                  ReplicationConfigs.readReplicaSelector(config),
-                  config.fetchMaxBytes(),
-                  List.of(c.groupCoordinator)));
-      handlers.addAll(
-          GroupApis.handlers(
-              new GroupService(c.groupCoordinator),
-              c.replicaManager,
-              InternalTopicCreators.local(admin, c.disk),
-              CoordinatorConfigs.transactionTopic(config)));
-      handlers.addAll(transactionHandlers(c));
-      handlers.add(
-          new DescribeQuorumHandler(
-              () -> Optional.of(singleVoterState(nodeId, c.quorum.image(), config)),
-              c.quorum::image,
-              config.controllerListenerNames().get(0)));
-      ApiRegistry registry =
-          new ApiRegistry(
-              OffLoopHandlers.wrap(handlers, c.disk, true),
-              List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed));
-      c.network = KafkaNetworkServer.start(networkConfig(config), registry);
-
-      List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
-      brokerEpoch[0] =
-          c.quorum.submit(
-              image ->
-                  controller.registerBroker(
-                      nodeId, Uuid.randomUuid(), endpoints, config.brokerRack()));
-      return finishStart(c, started, endpoints);
+      return startRoles(c, admin, logDefaults, started);
     } catch (IOException | RuntimeException e) {
       c.closeQuietly();
       throw e;
@@ -316,10 +256,10 @@ public final class BrookServer implements AutoCloseable {
   }
 
   /**
-   * The rest of start-up on a node of a Raft cluster: the controller side on a controller, the
-   * broker side (forwarding handlers, registration until unfenced) on a broker.
+   * The rest of start-up: the controller side on a controller, the broker side (forwarding
+   * handlers, registration until unfenced) on a broker.
    */
-  private static BrookServer startClusterNode(
+  private static BrookServer startRoles(
       Components c, TopicAdmin admin, LogConfig logDefaults, long started) throws IOException {
     BrokerConfig config = c.config;
     int nodeId = config.nodeId();
@@ -364,7 +304,7 @@ public final class BrookServer implements AutoCloseable {
         KafkaNetworkServer.bind(
             networkConfig(config),
             new ApiRegistry(
-                cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk, false)),
+                cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk)),
                 List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
@@ -466,18 +406,6 @@ public final class BrookServer implements AutoCloseable {
     GroupCoordinator groups = c.groupCoordinator;
     return TxnApis.handlers(
         new TransactionService(c.transactionCoordinator, groups::partitionFor, Time.SYSTEM));
-  }
-
-  /** A single voter (the local journal) is its own leader, always caught up. */
-  private static QuorumState singleVoterState(
-      int nodeId, MetadataImage image, BrokerConfig config) {
-    long highWatermark = image.offset() + 1;
-    return new QuorumState(
-        nodeId,
-        1,
-        highWatermark,
-        List.of(new QuorumState.Replica(nodeId, highWatermark, -1, System.currentTimeMillis())),
-        QuorumSettings.parseVoters(config.controllerQuorumVoters()));
   }
 
   /** The data listeners; controller listeners serve the Raft quorum, (gRPC, in brook-quorum). */

@@ -1,5 +1,6 @@
 package io.brook.server;
 
+import io.brook.storage.manager.LogManager;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
@@ -7,40 +8,36 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 
 /**
  * {@code meta.properties} in every log directory: which cluster and node the data belongs to. Kafka
- * requires a separate format step to write it; Brook writes it on first start (a new cluster id)
- * and checks it on every later start, so data of one node or cluster is never opened by another.
+ * requires a separate format step to write it; Brook accepts one (its cluster id is honoured) but
+ * needs none: on first start a node adopts its metadata quorum's cluster id ({@link
+ * ClusterIdResolver}), and on every later start the ids must match, so data of one node or cluster
+ * is never opened by another.
  */
 final class MetaProperties {
   static final String FILE_NAME = "meta.properties";
 
+  /** The file Brook's former single-node journal wrote there. */
+  static final String LEGACY_JOURNAL_FILE = "metadata.log";
+
   private MetaProperties() {}
 
   /**
-   * Returns the cluster id recorded in the directories, creating {@code meta.properties} where
-   * missing.
+   * The cluster id recorded in the directories (on a later start, or written by a format step), if
+   * any. Writes nothing.
    *
    * @throws IllegalStateException if directories disagree or belong to another node
    */
-  static String ensure(List<Path> logDirs, int nodeId) throws IOException {
-    return ensure(logDirs, nodeId, () -> Uuid.randomUuid().toString());
-  }
-
-  /**
-   * As {@link #ensure(List, int)}, with the cluster id to record on first start: nodes of one
-   * cluster derive the same one, as they have no shared format step.
-   */
-  static String ensure(List<Path> logDirs, int nodeId, Supplier<String> newClusterId)
-      throws IOException {
+  static Optional<String> storedClusterId(List<Path> logDirs, int nodeId) throws IOException {
     String clusterId = null;
     for (Path dir : logDirs) {
       Optional<Properties> existing = read(dir);
@@ -67,15 +64,44 @@ final class MetaProperties {
         clusterId = stored;
       }
     }
-    if (clusterId == null) {
-      clusterId = newClusterId.get();
-    }
+    return Optional.ofNullable(clusterId);
+  }
+
+  /**
+   * Records {@code clusterId} (the metadata quorum's) in every directory's {@code meta.properties}
+   * that has none yet; a file written by a format step without a cluster id gets it added.
+   */
+  static void adopt(List<Path> logDirs, int nodeId, String clusterId) throws IOException {
     for (Path dir : logDirs) {
-      if (read(dir).isEmpty()) {
+      Optional<Properties> existing = read(dir);
+      if (existing.isEmpty()) {
         write(dir, clusterId, nodeId);
+      } else if (existing.get().getProperty("cluster.id") == null) {
+        existing.get().setProperty("cluster.id", clusterId);
+        store(dir, existing.get());
       }
     }
-    return clusterId;
+  }
+
+  /**
+   * Refuses a data directory written by Brook's former single-node metadata journal: its records
+   * are not in the Raft log every node now keeps, and Brook (before 1.0) does not migrate them.
+   */
+  static void refuseLegacyJournal(List<Path> logDirs, Path metadataLogDir) {
+    List<Path> candidates = new ArrayList<>();
+    candidates.add(metadataLogDir);
+    candidates.addAll(logDirs);
+    for (Path dir : candidates) {
+      Path metadataDir = dir.resolve(LogManager.METADATA_DIRECTORY);
+      if (Files.exists(metadataDir.resolve(LEGACY_JOURNAL_FILE))) {
+        throw new IllegalStateException(
+            "found the metadata journal of an earlier Brook version in "
+                + metadataDir
+                + "; this version keeps metadata in a Raft log and cannot read it. Remove "
+                + dir
+                + " (its topics and data are lost) or run the earlier version");
+      }
+    }
   }
 
   /**

@@ -5,11 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ConfigValidator;
 import io.brook.metadata.controller.ControllerConfig;
-import io.brook.metadata.quorum.LocalMetadataQuorum;
+import io.brook.metadata.quorum.InMemoryMetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.RequestContext;
 import java.net.InetAddress;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,19 +24,17 @@ import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-/** AlterPartition on the wire, on a local quorum: topic "t" on brokers 1, 2, 3, led by 1. */
+/** AlterPartition on the wire, on an in-memory quorum: topic "t" on brokers 1, 2, 3, led by 1. */
 class AlterPartitionHandlerTest {
-  @TempDir Path dir;
-  private LocalMetadataQuorum quorum;
+  private InMemoryMetadataQuorum quorum;
   private ClusterController controller;
   private AlterPartitionHandler handler;
   private Uuid topicId;
 
   @BeforeEach
   void setUp() throws Exception {
-    quorum = LocalMetadataQuorum.open(dir);
+    quorum = new InMemoryMetadataQuorum();
     controller = new ClusterController(ControllerConfig.DEFAULT, quorum::image, new Random(1));
     for (int id = 1; id <= 3; id++) {
       int broker = id;

@@ -7,10 +7,9 @@ import io.brook.metadata.controller.ConfigValidator;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.controller.ControllerResult;
 import io.brook.metadata.image.PartitionImage;
-import io.brook.metadata.quorum.LocalMetadataQuorum;
+import io.brook.metadata.quorum.InMemoryMetadataQuorum;
 import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.PartitionChangeRecord;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,12 +17,10 @@ import java.util.Random;
 import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-/** auto.leader.rebalance.enable on a real (local) quorum. */
+/** auto.leader.rebalance.enable on an in-memory quorum. */
 class LeaderRebalancerTest {
-  @TempDir Path dir;
-  private LocalMetadataQuorum quorum;
+  private InMemoryMetadataQuorum quorum;
 
   @AfterEach
   void close() {
@@ -35,7 +32,7 @@ class LeaderRebalancerTest {
   @Test
   void leadersReturnToTheirPreferredReplicaOnlyWhenImbalanced() throws Exception {
     // Given two brokers and a partition led by its second replica, the first still in sync
-    quorum = LocalMetadataQuorum.open(dir);
+    quorum = new InMemoryMetadataQuorum();
     ClusterController controller =
         new ClusterController(ControllerConfig.DEFAULT, quorum::image, new Random(7));
     for (int id : List.of(1, 2)) {

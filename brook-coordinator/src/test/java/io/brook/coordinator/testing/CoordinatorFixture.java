@@ -10,7 +10,7 @@ import io.brook.coordinator.log.PartitionEnds;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.metadata.quorum.LocalMetadataQuorum;
+import io.brook.metadata.quorum.InMemoryMetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicConfigs;
@@ -33,7 +33,7 @@ public final class CoordinatorFixture implements AutoCloseable {
   public static final int BROKER_ID = 1;
 
   private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-  public final LocalMetadataQuorum quorum;
+  public final InMemoryMetadataQuorum quorum;
   public final LogManager logManager;
   public final DelayedOperations delayed = new DelayedOperations();
   public final ReplicaManager replicaManager;
@@ -42,7 +42,7 @@ public final class CoordinatorFixture implements AutoCloseable {
   public final TopicAdmin admin;
 
   public CoordinatorFixture(Path root) throws Exception {
-    quorum = LocalMetadataQuorum.open(root.resolve("meta"));
+    quorum = new InMemoryMetadataQuorum();
     LogConfig defaults = LogConfig.defaults();
     BiFunction<MetadataImage, String, LogConfig> topicConfig =
         (image, topic) ->

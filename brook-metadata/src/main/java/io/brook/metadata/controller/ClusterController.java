@@ -3,6 +3,7 @@ package io.brook.metadata.controller;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.PartitionImage;
 import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.MetadataRecord;
 import java.util.ArrayList;
 import java.util.List;
@@ -175,6 +176,23 @@ public final class ClusterController {
         Objects.requireNonNull(changes, "changes"),
         validateOnly,
         Objects.requireNonNull(validator, "validator"));
+  }
+
+  /**
+   * Records the cluster id, once: the first active controller proposes the id its own node was
+   * formatted with, or a new one. Every later call answers the recorded id, so nodes that race to
+   * propose agree on the winner.
+   *
+   * @param proposed the id to record if none is
+   * @return the cluster's id
+   */
+  public ControllerResult<String> initializeClusterId(String proposed) {
+    Objects.requireNonNull(proposed, "proposed");
+    Optional<String> recorded = image.get().clusterId();
+    if (recorded.isPresent()) {
+      return ControllerResult.of(recorded.get());
+    }
+    return ControllerResult.of(List.of(new ClusterIdRecord(proposed)), proposed);
   }
 
   /**

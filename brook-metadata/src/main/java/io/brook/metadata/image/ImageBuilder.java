@@ -1,5 +1,6 @@
 package io.brook.metadata.image;
 
+import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
 import io.brook.metadata.record.FenceBrokerRecord;
 import io.brook.metadata.record.MetadataRecord;
@@ -36,10 +37,12 @@ final class ImageBuilder {
 
   private Map<ConfigResource.Type, Map<String, Map<String, String>>> configs;
   private long nextProducerId;
+  private String clusterId;
 
   ImageBuilder(MetadataImage base) {
     this.base = base;
     this.nextProducerId = base.nextProducerId();
+    this.clusterId = base.clusterId().orElse(null);
   }
 
   void replay(MetadataRecord record) {
@@ -69,6 +72,15 @@ final class ImageBuilder {
         throw refuse(r, "next producer id must grow beyond " + nextProducerId);
       }
       nextProducerId = r.nextProducerId();
+    } else if (record instanceof ClusterIdRecord r) {
+      // Written once: a second id would split the cluster's nodes into two clusters.
+      if (clusterId != null && !clusterId.equals(r.clusterId())) {
+        throw refuse(r, "the cluster id is already " + clusterId);
+      }
+      if (r.clusterId() == null || r.clusterId().isBlank()) {
+        throw refuse(r, "the cluster id must not be empty");
+      }
+      clusterId = r.clusterId();
     } else {
       throw new IllegalStateException("unknown record " + record);
     }
@@ -92,7 +104,8 @@ final class ImageBuilder {
             ? base.topicIdsByName()
             : Collections.unmodifiableMap(topicIdsByName),
         configs == null ? base.allConfigs() : freezeConfigs(configs),
-        nextProducerId);
+        nextProducerId,
+        clusterId);
   }
 
   // ---- brokers

@@ -1,5 +1,6 @@
 package io.brook.metadata.image;
 
+import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
 import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.PartitionRecord;
@@ -32,7 +33,7 @@ import org.apache.kafka.common.config.ConfigResource;
 public final class MetadataImage {
   /** The image before the first record. */
   public static final MetadataImage EMPTY =
-      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), Map.of(), 0);
+      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null);
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -40,6 +41,7 @@ public final class MetadataImage {
   private final Map<String, Uuid> topicIdsByName;
   private final Map<ConfigResource.Type, Map<String, Map<String, String>>> configs;
   private final long nextProducerId;
+  private final String clusterId;
 
   /** All maps must already be unmodifiable; {@link ImageBuilder} guarantees it. */
   MetadataImage(
@@ -48,13 +50,15 @@ public final class MetadataImage {
       Map<Uuid, TopicImage> topicsById,
       Map<String, Uuid> topicIdsByName,
       Map<ConfigResource.Type, Map<String, Map<String, String>>> configs,
-      long nextProducerId) {
+      long nextProducerId,
+      String clusterId) {
     this.offset = offset;
     this.brokers = brokers;
     this.topicsById = topicsById;
     this.topicIdsByName = topicIdsByName;
     this.configs = configs;
     this.nextProducerId = nextProducerId;
+    this.clusterId = clusterId;
   }
 
   /** The offset of the last record applied, {@code -1} before the first. */
@@ -123,6 +127,11 @@ public final class MetadataImage {
   /** The next producer id not yet handed out in a block. */
   public long nextProducerId() {
     return nextProducerId;
+  }
+
+  /** The cluster id the first active controller recorded; empty until then. */
+  public Optional<String> clusterId() {
+    return Optional.ofNullable(clusterId);
   }
 
   /**
@@ -195,6 +204,9 @@ public final class MetadataImage {
     if (nextProducerId > 0) {
       records.add(new ProducerIdsRecord(-1, -1, nextProducerId));
     }
+    if (clusterId != null) {
+      records.add(new ClusterIdRecord(clusterId));
+    }
     return records;
   }
 
@@ -224,6 +236,7 @@ public final class MetadataImage {
     }
     return offset == other.offset
         && nextProducerId == other.nextProducerId
+        && Objects.equals(clusterId, other.clusterId)
         && brokers.equals(other.brokers)
         && topicsById.equals(other.topicsById)
         && topicIdsByName.equals(other.topicIdsByName)
@@ -232,7 +245,7 @@ public final class MetadataImage {
 
   @Override
   public int hashCode() {
-    return Objects.hash(offset, nextProducerId, brokers, topicsById, configs);
+    return Objects.hash(offset, nextProducerId, clusterId, brokers, topicsById, configs);
   }
 
   @Override
@@ -247,6 +260,8 @@ public final class MetadataImage {
         + configs
         + ", nextProducerId="
         + nextProducerId
+        + ", clusterId="
+        + clusterId
         + ")";
   }
 }

@@ -7,8 +7,8 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * The seam between the controller's logic and the place its records are agreed on and stored: the
- * local journal for a single voter, a Raft quorum for several.
+ * The seam between the controller's logic and the place its records are agreed on and stored: on a
+ * node, the Raft quorum of brook-quorum (one voter or several).
  *
  * <p>Operations run one at a time against the latest image; their records become durable, then
  * applied, then visible, then the response is returned.

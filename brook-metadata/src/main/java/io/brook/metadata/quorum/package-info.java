@@ -1,6 +1,6 @@
 /**
  * Where controller operations become durable and visible: {@link
- * io.brook.metadata.quorum.MetadataQuorum}, implemented today for one node by {@link
- * io.brook.metadata.quorum.LocalMetadataQuorum} on the local journal, and later by the Raft quorum.
+ * io.brook.metadata.quorum.MetadataQuorum}, implemented by the Raft quorum in brook-quorum on every
+ * node (a single node is a one-voter group).
  */
 package io.brook.metadata.quorum;

@@ -16,4 +16,5 @@ public sealed interface MetadataRecord
         PartitionRecord,
         PartitionChangeRecord,
         ConfigRecord,
-        ProducerIdsRecord {}
+        ProducerIdsRecord,
+        ClusterIdRecord {}

@@ -133,6 +133,8 @@ public final class RecordJson {
       o.put("brokerId", r.brokerId());
       o.put("brokerEpoch", r.brokerEpoch());
       o.put("nextProducerId", r.nextProducerId());
+    } else if (record instanceof ClusterIdRecord r) {
+      o.put("clusterId", r.clusterId());
     } else {
       throw new IllegalArgumentException("unknown record " + record.getClass());
     }
@@ -215,6 +217,8 @@ public final class RecordJson {
       case "ProducerIdsRecord":
         return new ProducerIdsRecord(
             integer(o, "brokerId"), longValue(o, "brokerEpoch"), longValue(o, "nextProducerId"));
+      case "ClusterIdRecord":
+        return new ClusterIdRecord(text(o, "clusterId"));
       default:
         throw new RecordFormatException("unknown record type " + type);
     }

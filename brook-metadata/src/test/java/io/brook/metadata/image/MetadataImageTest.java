@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
 import io.brook.metadata.record.FenceBrokerRecord;
 import io.brook.metadata.record.MetadataRecord;
@@ -236,6 +237,22 @@ class MetadataImageTest {
   }
 
   @Test
+  void clusterIdIsWrittenOnce() {
+    // Given
+    MetadataImage image = apply(base(), new ClusterIdRecord("cluster-a"));
+
+    // When / Then
+    assertThat(base().clusterId()).isEmpty();
+    assertThat(image.clusterId()).contains("cluster-a");
+    assertThat(apply(image, new ClusterIdRecord("cluster-a")).clusterId()).contains("cluster-a");
+    assertThatThrownBy(() -> apply(image, new ClusterIdRecord("cluster-b")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("already cluster-a");
+    assertThatThrownBy(() -> apply(base(), new ClusterIdRecord(" ")))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
   void recordsThatCannotApplyAreRefused() {
     MetadataImage image = base();
     Uuid unknown = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
@@ -346,7 +363,8 @@ class MetadataImageTest {
             new PartitionChangeRecord(T1, 0, Optional.of(List.of(1, 2)), Optional.of(2)),
             new ConfigRecord(ConfigResource.Type.TOPIC, "t1", "a", "1"),
             new ConfigRecord(ConfigResource.Type.BROKER, "", "b", "2"),
-            new ProducerIdsRecord(1, 0, 5000));
+            new ProducerIdsRecord(1, 0, 5000),
+            new ClusterIdRecord("cluster-a"));
 
     // When
     MetadataImage rebuilt = MetadataImage.EMPTY.apply(image.toRecords(), image.offset());

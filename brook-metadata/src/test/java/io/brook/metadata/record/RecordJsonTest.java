@@ -48,6 +48,7 @@ class RecordJsonTest {
         new ConfigRecord(ConfigResource.Type.TOPIC, "orders", "retention.ms", "1000"),
         new ConfigRecord(ConfigResource.Type.BROKER, "", "log.retention.ms", null),
         new ProducerIdsRecord(1, 7, Long.MAX_VALUE),
+        new ClusterIdRecord("MkU3OEVBNTcwNTJENDM2Qk"),
         new RemoveTopicRecord(ID));
   }
 

@@ -49,9 +49,10 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * What a node of a Raft cluster adds to a single node: the controller side (the controller APIs
- * served over the controller channel, broker sessions and fencing) and the broker side (admin
- * requests forwarded to the active controller, registration and heartbeats, controlled shutdown).
+ * The cluster roles of a node (every node, a single one included): the controller side (the
+ * controller APIs served over the controller channel, broker sessions and fencing) and the broker
+ * side (admin requests forwarded to the active controller, registration and heartbeats, controlled
+ * shutdown).
  */
 public final class ClusterServices implements AutoCloseable {
   /** Admin APIs the active controller decides; any broker accepts and forwards them. */

@@ -5,14 +5,11 @@ import io.brook.quorum.QuorumSettings;
 import io.brook.quorum.RaftMetadataObserver;
 import io.brook.quorum.RaftMetadataQuorum;
 import io.brook.server.config.BrokerConfig;
+import io.brook.storage.manager.LogManager;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.UUID;
-import org.apache.kafka.common.Uuid;
 
 /**
  * The quorum and broker-lifecycle settings of a node, by Kafka's names.
@@ -57,21 +54,12 @@ public record ClusterSettings(
     return (Integer) config.value(name);
   }
 
-  /**
-   * Whether this node runs the Raft quorum: there is more than one voter. A single voter (what
-   * {@code bin/brook dev} runs) keeps its records in the local journal, which gives the same
-   * durability without a Raft round trip and starts as fast as before.
-   */
-  public static boolean usesRaft(BrokerConfig config) {
-    return config.controllerQuorumVoters().size() > 1;
-  }
-
   /** This node's part of the quorum, storing under {@code metadata.log.dir}. */
   public QuorumSettings quorumSettings(BrokerConfig config) {
     return new QuorumSettings(
         config.nodeId(),
         voters,
-        config.metadataLogDir().resolve("__cluster_metadata-0"),
+        config.metadataLogDir().resolve(LogManager.METADATA_DIRECTORY),
         Duration.ofMillis(electionTimeoutMs),
         Duration.ofMillis(requestTimeoutMs),
         SNAPSHOT_EVERY_ENTRIES,
@@ -87,24 +75,5 @@ public record ClusterSettings(
     return config.isController()
         ? RaftMetadataQuorum.start(quorum)
         : RaftMetadataObserver.start(quorum);
-  }
-
-  /**
-   * The cluster id every node derives alike from the voters, so a cluster needs no format step.
-   * Written to {@code meta.properties} on first start and checked afterwards.
-   */
-  public String derivedClusterId() {
-    StringBuilder key = new StringBuilder("brook-cluster");
-    new TreeMap<>(voters)
-        .forEach(
-            (id, address) ->
-                key.append(',')
-                    .append(id)
-                    .append('@')
-                    .append(address.getHostString())
-                    .append(':')
-                    .append(address.getPort()));
-    UUID uuid = UUID.nameUUIDFromBytes(key.toString().getBytes(StandardCharsets.UTF_8));
-    return new Uuid(uuid.getMostSignificantBits(), uuid.getLeastSignificantBits()).toString();
   }
 }

@@ -46,8 +46,8 @@ final class NetworkSettings {
             atLeast(1),
             HIGH,
             "Threads of the disk pool (brook-io-N): the requests that may wait for the disk (appends"
-                + " that roll or fsync, timestamp searches, DeleteRecords, DescribeLogDirs, a single"
-                + " node's metadata writes); the rest run on the network threads.")
+                + " that roll or fsync, timestamp searches, DeleteRecords, DescribeLogDirs); the rest"
+                + " run on the network threads.")
         .accepts(
             "background.threads",
             INT,
