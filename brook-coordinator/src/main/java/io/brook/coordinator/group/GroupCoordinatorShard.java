@@ -1,5 +1,6 @@
 package io.brook.coordinator.group;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.group.classic.ClassicGroupManager;
 import io.brook.coordinator.group.consumer.ConsumerGroupManager;
 import io.brook.coordinator.group.offsets.OffsetExpiry;
@@ -14,7 +15,6 @@ import io.brook.coordinator.runtime.ShardContext;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -128,8 +128,7 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
   }
 
   @Override
-  public void replayEndTransactionMarker(
-      long producerId, short producerEpoch, TransactionResult result) {
+  public void replayEndTransactionMarker(long producerId, short producerEpoch, TxnResult result) {
     offsets.replayEndTransactionMarker(producerId, result);
   }
 

@@ -1,5 +1,6 @@
 package io.brook.coordinator.runtime;
 
+import io.brook.coordinator.TxnResult;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.apache.kafka.common.compress.Compression;
@@ -7,7 +8,6 @@ import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.requests.TransactionResult;
 
 /** Coordinator records to and from Kafka record batches. */
 final class CoordinatorBatches {
@@ -39,9 +39,9 @@ final class CoordinatorBatches {
       long producerId,
       short producerEpoch,
       int coordinatorEpoch,
-      TransactionResult result) {
+      TxnResult result) {
     ControlRecordType type =
-        result == TransactionResult.COMMIT ? ControlRecordType.COMMIT : ControlRecordType.ABORT;
+        result == TxnResult.COMMIT ? ControlRecordType.COMMIT : ControlRecordType.ABORT;
     return MemoryRecords.withEndTransactionMarker(
         timestampMs, producerId, producerEpoch, new EndTransactionMarker(type, coordinatorEpoch));
   }

@@ -1,5 +1,6 @@
 package io.brook.coordinator.runtime;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.log.CoordinatorLog;
 import io.brook.metadata.image.MetadataImage;
 import java.util.HashMap;
@@ -21,7 +22,6 @@ import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -337,7 +337,7 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
 
   @Override
   public CompletableFuture<Void> writeMarker(
-      long producerId, short producerEpoch, int coordinatorEpoch, TransactionResult result) {
+      long producerId, short producerEpoch, int coordinatorEpoch, TxnResult result) {
     return append(
         () ->
             CoordinatorBatches.toMarker(

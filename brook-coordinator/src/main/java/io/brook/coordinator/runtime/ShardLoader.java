@@ -1,5 +1,6 @@
 package io.brook.coordinator.runtime;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.log.CoordinatorLog;
 import io.brook.storage.StorageException;
 import io.brook.storage.record.BatchRecordReader;
@@ -13,7 +14,6 @@ import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -157,10 +157,8 @@ final class ShardLoader {
     if (marker.isEmpty()) {
       return;
     }
-    TransactionResult result =
-        marker.get().controlType() == ControlRecordType.COMMIT
-            ? TransactionResult.COMMIT
-            : TransactionResult.ABORT;
+    TxnResult result =
+        marker.get().controlType() == ControlRecordType.COMMIT ? TxnResult.COMMIT : TxnResult.ABORT;
     try {
       shard.replayEndTransactionMarker(batch.producerId(), batch.producerEpoch(), result);
     } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {

@@ -1,5 +1,6 @@
 package io.brook.coordinator.group.offsets;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,7 +13,6 @@ import java.util.Set;
 import java.util.function.BiPredicate;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.requests.TransactionResult;
 
 /**
  * The committed offsets of one shard's groups, as replayed from {@code __consumer_offsets}. State
@@ -62,10 +62,10 @@ public final class OffsetStore {
    * Ends a producer's transaction: on COMMIT its pending offsets become committed, except where a
    * commit written after them already is; on ABORT they are dropped.
    */
-  public void replayEndTransactionMarker(long producerId, TransactionResult result) {
+  public void replayEndTransactionMarker(long producerId, TxnResult result) {
     Map<String, Map<TopicPartition, PendingTransactionalOffsets.Pending>> ended =
         pending.complete(producerId);
-    if (result != TransactionResult.COMMIT) {
+    if (result != TxnResult.COMMIT) {
       return;
     }
     ended.forEach(
