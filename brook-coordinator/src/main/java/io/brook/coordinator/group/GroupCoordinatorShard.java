@@ -8,13 +8,13 @@ import io.brook.coordinator.group.offsets.OffsetRecords;
 import io.brook.coordinator.group.offsets.OffsetService;
 import io.brook.coordinator.group.offsets.OffsetStore;
 import io.brook.coordinator.group.offsets.TransactionalOffsetCommits;
+import io.brook.coordinator.log.CoordinatorLog;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.CoordinatorShard;
 import io.brook.coordinator.runtime.MalformedRecordException;
 import io.brook.coordinator.runtime.ShardContext;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,7 +93,7 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
 
   @Override
   public void replay(CoordinatorRecord record, long offset) {
-    replay(record, offset, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+    replay(record, offset, CoordinatorLog.NO_PRODUCER_ID, CoordinatorLog.NO_PRODUCER_EPOCH);
   }
 
   /**

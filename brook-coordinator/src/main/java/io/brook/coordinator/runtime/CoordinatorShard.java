@@ -28,7 +28,7 @@ public interface CoordinatorShard {
    * writes.
    *
    * @param producerId the producer of the record's batch if the batch is transactional, else {@link
-   *     org.apache.kafka.common.record.internal.RecordBatch#NO_PRODUCER_ID}
+   *     io.brook.coordinator.log.CoordinatorLog#NO_PRODUCER_ID}
    */
   default void replay(CoordinatorRecord record, long offset, long producerId, short producerEpoch) {
     replay(record, offset);

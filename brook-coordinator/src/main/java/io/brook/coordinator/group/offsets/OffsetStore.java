@@ -1,6 +1,7 @@
 package io.brook.coordinator.group.offsets;
 
 import io.brook.coordinator.TxnResult;
+import io.brook.coordinator.log.CoordinatorLog;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,7 +13,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiPredicate;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
  * The committed offsets of one shard's groups, as replayed from {@code __consumer_offsets}. State
@@ -41,7 +41,7 @@ public final class OffsetStore {
    *
    * @param offset the record's offset in the log
    * @param producerId the producer of a transactional record, or {@link
-   *     RecordBatch#NO_PRODUCER_ID}: a transactional offset stays pending until its marker
+   *     CoordinatorLog#NO_PRODUCER_ID}: a transactional offset stays pending until its marker
    */
   public void replay(CoordinatorRecord record, long offset, long producerId) {
     OffsetRecords.Key key = OffsetRecords.readKey(record);
@@ -50,7 +50,7 @@ public final class OffsetStore {
       removeFrom(previousByGroup, key);
       removeFrom(recordOffsets, key);
       pending.remove(key.groupId(), key.topicPartition());
-    } else if (producerId != RecordBatch.NO_PRODUCER_ID) {
+    } else if (producerId != CoordinatorLog.NO_PRODUCER_ID) {
       pending.add(
           producerId, key.groupId(), key.topicPartition(), OffsetRecords.readValue(record), offset);
     } else {
