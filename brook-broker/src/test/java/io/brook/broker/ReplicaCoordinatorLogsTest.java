@@ -5,18 +5,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
 import io.brook.broker.coordinator.ReplicaPartitionEnds;
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.log.CoordinatorLog;
+import io.brook.coordinator.log.CoordinatorLogReader;
 import io.brook.coordinator.log.PartitionEnds;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.NotCoordinatorException;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MutableRecordBatch;
-import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,20 +43,43 @@ class ReplicaCoordinatorLogsTest {
     broker.close();
   }
 
-  private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
+  private record Entry(ByteBuffer recordKey, ByteBuffer recordValue)
+      implements CoordinatorLog.Entry {}
+
+  private static ByteBuffer bytes(String s) {
+    return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static MemoryRecords batch(String... values) {
-    SimpleRecord[] records = new SimpleRecord[values.length];
+  private static List<Entry> batch(String... values) {
+    List<Entry> records = new ArrayList<>();
     for (int i = 0; i < values.length; i++) {
-      records[i] =
-          new SimpleRecord(
-              1_000L,
-              ("k" + i).getBytes(StandardCharsets.UTF_8),
-              values[i].getBytes(StandardCharsets.UTF_8));
+      records.add(new Entry(bytes("k" + i), bytes(values[i])));
     }
-    return MemoryRecords.withRecords(Compression.NONE, records);
+    return records;
+  }
+
+  private static String string(ByteBuffer buffer) {
+    return StandardCharsets.UTF_8.decode(buffer.duplicate()).toString();
+  }
+
+  /**
+   * Every record below {@code end} as "offset:key=value", batches read {@code bufferBytes} apart.
+   */
+  private static List<String> readAll(CoordinatorLog log, long end, int bufferBytes) {
+    List<String> read = new ArrayList<>();
+    try (CoordinatorLogReader reader =
+        log.read(log.logStartOffset(), end, bufferBytes, log.recordLimits())) {
+      while (reader.nextBatch()) {
+        if (reader.isControl()) {
+          read.add(reader.baseOffset() + ":" + reader.marker().orElseThrow());
+          continue;
+        }
+        while (reader.nextRecord()) {
+          read.add(reader.offset() + ":" + string(reader.key()) + "=" + string(reader.value()));
+        }
+      }
+    }
+    return read;
   }
 
   @Test
@@ -63,8 +87,8 @@ class ReplicaCoordinatorLogsTest {
     int epoch = logs.leaderEpoch(TP).orElseThrow();
     CoordinatorLog log = logs.open(TP, epoch);
 
-    CoordinatorLog.Appended first = log.append(batch("a", "b"), false);
-    CoordinatorLog.Appended second = log.append(batch("c"), false);
+    CoordinatorLog.Appended first = log.append(batch("a", "b"), 1_000L);
+    CoordinatorLog.Appended second = log.append(batch("c"), 1_000L);
     log.awaitCommitted(second.lastOffset() + 1, 5_000).get(5, TimeUnit.SECONDS);
 
     assertThat(first.firstOffset()).isZero();
@@ -74,13 +98,9 @@ class ReplicaCoordinatorLogsTest {
     assertThat(log.logStartOffset()).isZero();
     assertThat(log.logEndOffset()).isEqualTo(3);
     assertThat(log.highWatermark()).isEqualTo(3);
-    // One byte asked for still returns the first batch whole; the bound stops before the second.
-    MemoryRecords read = log.read(0, 1, log.logEndOffset());
-    assertThat(read.batches()).hasSize(1);
-    MutableRecordBatch only = read.batches().iterator().next();
-    assertThat(only.baseOffset()).isZero();
-    assertThat(only.lastOffset()).isEqualTo(1);
-    assertThat(log.read(0, 1 << 20, 2).batches()).hasSize(1);
+    // One byte at a time still reads each batch whole; the bound stops before the second.
+    assertThat(readAll(log, log.logEndOffset(), 1)).containsExactly("0:k0=a", "1:k1=b", "2:k0=c");
+    assertThat(readAll(log, 2, 1 << 20)).containsExactly("0:k0=a", "1:k1=b");
   }
 
   @Test
@@ -88,7 +108,7 @@ class ReplicaCoordinatorLogsTest {
     int epoch = logs.leaderEpoch(TP).orElseThrow();
     CoordinatorLog stale = logs.open(TP, epoch + 1);
 
-    assertThatThrownBy(() -> stale.append(batch("a"), false))
+    assertThatThrownBy(() -> stale.append(batch("a"), 1_000L))
         .isInstanceOf(NotCoordinatorException.class);
     assertThatThrownBy(stale::logEndOffset).isInstanceOf(NotCoordinatorException.class);
     assertThatThrownBy(() -> stale.awaitCommitted(1, 1_000))
@@ -97,29 +117,31 @@ class ReplicaCoordinatorLogsTest {
   }
 
   @Test
-  void nextSequenceFollowsTheProducerAtItsEpoch() {
+  void transactionalWritesContinueTheProducersSequenceAtItsEpoch() {
     CoordinatorLog log = logs.open(TP, logs.leaderEpoch(TP).orElseThrow());
     long producerId = 42;
-    assertThat(log.nextSequence(producerId, (short) 0)).isZero();
 
-    log.append(
-        MemoryRecords.withTransactionalRecords(
-            Compression.NONE,
-            producerId,
-            (short) 0,
-            0,
-            new SimpleRecord(1_000L, bytes("k"), bytes("v")),
-            new SimpleRecord(1_000L, bytes("k"), bytes("w"))),
-        true);
+    CoordinatorLog.Appended first =
+        log.appendTransactional(batch("a", "b"), 1_000L, producerId, (short) 0);
+    // Sequence 2 follows: the log would take a repeated 0 for a retry and write nothing.
+    CoordinatorLog.Appended second =
+        log.appendTransactional(batch("c"), 1_000L, producerId, (short) 0);
+    log.appendMarker(1_000L, producerId, (short) 0, 5, TxnResult.COMMIT);
+    // A bumped epoch starts again at 0.
+    CoordinatorLog.Appended bumped =
+        log.appendTransactional(batch("d"), 1_000L, producerId, (short) 1);
+    log.appendMarker(1_000L, producerId, (short) 1, 5, TxnResult.ABORT);
 
-    assertThat(log.nextSequence(producerId, (short) 0)).isEqualTo(2);
-    assertThat(log.nextSequence(producerId, (short) 1)).isZero();
+    assertThat(List.of(first, second, bumped)).noneMatch(CoordinatorLog.Appended::duplicate);
+    assertThat(second.firstOffset()).isEqualTo(2);
+    assertThat(readAll(log, log.logEndOffset(), 1 << 20))
+        .containsExactly("0:k0=a", "1:k1=b", "2:k0=c", "3:COMMIT", "4:k0=d", "5:ABORT");
   }
 
   @Test
   void partitionEndsShowOnlyLedPartitions() {
     CoordinatorLog log = logs.open(TP, logs.leaderEpoch(TP).orElseThrow());
-    log.append(batch("a", "b"), false);
+    log.append(batch("a", "b"), 1_000L);
     PartitionEnds ends = new ReplicaPartitionEnds(broker.replicaManager);
 
     PartitionEnds.Ends led = ends.leaderEnds(TP).orElseThrow();

@@ -35,6 +35,7 @@ import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;
+import io.brook.broker.txn.TxnMarkerSender;
 import io.brook.coordinator.api.GroupService;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.service.CoordinatorMarkerWriter;
@@ -395,9 +396,13 @@ public final class BrookServer implements AutoCloseable {
             new ReplicaCoordinatorLogs(c.replicaManager),
             c.replicaManager::image,
             producerIds::nextProducerId,
-            InterNodeClients.markers(c.interNode, c.config),
-            InterNodeClients.retryBackoffMs(c.config),
-            InterNodeClients.retryBackoffMaxMs(c.config),
+            new TxnMarkerSender(
+                c.replicaManager::image,
+                c.config.interBrokerListenerName(),
+                InterNodeClients.markers(c.interNode, c.config),
+                InterNodeClients.retryBackoffMs(c.config),
+                InterNodeClients.retryBackoffMaxMs(c.config),
+                Time.SYSTEM),
             Time.SYSTEM);
     c.quorum.addListener(c.transactionCoordinator::onMetadata);
   }

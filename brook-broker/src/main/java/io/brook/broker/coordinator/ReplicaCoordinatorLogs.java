@@ -2,11 +2,14 @@ package io.brook.broker.coordinator;
 
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.log.CoordinatorLog;
+import io.brook.coordinator.log.CoordinatorLogReader;
 import io.brook.coordinator.log.CoordinatorLogs;
 import io.brook.storage.StorageException;
 import io.brook.storage.log.LogAppendInfo;
 import io.brook.storage.record.RecordLimits;
+import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
@@ -92,12 +95,56 @@ public final class ReplicaCoordinatorLogs implements CoordinatorLogs {
     }
 
     @Override
-    public MemoryRecords read(long offset, int maxBytes, long maxOffset) {
-      return partition().log().read(offset, maxBytes, maxOffset, true).slice().copyToMemory();
+    public CoordinatorLogReader read(
+        long offset, long endOffset, int bufferBytes, RecordLimits limits) {
+      // Each read checks this broker still leads the partition in the epoch.
+      return new CoordinatorBatchReader(
+          CoordinatorBatchReader.LogRead.copiedFrom(() -> partition().log()),
+          offset,
+          endOffset,
+          bufferBytes,
+          limits);
     }
 
     @Override
-    public int nextSequence(long producerId, short producerEpoch) {
+    public Appended append(List<? extends Entry> records, long timestampMs) {
+      return append(CoordinatorBatches.toBatch(records, timestampMs), false);
+    }
+
+    @Override
+    public Appended appendTransactional(
+        List<? extends Entry> records, long timestampMs, long producerId, short producerEpoch) {
+      // Kafka does not check sequences of coordinator appends; Brook's producer state checks them
+      // as for a client (and takes a repeated sequence for a retry), so each transactional write
+      // continues the producer's sequence: the shard is the partition's only writer.
+      return append(
+          CoordinatorBatches.toTransactionalBatch(
+              records,
+              timestampMs,
+              producerId,
+              producerEpoch,
+              nextSequence(producerId, producerEpoch)),
+          true);
+    }
+
+    @Override
+    public Appended appendMarker(
+        long timestampMs,
+        long producerId,
+        short producerEpoch,
+        int coordinatorEpoch,
+        TxnResult result) {
+      return append(
+          CoordinatorBatches.toMarker(
+              timestampMs, producerId, producerEpoch, coordinatorEpoch, result),
+          true);
+    }
+
+    /**
+     * The sequence the log expects next from {@code producerId} at {@code producerEpoch}: 0 for a
+     * producer it does not know at that epoch.
+     */
+    int nextSequence(long producerId, short producerEpoch) {
       return partition()
           .log()
           .producerEntry(producerId)
@@ -106,8 +153,13 @@ public final class ReplicaCoordinatorLogs implements CoordinatorLogs {
           .orElse(0);
     }
 
-    @Override
-    public Appended append(MemoryRecords records, boolean asCoordinator) {
+    /**
+     * Appends one batch as leader, at once.
+     *
+     * @param asCoordinator whether to append with the coordinator's rights (transactional batches
+     *     and control batches) rather than as an ordinary acks=all write
+     */
+    private Appended append(MemoryRecords records, boolean asCoordinator) {
       Partition partition = partition();
       LogAppendInfo info;
       try {

@@ -1,6 +1,7 @@
 package io.brook.coordinator.group;
 
 import io.brook.coordinator.InternalTopic;
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.group.lag.GroupLag;
 import io.brook.coordinator.group.lag.LagCalculator;
 import io.brook.coordinator.group.lag.PartitionLag;
@@ -21,7 +22,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 
 /**
@@ -159,7 +159,7 @@ public final class GroupCoordinator implements CoordinatorMarkerWriter, AutoClos
       short producerEpoch,
       int coordinatorEpoch,
       boolean commit) {
-    TransactionResult result = commit ? TransactionResult.COMMIT : TransactionResult.ABORT;
+    TxnResult result = commit ? TxnResult.COMMIT : TxnResult.ABORT;
     if (!GroupConfig.OFFSETS_TOPIC.equals(partition.topic())) {
       return CompletableFuture.failedFuture(
           new UnknownTopicOrPartitionException(partition + " is not a partition of " + topic()));

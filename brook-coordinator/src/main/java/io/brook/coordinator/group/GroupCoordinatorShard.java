@@ -1,5 +1,6 @@
 package io.brook.coordinator.group;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.group.classic.ClassicGroupManager;
 import io.brook.coordinator.group.consumer.ConsumerGroupManager;
 import io.brook.coordinator.group.offsets.OffsetExpiry;
@@ -7,14 +8,13 @@ import io.brook.coordinator.group.offsets.OffsetRecords;
 import io.brook.coordinator.group.offsets.OffsetService;
 import io.brook.coordinator.group.offsets.OffsetStore;
 import io.brook.coordinator.group.offsets.TransactionalOffsetCommits;
+import io.brook.coordinator.log.CoordinatorLog;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.CoordinatorShard;
 import io.brook.coordinator.runtime.MalformedRecordException;
 import io.brook.coordinator.runtime.ShardContext;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,7 +93,7 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
 
   @Override
   public void replay(CoordinatorRecord record, long offset) {
-    replay(record, offset, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+    replay(record, offset, CoordinatorLog.NO_PRODUCER_ID, CoordinatorLog.NO_PRODUCER_EPOCH);
   }
 
   /**
@@ -128,8 +128,7 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
   }
 
   @Override
-  public void replayEndTransactionMarker(
-      long producerId, short producerEpoch, TransactionResult result) {
+  public void replayEndTransactionMarker(long producerId, short producerEpoch, TxnResult result) {
     offsets.replayEndTransactionMarker(producerId, result);
   }
 

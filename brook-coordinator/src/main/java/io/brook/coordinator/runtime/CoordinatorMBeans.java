@@ -1,6 +1,5 @@
 package io.brook.coordinator.runtime;
 
-import io.brook.protocol.metrics.MBeanRegistrations;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,9 +10,14 @@ import javax.management.Attribute;
 import javax.management.AttributeList;
 import javax.management.AttributeNotFoundException;
 import javax.management.DynamicMBean;
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.JMException;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanInfo;
 import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Publishes a coordinator runtime's health as JMX MBeans in Kafka's style for its coordinator
@@ -27,10 +31,15 @@ import javax.management.MBeanServer;
  * the first to register a name keeps it and the others log that they did not.
  */
 public final class CoordinatorMBeans implements AutoCloseable {
-  private final MBeanRegistrations registrations;
+  private static final Logger LOG = LoggerFactory.getLogger(CoordinatorMBeans.class);
+
+  private final MBeanServer server;
+
+  /** The names this instance registered, and so unregisters. */
+  private final List<ObjectName> registered = new ArrayList<>();
 
   private CoordinatorMBeans(MBeanServer server) {
-    this.registrations = new MBeanRegistrations(server);
+    this.server = server;
   }
 
   /**
@@ -60,12 +69,27 @@ public final class CoordinatorMBeans implements AutoCloseable {
   }
 
   private void add(String name, Map<String, Supplier<Long>> attributes) {
-    registrations.add(name, new Attributes(attributes));
+    try {
+      ObjectName objectName = new ObjectName(name);
+      server.registerMBean(new Attributes(attributes), objectName);
+      registered.add(objectName);
+    } catch (InstanceAlreadyExistsException e) {
+      LOG.info("MBean already registered by another node in this JVM, skipped name={}", name);
+    } catch (JMException e) {
+      LOG.warn("Registering an MBean failed name={} error={}", name, e.toString());
+    }
   }
 
   @Override
   public void close() {
-    registrations.close();
+    for (ObjectName name : registered) {
+      try {
+        server.unregisterMBean(name);
+      } catch (JMException e) {
+        LOG.debug("Unregistering an MBean failed name={}", name, e);
+      }
+    }
+    registered.clear();
   }
 
   /** Read-only numeric attributes computed when read. */

@@ -1,5 +1,6 @@
 package io.brook.coordinator.runtime;
 
+import io.brook.coordinator.log.CoordinatorLog;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 
@@ -15,7 +16,8 @@ import java.util.Objects;
  * @param key the rest of the key, positioned at its start
  * @param value the value, or null for a tombstone
  */
-public record CoordinatorRecord(short type, ByteBuffer key, ByteBuffer value) {
+public record CoordinatorRecord(short type, ByteBuffer key, ByteBuffer value)
+    implements CoordinatorLog.Entry {
   public CoordinatorRecord {
     Objects.requireNonNull(key, "key");
   }
@@ -29,10 +31,16 @@ public record CoordinatorRecord(short type, ByteBuffer key, ByteBuffer value) {
   }
 
   /** The Kafka record key: the type, then the key. */
-  ByteBuffer recordKey() {
+  @Override
+  public ByteBuffer recordKey() {
     ByteBuffer out = ByteBuffer.allocate(2 + key.remaining());
     out.putShort(type).put(key.duplicate()).flip();
     return out;
+  }
+
+  @Override
+  public ByteBuffer recordValue() {
+    return value == null ? null : value.duplicate();
   }
 
   /**

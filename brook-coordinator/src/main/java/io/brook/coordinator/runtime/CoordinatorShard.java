@@ -1,6 +1,6 @@
 package io.brook.coordinator.runtime;
 
-import org.apache.kafka.common.requests.TransactionResult;
+import io.brook.coordinator.TxnResult;
 
 /**
  * The in-memory state a coordinator keeps for one partition of its topic. Every method runs on the
@@ -28,7 +28,7 @@ public interface CoordinatorShard {
    * writes.
    *
    * @param producerId the producer of the record's batch if the batch is transactional, else {@link
-   *     org.apache.kafka.common.record.internal.RecordBatch#NO_PRODUCER_ID}
+   *     io.brook.coordinator.log.CoordinatorLog#NO_PRODUCER_ID}
    */
   default void replay(CoordinatorRecord record, long offset, long producerId, short producerEpoch) {
     replay(record, offset);
@@ -38,8 +38,7 @@ public interface CoordinatorShard {
    * Applies a transaction marker (a COMMIT or ABORT control record) of {@code producerId}, in log
    * order with the records. A marker without pending records is a no-op.
    */
-  default void replayEndTransactionMarker(
-      long producerId, short producerEpoch, TransactionResult result) {}
+  default void replayEndTransactionMarker(long producerId, short producerEpoch, TxnResult result) {}
 
   /** Every record in the log has been replayed; the shard now serves requests. */
   default void onLoaded() {}
@@ -53,6 +52,6 @@ public interface CoordinatorShard {
   /** This broker applied a new metadata image; called on the shard's thread, in order. */
   default void onMetadata(io.brook.metadata.image.MetadataImage image) {}
 
-  /** A client connection closed; see {@link io.brook.protocol.ConnectionListener}. */
+  /** A client connection closed (the broker tells the group coordinator by connection id). */
   default void onConnectionClosed(String connectionId) {}
 }

@@ -1,10 +1,10 @@
 package io.brook.coordinator.runtime;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.metadata.image.MetadataImage;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import org.apache.kafka.common.requests.TransactionResult;
 
 /** What a shard may use, all of it bound to the shard's partition and thread. */
 public interface ShardContext {
@@ -57,7 +57,7 @@ public interface ShardContext {
    * @return as {@link #write}
    */
   default CompletableFuture<Void> writeMarker(
-      long producerId, short producerEpoch, int coordinatorEpoch, TransactionResult result) {
+      long producerId, short producerEpoch, int coordinatorEpoch, TxnResult result) {
     return CompletableFuture.failedFuture(
         new UnsupportedOperationException("this shard context does not write transactions"));
   }

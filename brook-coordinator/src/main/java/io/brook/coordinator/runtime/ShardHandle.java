@@ -1,5 +1,6 @@
 package io.brook.coordinator.runtime;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.log.CoordinatorLog;
 import io.brook.metadata.image.MetadataImage;
 import java.util.HashMap;
@@ -20,8 +21,6 @@ import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.errors.UnknownServerException;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -298,8 +297,7 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
       return CompletableFuture.completedFuture(null);
     }
     return append(
-        () -> CoordinatorBatches.toBatch(records, time.milliseconds()),
-        false,
+        () -> partitionLog.append(records, time.milliseconds()),
         firstOffset -> {
           long offset = firstOffset;
           for (CoordinatorRecord record : records) {
@@ -316,17 +314,8 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
     }
     return append(
         () ->
-            CoordinatorBatches.toTransactionalBatch(
-                records,
-                time.milliseconds(),
-                producerId,
-                producerEpoch,
-                // Kafka does not check sequences of coordinator appends; Brook's producer state
-                // checks them as for a client (and takes a repeated sequence for a retry), so each
-                // transactional write continues the producer's sequence: the shard is the
-                // partition's only writer, so nothing interleaves.
-                partitionLog.nextSequence(producerId, producerEpoch)),
-        true,
+            partitionLog.appendTransactional(
+                records, time.milliseconds(), producerId, producerEpoch),
         firstOffset -> {
           long offset = firstOffset;
           for (CoordinatorRecord record : records) {
@@ -337,23 +326,20 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
 
   @Override
   public CompletableFuture<Void> writeMarker(
-      long producerId, short producerEpoch, int coordinatorEpoch, TransactionResult result) {
+      long producerId, short producerEpoch, int coordinatorEpoch, TxnResult result) {
     return append(
         () ->
-            CoordinatorBatches.toMarker(
+            partitionLog.appendMarker(
                 time.milliseconds(), producerId, producerEpoch, coordinatorEpoch, result),
-        true,
         firstOffset -> shard.replayEndTransactionMarker(producerId, producerEpoch, result));
   }
 
   /**
-   * Appends one batch as leader, replays it from its first offset and waits for it to commit.
-   *
-   * @param asCoordinator whether to append with the coordinator's rights (transactional batches and
-   *     control batches) rather than as an ordinary acks=all write
+   * Appends one batch as leader (through {@code appendBatch}), replays it from its first offset and
+   * waits for it to commit.
    */
   private CompletableFuture<Void> append(
-      Supplier<MemoryRecords> batch, boolean asCoordinator, LongConsumer replay) {
+      Supplier<CoordinatorLog.Appended> appendBatch, LongConsumer replay) {
     CoordinatorLog.Appended info;
     try {
       if (state == State.CLOSED) {
@@ -363,7 +349,7 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
         // A continuation of the failed shard: its state is gone, the reload reads the log.
         throw new CoordinatorNotAvailableException(topicPartition + " failed and is reloading");
       }
-      info = partitionLog.append(batch.get(), asCoordinator);
+      info = appendBatch.get();
     } catch (ApiException e) {
       return CompletableFuture.failedFuture(
           coordinatorError(Errors.forException(e), e.getMessage()));

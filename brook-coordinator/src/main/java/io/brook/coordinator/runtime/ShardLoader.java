@@ -1,19 +1,12 @@
 package io.brook.coordinator.runtime;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.log.CoordinatorLog;
+import io.brook.coordinator.log.CoordinatorLogReader;
 import io.brook.storage.StorageException;
-import io.brook.storage.record.BatchRecordReader;
-import io.brook.storage.record.ControlBatches;
 import io.brook.storage.record.RecordLimits;
-import java.nio.ByteBuffer;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.ControlRecordType;
-import org.apache.kafka.common.record.internal.EndTransactionMarker;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MutableRecordBatch;
-import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,10 +21,11 @@ import org.slf4j.LoggerFactory;
  * new leader's log becomes committed as its followers catch up, since leaders never truncate their
  * own logs; were it to lose leadership first, the shard is unloaded anyway.
  *
- * <p>Batches are read with the log's own bounded reader ({@link BatchRecordReader}) within the
- * partition's {@link CoordinatorLog#recordLimits()}, the bounds its appends were validated against:
- * a compressed batch is never inflated whole, no length field decides an allocation, and a batch
- * stops being read once it inflates past the limit.
+ * <p>Batches are read through the log's {@link CoordinatorLogReader} (over storage's bounded record
+ * reader in the broker), one read buffer at a time, within the partition's {@link
+ * CoordinatorLog#recordLimits()}, the bounds its appends were validated against: a compressed batch
+ * is never inflated whole, no length field decides an allocation, and a batch stops being read once
+ * it inflates past the limit.
  *
  * <p>Whatever the partition holds, loading goes on: a record that does not parse or that its shard
  * cannot apply is skipped alone; at a record the reader refuses (over the size limit, malformed) or
@@ -51,18 +45,14 @@ final class ShardLoader {
    */
   record Result(long replayed, long skipped) {}
 
-  private final CoordinatorLog partitionLog;
   private final TopicPartition topicPartition;
   private final CoordinatorShard shard;
-  private final RecordLimits limits;
   private long replayed;
   private long skipped;
 
-  private ShardLoader(CoordinatorLog partitionLog, CoordinatorShard shard, RecordLimits limits) {
-    this.partitionLog = partitionLog;
-    this.topicPartition = partitionLog.topicPartition();
+  private ShardLoader(TopicPartition topicPartition, CoordinatorShard shard) {
+    this.topicPartition = topicPartition;
     this.shard = shard;
-    this.limits = limits;
   }
 
   /**
@@ -79,38 +69,22 @@ final class ShardLoader {
   /** Loads within {@code limits}; for tests that need caps below what an append accepts. */
   static Result load(
       CoordinatorLog partitionLog, CoordinatorShard shard, int bufferBytes, RecordLimits limits) {
-    ShardLoader loader = new ShardLoader(partitionLog, shard, limits);
-    try (BatchRecordReader reader = new BatchRecordReader()) {
-      loader.run(bufferBytes, reader);
+    ShardLoader loader = new ShardLoader(partitionLog.topicPartition(), shard);
+    try (CoordinatorLogReader reader =
+        partitionLog.read(
+            partitionLog.logStartOffset(), partitionLog.logEndOffset(), bufferBytes, limits)) {
+      loader.run(reader);
     }
     return new Result(loader.replayed, loader.skipped);
   }
 
-  private void run(int bufferBytes, BatchRecordReader reader) {
-    long offset = partitionLog.logStartOffset();
-    long end = partitionLog.logEndOffset();
-    while (offset < end) {
-      MemoryRecords records = partitionLog.read(offset, bufferBytes, end);
-      ByteBuffer buffer = records.buffer();
-      // Batches lie back to back in the buffer: the reader reads each in place, with no copy.
-      int position = buffer.position();
-      long next = offset;
-      for (MutableRecordBatch batch : records.batches()) {
-        if (batch.lastOffset() >= end) {
-          break;
-        }
-        if (batch.isControlBatch()) {
-          replayMarker(batch);
-        } else {
-          replayBatch(batch, buffer, position, reader);
-        }
-        position += batch.sizeInBytes();
-        next = batch.nextOffset();
+  private void run(CoordinatorLogReader reader) {
+    while (reader.nextBatch()) {
+      if (reader.isControl()) {
+        replayMarker(reader);
+      } else {
+        replayBatch(reader);
       }
-      if (next == offset) {
-        break;
-      }
-      offset = next;
     }
   }
 
@@ -118,13 +92,12 @@ final class ShardLoader {
    * Applies the records of a data batch. Only a transactional batch's records wait for a marker;
    * any other batch applies now.
    */
-  private void replayBatch(
-      RecordBatch batch, ByteBuffer buffer, int position, BatchRecordReader reader) {
-    long producerId = batch.isTransactional() ? batch.producerId() : RecordBatch.NO_PRODUCER_ID;
-    short producerEpoch = batch.producerEpoch();
+  private void replayBatch(CoordinatorLogReader reader) {
+    long producerId =
+        reader.isTransactional() ? reader.producerId() : CoordinatorLog.NO_PRODUCER_ID;
+    short producerEpoch = reader.producerEpoch();
     try {
-      reader.open(buffer, position, limits, BatchRecordReader.Capture.KEY_AND_VALUE);
-      while (reader.next()) {
+      while (reader.nextRecord()) {
         replay(reader, producerId, producerEpoch);
       }
     } catch (StorageException e) {
@@ -133,12 +106,10 @@ final class ShardLoader {
           "Skipping the rest of a coordinator batch topicPartition={} batchOffsets={}-{}"
               + " recordsReadBefore={} error={}",
           topicPartition,
-          batch.baseOffset(),
-          batch.lastOffset(),
+          reader.baseOffset(),
+          reader.lastOffset(),
           reader.recordsRead(),
           e.getMessage());
-    } finally {
-      reader.endBatch();
     }
   }
 
@@ -146,25 +117,21 @@ final class ShardLoader {
    * Replays a COMMIT or ABORT marker in log order, so the shard completes the producer's pending
    * records exactly as it did when the marker was written. Other control records are skipped.
    */
-  private void replayMarker(RecordBatch batch) {
-    Optional<EndTransactionMarker> marker;
+  private void replayMarker(CoordinatorLogReader reader) {
+    Optional<TxnResult> marker;
     try {
-      marker = ControlBatches.marker(batch);
+      marker = reader.marker();
     } catch (StorageException e) {
-      skip("an unreadable control batch", batch.baseOffset(), e);
+      skip("an unreadable control batch", reader.baseOffset(), e);
       return;
     }
     if (marker.isEmpty()) {
       return;
     }
-    TransactionResult result =
-        marker.get().controlType() == ControlRecordType.COMMIT
-            ? TransactionResult.COMMIT
-            : TransactionResult.ABORT;
     try {
-      shard.replayEndTransactionMarker(batch.producerId(), batch.producerEpoch(), result);
+      shard.replayEndTransactionMarker(reader.producerId(), reader.producerEpoch(), marker.get());
     } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
-      skip("a transaction marker its shard could not apply", batch.baseOffset(), e);
+      skip("a transaction marker its shard could not apply", reader.baseOffset(), e);
     }
   }
 
@@ -173,12 +140,12 @@ final class ShardLoader {
    * apply is skipped, whatever the shard threw: a stack or heap exhausted by one record's bytes is
    * that record's fault, not the shard's.
    */
-  private void replay(BatchRecordReader reader, long producerId, short producerEpoch) {
+  private void replay(CoordinatorLogReader reader, long producerId, short producerEpoch) {
     long offset = reader.offset();
     try {
       CoordinatorRecord coordinatorRecord =
           CoordinatorRecord.fromKafkaRecord(reader.key(), reader.value());
-      if (producerId == RecordBatch.NO_PRODUCER_ID) {
+      if (producerId == CoordinatorLog.NO_PRODUCER_ID) {
         shard.replay(coordinatorRecord, offset);
       } else {
         shard.replay(coordinatorRecord, offset, producerId, producerEpoch);

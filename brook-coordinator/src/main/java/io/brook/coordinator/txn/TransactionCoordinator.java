@@ -4,8 +4,8 @@ import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.log.CoordinatorLogs;
 import io.brook.coordinator.runtime.CoordinatorMBeans;
 import io.brook.coordinator.runtime.CoordinatorRuntime;
+import io.brook.coordinator.service.TxnMarkerChannel;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.protocol.client.InterNodeClient;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -23,7 +23,7 @@ import org.apache.kafka.common.utils.Time;
 
 /**
  * The transaction coordinator of this broker (KIP-98): the shards of the {@code
- * __transaction_state} partitions it leads, and the marker sender they share. The coordinator of a
+ * __transaction_state} partitions it leads, and the marker channel they share. The coordinator of a
  * transactional id is the leader of partition {@code abs(hash(id)) % 50}.
  */
 public final class TransactionCoordinator implements AutoCloseable {
@@ -36,37 +36,27 @@ public final class TransactionCoordinator implements AutoCloseable {
   private final TxnConfig config;
   private final CoordinatorRuntime<TransactionCoordinatorShard> runtime;
   private final LongSupplier producerIds;
-  private final AutoCloseable markerSender;
+  private final TxnMarkerChannel markers;
   private final ThreadPoolExecutor allocator;
   private final CoordinatorMBeans mbeans;
 
   /**
-   * A coordinator sending markers to partition leaders over the inter-broker listener.
+   * A coordinator handing the markers of ended transactions to {@code markers}.
    *
    * @param logs the {@code __transaction_state} partitions this broker leads
-   * @param image the broker's current metadata, for where to send markers
+   * @param image the broker's current metadata
    * @param producerIds hands out fresh producer ids (may block on the controller for a new block)
-   * @param markerClient the markers' own inter-node client, closed with the coordinator
-   * @param retryBackoffMs {@code retry.backoff.ms} and {@code retry.backoff.max.ms} of markers
+   * @param markers writes the markers to the partitions (the broker's marker sender), closed with
+   *     the coordinator
    */
   public static TransactionCoordinator start(
       TxnConfig config,
       CoordinatorLogs logs,
       Supplier<MetadataImage> image,
       LongSupplier producerIds,
-      InterNodeClient markerClient,
-      long retryBackoffMs,
-      long retryBackoffMaxMs,
+      TxnMarkerChannel markers,
       Time time) {
-    TxnMarkerSender sender =
-        new TxnMarkerSender(
-            image,
-            config.interBrokerListener(),
-            markerClient,
-            retryBackoffMs,
-            retryBackoffMaxMs,
-            time);
-    return new TransactionCoordinator(config, logs, image, producerIds, sender, sender, time);
+    return new TransactionCoordinator(config, logs, image, producerIds, markers, time);
   }
 
   TransactionCoordinator(
@@ -75,11 +65,10 @@ public final class TransactionCoordinator implements AutoCloseable {
       Supplier<MetadataImage> image,
       LongSupplier producerIds,
       TxnMarkerChannel markers,
-      AutoCloseable markerSender,
       Time time) {
     this.config = config;
     this.producerIds = producerIds;
-    this.markerSender = markerSender;
+    this.markers = markers;
     this.allocator =
         new ThreadPoolExecutor(
             1,
@@ -219,6 +208,6 @@ public final class TransactionCoordinator implements AutoCloseable {
     runtime.close();
     allocator.shutdownNow();
     allocator.awaitTermination(5, TimeUnit.SECONDS);
-    markerSender.close();
+    markers.close();
   }
 }

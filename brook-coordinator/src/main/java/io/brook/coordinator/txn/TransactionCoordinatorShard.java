@@ -4,6 +4,7 @@ import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.CoordinatorShard;
 import io.brook.coordinator.runtime.MalformedRecordException;
 import io.brook.coordinator.runtime.ShardContext;
+import io.brook.coordinator.service.TxnMarkerChannel;
 import io.brook.metadata.image.PartitionImage;
 import java.util.ArrayList;
 import java.util.List;

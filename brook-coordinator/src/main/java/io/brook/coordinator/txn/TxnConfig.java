@@ -15,7 +15,6 @@ package io.brook.coordinator.txn;
  * @param removeExpiredIntervalMs {@code transaction.remove.expired.transaction.cleanup.interval.ms}
  * @param writeTimeoutMs how long a state write may wait to be replicated before it fails
  * @param threads the shard threads
- * @param interBrokerListener the listener markers are sent to
  */
 public record TxnConfig(
     int numPartitions,
@@ -28,12 +27,11 @@ public record TxnConfig(
     long abortTimedOutIntervalMs,
     long removeExpiredIntervalMs,
     long writeTimeoutMs,
-    int threads,
-    String interBrokerListener) {
+    int threads) {
   public static final String TOPIC = "__transaction_state";
 
   /** Kafka's defaults, for tests. */
-  public static TxnConfig defaults(String interBrokerListener) {
+  public static TxnConfig defaults() {
     return new TxnConfig(
         50,
         (short) 3,
@@ -45,7 +43,6 @@ public record TxnConfig(
         10_000,
         60 * 60 * 1000,
         5_000,
-        1,
-        interBrokerListener);
+        1);
   }
 }

@@ -1,6 +1,9 @@
 package io.brook.coordinator.txn;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.runtime.ShardContext;
+import io.brook.coordinator.service.TxnMarker;
+import io.brook.coordinator.service.TxnMarkerChannel;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -11,8 +14,6 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.TransactionResult;
-import org.apache.kafka.common.requests.WriteTxnMarkersRequest.TxnMarkerEntry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -112,18 +113,15 @@ final class TxnEnder {
 
   private void sendMarkers(TxnMetadata prepared) {
     String id = prepared.transactionalId();
-    TransactionResult result =
-        prepared.state() == TransactionState.PREPARE_COMMIT
-            ? TransactionResult.COMMIT
-            : TransactionResult.ABORT;
-    TxnMarkerEntry marker =
-        new TxnMarkerEntry(
+    TxnResult result =
+        prepared.state() == TransactionState.PREPARE_COMMIT ? TxnResult.COMMIT : TxnResult.ABORT;
+    TxnMarker marker =
+        new TxnMarker(
             prepared.producerId(),
             prepared.producerEpoch(),
             coordinatorEpoch,
             result,
-            new ArrayList<>(prepared.partitions()),
-            (short) 0);
+            new ArrayList<>(prepared.partitions()));
     CompletableFuture<Void> sent = markers.send(marker);
     CompletableFuture<Void> previous = sending.put(id, sent);
     if (previous != null) {

@@ -3,6 +3,7 @@ package io.brook.coordinator.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.group.GroupConfig;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.offsets.CommittedOffset;
@@ -25,7 +26,6 @@ import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -194,9 +194,9 @@ class TxnOffsetCommitHandlerTest {
 
   private static final long UNSTABLE = -Errors.UNSTABLE_OFFSET_COMMIT.code();
 
-  private void marker(long producerId, short epoch, TransactionResult result) throws Exception {
+  private void marker(long producerId, short epoch, TxnResult result) throws Exception {
     coordinator
-        .writeMarker(OFFSETS_0, producerId, epoch, 0, result == TransactionResult.COMMIT)
+        .writeMarker(OFFSETS_0, producerId, epoch, 0, result == TxnResult.COMMIT)
         .get(10, TimeUnit.SECONDS);
   }
 
@@ -208,7 +208,7 @@ class TxnOffsetCommitHandlerTest {
     // Then they are invisible, and unstable to a require_stable fetch, until the COMMIT marker
     assertThat(fetch(false)).containsExactlyInAnyOrderEntriesOf(Map.of(0, -1L, 1, -1L));
     assertThat(fetch(true)).containsExactlyInAnyOrderEntriesOf(Map.of(0, UNSTABLE, 1, UNSTABLE));
-    marker(7, (short) 0, TransactionResult.COMMIT);
+    marker(7, (short) 0, TxnResult.COMMIT);
     assertThat(fetch(false)).containsExactlyInAnyOrderEntriesOf(Map.of(0, 10L, 1, 20L));
     assertThat(fetch(true)).containsExactlyInAnyOrderEntriesOf(Map.of(0, 10L, 1, 20L));
   }
@@ -222,7 +222,7 @@ class TxnOffsetCommitHandlerTest {
     txnCommit(8, (short) 0, 50);
     assertThat(fetch(true)).containsEntry(0, UNSTABLE);
     assertThat(fetch(false)).containsEntry(0, 5L);
-    marker(8, (short) 0, TransactionResult.ABORT);
+    marker(8, (short) 0, TxnResult.ABORT);
 
     // Then the committed offset stands and is stable again
     assertThat(fetch(true)).containsEntry(0, 5L);
@@ -232,7 +232,7 @@ class TxnOffsetCommitHandlerTest {
   void aCommitMarkerDoesNotUndoAPlainCommitWrittenAfterTheTransactionalOne() throws Exception {
     txnCommit(9, (short) 0, 30);
     plainCommit(40);
-    marker(9, (short) 0, TransactionResult.COMMIT);
+    marker(9, (short) 0, TxnResult.COMMIT);
     assertThat(fetch(true)).containsEntry(0, 40L);
   }
 
@@ -241,13 +241,13 @@ class TxnOffsetCommitHandlerTest {
     // Given epoch 3 wrote twice in one transaction (the log checks its sequence) and committed
     assertThat(txnCommit(11, (short) 3, 1, 1).values()).containsOnly(Errors.NONE);
     assertThat(txnCommit(11, (short) 3, 2, 2).values()).containsOnly(Errors.NONE);
-    marker(11, (short) 3, TransactionResult.COMMIT);
+    marker(11, (short) 3, TxnResult.COMMIT);
 
     // When a zombie with epoch 2 commits, it is fenced; the next epoch goes on
     assertThat(txnCommit(11, (short) 2, 99, 99).values()).containsOnly(Errors.PRODUCER_FENCED);
     assertThat(txnCommit(11, (short) 4, 3, 3).values()).containsOnly(Errors.NONE);
     assertThat(txnCommit(11, (short) 4, 4, 4).values()).containsOnly(Errors.NONE);
-    marker(11, (short) 4, TransactionResult.COMMIT);
+    marker(11, (short) 4, TxnResult.COMMIT);
     assertThat(fetch(true)).containsExactlyInAnyOrderEntriesOf(Map.of(0, 4L, 1, 4L));
   }
 
@@ -264,10 +264,10 @@ class TxnOffsetCommitHandlerTest {
   void loadingTheLogRebuildsPendingCommittedAndAbortedTransactionsExactly() throws Exception {
     // Given a committed, an aborted and a still open transaction, and a plain commit between
     txnCommit(21, (short) 0, 100, 200);
-    marker(21, (short) 0, TransactionResult.COMMIT);
+    marker(21, (short) 0, TxnResult.COMMIT);
     txnCommit(22, (short) 0, 999, 999);
     plainCommit(150);
-    marker(22, (short) 0, TransactionResult.ABORT);
+    marker(22, (short) 0, TxnResult.ABORT);
     txnCommit(23, (short) 1, 300);
     State before = state();
     assertThat(before.pending()).containsOnlyKeys(23L);
@@ -279,7 +279,7 @@ class TxnOffsetCommitHandlerTest {
     // Then its state is the same, and the open transaction still completes
     assertThat(state()).isEqualTo(before);
     assertThat(fetch(true)).containsExactlyInAnyOrderEntriesOf(Map.of(0, UNSTABLE, 1, 200L));
-    marker(23, (short) 1, TransactionResult.COMMIT);
+    marker(23, (short) 1, TxnResult.COMMIT);
     assertThat(fetch(true)).containsExactlyInAnyOrderEntriesOf(Map.of(0, 300L, 1, 200L));
   }
 

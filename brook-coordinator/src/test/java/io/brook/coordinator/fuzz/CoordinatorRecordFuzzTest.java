@@ -34,7 +34,7 @@ class CoordinatorRecordFuzzTest {
     FakeShardContext context = new FakeShardContext(0, 1_000L);
     TransactionCoordinatorShard shard =
         new TransactionCoordinatorShard(
-            context, TxnConfig.defaults("PLAINTEXT"), marker -> new CompletableFuture<>());
+            context, TxnConfig.defaults(), marker -> new CompletableFuture<>());
     context.attach(shard);
     replayAll(shard, input);
     shard.onLoaded();

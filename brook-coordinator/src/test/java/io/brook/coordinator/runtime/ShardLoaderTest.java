@@ -2,6 +2,7 @@ package io.brook.coordinator.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.testing.PartitionLogView;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogOpenOptions;
@@ -19,7 +20,6 @@ import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,8 +80,7 @@ class ShardLoaderTest {
     }
 
     @Override
-    public void replayEndTransactionMarker(
-        long producerId, short producerEpoch, TransactionResult result) {
+    public void replayEndTransactionMarker(long producerId, short producerEpoch, TxnResult result) {
       calls.add(result + ":" + producerId + "/" + producerEpoch);
     }
   }

@@ -1,5 +1,6 @@
 package io.brook.coordinator.testing;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.CoordinatorShard;
 import io.brook.coordinator.runtime.ShardContext;
@@ -15,7 +16,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.requests.TransactionResult;
 
 /**
  * A single-threaded {@link ShardContext} for unit tests: a manual clock, timers that fire when the
@@ -40,7 +40,7 @@ public final class FakeShardContext implements ShardContext, ShardTimer {
 
   /** A record (of a producer's transaction, or not) or a transaction marker. */
   private record LogEntry(
-      CoordinatorRecord record, long producerId, short producerEpoch, TransactionResult marker) {}
+      CoordinatorRecord record, long producerId, short producerEpoch, TxnResult marker) {}
 
   public FakeShardContext(int partition, long startMs) {
     this.partition = partition;
@@ -189,7 +189,7 @@ public final class FakeShardContext implements ShardContext, ShardTimer {
 
   @Override
   public CompletableFuture<Void> writeMarker(
-      long producerId, short producerEpoch, int coordinatorEpoch, TransactionResult result) {
+      long producerId, short producerEpoch, int coordinatorEpoch, TxnResult result) {
     if (failWrites == null && fenced(producerId, producerEpoch)) {
       return CompletableFuture.failedFuture(
           new InvalidProducerEpochException("producer " + producerId + " was fenced"));

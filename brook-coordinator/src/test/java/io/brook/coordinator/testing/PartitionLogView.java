@@ -1,11 +1,14 @@
 package io.brook.coordinator.testing;
 
+import io.brook.broker.coordinator.CoordinatorBatchReader;
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.log.CoordinatorLog;
+import io.brook.coordinator.log.CoordinatorLogReader;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.record.RecordLimits;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
  * The read side of a {@link CoordinatorLog} over a bare {@link PartitionLog}, for loading tests
@@ -49,17 +52,34 @@ public final class PartitionLogView implements CoordinatorLog {
   }
 
   @Override
-  public MemoryRecords read(long offset, int maxBytes, long maxOffset) {
-    return log.read(offset, maxBytes, maxOffset, true).slice().copyToMemory();
+  public CoordinatorLogReader read(
+      long offset, long endOffset, int bufferBytes, RecordLimits limits) {
+    return new CoordinatorBatchReader(
+        CoordinatorBatchReader.LogRead.copiedFrom(() -> log),
+        offset,
+        endOffset,
+        bufferBytes,
+        limits);
   }
 
   @Override
-  public int nextSequence(long producerId, short producerEpoch) {
+  public Appended append(List<? extends Entry> records, long timestampMs) {
     throw new UnsupportedOperationException("a read-only view");
   }
 
   @Override
-  public Appended append(MemoryRecords records, boolean asCoordinator) {
+  public Appended appendTransactional(
+      List<? extends Entry> records, long timestampMs, long producerId, short producerEpoch) {
+    throw new UnsupportedOperationException("a read-only view");
+  }
+
+  @Override
+  public Appended appendMarker(
+      long timestampMs,
+      long producerId,
+      short producerEpoch,
+      int coordinatorEpoch,
+      TxnResult result) {
     throw new UnsupportedOperationException("a read-only view");
   }
 

@@ -2,9 +2,12 @@ package io.brook.coordinator.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.ShardContext;
 import io.brook.coordinator.runtime.ShardTimer;
+import io.brook.coordinator.service.TxnMarker;
+import io.brook.coordinator.service.TxnMarkerChannel;
 import io.brook.coordinator.testing.FakeShardContext;
 import io.brook.metadata.image.MetadataImage;
 import java.util.ArrayList;
@@ -16,8 +19,6 @@ import java.util.concurrent.Executor;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.TransactionResult;
-import org.apache.kafka.common.requests.WriteTxnMarkersRequest.TxnMarkerEntry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -25,16 +26,15 @@ class TransactionCoordinatorShardTest {
   private static final String ID = "txn";
   private static final TopicPartition TP = new TopicPartition("orders", 0);
   private static final TxnConfig CONFIG =
-      new TxnConfig(
-          50, (short) 1, 1 << 20, 1, 1 << 20, 60_000, 3_600_000, 1_000, 10_000, 5_000, 1, "PLAIN");
+      new TxnConfig(50, (short) 1, 1 << 20, 1, 1 << 20, 60_000, 3_600_000, 1_000, 10_000, 5_000, 1);
 
   /** Markers handed to the channel, completed by the test. */
   private static final class FakeMarkers implements TxnMarkerChannel {
-    final List<TxnMarkerEntry> sent = new ArrayList<>();
+    final List<TxnMarker> sent = new ArrayList<>();
     final List<CompletableFuture<Void>> futures = new ArrayList<>();
 
     @Override
-    public CompletableFuture<Void> send(TxnMarkerEntry marker) {
+    public CompletableFuture<Void> send(TxnMarker marker) {
       sent.add(marker);
       CompletableFuture<Void> f = new CompletableFuture<>();
       futures.add(f);
@@ -86,8 +86,8 @@ class TransactionCoordinatorShardTest {
     assertThat(shard.endTxn(ID, 100L, (short) 0, true).join()).isEqualTo(Errors.NONE);
     assertThat(state().state()).isEqualTo(TransactionState.PREPARE_COMMIT);
     assertThat(markers.sent).hasSize(1);
-    TxnMarkerEntry marker = markers.sent.get(0);
-    assertThat(marker.transactionResult()).isEqualTo(TransactionResult.COMMIT);
+    TxnMarker marker = markers.sent.get(0);
+    assertThat(marker.result()).isEqualTo(TxnResult.COMMIT);
     assertThat(marker.partitions()).containsExactly(TP);
     // While markers are pending the producer must wait.
     assertThat(shard.addPartitions(ID, 100L, (short) 0, Set.of(TP)).join())
@@ -110,7 +110,7 @@ class TransactionCoordinatorShardTest {
     assertThat(state().state()).isEqualTo(TransactionState.PREPARE_ABORT);
     assertThat(state().producerEpoch()).isEqualTo((short) 1);
     assertThat(markers.sent.get(0).producerEpoch()).isEqualTo((short) 1);
-    assertThat(markers.sent.get(0).transactionResult()).isEqualTo(TransactionResult.ABORT);
+    assertThat(markers.sent.get(0).result()).isEqualTo(TxnResult.ABORT);
     // The old instance is fenced.
     assertThat(shard.endTxn(ID, 100L, (short) 0, true).join()).isEqualTo(Errors.PRODUCER_FENCED);
     assertThat(init(-1, (short) -1, 999L).error()).isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
@@ -272,7 +272,7 @@ class TransactionCoordinatorShardTest {
     context.attach(next);
     context.replayInto(next);
     assertThat(resumed.sent).hasSize(1);
-    assertThat(resumed.sent.get(0).transactionResult()).isEqualTo(TransactionResult.ABORT);
+    assertThat(resumed.sent.get(0).result()).isEqualTo(TxnResult.ABORT);
     resumed.ackAll();
     assertThat(next.describe(ID).orElseThrow().state()).isEqualTo(TransactionState.COMPLETE_ABORT);
   }

@@ -47,7 +47,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
@@ -55,8 +54,9 @@ import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.IllegalGenerationException;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.UnknownMemberIdException;
+import org.apache.kafka.common.message.ConsumerProtocolSubscription;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.protocol.types.SchemaException;
 
 /**
  * A classic (JoinGroup/SyncGroup) group: its state, generation and members.
@@ -639,13 +639,29 @@ public final class ClassicGroup implements Group {
         if (metadata.isEmpty()) {
           return Optional.empty();
         }
-        topics.addAll(
-            ConsumerProtocol.deserializeSubscription(ByteBuffer.wrap(metadata.get())).topics());
+        topics.addAll(subscription(ByteBuffer.wrap(metadata.get())).topics());
       }
-    } catch (SchemaException | IllegalArgumentException e) {
-      return Optional.empty();
+    } catch (RuntimeException e) {
+      return Optional.empty(); // metadata that does not parse, whatever the parser threw
     }
     return Optional.of(topics);
+  }
+
+  /**
+   * A consumer's subscription in the consumer protocol's layout: a 2-byte version, then the
+   * subscription in that version. A version newer than kafka-clients knows is read as the newest it
+   * knows, since versions only add fields at the end, as the consumer's own parser does.
+   *
+   * @throws RuntimeException if the bytes are not a subscription
+   */
+  static ConsumerProtocolSubscription subscription(ByteBuffer buffer) {
+    short version = buffer.getShort();
+    if (version < ConsumerProtocolSubscription.LOWEST_SUPPORTED_VERSION) {
+      throw new IllegalArgumentException("unsupported subscription version " + version);
+    }
+    return new ConsumerProtocolSubscription(
+        new ByteBufferAccessor(buffer),
+        (short) Math.min(version, ConsumerProtocolSubscription.HIGHEST_SUPPORTED_VERSION));
   }
 
   @Override

@@ -1,5 +1,7 @@
 package io.brook.coordinator.group.offsets;
 
+import io.brook.coordinator.TxnResult;
+import io.brook.coordinator.log.CoordinatorLog;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -11,8 +13,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiPredicate;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.requests.TransactionResult;
 
 /**
  * The committed offsets of one shard's groups, as replayed from {@code __consumer_offsets}. State
@@ -41,7 +41,7 @@ public final class OffsetStore {
    *
    * @param offset the record's offset in the log
    * @param producerId the producer of a transactional record, or {@link
-   *     RecordBatch#NO_PRODUCER_ID}: a transactional offset stays pending until its marker
+   *     CoordinatorLog#NO_PRODUCER_ID}: a transactional offset stays pending until its marker
    */
   public void replay(CoordinatorRecord record, long offset, long producerId) {
     OffsetRecords.Key key = OffsetRecords.readKey(record);
@@ -50,7 +50,7 @@ public final class OffsetStore {
       removeFrom(previousByGroup, key);
       removeFrom(recordOffsets, key);
       pending.remove(key.groupId(), key.topicPartition());
-    } else if (producerId != RecordBatch.NO_PRODUCER_ID) {
+    } else if (producerId != CoordinatorLog.NO_PRODUCER_ID) {
       pending.add(
           producerId, key.groupId(), key.topicPartition(), OffsetRecords.readValue(record), offset);
     } else {
@@ -62,10 +62,10 @@ public final class OffsetStore {
    * Ends a producer's transaction: on COMMIT its pending offsets become committed, except where a
    * commit written after them already is; on ABORT they are dropped.
    */
-  public void replayEndTransactionMarker(long producerId, TransactionResult result) {
+  public void replayEndTransactionMarker(long producerId, TxnResult result) {
     Map<String, Map<TopicPartition, PendingTransactionalOffsets.Pending>> ended =
         pending.complete(producerId);
-    if (result != TransactionResult.COMMIT) {
+    if (result != TxnResult.COMMIT) {
       return;
     }
     ended.forEach(

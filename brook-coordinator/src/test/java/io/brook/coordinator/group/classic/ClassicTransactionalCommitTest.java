@@ -2,6 +2,7 @@ package io.brook.coordinator.group.classic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.group.GroupCoordinatorShard;
 import io.brook.coordinator.group.offsets.CommittedOffset;
 import io.brook.coordinator.group.offsets.OffsetService.PartitionCommit;
@@ -9,7 +10,6 @@ import io.brook.coordinator.group.offsets.TransactionalOffsetCommits.TxnCommitRe
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.junit.jupiter.api.Test;
 
 /** TxnOffsetCommit against a classic group's membership (KIP-447 member fields, v3+). */
@@ -61,7 +61,7 @@ class ClassicTransactionalCommitTest {
     txnCommit(ctx, joined.memberId(), null, joined.generationId(), 15);
     assertThat(ctx.shard.offsets().committed(ClassicTestContext.GROUP, P0)).isEmpty();
 
-    ctx.context.writeMarker(PRODUCER, (short) 0, 0, TransactionResult.COMMIT).join();
+    ctx.context.writeMarker(PRODUCER, (short) 0, 0, TxnResult.COMMIT).join();
 
     assertThat(ctx.shard.offsets().committed(ClassicTestContext.GROUP, P0))
         .map(CommittedOffset::offset)

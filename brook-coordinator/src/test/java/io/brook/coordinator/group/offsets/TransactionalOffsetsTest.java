@@ -2,6 +2,7 @@ package io.brook.coordinator.group.offsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.group.GroupConfig;
 import io.brook.coordinator.group.GroupCoordinatorShard;
 import io.brook.coordinator.group.offsets.OffsetService.CommitRequest;
@@ -13,7 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.TransactionResult;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -60,7 +60,7 @@ class TransactionalOffsetsTest {
         .join();
   }
 
-  private void marker(long producerId, short epoch, TransactionResult result) {
+  private void marker(long producerId, short epoch, TxnResult result) {
     context.writeMarker(producerId, epoch, 0, result).join();
   }
 
@@ -82,7 +82,7 @@ class TransactionalOffsetsTest {
         .containsExactly("g");
 
     // Then once it aborts, the next check expires it
-    marker(1, (short) 0, TransactionResult.ABORT);
+    marker(1, (short) 0, TxnResult.ABORT);
     context.advance(600_000);
     assertThat(shard.offsets().hasOffsetsOrPending("g")).isFalse();
   }
@@ -96,7 +96,7 @@ class TransactionalOffsetsTest {
     // When it is deleted, then the transaction's COMMIT brings nothing back
     assertThat(shard.listings().delete("g").join()).isEqualTo(Errors.NONE);
     assertThat(shard.offsets().pending().hasPending("g")).isFalse();
-    marker(2, (short) 0, TransactionResult.COMMIT);
+    marker(2, (short) 0, TxnResult.COMMIT);
     assertThat(shard.offsetService().exists("g")).isFalse();
   }
 
@@ -106,7 +106,7 @@ class TransactionalOffsetsTest {
     txnCommit("g", 3, (short) 0, P1, 4);
     assertThat(shard.offsetService().delete("g", List.of(P0)).join().partitions())
         .containsEntry(P0, Errors.NONE);
-    marker(3, (short) 0, TransactionResult.COMMIT);
+    marker(3, (short) 0, TxnResult.COMMIT);
     assertThat(shard.offsets().committed("g")).containsOnlyKeys(P1);
   }
 
@@ -117,7 +117,7 @@ class TransactionalOffsetsTest {
     txnCommit("g", 4, (short) 0, P1, 2);
     assertThat(shard.offsetService().unstablePartitions("g", null)).containsExactly(P1);
     assertThat(shard.offsetService().unstablePartitions("g", List.of(P0))).isEmpty();
-    marker(4, (short) 0, TransactionResult.COMMIT);
+    marker(4, (short) 0, TxnResult.COMMIT);
     assertThat(shard.offsetService().unstablePartitions("g", null)).isEmpty();
     assertThat(committed("g", P1)).isEqualTo(2L);
   }
@@ -132,9 +132,9 @@ class TransactionalOffsetsTest {
   @Test
   void replayingTheWritesRebuildsTheSameOffsets() {
     txnCommit("g", 6, (short) 0, P0, 10);
-    marker(6, (short) 0, TransactionResult.COMMIT);
+    marker(6, (short) 0, TxnResult.COMMIT);
     txnCommit("g", 7, (short) 0, P0, 20);
-    marker(7, (short) 0, TransactionResult.ABORT);
+    marker(7, (short) 0, TxnResult.ABORT);
     txnCommit("g", 8, (short) 0, P1, 30);
 
     FakeShardContext fresh = new FakeShardContext(0, context.nowMs());

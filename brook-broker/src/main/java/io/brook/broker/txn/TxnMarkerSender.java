@@ -1,5 +1,8 @@
-package io.brook.coordinator.txn;
+package io.brook.broker.txn;
 
+import io.brook.coordinator.TxnResult;
+import io.brook.coordinator.service.TxnMarker;
+import io.brook.coordinator.service.TxnMarkerChannel;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.PartitionImage;
 import io.brook.protocol.client.InterNodeClient;
@@ -24,6 +27,7 @@ import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.requests.WriteTxnMarkersRequest;
 import org.apache.kafka.common.requests.WriteTxnMarkersRequest.TxnMarkerEntry;
 import org.apache.kafka.common.requests.WriteTxnMarkersResponse;
@@ -43,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * failed (connection, timeout) or asked for a retry is left alone for {@code retry.backoff.ms},
  * doubling with each consecutive failure up to {@code retry.backoff.max.ms}.
  */
-public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
+public final class TxnMarkerSender implements TxnMarkerChannel {
   private static final Logger log = LoggerFactory.getLogger(TxnMarkerSender.class);
 
   /** Ended transactions waiting for the sender thread; full means the thread is far behind. */
@@ -73,12 +77,12 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
 
   /** One transaction's marker and the partitions still without it. */
   private static final class PendingMarker {
-    final TxnMarkerEntry marker;
+    final TxnMarker marker;
     final CompletableFuture<Void> future = new CompletableFuture<>();
     final Set<TopicPartition> remaining;
     final Set<TopicPartition> inFlight = new HashSet<>();
 
-    PendingMarker(TxnMarkerEntry marker) {
+    PendingMarker(TxnMarker marker) {
       this.marker = marker;
       this.remaining = new HashSet<>(marker.partitions());
     }
@@ -110,7 +114,7 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
   }
 
   @Override
-  public CompletableFuture<Void> send(TxnMarkerEntry marker) {
+  public CompletableFuture<Void> send(TxnMarker marker) {
     PendingMarker pending = new PendingMarker(marker);
     if (marker.partitions().isEmpty()) {
       pending.future.complete(null);
@@ -196,15 +200,17 @@ public final class TxnMarkerSender implements TxnMarkerChannel, AutoCloseable {
     List<TxnMarkerEntry> entries = new ArrayList<>();
     markers.forEach(
         (pending, partitions) -> {
-          TxnMarkerEntry m = pending.marker;
+          TxnMarker m = pending.marker;
           entries.add(
               new TxnMarkerEntry(
                   m.producerId(),
                   m.producerEpoch(),
                   m.coordinatorEpoch(),
-                  m.transactionResult(),
+                  m.result() == TxnResult.COMMIT
+                      ? TransactionResult.COMMIT
+                      : TransactionResult.ABORT,
                   partitions,
-                  m.transactionVersion()));
+                  (short) 0)); // transaction protocol V1: Brook offers no V2 (KIP-890)
           pending.inFlight.addAll(partitions);
         });
     brokersInFlight.add(broker);

@@ -1,30 +1,32 @@
-package io.brook.coordinator.runtime;
+package io.brook.broker.coordinator;
 
-import java.nio.ByteBuffer;
+import io.brook.coordinator.TxnResult;
+import io.brook.coordinator.log.CoordinatorLog;
 import java.util.List;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.requests.TransactionResult;
 
-/** Coordinator records to and from Kafka record batches. */
+/**
+ * The record batches of coordinator writes. Uncompressed: the coordinator topics are created with
+ * {@code compression.type=uncompressed}, and their records are small and read back at every load.
+ */
 final class CoordinatorBatches {
   private CoordinatorBatches() {}
 
-  /** One uncompressed batch holding {@code records} in order, stamped {@code timestampMs}. */
-  static MemoryRecords toBatch(List<CoordinatorRecord> records, long timestampMs) {
+  /** One batch holding {@code records} in order, stamped {@code timestampMs}. */
+  static MemoryRecords toBatch(List<? extends CoordinatorLog.Entry> records, long timestampMs) {
     return MemoryRecords.withRecords(Compression.NONE, simple(records, timestampMs));
   }
 
   /**
-   * One uncompressed transactional batch of {@code producerId}. The log checks sequences of
-   * coordinator appends as it does for clients, so the caller passes the producer's next sequence
-   * in this partition.
+   * One transactional batch of {@code producerId}. The log checks sequences of coordinator appends
+   * as it does for clients, so the caller passes the producer's next sequence in this partition.
    */
   static MemoryRecords toTransactionalBatch(
-      List<CoordinatorRecord> records,
+      List<? extends CoordinatorLog.Entry> records,
       long timestampMs,
       long producerId,
       short producerEpoch,
@@ -39,19 +41,19 @@ final class CoordinatorBatches {
       long producerId,
       short producerEpoch,
       int coordinatorEpoch,
-      TransactionResult result) {
+      TxnResult result) {
     ControlRecordType type =
-        result == TransactionResult.COMMIT ? ControlRecordType.COMMIT : ControlRecordType.ABORT;
+        result == TxnResult.COMMIT ? ControlRecordType.COMMIT : ControlRecordType.ABORT;
     return MemoryRecords.withEndTransactionMarker(
         timestampMs, producerId, producerEpoch, new EndTransactionMarker(type, coordinatorEpoch));
   }
 
-  private static SimpleRecord[] simple(List<CoordinatorRecord> records, long timestampMs) {
+  private static SimpleRecord[] simple(
+      List<? extends CoordinatorLog.Entry> records, long timestampMs) {
     SimpleRecord[] simple = new SimpleRecord[records.size()];
     for (int i = 0; i < simple.length; i++) {
-      CoordinatorRecord record = records.get(i);
-      ByteBuffer value = record.value() == null ? null : record.value().duplicate();
-      simple[i] = new SimpleRecord(timestampMs, record.recordKey(), value);
+      CoordinatorLog.Entry record = records.get(i);
+      simple[i] = new SimpleRecord(timestampMs, record.recordKey(), record.recordValue());
     }
     return simple;
   }

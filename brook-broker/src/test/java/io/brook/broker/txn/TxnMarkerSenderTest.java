@@ -1,10 +1,12 @@
-package io.brook.coordinator.txn;
+package io.brook.broker.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.broker.api.KafkaApi;
+import io.brook.coordinator.TxnResult;
+import io.brook.coordinator.service.TxnMarker;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.metadata.record.MetadataRecord;
@@ -38,8 +40,6 @@ import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.TransactionResult;
-import org.apache.kafka.common.requests.WriteTxnMarkersRequest.TxnMarkerEntry;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -147,9 +147,8 @@ class TxnMarkerSenderTest {
     loops.close();
   }
 
-  private static TxnMarkerEntry marker(long producerId, TopicPartition... partitions) {
-    return new TxnMarkerEntry(
-        producerId, (short) 0, 3, TransactionResult.COMMIT, List.of(partitions), (short) 0);
+  private static TxnMarker marker(long producerId, TopicPartition... partitions) {
+    return new TxnMarker(producerId, (short) 0, 3, TxnResult.COMMIT, List.of(partitions));
   }
 
   @Test

@@ -1,4 +1,4 @@
-package io.brook.coordinator.txn;
+package io.brook.broker.txn;
 
 import org.apache.kafka.common.protocol.Errors;
 

@@ -1,0 +1,22 @@
+package io.brook.coordinator.service;
+
+import io.brook.coordinator.TxnResult;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The marker of one ended transaction, to be written to each of its partitions.
+ *
+ * @param coordinatorEpoch the leader epoch of the coordinator's {@code __transaction_state}
+ *     partition, which the partitions' logs use to fence a stale coordinator
+ */
+public record TxnMarker(
+    long producerId,
+    short producerEpoch,
+    int coordinatorEpoch,
+    TxnResult result,
+    List<TopicPartition> partitions) {
+  public TxnMarker {
+    partitions = List.copyOf(partitions);
+  }
+}
