@@ -140,4 +140,20 @@ class ArchitectureTest {
         .resideInAPackage("io.brook.server..")
         .check(brook);
   }
+
+  @Test
+  void coordinatorsImportNoNetworkingAndNoBrokerInternals() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.brook.coordinator..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.netty..",
+            "io.brook.protocol..",
+            "io.brook.broker..",
+            "io.brook.server..",
+            "org.apache.ratis..")
+        .check(brook);
+  }
 }
