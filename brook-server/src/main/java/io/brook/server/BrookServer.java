@@ -16,6 +16,7 @@ import io.brook.broker.api.DescribeConfigsHandler;
 import io.brook.broker.api.DescribeLogDirsHandler;
 import io.brook.broker.api.DescribeProducersHandler;
 import io.brook.broker.api.DescribeQuorumHandler;
+import io.brook.broker.api.DescribeTopicPartitionsHandler;
 import io.brook.broker.api.FetchHandler;
 import io.brook.broker.api.IncrementalAlterConfigsHandler;
 import io.brook.broker.api.ListOffsetsHandler;
@@ -24,6 +25,7 @@ import io.brook.broker.api.MetadataHandler;
 import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
+import io.brook.broker.cluster.CleanShutdownEpoch;
 import io.brook.broker.cluster.ForwardingAutoTopicCreator;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.metrics.ReplicationMBeans;
@@ -191,7 +193,8 @@ public final class BrookServer implements AutoCloseable {
           new ClusterController(
               new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor())
                   .withUncleanLeaderElectionEnable(
-                      (Boolean) config.value("unclean.leader.election.enable")),
+                      (Boolean) config.value("unclean.leader.election.enable"))
+                  .withMinInsyncReplicas((Integer) config.value("min.insync.replicas")),
               c.quorum::image,
               new SecureRandom());
       if (raft) {
@@ -408,6 +411,7 @@ public final class BrookServer implements AutoCloseable {
         new FetchHandler(replicaManager, readReplicas, fetchMaxBytes),
         new ListOffsetsHandler(replicaManager, disk),
         new MetadataHandler(identity, replicaManager, autoCreate),
+        new DescribeTopicPartitionsHandler(replicaManager),
         new OffsetForLeaderEpochHandler(replicaManager),
         new DeleteRecordsHandler(replicaManager),
         new DescribeProducersHandler(replicaManager),
@@ -572,6 +576,10 @@ public final class BrookServer implements AutoCloseable {
         delayedOperations,
         logManager,
         quorum);
+    if (cluster != null) {
+      CleanShutdownEpoch.writeWhereClean(
+          config.logDirs(), LogManager.CLEAN_SHUTDOWN_FILE, cluster.brokerEpoch());
+    }
     scheduler.shutdownNow();
     log.info("Brook stopped durationMs={}", (System.nanoTime() - started) / 1_000_000);
     stopped.countDown();

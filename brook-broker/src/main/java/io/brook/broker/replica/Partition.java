@@ -545,6 +545,11 @@ public final class Partition {
     if (state.leader() != localBrokerId) {
       return false;
     }
+    if (state.isr().size() < partitionLog.config().minInSyncReplicas()) {
+      // Strict min ISR (KIP-966): nothing commits below min ISR, so every replica that leaves the
+      // ISR then holds all committed records and may lead as an eligible leader replica.
+      return false;
+    }
     synchronized (highWatermarkLock) {
       long candidate = partitionLog.logEndOffset();
       Map<Integer, FollowerState> current = followers;
