@@ -545,9 +545,12 @@ public final class Partition {
     if (state.leader() != localBrokerId) {
       return false;
     }
-    if (state.isr().size() < partitionLog.config().minInSyncReplicas()) {
-      // Strict min ISR (KIP-966): nothing commits below min ISR, so every replica that leaves the
-      // ISR then holds all committed records and may lead as an eligible leader replica.
+    PartitionState now = state;
+    // Strict min ISR (KIP-966): nothing commits below min ISR, so every replica that leaves the
+    // ISR then holds all committed records and may lead as an eligible leader replica. A min ISR
+    // above the replication factor counts as the factor, as in Kafka.
+    if (now.isr().size()
+        < Math.min(partitionLog.config().minInSyncReplicas(), now.replicas().size())) {
       return false;
     }
     synchronized (highWatermarkLock) {

@@ -198,7 +198,13 @@ final class BrokerControl {
       OptionalInt minIsr = EligibleLeaderReplicas.minIsr(image, topic.name(), config);
       for (Map.Entry<Integer, PartitionImage> e : topic.partitions().entrySet()) {
         PartitionImage p = e.getValue();
-        if (p.hasLeader() || !p.replicas().contains(brokerId)) {
+        boolean mayWin =
+            p.isr().contains(brokerId)
+                || p.eligibleLeaderReplicas().contains(brokerId)
+                || p.lastKnownElr().contains(brokerId);
+        // Only elections this broker can win, or unclean ones its return makes possible: another
+        // replica that is unfenced but was passed over (its log directory failed) stays so.
+        if (p.hasLeader() || !p.replicas().contains(brokerId) || !(mayWin || unclean)) {
           continue;
         }
         ReassignmentControl.changeBuilder(

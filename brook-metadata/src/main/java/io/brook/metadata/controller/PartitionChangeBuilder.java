@@ -204,7 +204,8 @@ final class PartitionChangeBuilder {
       lastKnownElr = List.of();
       return;
     }
-    if (isr.size() >= minIsr.getAsInt()) {
+    // A min ISR above the replication factor counts as the factor, as on the leader.
+    if (isr.size() >= Math.min(minIsr.getAsInt(), replicas.size())) {
       elr = List.of();
       return;
     }
