@@ -226,8 +226,22 @@ class ControllerModelTest {
         String what = where + ": " + topic.name() + "-" + p + " " + partition;
         assertThat(partition).as("%s: partition ids are 0..n-1", what).isNotNull();
         assertThat(partition.replicas()).as(what).isNotEmpty().doesNotHaveDuplicates();
-        assertThat(partition.isr()).as(what).isNotEmpty().doesNotHaveDuplicates();
+        assertThat(partition.isr()).as(what).doesNotHaveDuplicates();
         assertThat(partition.replicas()).as(what).containsAll(partition.isr());
+        // The ELR (tracked by default): replicas outside the ISR; the ISR empties only into it or
+        // into the last known leader.
+        assertThat(partition.eligibleLeaderReplicas()).as(what).doesNotHaveDuplicates();
+        assertThat(partition.replicas()).as(what).containsAll(partition.eligibleLeaderReplicas());
+        for (int member : partition.eligibleLeaderReplicas()) {
+          assertThat(partition.isr()).as("%s: ELR outside the ISR", what).doesNotContain(member);
+        }
+        assertThat(partition.lastKnownElr()).as(what).hasSizeLessThanOrEqualTo(1);
+        if (partition.isr().isEmpty()) {
+          assertThat(partition.hasLeader()).as("%s: an empty ISR has no leader", what).isFalse();
+          assertThat(partition.eligibleLeaderReplicas().size() + partition.lastKnownElr().size())
+              .as("%s: an empty ISR keeps who may lead again", what)
+              .isPositive();
+        }
         if (partition.hasLeader()) {
           assertThat(partition.isr()).as("%s: leader in ISR", what).contains(partition.leader());
           BrokerRegistration leader = image.brokers().get(partition.leader());
@@ -239,6 +253,14 @@ class ControllerModelTest {
             assertThat(b == null || b.fenced())
                 .as("%s: leaderless while ISR member %d could lead", what, member)
                 .isTrue();
+          }
+          if (partition.isr().isEmpty()) {
+            for (int member : partition.eligibleLeaderReplicas()) {
+              BrokerRegistration b = image.brokers().get(member);
+              assertThat(b == null || b.fenced())
+                  .as("%s: leaderless while ELR member %d could lead", what, member)
+                  .isTrue();
+            }
           }
         }
         if (partition.isr().size() > 1) {

@@ -15,6 +15,7 @@ import io.brook.broker.api.DescribeClusterHandler;
 import io.brook.broker.api.DescribeConfigsHandler;
 import io.brook.broker.api.DescribeLogDirsHandler;
 import io.brook.broker.api.DescribeProducersHandler;
+import io.brook.broker.api.DescribeTopicPartitionsHandler;
 import io.brook.broker.api.FetchHandler;
 import io.brook.broker.api.IncrementalAlterConfigsHandler;
 import io.brook.broker.api.ListOffsetsHandler;
@@ -27,6 +28,7 @@ import io.brook.broker.api.group.GroupApis;
 import io.brook.broker.api.txn.TxnApis;
 import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
 import io.brook.broker.coordinator.ReplicaPartitionEnds;
+import io.brook.broker.cluster.CleanShutdownEpoch;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.broker.replica.DiskWork;
@@ -188,7 +190,8 @@ public final class BrookServer implements AutoCloseable {
           new ClusterController(
               new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor())
                   .withUncleanLeaderElectionEnable(
-                      (Boolean) config.value("unclean.leader.election.enable")),
+                      (Boolean) config.value("unclean.leader.election.enable"))
+                  .withMinInsyncReplicas((Integer) config.value("min.insync.replicas")),
               c.quorum::image,
               new SecureRandom());
       c.clusterId =
@@ -369,6 +372,7 @@ public final class BrookServer implements AutoCloseable {
         new FetchHandler(replicaManager, readReplicas, fetchMaxBytes),
         new ListOffsetsHandler(replicaManager, disk),
         new MetadataHandler(identity, replicaManager, autoCreate),
+        new DescribeTopicPartitionsHandler(replicaManager),
         new OffsetForLeaderEpochHandler(replicaManager),
         new DeleteRecordsHandler(replicaManager),
         new DescribeProducersHandler(replicaManager),
@@ -533,6 +537,10 @@ public final class BrookServer implements AutoCloseable {
         delayedOperations,
         logManager,
         quorum);
+    if (cluster != null) {
+      CleanShutdownEpoch.writeWhereClean(
+          config.logDirs(), LogManager.CLEAN_SHUTDOWN_FILE, cluster.brokerEpoch());
+    }
     scheduler.shutdownNow();
     log.info("Brook stopped durationMs={}", (System.nanoTime() - started) / 1_000_000);
     stopped.countDown();

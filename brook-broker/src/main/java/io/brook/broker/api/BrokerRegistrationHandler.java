@@ -61,7 +61,8 @@ public final class BrokerRegistrationHandler extends KafkaApi {
                     brokerId,
                     request.incarnationId(),
                     endpoints,
-                    Optional.ofNullable(request.rack())))
+                    Optional.ofNullable(request.rack()),
+                    request.previousBrokerEpoch()))
         .handle(
             (epoch, failure) -> {
               BrokerRegistrationResponseData response = new BrokerRegistrationResponseData();

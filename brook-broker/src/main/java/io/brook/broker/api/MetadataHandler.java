@@ -145,13 +145,7 @@ public final class MetadataHandler extends KafkaApi {
             .setTopicAuthorizedOperations(OPERATIONS_NOT_REQUESTED);
     for (Map.Entry<Integer, PartitionImage> entry : topic.partitions().entrySet()) {
       PartitionImage p = entry.getValue();
-      List<Integer> offline = new ArrayList<>();
-      for (int replica : p.replicas()) {
-        BrokerRegistration broker = image.brokers().get(replica);
-        if (broker == null || broker.fenced()) {
-          offline.add(replica);
-        }
-      }
+      List<Integer> offline = offlineReplicas(image, p);
       out.partitions()
           .add(
               new MetadataResponsePartition()
@@ -167,6 +161,18 @@ public final class MetadataHandler extends KafkaApi {
     out.partitions()
         .sort(java.util.Comparator.comparingInt(MetadataResponsePartition::partitionIndex));
     return out;
+  }
+
+  /** The replicas whose broker is fenced or gone, as Kafka reports them. */
+  static List<Integer> offlineReplicas(MetadataImage image, PartitionImage p) {
+    List<Integer> offline = new ArrayList<>();
+    for (int replica : p.replicas()) {
+      BrokerRegistration broker = image.brokers().get(replica);
+      if (broker == null || broker.fenced()) {
+        offline.add(replica);
+      }
+    }
+    return offline;
   }
 
   private static Optional<BrokerEndpoint> endpointFor(BrokerRegistration broker, String listener) {

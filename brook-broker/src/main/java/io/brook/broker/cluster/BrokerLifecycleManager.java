@@ -58,6 +58,13 @@ public final class BrokerLifecycleManager {
   private final Uuid incarnationId = Uuid.randomUuid();
   private final CompletableFuture<Void> unfenced = new CompletableFuture<>();
   private volatile long brokerEpoch = -1;
+
+  /**
+   * The epoch of this broker's last clean shutdown ({@link CleanShutdownEpoch}); sent with the
+   * first registration only, since a re-registration of this process follows no shutdown.
+   */
+  private volatile long previousBrokerEpoch;
+
   private volatile boolean stopped;
 
   public BrokerLifecycleManager(
@@ -70,7 +77,8 @@ public final class BrokerLifecycleManager {
       Scheduler scheduler,
       long heartbeatIntervalMs,
       List<Uuid> logDirs,
-      Supplier<List<Uuid>> offlineLogDirs) {
+      Supplier<List<Uuid>> offlineLogDirs,
+      long previousBrokerEpoch) {
     this.brokerId = brokerId;
     this.clusterId = clusterId;
     this.endpoints = List.copyOf(endpoints);
@@ -81,6 +89,7 @@ public final class BrokerLifecycleManager {
     this.heartbeatIntervalMs = heartbeatIntervalMs;
     this.logDirs = List.copyOf(logDirs);
     this.offlineLogDirs = offlineLogDirs;
+    this.previousBrokerEpoch = previousBrokerEpoch;
   }
 
   /** Starts registering; returns at once. */
@@ -127,7 +136,8 @@ public final class BrokerLifecycleManager {
             .setClusterId(clusterId)
             .setIncarnationId(incarnationId)
             .setRack(rack.orElse(null))
-            .setLogDirs(logDirs);
+            .setLogDirs(logDirs)
+            .setPreviousBrokerEpoch(previousBrokerEpoch);
     for (BrokerEndpoint e : endpoints) {
       request
           .listeners()
@@ -152,6 +162,8 @@ public final class BrokerLifecycleManager {
                 return;
               }
               brokerEpoch = ((BrokerRegistrationResponseData) message).brokerEpoch();
+              // This process's own earlier epoch: its re-registrations keep its log.
+              previousBrokerEpoch = brokerEpoch;
               log.info("Broker registered brokerId={} epoch={}", brokerId, brokerEpoch);
               schedule(0);
             });

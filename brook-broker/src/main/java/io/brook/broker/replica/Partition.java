@@ -592,6 +592,14 @@ public final class Partition {
     if (state.leader() != localBrokerId) {
       return false;
     }
+    PartitionState now = state;
+    // Strict min ISR (KIP-966): nothing commits below min ISR, so every replica that leaves the
+    // ISR then holds all committed records and may lead as an eligible leader replica. A min ISR
+    // above the replication factor counts as the factor, as in Kafka.
+    if (now.isr().size()
+        < Math.min(partitionLog.config().minInSyncReplicas(), now.replicas().size())) {
+      return false;
+    }
     synchronized (highWatermarkLock) {
       long candidate = partitionLog.logEndOffset();
       Map<Integer, FollowerState> current = followers;

@@ -7,7 +7,6 @@ import io.brook.metadata.image.TopicImage;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.metadata.record.FenceBrokerRecord;
 import io.brook.metadata.record.MetadataRecord;
-import io.brook.metadata.record.PartitionChangeRecord;
 import io.brook.metadata.record.RegisterBrokerRecord;
 import io.brook.metadata.record.UnfenceBrokerRecord;
 import io.brook.metadata.record.UnregisterBrokerRecord;
@@ -15,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.BiPredicate;
 import java.util.function.IntPredicate;
 import org.apache.kafka.common.Uuid;
@@ -23,10 +23,12 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * Broker registration, fencing and unfencing, and the leader and ISR changes they cause.
  *
- * <p>A fenced (or unregistered) broker leaves every ISR it is in, except where it is the last
- * member: the ISR never becomes empty, because its last member is the only replica known to hold
- * every committed record; the partition is then left without a leader (-1) until that broker
- * returns. Leadership moves to the first other ISR member, in replica order, that is unfenced.
+ * <p>A fenced (or unregistered) broker leaves every ISR it is in. Where the topic tracks eligible
+ * leader replicas ({@link EligibleLeaderReplicas}) the ISR may become empty: a member leaving an
+ * ISR below min ISR joins the ELR, and one of its unfenced members leads a partition whose ISR is
+ * empty. Where it does not, the last ISR member stays (it is the only replica known to hold every
+ * committed record) and the partition is left without a leader (-1) until that broker returns.
+ * Leadership moves to the first other ISR member, in replica order, that is unfenced.
  *
  * <p>Where the topic allows unclean leader election ({@link UncleanLeaderElection}), a partition
  * that would be left without a leader gets the first unfenced replica instead, with an ISR of
@@ -114,39 +116,54 @@ final class BrokerControl {
     if (broker == null) {
       return ControllerResult.of(ApiError.of(Errors.BROKER_ID_NOT_REGISTERED));
     }
-    List<MetadataRecord> records = new ArrayList<>(removeFromIsrs(image, config, brokerId));
+    // A broker that leaves the cluster leaves the ELRs too: it is not coming back to lead.
+    List<MetadataRecord> records =
+        new ArrayList<>(removeFromIsrs(image, config, brokerId, (t, p) -> true, true));
     records.add(new UnregisterBrokerRecord(brokerId, broker.epoch()));
     return ControllerResult.of(records, ApiError.NONE);
   }
 
   /**
-   * The changes that take {@code brokerId} out of every ISR (but never empty one) and move its
-   * leaderships to another unfenced ISR member, or (unclean election) to another unfenced replica,
-   * or to no leader.
+   * The changes that take {@code brokerId} out of every ISR and move its leaderships to another
+   * unfenced ISR member, or (ELR) to an unfenced eligible leader replica, or (unclean election) to
+   * another unfenced replica, or to no leader. Where the topic tracks the ELR the ISR may become
+   * empty and the broker joins the ELR when the ISR is below min ISR; where it does not, the last
+   * ISR member stays, as the only replica known to hold every committed record.
    */
   static List<MetadataRecord> removeFromIsrs(
       MetadataImage image, ControllerConfig config, int brokerId) {
-    return removeFromIsrs(image, config, brokerId, (topicId, partition) -> true);
+    return removeFromIsrs(image, config, brokerId, (topicId, partition) -> true, false);
   }
 
   /**
    * {@link #removeFromIsrs(MetadataImage, ControllerConfig, int)} for the partitions {@code only}
-   * accepts (by topic id and partition index): the replicas of a log directory that failed.
+   * accepts (by topic id and partition index): the replicas of a log directory that failed. With
+   * {@code dropFromElr} the broker's replicas may lack committed records (it registered again after
+   * an unclean shutdown, or their log directory failed) or it leaves the cluster: it also leaves
+   * those ELRs, and does not join them.
    */
   static List<MetadataRecord> removeFromIsrs(
-      MetadataImage image, ControllerConfig config, int brokerId, BiPredicate<Uuid, Integer> only) {
+      MetadataImage image,
+      ControllerConfig config,
+      int brokerId,
+      BiPredicate<Uuid, Integer> only,
+      boolean dropFromElr) {
     IntPredicate eligible = id -> id != brokerId && isUnfenced(image, id);
     List<MetadataRecord> changes = new ArrayList<>();
     for (TopicImage topic : image.topics()) {
       boolean unclean = UncleanLeaderElection.enabled(image, topic.name(), config);
+      OptionalInt minIsr = EligibleLeaderReplicas.minIsr(image, topic.name(), config);
       for (Map.Entry<Integer, PartitionImage> e : topic.partitions().entrySet()) {
         PartitionImage p = e.getValue();
-        boolean inIsr = p.isr().contains(brokerId);
-        if ((!inIsr && p.leader() != brokerId) || !only.test(topic.id(), e.getKey())) {
+        boolean affected =
+            p.isr().contains(brokerId)
+                || p.leader() == brokerId
+                || (dropFromElr && p.eligibleLeaderReplicas().contains(brokerId));
+        if (!affected || !only.test(topic.id(), e.getKey())) {
           continue;
         }
         List<Integer> isr = new ArrayList<>(p.isr());
-        if (isr.size() > 1) {
+        if (isr.size() > 1 || minIsr.isPresent()) {
           isr.remove(Integer.valueOf(brokerId));
         }
         int leader = p.leader();
@@ -154,16 +171,23 @@ final class BrokerControl {
           leader = firstEligible(p.replicas(), isr, eligible);
         }
         // Through the reassignment rules, like every ISR change (see ReassignmentControl).
-        ReassignmentControl.isrChange(topic.id(), e.getKey(), p, isr, leader, eligible, unclean)
-            .ifPresent(changes::add);
+        PartitionChangeBuilder change =
+            ReassignmentControl.changeBuilder(topic.id(), e.getKey(), p, isr, leader, eligible)
+                .uncleanElection(unclean)
+                .eligibleLeaderReplicas(minIsr);
+        if (dropFromElr) {
+          change.uncleanShutdown(brokerId);
+        }
+        change.build().ifPresent(changes::add);
       }
     }
     return changes;
   }
 
   /**
-   * Leaders for the leaderless partitions whose ISR holds {@code brokerId}, now unfenced; and,
-   * where the topic allows unclean election, for those whose replicas hold it.
+   * Leaders for the leaderless partitions {@code brokerId}, now unfenced, may lead: those whose ISR
+   * holds it; those with an empty ISR whose ELR (or, the ELR empty, last known leader) it is; and,
+   * where the topic allows unclean election, those whose replicas hold it.
    */
   static List<MetadataRecord> electLeaderless(
       MetadataImage image, ControllerConfig config, int brokerId) {
@@ -171,23 +195,24 @@ final class BrokerControl {
     List<MetadataRecord> changes = new ArrayList<>();
     for (TopicImage topic : image.topics()) {
       boolean unclean = UncleanLeaderElection.enabled(image, topic.name(), config);
+      OptionalInt minIsr = EligibleLeaderReplicas.minIsr(image, topic.name(), config);
       for (Map.Entry<Integer, PartitionImage> e : topic.partitions().entrySet()) {
         PartitionImage p = e.getValue();
-        if (p.hasLeader() || !p.replicas().contains(brokerId)) {
+        boolean mayWin =
+            p.isr().contains(brokerId)
+                || p.eligibleLeaderReplicas().contains(brokerId)
+                || p.lastKnownElr().contains(brokerId);
+        // Only elections this broker can win, or unclean ones its return makes possible: another
+        // replica that is unfenced but was passed over (its log directory failed) stays so.
+        if (p.hasLeader() || !p.replicas().contains(brokerId) || !(mayWin || unclean)) {
           continue;
         }
-        if (!p.isr().contains(brokerId)) {
-          if (unclean) {
-            ReassignmentControl.isrChange(
-                    topic.id(), e.getKey(), p, p.isr(), PartitionImage.NO_LEADER, eligible, true)
-                .ifPresent(changes::add);
-          }
-          continue;
-        }
-        int leader = firstEligible(p.replicas(), p.isr(), eligible);
-        changes.add(
-            new PartitionChangeRecord(
-                topic.id(), e.getKey(), Optional.empty(), Optional.of(leader)));
+        ReassignmentControl.changeBuilder(
+                topic.id(), e.getKey(), p, p.isr(), PartitionImage.NO_LEADER, eligible)
+            .uncleanElection(unclean)
+            .eligibleLeaderReplicas(minIsr)
+            .build()
+            .ifPresent(changes::add);
       }
     }
     return changes;

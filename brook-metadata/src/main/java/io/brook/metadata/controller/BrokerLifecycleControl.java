@@ -24,6 +24,11 @@ final class BrokerLifecycleControl {
   /**
    * Registers a broker fenced. A retry of a registration that already succeeded (same incarnation,
    * endpoints and rack) returns the existing epoch without records.
+   *
+   * <p>{@code previousBrokerEpoch} is the epoch the broker's last process had when it shut down
+   * cleanly, or -1 (KIP-966's clean shutdown signal). When it is not the epoch of the registration
+   * being replaced, the last process stopped uncleanly: its log may lack records it acknowledged
+   * (unflushed writes), so the broker leaves every ELR.
    */
   static ControllerResult<Long> registerFenced(
       MetadataImage image,
@@ -31,7 +36,8 @@ final class BrokerLifecycleControl {
       int brokerId,
       Uuid incarnationId,
       List<BrokerEndpoint> endpoints,
-      Optional<String> rack) {
+      Optional<String> rack,
+      long previousBrokerEpoch) {
     if (brokerId < 0) {
       throw new MetadataException(
           new ApiError(Errors.INVALID_REQUEST, "Invalid broker id " + brokerId));
@@ -45,10 +51,12 @@ final class BrokerLifecycleControl {
     }
     long epoch = image.offset() + 1;
     List<MetadataRecord> records = new ArrayList<>();
-    if (existing != null && !existing.fenced()) {
+    boolean uncleanShutdown = existing != null && existing.epoch() != previousBrokerEpoch;
+    if (existing != null && (!existing.fenced() || uncleanShutdown)) {
       // A new incarnation replaces a live one (a restart faster than the session timeout): the
       // old process is gone, so its leaderships move now rather than after the timeout.
-      records.addAll(BrokerControl.removeFromIsrs(image, config, brokerId));
+      records.addAll(
+          BrokerControl.removeFromIsrs(image, config, brokerId, (t, p) -> true, uncleanShutdown));
       epoch = image.offset() + 1 + records.size();
     }
     records.add(new RegisterBrokerRecord(brokerId, incarnationId, epoch, endpoints, rack, true));
@@ -119,7 +127,9 @@ final class BrokerLifecycleControl {
             image,
             config,
             brokerId,
-            (topicId, partition) -> partitions.getOrDefault(topicId, Set.of()).contains(partition));
+            (topicId, partition) -> partitions.getOrDefault(topicId, Set.of()).contains(partition),
+            // The replicas' log is gone: they cannot be eligible leaders.
+            true);
     return ControllerResult.of(records, ApiError.NONE);
   }
 }

@@ -227,19 +227,34 @@ public final class ClusterController {
   /**
    * Registers a broker fenced, as a KRaft cluster does: it is unfenced by a later {@link
    * #brokerHeartbeat} once its metadata has caught up. A new incarnation of a broker that is still
-   * unfenced first loses its ISR memberships and leaderships.
+   * unfenced first loses its ISR memberships and leaderships. A broker that does not say it shut
+   * down cleanly leaves every eligible leader replica set.
    *
+   * @param previousBrokerEpoch the epoch the broker had when it last shut down cleanly, or -1
    * @return the broker's epoch (the offset of its registration record)
    */
   public ControllerResult<Long> registerBrokerFenced(
-      int brokerId, Uuid incarnationId, List<BrokerEndpoint> endpoints, Optional<String> rack) {
+      int brokerId,
+      Uuid incarnationId,
+      List<BrokerEndpoint> endpoints,
+      Optional<String> rack,
+      long previousBrokerEpoch) {
     return BrokerLifecycleControl.registerFenced(
         image.get(),
         config,
         brokerId,
         Objects.requireNonNull(incarnationId, "incarnationId"),
         List.copyOf(endpoints),
-        Objects.requireNonNull(rack, "rack"));
+        Objects.requireNonNull(rack, "rack"),
+        previousBrokerEpoch);
+  }
+
+  /**
+   * {@link #registerBrokerFenced(int, Uuid, List, Optional, long)} without a clean shutdown signal.
+   */
+  public ControllerResult<Long> registerBrokerFenced(
+      int brokerId, Uuid incarnationId, List<BrokerEndpoint> endpoints, Optional<String> rack) {
+    return registerBrokerFenced(brokerId, incarnationId, endpoints, rack, -1L);
   }
 
   /**
@@ -294,7 +309,7 @@ public final class ClusterController {
   public ControllerResult<Map<String, Map<Integer, ApiError>>> electUncleanLeaders(
       Optional<Map<String, List<Integer>>> partitions) {
     return LeaderElectionControl.electUnclean(
-        image.get(), Objects.requireNonNull(partitions, "partitions"));
+        image.get(), config, Objects.requireNonNull(partitions, "partitions"));
   }
 
   /**
@@ -311,7 +326,8 @@ public final class ClusterController {
    */
   public ControllerResult<List<IsrChangeResult>> alterPartition(
       int brokerId, long brokerEpoch, List<IsrChangeRequest> partitions) {
-    return IsrControl.alterPartition(image.get(), brokerId, brokerEpoch, List.copyOf(partitions));
+    return IsrControl.alterPartition(
+        image.get(), config, brokerId, brokerEpoch, List.copyOf(partitions));
   }
 
   /**

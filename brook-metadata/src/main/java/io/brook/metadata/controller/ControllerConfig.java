@@ -12,13 +12,19 @@ package io.brook.metadata.controller;
  *     with {@code POLICY_VIOLATION}, as in Kafka, whose bound is 10,000
  * @param uncleanLeaderElectionEnable the static default of {@code unclean.leader.election.enable}
  *     (Kafka's is false), used when neither the topic nor the cluster-wide broker config sets it
+ * @param minInsyncReplicas the static default of {@code min.insync.replicas} (Kafka's is 1), used
+ *     like {@code uncleanLeaderElectionEnable} to decide when replicas join the ELR
+ * @param eligibleLeaderReplicasEnable whether the controller tracks eligible leader replicas
+ *     (KIP-966; Kafka's {@code eligible.leader.replicas.version=1}, on by default on new clusters)
  */
 public record ControllerConfig(
     int defaultNumPartitions,
     short defaultReplicationFactor,
     int producerIdBlockSize,
     int maxRecordsPerOperation,
-    boolean uncleanLeaderElectionEnable) {
+    boolean uncleanLeaderElectionEnable,
+    int minInsyncReplicas,
+    boolean eligibleLeaderReplicasEnable) {
   /** Kafka's defaults. */
   public static final ControllerConfig DEFAULT = new ControllerConfig(1, (short) 1);
 
@@ -35,6 +41,9 @@ public record ControllerConfig(
     if (maxRecordsPerOperation <= 0) {
       throw new IllegalArgumentException("maxRecordsPerOperation must be positive");
     }
+    if (minInsyncReplicas <= 0) {
+      throw new IllegalArgumentException("minInsyncReplicas must be positive");
+    }
   }
 
   /**
@@ -44,7 +53,10 @@ public record ControllerConfig(
     this(defaultNumPartitions, defaultReplicationFactor, 1000, 10_000);
   }
 
-  /** The given settings, with unclean leader election off by default, as in Kafka. */
+  /**
+   * The given settings, with unclean leader election off by default, a min ISR of 1 and eligible
+   * leader replicas tracked, as in Kafka.
+   */
   public ControllerConfig(
       int defaultNumPartitions,
       short defaultReplicationFactor,
@@ -55,7 +67,9 @@ public record ControllerConfig(
         defaultReplicationFactor,
         producerIdBlockSize,
         maxRecordsPerOperation,
-        false);
+        false,
+        1,
+        true);
   }
 
   /** This config with another default for {@code unclean.leader.election.enable}. */
@@ -65,6 +79,32 @@ public record ControllerConfig(
         defaultReplicationFactor,
         producerIdBlockSize,
         maxRecordsPerOperation,
+        enable,
+        minInsyncReplicas,
+        eligibleLeaderReplicasEnable);
+  }
+
+  /** This config with another default for {@code min.insync.replicas}. */
+  public ControllerConfig withMinInsyncReplicas(int minIsr) {
+    return new ControllerConfig(
+        defaultNumPartitions,
+        defaultReplicationFactor,
+        producerIdBlockSize,
+        maxRecordsPerOperation,
+        uncleanLeaderElectionEnable,
+        minIsr,
+        eligibleLeaderReplicasEnable);
+  }
+
+  /** This config with eligible leader replicas tracked or not. */
+  public ControllerConfig withEligibleLeaderReplicas(boolean enable) {
+    return new ControllerConfig(
+        defaultNumPartitions,
+        defaultReplicationFactor,
+        producerIdBlockSize,
+        maxRecordsPerOperation,
+        uncleanLeaderElectionEnable,
+        minInsyncReplicas,
         enable);
   }
 }

@@ -56,7 +56,11 @@ final class IsrControl {
    *     epoch
    */
   static ControllerResult<List<IsrChangeResult>> alterPartition(
-      MetadataImage image, int brokerId, long brokerEpoch, List<IsrChangeRequest> requests) {
+      MetadataImage image,
+      ControllerConfig config,
+      int brokerId,
+      long brokerEpoch,
+      List<IsrChangeRequest> requests) {
     BrokerRegistration broker = image.brokers().get(brokerId);
     if (broker == null || broker.epoch() != brokerEpoch) {
       throw new MetadataException(
@@ -81,7 +85,7 @@ final class IsrControl {
         unapplied.clear();
         changed.clear();
       }
-      Outcome outcome = alterOne(current, brokerId, request);
+      Outcome outcome = alterOne(current, config, brokerId, request);
       outcomes.add(outcome);
       outcome
           .change()
@@ -108,7 +112,8 @@ final class IsrControl {
     return ControllerResult.of(records, results);
   }
 
-  private static Outcome alterOne(MetadataImage image, int brokerId, IsrChangeRequest request) {
+  private static Outcome alterOne(
+      MetadataImage image, ControllerConfig config, int brokerId, IsrChangeRequest request) {
     Optional<TopicImage> topic = image.topic(request.topicId());
     if (topic.isEmpty()) {
       return Outcome.refused(Errors.UNKNOWN_TOPIC_ID, "No topic with id " + request.topicId());
@@ -144,14 +149,19 @@ final class IsrControl {
     }
     // Kept in replica order, as every other ISR is, so an order-only difference changes nothing.
     List<Integer> ordered = p.replicas().stream().filter(newIsr::contains).toList();
+    // A shrink below min ISR moves the members it drops into the ELR; a return to min ISR clears
+    // it.
     Optional<PartitionChangeRecord> change =
-        ReassignmentControl.isrChange(
-            topic.get().id(),
-            request.partitionId(),
-            p,
-            ordered,
-            p.leader(),
-            id -> isUnfenced(image, id));
+        ReassignmentControl.changeBuilder(
+                topic.get().id(),
+                request.partitionId(),
+                p,
+                ordered,
+                p.leader(),
+                id -> isUnfenced(image, id))
+            .eligibleLeaderReplicas(
+                EligibleLeaderReplicas.minIsr(image, topic.get().name(), config))
+            .build();
     boolean leaderMoved = change.flatMap(PartitionChangeRecord::leader).isPresent();
     if (leaderMoved) {
       // The ISR change completed a reassignment that removes the requester.

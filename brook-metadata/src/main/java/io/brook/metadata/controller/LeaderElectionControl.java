@@ -21,8 +21,9 @@ import org.apache.kafka.common.protocol.Errors;
  * <ul>
  *   <li>Preferred: each partition's first replica leads again when it is unfenced and in sync, so
  *       leaders return to the even spread placement gave them after failures moved them.
- *   <li>Unclean: each leaderless partition gets its first unfenced replica, in sync or not, with an
- *       ISR of itself; see {@link UncleanLeaderElection} for what that costs.
+ *   <li>Unclean: each leaderless partition gets an unfenced eligible leader replica if it has one
+ *       (no data loss), else its first unfenced replica, in sync or not, with an ISR of itself; see
+ *       {@link UncleanLeaderElection} for what that costs.
  * </ul>
  */
 final class LeaderElectionControl {
@@ -57,8 +58,14 @@ final class LeaderElectionControl {
    *     ELIGIBLE_LEADERS_NOT_AVAILABLE} or {@code UNKNOWN_TOPIC_OR_PARTITION}
    */
   static ControllerResult<Map<String, Map<Integer, ApiError>>> electUnclean(
-      MetadataImage image, Optional<Map<String, List<Integer>>> partitions) {
-    return electAll(image, partitions, LeaderElectionControl::electUnclean);
+      MetadataImage image,
+      ControllerConfig config,
+      Optional<Map<String, List<Integer>>> partitions) {
+    return electAll(
+        image,
+        partitions,
+        (img, topic, id, partition, records) ->
+            electUnclean(img, config, topic, id, partition, records));
   }
 
   private static ControllerResult<Map<String, Map<Integer, ApiError>>> electAll(
@@ -107,6 +114,7 @@ final class LeaderElectionControl {
 
   private static ApiError electUnclean(
       MetadataImage image,
+      ControllerConfig config,
       TopicImage topic,
       int id,
       PartitionImage partition,
@@ -114,15 +122,18 @@ final class LeaderElectionControl {
     if (partition.hasLeader()) {
       return ApiError.of(Errors.ELECTION_NOT_NEEDED);
     }
+    // An eligible leader replica, if one can lead, before any replica that may lack records.
     Optional<PartitionChangeRecord> change =
-        ReassignmentControl.isrChange(
-            topic.id(),
-            id,
-            partition,
-            partition.isr(),
-            PartitionImage.NO_LEADER,
-            b -> image.broker(b).map(r -> !r.fenced()).orElse(false),
-            true);
+        ReassignmentControl.changeBuilder(
+                topic.id(),
+                id,
+                partition,
+                partition.isr(),
+                PartitionImage.NO_LEADER,
+                b -> image.broker(b).map(r -> !r.fenced()).orElse(false))
+            .eligibleLeaderReplicas(EligibleLeaderReplicas.minIsr(image, topic.name(), config))
+            .uncleanEvenOverEligibleReplicas()
+            .build();
     boolean elected =
         change
             .flatMap(PartitionChangeRecord::leader)

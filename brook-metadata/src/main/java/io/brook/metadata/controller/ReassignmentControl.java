@@ -126,26 +126,23 @@ final class ReassignmentControl {
       List<Integer> isr,
       int leader,
       IntPredicate mayLead) {
-    return isrChange(topicId, partitionId, partition, isr, leader, mayLead, false);
+    return changeBuilder(topicId, partitionId, partition, isr, leader, mayLead).build();
   }
 
   /**
-   * As {@link #isrChange(Uuid, int, PartitionImage, List, int, IntPredicate)}, electing a replica
-   * outside the ISR (with an ISR of itself) when {@code unclean} and no ISR member may lead.
+   * The builder {@link #isrChange} uses, for callers that add ELR tracking or an unclean election
+   * before building.
    */
-  static Optional<PartitionChangeRecord> isrChange(
+  static PartitionChangeBuilder changeBuilder(
       Uuid topicId,
       int partitionId,
       PartitionImage partition,
       List<Integer> isr,
       int leader,
-      IntPredicate mayLead,
-      boolean unclean) {
+      IntPredicate mayLead) {
     return new PartitionChangeBuilder(topicId, partitionId, partition, mayLead)
         .isr(isr)
-        .leader(leader)
-        .uncleanElection(unclean)
-        .build();
+        .leader(leader);
   }
 
   private static void addIfMoving(

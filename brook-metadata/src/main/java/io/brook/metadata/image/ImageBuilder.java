@@ -190,6 +190,7 @@ final class ImageBuilder {
     }
     checkPlacement(r, r.replicas(), r.isr(), r.leader());
     checkReassignment(r, r.replicas(), r.addingReplicas(), r.removingReplicas());
+    checkElr(r, r.replicas(), r.isr(), r.eligibleLeaderReplicas(), r.lastKnownElr());
     partitions.put(
         r.partitionId(),
         new PartitionImage(
@@ -199,7 +200,9 @@ final class ImageBuilder {
             r.leaderEpoch(),
             r.partitionEpoch(),
             r.addingReplicas(),
-            r.removingReplicas()));
+            r.removingReplicas(),
+            r.eligibleLeaderReplicas(),
+            r.lastKnownElr()));
   }
 
   private void replayPartitionChange(PartitionChangeRecord r) {
@@ -213,8 +216,11 @@ final class ImageBuilder {
     int leader = r.leader().orElse(current.leader());
     List<Integer> adding = r.addingReplicas().orElse(current.addingReplicas());
     List<Integer> removing = r.removingReplicas().orElse(current.removingReplicas());
+    List<Integer> elr = r.eligibleLeaderReplicas().orElse(current.eligibleLeaderReplicas());
+    List<Integer> lastKnownElr = r.lastKnownElr().orElse(current.lastKnownElr());
     checkPlacement(r, replicas, isr, leader);
     checkReassignment(r, replicas, adding, removing);
+    checkElr(r, replicas, isr, elr, lastKnownElr);
     boolean replicaDropped = !new HashSet<>(replicas).containsAll(current.replicas());
     int leaderEpoch =
         leader != current.leader() || replicaDropped
@@ -223,7 +229,39 @@ final class ImageBuilder {
     partitions.put(
         r.partitionId(),
         new PartitionImage(
-            replicas, isr, leader, leaderEpoch, current.partitionEpoch() + 1, adding, removing));
+            replicas,
+            isr,
+            leader,
+            leaderEpoch,
+            current.partitionEpoch() + 1,
+            adding,
+            removing,
+            elr,
+            lastKnownElr));
+  }
+
+  /**
+   * The ELR holds distinct replicas outside the ISR; the last known ELR names at most one replica
+   * (the last known leader).
+   */
+  private static void checkElr(
+      MetadataRecord r,
+      List<Integer> replicas,
+      List<Integer> isr,
+      List<Integer> elr,
+      List<Integer> lastKnownElr) {
+    Set<Integer> elrSet = new HashSet<>(elr);
+    if (elrSet.size() != elr.size() || !replicas.containsAll(elrSet)) {
+      throw refuse(r, "eligible leader replicas must be distinct replicas");
+    }
+    for (int member : isr) {
+      if (elrSet.contains(member)) {
+        throw refuse(r, "a replica cannot be both in the ISR and eligible leader replica");
+      }
+    }
+    if (lastKnownElr.size() > 1 || !replicas.containsAll(lastKnownElr)) {
+      throw refuse(r, "the last known ELR must be at most one replica");
+    }
   }
 
   /** Adding and removing replicas are disjoint, distinct members of the replicas. */

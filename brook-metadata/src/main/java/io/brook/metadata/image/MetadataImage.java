@@ -188,7 +188,9 @@ public final class MetadataImage {
                 p.leaderEpoch(),
                 p.partitionEpoch(),
                 p.addingReplicas(),
-                p.removingReplicas()));
+                p.removingReplicas(),
+                p.eligibleLeaderReplicas(),
+                p.lastKnownElr()));
       }
     }
     for (Map.Entry<ConfigResource.Type, Map<String, Map<String, String>>> byType :

@@ -18,6 +18,9 @@ import java.util.List;
  * @param partitionEpoch bumped on every change of the partition
  * @param addingReplicas replicas a reassignment adds, a subset of {@code replicas}
  * @param removingReplicas replicas a reassignment removes, a subset of {@code replicas}
+ * @param eligibleLeaderReplicas replicas outside the ISR that hold every committed record and may
+ *     lead without data loss when the ISR is empty (KIP-966)
+ * @param lastKnownElr the leader the partition had when its ISR and ELR last became empty, or empty
  */
 public record PartitionImage(
     List<Integer> replicas,
@@ -26,7 +29,9 @@ public record PartitionImage(
     int leaderEpoch,
     int partitionEpoch,
     List<Integer> addingReplicas,
-    List<Integer> removingReplicas) {
+    List<Integer> removingReplicas,
+    List<Integer> eligibleLeaderReplicas,
+    List<Integer> lastKnownElr) {
   /** The leader id of a partition without a leader. */
   public static final int NO_LEADER = -1;
 
@@ -35,6 +40,29 @@ public record PartitionImage(
     isr = List.copyOf(isr);
     addingReplicas = List.copyOf(addingReplicas);
     removingReplicas = List.copyOf(removingReplicas);
+    eligibleLeaderReplicas = List.copyOf(eligibleLeaderReplicas);
+    lastKnownElr = List.copyOf(lastKnownElr);
+  }
+
+  /** A partition with an empty ELR and last known ELR. */
+  public PartitionImage(
+      List<Integer> replicas,
+      List<Integer> isr,
+      int leader,
+      int leaderEpoch,
+      int partitionEpoch,
+      List<Integer> addingReplicas,
+      List<Integer> removingReplicas) {
+    this(
+        replicas,
+        isr,
+        leader,
+        leaderEpoch,
+        partitionEpoch,
+        addingReplicas,
+        removingReplicas,
+        List.of(),
+        List.of());
   }
 
   /** A partition without a reassignment in progress. */

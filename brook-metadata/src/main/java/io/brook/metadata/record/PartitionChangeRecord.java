@@ -21,6 +21,8 @@ import org.apache.kafka.common.Uuid;
  * @param addingReplicas the replicas an ongoing reassignment adds, if they change (empty when a
  *     reassignment completes or is cancelled)
  * @param removingReplicas the replicas an ongoing reassignment removes, if they change
+ * @param eligibleLeaderReplicas the new eligible leader replicas (KIP-966), if they change
+ * @param lastKnownElr the new last known leader (a list of at most one), if it changes
  */
 public record PartitionChangeRecord(
     Uuid topicId,
@@ -29,7 +31,9 @@ public record PartitionChangeRecord(
     Optional<Integer> leader,
     Optional<List<Integer>> replicas,
     Optional<List<Integer>> addingReplicas,
-    Optional<List<Integer>> removingReplicas)
+    Optional<List<Integer>> removingReplicas,
+    Optional<List<Integer>> eligibleLeaderReplicas,
+    Optional<List<Integer>> lastKnownElr)
     implements MetadataRecord {
   public PartitionChangeRecord {
     Objects.requireNonNull(topicId, "topicId");
@@ -38,6 +42,29 @@ public record PartitionChangeRecord(
     replicas = replicas.map(List::copyOf);
     addingReplicas = addingReplicas.map(List::copyOf);
     removingReplicas = removingReplicas.map(List::copyOf);
+    eligibleLeaderReplicas = eligibleLeaderReplicas.map(List::copyOf);
+    lastKnownElr = lastKnownElr.map(List::copyOf);
+  }
+
+  /** A change that leaves the ELR and the last known ELR as they are. */
+  public PartitionChangeRecord(
+      Uuid topicId,
+      int partitionId,
+      Optional<List<Integer>> isr,
+      Optional<Integer> leader,
+      Optional<List<Integer>> replicas,
+      Optional<List<Integer>> addingReplicas,
+      Optional<List<Integer>> removingReplicas) {
+    this(
+        topicId,
+        partitionId,
+        isr,
+        leader,
+        replicas,
+        addingReplicas,
+        removingReplicas,
+        Optional.empty(),
+        Optional.empty());
   }
 
   /** A change of ISR and leader only, the common case. */

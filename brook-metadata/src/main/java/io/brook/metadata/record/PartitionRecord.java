@@ -17,6 +17,10 @@ import org.apache.kafka.common.Uuid;
  * @param addingReplicas the replicas an ongoing reassignment adds; empty when none is in progress
  * @param removingReplicas the replicas an ongoing reassignment removes; empty when none is in
  *     progress
+ * @param eligibleLeaderReplicas replicas outside the ISR known to hold every committed record
+ *     (KIP-966): they may lead without data loss when the ISR is empty
+ * @param lastKnownElr the leader the partition had when it last became leaderless with an empty ISR
+ *     and ELR (at most one member); empty otherwise
  */
 public record PartitionRecord(
     Uuid topicId,
@@ -27,7 +31,9 @@ public record PartitionRecord(
     int leaderEpoch,
     int partitionEpoch,
     List<Integer> addingReplicas,
-    List<Integer> removingReplicas)
+    List<Integer> removingReplicas,
+    List<Integer> eligibleLeaderReplicas,
+    List<Integer> lastKnownElr)
     implements MetadataRecord {
   public PartitionRecord {
     Objects.requireNonNull(topicId, "topicId");
@@ -35,6 +41,33 @@ public record PartitionRecord(
     isr = List.copyOf(isr);
     addingReplicas = List.copyOf(addingReplicas);
     removingReplicas = List.copyOf(removingReplicas);
+    eligibleLeaderReplicas = List.copyOf(eligibleLeaderReplicas);
+    lastKnownElr = List.copyOf(lastKnownElr);
+  }
+
+  /** A partition with an empty ELR and last known ELR. */
+  public PartitionRecord(
+      Uuid topicId,
+      int partitionId,
+      List<Integer> replicas,
+      List<Integer> isr,
+      int leader,
+      int leaderEpoch,
+      int partitionEpoch,
+      List<Integer> addingReplicas,
+      List<Integer> removingReplicas) {
+    this(
+        topicId,
+        partitionId,
+        replicas,
+        isr,
+        leader,
+        leaderEpoch,
+        partitionEpoch,
+        addingReplicas,
+        removingReplicas,
+        List.of(),
+        List.of());
   }
 
   /** A partition without a reassignment in progress, as every new partition is. */

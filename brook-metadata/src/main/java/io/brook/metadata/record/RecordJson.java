@@ -21,9 +21,10 @@ import org.apache.kafka.common.config.ConfigResource;
  * the value or JSON {@code null}, {@link ConfigResource.Type} is the enum constant's name. Decoding
  * is strict: an unknown type, a missing field or a value of the wrong kind is a {@link
  * RecordFormatException}. Unknown extra fields are ignored, so a later version may add fields.
- * Fields added later are optional when decoding: {@code addingReplicas} and {@code
- * removingReplicas} of {@code PartitionRecord} (absent means empty, and they are written only when
- * not empty) and of {@code PartitionChangeRecord} (absent means unchanged).
+ * Fields added later are optional when decoding: {@code addingReplicas}, {@code removingReplicas},
+ * {@code eligibleLeaderReplicas} and {@code lastKnownElr} of {@code PartitionRecord} (absent means
+ * empty, and they are written only when not empty) and of {@code PartitionChangeRecord} (absent
+ * means unchanged).
  *
  * <p>Thread-safe.
  */
@@ -116,6 +117,12 @@ public final class RecordJson {
       if (!r.removingReplicas().isEmpty()) {
         o.set("removingReplicas", ints(r.removingReplicas()));
       }
+      if (!r.eligibleLeaderReplicas().isEmpty()) {
+        o.set("eligibleLeaderReplicas", ints(r.eligibleLeaderReplicas()));
+      }
+      if (!r.lastKnownElr().isEmpty()) {
+        o.set("lastKnownElr", ints(r.lastKnownElr()));
+      }
     } else if (record instanceof PartitionChangeRecord r) {
       o.put("topicId", r.topicId().toString());
       o.put("partitionId", r.partitionId());
@@ -124,6 +131,8 @@ public final class RecordJson {
       o.set("replicas", r.replicas().map(RecordJson::ints).orElse(null));
       r.addingReplicas().ifPresent(adding -> o.set("addingReplicas", ints(adding)));
       r.removingReplicas().ifPresent(removing -> o.set("removingReplicas", ints(removing)));
+      r.eligibleLeaderReplicas().ifPresent(elr -> o.set("eligibleLeaderReplicas", ints(elr)));
+      r.lastKnownElr().ifPresent(known -> o.set("lastKnownElr", ints(known)));
     } else if (record instanceof ConfigRecord r) {
       o.put("resourceType", r.resourceType().name());
       o.put("resourceName", r.resourceName());
@@ -187,7 +196,9 @@ public final class RecordJson {
             integer(o, "leaderEpoch"),
             integer(o, "partitionEpoch"),
             optionalIntList(o, "addingReplicas").orElse(List.of()),
-            optionalIntList(o, "removingReplicas").orElse(List.of()));
+            optionalIntList(o, "removingReplicas").orElse(List.of()),
+            optionalIntList(o, "eligibleLeaderReplicas").orElse(List.of()),
+            optionalIntList(o, "lastKnownElr").orElse(List.of()));
       case "PartitionChangeRecord":
         {
           JsonNode isr = field(o, "isr");
@@ -200,7 +211,9 @@ public final class RecordJson {
               leader.isNull() ? Optional.empty() : Optional.of(integer(o, "leader")),
               replicas.isNull() ? Optional.empty() : Optional.of(intList(replicas, "replicas")),
               optionalIntList(o, "addingReplicas"),
-              optionalIntList(o, "removingReplicas"));
+              optionalIntList(o, "removingReplicas"),
+              optionalIntList(o, "eligibleLeaderReplicas"),
+              optionalIntList(o, "lastKnownElr"));
         }
       case "ConfigRecord":
         {

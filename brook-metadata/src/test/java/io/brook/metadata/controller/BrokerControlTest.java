@@ -117,7 +117,13 @@ class BrokerControlTest {
   @Test
   void fencingTheLastIsrMemberLeavesThePartitionLeaderlessButKeepsTheIsr() {
     // Given
-    ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2).build();
+    ControllerTestContext ctx =
+        ControllerTestContext.builder()
+            // Without the ELR the last ISR member stays in the ISR (see
+            // EligibleLeaderReplicasTest).
+            .withConfig(ControllerConfig.DEFAULT.withEligibleLeaderReplicas(false))
+            .withBrokers(1, 2)
+            .build();
     ctx.replay(
         ctx.controller.createTopic(
             "t", -1, (short) -1, Map.of(0, List.of(1, 2)), Map.of(), false, ConfigValidator.NONE));
@@ -159,7 +165,13 @@ class BrokerControlTest {
   @Test
   void unfencingElectsTheBrokerWhereItIsTheLastIsrMember() {
     // Given: both partitions leaderless with ISR [1] after fencing 2, then 1
-    ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2).build();
+    ControllerTestContext ctx =
+        ControllerTestContext.builder()
+            // Without the ELR the last ISR member stays in the ISR (see
+            // EligibleLeaderReplicasTest).
+            .withConfig(ControllerConfig.DEFAULT.withEligibleLeaderReplicas(false))
+            .withBrokers(1, 2)
+            .build();
     ctx.replay(
         ctx.controller.createTopic(
             "t",

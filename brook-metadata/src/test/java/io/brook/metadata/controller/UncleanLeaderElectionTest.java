@@ -22,7 +22,11 @@ class UncleanLeaderElectionTest {
   /** Topic "t" on replicas 1, 2, 3 with 1 the only ISR member: 2 and 3 fell behind. */
   private static ControllerTestContext onlyOneInSync(ControllerConfig config) {
     ControllerTestContext ctx =
-        ControllerTestContext.builder().withConfig(config).withBrokers(1, 2, 3).build();
+        ControllerTestContext.builder()
+            // Without the ELR, as before KIP-966: see EligibleLeaderReplicasTest for both together.
+            .withConfig(config.withEligibleLeaderReplicas(false))
+            .withBrokers(1, 2, 3)
+            .build();
     ctx.replay(
         ctx.controller.createTopic(
             "t",

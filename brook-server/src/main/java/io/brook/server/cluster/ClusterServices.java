@@ -12,6 +12,7 @@ import io.brook.broker.cluster.AlterPartitionManager;
 import io.brook.broker.cluster.BrokerFencer;
 import io.brook.broker.cluster.BrokerLifecycleManager;
 import io.brook.broker.cluster.BrokerLivenessProbe;
+import io.brook.broker.cluster.CleanShutdownEpoch;
 import io.brook.broker.cluster.ControllerCallDispatcher;
 import io.brook.broker.cluster.ControllerClient;
 import io.brook.broker.cluster.ForwardingAutoTopicCreator;
@@ -240,7 +241,8 @@ public final class ClusterServices implements AutoCloseable {
             new ExecutorScheduler(scheduler),
             settings.heartbeatIntervalMs(),
             logDirs,
-            offlineLogDirs);
+            offlineLogDirs,
+            CleanShutdownEpoch.readAndDelete(config.logDirs()));
     lifecycle.start();
     try {
       lifecycle.unfenced().get(settings.registrationTimeoutMs(), TimeUnit.MILLISECONDS);

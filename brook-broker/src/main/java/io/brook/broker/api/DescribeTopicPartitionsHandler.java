@@ -1,0 +1,139 @@
+package io.brook.broker.api;
+
+import io.brook.broker.InternalTopics;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.image.PartitionImage;
+import io.brook.metadata.image.TopicImage;
+import io.brook.protocol.RequestContext;
+import java.util.ArrayList;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
+import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
+import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData.Cursor;
+import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition;
+import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * DescribeTopicPartitions (KIP-966), what Kafka 4.x's {@code Admin.describeTopics} and {@code
+ * kafka-topics --describe} use: per partition the leader, ISR, eligible leader replicas, last known
+ * ELR and offline replicas, from this broker's metadata image.
+ *
+ * <p>Paginated as Kafka does: topics in name order (every topic when the request names none),
+ * starting at the request's cursor (topic name and partition index); at most {@code
+ * ResponsePartitionLimit} partitions, capped by {@value #MAX_PARTITIONS} (Kafka's default {@code
+ * max.request.partition.size.limit}); when partitions are left over, {@code NextCursor} names the
+ * first of them. Unknown topics are answered with {@code UNKNOWN_TOPIC_OR_PARTITION} and cost no
+ * partitions.
+ */
+public final class DescribeTopicPartitionsHandler extends KafkaApi {
+  static final int MAX_PARTITIONS = 2000;
+
+  /** "Authorized operations not requested", as Kafka sends it. */
+  private static final int OPERATIONS_NOT_REQUESTED = Integer.MIN_VALUE;
+
+  private final ReplicaManager replicaManager;
+
+  public DescribeTopicPartitionsHandler(ReplicaManager replicaManager) {
+    super(ApiKeys.DESCRIBE_TOPIC_PARTITIONS);
+    this.replicaManager = replicaManager;
+  }
+
+  @Override
+  public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    return CompletableFuture.completedFuture(
+        describe(replicaManager.image(), (DescribeTopicPartitionsRequestData) message));
+  }
+
+  static DescribeTopicPartitionsResponseData describe(
+      MetadataImage image, DescribeTopicPartitionsRequestData request) {
+    DescribeTopicPartitionsResponseData response = new DescribeTopicPartitionsResponseData();
+    Optional<DescribeTopicPartitionsRequestData.Cursor> cursor =
+        Optional.ofNullable(request.cursor());
+    String firstTopic = cursor.map(DescribeTopicPartitionsRequestData.Cursor::topicName).orElse("");
+    int firstPartition =
+        cursor.map(DescribeTopicPartitionsRequestData.Cursor::partitionIndex).orElse(0);
+    if (firstPartition < 0) {
+      firstPartition = 0;
+    }
+    TreeSet<String> names = new TreeSet<>();
+    if (request.topics().isEmpty()) {
+      names.addAll(image.topicNames());
+    } else {
+      request.topics().forEach(t -> names.add(t.name()));
+    }
+    int budget = Math.max(1, Math.min(request.responsePartitionLimit(), MAX_PARTITIONS));
+    for (String name : names.tailSet(firstTopic, true)) {
+      Optional<TopicImage> topic = image.topic(name);
+      if (topic.isEmpty()) {
+        response.topics().add(error(name, unknownOrInvalid(name)));
+        continue;
+      }
+      int from = name.equals(firstTopic) ? firstPartition : 0;
+      int partitions = topic.get().numPartitions();
+      if (budget == 0) {
+        response.setNextCursor(new Cursor().setTopicName(name).setPartitionIndex(from));
+        break;
+      }
+      int to = Math.min(partitions, from + budget);
+      response.topics().add(describe(image, topic.get(), from, to));
+      budget -= Math.max(0, to - from);
+      if (to < partitions) {
+        response.setNextCursor(new Cursor().setTopicName(name).setPartitionIndex(to));
+        break;
+      }
+    }
+    return response;
+  }
+
+  private static Errors unknownOrInvalid(String name) {
+    try {
+      Topic.validate(name);
+      return Errors.UNKNOWN_TOPIC_OR_PARTITION;
+    } catch (InvalidTopicException e) {
+      return Errors.INVALID_TOPIC_EXCEPTION;
+    }
+  }
+
+  private static DescribeTopicPartitionsResponseTopic error(String name, Errors error) {
+    return new DescribeTopicPartitionsResponseTopic()
+        .setName(name)
+        .setErrorCode(error.code())
+        .setTopicAuthorizedOperations(OPERATIONS_NOT_REQUESTED);
+  }
+
+  private static DescribeTopicPartitionsResponseTopic describe(
+      MetadataImage image, TopicImage topic, int from, int to) {
+    DescribeTopicPartitionsResponseTopic out =
+        new DescribeTopicPartitionsResponseTopic()
+            .setName(topic.name())
+            .setTopicId(topic.id())
+            .setIsInternal(InternalTopics.isInternal(topic.name()))
+            .setTopicAuthorizedOperations(OPERATIONS_NOT_REQUESTED);
+    for (int id = from; id < to; id++) {
+      PartitionImage p = topic.partitions().get(id);
+      out.partitions()
+          .add(
+              new DescribeTopicPartitionsResponsePartition()
+                  .setPartitionIndex(id)
+                  .setErrorCode(
+                      p.hasLeader() ? Errors.NONE.code() : Errors.LEADER_NOT_AVAILABLE.code())
+                  .setLeaderId(p.leader())
+                  .setLeaderEpoch(p.leaderEpoch())
+                  .setReplicaNodes(new ArrayList<>(p.replicas()))
+                  .setIsrNodes(new ArrayList<>(p.isr()))
+                  .setEligibleLeaderReplicas(new ArrayList<>(p.eligibleLeaderReplicas()))
+                  .setLastKnownElr(new ArrayList<>(p.lastKnownElr()))
+                  .setOfflineReplicas(MetadataHandler.offlineReplicas(image, p)));
+    }
+    return out;
+  }
+}
