@@ -3,6 +3,7 @@ package io.brook.server;
 import io.brook.broker.BrokerIdentity;
 import io.brook.broker.admin.AutoTopicCreator;
 import io.brook.broker.admin.ConfigDescriber;
+import io.brook.broker.admin.LocalMetadataBarrier;
 import io.brook.broker.admin.ProducerIdManager;
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.api.AlterConfigsHandler;
@@ -135,6 +136,7 @@ public final class BrookServer implements AutoCloseable {
 
     DiskWork disk;
     MetadataQuorum quorum;
+    final LocalMetadataBarrier metadataBarrier = new LocalMetadataBarrier();
     ClusterServices cluster;
     LogManager logManager;
     DelayedOperations delayedOperations;
@@ -240,6 +242,8 @@ public final class BrookServer implements AutoCloseable {
       c.mbeans = ReplicationMBeans.register(c.replicaManager, c.fetchers::maxLag);
       c.replicaManager.applyMetadata(c.quorum.image());
       c.quorum.addListener(c.replicaManager::applyMetadata);
+      // After the replica manager: an image reaching the barrier is applied.
+      c.quorum.addListener(c.metadataBarrier);
       c.groupCoordinator =
           new GroupCoordinator(
               CoordinatorConfigs.groups(config),
@@ -308,7 +312,7 @@ public final class BrookServer implements AutoCloseable {
         KafkaNetworkServer.bind(
             networkConfig(config),
             new ApiRegistry(
-                cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk)),
+                readYourWrites(c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk))),
                 List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
@@ -409,6 +413,19 @@ public final class BrookServer implements AutoCloseable {
                 Time.SYSTEM),
             Time.SYSTEM);
     c.quorum.addListener(c.transactionCoordinator::onMetadata);
+  }
+
+  /** The controller-decided admin APIs answer once this node applied what they changed. */
+  private static List<ApiHandler> readYourWrites(Components c, List<ApiHandler> handlers) {
+    MetadataQuorum quorum = c.quorum;
+    List<ApiHandler> held = new ArrayList<>();
+    for (ApiHandler handler : handlers) {
+      held.add(
+          ClusterServices.CONTROLLER_DECIDED.contains(handler.apiKey())
+              ? c.metadataBarrier.around(handler, () -> quorum.image().offset())
+              : handler);
+    }
+    return held;
   }
 
   private static List<ApiHandler> transactionHandlers(Components c) {

@@ -6,8 +6,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.brook.storage.manager.LogManager;
 import io.brook.testkit.EmbeddedBrook;
+import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +23,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,8 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A single node with two log directories, one of which fails for real (its recovery-point
  * checkpoint cannot be written: the temporary file's name is taken by a non-empty directory): that
- * directory goes offline, its partition answers KAFKA_STORAGE_ERROR to kafka-clients, the other
- * directory's partition keeps serving, and only the healthy directory is marked clean at shutdown.
+ * directory goes offline, the controller takes its partition offline (no leader: kafka-clients get
+ * NOT_LEADER_OR_FOLLOWER), the other directory's partition keeps serving, and only the healthy
+ * directory is marked clean at shutdown.
  */
 @Timeout(120)
 class OfflineLogDirIT {
@@ -61,9 +66,12 @@ class OfflineLogDirIT {
         send(producer, inHealthy);
 
         // When its recovery-point checkpoint cannot be written
+        // (a non-empty directory renamed to where the checkpointer writes its temporary file; the
+        // checkpointer runs every 100 ms, so its own temporary file may be there for a moment)
+        Path obstacle = Files.createDirectory(root.resolve("obstacle"));
+        Files.writeString(obstacle.resolve("in-the-way"), "x");
         Path tmp = failing.resolve(LogManager.RECOVERY_POINT_CHECKPOINT + ".tmp");
-        Files.createDirectories(tmp);
-        Files.writeString(tmp.resolve("in-the-way"), "x");
+        await().atMost(Duration.ofSeconds(30)).until(() -> moveInto(obstacle, tmp));
 
         // Then DescribeLogDirs reports the directory offline, as Kafka does
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
@@ -79,9 +87,26 @@ class OfflineLogDirIT {
                   });
         }
 
-        // And its partition answers KAFKA_STORAGE_ERROR while the other one serves
+        // And the controller takes its partition offline (this node held its only replica), as
+        // Kafka's controller does for a replica on a failed directory, while the other one serves
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .untilAsserted(
+                  () ->
+                      assertThat(
+                              admin
+                                  .describeTopics(List.of(inFailing.topic()))
+                                  .allTopicNames()
+                                  .get()
+                                  .get(inFailing.topic())
+                                  .partitions()
+                                  .get(inFailing.partition())
+                                  .leader())
+                          .isNull());
+        }
         assertThatThrownBy(() -> send(producer, inFailing))
-            .hasCauseInstanceOf(KafkaStorageException.class);
+            .hasCauseInstanceOf(NotLeaderOrFollowerException.class);
         assertThat(send(producer, inHealthy).offset()).isEqualTo(1);
         assertThat(brook.server().replicaManager().logManager().offlineLogDirectoryCount())
             .isEqualTo(1);
@@ -91,6 +116,16 @@ class OfflineLogDirIT {
     // And at shutdown only the healthy directory is marked clean
     assertThat(healthy.resolve(LogManager.CLEAN_SHUTDOWN_FILE)).exists();
     assertThat(failing.resolve(LogManager.CLEAN_SHUTDOWN_FILE)).doesNotExist();
+  }
+
+  /** Renames {@code dir} to {@code target} unless a file holds that name right now. */
+  private static boolean moveInto(Path dir, Path target) throws IOException {
+    try {
+      Files.move(dir, target, StandardCopyOption.ATOMIC_MOVE);
+      return true;
+    } catch (FileSystemException e) {
+      return false;
+    }
   }
 
   private static TopicPartition partitionIn(EmbeddedBrook brook, String topic, Path dir) {
