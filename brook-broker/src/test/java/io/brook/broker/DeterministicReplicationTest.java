@@ -43,6 +43,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.FetchMetadata;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -286,5 +287,101 @@ class DeterministicReplicationTest {
         ((FetchResponseData) answer.join()).responses().get(0).partitions().get(0);
     assertThat(data.errorCode()).isZero();
     assertThat(data.records().sizeInBytes()).isZero();
+  }
+
+  /**
+   * Broker {@code replicaId}'s fetch from {@code offset} in fetch session {@code sessionId} at
+   * {@code epoch}, waiting up to {@code maxWaitMs} for one byte; {@code list} names the partition
+   * (a full fetch, or an incremental one whose fetch offset changed).
+   */
+  private CompletableFuture<ApiMessage> followerFetch(
+      int replicaId, long offset, int sessionId, int epoch, boolean list, int maxWaitMs) {
+    FetchRequestData request = fetchRequest("t", 0, offset, maxWaitMs, 1);
+    request.replicaState().setReplicaId(replicaId).setReplicaEpoch(brokerEpoch(replicaId));
+    request.setSessionId(sessionId).setSessionEpoch(epoch);
+    if (!list) {
+      request.topics().clear();
+    }
+    return call(fetch, request);
+  }
+
+  private static FetchResponseData response(CompletableFuture<ApiMessage> answer) {
+    return (FetchResponseData) answer.join();
+  }
+
+  @Test
+  void aParkedFollowerFetchIsAnsweredAtOnceWhenOnlyTheHighWatermarkMoves() {
+    // Given: one record both followers fetched; broker 3 then waits at the log end, while the high
+    // watermark is still 0 because broker 2 has not confirmed the record yet
+    call(produce, produceRequest((short) 1));
+    followerFetch(2, 0);
+    followerFetch(3, 0);
+    CompletableFuture<ApiMessage> parked =
+        followerFetch(3, 1, 0, FetchMetadata.FINAL_EPOCH, true, 500);
+    assertThat(parked).isNotDone();
+    assertThat(leader().log().highWatermark()).isZero();
+
+    // When: broker 2's fetch moves the high watermark, and nothing else happens on the clock
+    followerFetch(2, 1);
+
+    // Then: broker 3 hears the new high watermark at once, without data
+    assertThat(leader().log().highWatermark()).isEqualTo(1);
+    assertThat(parked).isDone();
+    FetchResponseData.PartitionData data = response(parked).responses().get(0).partitions().get(0);
+    assertThat(data.highWatermark()).isEqualTo(1);
+    assertThat(data.records().sizeInBytes()).isZero();
+    assertThat(delayed.waiting(TP)).isZero();
+  }
+
+  @Test
+  void aParkedIncrementalFollowerFetchAnswersTheNewHighWatermarkAndLaterOmitsThePartition() {
+    // Given: broker 3's session, opened by a full fetch of the record, then an incremental fetch
+    // at the log end parked while the high watermark waits for broker 2
+    call(produce, produceRequest((short) 1));
+    followerFetch(2, 0);
+    FetchResponseData opened = response(followerFetch(3, 0, 0, 0, true, 0));
+    int session = opened.sessionId();
+    assertThat(session).isPositive();
+    CompletableFuture<ApiMessage> parked = followerFetch(3, 1, session, 1, true, 500);
+    assertThat(parked).isNotDone();
+
+    // When: broker 2 confirms the record
+    followerFetch(2, 1);
+
+    // Then: the parked fetch answers at once, with the partition and its new high watermark
+    assertThat(parked).isDone();
+    assertThat(response(parked).sessionId()).isEqualTo(session);
+    assertThat(response(parked).responses().get(0).partitions().get(0).highWatermark())
+        .isEqualTo(1);
+
+    // And: the next incremental fetch lists nothing, has no news, waits its full 500 ms and
+    // answers without the partition
+    CompletableFuture<ApiMessage> idle = followerFetch(3, 1, session, 2, false, 500);
+    time.sleep(499);
+    assertThat(idle).isNotDone();
+    time.sleep(1);
+    assertThat(idle).isDone();
+    assertThat(response(idle).errorCode()).isZero();
+    assertThat(response(idle).responses()).isEmpty();
+  }
+
+  @Test
+  void anIncrementalFollowerFetchWithAnUnreportedHighWatermarkIsAnsweredWithoutWaiting() {
+    // Given: broker 3's session, opened at the log end, reported high watermark 0; then broker 2's
+    // fetch moved it to 1
+    call(produce, produceRequest((short) 1));
+    followerFetch(2, 0);
+    followerFetch(3, 0);
+    FetchResponseData opened = response(followerFetch(3, 1, 0, 0, true, 0));
+    assertThat(opened.responses().get(0).partitions().get(0).highWatermark()).isZero();
+    followerFetch(2, 1);
+    assertThat(leader().log().highWatermark()).isEqualTo(1);
+
+    // When: broker 3 fetches again, incrementally, with nothing to list, willing to wait
+    CompletableFuture<ApiMessage> next = followerFetch(3, 1, opened.sessionId(), 1, false, 500);
+
+    // Then: answered at once with the new high watermark
+    assertThat(next).isDone();
+    assertThat(response(next).responses().get(0).partitions().get(0).highWatermark()).isEqualTo(1);
   }
 }

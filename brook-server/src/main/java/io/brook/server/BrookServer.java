@@ -31,6 +31,8 @@ import io.brook.broker.cluster.CleanShutdownEpoch;
 import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
 import io.brook.broker.coordinator.ReplicaPartitionEnds;
 import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.fetch.FetchSessionCache;
+import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReadReplicaSelector;
@@ -143,6 +145,7 @@ public final class BrookServer implements AutoCloseable {
     ReplicaManager replicaManager;
     ReplicaFetcherManager fetchers;
     ReplicationMBeans mbeans;
+    FetchSessions fetchSessions;
     GroupCoordinator groupCoordinator;
     TransactionCoordinator transactionCoordinator;
     InterNodeEventLoops interNode;
@@ -239,7 +242,14 @@ public final class BrookServer implements AutoCloseable {
               Time.SYSTEM,
               c.periodic);
       c.replicaManager.startIsrShrinkTask();
-      c.mbeans = ReplicationMBeans.register(c.replicaManager, c.fetchers::maxLag);
+      c.fetchSessions =
+          new FetchSessions(
+              new FetchSessionCache(
+                  config.maxIncrementalFetchSessionCacheSlots(),
+                  config.minIncrementalFetchSessionEvictionMs(),
+                  Time.SYSTEM),
+              Time.SYSTEM);
+      c.mbeans = ReplicationMBeans.register(c.replicaManager, c.fetchers::maxLag, c.fetchSessions);
       c.replicaManager.applyMetadata(c.quorum.image());
       c.quorum.addListener(c.replicaManager::applyMetadata);
       // After the replica manager: an image reaching the barrier is applied.
@@ -290,6 +300,7 @@ public final class BrookServer implements AutoCloseable {
                 config.logDirs(),
                 ReplicationConfigs.readReplicaSelector(config),
                 config.fetchMaxBytes(),
+                c.fetchSessions,
                 List.of(c.groupCoordinator)));
     handlers.addAll(
         GroupApis.handlers(
@@ -370,10 +381,11 @@ public final class BrookServer implements AutoCloseable {
       List<Path> logDirs,
       ReadReplicaSelector readReplicas,
       int fetchMaxBytes,
+      FetchSessions fetchSessions,
       List<CoordinatorMarkerWriter> markerWriters) {
     return List.of(
         new ProduceHandler(replicaManager, disk),
-        new FetchHandler(replicaManager, readReplicas, fetchMaxBytes),
+        new FetchHandler(replicaManager, readReplicas, fetchMaxBytes, fetchSessions),
         new ListOffsetsHandler(replicaManager, disk),
         new MetadataHandler(identity, replicaManager, autoCreate),
         new DescribeTopicPartitionsHandler(replicaManager),

@@ -1,6 +1,9 @@
 package io.brook.broker.api;
 
 import io.brook.broker.delayed.DelayedOperation;
+import io.brook.broker.fetch.FetchContext;
+import io.brook.broker.fetch.FetchKey;
+import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.replica.FollowerRead;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReadReplicaSelector;
@@ -16,16 +19,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
-import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -38,7 +38,14 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * range from the transaction index) or the log end (followers) and answers with the
  * still-compressed batches as file regions, sent with zero copy. If less than {@code min_bytes} is
  * available the request waits, without holding a thread, until appends bring enough or {@code
- * max_wait_ms} passes. Fetch sessions are declined (session id 0): every request is a full fetch.
+ * max_wait_ms} passes.
+ *
+ * <p>Fetch sessions (KIP-227, {@link FetchSessions}): a full request may open a session, and later
+ * incremental requests of it list only partitions that changed; the response to one carries only
+ * partitions with news (records, offsets the client has not been told, errors). A follower's fetch
+ * that waits for {@code min_bytes} is also answered when the high watermark of one of its
+ * partitions moves, so followers (and consumers reading from them, KIP-392) learn it at once; an
+ * incremental follower fetch whose session has such news is answered without waiting.
  *
  * <p>Request fields are read as Kafka reads them: a partition listed twice is answered once, with
  * the parameters of its last listing in the place of its first (Kafka keys a request's partitions
@@ -73,9 +80,24 @@ public final class FetchHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
   private final ReadReplicaSelector readReplicas;
   private final int fetchMaxBytes;
+  private final FetchSessions sessions;
 
   public FetchHandler(ReplicaManager replicaManager) {
-    this(replicaManager, ReadReplicaSelector.LEADER, DEFAULT_FETCH_MAX_BYTES);
+    this(
+        replicaManager,
+        ReadReplicaSelector.LEADER,
+        DEFAULT_FETCH_MAX_BYTES,
+        FetchSessions.withDefaults());
+  }
+
+  public FetchHandler(ReplicaManager replicaManager, FetchSessions sessions) {
+    this(replicaManager, ReadReplicaSelector.LEADER, DEFAULT_FETCH_MAX_BYTES, sessions);
+  }
+
+  /** With fetch sessions of its own, at Kafka's defaults. */
+  public FetchHandler(
+      ReplicaManager replicaManager, ReadReplicaSelector readReplicas, int fetchMaxBytes) {
+    this(replicaManager, readReplicas, fetchMaxBytes, FetchSessions.withDefaults());
   }
 
   /**
@@ -83,24 +105,26 @@ public final class FetchHandler extends KafkaApi {
    * @param fetchMaxBytes {@code fetch.max.bytes}: the largest response to a consumer's fetch,
    *     whatever its {@code max_bytes} (a follower's fetch is bounded by its own request, which
    *     {@code replica.fetch.response.max.bytes} sets)
+   * @param sessions the broker's fetch sessions
    */
   public FetchHandler(
-      ReplicaManager replicaManager, ReadReplicaSelector readReplicas, int fetchMaxBytes) {
+      ReplicaManager replicaManager,
+      ReadReplicaSelector readReplicas,
+      int fetchMaxBytes,
+      FetchSessions sessions) {
     super(ApiKeys.FETCH);
     this.replicaManager = replicaManager;
     this.readReplicas = readReplicas;
     this.fetchMaxBytes = fetchMaxBytes;
+    this.sessions = sessions;
   }
 
-  /** One requested partition, resolved. */
+  /** One partition to read, resolved. */
   private record Wanted(
-      FetchRequestData.FetchTopic topic,
+      FetchKey key,
       FetchRequestData.FetchPartition request,
       TopicPartition topicPartition,
       Errors lookupError) {}
-
-  /** A requested partition as Kafka keys it: by topic id from v13, by topic name before. */
-  private record RequestedPartition(String topic, Uuid topicId, int partition) {}
 
   /**
    * The fetch's limits, read from the request as Kafka reads them (plus the wait cap); {@code
@@ -116,9 +140,16 @@ public final class FetchHandler extends KafkaApi {
     }
   }
 
-  /** Where a partition's fetch starts on disk, for the wait condition. */
+  /**
+   * Where a partition's fetch starts on disk, and the high watermark read with it, for the wait
+   * condition.
+   */
   private record Position(
-      TopicPartition topicPartition, long fetchOffset, LogOffsetMetadata at, boolean fromLeader) {}
+      TopicPartition topicPartition,
+      long fetchOffset,
+      LogOffsetMetadata at,
+      boolean fromLeader,
+      long highWatermark) {}
 
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
@@ -129,16 +160,18 @@ public final class FetchHandler extends KafkaApi {
           new InvalidRequestException("unknown isolation level " + request.isolationLevel()));
     }
     short version = context.header().apiVersion();
-    List<Wanted> wanted = wanted(request);
     int replicaId = replicaId(request);
+    FetchContext fetch = sessions.newContext(request, version, replicaId >= 0);
+    List<Wanted> wanted = wanted(fetch.partitions());
     boolean readCommitted = replicaId < 0 && request.isolationLevel() == READ_COMMITTED;
     Limits limits = Limits.of(request, replicaId < 0 ? fetchMaxBytes : Integer.MAX_VALUE);
     Read first = read(request, limits, version, wanted, replicaId);
     if (limits.maxWaitMs() <= 0
         || first.bytes() >= limits.minBytes()
         || first.hasErrors()
-        || wanted.isEmpty()) {
-      return CompletableFuture.completedFuture(first.response());
+        || wanted.isEmpty()
+        || (replicaId >= 0 && fetch.hasNews(first.answers()))) {
+      return CompletableFuture.completedFuture(fetch.respond(first.answers()));
     }
     CompletableFuture<ApiMessage> done = new CompletableFuture<>();
     replicaManager
@@ -148,7 +181,8 @@ public final class FetchHandler extends KafkaApi {
               @Override
               protected void onComplete(boolean timedOut) {
                 try {
-                  done.complete(read(request, limits, version, wanted, replicaId).response());
+                  done.complete(
+                      fetch.respond(read(request, limits, version, wanted, replicaId).answers()));
                 } catch (RuntimeException e) {
                   done.completeExceptionally(e);
                 }
@@ -159,32 +193,21 @@ public final class FetchHandler extends KafkaApi {
   }
 
   /**
-   * The requested partitions, each once: a partition listed again takes the later listing's
-   * parameters and keeps the first one's place, as in Kafka's insertion-ordered request map.
+   * The partitions to read, their topics resolved once per topic (a session's partitions are
+   * resolved at every fetch: a topic may have been deleted or recreated since it joined).
    */
-  private List<Wanted> wanted(FetchRequestData request) {
-    List<Wanted> wanted = new ArrayList<>();
-    Map<RequestedPartition, Integer> index = new HashMap<>();
-    for (FetchRequestData.FetchTopic topic : request.topics()) {
+  private List<Wanted> wanted(List<FetchContext.Requested> partitions) {
+    List<Wanted> wanted = new ArrayList<>(partitions.size());
+    Map<FetchKey, TopicLookup.Lookup> topics = new HashMap<>();
+    for (FetchContext.Requested requested : partitions) {
+      FetchKey key = requested.key();
       TopicLookup.Lookup lookup =
-          TopicLookup.find(replicaManager.image(), topic.topic(), topic.topicId());
-      for (FetchRequestData.FetchPartition partition : topic.partitions()) {
-        TopicPartition tp =
-            lookup.found()
-                ? new TopicPartition(lookup.topic().name(), partition.partition())
-                : null;
-        Wanted w = new Wanted(topic, partition, tp, lookup.error());
-        // On the wire only one of name (before v13) and id (from v13) is set; the other keeps its
-        // default, the same for every topic, so keying by both keys by the one that is set.
-        RequestedPartition key =
-            new RequestedPartition(topic.topic(), topic.topicId(), partition.partition());
-        Integer earlier = index.putIfAbsent(key, wanted.size());
-        if (earlier == null) {
-          wanted.add(w);
-        } else {
-          wanted.set(earlier, w);
-        }
-      }
+          topics.computeIfAbsent(
+              new FetchKey(key.topic(), key.topicId(), 0),
+              t -> TopicLookup.find(replicaManager.image(), t.topic(), t.topicId()));
+      TopicPartition tp =
+          lookup.found() ? new TopicPartition(lookup.topic().name(), key.partition()) : null;
+      wanted.add(new Wanted(key, requested.request(), tp, lookup.error()));
     }
     return wanted;
   }
@@ -197,37 +220,21 @@ public final class FetchHandler extends KafkaApi {
     return request.replicaId();
   }
 
-  /**
-   * The response entry for {@code w}'s topic: the last one if {@code w} continues it, else a new
-   * one. Consecutive partitions of one topic share an entry, as in Kafka's responses.
-   */
-  private static FetchableTopicResponse topicFor(FetchResponseData response, Wanted w) {
-    List<FetchableTopicResponse> topics = response.responses();
-    FetchableTopicResponse last = topics.isEmpty() ? null : topics.get(topics.size() - 1);
-    if (last != null
-        && last.topicId().equals(w.topic().topicId())
-        && Objects.equals(last.topic(), w.topic().topic())) {
-      return last;
-    }
-    FetchableTopicResponse fresh =
-        new FetchableTopicResponse().setTopic(w.topic().topic()).setTopicId(w.topic().topicId());
-    topics.add(fresh);
-    return fresh;
-  }
-
   /** The response of one pass over the partitions, with what the wait condition needs. */
   private record Read(
-      FetchResponseData response, int bytes, boolean hasErrors, List<Position> positions) {}
+      List<FetchContext.Answered> answers,
+      int bytes,
+      boolean hasErrors,
+      List<Position> positions) {}
 
   private Read read(
       FetchRequestData request, Limits limits, short version, List<Wanted> wanted, int replicaId) {
-    FetchResponseData response = new FetchResponseData().setSessionId(0);
+    List<FetchContext.Answered> answers = new ArrayList<>(wanted.size());
     int remaining = limits.maxBytes();
     int bytes = 0;
     boolean errors = false;
     List<Position> positions = new ArrayList<>(wanted.size());
     for (Wanted w : wanted) {
-      FetchableTopicResponse topicResponse = topicFor(response, w);
       PartitionData data =
           new PartitionData()
               .setPartitionIndex(w.request().partition())
@@ -235,7 +242,7 @@ public final class FetchHandler extends KafkaApi {
               .setLastStableOffset(-1)
               .setLogStartOffset(-1)
               .setRecords(MemoryRecords.EMPTY);
-      topicResponse.partitions().add(data);
+      answers.add(new FetchContext.Answered(w.key(), data));
       if (w.topicPartition() == null) {
         data.setErrorCode(w.lookupError().code());
         errors = true;
@@ -266,7 +273,7 @@ public final class FetchHandler extends KafkaApi {
         fillOffsetsAfterError(w.topicPartition(), data);
       }
     }
-    return new Read(response, bytes, errors, positions);
+    return new Read(answers, bytes, errors, positions);
   }
 
   /**
@@ -303,7 +310,12 @@ public final class FetchHandler extends KafkaApi {
     }
     fill(data, read.read(), read.highWatermark(), read.lastStableOffset());
     return Optional.of(
-        new Position(w.topicPartition(), fetchOffset, read.read().fetchOffsetMetadata(), true));
+        new Position(
+            w.topicPartition(),
+            fetchOffset,
+            read.read().fetchOffsetMetadata(),
+            true,
+            read.highWatermark()));
   }
 
   /**
@@ -346,7 +358,12 @@ public final class FetchHandler extends KafkaApi {
       data.setAbortedTransactions(abortedTransactions(log, fetchOffset, lastStable, result));
     }
     return Optional.of(
-        new Position(w.topicPartition(), fetchOffset, result.fetchOffsetMetadata(), leader));
+        new Position(
+            w.topicPartition(),
+            fetchOffset,
+            result.fetchOffsetMetadata(),
+            leader,
+            result.highWatermark()));
   }
 
   /**
@@ -405,7 +422,10 @@ public final class FetchHandler extends KafkaApi {
    * Waits until the partitions hold {@code minBytes} beyond the fetch positions, estimated from
    * file positions without reading: bytes between the fetch position and the bound in the same
    * segment, or "enough" once the bound is in a later segment. A partition that lost its leader or
-   * vanished completes the wait so the client hears about it at once.
+   * vanished completes the wait so the client hears about it at once. A follower's wait also ends
+   * when the high watermark of one of its partitions moves from the one read: the answer reports it
+   * (a session reports a partition whose high watermark changed), and the follower, and consumers
+   * reading from it, learn the new high watermark without waiting for more data or the timeout.
    */
   private abstract class DelayedFetch extends DelayedOperation {
     private final List<Position> positions;
@@ -414,8 +434,9 @@ public final class FetchHandler extends KafkaApi {
     private final boolean readCommitted;
 
     DelayedFetch(List<Position> positions, int minBytes, boolean follower, boolean readCommitted) {
-      // A follower reads up to the log end, so every append may satisfy it; a consumer reads up to
-      // the high watermark or the last stable offset, which only a high watermark move changes.
+      // A follower reads up to the log end, so every append may satisfy it (and a high watermark
+      // move, which wakes both kinds); a consumer reads up to the high watermark or the last
+      // stable offset, which only a high watermark move changes.
       super(
           positions.stream().map(Position::topicPartition).toList(),
           follower ? WaitsOn.LOG_END : WaitsOn.HIGH_WATERMARK);
@@ -434,6 +455,9 @@ public final class FetchHandler extends KafkaApi {
           return true; // the partition left or changed role: the client hears about it at once
         }
         ReplicaLog log = partition.get().log();
+        if (follower && log.highWatermark() != position.highWatermark()) {
+          return true;
+        }
         // read_committed counts only bytes below the LSO, and wakes when a marker moves it.
         LogOffsetMetadata bound =
             follower

@@ -1,5 +1,6 @@
 package io.brook.broker.metrics;
 
+import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.ReplicationMetrics;
@@ -29,7 +30,8 @@ import javax.management.StandardMBean;
  *   <li>the health of the log directories the replicas live in: {@code
  *       kafka.log:type=LogManager,name=OfflineLogDirectoryCount} and, per directory, {@code
  *       LogDirectoryOffline} and the cleaner's {@code uncleanable-partitions-count} and {@code
- *       uncleanable-bytes} ({@code kafka.log:type=LogCleanerManager}).
+ *       uncleanable-bytes} ({@code kafka.log:type=LogCleanerManager});
+ *   <li>the fetch sessions under {@code kafka.server:type=FetchSessionCache}.
  * </ul>
  *
  * <p>An object name is per JVM: when several nodes run in one JVM (embedded test clusters), the
@@ -38,6 +40,7 @@ import javax.management.StandardMBean;
  */
 public final class ReplicationMBeans implements AutoCloseable {
   static final String REPLICA_MANAGER = "kafka.server:type=ReplicaManager,name=";
+  static final String FETCH_SESSION_CACHE = "kafka.server:type=FetchSessionCache,name=";
   static final String MAX_LAG =
       "kafka.server:type=ReplicaFetcherManager,name=MaxLag,clientId=Replica";
 
@@ -74,6 +77,32 @@ public final class ReplicationMBeans implements AutoCloseable {
     return register(ManagementFactory.getPlatformMBeanServer(), replicas, maxLag);
   }
 
+  /** As {@link #register(ReplicaManager, LongSupplier)}, with the broker's fetch sessions. */
+  public static ReplicationMBeans register(
+      ReplicaManager replicas, LongSupplier maxLag, FetchSessions sessions) {
+    ReplicationMBeans beans =
+        register(ManagementFactory.getPlatformMBeanServer(), replicas, maxLag);
+    beans.fetchSessionBeans(sessions);
+    return beans;
+  }
+
+  /**
+   * Kafka's fetch-session gauges and eviction meter, and two counters of Brook's own: Fetch
+   * requests seen and the partitions they listed (their ratio shows what sessions save).
+   */
+  private void fetchSessionBeans(FetchSessions sessions) {
+    add(FETCH_SESSION_CACHE + "NumIncrementalFetchSessions", () -> sessions.cache().size());
+    add(
+        FETCH_SESSION_CACHE + "NumIncrementalFetchPartitionsCached",
+        () -> sessions.cache().partitionsCached());
+    add(FETCH_SESSION_CACHE + "FetchRequests", sessions::requests);
+    add(FETCH_SESSION_CACHE + "FetchRequestPartitions", sessions::listedPartitions);
+    meter(
+        FETCH_SESSION_CACHE + "IncrementalFetchSessionEvictionsPerSec",
+        "evictions",
+        sessions.cache().evictions());
+  }
+
   static ReplicationMBeans register(
       MBeanServer server, ReplicaManager replicas, LongSupplier maxLag) {
     ReplicationMBeans beans = new ReplicationMBeans(server);
@@ -87,9 +116,10 @@ public final class ReplicationMBeans implements AutoCloseable {
         REPLICA_MANAGER + "MaxLastStableOffsetLag",
         new StandardMBean(lsoLag, GaugeMBean.class, false));
     ReplicationMetrics metrics = replicas.metrics();
-    beans.meter("IsrShrinksPerSec", "shrinks", metrics.isrShrinks());
-    beans.meter("IsrExpandsPerSec", "expands", metrics.isrExpands());
-    beans.meter("FailedIsrUpdatesPerSec", "failedUpdates", metrics.failedIsrUpdates());
+    beans.meter(REPLICA_MANAGER + "IsrShrinksPerSec", "shrinks", metrics.isrShrinks());
+    beans.meter(REPLICA_MANAGER + "IsrExpandsPerSec", "expands", metrics.isrExpands());
+    beans.meter(
+        REPLICA_MANAGER + "FailedIsrUpdatesPerSec", "failedUpdates", metrics.failedIsrUpdates());
     if (maxLag != null) {
       GaugeMBean lag = maxLag::getAsLong;
       beans.add(MAX_LAG, new StandardMBean(lag, GaugeMBean.class, false));
@@ -168,7 +198,7 @@ public final class ReplicationMBeans implements AutoCloseable {
             return eventType;
           }
         };
-    add(REPLICA_MANAGER + name, new StandardMBean(bean, MeterMBean.class, false));
+    add(name, new StandardMBean(bean, MeterMBean.class, false));
   }
 
   private void add(String name, StandardMBean bean) {

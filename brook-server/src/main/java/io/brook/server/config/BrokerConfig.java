@@ -360,6 +360,16 @@ public final class BrokerConfig {
     return (Integer) value("fetch.max.bytes");
   }
 
+  /** {@code max.incremental.fetch.session.cache.slots}: the most fetch sessions kept. */
+  public int maxIncrementalFetchSessionCacheSlots() {
+    return (Integer) value("max.incremental.fetch.session.cache.slots");
+  }
+
+  /** {@code brook.min.incremental.fetch.session.eviction.ms}: a session's minimum unused time. */
+  public long minIncrementalFetchSessionEvictionMs() {
+    return (Long) value("brook.min.incremental.fetch.session.eviction.ms");
+  }
+
   public int queuedMaxRequests() {
     return (Integer) value(NetworkSettings.QUEUED_MAX_REQUESTS);
   }

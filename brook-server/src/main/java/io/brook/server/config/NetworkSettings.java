@@ -235,13 +235,24 @@ final class NetworkSettings {
             MEDIUM,
             "Largest response to a consumer Fetch request, whatever the request's max_bytes (the"
                 + " first batch is still sent whole so the consumer makes progress).")
-        .accepts(
+        .uses(
             "max.incremental.fetch.session.cache.slots",
             INT,
             1_000,
             atLeast(0),
             MEDIUM,
-            "Incremental fetch sessions the broker keeps.")
+            "Incremental fetch sessions (KIP-227) the broker keeps, for consumers and followers;"
+                + " 0 turns sessions off (every Fetch lists all its partitions). When full, a new"
+                + " session evicts a stale one, or a less valuable one (a consumer's for a"
+                + " follower's, a smaller one once it is old enough).")
+        .uses(
+            "brook.min.incremental.fetch.session.eviction.ms",
+            LONG,
+            120_000L,
+            atLeast(0),
+            LOW,
+            "How long a fetch session must go unused to be evicted as stale, and how old it must"
+                + " be before a larger newcomer may evict it (Kafka fixes this at 120000 ms).")
         .accepts(
             "max.request.partition.size.limit",
             INT,

@@ -5,15 +5,18 @@ import io.brook.broker.replica.PartitionState;
 import io.brook.protocol.client.InterNodeClient;
 import io.brook.protocol.client.NodeResponse;
 import io.brook.storage.log.ReplicaLog;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
+import org.apache.kafka.clients.FetchSessionHandler;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -25,6 +28,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.internals.LogContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,12 +40,29 @@ import org.slf4j.LoggerFactory;
  * <p>Each partition sends its last fetched leader epoch (KIP-320). When the leader answers with a
  * diverging epoch, this log holds a tail the leader never had; the fetcher truncates it to where
  * the two logs agree and fetches on from there.
+ *
+ * <p>Fetches use an incremental fetch session (KIP-227) with the leader, through kafka-clients'
+ * {@link FetchSessionHandler}, the client side Kafka's own replica fetcher and consumers use: after
+ * the first full fetch a request lists only the partitions whose fetch fields changed (those that
+ * appended data, changed epoch, joined) and forgets those that left, and the leader answers only
+ * partitions with news. A session error or a failed or abandoned fetch makes the next request a
+ * full one, which opens a new session.
  */
 final class ReplicaFetcherThread extends Thread {
   private static final Logger log = LoggerFactory.getLogger(ReplicaFetcherThread.class);
 
   /** Retry of a partition whose leader has not applied the metadata this follower has. */
   static final long LEADER_NOT_READY_RETRY_MS = 50;
+
+  /** Fetch v12, the last naming topics by name, for partitions without a topic id. */
+  private static final short LAST_VERSION_WITHOUT_TOPIC_IDS = 12;
+
+  /** Errors about the fetch session, after which the next fetch is a full one. */
+  private static final Set<Errors> SESSION_ERRORS =
+      EnumSet.of(
+          Errors.FETCH_SESSION_ID_NOT_FOUND,
+          Errors.INVALID_FETCH_SESSION_EPOCH,
+          Errors.FETCH_SESSION_TOPIC_ID_ERROR);
 
   private final int leaderId;
   private final int brokerId;
@@ -50,6 +71,7 @@ final class ReplicaFetcherThread extends Thread {
   private final ReplicaFetchConfig config;
   private final Time time;
   private final InterNodeClient client;
+  private final FetchSessionHandler session;
   private volatile CompletableFuture<NodeResponse> inFlight;
   private volatile boolean abandonRequested;
   private final Map<TopicPartition, FetchState> partitions = new ConcurrentHashMap<>();
@@ -92,6 +114,10 @@ final class ReplicaFetcherThread extends Thread {
     this.config = config;
     this.time = time;
     this.client = client;
+    this.session =
+        new FetchSessionHandler(
+            new LogContext("[ReplicaFetcher broker=" + brokerId + " leader=" + leaderId + "] "),
+            leaderId);
   }
 
   /**
@@ -200,6 +226,7 @@ final class ReplicaFetcherThread extends Thread {
     abandonRequested = false;
     long now = time.milliseconds();
     Map<TopicPartition, FetchRequest.PartitionData> fetchData = new LinkedHashMap<>();
+    FetchSessionHandler.Builder sessionRequest = session.newBuilder();
     Map<TopicPartition, FetchState> fetched = new HashMap<>();
     long nextDelayEnd = Long.MAX_VALUE;
     for (Map.Entry<TopicPartition, FetchState> entry : partitions.entrySet()) {
@@ -215,15 +242,16 @@ final class ReplicaFetcherThread extends Thread {
       }
       ReplicaLog partitionLog = partition.log();
       int lastFetchedEpoch = partitionLog.latestEpoch().orElse(-1);
-      fetchData.put(
-          entry.getKey(),
+      FetchRequest.PartitionData partitionData =
           new FetchRequest.PartitionData(
               partition.topicId(),
               partitionLog.logEndOffset(),
               partitionLog.logStartOffset(),
               config.fetchMaxBytes(),
               Optional.of(state.leaderEpoch()),
-              lastFetchedEpoch < 0 ? Optional.empty() : Optional.of(lastFetchedEpoch)));
+              lastFetchedEpoch < 0 ? Optional.empty() : Optional.of(lastFetchedEpoch));
+      fetchData.put(entry.getKey(), partitionData);
+      sessionRequest.add(entry.getKey(), partitionData);
       fetched.put(entry.getKey(), fetchState);
     }
     if (fetchData.isEmpty()) {
@@ -238,16 +266,22 @@ final class ReplicaFetcherThread extends Thread {
     }
     FetchResponse response;
     short version;
+    FetchSessionHandler.FetchRequestData sessionData = sessionRequest.build();
     try {
       FetchRequest.Builder request =
           FetchRequest.Builder.forReplica(
-                  ApiKeys.FETCH.latestVersion(),
+                  sessionData.canUseTopicIds()
+                      ? ApiKeys.FETCH.latestVersion()
+                      : LAST_VERSION_WITHOUT_TOPIC_IDS,
                   brokerId,
                   brokerEpoch.getAsLong(),
                   config.fetchWaitMaxMs(),
                   config.fetchMinBytes(),
-                  fetchData)
-              .setMaxBytes(config.fetchResponseMaxBytes());
+                  sessionData.toSend())
+              .setMaxBytes(config.fetchResponseMaxBytes())
+              .metadata(sessionData.metadata())
+              .removed(sessionData.toForget())
+              .replaced(sessionData.toReplace());
       NodeResponse answer = send(node.get(), request);
       response = FetchResponse.of(answer.body(FetchResponseData.class));
       version = answer.apiVersion();
@@ -257,6 +291,8 @@ final class ReplicaFetcherThread extends Thread {
       return;
     } catch (ExecutionException failed) {
       Throwable e = failed.getCause();
+      // The leader may or may not have seen the request: the next one is full, on a new session.
+      session.handleError(e);
       if (e instanceof AbandonedException) {
         // A partition joined: fetch again at once, with it, on a new connection (the leader may
         // still hold the abandoned fetch open, and answers leave a connection in order).
@@ -280,9 +316,12 @@ final class ReplicaFetcherThread extends Thread {
       return;
     }
     failing = false;
-    if (response.error() != Errors.NONE) {
-      log.warn("Fetch refused leaderId={} error={}", leaderId, response.error());
-      delayAll(fetched, now);
+    if (!session.handleResponse(response, version)) {
+      if (!SESSION_ERRORS.contains(response.error())) {
+        log.warn("Fetch refused leaderId={} error={}", leaderId, response.error());
+        delayAll(fetched, now);
+      }
+      // A session error: the handler made the next request a full one, sent at once.
       return;
     }
     Map<Uuid, String> names = new HashMap<>();

@@ -1,0 +1,68 @@
+package io.brook.broker.fetch;
+
+import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
+import org.apache.kafka.common.message.FetchResponseData.PartitionData;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * One partition of a fetch session: the request fields the client last sent for it (used while it
+ * sends nothing new) and the offsets the session last reported, which decide whether a later
+ * response must carry the partition. Guarded by its session's lock.
+ */
+final class CachedPartition {
+  final FetchKey key;
+  FetchPartition request;
+
+  /** -1 until first reported: a partition new to the session is always answered. */
+  private long highWatermark = -1;
+
+  private long lastStableOffset = -1;
+  private long logStartOffset = -1;
+
+  CachedPartition(FetchKey key, FetchPartition request) {
+    this.key = key;
+    this.request = request;
+  }
+
+  /**
+   * Whether an incremental response must carry {@code data}, Kafka's rule: it has records, a high
+   * watermark, last stable offset or log start offset the client has not been told, a preferred
+   * read replica, a diverging epoch or an error. With {@code update} the reported offsets are
+   * remembered; an error resets the high watermark so the next successful read is reported too.
+   */
+  boolean mustRespond(PartitionData data, boolean update) {
+    boolean must = data.records() != null && data.records().sizeInBytes() > 0;
+    if (data.highWatermark() != highWatermark) {
+      must = true;
+      if (update) {
+        highWatermark = data.highWatermark();
+      }
+    }
+    if (data.lastStableOffset() != lastStableOffset) {
+      must = true;
+      if (update) {
+        lastStableOffset = data.lastStableOffset();
+      }
+    }
+    if (data.logStartOffset() != logStartOffset) {
+      must = true;
+      if (update) {
+        logStartOffset = data.logStartOffset();
+      }
+    }
+    if (data.preferredReadReplica() >= 0 || data.divergingEpoch().epoch() >= 0) {
+      must = true;
+    }
+    if (data.errorCode() != Errors.NONE.code()) {
+      must = true;
+      if (update) {
+        highWatermark = -1;
+      }
+    }
+    return must;
+  }
+
+  long highWatermark() {
+    return highWatermark;
+  }
+}
