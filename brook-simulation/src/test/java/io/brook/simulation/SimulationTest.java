@@ -2,6 +2,8 @@ package io.brook.simulation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +26,9 @@ class SimulationTest {
     long crashes = 0;
     long pauses = 0;
     long partitions = 0;
+    long events = 0;
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long cpuStart = threads.getCurrentThreadCpuTime();
     for (long seed = first; seed < first + seeds; seed++) {
       Simulation.Result result = Simulation.run(seed, dir);
       if (result.failed()) {
@@ -42,7 +47,20 @@ class SimulationTest {
       crashes += result.crashes();
       pauses += result.pauses();
       partitions += result.partitions();
+      events += result.events();
     }
+    System.out.printf(
+        "simulation: %d seeds from %d, %d events, %d acknowledged writes, %d records consumed,"
+            + " %d crashes, %d pauses, %d partitions, %.1f s of CPU%n",
+        seeds,
+        first,
+        events,
+        acked,
+        consumed,
+        crashes,
+        pauses,
+        partitions,
+        (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9);
     // The runs did something: writes were acknowledged and read, and faults happened.
     assertThat(acked).isPositive();
     assertThat(consumed).isPositive();
