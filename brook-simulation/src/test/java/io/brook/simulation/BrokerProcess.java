@@ -42,7 +42,7 @@ import org.apache.kafka.common.protocol.Errors;
  * and sends its ISR changes to the controller through the network.
  */
 final class BrokerProcess implements Endpoint {
-  static final long HEARTBEAT_MS = 150;
+  static final long HEARTBEAT_MS = 200;
   static final long REPLICA_LAG_TIME_MAX_MS = 800;
   static final long CONTROLLER_CALL_TIMEOUT_MS = 1_000;
 
@@ -231,7 +231,7 @@ final class BrokerProcess implements Endpoint {
     long epoch = brokerEpoch;
     simulation
         .network()
-        .call(
+        .<SimulatedController.IsrAnswer>call(
             this,
             controller,
             "alter-partition",
@@ -240,10 +240,10 @@ final class BrokerProcess implements Endpoint {
                     controller.alterPartition(
                         nodeId, epoch, topicId, partition, leaderEpoch, partitionEpoch, newIsr)),
             result -> {
-              if (result instanceof PartitionState state) {
-                answer.complete(state);
+              if (result.error() == Errors.NONE) {
+                answer.complete(result.state());
               } else {
-                answer.completeExceptionally(((Errors) result).exception());
+                answer.completeExceptionally(result.error().exception());
               }
             });
     schedule(

@@ -6,6 +6,7 @@ import io.brook.broker.replica.PartitionState;
 import io.brook.broker.time.ManualScheduler;
 import io.brook.metadata.controller.BrokerSessions;
 import io.brook.metadata.controller.ClusterController;
+import io.brook.metadata.controller.ConfigValidator;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.controller.HeartbeatResult;
 import io.brook.metadata.controller.IsrChangeRequest;
@@ -91,7 +92,7 @@ final class SimulatedController implements Endpoint {
                 Map.of(0, replicas),
                 Map.of("min.insync.replicas", "2"),
                 false,
-                io.brook.metadata.controller.ConfigValidator.NONE));
+                ConfigValidator.NONE));
     return quorum.image().topic(name).orElseThrow().id();
   }
 
@@ -114,11 +115,11 @@ final class SimulatedController implements Endpoint {
         image -> controller.brokerHeartbeat(brokerId, brokerEpoch, metadataOffset, false, false));
   }
 
-  /**
-   * A leader's AlterPartition for one partition: the partition's state once committed, or the
-   * controller's error.
-   */
-  Object alterPartition(
+  /** The answer to an AlterPartition: the partition's state once committed, or an error. */
+  record IsrAnswer(PartitionState state, Errors error) {}
+
+  /** A leader's AlterPartition for one partition. */
+  IsrAnswer alterPartition(
       int brokerId,
       long brokerEpoch,
       Uuid topicId,
@@ -147,14 +148,15 @@ final class SimulatedController implements Endpoint {
                               members,
                               (byte) 0))));
     } catch (MetadataException e) {
-      return e.error().error();
+      return new IsrAnswer(null, e.error().error());
     }
     IsrChangeResult result = results.get(0);
     if (result.error().error() != Errors.NONE) {
-      return result.error().error();
+      return new IsrAnswer(null, result.error().error());
     }
     PartitionImage p = result.partition().orElseThrow();
-    return new PartitionState(
-        p.leader(), p.leaderEpoch(), p.partitionEpoch(), p.replicas(), p.isr());
+    return new IsrAnswer(
+        new PartitionState(p.leader(), p.leaderEpoch(), p.partitionEpoch(), p.replicas(), p.isr()),
+        Errors.NONE);
   }
 }

@@ -57,7 +57,7 @@ final class Workload {
 
   void start() {
     simulation.scheduler().schedulePeriodic("produce", this::produce, 0, produceIntervalMs);
-    simulation.scheduler().schedulePeriodic("consume", this::consume, 0, 100);
+    simulation.scheduler().schedulePeriodic("consume", this::consume, 0, 200);
   }
 
   List<Acked> acked() {
