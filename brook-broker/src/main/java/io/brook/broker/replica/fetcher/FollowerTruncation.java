@@ -6,9 +6,10 @@ import org.apache.kafka.common.message.FetchResponseData;
 
 /**
  * Where a follower cuts its log when it does not line up with the leader's, by Kafka's rules
- * (KIP-101, KIP-279, KIP-320).
+ * (KIP-101, KIP-279, KIP-320). Public for the deterministic simulation, whose followers fetch
+ * without the fetcher thread.
  */
-final class FollowerTruncation {
+public final class FollowerTruncation {
   private FollowerTruncation() {}
 
   /**
@@ -24,7 +25,8 @@ final class FollowerTruncation {
    *       own epoch ends; the next fetch sends that epoch and is checked again.
    * </ul>
    */
-  static void onDivergingEpoch(Partition partition, FetchResponseData.EpochEndOffset diverging) {
+  public static void onDivergingEpoch(
+      Partition partition, FetchResponseData.EpochEndOffset diverging) {
     long logEnd = partition.log().logEndOffset();
     long target;
     if (diverging.endOffset() < 0 || diverging.epoch() < 0) {
@@ -47,7 +49,7 @@ final class FollowerTruncation {
    * starts over there) or, after an unclean election, ahead of the leader's log end (it keeps only
    * what the leader has committed).
    */
-  static void onOutOfRange(
+  public static void onOutOfRange(
       Partition partition, long fetchOffset, long leaderLogStartOffset, long leaderHighWatermark) {
     if (leaderLogStartOffset >= 0 && fetchOffset < leaderLogStartOffset) {
       partition.restartAsFollowerAt(leaderLogStartOffset);

@@ -1,0 +1,280 @@
+package io.brook.simulation;
+
+import io.brook.broker.api.FetchHandler;
+import io.brook.broker.api.ProduceHandler;
+import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.replica.IsrChangeSender;
+import io.brook.broker.replica.Partition;
+import io.brook.broker.replica.PartitionState;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.broker.time.ManualScheduler;
+import io.brook.broker.time.Scheduler;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.protocol.ApiHandler;
+import io.brook.storage.cleaner.CleanerConfig;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.manager.LogManager;
+import io.brook.storage.manager.LogManagerConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * One life of a broker, from start to crash, on Brook's real data plane: a {@link LogManager} on
+ * the broker's directory, a {@link ReplicaManager} with its ISR shrink task, {@link
+ * DelayedOperations}, the real Produce and Fetch handlers, all on the simulation's clock and
+ * scheduler. It registers with the controller, heartbeats, applies the images the controller sends,
+ * and sends its ISR changes to the controller through the network.
+ */
+final class BrokerProcess implements Endpoint {
+  static final long HEARTBEAT_MS = 200;
+  static final long REPLICA_LAG_TIME_MAX_MS = 800;
+  static final long CONTROLLER_CALL_TIMEOUT_MS = 1_000;
+
+  private final Simulation simulation;
+  private final int nodeId;
+  private final ManualScheduler scheduler;
+  private final SimulatedExecutor storageTasks;
+  private final LogManager logManager;
+  private final DelayedOperations delayed;
+  private final ReplicaManager replicas;
+  private final ProduceHandler produce;
+  private final FetchHandler fetch;
+  private final List<Scheduler.Task> tasks = new ArrayList<>();
+  private final Uuid incarnationId;
+  private final Path dir;
+  private boolean alive = true;
+  private long brokerEpoch = -1;
+  private boolean registering;
+
+  /** The controller's answer with the metadata image as it was when it answered. */
+  private record Answer<T>(T value, MetadataImage image) {}
+
+  BrokerProcess(Simulation simulation, int nodeId, Path dir, Uuid incarnationId) {
+    this.simulation = simulation;
+    this.nodeId = nodeId;
+    this.incarnationId = incarnationId;
+    this.dir = dir;
+    this.scheduler = simulation.scheduler();
+    this.storageTasks = new SimulatedExecutor(scheduler);
+    LogConfig logConfig = LogConfig.builder().minInSyncReplicas(2).build();
+    try {
+      logManager =
+          LogManager.start(
+              LogManagerConfig.defaults(List.of(dir))
+                  .withCleaner(CleanerConfig.DEFAULTS.withThreads(0)),
+              topic -> logConfig,
+              scheduler.time(),
+              storageTasks);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    delayed = new DelayedOperations(scheduler);
+    replicas =
+        new ReplicaManager(
+            nodeId,
+            logManager,
+            delayed,
+            (image, topic) -> logConfig,
+            new FollowerFetcher(this),
+            this::alterIsr,
+            REPLICA_LAG_TIME_MAX_MS,
+            scheduler.time(),
+            scheduler);
+    replicas.startIsrShrinkTask();
+    produce = new ProduceHandler(replicas);
+    fetch = new FetchHandler(replicas);
+    tasks.add(scheduler.schedulePeriodic("heartbeat " + nodeId, this::heartbeat, 0, HEARTBEAT_MS));
+  }
+
+  @Override
+  public int nodeId() {
+    return nodeId;
+  }
+
+  @Override
+  public boolean alive() {
+    return alive;
+  }
+
+  Simulation simulation() {
+    return simulation;
+  }
+
+  long brokerEpoch() {
+    return brokerEpoch;
+  }
+
+  ReplicaManager replicas() {
+    return replicas;
+  }
+
+  Optional<Partition> partition(TopicPartition tp) {
+    return alive ? replicas.partition(tp) : Optional.empty();
+  }
+
+  /** Runs {@code task} after {@code delayMs} if this life has not ended by then. */
+  void schedule(String name, Runnable task, long delayMs) {
+    scheduler.schedule(
+        name,
+        () -> {
+          if (alive) {
+            task.run();
+          }
+        },
+        delayMs);
+  }
+
+  /**
+   * The broker process dies: nothing of this life runs again, nothing is flushed or checkpointed,
+   * and its files keep exactly what was written (a killed process's writes survive in the page
+   * cache), so the next life recovers them as after a crash. The operating system would release the
+   * directory lock of a dead process; here the lock file is removed so the next life takes a new
+   * one (the dead life's file handles are closed by the garbage collector).
+   */
+  void crash() {
+    alive = false;
+    tasks.forEach(Scheduler.Task::cancel);
+    replicas.stopIsrShrinkTask();
+    storageTasks.shutdown();
+    delayed.close();
+    try {
+      Files.deleteIfExists(dir.resolve(".lock"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  // ---- metadata ----
+
+  void onImage(MetadataImage image) {
+    if (alive && image.offset() > replicas.image().offset()) {
+      replicas.applyMetadata(image);
+    }
+  }
+
+  private void heartbeat() {
+    if (simulation.network().isPaused(nodeId)) {
+      return;
+    }
+    SimulatedController controller = simulation.controller();
+    if (brokerEpoch < 0) {
+      if (registering) {
+        return;
+      }
+      registering = true;
+      simulation
+          .network()
+          .<Answer<Long>>call(
+              this,
+              controller,
+              "register",
+              reply ->
+                  reply.accept(
+                      new Answer<>(controller.register(nodeId, incarnationId), controller.image())),
+              answer -> {
+                brokerEpoch = answer.value();
+                registering = false;
+                onImage(answer.image());
+              });
+      // A lost registration is sent again at the next heartbeat after the timeout.
+      schedule("register-timeout", () -> registering = false, CONTROLLER_CALL_TIMEOUT_MS);
+      return;
+    }
+    long epoch = brokerEpoch;
+    long offset = replicas.image().offset();
+    simulation
+        .network()
+        .<Answer<Errors>>call(
+            this,
+            controller,
+            "heartbeat",
+            reply ->
+                reply.accept(
+                    new Answer<>(
+                        controller.heartbeat(nodeId, epoch, offset).error().error(),
+                        controller.image())),
+            answer -> {
+              Errors error = answer.value();
+              if ((error == Errors.STALE_BROKER_EPOCH || error == Errors.BROKER_ID_NOT_REGISTERED)
+                  && brokerEpoch == epoch) {
+                brokerEpoch = -1; // registers again at the next heartbeat
+              }
+              onImage(answer.image());
+            });
+  }
+
+  /** A leader's ISR change, sent to the controller; fails if no answer comes in time. */
+  private CompletableFuture<PartitionState> alterIsr(
+      Uuid topicId,
+      int partition,
+      int leaderEpoch,
+      int partitionEpoch,
+      List<IsrChangeSender.Member> newIsr) {
+    CompletableFuture<PartitionState> answer = new CompletableFuture<>();
+    SimulatedController controller = simulation.controller();
+    long epoch = brokerEpoch;
+    simulation
+        .network()
+        .<SimulatedController.IsrAnswer>call(
+            this,
+            controller,
+            "alter-partition",
+            reply ->
+                reply.accept(
+                    controller.alterPartition(
+                        nodeId, epoch, topicId, partition, leaderEpoch, partitionEpoch, newIsr)),
+            result -> {
+              if (result.error() == Errors.NONE) {
+                answer.complete(result.state());
+              } else {
+                answer.completeExceptionally(result.error().exception());
+              }
+            });
+    schedule(
+        "alter-partition-timeout",
+        () -> answer.completeExceptionally(new TimeoutException("no answer from the controller")),
+        CONTROLLER_CALL_TIMEOUT_MS);
+    return answer;
+  }
+
+  // ---- requests served ----
+
+  void handleFetch(FetchRequestData request, Consumer<FetchResponseData> reply) {
+    serve(fetch, request, response -> reply.accept(Wire.sent((FetchResponseData) response)));
+  }
+
+  void handleProduce(ProduceRequestData request, Consumer<ProduceResponseData> reply) {
+    serve(produce, request, response -> reply.accept((ProduceResponseData) response));
+  }
+
+  private void serve(ApiHandler handler, ApiMessage request, Consumer<ApiMessage> reply) {
+    handler
+        .handle(
+            Wire.context(handler.apiKey(), handler.maxVersion(), scheduler.time().nanoseconds()),
+            request)
+        .whenComplete(
+            (response, failure) -> {
+              if (failure != null) {
+                simulation.record("request failed at " + nodeId + ": " + failure);
+              } else if (alive) {
+                reply.accept(response);
+              }
+            });
+  }
+}

@@ -1,0 +1,61 @@
+package io.brook.simulation;
+
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.Random;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A broker node across its lives: its data directory stays, each start is a new {@link
+ * BrokerProcess} (a new incarnation, which registers again) that loads whatever the previous life
+ * left in the files.
+ */
+final class SimulatedBroker {
+  private final Simulation simulation;
+  private final int nodeId;
+  private final Path dir;
+  private final Random random;
+  private BrokerProcess process;
+  private int lives;
+
+  SimulatedBroker(Simulation simulation, int nodeId, Path dir, Random random) {
+    this.simulation = simulation;
+    this.nodeId = nodeId;
+    this.dir = dir;
+    this.random = random;
+  }
+
+  int nodeId() {
+    return nodeId;
+  }
+
+  /** The running life, if the broker is up. */
+  Optional<BrokerProcess> process() {
+    return Optional.ofNullable(process);
+  }
+
+  int lives() {
+    return lives;
+  }
+
+  void start() {
+    if (process != null) {
+      throw new IllegalStateException("broker " + nodeId + " is running");
+    }
+    lives++;
+    process =
+        new BrokerProcess(simulation, nodeId, dir, new Uuid(random.nextLong(), random.nextLong()));
+  }
+
+  void crash() {
+    if (process != null) {
+      process.crash();
+      process = null;
+    }
+  }
+
+  /** Stops the running life at the end of a run. */
+  void stop() {
+    crash();
+  }
+}

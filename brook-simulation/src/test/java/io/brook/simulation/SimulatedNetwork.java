@@ -1,0 +1,121 @@
+package io.brook.simulation;
+
+import io.brook.broker.time.ManualScheduler;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Messages between nodes as events on the one scheduler: each is delivered after a seeded delay (so
+ * messages overtake each other), or lost, or dropped because a partition separates the two nodes or
+ * the receiver's life ended. A paused node neither sends nor receives: its messages wait until the
+ * pause ends. Every delivery is recorded in the trace and followed by the invariant check.
+ */
+final class SimulatedNetwork {
+  private final ManualScheduler scheduler;
+  private final Random random;
+  private final Simulation simulation;
+  private final int minDelayMs;
+  private final int maxDelayMs;
+  private final double lossRate;
+  private final Set<Long> cut = new HashSet<>();
+  private final Map<Integer, Long> pausedUntilMs = new HashMap<>();
+
+  SimulatedNetwork(
+      Simulation simulation,
+      ManualScheduler scheduler,
+      Random random,
+      int minDelayMs,
+      int maxDelayMs,
+      double lossRate) {
+    this.simulation = simulation;
+    this.scheduler = scheduler;
+    this.random = random;
+    this.minDelayMs = Math.max(1, minDelayMs);
+    this.maxDelayMs = Math.max(this.minDelayMs, maxDelayMs);
+    this.lossRate = lossRate;
+  }
+
+  /** Sends {@code delivery}, run at {@code to} if it arrives. */
+  void send(Endpoint from, Endpoint to, String what, Runnable delivery) {
+    if (!from.alive()) {
+      return;
+    }
+    long delay = minDelayMs + random.nextInt(maxDelayMs - minDelayMs + 1);
+    long now = now();
+    long departs = Math.max(now, pausedUntil(from.nodeId()));
+    String name = what + " " + from.nodeId() + "->" + to.nodeId();
+    if (random.nextDouble() < lossRate) {
+      simulation.record("lost " + name);
+      return;
+    }
+    scheduler.schedule(name, () -> deliver(from, to, name, delivery), departs - now + delay);
+  }
+
+  /**
+   * A request from {@code from}, served at {@code to} by {@code serve}, which answers (now or
+   * later) through the callback it is given; the answer travels back as a message of its own.
+   */
+  <T> void call(
+      Endpoint from, Endpoint to, String what, Consumer<Consumer<T>> serve, Consumer<T> onAnswer) {
+    send(
+        from,
+        to,
+        what,
+        () ->
+            serve.accept(
+                answer -> send(to, from, what + "-response", () -> onAnswer.accept(answer))));
+  }
+
+  private void deliver(Endpoint from, Endpoint to, String name, Runnable delivery) {
+    if (!to.alive() || isCut(from.nodeId(), to.nodeId())) {
+      simulation.record("dropped " + name);
+      return;
+    }
+    long pausedUntil = pausedUntil(to.nodeId());
+    if (pausedUntil > now()) {
+      scheduler.schedule(name, () -> deliver(from, to, name, delivery), pausedUntil - now());
+      return;
+    }
+    simulation.record(name);
+    delivery.run();
+    simulation.afterEvent();
+  }
+
+  /** Drops every message between {@code a} and {@code b} until {@link #heal}. */
+  void cut(int a, int b) {
+    cut.add(pair(a, b));
+  }
+
+  void heal(int a, int b) {
+    cut.remove(pair(a, b));
+  }
+
+  /** {@code nodeId} stops sending and receiving for {@code ms}. */
+  void pause(int nodeId, long ms) {
+    pausedUntilMs.merge(nodeId, now() + ms, Math::max);
+  }
+
+  boolean isPaused(int nodeId) {
+    return pausedUntil(nodeId) > now();
+  }
+
+  private long pausedUntil(int nodeId) {
+    return pausedUntilMs.getOrDefault(nodeId, 0L);
+  }
+
+  private boolean isCut(int a, int b) {
+    return cut.contains(pair(a, b));
+  }
+
+  private static long pair(int a, int b) {
+    return ((long) Math.min(a, b) << 32) | Math.max(a, b);
+  }
+
+  private long now() {
+    return scheduler.time().nanoseconds() / 1_000_000;
+  }
+}

@@ -1,0 +1,224 @@
+package io.brook.simulation;
+
+import io.brook.broker.time.ManualScheduler;
+import io.brook.broker.time.MockTime;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+
+/**
+ * One seeded run: three brokers and a controller on one {@link MockTime} and one {@link
+ * ManualScheduler} (the single event queue), a producer and a consumer, faults, and the {@link
+ * Invariants} checked after every event. Everything random comes from the seed and nothing reads
+ * the wall clock or starts a thread, so a seed replays exactly (same {@link Trace} hash).
+ */
+final class Simulation {
+  static final String TOPIC = "t";
+  static final List<Integer> BROKER_IDS = List.of(1, 2, 3);
+
+  /** Simulated time of a run: faults until then, then a quiet period to heal. */
+  static final long FAULTS_UNTIL_MS = 2_500;
+
+  static final long PRODUCE_UNTIL_MS = 3_000;
+  static final long END_MS = 4_000;
+  static final long SESSION_TIMEOUT_MS = 600;
+
+  private final long seed;
+  private final MockTime time = new MockTime();
+  private final ManualScheduler scheduler = new ManualScheduler(time);
+  private final Trace trace = new Trace();
+  private final Random random;
+  private final SimulatedNetwork network;
+  private final SimulatedController controller;
+  private final List<SimulatedBroker> brokers = new ArrayList<>();
+  private final Invariants invariants;
+  private final Workload workload;
+  private final FaultInjector faults;
+  private Uuid topicId;
+
+  /** The outcome of a run. */
+  record Result(
+      long seed,
+      long traceHash,
+      long events,
+      int acked,
+      long consumed,
+      int crashes,
+      int pauses,
+      int partitions,
+      String failure,
+      String traceTail) {
+    boolean failed() {
+      return failure != null;
+    }
+  }
+
+  private Simulation(long seed, Path dir) {
+    this.seed = seed;
+    this.random = new Random(seed);
+    int maxDelay = 1 + random.nextInt(30);
+    double loss = random.nextInt(4) == 0 ? 0 : random.nextDouble() * 0.05;
+    this.network = new SimulatedNetwork(this, scheduler, random, 1, maxDelay, loss);
+    this.controller = new SimulatedController(network, scheduler, random, SESSION_TIMEOUT_MS, 100);
+    for (int id : BROKER_IDS) {
+      brokers.add(new SimulatedBroker(this, id, dir.resolve("broker-" + id), random));
+    }
+    this.invariants = new Invariants(this, new TopicPartition(TOPIC, 0));
+    this.workload = new Workload(this, 20 + random.nextInt(60), PRODUCE_UNTIL_MS);
+    this.faults = new FaultInjector(this, random, FAULTS_UNTIL_MS);
+    record("seed " + seed + " maxDelayMs=" + maxDelay + " loss=" + loss);
+  }
+
+  /** Runs seed {@code seed} with its brokers' files under a fresh directory in {@code parent}. */
+  static Result run(long seed, Path parent) {
+    Path dir;
+    try {
+      dir = Files.createTempDirectory(parent, "sim-" + seed + "-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    try {
+      return new Simulation(seed, dir).run();
+    } finally {
+      deleteRecursively(dir);
+    }
+  }
+
+  private Result run() {
+    controller.pushImagesTo(
+        image -> {
+          for (SimulatedBroker broker : brokers) {
+            broker
+                .process()
+                .ifPresent(p -> network.send(controller, p, "image", () -> p.onImage(image)));
+          }
+        });
+    brokers.forEach(SimulatedBroker::start);
+    try {
+      // The brokers register and are unfenced over the network before the topic exists.
+      while (controller.image().brokers().values().stream().filter(b -> !b.fenced()).count()
+          < BROKER_IDS.size()) {
+        step();
+      }
+      topicId = controller.createTopic(TOPIC, BROKER_IDS);
+      workload.start();
+      faults.start();
+      while (invariants.failure() == null && step()) {
+        // each step runs the next due events and checks the invariants
+      }
+    } catch (RuntimeException | AssertionError e) {
+      invariants.fail("the run threw " + e);
+    } finally {
+      brokers.forEach(SimulatedBroker::stop);
+    }
+    return new Result(
+        seed,
+        trace.hash(),
+        trace.events(),
+        workload.acked().size(),
+        workload.consumed(),
+        faults.crashes(),
+        faults.pauses(),
+        faults.partitions(),
+        invariants.failure(),
+        trace.tail());
+  }
+
+  /** Moves the clock to the next due event and runs it; false once none is due by the end. */
+  private boolean step() {
+    long next = scheduler.nextDueMs();
+    if (next < 0 || next > END_MS) {
+      if (topicId == null) {
+        throw new IllegalStateException("the brokers did not register by the end of the run");
+      }
+      return false;
+    }
+    time.sleep(next - nowMs());
+    afterEvent();
+    return true;
+  }
+
+  // ---- for the parts of the simulation ----
+
+  MockTime time() {
+    return time;
+  }
+
+  ManualScheduler scheduler() {
+    return scheduler;
+  }
+
+  long nowMs() {
+    return time.nanoseconds() / 1_000_000;
+  }
+
+  SimulatedNetwork network() {
+    return network;
+  }
+
+  SimulatedController controller() {
+    return controller;
+  }
+
+  List<SimulatedBroker> brokers() {
+    return brokers;
+  }
+
+  SimulatedBroker broker(int id) {
+    return brokers.get(BROKER_IDS.indexOf(id));
+  }
+
+  Invariants invariants() {
+    return invariants;
+  }
+
+  Uuid topicId() {
+    return topicId;
+  }
+
+  void record(String event) {
+    trace.record(nowMs(), event);
+  }
+
+  /** After every event: the invariants. */
+  void afterEvent() {
+    invariants.check();
+  }
+
+  /** A follower's fetch to broker {@code leaderId}, and its answer back. */
+  void sendFetch(
+      BrokerProcess follower,
+      int leaderId,
+      FetchRequestData request,
+      Consumer<FetchResponseData> onResponse) {
+    broker(leaderId)
+        .process()
+        .ifPresent(
+            leader ->
+                network.call(
+                    follower,
+                    leader,
+                    "fetch",
+                    reply -> leader.handleFetch(request, reply),
+                    onResponse));
+  }
+
+  private static void deleteRecursively(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package io.brook.simulation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs many seeds of the {@link Simulation}: {@code brook.sim.seeds} of them (2,000 in the build,
+ * more with {@code -Psimulation}), or only {@code brook.sim.seed} to replay one. A failing seed
+ * fails the test with the property that replays it.
+ */
+class SimulationTest {
+  @TempDir Path dir;
+
+  @Test
+  void everySeedKeepsTheInvariants() {
+    String one = System.getProperty("brook.sim.seed", "");
+    long first = one.isBlank() ? 1 : Long.parseLong(one.trim());
+    int seeds = one.isBlank() ? Integer.getInteger("brook.sim.seeds", 2_000) : 1;
+    long acked = 0;
+    long consumed = 0;
+    long crashes = 0;
+    long pauses = 0;
+    long partitions = 0;
+    long events = 0;
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long cpuStart = threads.getCurrentThreadCpuTime();
+    long processCpuStart = processCpuNanos();
+    for (long seed = first; seed < first + seeds; seed++) {
+      Simulation.Result result = Simulation.run(seed, dir);
+      if (result.failed()) {
+        throw new AssertionError(
+            "seed "
+                + seed
+                + " broke an invariant: "
+                + result.failure()
+                + "\nreplay: -Dbrook.sim.seed="
+                + seed
+                + "\nlast events:\n"
+                + result.traceTail());
+      }
+      acked += result.acked();
+      consumed += result.consumed();
+      crashes += result.crashes();
+      pauses += result.pauses();
+      partitions += result.partitions();
+      events += result.events();
+    }
+    System.out.printf(
+        "simulation: %d seeds from %d, %d events, %d acknowledged writes, %d records consumed,"
+            + " %d crashes, %d pauses, %d partitions, %.1f s of CPU (%.1f s for the whole JVM)%n",
+        seeds,
+        first,
+        events,
+        acked,
+        consumed,
+        crashes,
+        pauses,
+        partitions,
+        (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9,
+        (processCpuNanos() - processCpuStart) / 1e9);
+    // The runs did something: writes were acknowledged and read, and faults happened.
+    assertThat(acked).isPositive();
+    assertThat(consumed).isPositive();
+    if (seeds >= 20) {
+      assertThat(crashes).isPositive();
+      assertThat(pauses).isPositive();
+      assertThat(partitions).isPositive();
+    }
+  }
+
+  /** The CPU time of the whole JVM (the run's thread, the JIT compilers, the collector). */
+  private static long processCpuNanos() {
+    return ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime()
+        : 0;
+  }
+}
