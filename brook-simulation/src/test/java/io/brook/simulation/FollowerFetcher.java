@@ -4,7 +4,7 @@ import io.brook.broker.replica.Followers;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.PartitionState;
 import io.brook.broker.replica.fetcher.FollowerTruncation;
-import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.ReplicaLog;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -73,9 +73,9 @@ final class FollowerFetcher implements Followers {
     }
     Partition partition = fetching.partition;
     PartitionState state = partition.state();
-    PartitionLog log = partition.log();
+    ReplicaLog log = partition.log();
     long fetchOffset = log.logEndOffset();
-    int lastFetchedEpoch = log.leaderEpochCache().latestEpoch().orElse(-1);
+    int lastFetchedEpoch = log.latestEpoch().orElse(-1);
     FetchRequestData request =
         new FetchRequestData().setMaxWaitMs(MAX_WAIT_MS).setMinBytes(1).setMaxBytes(1 << 20);
     request.replicaState().setReplicaId(broker.nodeId()).setReplicaEpoch(broker.brokerEpoch());

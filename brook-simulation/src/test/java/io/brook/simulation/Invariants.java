@@ -3,7 +3,7 @@ package io.brook.simulation;
 import io.brook.broker.replica.Partition;
 import io.brook.metadata.image.PartitionImage;
 import io.brook.storage.log.LogReadResult;
-import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.ReplicaLog;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -42,7 +42,7 @@ final class Invariants {
   private final Map<Integer, Integer> leaderOfEpoch = new HashMap<>();
   private final Map<Integer, Integer> highestEpochSeen = new HashMap<>();
   private final Map<Integer, Long> consumerHighWatermark = new HashMap<>();
-  private final Map<PartitionLog, LogView> views = new IdentityHashMap<>();
+  private final Map<ReplicaLog, LogView> views = new IdentityHashMap<>();
   private int controllerEpoch = -1;
   private String failure;
 
@@ -112,7 +112,7 @@ final class Invariants {
     }
     Optional<PartitionImage> image = simulation.controller().image().partition(tp.topic(), 0);
     image.ifPresent(this::checkControllerEpochs);
-    Map<PartitionLog, LogView> live = new IdentityHashMap<>();
+    Map<ReplicaLog, LogView> live = new IdentityHashMap<>();
     for (SimulatedBroker broker : simulation.brokers()) {
       Optional<Partition> partition = broker.process().flatMap(process -> process.partition(tp));
       if (partition.isEmpty() || partition.get().log().isOffline()) {
@@ -120,7 +120,7 @@ final class Invariants {
       }
       Partition p = partition.get();
       checkBrokerEpochs(broker.nodeId(), p);
-      PartitionLog log = p.log();
+      ReplicaLog log = p.log();
       LogView view = views.computeIfAbsent(log, l -> new LogView());
       live.put(log, view);
       read(log, view);
@@ -179,7 +179,7 @@ final class Invariants {
     return image.isr().contains(nodeId);
   }
 
-  private void checkCommitted(int nodeId, PartitionLog log, LogView view) {
+  private void checkCommitted(int nodeId, ReplicaLog log, LogView view) {
     long highWatermark = Math.min(log.highWatermark(), view.values.size());
     for (int offset = view.committedChecked; offset < highWatermark; offset++) {
       String value = view.values.get(offset);
@@ -228,7 +228,7 @@ final class Invariants {
   }
 
   /** Brings {@code view} up to the log's end, dropping what a truncation removed. */
-  private static void read(PartitionLog log, LogView view) {
+  private static void read(ReplicaLog log, LogView view) {
     long end = log.logEndOffset();
     if (end < view.values.size()) {
       view.values.subList((int) end, view.values.size()).clear();
