@@ -3,6 +3,7 @@ package io.brook.broker.delayed;
 import io.brook.broker.time.Scheduler;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -23,6 +24,10 @@ public abstract class DelayedOperation {
     LOG_END
   }
 
+  /** Operations are woken in the order they were created (see {@link DelayedOperations}). */
+  private static final AtomicLong CREATED = new AtomicLong();
+
+  final long sequence = CREATED.getAndIncrement();
   private final AtomicBoolean completed = new AtomicBoolean();
   private final List<TopicPartition> partitions;
   private final WaitsOn waitsOn;

@@ -4,8 +4,10 @@ import io.brook.broker.replica.Partition;
 import io.brook.broker.time.Scheduler;
 import io.brook.broker.time.WheelScheduler;
 import java.io.Closeable;
+import java.util.Comparator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.RejectedExecutionException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -62,13 +64,18 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
     this.timer = timer;
   }
 
+  private static final Comparator<DelayedOperation> BY_CREATION =
+      Comparator.comparingLong(operation -> operation.sequence);
+
   /**
    * The operations parked on one partition, split by what they wait for. Both sets are concurrent:
    * progress iterates them without a lock while other threads add and remove operations.
    */
   private static final class Watchers {
-    final Set<DelayedOperation> highWatermark = ConcurrentHashMap.newKeySet();
-    final Set<DelayedOperation> logEnd = ConcurrentHashMap.newKeySet();
+    // Ordered by creation, so operations woken together complete in the same order on every run
+    // (an identity-hashed set would make the deterministic simulation differ from run to run).
+    final Set<DelayedOperation> highWatermark = new ConcurrentSkipListSet<>(BY_CREATION);
+    final Set<DelayedOperation> logEnd = new ConcurrentSkipListSet<>(BY_CREATION);
 
     Set<DelayedOperation> setFor(DelayedOperation operation) {
       return operation.waitsOn() == DelayedOperation.WaitsOn.LOG_END ? logEnd : highWatermark;
