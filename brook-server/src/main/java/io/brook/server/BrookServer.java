@@ -28,6 +28,7 @@ import io.brook.broker.api.WriteTxnMarkersHandler;
 import io.brook.broker.api.group.GroupApis;
 import io.brook.broker.api.txn.TxnApis;
 import io.brook.broker.cluster.CleanShutdownEpoch;
+import io.brook.broker.cluster.ForwardingHandler;
 import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
 import io.brook.broker.coordinator.ReplicaPartitionEnds;
 import io.brook.broker.delayed.DelayedOperations;
@@ -41,6 +42,7 @@ import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;
 import io.brook.broker.txn.TxnMarkerSender;
+import io.brook.controller.ControllerServices;
 import io.brook.coordinator.api.GroupService;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.service.CoordinatorMarkerWriter;
@@ -58,7 +60,7 @@ import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.client.InterNodeEventLoops;
 import io.brook.protocol.network.KafkaNetworkServer;
 import io.brook.quorum.ClusterQuorum;
-import io.brook.server.cluster.ClusterServices;
+import io.brook.server.cluster.BrokerClusterServices;
 import io.brook.server.cluster.ClusterSettings;
 import io.brook.server.config.BrokerConfig;
 import io.brook.server.config.Endpoint;
@@ -95,7 +97,8 @@ public final class BrookServer implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
   private final DiskWork disk;
   private final MetadataQuorum quorum;
-  private final ClusterServices cluster;
+  private final ControllerServices controllerSide;
+  private final BrokerClusterServices cluster;
   private final LogManager logManager;
   private final DelayedOperations delayedOperations;
   private final ReplicaManager replicaManager;
@@ -115,6 +118,7 @@ public final class BrookServer implements AutoCloseable {
     this.scheduler = c.scheduler;
     this.disk = c.disk;
     this.quorum = c.quorum;
+    this.controllerSide = c.controllerSide;
     this.cluster = c.cluster;
     this.logManager = c.logManager;
     this.delayedOperations = c.delayedOperations;
@@ -139,7 +143,8 @@ public final class BrookServer implements AutoCloseable {
     DiskWork disk;
     MetadataQuorum quorum;
     final LocalMetadataBarrier metadataBarrier = new LocalMetadataBarrier();
-    ClusterServices cluster;
+    ControllerServices controllerSide;
+    BrokerClusterServices cluster;
     LogManager logManager;
     DelayedOperations delayedOperations;
     ReplicaManager replicaManager;
@@ -154,6 +159,7 @@ public final class BrookServer implements AutoCloseable {
     void closeQuietly() {
       closeEach(
           cluster,
+          controllerSide,
           network,
           disk,
           fetchers,
@@ -219,8 +225,13 @@ public final class BrookServer implements AutoCloseable {
               Time.SYSTEM,
               c.scheduler);
       c.delayedOperations = new DelayedOperations();
-      c.cluster = new ClusterServices(config, clusterQuorum, controller, c.scheduler);
-      ClusterServices cluster = c.cluster;
+      c.controllerSide =
+          new ControllerServices(
+              settings.controllerSettings(config), clusterQuorum, controller, c.scheduler);
+      c.cluster =
+          new BrokerClusterServices(
+              config, clusterQuorum, c.controllerSide.clusterAdminHandlers(), c.scheduler);
+      BrokerClusterServices cluster = c.cluster;
       c.fetchers =
           new ReplicaFetcherManager(
               nodeId,
@@ -281,7 +292,7 @@ public final class BrookServer implements AutoCloseable {
       Components c, TopicAdmin admin, LogConfig logDefaults, long started) throws IOException {
     BrokerConfig config = c.config;
     int nodeId = config.nodeId();
-    ClusterServices cluster = c.cluster;
+    BrokerClusterServices cluster = c.cluster;
     BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId, cluster::activeControllerId);
     ProducerIdManager producerIds =
         new ProducerIdManager(() -> cluster.allocateProducerIds(nodeId));
@@ -310,7 +321,7 @@ public final class BrookServer implements AutoCloseable {
             CoordinatorConfigs.transactionTopic(config)));
     handlers.addAll(transactionHandlers(c));
     if (config.isController()) {
-      cluster.startController(handlers, admin, c.clusterId);
+      c.controllerSide.start(handlers, admin, c.clusterId);
     }
     if (!config.isBroker()) {
       // A controller-only node serves the quorum (and the controller APIs over it) only.
@@ -433,7 +444,7 @@ public final class BrookServer implements AutoCloseable {
     List<ApiHandler> held = new ArrayList<>();
     for (ApiHandler handler : handlers) {
       held.add(
-          ClusterServices.CONTROLLER_DECIDED.contains(handler.apiKey())
+          ForwardingHandler.CONTROLLER_DECIDED.contains(handler.apiKey())
               ? c.metadataBarrier.around(handler, () -> quorum.image().offset())
               : handler);
     }
@@ -446,7 +457,9 @@ public final class BrookServer implements AutoCloseable {
         new TransactionService(c.transactionCoordinator, groups::partitionFor, Time.SYSTEM));
   }
 
-  /** The data listeners; controller listeners serve the Raft quorum, (gRPC, in brook-quorum). */
+  /**
+   * The data listeners; controller listeners serve the Raft quorum, (gRPC, in brook-controller).
+   */
   private static NetworkConfig networkConfig(BrokerConfig config) {
     List<NetworkConfig.Listener> listeners = new ArrayList<>();
     for (Endpoint endpoint : config.listeners()) {
@@ -557,6 +570,7 @@ public final class BrookServer implements AutoCloseable {
     closeEach(
         network,
         cluster,
+        controllerSide,
         disk,
         fetchers,
         mbeans,

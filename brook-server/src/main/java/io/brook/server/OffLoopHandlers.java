@@ -12,7 +12,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * Which whole APIs leave the Netty event loop for the disk pool ({@link DiskWork}), because
  * answering them waits for the disk. APIs that only sometimes wait decide per request themselves
  * (Produce, ListOffsets, WriteTxnMarkers); see "Threads" in docs/architecture.md. Admin APIs the
- * controller decides are forwarded or run on {@code brook-admin} ({@code ClusterServices}).
+ * controller decides are forwarded or run on {@code brook-admin} ({@code BrokerClusterServices}).
  */
 final class OffLoopHandlers {
   /** Disk work on every node: moving the log start (may roll, renames files), statfs and sizes. */

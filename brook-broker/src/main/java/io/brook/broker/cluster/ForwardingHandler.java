@@ -3,6 +3,7 @@ package io.brook.broker.cluster;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -15,6 +16,20 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * active controller over the controller channel, like Kafka's forwarding with {@code Envelope}.
  */
 public final class ForwardingHandler implements ApiHandler {
+  /** Admin APIs the active controller decides; any broker accepts and forwards them. */
+  public static final Set<ApiKeys> CONTROLLER_DECIDED =
+      Set.of(
+          ApiKeys.CREATE_TOPICS,
+          ApiKeys.DELETE_TOPICS,
+          ApiKeys.CREATE_PARTITIONS,
+          ApiKeys.ALTER_CONFIGS,
+          ApiKeys.INCREMENTAL_ALTER_CONFIGS,
+          ApiKeys.ELECT_LEADERS,
+          ApiKeys.DESCRIBE_QUORUM,
+          ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+          // Listed by the controller too, so a move is listed as soon as it is started.
+          ApiKeys.LIST_PARTITION_REASSIGNMENTS);
+
   private final ApiHandler local;
   private final MetadataQuorum quorum;
   private final ControllerClient controller;

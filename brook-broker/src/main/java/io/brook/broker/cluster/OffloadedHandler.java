@@ -2,10 +2,13 @@ package io.brook.broker.cluster;
 
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -42,6 +45,24 @@ public final class OffloadedHandler implements ApiHandler {
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage request) {
     return runOn(executor, delegate, context, request);
+  }
+
+  /**
+   * An executor for handlers that wait: two daemon threads named {@code threadName}, at most {@code
+   * queued} requests waiting for one, beyond which it refuses (bounded).
+   */
+  public static ThreadPoolExecutor boundedExecutor(String threadName, int queued) {
+    return new ThreadPoolExecutor(
+        2,
+        2,
+        0,
+        TimeUnit.MILLISECONDS,
+        new ArrayBlockingQueue<>(queued),
+        runnable -> {
+          Thread thread = new Thread(runnable, threadName);
+          thread.setDaemon(true);
+          return thread;
+        });
   }
 
   /** Runs {@code handler} on {@code executor}; a refusal becomes a retriable error. */

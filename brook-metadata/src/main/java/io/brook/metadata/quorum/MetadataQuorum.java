@@ -8,7 +8,7 @@ import java.util.function.Function;
 
 /**
  * The seam between the controller's logic and the place its records are agreed on and stored: on a
- * node, the Raft quorum of brook-quorum (one voter or several).
+ * node, the Raft quorum of brook-controller (one voter or several).
  *
  * <p>Operations run one at a time against the latest image; their records become durable, then
  * applied, then visible, then the response is returned.

@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A {@link MetadataQuorum} of one voter that keeps its records in memory: for the tests of modules
  * that drive the controller and the broker without running Ratis (brook-broker, brook-coordinator,
- * this module). Nodes run {@code RaftMetadataQuorum} (brook-quorum).
+ * this module). Nodes run {@code RaftMetadataQuorum} (brook-controller).
  *
  * <p>{@link #submit} holds this object's monitor while it runs the operation, applies its records
  * to a new image, publishes it through a volatile field and notifies the listeners on the caller's

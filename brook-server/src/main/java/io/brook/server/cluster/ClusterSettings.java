@@ -1,5 +1,6 @@
 package io.brook.server.cluster;
 
+import io.brook.controller.ControllerSettings;
 import io.brook.quorum.ClusterQuorum;
 import io.brook.quorum.QuorumSettings;
 import io.brook.quorum.RaftMetadataObserver;
@@ -52,6 +53,18 @@ public record ClusterSettings(
 
   private static int intValue(BrokerConfig config, String name) {
     return (Integer) config.value(name);
+  }
+
+  /** The controller side's part of these settings. */
+  public ControllerSettings controllerSettings(BrokerConfig config) {
+    return new ControllerSettings(
+        config.nodeId(),
+        config.controllerListenerNames().get(0),
+        heartbeatIntervalMs,
+        sessionTimeoutMs,
+        autoLeaderRebalance,
+        leaderImbalanceCheckIntervalMs,
+        livenessProbe);
   }
 
   /** This node's part of the quorum, storing under {@code metadata.log.dir}. */

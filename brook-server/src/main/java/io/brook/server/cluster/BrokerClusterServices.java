@@ -1,28 +1,14 @@
 package io.brook.server.cluster;
 
-import io.brook.broker.admin.TopicAdmin;
-import io.brook.broker.api.AllocateProducerIdsHandler;
-import io.brook.broker.api.AlterPartitionHandler;
-import io.brook.broker.api.AssignReplicasToDirsHandler;
-import io.brook.broker.api.BrokerHeartbeatHandler;
-import io.brook.broker.api.BrokerRegistrationHandler;
-import io.brook.broker.api.DescribeQuorumHandler;
-import io.brook.broker.api.ElectLeadersHandler;
 import io.brook.broker.cluster.AlterPartitionManager;
-import io.brook.broker.cluster.BrokerFencer;
 import io.brook.broker.cluster.BrokerLifecycleManager;
-import io.brook.broker.cluster.BrokerLivenessProbe;
 import io.brook.broker.cluster.CleanShutdownEpoch;
-import io.brook.broker.cluster.ControllerCallDispatcher;
 import io.brook.broker.cluster.ControllerClient;
 import io.brook.broker.cluster.ForwardingAutoTopicCreator;
 import io.brook.broker.cluster.ForwardingHandler;
-import io.brook.broker.cluster.LeaderRebalancer;
 import io.brook.broker.cluster.OffloadedHandler;
 import io.brook.broker.replica.IsrChangeSender;
 import io.brook.broker.time.ExecutorScheduler;
-import io.brook.metadata.controller.BrokerSessions;
-import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ProducerIdBlock;
 import io.brook.metadata.image.BrokerRegistration;
 import io.brook.metadata.image.MetadataImage;
@@ -34,8 +20,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -50,78 +34,43 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * The cluster roles of a node (every node, a single one included): the controller side (the
- * controller APIs served over the controller channel, broker sessions and fencing) and the broker
- * side (admin requests forwarded to the active controller, registration and heartbeats, controlled
- * shutdown).
+ * The broker side of a node's cluster role: admin requests forwarded to the active controller,
+ * registration and heartbeats, ISR changes and controlled shutdown. The controller side is {@code
+ * ControllerServices} (brook-controller).
  */
-public final class ClusterServices implements AutoCloseable {
-  /** Admin APIs the active controller decides; any broker accepts and forwards them. */
-  public static final Set<ApiKeys> CONTROLLER_DECIDED =
-      Set.of(
-          ApiKeys.CREATE_TOPICS,
-          ApiKeys.DELETE_TOPICS,
-          ApiKeys.CREATE_PARTITIONS,
-          ApiKeys.ALTER_CONFIGS,
-          ApiKeys.INCREMENTAL_ALTER_CONFIGS,
-          ApiKeys.ELECT_LEADERS,
-          ApiKeys.DESCRIBE_QUORUM,
-          ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
-          // Listed by the controller too, so a move is listed as soon as it is started.
-          ApiKeys.LIST_PARTITION_REASSIGNMENTS);
-
-  /** Requests waiting for a thread; beyond it the executors refuse (bounded). */
+public final class BrokerClusterServices implements AutoCloseable {
+  /** Requests waiting for a thread; beyond it the executor refuses (bounded). */
   private static final int QUEUE = 512;
 
   private final ClusterSettings settings;
   private final int nodeId;
-  private final String controllerListener;
   private final ClusterQuorum quorum;
-  private final ClusterController controller;
   private final ControllerClient controllerClient;
+
+  /**
+   * The admin APIs that only matter with several brokers, decided by the controller (see {@code
+   * ControllerServices#clusterAdminHandlers}).
+   */
+  private final List<ApiHandler> clusterAdminHandlers;
 
   /** The broker side's admin work (it may wait for the controller channel). */
   private final ThreadPoolExecutor adminExecutor;
 
-  /**
-   * The controller side's work: calls arriving over the channel. Separate from {@link
-   * #adminExecutor} so a broker-side thread waiting for a call never holds the thread the call
-   * needs (a node can be both sides).
-   */
-  private final ThreadPoolExecutor controllerExecutor;
-
   private final ScheduledExecutorService scheduler;
   private volatile BrokerLifecycleManager lifecycle;
-  private BrokerLivenessProbe livenessProbe;
 
-  public ClusterServices(
+  public BrokerClusterServices(
       BrokerConfig config,
       ClusterQuorum quorum,
-      ClusterController controller,
+      List<ApiHandler> clusterAdminHandlers,
       ScheduledExecutorService scheduler) {
     this.settings = ClusterSettings.of(config);
     this.nodeId = config.nodeId();
-    this.controllerListener = config.controllerListenerNames().get(0);
     this.quorum = quorum;
-    this.controller = controller;
+    this.clusterAdminHandlers = List.copyOf(clusterAdminHandlers);
     this.scheduler = scheduler;
     this.controllerClient = new ControllerClient(quorum);
-    this.adminExecutor = boundedPool("brook-admin");
-    this.controllerExecutor = boundedPool("brook-controller-calls");
-  }
-
-  private static ThreadPoolExecutor boundedPool(String name) {
-    return new ThreadPoolExecutor(
-        2,
-        2,
-        0,
-        TimeUnit.MILLISECONDS,
-        new ArrayBlockingQueue<>(QUEUE),
-        runnable -> {
-          Thread thread = new Thread(runnable, name);
-          thread.setDaemon(true);
-          return thread;
-        });
+    this.adminExecutor = OffloadedHandler.boundedExecutor("brook-admin", QUEUE);
   }
 
   /**
@@ -152,58 +101,15 @@ public final class ClusterServices implements AutoCloseable {
   }
 
   /**
-   * Starts the controller side: serves the controller APIs when this node is active and fences
-   * silent brokers.
-   *
-   * @param brokerHandlers this node's handlers, whose admin handlers the controller runs locally
-   */
-  public void startController(List<ApiHandler> brokerHandlers, TopicAdmin admin, String clusterId) {
-    BrokerSessions sessions =
-        new BrokerSessions(settings.sessionTimeoutMs(), () -> System.nanoTime() / 1_000_000);
-    List<ApiHandler> controllerHandlers = new ArrayList<>();
-    controllerHandlers.add(new BrokerRegistrationHandler(quorum, controller, sessions, clusterId));
-    controllerHandlers.add(new BrokerHeartbeatHandler(quorum, controller, sessions));
-    controllerHandlers.add(new AlterPartitionHandler(quorum, controller));
-    controllerHandlers.add(new AssignReplicasToDirsHandler(quorum, controller));
-    controllerHandlers.add(new AllocateProducerIdsHandler(admin));
-    for (ApiHandler handler : withClusterApis(brokerHandlers)) {
-      if (CONTROLLER_DECIDED.contains(handler.apiKey())) {
-        controllerHandlers.add(handler);
-      }
-    }
-    quorum.serve(new ControllerCallDispatcher(controllerHandlers, controllerExecutor));
-    // A tenth of the session timeout: a silent broker is fenced at most 10% late.
-    long checkMs = Math.max(50, settings.sessionTimeoutMs() / 10);
-    scheduler.scheduleWithFixedDelay(
-        new BrokerFencer(quorum, controller, sessions), checkMs, checkMs, TimeUnit.MILLISECONDS);
-    if (settings.livenessProbe()) {
-      // A crashed broker's closed connection fences it after one heartbeat interval.
-      livenessProbe =
-          BrokerLivenessProbe.start(quorum, controller, nodeId, settings.heartbeatIntervalMs());
-    }
-    if (settings.autoLeaderRebalance()) {
-      long intervalMs = settings.leaderImbalanceCheckIntervalMs();
-      scheduler.scheduleWithFixedDelay(
-          new LeaderRebalancer(quorum, controller), intervalMs, intervalMs, TimeUnit.MILLISECONDS);
-    }
-  }
-
-  /** The node's handlers plus the admin APIs that only matter with several brokers. */
-  private List<ApiHandler> withClusterApis(List<ApiHandler> handlers) {
-    List<ApiHandler> all = new ArrayList<>(handlers);
-    all.add(new ElectLeadersHandler(quorum, controller));
-    all.add(new DescribeQuorumHandler(quorum::quorumState, quorum::image, controllerListener));
-    return all;
-  }
-
-  /**
    * The handlers a broker listener serves: admin requests forwarded to the active controller (or
    * run off the event loop when this node is active), InitProducerId off the event loop.
    */
   public List<ApiHandler> brokerHandlers(List<ApiHandler> handlers) {
+    List<ApiHandler> all = new ArrayList<>(handlers);
+    all.addAll(clusterAdminHandlers);
     List<ApiHandler> wrapped = new ArrayList<>();
-    for (ApiHandler handler : withClusterApis(handlers)) {
-      if (CONTROLLER_DECIDED.contains(handler.apiKey())) {
+    for (ApiHandler handler : all) {
+      if (ForwardingHandler.CONTROLLER_DECIDED.contains(handler.apiKey())) {
         wrapped.add(new ForwardingHandler(handler, quorum, controllerClient, adminExecutor));
       } else if (handler.apiKey() == ApiKeys.INIT_PRODUCER_ID) {
         wrapped.add(new OffloadedHandler(handler, adminExecutor));
@@ -310,11 +216,7 @@ public final class ClusterServices implements AutoCloseable {
 
   @Override
   public void close() {
-    if (livenessProbe != null) {
-      livenessProbe.close();
-    }
     shutdownBroker();
     adminExecutor.shutdownNow();
-    controllerExecutor.shutdownNow();
   }
 }
