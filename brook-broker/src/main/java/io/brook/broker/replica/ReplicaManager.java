@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.utils.Time;
@@ -237,51 +238,88 @@ public final class ReplicaManager {
   /**
    * Brings hosted partitions in line with {@code newImage}. Serialized: metadata is applied in
    * order, one image at a time.
+   *
+   * <p>Only topics that changed since the last image are visited: an image shares the {@link
+   * TopicImage} of every topic no record touched, so a change of a few partitions costs a pass over
+   * the topic list and not over every hosted partition (a broker catching up on thousands of small
+   * metadata batches would otherwise do quadratic work). When topic or broker configs changed,
+   * every topic is visited, since its effective log config may have moved.
    */
   public synchronized void applyMetadata(MetadataImage newImage) {
-    Set<TopicPartition> wanted = new HashSet<>();
+    MetadataImage old = image;
+    boolean configsChanged =
+        newImage.configs(ConfigResource.Type.TOPIC) != old.configs(ConfigResource.Type.TOPIC)
+            || newImage.configs(ConfigResource.Type.BROKER)
+                != old.configs(ConfigResource.Type.BROKER);
+    Set<String> retried = new HashSet<>();
+    for (TopicPartition tp : unhosted.keySet()) {
+      retried.add(tp.topic());
+    }
+    for (TopicImage topic : old.topics()) {
+      if (newImage.topic(topic.id()).orElse(null) != topic) {
+        removeUnwanted(topic, newImage);
+      }
+    }
     for (TopicImage topic : newImage.topics()) {
-      LogConfig config = topicConfig.apply(newImage, topic.name());
-      for (Map.Entry<Integer, PartitionImage> entry : topic.partitions().entrySet()) {
-        PartitionImage p = entry.getValue();
-        if (!p.replicas().contains(brokerId)) {
+      if (configsChanged
+          || retried.contains(topic.name())
+          || old.topic(topic.id()).orElse(null) != topic) {
+        applyTopic(newImage, topic);
+      }
+    }
+    image = newImage;
+  }
+
+  /** Removes the hosted partitions of {@code topic} that {@code newImage} no longer places here. */
+  private void removeUnwanted(TopicImage topic, MetadataImage newImage) {
+    Optional<TopicImage> now = newImage.topic(topic.id());
+    for (Map.Entry<Integer, PartitionImage> entry : topic.partitions().entrySet()) {
+      TopicPartition tp = new TopicPartition(topic.name(), entry.getKey());
+      PartitionImage p = now.map(t -> t.partitions().get(entry.getKey())).orElse(null);
+      if (p == null || !p.replicas().contains(brokerId)) {
+        Partition hosted = partitions.get(tp);
+        if (hosted != null && hosted.topicId().equals(topic.id())) {
+          removePartition(tp);
+        }
+        unhosted.remove(tp, topic.id());
+      }
+    }
+  }
+
+  /** Creates, updates or re-configures the partitions of {@code topic} placed on this broker. */
+  private void applyTopic(MetadataImage newImage, TopicImage topic) {
+    LogConfig config = topicConfig.apply(newImage, topic.name());
+    for (Map.Entry<Integer, PartitionImage> entry : topic.partitions().entrySet()) {
+      PartitionImage p = entry.getValue();
+      if (!p.replicas().contains(brokerId)) {
+        continue;
+      }
+      TopicPartition tp = new TopicPartition(topic.name(), entry.getKey());
+      PartitionState state =
+          new PartitionState(
+              p.leader(), p.leaderEpoch(), p.partitionEpoch(), p.replicas(), p.isr());
+      Partition existing = partitions.get(tp);
+      if (existing != null && !existing.topicId().equals(topic.id())) {
+        // The topic was deleted and created again under the same name.
+        removePartition(tp);
+        existing = null;
+      }
+      if (existing == null) {
+        existing = createPartition(tp, topic.id(), state);
+        if (existing == null) {
+          unhosted.put(tp, topic.id());
           continue;
         }
-        TopicPartition tp = new TopicPartition(topic.name(), entry.getKey());
-        wanted.add(tp);
-        PartitionState state =
-            new PartitionState(
-                p.leader(), p.leaderEpoch(), p.partitionEpoch(), p.replicas(), p.isr());
-        Partition existing = partitions.get(tp);
-        if (existing != null && !existing.topicId().equals(topic.id())) {
-          // The topic was deleted and created again under the same name.
-          removePartition(tp);
-          existing = null;
-        }
-        if (existing == null) {
-          existing = createPartition(tp, topic.id(), state);
-          if (existing == null) {
-            unhosted.put(tp, topic.id());
-            continue;
-          }
-          unhosted.remove(tp);
-          updateFetching(existing);
-        } else if (!existing.state().equals(state)) {
-          existing.applyState(state);
-          updateFetching(existing);
-        }
-        if (!existing.log().config().equals(config)) {
-          existing.log().updateConfig(config);
-        }
+        unhosted.remove(tp);
+        updateFetching(existing);
+      } else if (!existing.state().equals(state)) {
+        existing.applyState(state);
+        updateFetching(existing);
+      }
+      if (!existing.log().config().equals(config)) {
+        existing.log().updateConfig(config);
       }
     }
-    for (TopicPartition tp : Set.copyOf(partitions.keySet())) {
-      if (!wanted.contains(tp)) {
-        removePartition(tp);
-      }
-    }
-    unhosted.keySet().retainAll(wanted);
-    image = newImage;
   }
 
   /** A follower fetches from its leader; a leader, or a partition without one, does not. */

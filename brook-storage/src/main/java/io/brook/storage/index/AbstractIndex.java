@@ -340,6 +340,32 @@ abstract sealed class AbstractIndex<E> implements Closeable permits OffsetIndex,
     }
   }
 
+  /**
+   * Recovery of an index that was not closed cleanly, where the entry count read from the file's
+   * length means nothing (a writable index is preallocated to {@code segment.index.bytes}): keeps
+   * the leading entries that could have been appended one after another ({@link #follows}) and name
+   * an offset at most {@code maxOffset}, and drops every later slot. Reads only the kept entries
+   * and one more, never the whole preallocated file.
+   *
+   * @return the number of entries kept
+   */
+  public int truncateToTrustedPrefix(long maxOffset) {
+    ByteBuffer buf = writableMapping();
+    int n = readable(entries, buf);
+    int keep = 0;
+    while (keep < n && offsetAt(buf, keep) <= maxOffset && follows(buf, keep)) {
+      keep++;
+    }
+    entries = keep;
+    return keep;
+  }
+
+  /**
+   * Whether the entry in {@code slot} could have been appended after the one in {@code slot - 1}
+   * (for slot 0: as the first entry). An unwritten slot reads as zeros and must not qualify.
+   */
+  abstract boolean follows(ByteBuffer buf, int slot);
+
   /** Removes every entry. */
   public void truncate() {
     ensureWritable();

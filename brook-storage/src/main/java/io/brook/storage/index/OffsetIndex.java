@@ -180,6 +180,19 @@ public final class OffsetIndex extends AbstractIndex<OffsetPosition> {
     return buf.getInt(slot * ENTRY_SIZE + POSITION_FIELD);
   }
 
+  /**
+   * The first entry is never the segment's first batch (an entry is added only after {@code
+   * index.interval.bytes}), so a real one has an offset above the base and a position above 0.
+   */
+  @Override
+  boolean follows(ByteBuffer buf, int slot) {
+    int relative = buf.getInt(slot * ENTRY_SIZE);
+    int position = positionAt(buf, slot);
+    int previousRelative = slot == 0 ? 0 : buf.getInt((slot - 1) * ENTRY_SIZE);
+    int previousPosition = slot == 0 ? 0 : positionAt(buf, slot - 1);
+    return relative > previousRelative && position > previousPosition;
+  }
+
   @Override
   OffsetPosition entryAt(ByteBuffer buf, int slot) {
     return new OffsetPosition(offsetAt(buf, slot), positionAt(buf, slot));

@@ -220,6 +220,16 @@ public final class TimeIndex extends AbstractIndex<TimestampOffset> {
     super.sanityCheck();
   }
 
+  /** Timestamps strictly increase from above -1, offsets never decrease. */
+  @Override
+  boolean follows(ByteBuffer buf, int slot) {
+    long timestamp = keyAt(buf, slot);
+    int relative = buf.getInt(slot * ENTRY_SIZE + OFFSET_FIELD);
+    long previousTimestamp = slot == 0 ? TimestampOffset.NO_TIMESTAMP : keyAt(buf, slot - 1);
+    int previousRelative = slot == 0 ? 0 : buf.getInt((slot - 1) * ENTRY_SIZE + OFFSET_FIELD);
+    return timestamp > previousTimestamp && relative >= previousRelative;
+  }
+
   @Override
   void checkEntries(ByteBuffer buf, int n) {
     long previousTimestamp = TimestampOffset.NO_TIMESTAMP;

@@ -19,6 +19,7 @@ import java.util.OptionalLong;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -52,6 +53,7 @@ final class LogLoader {
     ProducerStateManager producers =
         new ProducerStateManager(dir, options.time(), options.producerIdExpirationMs());
     ConcurrentNavigableMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
+    boolean truncatedByRecovery = false;
     if (bases.isEmpty()) {
       long start = Math.max(0, options.logStartOffset());
       segments.put(start, LogSegment.create(dir, start, config, options.time(), options.files()));
@@ -61,7 +63,7 @@ final class LogLoader {
         rebuildEpochsBelowRecovery(segments, epochs);
       }
       if (!options.hadCleanShutdown()) {
-        recover(segments, epochs);
+        truncatedByRecovery = recover(segments, epochs);
       }
     }
     LogSegment active = segments.lastEntry().getValue();
@@ -88,15 +90,20 @@ final class LogLoader {
     if (epochs.needsRebuild() && !bases.isEmpty()) {
       epochs.persistRebuilt();
     }
-    // Recovery assigned epochs without fsync; the recovery point below starts at the log end.
+    // Recovery may have assigned epochs without fsync; a no-op otherwise.
     epochs.flush();
     rebuildProducerState(producers, segments, logStart, logEnd);
     long recoveryPoint = logEnd;
-    if (!options.hadCleanShutdown()) {
-      // Recovered bytes were only checked, not necessarily on disk yet.
+    if (truncatedByRecovery) {
+      // The cut must be on disk before the recovery point passes it.
       for (LogSegment segment : segmentsFromRecoveryPoint(segments).values()) {
         segment.flush();
       }
+    } else if (!options.hadCleanShutdown()) {
+      // As Kafka does: the checked tail is not forced to disk here (an fsync per partition would
+      // dominate a restart with thousands of partitions); the recovery point stays where it was,
+      // so a crash before the next flush re-validates the same bytes again.
+      recoveryPoint = Math.max(logStart, Math.min(options.recoveryPoint(), logEnd));
     }
     return new PartitionLog(
         dir, config, options, segments, epochs, producers, logStart, recoveryPoint);
@@ -194,25 +201,34 @@ final class LogLoader {
   }
 
   /**
-   * Re-validates the segments from the one holding the recovery point on. At the first invalid
-   * batch the segment is truncated and every later segment deleted: nothing after a tear can be
-   * trusted to follow it.
+   * Re-validates the segments from the one holding the recovery point on; in that one, only from
+   * the last indexed batch below the recovery point (see {@link LogSegment#recoverFrom}), so a log
+   * with nothing unflushed costs a few reads. At the first invalid batch the segment is truncated
+   * and every later segment deleted: nothing after a tear can be trusted to follow it.
+   *
+   * @return whether anything was truncated
    */
-  private void recover(ConcurrentNavigableMap<Long, LogSegment> segments, LeaderEpochCache epochs)
+  private boolean recover(
+      ConcurrentNavigableMap<Long, LogSegment> segments, LeaderEpochCache epochs)
       throws IOException {
     List<LogSegment> toCheck = new ArrayList<>(segmentsFromRecoveryPoint(segments).values());
     long lastBase = segments.lastKey();
+    Consumer<RecordBatch> onBatch =
+        batch -> {
+          try {
+            assignEpoch(epochs, batch);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        };
+    // Epochs re-derived from scratch need every batch from the segment's start.
+    boolean trustPrefix = !epochs.needsRebuild();
     for (int i = 0; i < toCheck.size(); i++) {
       LogSegment segment = toCheck.get(i);
       int truncated =
-          segment.recover(
-              batch -> {
-                try {
-                  assignEpoch(epochs, batch);
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
+          i == 0 && trustPrefix
+              ? segment.recoverFrom(options.recoveryPoint(), onBatch)
+              : segment.recover(onBatch);
       if (segment.baseOffset() != lastBase) {
         segment.onBecomeInactiveSegment();
       }
@@ -229,9 +245,10 @@ final class LogLoader {
         if (segment.baseOffset() != lastBase) {
           segment.makeActive();
         }
-        return;
+        return true;
       }
     }
+    return false;
   }
 
   /**

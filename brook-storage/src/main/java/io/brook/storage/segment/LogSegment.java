@@ -371,28 +371,104 @@ public final class LogSegment implements Closeable {
       maxTimestampSoFar = new TimestampOffset(RecordBatch.NO_TIMESTAMP, baseOffset);
       bytesSinceLastIndexEntry = 0;
       FileRecords log = file.records();
-      int validBytes = validPrefix(log, onBatch);
-      int truncated = log.sizeInBytes() - validBytes;
-      if (truncated > 0) {
-        log.truncateTo(validBytes);
-      }
-      size = log.sizeInBytes();
-      loadFirstBatchTimestamp();
-      return truncated;
+      return cutAfter(log, validPrefix(log, 0, onBatch));
     } finally {
       file.unpin();
     }
   }
 
-  /** Indexes and hands on the valid batches; returns the bytes they cover. */
-  private int validPrefix(FileRecords log, Consumer<RecordBatch> onBatch) throws IOException {
+  /**
+   * {@link #recover} for the segment holding {@code recoveryPoint}: everything below it was forced
+   * to disk (the batches and the index entries naming them), so re-validation starts at the last
+   * indexed batch wholly below it instead of at the segment's start, and only the index entries
+   * from there on are rebuilt. Falls back to a full {@link #recover} when the index holds no such
+   * entry or it does not point at a batch ending at its offset.
+   *
+   * @return the number of bytes truncated (0 if the tail was valid)
+   */
+  public int recoverFrom(long recoveryPoint, Consumer<RecordBatch> onBatch) throws IOException {
+    file.pin();
+    try {
+      file.setIndexesWritable(true);
+      int from = trustedPrefix(recoveryPoint);
+      if (from <= 0) {
+        return recover(onBatch);
+      }
+      FileRecords log = file.records();
+      return cutAfter(log, validPrefix(log, from, onBatch));
+    } finally {
+      file.unpin();
+    }
+  }
+
+  /**
+   * Cuts the indexes back to the last entry naming a batch wholly below {@code recoveryPoint} and
+   * returns that batch's position, or 0 if recovery must start at the segment's beginning. Sets the
+   * indexing state as it was after that batch.
+   */
+  private int trustedPrefix(long recoveryPoint) throws IOException {
+    if (recoveryPoint <= baseOffset + 1) {
+      return 0;
+    }
     OffsetIndex offsets = file.offsetIndex();
     TimeIndex times = file.timeIndex();
-    int validBytes = 0;
+    offsets.truncateToTrustedPrefix(recoveryPoint - 1);
+    OffsetPosition entry = offsets.lastEntry();
+    FileRecords log = file.records();
+    if (entry.position() <= 0 || entry.position() >= log.sizeInBytes()) {
+      return 0;
+    }
+    if (!isBatchEndingAt(log, entry)) {
+      return 0;
+    }
+    // Both entries of a batch are appended together, so the last time entry kept holds the
+    // largest timestamp up to the batch at that position.
+    times.truncateToTrustedPrefix(entry.offset());
+    maxTimestampSoFar =
+        times.entries() > 0
+            ? times.lastEntry()
+            : new TimestampOffset(RecordBatch.NO_TIMESTAMP, baseOffset);
+    bytesSinceLastIndexEntry = 0;
+    return entry.position();
+  }
+
+  /** Whether a sane batch whose last offset is the entry's starts at the entry's position. */
+  private boolean isBatchEndingAt(FileRecords log, OffsetPosition entry) {
+    try {
+      for (FileChannelRecordBatch batch : log.batchesFrom(entry.position())) {
+        return batch.lastOffset() == entry.offset()
+            && RecoveryChecksums.hasSaneHeader(batch, baseOffset, baseOffset);
+      }
+      return false;
+    } catch (CorruptRecordException e) {
+      return false;
+    }
+  }
+
+  /** Truncates the file after its first {@code validBytes}; returns the bytes removed. */
+  private int cutAfter(FileRecords log, int validBytes) throws IOException {
+    int truncated = log.sizeInBytes() - validBytes;
+    if (truncated > 0) {
+      log.truncateTo(validBytes);
+    }
+    size = log.sizeInBytes();
+    loadFirstBatchTimestamp();
+    return truncated;
+  }
+
+  /**
+   * Indexes and hands on the valid batches from byte {@code from} (a batch boundary); returns the
+   * end of the last valid one.
+   */
+  private int validPrefix(FileRecords log, int from, Consumer<RecordBatch> onBatch)
+      throws IOException {
+    OffsetIndex offsets = file.offsetIndex();
+    TimeIndex times = file.timeIndex();
+    int validBytes = from;
     long nextOffset = baseOffset;
     RecoveryChecksums checksums = new RecoveryChecksums();
     try {
-      for (FileChannelRecordBatch batch : log.batches()) {
+      for (FileChannelRecordBatch batch : log.batchesFrom(from)) {
         if (!RecoveryChecksums.hasSaneHeader(batch, nextOffset, baseOffset)
             || !checksums.isValid(log.channel(), batch)
             || !ControlBatches.isReadable(batch)) {

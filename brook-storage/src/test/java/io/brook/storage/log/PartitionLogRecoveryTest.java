@@ -68,7 +68,29 @@ class PartitionLogRecoveryTest {
     // Then
     assertThat(Files.size(segment)).isEqualTo(size);
     assertThat(recovered.logEndOffset()).isEqualTo(15);
+    // The cut was forced to disk, so the recovery point may move to the new end.
+    assertThat(recovered.recoveryPoint()).isEqualTo(15);
     assertThat(recovered.appendAsLeader(Batches.records(1, 1L), 0).firstOffset()).isEqualTo(15);
+  }
+
+  @Test
+  void aCrashedLogThatLostNothingKeepsItsRecoveryPointAndIsNotFlushedAtLoad() throws Exception {
+    // Given: 5 batches, of which the checkpoint says the first 2 were flushed
+    LogFixture fixture = new LogFixture(root);
+    PartitionLog log = fixture.open();
+    for (int i = 0; i < 5; i++) {
+      log.appendAsLeader(Batches.sized(3, 200, 1L, i), 0);
+    }
+    log.close();
+
+    // When
+    PartitionLog recovered = fixture.openAfterCrash(6);
+
+    // Then: everything is there, and the tail counts as unflushed until the next flush
+    assertThat(recovered.logEndOffset()).isEqualTo(15);
+    assertThat(recovered.recoveryPoint()).isEqualTo(6);
+    recovered.close();
+    assertThat(recovered.recoveryPoint()).isEqualTo(15);
   }
 
   @Test

@@ -112,6 +112,83 @@ class LogSegmentTest {
   }
 
   @Test
+  void recoveryFromTheRecoveryPointValidatesOnlyTheBatchesFromTheLastIndexedOneBelowIt()
+      throws Exception {
+    // Given: 20 batches, an index entry every other batch, the first 15 flushed; the segment is
+    // reopened without a close, so its index files are still preallocated (as after a SIGKILL)
+    LogConfig config = LogConfig.builder().indexIntervalBytes(1_500).build();
+    LogSegment written = LogSegment.create(dir, BASE, config, time);
+    List<Integer> positions = fill(written, 20);
+    written.flush();
+    LogSegment segment = LogSegment.open(dir, BASE, config, time, true);
+    List<Long> seen = new ArrayList<>();
+
+    // When
+    int truncated = segment.recoverFrom(BASE + 15, batch -> seen.add(batch.baseOffset()));
+
+    // Then: validation started at the indexed batch at or below offset 14, not at the start
+    assertThat(truncated).isZero();
+    assertThat(seen).isNotEmpty().endsWith(BASE + 19);
+    assertThat(seen.get(0)).isBetween(BASE + 12, BASE + 14);
+    assertThat(segment.sizeInBytes()).isEqualTo(written.sizeInBytes());
+    assertThat(segment.readNextOffset()).isEqualTo(BASE + 20);
+    assertThat(segment.maxTimestampSoFar()).isEqualTo(new TimestampOffset(1190, BASE + 19));
+    for (int i = 0; i < 20; i++) {
+      assertThat(segment.translateOffset(BASE + i, 0).position).isEqualTo(positions.get(i));
+    }
+    assertThat(offsetIndexOf(segment).entries()).isBetween(8, 10);
+  }
+
+  @Test
+  void recoveryFromTheRecoveryPointStillCutsATornTail() throws Exception {
+    // Given: the first 6 batches flushed, then 4 more and a torn one
+    LogConfig config = LogConfig.builder().indexIntervalBytes(1).build();
+    LogSegment written = LogSegment.create(dir, BASE, config, time);
+    fill(written, 10);
+    int validSize = written.sizeInBytes();
+    try (PinnedSegment pinned = written.pin()) {
+      pinned.records().append(MemoryRecords.readableRecords(java.nio.ByteBuffer.allocate(500)));
+    }
+    written.flush();
+    LogSegment segment = LogSegment.open(dir, BASE, config, time, true);
+    List<Long> seen = new ArrayList<>();
+
+    // When
+    int truncated = segment.recoverFrom(BASE + 6, batch -> seen.add(batch.baseOffset()));
+
+    // Then
+    assertThat(truncated).isEqualTo(500);
+    assertThat(segment.sizeInBytes()).isEqualTo(validSize);
+    assertThat(seen).containsExactly(BASE + 5, BASE + 6, BASE + 7, BASE + 8, BASE + 9);
+    assertThat(segment.readNextOffset()).isEqualTo(BASE + 10);
+  }
+
+  @Test
+  void recoveryFromTheRecoveryPointFallsBackToTheWholeSegmentWhenTheIndexIsGarbage()
+      throws Exception {
+    // Given: an offset index whose first slot names an offset that is not a batch's last one
+    LogConfig config = LogConfig.builder().indexIntervalBytes(1).build();
+    LogSegment written = LogSegment.create(dir, BASE, config, time);
+    fill(written, 6);
+    written.flush();
+    try (java.nio.channels.FileChannel index =
+        java.nio.channels.FileChannel.open(
+            SegmentFiles.offsetIndexFile(dir, BASE), java.nio.file.StandardOpenOption.WRITE)) {
+      java.nio.ByteBuffer entry = java.nio.ByteBuffer.allocate(8).putInt(3).putInt(1);
+      index.write(entry.flip(), 0);
+    }
+    LogSegment segment = LogSegment.open(dir, BASE, config, time, true);
+    List<Long> seen = new ArrayList<>();
+
+    // When
+    segment.recoverFrom(BASE + 5, batch -> seen.add(batch.baseOffset()));
+
+    // Then
+    assertThat(seen).hasSize(6).startsWith(BASE);
+    assertThat(segment.readNextOffset()).isEqualTo(BASE + 6);
+  }
+
+  @Test
   void findsRecordsByTimestamp() throws Exception {
     // Given
     LogConfig config = LogConfig.builder().indexIntervalBytes(1).build();

@@ -1,0 +1,181 @@
+package io.brook.broker.replica;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.time.ManualScheduler;
+import io.brook.broker.time.MockTime;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.record.MetadataRecord;
+import io.brook.metadata.record.PartitionChangeRecord;
+import io.brook.metadata.record.PartitionRecord;
+import io.brook.metadata.record.RemoveTopicRecord;
+import io.brook.metadata.record.TopicRecord;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.PartitionLog;
+import io.brook.storage.manager.LogManager;
+import io.brook.storage.manager.LogManagerConfig;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Metadata changes that move thousands of partitions at once, as after a broker restart or a
+ * controller failover: applied without an fsync per partition, and visiting only the topics that
+ * changed.
+ */
+class ReplicaManagerMetadataBatchTest {
+  private static final List<Integer> ALL = List.of(1, 2, 3);
+  private static final int PARTITIONS = 10;
+
+  @TempDir Path root;
+  private final MockTime time = new MockTime();
+  private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+  private final DelayedOperations delayed = new DelayedOperations();
+  private final AtomicInteger configLookups = new AtomicInteger();
+  private final List<Uuid> topicIds = new ArrayList<>();
+  private LogManager logManager;
+
+  @AfterEach
+  void tearDown() throws IOException {
+    delayed.close();
+    if (logManager != null) {
+      logManager.close();
+    }
+    scheduler.shutdownNow();
+  }
+
+  private ReplicaManager start() throws IOException {
+    logManager =
+        LogManager.start(
+            LogManagerConfig.defaults(List.of(root)),
+            topic -> LogConfig.defaults(),
+            time,
+            scheduler);
+    Followers followers =
+        new Followers() {
+          @Override
+          public void follow(Partition partition) {}
+
+          @Override
+          public void unfollow(TopicPartition tp) {}
+        };
+    IsrChangeSender sender =
+        (topicId, partition, leaderEpoch, partitionEpoch, newIsr) -> new CompletableFuture<>();
+    return new ReplicaManager(
+        1,
+        logManager,
+        delayed,
+        (image, topic) -> {
+          configLookups.incrementAndGet();
+          return LogConfig.defaults();
+        },
+        followers,
+        sender,
+        1,
+        time,
+        new ManualScheduler(time));
+  }
+
+  /** {@code topics} x PARTITIONS partitions on brokers 1, 2, 3, all led by broker 2. */
+  private MetadataImage followingEverything(int topics) {
+    List<MetadataRecord> records = new ArrayList<>(TestImages.registeredBrokers(ALL));
+    for (int t = 0; t < topics; t++) {
+      Uuid id = Uuid.randomUuid();
+      topicIds.add(id);
+      records.add(new TopicRecord("t" + t, id));
+      for (int p = 0; p < PARTITIONS; p++) {
+        records.add(new PartitionRecord(id, p, ALL, ALL, 2, 0, 0));
+      }
+    }
+    return MetadataImage.EMPTY.apply(records, records.size() - 1);
+  }
+
+  /** {@code image} with the leader of the given topics' partitions moved to {@code leader}. */
+  private static MetadataImage withLeader(MetadataImage image, List<Uuid> topics, int leader) {
+    List<MetadataRecord> changes = new ArrayList<>();
+    for (Uuid id : topics) {
+      for (int p = 0; p < PARTITIONS; p++) {
+        changes.add(new PartitionChangeRecord(id, p, Optional.empty(), Optional.of(leader)));
+      }
+    }
+    return image.apply(changes, image.offset() + changes.size());
+  }
+
+  @Test
+  void tenThousandPartitionsBecomeLeaderAndFollowerWithoutAnFsyncEach() throws Exception {
+    // Given: broker 1 follows 10,000 partitions
+    ReplicaManager replicas = start();
+    MetadataImage following = followingEverything(1_000);
+    replicas.applyMetadata(following);
+
+    // When one metadata change makes it the leader of all of them, and the next a follower again
+    MetadataImage leading = withLeader(following, topicIds, 1);
+    replicas.applyMetadata(leading);
+    List<Boolean> ledAfterFirst = new ArrayList<>();
+    for (Partition partition : replicas.partitions()) {
+      ledAfterFirst.add(partition.isLeader());
+    }
+    replicas.applyMetadata(withLeader(leading, topicIds, 3));
+
+    // Then each became leader in the new epoch (recorded in its leader-epoch checkpoint) and then
+    // follower, and no partition's checkpoint was forced to disk on the way
+    assertThat(ledAfterFirst).hasSize(10_000).containsOnly(true);
+    for (Partition partition : replicas.partitions()) {
+      PartitionLog log = logManager.getLog(partition.topicPartition()).orElseThrow();
+      assertThat(partition.isFollower()).isTrue();
+      assertThat(log.leaderEpochCache().latestEpoch()).hasValue(1);
+      assertThat(log.leaderEpochCache().checkpointSyncCount()).isZero();
+    }
+  }
+
+  @Test
+  void aChangeOfOneTopicVisitsOnlyThatTopic() throws Exception {
+    // Given
+    ReplicaManager replicas = start();
+    MetadataImage following = followingEverything(100);
+    replicas.applyMetadata(following);
+    assertThat(configLookups.get()).isEqualTo(100);
+    configLookups.set(0);
+
+    // When
+    replicas.applyMetadata(withLeader(following, List.of(topicIds.get(7)), 1));
+
+    // Then
+    assertThat(configLookups.get()).isEqualTo(1);
+    for (int p = 0; p < PARTITIONS; p++) {
+      assertThat(replicas.partition(new TopicPartition("t7", p)).orElseThrow().isLeader()).isTrue();
+      assertThat(replicas.partition(new TopicPartition("t8", p)).orElseThrow().isLeader())
+          .isFalse();
+    }
+  }
+
+  @Test
+  void aDeletedTopicIsRemovedAndTheOthersKept() throws Exception {
+    // Given
+    ReplicaManager replicas = start();
+    MetadataImage following = followingEverything(100);
+    replicas.applyMetadata(following);
+
+    // When
+    MetadataImage without =
+        following.apply(List.of(new RemoveTopicRecord(topicIds.get(3))), following.offset() + 1);
+    replicas.applyMetadata(without);
+
+    // Then
+    assertThat(replicas.partition(new TopicPartition("t3", 0))).isEmpty();
+    assertThat(logManager.getLog(new TopicPartition("t3", 0))).isEmpty();
+    assertThat(replicas.partitions()).hasSize(99 * PARTITIONS);
+  }
+}
