@@ -358,6 +358,12 @@ public final class Partition {
     if (current.leader() != localBrokerId || current.leaderEpoch() != leaderEpochAtAppend) {
       return Optional.of(Errors.NOT_LEADER_OR_FOLLOWER);
     }
+    if (partitionLog.isOffline()) {
+      // Its log directory failed: the high watermark will not move here again. Answer now, as
+      // Kafka does, so the producer retries at the next leader at once instead of holding its
+      // batch in flight here until this broker learns of the new leader.
+      return Optional.of(Errors.KAFKA_STORAGE_ERROR);
+    }
     if (partitionLog.highWatermark() < requiredOffset) {
       return Optional.empty();
     }

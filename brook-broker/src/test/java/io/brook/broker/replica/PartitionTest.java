@@ -7,6 +7,7 @@ import io.brook.broker.time.MockTime;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogOpenOptions;
 import io.brook.storage.log.PartitionLog;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -107,6 +108,17 @@ class PartitionTest {
     assertThat(log.highWatermark()).isEqualTo(10);
     assertThat(leader.acksAllOutcome(10, 5)).contains(Errors.NONE);
     assertThat(sender.requests).as("no ISR change while everyone keeps up").isEmpty();
+  }
+
+  @Test
+  void anAcksAllWaiterOnALogWhoseDirectoryFailedIsAnsweredAtOnce() throws Exception {
+    Partition leader = partition(1, 2, leaderState(List.of(1, 2, 3)));
+    leader.appendAsLeader(records(10), (short) -1);
+    assertThat(leader.acksAllOutcome(10, 5)).isEmpty();
+
+    log.markOffline("a test", new IOException("the disk is full"));
+
+    assertThat(leader.acksAllOutcome(10, 5)).contains(Errors.KAFKA_STORAGE_ERROR);
   }
 
   @Test
