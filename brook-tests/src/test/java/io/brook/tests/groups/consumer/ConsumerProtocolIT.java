@@ -318,9 +318,16 @@ class ConsumerProtocolIT {
     String group = "audit";
     GroupMember one = startMember(group, "member-1");
     GroupMember two = startMember(group, "member-2");
+    // (stable with both members: the group is also stable, at an earlier epoch, with the first
+    // member alone, before the second one's join reaches it)
     awaitGroup()
         .atMost(Duration.ofSeconds(60))
-        .untilAsserted(() -> assertThat(describe(group).groupState()).isEqualTo(GroupState.STABLE));
+        .untilAsserted(
+            () -> {
+              ConsumerGroupDescription d = describe(group);
+              assertThat(d.groupState()).isEqualTo(GroupState.STABLE);
+              assertThat(d.members()).hasSize(2);
+            });
     ConsumerGroupDescription before = describe(group);
     producing.set(false);
     producer.join(30_000);
