@@ -1,9 +1,9 @@
 package io.brook.simulation;
 
-import io.brook.broker.cluster.BrokerFencer;
 import io.brook.broker.replica.IsrChangeSender;
 import io.brook.broker.replica.PartitionState;
 import io.brook.broker.time.ManualScheduler;
+import io.brook.controller.cluster.BrokerFencer;
 import io.brook.metadata.controller.BrokerSessions;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ConfigValidator;

@@ -11,17 +11,16 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The module dependency rules of docs/architecture.md, checked on the compiled main classes of
  * every module. Each module lives in its own package ({@code io.brook.storage} is brook-storage,
- * and so on), so package rules are module rules; the one exception is brook-controller, whose
- * classes moved from brook-broker keep their {@code io.brook.broker} packages for now (see {@link
- * #CONTROLLER_MODULE}). A failing rule names the offending class and dependency: remove the
- * dependency, or change the rule together with docs/architecture.md.
+ * and so on), so package rules are module rules; brook-controller also holds the Ratis adapter,
+ * {@code io.brook.quorum} (see {@link #CONTROLLER_MODULE}). A failing rule names the offending
+ * class and dependency: remove the dependency, or change the rule together with
+ * docs/architecture.md.
  */
 class ArchitectureTest {
 
@@ -48,35 +47,12 @@ class ArchitectureTest {
     "org.apache.kafka.common.network..",
   };
 
-  /** brook-controller's classes that kept the brook-broker package they had before the move. */
-  private static final Set<String> CONTROLLER_CLASSES_IN_BROKER_PACKAGES =
-      Set.of(
-          "io.brook.broker.cluster.BrokerFencer",
-          "io.brook.broker.cluster.BrokerLink",
-          "io.brook.broker.cluster.BrokerLivenessProbe",
-          "io.brook.broker.cluster.ControllerCallDispatcher",
-          "io.brook.broker.cluster.LeaderRebalancer",
-          "io.brook.broker.api.AllocateProducerIdsHandler",
-          "io.brook.broker.api.AlterPartitionHandler",
-          "io.brook.broker.api.AssignReplicasToDirsHandler",
-          "io.brook.broker.api.BrokerHeartbeatHandler",
-          "io.brook.broker.api.BrokerRegistrationHandler",
-          "io.brook.broker.api.DescribeQuorumHandler",
-          "io.brook.broker.api.ElectLeadersHandler");
-
   /**
-   * The classes of brook-controller: its own package, the Ratis adapter ({@code io.brook.quorum},
-   * formerly brook-quorum) and the controller classes moved from brook-broker (nested classes
-   * included).
+   * The classes of brook-controller: its own packages and the Ratis adapter ({@code
+   * io.brook.quorum}, formerly brook-quorum).
    */
   private static final DescribedPredicate<JavaClass> CONTROLLER_MODULE =
-      resideInAnyPackage("io.brook.controller..", "io.brook.quorum..")
-          .or(
-              DescribedPredicate.describe(
-                  "a brook-controller class in a brook-broker package",
-                  c ->
-                      CONTROLLER_CLASSES_IN_BROKER_PACKAGES.contains(
-                          c.getName().replaceFirst("\\$.*", ""))));
+      resideInAnyPackage("io.brook.controller..", "io.brook.quorum..");
 
   private static JavaClasses brook;
 

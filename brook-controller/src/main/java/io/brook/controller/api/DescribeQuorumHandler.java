@@ -1,5 +1,6 @@
-package io.brook.broker.api;
+package io.brook.controller.api;
 
+import io.brook.broker.api.KafkaApi;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.QuorumState;
 import io.brook.protocol.RequestContext;

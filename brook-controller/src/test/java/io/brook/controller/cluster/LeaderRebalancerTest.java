@@ -1,4 +1,4 @@
-package io.brook.broker.cluster;
+package io.brook.controller.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,5 +1,6 @@
-package io.brook.broker.cluster;
+package io.brook.controller.cluster;
 
+import io.brook.broker.cluster.ControllerEnvelope;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import io.brook.protocol.codec.ErrorResponses;

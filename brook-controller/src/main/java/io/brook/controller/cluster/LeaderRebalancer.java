@@ -1,4 +1,4 @@
-package io.brook.broker.cluster;
+package io.brook.controller.cluster;
 
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.quorum.MetadataQuorum;

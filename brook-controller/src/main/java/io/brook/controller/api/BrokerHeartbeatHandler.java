@@ -1,5 +1,7 @@
-package io.brook.broker.api;
+package io.brook.controller.api;
 
+import io.brook.broker.api.ApiFailure;
+import io.brook.broker.api.KafkaApi;
 import io.brook.metadata.controller.BrokerSessions;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.HeartbeatResult;

@@ -1,4 +1,4 @@
-package io.brook.broker.cluster;
+package io.brook.controller.cluster;
 
 import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;

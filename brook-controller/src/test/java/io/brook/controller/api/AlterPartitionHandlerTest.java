@@ -1,4 +1,4 @@
-package io.brook.broker.api;
+package io.brook.controller.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

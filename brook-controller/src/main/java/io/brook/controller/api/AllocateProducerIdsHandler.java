@@ -1,6 +1,8 @@
-package io.brook.broker.api;
+package io.brook.controller.api;
 
 import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.api.ApiFailure;
+import io.brook.broker.api.KafkaApi;
 import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
