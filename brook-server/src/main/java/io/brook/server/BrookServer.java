@@ -5,22 +5,14 @@ import io.brook.broker.admin.AutoTopicCreator;
 import io.brook.broker.admin.ConfigDescriber;
 import io.brook.broker.admin.LocalMetadataBarrier;
 import io.brook.broker.admin.ProducerIdManager;
-import io.brook.broker.admin.TopicAdmin;
-import io.brook.broker.api.AlterConfigsHandler;
-import io.brook.broker.api.AlterPartitionReassignmentsHandler;
-import io.brook.broker.api.CreatePartitionsHandler;
-import io.brook.broker.api.CreateTopicsHandler;
 import io.brook.broker.api.DeleteRecordsHandler;
-import io.brook.broker.api.DeleteTopicsHandler;
 import io.brook.broker.api.DescribeClusterHandler;
 import io.brook.broker.api.DescribeConfigsHandler;
 import io.brook.broker.api.DescribeLogDirsHandler;
 import io.brook.broker.api.DescribeProducersHandler;
 import io.brook.broker.api.DescribeTopicPartitionsHandler;
 import io.brook.broker.api.FetchHandler;
-import io.brook.broker.api.IncrementalAlterConfigsHandler;
 import io.brook.broker.api.ListOffsetsHandler;
-import io.brook.broker.api.ListPartitionReassignmentsHandler;
 import io.brook.broker.api.MetadataHandler;
 import io.brook.broker.api.OffsetForLeaderEpochHandler;
 import io.brook.broker.api.ProduceHandler;
@@ -43,13 +35,13 @@ import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;
 import io.brook.broker.txn.TxnMarkerSender;
 import io.brook.controller.ControllerServices;
+import io.brook.controller.state.ClusterController;
+import io.brook.controller.state.ControllerConfig;
 import io.brook.coordinator.api.GroupService;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.coordinator.txn.TransactionCoordinator;
 import io.brook.coordinator.txn.api.TransactionService;
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
@@ -142,6 +134,7 @@ public final class BrookServer implements AutoCloseable {
 
     DiskWork disk;
     MetadataQuorum quorum;
+    ConfigDescriber describer;
     final LocalMetadataBarrier metadataBarrier = new LocalMetadataBarrier();
     ControllerServices controllerSide;
     BrokerClusterServices cluster;
@@ -225,12 +218,18 @@ public final class BrookServer implements AutoCloseable {
               Time.SYSTEM,
               c.scheduler);
       c.delayedOperations = new DelayedOperations();
+      c.describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
       c.controllerSide =
           new ControllerServices(
-              settings.controllerSettings(config), clusterQuorum, controller, c.scheduler);
+              settings.controllerSettings(config),
+              clusterQuorum,
+              controller,
+              TopicConfigs::validate,
+              new DescribedTopicConfigs(c.describer),
+              c.scheduler);
       c.cluster =
           new BrokerClusterServices(
-              config, clusterQuorum, c.controllerSide.clusterAdminHandlers(), c.scheduler);
+              config, clusterQuorum, c.controllerSide.adminHandlers(), c.scheduler);
       BrokerClusterServices cluster = c.cluster;
       c.fetchers =
           new ReplicaFetcherManager(
@@ -273,11 +272,7 @@ public final class BrookServer implements AutoCloseable {
               c.replicaManager::image,
               Time.SYSTEM);
       c.quorum.addListener(c.groupCoordinator::onMetadata);
-
-      TopicAdmin admin =
-          new TopicAdmin(
-              c.quorum, controller, TopicConfigs::validate, config.autoCreateTopicsEnable());
-      return startRoles(c, admin, logDefaults, started);
+      return startRoles(c, started);
     } catch (IOException | RuntimeException e) {
       c.closeQuietly();
       throw e;
@@ -288,8 +283,7 @@ public final class BrookServer implements AutoCloseable {
    * The rest of start-up: the controller side on a controller, the broker side (forwarding
    * handlers, registration until unfenced) on a broker.
    */
-  private static BrookServer startRoles(
-      Components c, TopicAdmin admin, LogConfig logDefaults, long started) throws IOException {
+  private static BrookServer startRoles(Components c, long started) throws IOException {
     BrokerConfig config = c.config;
     int nodeId = config.nodeId();
     BrokerClusterServices cluster = c.cluster;
@@ -297,7 +291,6 @@ public final class BrookServer implements AutoCloseable {
     ProducerIdManager producerIds =
         new ProducerIdManager(() -> cluster.allocateProducerIds(nodeId));
     startTransactionCoordinator(c, producerIds);
-    ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
     AutoTopicCreator autoCreate = cluster.autoTopicCreator(config.autoCreateTopicsEnable());
     List<ApiHandler> handlers =
         new ArrayList<>(
@@ -305,9 +298,8 @@ public final class BrookServer implements AutoCloseable {
                 identity,
                 c.replicaManager,
                 c.disk,
-                admin,
                 autoCreate,
-                describer,
+                c.describer,
                 config.logDirs(),
                 ReplicationConfigs.readReplicaSelector(config),
                 config.fetchMaxBytes(),
@@ -321,7 +313,7 @@ public final class BrookServer implements AutoCloseable {
             CoordinatorConfigs.transactionTopic(config)));
     handlers.addAll(transactionHandlers(c));
     if (config.isController()) {
-      c.controllerSide.start(handlers, admin, c.clusterId);
+      c.controllerSide.start(c.clusterId);
     }
     if (!config.isBroker()) {
       // A controller-only node serves the quorum (and the controller APIs over it) only.
@@ -386,7 +378,6 @@ public final class BrookServer implements AutoCloseable {
       BrokerIdentity identity,
       ReplicaManager replicaManager,
       DiskWork disk,
-      TopicAdmin admin,
       AutoTopicCreator autoCreate,
       ConfigDescriber describer,
       List<Path> logDirs,
@@ -405,15 +396,8 @@ public final class BrookServer implements AutoCloseable {
         new DescribeProducersHandler(replicaManager),
         new DescribeClusterHandler(identity, replicaManager),
         new WriteTxnMarkersHandler(replicaManager, markerWriters, disk),
-        new CreateTopicsHandler(admin, replicaManager, describer),
-        new DeleteTopicsHandler(admin, replicaManager),
-        new CreatePartitionsHandler(admin),
-        new AlterPartitionReassignmentsHandler(admin),
-        new ListPartitionReassignmentsHandler(admin),
         new DescribeLogDirsHandler(replicaManager, logDirs),
-        new DescribeConfigsHandler(identity, replicaManager, describer),
-        new AlterConfigsHandler(admin, replicaManager),
-        new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
+        new DescribeConfigsHandler(identity, replicaManager, describer));
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.brook.controller.api;
 
-import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
 import io.brook.protocol.RequestContext;

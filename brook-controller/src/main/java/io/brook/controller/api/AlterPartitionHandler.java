@@ -2,10 +2,10 @@ package io.brook.controller.api;
 
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.IsrChangeRequest;
-import io.brook.metadata.controller.IsrChangeRequest.IsrMember;
-import io.brook.metadata.controller.IsrChangeResult;
+import io.brook.controller.state.ClusterController;
+import io.brook.controller.state.IsrChangeRequest;
+import io.brook.controller.state.IsrChangeRequest.IsrMember;
+import io.brook.controller.state.IsrChangeResult;
 import io.brook.metadata.image.PartitionImage;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.protocol.RequestContext;

@@ -2,7 +2,7 @@ package io.brook.controller.api;
 
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
-import io.brook.metadata.controller.ClusterController;
+import io.brook.controller.state.ClusterController;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.protocol.RequestContext;
 import java.util.HashMap;

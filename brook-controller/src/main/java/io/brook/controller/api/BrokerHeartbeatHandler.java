@@ -2,9 +2,9 @@ package io.brook.controller.api;
 
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
-import io.brook.metadata.controller.BrokerSessions;
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.HeartbeatResult;
+import io.brook.controller.state.BrokerSessions;
+import io.brook.controller.state.ClusterController;
+import io.brook.controller.state.HeartbeatResult;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletionStage;

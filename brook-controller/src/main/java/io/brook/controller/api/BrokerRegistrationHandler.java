@@ -2,8 +2,8 @@ package io.brook.controller.api;
 
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
-import io.brook.metadata.controller.BrokerSessions;
-import io.brook.metadata.controller.ClusterController;
+import io.brook.controller.state.BrokerSessions;
+import io.brook.controller.state.ClusterController;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.RequestContext;

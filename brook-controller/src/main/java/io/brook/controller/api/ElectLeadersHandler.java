@@ -2,8 +2,8 @@ package io.brook.controller.api;
 
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
+import io.brook.controller.state.ClusterController;
 import io.brook.metadata.controller.ApiError;
-import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;

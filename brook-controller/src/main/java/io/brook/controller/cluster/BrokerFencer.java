@@ -1,7 +1,7 @@
 package io.brook.controller.cluster;
 
-import io.brook.metadata.controller.BrokerSessions;
-import io.brook.metadata.controller.ClusterController;
+import io.brook.controller.state.BrokerSessions;
+import io.brook.controller.state.ClusterController;
 import io.brook.metadata.quorum.MetadataQuorum;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -2,8 +2,8 @@ package io.brook.controller.cluster;
 
 import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;
+import io.brook.controller.state.ClusterController;
 import io.brook.metadata.controller.ApiError;
-import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.image.BrokerRegistration;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.MetadataQuorum;

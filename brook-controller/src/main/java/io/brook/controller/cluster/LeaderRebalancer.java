@@ -1,6 +1,6 @@
 package io.brook.controller.cluster;
 
-import io.brook.metadata.controller.ClusterController;
+import io.brook.controller.state.ClusterController;
 import io.brook.metadata.quorum.MetadataQuorum;
 import java.util.Optional;
 import org.slf4j.Logger;

@@ -2,9 +2,9 @@ package io.brook.controller.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.brook.metadata.controller.BrokerSessions;
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.ControllerConfig;
+import io.brook.controller.state.BrokerSessions;
+import io.brook.controller.state.ClusterController;
+import io.brook.controller.state.ControllerConfig;
 import io.brook.metadata.quorum.InMemoryMetadataQuorum;
 import io.brook.protocol.RequestContext;
 import java.net.InetAddress;

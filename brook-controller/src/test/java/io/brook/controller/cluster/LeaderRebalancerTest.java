@@ -2,9 +2,9 @@ package io.brook.controller.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.ConfigValidator;
-import io.brook.metadata.controller.ControllerConfig;
+import io.brook.controller.state.ClusterController;
+import io.brook.controller.state.ConfigValidator;
+import io.brook.controller.state.ControllerConfig;
 import io.brook.metadata.controller.ControllerResult;
 import io.brook.metadata.image.PartitionImage;
 import io.brook.metadata.quorum.InMemoryMetadataQuorum;
