@@ -27,8 +27,10 @@ import io.brook.controller.cluster.LeaderRebalancer;
 import io.brook.controller.state.BrokerSessions;
 import io.brook.controller.state.ClusterController;
 import io.brook.controller.state.ConfigValidator;
+import io.brook.controller.state.ControllerConfig;
 import io.brook.protocol.ApiHandler;
 import io.brook.quorum.ClusterQuorum;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -68,13 +70,13 @@ public final class ControllerServices implements AutoCloseable {
   public ControllerServices(
       ControllerSettings settings,
       ClusterQuorum quorum,
-      ClusterController controller,
+      ControllerConfig controllerConfig,
       ConfigValidator topicConfigValidator,
       TopicConfigView topicConfigs,
       ScheduledExecutorService scheduler) {
     this.settings = settings;
     this.quorum = quorum;
-    this.controller = controller;
+    this.controller = new ClusterController(controllerConfig, quorum::image, new SecureRandom());
     this.scheduler = scheduler;
     this.admin = new TopicAdmin(quorum, controller, topicConfigValidator);
     this.adminHandlers =
@@ -95,6 +97,11 @@ public final class ControllerServices implements AutoCloseable {
       throw new IllegalStateException("controller admin APIs " + served);
     }
     this.callExecutor = OffloadedHandler.boundedExecutor("brook-controller-calls", QUEUE);
+  }
+
+  /** The controller's state machine, for the node's start-up (the cluster id). */
+  public ClusterController controller() {
+    return controller;
   }
 
   /**
