@@ -1,30 +1,10 @@
 package io.brook.server;
 
 import io.brook.broker.BrokerIdentity;
-import io.brook.broker.admin.AutoTopicCreator;
 import io.brook.broker.admin.ConfigDescriber;
 import io.brook.broker.admin.LocalMetadataBarrier;
 import io.brook.broker.admin.ProducerIdManager;
-import io.brook.broker.admin.TopicAdmin;
-import io.brook.broker.api.AlterConfigsHandler;
-import io.brook.broker.api.AlterPartitionReassignmentsHandler;
-import io.brook.broker.api.CreatePartitionsHandler;
-import io.brook.broker.api.CreateTopicsHandler;
-import io.brook.broker.api.DeleteRecordsHandler;
-import io.brook.broker.api.DeleteTopicsHandler;
-import io.brook.broker.api.DescribeClusterHandler;
-import io.brook.broker.api.DescribeConfigsHandler;
-import io.brook.broker.api.DescribeLogDirsHandler;
-import io.brook.broker.api.DescribeProducersHandler;
-import io.brook.broker.api.DescribeTopicPartitionsHandler;
-import io.brook.broker.api.FetchHandler;
-import io.brook.broker.api.IncrementalAlterConfigsHandler;
-import io.brook.broker.api.ListOffsetsHandler;
-import io.brook.broker.api.ListPartitionReassignmentsHandler;
-import io.brook.broker.api.MetadataHandler;
-import io.brook.broker.api.OffsetForLeaderEpochHandler;
-import io.brook.broker.api.ProduceHandler;
-import io.brook.broker.api.WriteTxnMarkersHandler;
+import io.brook.broker.api.BrokerApis;
 import io.brook.broker.api.group.GroupApis;
 import io.brook.broker.api.txn.TxnApis;
 import io.brook.broker.cluster.CleanShutdownEpoch;
@@ -36,20 +16,17 @@ import io.brook.broker.fetch.FetchSessionCache;
 import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.broker.replica.DiskWork;
-import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;
 import io.brook.broker.txn.TxnMarkerSender;
 import io.brook.controller.ControllerServices;
+import io.brook.controller.state.ControllerConfig;
 import io.brook.coordinator.api.GroupService;
 import io.brook.coordinator.group.GroupCoordinator;
-import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.coordinator.txn.TransactionCoordinator;
 import io.brook.coordinator.txn.api.TransactionService;
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
@@ -69,7 +46,6 @@ import io.brook.storage.log.TopicConfigs;
 import io.brook.storage.manager.LogManager;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -142,6 +118,7 @@ public final class BrookServer implements AutoCloseable {
 
     DiskWork disk;
     MetadataQuorum quorum;
+    ConfigDescriber describer;
     final LocalMetadataBarrier metadataBarrier = new LocalMetadataBarrier();
     ControllerServices controllerSide;
     BrokerClusterServices cluster;
@@ -176,7 +153,10 @@ public final class BrookServer implements AutoCloseable {
     }
   }
 
-  /** Starts a node from its configuration; returns once it accepts connections. */
+  /**
+   * Starts a node from its configuration; returns once it accepts connections. Every node runs the
+   * same steps; the roles decide which of the last two run.
+   */
   public static BrookServer start(BrokerConfig config) throws IOException {
     long started = System.nanoTime();
     for (String key : config.unknownKeys()) {
@@ -185,156 +165,160 @@ public final class BrookServer implements AutoCloseable {
     Components c = new Components();
     c.config = config;
     try {
-      int nodeId = config.nodeId();
-      List<Path> logDirs = config.logDirs();
-      MetaProperties.refuseLegacyJournal(logDirs, config.metadataLogDir());
-      c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
-      c.periodic = new ExecutorScheduler(c.scheduler);
-      c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
-      c.interNode = InterNodeClients.startLoops(config);
-      // Every node runs the Raft quorum: a voter on a controller (a single node is a one-voter
-      // group), a follower of the log on a broker-only node.
-      ClusterSettings settings = ClusterSettings.of(config);
-      ClusterQuorum clusterQuorum = settings.startQuorum(config);
-      c.quorum = clusterQuorum;
-      ClusterController controller =
-          new ClusterController(
-              new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor())
-                  .withUncleanLeaderElectionEnable(
-                      (Boolean) config.value("unclean.leader.election.enable"))
-                  .withMinInsyncReplicas((Integer) config.value("min.insync.replicas")),
-              c.quorum::image,
-              new SecureRandom());
-      c.clusterId =
-          ClusterIdResolver.resolve(
-              logDirs,
-              nodeId,
-              c.quorum,
-              config.isController() ? controller : null,
-              settings.registrationTimeoutMs());
-      LogConfig logDefaults = config.defaultLogConfig();
-      BiFunction<MetadataImage, String, LogConfig> topicConfig =
-          (image, topic) ->
-              TopicConfigs.fromOverrides(
-                  image.configs(ConfigResource.Type.TOPIC, topic), logDefaults);
-      MetadataQuorum quorum = c.quorum;
-      c.logManager =
-          LogManager.start(
-              config.logManagerConfig(),
-              topic -> topicConfig.apply(quorum.image(), topic),
-              Time.SYSTEM,
-              c.scheduler);
-      c.delayedOperations = new DelayedOperations();
-      c.controllerSide =
-          new ControllerServices(
-              settings.controllerSettings(config), clusterQuorum, controller, c.scheduler);
-      c.cluster =
-          new BrokerClusterServices(
-              config, clusterQuorum, c.controllerSide.clusterAdminHandlers(), c.scheduler);
-      BrokerClusterServices cluster = c.cluster;
-      c.fetchers =
-          new ReplicaFetcherManager(
-              nodeId,
-              cluster::brokerEpoch,
-              id -> interBrokerNode(quorum.image(), id, config.interBrokerListenerName()),
-              ReplicationConfigs.fetch(config),
-              Time.SYSTEM,
-              c.interNode,
-              InterNodeClients.connections(config, "brook-replica-fetcher"));
-      c.replicaManager =
-          new ReplicaManager(
-              nodeId,
-              c.logManager,
-              c.delayedOperations,
-              topicConfig,
-              c.fetchers,
-              cluster.isrChangeSender(),
-              ReplicationConfigs.lagTimeMaxMs(config),
-              Time.SYSTEM,
-              c.periodic);
-      c.replicaManager.startIsrShrinkTask();
-      c.fetchSessions =
-          new FetchSessions(
-              new FetchSessionCache(
-                  config.maxIncrementalFetchSessionCacheSlots(),
-                  config.minIncrementalFetchSessionEvictionMs(),
-                  Time.SYSTEM),
-              Time.SYSTEM);
-      c.mbeans = ReplicationMBeans.register(c.replicaManager, c.fetchers::maxLag, c.fetchSessions);
-      c.replicaManager.applyMetadata(c.quorum.image());
-      c.quorum.addListener(c.replicaManager::applyMetadata);
-      // After the replica manager: an image reaching the barrier is applied.
-      c.quorum.addListener(c.metadataBarrier);
-      c.groupCoordinator =
-          new GroupCoordinator(
-              CoordinatorConfigs.groups(config),
-              new ReplicaCoordinatorLogs(c.replicaManager),
-              new ReplicaPartitionEnds(c.replicaManager),
-              c.replicaManager::image,
-              Time.SYSTEM);
-      c.quorum.addListener(c.groupCoordinator::onMetadata);
-
-      TopicAdmin admin =
-          new TopicAdmin(
-              c.quorum, controller, TopicConfigs::validate, config.autoCreateTopicsEnable());
-      return startRoles(c, admin, logDefaults, started);
+      startThreads(c);
+      startMetadata(c);
+      startDataPlane(c);
+      startCoordinators(c);
+      if (config.isController()) {
+        c.controllerSide.start(c.clusterId);
+      }
+      List<BrokerEndpoint> endpoints = config.isBroker() ? startBroker(c) : List.of();
+      BrookServer server = new BrookServer(c);
+      c.logManager.dirFailures().addListener(dir -> server.onLogDirFailure());
+      log.info(
+          "Brook started nodeId={} roles={} clusterId={} listeners={} durationMs={}",
+          config.nodeId(),
+          config.processRoles(),
+          c.clusterId,
+          endpoints,
+          (System.nanoTime() - started) / 1_000_000);
+      return server;
     } catch (IOException | RuntimeException e) {
       c.closeQuietly();
       throw e;
     }
   }
 
+  /** The shared scheduler, the disk pool and the inter-node event loops. */
+  private static void startThreads(Components c) throws IOException {
+    BrokerConfig config = c.config;
+    MetaProperties.refuseLegacyJournal(config.logDirs(), config.metadataLogDir());
+    c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
+    c.periodic = new ExecutorScheduler(c.scheduler);
+    c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
+    c.interNode = InterNodeClients.startLoops(config);
+  }
+
   /**
-   * The rest of start-up: the controller side on a controller, the broker side (forwarding
-   * handlers, registration until unfenced) on a broker.
+   * The Raft quorum (every node runs it: a voter on a controller, a single node being a one-voter
+   * group, a follower of the log on a broker-only node), the controller side and the broker's
+   * cluster side built on it (started later, by role), and the cluster id.
    */
-  private static BrookServer startRoles(
-      Components c, TopicAdmin admin, LogConfig logDefaults, long started) throws IOException {
+  private static void startMetadata(Components c) throws IOException {
+    BrokerConfig config = c.config;
+    ClusterSettings settings = ClusterSettings.of(config);
+    ClusterQuorum quorum = settings.startQuorum(config);
+    c.quorum = quorum;
+    c.describer = new ConfigDescriber(config.defaultLogConfig(), new BrokerConfigEntries(config));
+    c.controllerSide =
+        new ControllerServices(
+            settings.controllerSettings(config),
+            quorum,
+            new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor())
+                .withUncleanLeaderElectionEnable(
+                    (Boolean) config.value("unclean.leader.election.enable"))
+                .withMinInsyncReplicas((Integer) config.value("min.insync.replicas")),
+            TopicConfigs::validate,
+            new DescribedTopicConfigs(c.describer),
+            c.scheduler);
+    c.cluster =
+        new BrokerClusterServices(config, quorum, c.controllerSide.adminHandlers(), c.scheduler);
+    c.clusterId =
+        ClusterIdResolver.resolve(
+            config.logDirs(),
+            config.nodeId(),
+            quorum,
+            config.isController() ? c.controllerSide.controller() : null,
+            settings.registrationTimeoutMs());
+  }
+
+  /**
+   * The logs, the replica manager following the metadata image, the replica fetchers, fetch
+   * sessions and the replication MBeans.
+   */
+  private static void startDataPlane(Components c) throws IOException {
     BrokerConfig config = c.config;
     int nodeId = config.nodeId();
+    LogConfig logDefaults = config.defaultLogConfig();
+    BiFunction<MetadataImage, String, LogConfig> topicConfig =
+        (image, topic) ->
+            TopicConfigs.fromOverrides(
+                image.configs(ConfigResource.Type.TOPIC, topic), logDefaults);
+    MetadataQuorum quorum = c.quorum;
     BrokerClusterServices cluster = c.cluster;
-    BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId, cluster::activeControllerId);
-    ProducerIdManager producerIds =
-        new ProducerIdManager(() -> cluster.allocateProducerIds(nodeId));
-    startTransactionCoordinator(c, producerIds);
-    ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
-    AutoTopicCreator autoCreate = cluster.autoTopicCreator(config.autoCreateTopicsEnable());
-    List<ApiHandler> handlers =
-        new ArrayList<>(
-            handlers(
-                identity,
-                c.replicaManager,
-                c.disk,
-                admin,
-                autoCreate,
-                describer,
-                config.logDirs(),
-                ReplicationConfigs.readReplicaSelector(config),
-                config.fetchMaxBytes(),
-                c.fetchSessions,
-                List.of(c.groupCoordinator)));
-    handlers.addAll(
-        GroupApis.handlers(
-            new GroupService(c.groupCoordinator),
-            c.replicaManager,
-            InternalTopicCreators.viaController(cluster.controllerClient()),
-            CoordinatorConfigs.transactionTopic(config)));
-    handlers.addAll(transactionHandlers(c));
-    if (config.isController()) {
-      c.controllerSide.start(handlers, admin, c.clusterId);
-    }
-    if (!config.isBroker()) {
-      // A controller-only node serves the quorum (and the controller APIs over it) only.
-      return finishStart(c, started, List.of());
-    }
-    // Bound now (registration advertises the ports), accepting only once the controller has
-    // unfenced this broker: its metadata has then caught up, so it never serves a leadership its
-    // stale local metadata still shows.
+    c.logManager =
+        LogManager.start(
+            config.logManagerConfig(),
+            topic -> topicConfig.apply(quorum.image(), topic),
+            Time.SYSTEM,
+            c.scheduler);
+    c.delayedOperations = new DelayedOperations();
+    c.fetchers =
+        new ReplicaFetcherManager(
+            nodeId,
+            cluster::brokerEpoch,
+            id -> interBrokerNode(quorum.image(), id, config.interBrokerListenerName()),
+            ReplicationConfigs.fetch(config),
+            Time.SYSTEM,
+            c.interNode,
+            InterNodeClients.connections(config, "brook-replica-fetcher"));
+    c.replicaManager =
+        new ReplicaManager(
+            nodeId,
+            c.logManager,
+            c.delayedOperations,
+            topicConfig,
+            c.fetchers,
+            cluster.isrChangeSender(),
+            ReplicationConfigs.lagTimeMaxMs(config),
+            Time.SYSTEM,
+            c.periodic);
+    c.replicaManager.startIsrShrinkTask();
+    c.fetchSessions =
+        new FetchSessions(
+            new FetchSessionCache(
+                config.maxIncrementalFetchSessionCacheSlots(),
+                config.minIncrementalFetchSessionEvictionMs(),
+                Time.SYSTEM),
+            Time.SYSTEM);
+    c.mbeans = ReplicationMBeans.register(c.replicaManager, c.fetchers::maxLag, c.fetchSessions);
+    c.replicaManager.applyMetadata(quorum.image());
+    quorum.addListener(c.replicaManager::applyMetadata);
+    // After the replica manager: an image reaching the barrier is applied.
+    quorum.addListener(c.metadataBarrier);
+  }
+
+  /** The group and transaction coordinators, following their topics' leaderships. */
+  private static void startCoordinators(Components c) {
+    c.groupCoordinator =
+        new GroupCoordinator(
+            CoordinatorConfigs.groups(c.config),
+            new ReplicaCoordinatorLogs(c.replicaManager),
+            new ReplicaPartitionEnds(c.replicaManager),
+            c.replicaManager::image,
+            Time.SYSTEM);
+    c.quorum.addListener(c.groupCoordinator::onMetadata);
+    int nodeId = c.config.nodeId();
+    BrokerClusterServices cluster = c.cluster;
+    startTransactionCoordinator(
+        c, new ProducerIdManager(() -> cluster.allocateProducerIds(nodeId)));
+  }
+
+  /**
+   * The broker side: the listeners, bound now (registration advertises the ports) and accepting
+   * only once the controller has unfenced this broker: its metadata has then caught up, so it never
+   * serves a leadership its stale local metadata still shows.
+   *
+   * @return the advertised endpoints
+   */
+  private static List<BrokerEndpoint> startBroker(Components c) throws IOException {
+    BrokerConfig config = c.config;
+    BrokerClusterServices cluster = c.cluster;
     c.network =
         KafkaNetworkServer.bind(
             networkConfig(config),
             new ApiRegistry(
-                readYourWrites(c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk))),
+                apiHandlers(c),
                 List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
@@ -365,55 +349,39 @@ public final class BrookServer implements AutoCloseable {
       cluster.reportOfflineReplicas(dirIds.get(failed), replicas.offlineReplicas());
     }
     c.network.startAccepting();
-    return finishStart(c, started, endpoints);
+    return endpoints;
   }
 
-  private static BrookServer finishStart(
-      Components c, long started, List<BrokerEndpoint> endpoints) {
-    BrookServer server = new BrookServer(c);
-    c.logManager.dirFailures().addListener(dir -> server.onLogDirFailure());
-    log.info(
-        "Brook started nodeId={} roles={} clusterId={} listeners={} durationMs={}",
-        c.config.nodeId(),
-        c.config.processRoles(),
-        c.clusterId,
-        endpoints,
-        (System.nanoTime() - started) / 1_000_000);
-    return server;
-  }
-
-  private static List<ApiHandler> handlers(
-      BrokerIdentity identity,
-      ReplicaManager replicaManager,
-      DiskWork disk,
-      TopicAdmin admin,
-      AutoTopicCreator autoCreate,
-      ConfigDescriber describer,
-      List<Path> logDirs,
-      ReadReplicaSelector readReplicas,
-      int fetchMaxBytes,
-      FetchSessions fetchSessions,
-      List<CoordinatorMarkerWriter> markerWriters) {
-    return List.of(
-        new ProduceHandler(replicaManager, disk),
-        new FetchHandler(replicaManager, readReplicas, fetchMaxBytes, fetchSessions),
-        new ListOffsetsHandler(replicaManager, disk),
-        new MetadataHandler(identity, replicaManager, autoCreate),
-        new DescribeTopicPartitionsHandler(replicaManager),
-        new OffsetForLeaderEpochHandler(replicaManager),
-        new DeleteRecordsHandler(replicaManager),
-        new DescribeProducersHandler(replicaManager),
-        new DescribeClusterHandler(identity, replicaManager),
-        new WriteTxnMarkersHandler(replicaManager, markerWriters, disk),
-        new CreateTopicsHandler(admin, replicaManager, describer),
-        new DeleteTopicsHandler(admin, replicaManager),
-        new CreatePartitionsHandler(admin),
-        new AlterPartitionReassignmentsHandler(admin),
-        new ListPartitionReassignmentsHandler(admin),
-        new DescribeLogDirsHandler(replicaManager, logDirs),
-        new DescribeConfigsHandler(identity, replicaManager, describer),
-        new AlterConfigsHandler(admin, replicaManager),
-        new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
+  /**
+   * What a broker listener serves, each component contributing its own APIs: the broker's ({@link
+   * BrokerApis}), the group and transaction coordinators' ({@link GroupApis}, {@link TxnApis}) and
+   * the controller's admin APIs, forwarded ({@link BrokerClusterServices}); then who runs them (the
+   * disk pool, {@code brook-admin}) and when they answer (read your writes).
+   */
+  private static List<ApiHandler> apiHandlers(Components c) {
+    BrokerConfig config = c.config;
+    BrokerClusterServices cluster = c.cluster;
+    List<ApiHandler> handlers = new ArrayList<>();
+    handlers.addAll(
+        BrokerApis.handlers(
+            new BrokerIdentity(config.nodeId(), c.clusterId, cluster::activeControllerId),
+            c.replicaManager,
+            c.disk,
+            cluster.autoTopicCreator(config.autoCreateTopicsEnable()),
+            c.describer,
+            config.logDirs(),
+            ReplicationConfigs.readReplicaSelector(config),
+            config.fetchMaxBytes(),
+            c.fetchSessions,
+            List.of(c.groupCoordinator)));
+    handlers.addAll(
+        GroupApis.handlers(
+            new GroupService(c.groupCoordinator),
+            c.replicaManager,
+            InternalTopicCreators.viaController(cluster.controllerClient()),
+            CoordinatorConfigs.transactionTopic(config)));
+    handlers.addAll(transactionHandlers(c));
+    return readYourWrites(c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk)));
   }
 
   /**

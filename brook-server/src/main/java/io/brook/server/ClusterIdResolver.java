@@ -1,6 +1,6 @@
 package io.brook.server;
 
-import io.brook.metadata.controller.ClusterController;
+import io.brook.controller.state.ClusterController;
 import io.brook.metadata.quorum.MetadataQuorum;
 import java.io.IOException;
 import java.nio.file.Path;

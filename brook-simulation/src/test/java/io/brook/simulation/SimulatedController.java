@@ -1,16 +1,16 @@
 package io.brook.simulation;
 
-import io.brook.broker.cluster.BrokerFencer;
 import io.brook.broker.replica.IsrChangeSender;
 import io.brook.broker.replica.PartitionState;
 import io.brook.broker.time.ManualScheduler;
-import io.brook.metadata.controller.BrokerSessions;
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.ConfigValidator;
-import io.brook.metadata.controller.ControllerConfig;
-import io.brook.metadata.controller.HeartbeatResult;
-import io.brook.metadata.controller.IsrChangeRequest;
-import io.brook.metadata.controller.IsrChangeResult;
+import io.brook.controller.cluster.BrokerFencer;
+import io.brook.controller.state.BrokerSessions;
+import io.brook.controller.state.ClusterController;
+import io.brook.controller.state.ConfigValidator;
+import io.brook.controller.state.ControllerConfig;
+import io.brook.controller.state.HeartbeatResult;
+import io.brook.controller.state.IsrChangeRequest;
+import io.brook.controller.state.IsrChangeResult;
 import io.brook.metadata.controller.MetadataException;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.PartitionImage;
