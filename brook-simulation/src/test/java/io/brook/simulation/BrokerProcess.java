@@ -13,6 +13,7 @@ import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.ApiHandler;
 import io.brook.storage.cleaner.CleanerConfig;
 import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.PartitionLog;
 import io.brook.storage.manager.LogManager;
 import io.brook.storage.manager.LogManagerConfig;
 import java.io.IOException;
@@ -62,8 +63,12 @@ final class BrokerProcess implements Endpoint {
   private long brokerEpoch = -1;
   private boolean registering;
 
-  /** The controller's answer with the metadata image as it was when it answered. */
-  private record Answer<T>(T value, MetadataImage image) {}
+  /**
+   * Whether this life serves requests: as the real broker, it accepts connections only once the
+   * controller has unfenced it, so it never serves a leadership that the metadata it replayed at
+   * start-up still shows but its registration (after an unclean shutdown) took away.
+   */
+  private boolean accepting;
 
   BrokerProcess(Simulation simulation, int nodeId, Path dir, Uuid incarnationId) {
     this.simulation = simulation;
@@ -72,7 +77,7 @@ final class BrokerProcess implements Endpoint {
     this.dir = dir;
     this.scheduler = simulation.scheduler();
     this.storageTasks = new SimulatedExecutor(scheduler);
-    LogConfig logConfig = LogConfig.builder().minInSyncReplicas(2).build();
+    LogConfig logConfig = simulation.logConfig();
     try {
       logManager =
           LogManager.start(
@@ -116,6 +121,10 @@ final class BrokerProcess implements Endpoint {
     return simulation;
   }
 
+  Uuid incarnationId() {
+    return incarnationId;
+  }
+
   long brokerEpoch() {
     return brokerEpoch;
   }
@@ -146,13 +155,25 @@ final class BrokerProcess implements Endpoint {
    * cache), so the next life recovers them as after a crash. The operating system would release the
    * directory lock of a dead process; here the lock file is removed so the next life takes a new
    * one (the dead life's file handles are closed by the garbage collector).
+   *
+   * @param losePageCache the machine dies with the process: every log loses what it had not fsynced
+   *     ({@link PageCacheLoss})
+   * @param keepLatestEpochCheckpoints with {@code losePageCache}, whether the leader epoch
+   *     checkpoints keep their latest version or only what a flush guaranteed
    */
-  void crash() {
+  void crash(boolean losePageCache, boolean keepLatestEpochCheckpoints) {
     alive = false;
     tasks.forEach(Scheduler.Task::cancel);
     replicas.stopIsrShrinkTask();
     storageTasks.shutdown();
     delayed.close();
+    if (losePageCache) {
+      long lost = 0;
+      for (PartitionLog log : logManager.logs().values()) {
+        lost += PageCacheLoss.apply(log.dir(), log.recoveryPoint(), keepLatestEpochCheckpoints);
+      }
+      simulation.record("broker " + nodeId + " lost " + lost + " unflushed log bytes");
+    }
     try {
       Files.deleteIfExists(dir.resolve(".lock"));
     } catch (IOException e) {
@@ -166,13 +187,28 @@ final class BrokerProcess implements Endpoint {
     if (alive && image.offset() > replicas.image().offset()) {
       replicas.applyMetadata(image);
     }
+    if (alive && !accepting && brokerEpoch >= 0) {
+      accepting =
+          replicas
+              .image()
+              .broker(nodeId)
+              .filter(b -> b.epoch() == brokerEpoch && !b.fenced())
+              .isPresent();
+      if (accepting) {
+        simulation.record("broker " + nodeId + " unfenced, accepting requests");
+      }
+    }
+  }
+
+  boolean accepting() {
+    return accepting;
   }
 
   private void heartbeat() {
-    if (simulation.network().isPaused(nodeId)) {
-      return;
+    SimulatedController controller = simulation.controllers().active();
+    if (simulation.network().isPaused(nodeId) || controller == null) {
+      return; // with no active controller, the next heartbeat tries again
     }
-    SimulatedController controller = simulation.controller();
     if (brokerEpoch < 0) {
       if (registering) {
         return;
@@ -180,16 +216,16 @@ final class BrokerProcess implements Endpoint {
       registering = true;
       simulation
           .network()
-          .<Answer<Long>>call(
+          .<SimulatedController.Answer<Long>>call(
               this,
               controller,
               "register",
-              reply ->
-                  reply.accept(
-                      new Answer<>(controller.register(nodeId, incarnationId), controller.image())),
+              reply -> reply.accept(controller.register(nodeId, incarnationId)),
               answer -> {
-                brokerEpoch = answer.value();
                 registering = false;
+                if (answer.error() == Errors.NONE) {
+                  brokerEpoch = answer.value();
+                }
                 onImage(answer.image());
               });
       // A lost registration is sent again at the next heartbeat after the timeout.
@@ -200,15 +236,11 @@ final class BrokerProcess implements Endpoint {
     long offset = replicas.image().offset();
     simulation
         .network()
-        .<Answer<Errors>>call(
+        .<SimulatedController.Answer<Errors>>call(
             this,
             controller,
             "heartbeat",
-            reply ->
-                reply.accept(
-                    new Answer<>(
-                        controller.heartbeat(nodeId, epoch, offset).error().error(),
-                        controller.image())),
+            reply -> reply.accept(controller.heartbeat(nodeId, epoch, offset)),
             answer -> {
               Errors error = answer.value();
               if ((error == Errors.STALE_BROKER_EPOCH || error == Errors.BROKER_ID_NOT_REGISTERED)
@@ -227,7 +259,11 @@ final class BrokerProcess implements Endpoint {
       int partitionEpoch,
       List<IsrChangeSender.Member> newIsr) {
     CompletableFuture<PartitionState> answer = new CompletableFuture<>();
-    SimulatedController controller = simulation.controller();
+    SimulatedController controller = simulation.controllers().active();
+    if (controller == null) {
+      answer.completeExceptionally(Errors.NOT_CONTROLLER.exception());
+      return answer;
+    }
     long epoch = brokerEpoch;
     simulation
         .network()
@@ -264,6 +300,9 @@ final class BrokerProcess implements Endpoint {
   }
 
   private void serve(ApiHandler handler, ApiMessage request, Consumer<ApiMessage> reply) {
+    if (!accepting) {
+      return; // the connection is refused: the client times out and tries again
+    }
     handler
         .handle(
             Wire.context(handler.apiKey(), handler.maxVersion(), scheduler.time().nanoseconds()),

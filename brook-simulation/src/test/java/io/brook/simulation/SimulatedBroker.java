@@ -47,15 +47,16 @@ final class SimulatedBroker {
         new BrokerProcess(simulation, nodeId, dir, new Uuid(random.nextLong(), random.nextLong()));
   }
 
-  void crash() {
+  /** The process dies; with {@code losePageCache} the machine too (see {@link BrokerProcess}). */
+  void crash(boolean losePageCache, boolean keepLatestEpochCheckpoints) {
     if (process != null) {
-      process.crash();
+      process.crash(losePageCache, keepLatestEpochCheckpoints);
       process = null;
     }
   }
 
   /** Stops the running life at the end of a run. */
   void stop() {
-    crash();
+    crash(false, true);
   }
 }
