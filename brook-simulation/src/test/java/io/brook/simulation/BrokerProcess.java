@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -63,6 +64,12 @@ final class BrokerProcess implements Endpoint {
   private long brokerEpoch = -1;
   private boolean registering;
 
+  /** The epoch of the previous life if it shut down cleanly, else -1 (KIP-966's signal). */
+  private final long previousBrokerEpoch;
+
+  /** Set by a controlled shutdown: called with this life's epoch once it has stopped cleanly. */
+  private LongConsumer onStopped;
+
   /**
    * Whether this life serves requests: as the real broker, it accepts connections only once the
    * controller has unfenced it, so it never serves a leadership that the metadata it replayed at
@@ -70,8 +77,10 @@ final class BrokerProcess implements Endpoint {
    */
   private boolean accepting;
 
-  BrokerProcess(Simulation simulation, int nodeId, Path dir, Uuid incarnationId) {
+  BrokerProcess(
+      Simulation simulation, int nodeId, Path dir, Uuid incarnationId, long previousBrokerEpoch) {
     this.simulation = simulation;
+    this.previousBrokerEpoch = previousBrokerEpoch;
     this.nodeId = nodeId;
     this.incarnationId = incarnationId;
     this.dir = dir;
@@ -181,6 +190,31 @@ final class BrokerProcess implements Endpoint {
     }
   }
 
+  /**
+   * A controlled shutdown (SIGTERM): the next heartbeats ask the controller to move this broker's
+   * leaderships away; once it says the broker may stop, the logs are closed cleanly (flushed, with
+   * the clean-shutdown marker) and {@code stopped} gets this life's epoch, which the next life
+   * sends as its previous broker epoch.
+   */
+  void controlledShutdown(LongConsumer stopped) {
+    onStopped = stopped;
+  }
+
+  private void stopCleanly() {
+    alive = false;
+    tasks.forEach(Scheduler.Task::cancel);
+    replicas.stopIsrShrinkTask();
+    delayed.close();
+    try {
+      logManager.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    storageTasks.shutdown();
+    simulation.record("broker " + nodeId + " stopped cleanly in epoch " + brokerEpoch);
+    onStopped.accept(brokerEpoch);
+  }
+
   // ---- metadata ----
 
   void onImage(MetadataImage image) {
@@ -220,7 +254,8 @@ final class BrokerProcess implements Endpoint {
               this,
               controller,
               "register",
-              reply -> reply.accept(controller.register(nodeId, incarnationId)),
+              reply ->
+                  reply.accept(controller.register(nodeId, incarnationId, previousBrokerEpoch)),
               answer -> {
                 registering = false;
                 if (answer.error() == Errors.NONE) {
@@ -234,20 +269,24 @@ final class BrokerProcess implements Endpoint {
     }
     long epoch = brokerEpoch;
     long offset = replicas.image().offset();
+    boolean wantShutDown = onStopped != null;
     simulation
         .network()
-        .<SimulatedController.Answer<Errors>>call(
+        .<SimulatedController.Answer<Boolean>>call(
             this,
             controller,
-            "heartbeat",
-            reply -> reply.accept(controller.heartbeat(nodeId, epoch, offset)),
+            wantShutDown ? "heartbeat-shutdown" : "heartbeat",
+            reply -> reply.accept(controller.heartbeat(nodeId, epoch, offset, wantShutDown)),
             answer -> {
-              Errors error = answer.value();
+              Errors error = answer.error();
               if ((error == Errors.STALE_BROKER_EPOCH || error == Errors.BROKER_ID_NOT_REGISTERED)
                   && brokerEpoch == epoch) {
                 brokerEpoch = -1; // registers again at the next heartbeat
               }
               onImage(answer.image());
+              if (alive && onStopped != null && answer.value()) {
+                stopCleanly();
+              }
             });
   }
 

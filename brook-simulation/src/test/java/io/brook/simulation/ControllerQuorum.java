@@ -30,6 +30,9 @@ final class ControllerQuorum {
   static final long ELECTION_TIMEOUT_MS = 300;
   static final long ELECTION_CHECK_MS = 50;
 
+  /** How often the active controller looks for expired broker sessions. */
+  static final long FENCE_CHECK_MS = 100;
+
   private final Simulation simulation;
   private final Random random;
   private final long sessionTimeoutMs;

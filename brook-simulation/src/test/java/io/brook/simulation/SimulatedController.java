@@ -124,8 +124,11 @@ final class SimulatedController implements Endpoint {
     }
   }
 
-  /** A broker registers (fenced) and learns its new epoch. */
-  Answer<Long> register(int brokerId, Uuid incarnationId) {
+  /**
+   * A broker registers (fenced) and learns its new epoch; {@code previousBrokerEpoch} is the epoch
+   * of its last clean shutdown, or -1.
+   */
+  Answer<Long> register(int brokerId, Uuid incarnationId, long previousBrokerEpoch) {
     Answer<Long> answer =
         serve(
             c ->
@@ -134,23 +137,29 @@ final class SimulatedController implements Endpoint {
                     incarnationId,
                     List.of(
                         new BrokerEndpoint("PLAINTEXT", "broker" + brokerId, 9092, "PLAINTEXT")),
-                    Optional.empty()));
+                    Optional.empty(),
+                    previousBrokerEpoch));
     if (answer.error() == Errors.NONE) {
       sessions.touch(brokerId);
     }
     return new Answer<>(answer.value(), answer.error(), quorum.image());
   }
 
-  /** A broker's heartbeat: keeps its session, unfences it once it has its registration. */
-  Answer<Errors> heartbeat(int brokerId, long brokerEpoch, long metadataOffset) {
+  /**
+   * A broker's heartbeat: keeps its session, unfences it once it has its registration; with {@code
+   * wantShutDown}, fences it and moves its leaderships first (a controlled shutdown). The value
+   * says whether the broker may stop now.
+   */
+  Answer<Boolean> heartbeat(
+      int brokerId, long brokerEpoch, long metadataOffset, boolean wantShutDown) {
     Answer<HeartbeatResult> answer =
-        serve(c -> c.brokerHeartbeat(brokerId, brokerEpoch, metadataOffset, false, false));
+        serve(c -> c.brokerHeartbeat(brokerId, brokerEpoch, metadataOffset, false, wantShutDown));
     if (answer.error() != Errors.NONE) {
-      return new Answer<>(answer.error(), answer.error(), quorum.image());
+      return new Answer<>(false, answer.error(), quorum.image());
     }
     sessions.touch(brokerId);
-    Errors error = answer.value().error().error();
-    return new Answer<>(error, error, quorum.image());
+    HeartbeatResult result = answer.value();
+    return new Answer<>(result.shouldShutDown(), result.error().error(), quorum.image());
   }
 
   /** The answer to an AlterPartition: the partition's state once committed, or an error. */

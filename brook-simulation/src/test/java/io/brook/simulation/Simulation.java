@@ -80,22 +80,49 @@ final class Simulation {
     }
   }
 
-  private Simulation(long seed, Path dir) {
+  /**
+   * A scripted run instead of the seeded faults: the network's delays still come from the seed, but
+   * nothing is lost, the faults are the scenario's, and it checks its own properties at the end
+   * (with {@link Invariants#fail}).
+   */
+  interface Scenario {
+    /** Simulated time at which the run ends (produces stop a second before). */
+    long endMs();
+
+    /** Called once the topics exist and the workload runs: schedules the scenario's faults. */
+    void start(Simulation simulation);
+
+    /** Called at the end of the run: checks the scenario's properties. */
+    void finish(Simulation simulation);
+  }
+
+  private final Scenario scenario;
+  private final long endMs;
+
+  private Simulation(long seed, Path dir, Scenario scenario) {
+    this.scenario = scenario;
+    this.endMs = scenario == null ? END_MS : scenario.endMs();
     this.seed = seed;
     this.random = new Random(seed);
     int maxDelay = 1 + random.nextInt(30);
-    double loss = random.nextInt(4) == 0 ? 0 : random.nextDouble() * 0.05;
+    double drawnLoss = random.nextInt(4) == 0 ? 0 : random.nextDouble() * 0.05;
+    double loss = scenario == null ? drawnLoss : 0;
     // Kafka's default is to never fsync on the append path; some seeds fsync every few records,
     // so that a lossy crash keeps part of a log.
     long flushMessages = random.nextInt(3) == 0 ? Long.MAX_VALUE : 1 + random.nextInt(20);
     this.logConfig = LogConfig.builder().minInSyncReplicas(2).flushMessages(flushMessages).build();
     this.network = new SimulatedNetwork(this, scheduler, random, 1, maxDelay, loss);
-    this.controllers = new ControllerQuorum(this, random, SESSION_TIMEOUT_MS, 100);
+    this.controllers =
+        new ControllerQuorum(this, random, SESSION_TIMEOUT_MS, ControllerQuorum.FENCE_CHECK_MS);
     for (int id : BROKER_IDS) {
       brokers.add(new SimulatedBroker(this, id, dir.resolve("broker-" + id), random));
     }
     this.invariants = new Invariants(this, PARTITIONS);
-    this.workload = new Workload(this, 10 + random.nextInt(40), PRODUCE_UNTIL_MS);
+    this.workload =
+        new Workload(
+            this,
+            scenario == null ? 10 + random.nextInt(40) : 10,
+            scenario == null ? PRODUCE_UNTIL_MS : endMs - 1_000);
     this.faults = new FaultInjector(this, random, FAULTS_UNTIL_MS);
     record(
         "seed "
@@ -122,6 +149,11 @@ final class Simulation {
 
   /** Runs seed {@code seed} with its brokers' files under a fresh directory in {@code parent}. */
   static Result run(long seed, Path parent) {
+    return run(seed, parent, null);
+  }
+
+  /** Runs {@code scenario} (or the seeded faults if null) with the network of {@code seed}. */
+  static Result run(long seed, Path parent, Scenario scenario) {
     Path dir;
     try {
       dir = Files.createTempDirectory(parent, "sim-" + seed + "-");
@@ -129,7 +161,7 @@ final class Simulation {
       throw new UncheckedIOException(e);
     }
     try {
-      return new Simulation(seed, dir).run();
+      return new Simulation(seed, dir, scenario).run();
     } finally {
       deleteRecursively(dir);
     }
@@ -157,9 +189,16 @@ final class Simulation {
         topicIds.put(TOPICS.get(t), controllers.createTopic(TOPICS.get(t), assignment(t)));
       }
       workload.start();
-      faults.start();
+      if (scenario == null) {
+        faults.start();
+      } else {
+        scenario.start(this);
+      }
       while (invariants.failure() == null && step()) {
         // each step runs the next due events and checks the invariants
+      }
+      if (scenario != null && invariants.failure() == null) {
+        scenario.finish(this);
       }
     } catch (RuntimeException | AssertionError e) {
       invariants.fail("the run threw " + e);
@@ -185,7 +224,7 @@ final class Simulation {
   /** Moves the clock to the next due event and runs it; false once none is due by the end. */
   private boolean step() {
     long next = scheduler.nextDueMs();
-    if (next < 0 || next > END_MS) {
+    if (next < 0 || next > endMs) {
       if (topicIds.isEmpty()) {
         throw new IllegalStateException("the brokers did not register by the end of the run");
       }
@@ -229,6 +268,10 @@ final class Simulation {
 
   SimulatedBroker broker(int id) {
     return brokers.get(BROKER_IDS.indexOf(id));
+  }
+
+  Workload workload() {
+    return workload;
   }
 
   Invariants invariants() {

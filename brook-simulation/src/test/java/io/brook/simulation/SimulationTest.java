@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs many seeds of the {@link Simulation}: {@code brook.sim.seeds} of them (2,000 in the build,
+ * Runs many seeds of the {@link Simulation}: {@code brook.sim.seeds} of them (3,000 in the build,
  * more with {@code -Psimulation}), or only {@code brook.sim.seed} to replay one. A failing seed
  * fails the test with the property that replays it.
  */
@@ -20,7 +20,7 @@ class SimulationTest {
   void everySeedKeepsTheInvariants() {
     String one = System.getProperty("brook.sim.seed", "");
     long first = one.isBlank() ? 1 : Long.parseLong(one.trim());
-    int seeds = one.isBlank() ? Integer.getInteger("brook.sim.seeds", 1_000) : 1;
+    int seeds = one.isBlank() ? Integer.getInteger("brook.sim.seeds", 3_000) : 1;
     long acked = 0;
     long consumed = 0;
     long crashes = 0;

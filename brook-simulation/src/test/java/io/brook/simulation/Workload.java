@@ -33,8 +33,8 @@ final class Workload {
   static final int PRODUCE_TIMEOUT_MS = 1_000;
   static final int CONSUMER_MAX_WAIT_MS = 100;
 
-  /** A write the producer was told is committed. */
-  record Acked(TopicPartition tp, long offset, String value) {}
+  /** A write the producer was told is committed, when it was sent and acknowledged. */
+  record Acked(TopicPartition tp, long offset, String value, long sentMs, long ackedMs) {}
 
   private final Simulation simulation;
   private final Endpoint producer = new Client(PRODUCER_ID);
@@ -120,6 +120,7 @@ final class Workload {
                             value.getBytes(StandardCharsets.UTF_8)))));
     request.topicData().add(data);
     BrokerProcess to = leader.get();
+    long sentMs = simulation.nowMs();
     simulation
         .network()
         .<ProduceResponseData>call(
@@ -127,14 +128,15 @@ final class Workload {
             to,
             "produce " + value + " to " + tp,
             reply -> to.handleProduce(request, reply),
-            response -> onProduced(tp, value, response));
+            response -> onProduced(tp, value, sentMs, response));
   }
 
-  private void onProduced(TopicPartition tp, String value, ProduceResponseData response) {
+  private void onProduced(
+      TopicPartition tp, String value, long sentMs, ProduceResponseData response) {
     ProduceResponseData.PartitionProduceResponse answer =
         response.responses().iterator().next().partitionResponses().get(0);
     if (answer.errorCode() == Errors.NONE.code()) {
-      Acked write = new Acked(tp, answer.baseOffset(), value);
+      Acked write = new Acked(tp, answer.baseOffset(), value, sentMs, simulation.nowMs());
       acked.add(write);
       simulation.record("acked " + value + "@" + tp + ":" + answer.baseOffset());
       simulation.invariants().onAcked(write);
