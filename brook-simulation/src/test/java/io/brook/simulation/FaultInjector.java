@@ -9,9 +9,10 @@ import java.util.Random;
 
 /**
  * The faults of a run, drawn from its seed: every few hundred milliseconds until {@code untilMs},
- * one of a broker crash (and restart from its files after a while), a pause of a node (a broker or
- * the controller stops sending and receiving, as in a long GC pause), or a network partition
- * between two nodes. Message loss and delay are the network's, also drawn from the seed.
+ * one of a crash of a broker (a process crash, or a machine crash that loses the page cache, then a
+ * restart from its files) or of a controller node (then a restart as a follower), a pause of a node
+ * (it stops sending and receiving, as in a long GC pause), or a network partition between two
+ * nodes. Message loss and delay are the network's, also drawn from the seed.
  */
 final class FaultInjector {
   private final Simulation simulation;

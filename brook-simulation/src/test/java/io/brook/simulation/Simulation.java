@@ -22,10 +22,11 @@ import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 
 /**
- * One seeded run: three brokers and a controller on one {@link MockTime} and one {@link
- * ManualScheduler} (the single event queue), a producer and a consumer, faults, and the {@link
- * Invariants} checked after every event. Everything random comes from the seed and nothing reads
- * the wall clock or starts a thread, so a seed replays exactly (same {@link Trace} hash).
+ * One seeded run: three brokers and a three-node controller quorum on one {@link MockTime} and one
+ * {@link ManualScheduler} (the single event queue), two topics of three partitions, a producer and
+ * consumers, faults (seeded, or a {@link Scenario}'s), and the {@link Invariants} checked after
+ * every event. Everything random comes from the seed and nothing reads the wall clock or starts a
+ * thread, so a seed replays exactly (same {@link Trace} hash).
  */
 final class Simulation {
   static final List<String> TOPICS = List.of("a", "b");
