@@ -42,6 +42,7 @@ import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;
 import io.brook.broker.txn.TxnMarkerSender;
+import io.brook.broker.txn.TxnPartitionVerifier;
 import io.brook.controller.ControllerServices;
 import io.brook.coordinator.api.GroupService;
 import io.brook.coordinator.group.GroupCoordinator;
@@ -106,6 +107,7 @@ public final class BrookServer implements AutoCloseable {
   private final ReplicationMBeans mbeans;
   private final GroupCoordinator groupCoordinator;
   private final TransactionCoordinator transactionCoordinator;
+  private final TxnPartitionVerifier txnVerifier;
   private final InterNodeEventLoops interNode;
   private final KafkaNetworkServer network;
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -127,6 +129,7 @@ public final class BrookServer implements AutoCloseable {
     this.mbeans = c.mbeans;
     this.groupCoordinator = c.groupCoordinator;
     this.transactionCoordinator = c.transactionCoordinator;
+    this.txnVerifier = c.txnVerifier;
     this.interNode = c.interNode;
     this.network = c.network;
   }
@@ -153,6 +156,7 @@ public final class BrookServer implements AutoCloseable {
     FetchSessions fetchSessions;
     GroupCoordinator groupCoordinator;
     TransactionCoordinator transactionCoordinator;
+    TxnPartitionVerifier txnVerifier;
     InterNodeEventLoops interNode;
     KafkaNetworkServer network;
 
@@ -165,6 +169,7 @@ public final class BrookServer implements AutoCloseable {
           fetchers,
           mbeans,
           transactionCoordinator,
+          txnVerifier,
           interNode,
           groupCoordinator,
           delayedOperations,
@@ -297,6 +302,8 @@ public final class BrookServer implements AutoCloseable {
     ProducerIdManager producerIds =
         new ProducerIdManager(() -> cluster.allocateProducerIds(nodeId));
     startTransactionCoordinator(c, producerIds);
+    TransactionService transactions = transactionService(c);
+    c.txnVerifier = txnVerifier(c, transactions);
     ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
     AutoTopicCreator autoCreate = cluster.autoTopicCreator(config.autoCreateTopicsEnable());
     List<ApiHandler> handlers =
@@ -312,14 +319,15 @@ public final class BrookServer implements AutoCloseable {
                 ReplicationConfigs.readReplicaSelector(config),
                 config.fetchMaxBytes(),
                 c.fetchSessions,
-                List.of(c.groupCoordinator)));
+                List.of(c.groupCoordinator),
+                Optional.ofNullable(c.txnVerifier)));
     handlers.addAll(
         GroupApis.handlers(
             new GroupService(c.groupCoordinator),
             c.replicaManager,
             InternalTopicCreators.viaController(cluster.controllerClient()),
             CoordinatorConfigs.transactionTopic(config)));
-    handlers.addAll(transactionHandlers(c));
+    handlers.addAll(TxnApis.handlers(transactions));
     if (config.isController()) {
       c.controllerSide.start(handlers, admin, c.clusterId);
     }
@@ -393,9 +401,10 @@ public final class BrookServer implements AutoCloseable {
       ReadReplicaSelector readReplicas,
       int fetchMaxBytes,
       FetchSessions fetchSessions,
-      List<CoordinatorMarkerWriter> markerWriters) {
+      List<CoordinatorMarkerWriter> markerWriters,
+      Optional<TxnPartitionVerifier> txnVerifier) {
     return List.of(
-        new ProduceHandler(replicaManager, disk),
+        new ProduceHandler(replicaManager, disk, txnVerifier),
         new FetchHandler(replicaManager, readReplicas, fetchMaxBytes, fetchSessions),
         new ListOffsetsHandler(replicaManager, disk),
         new MetadataHandler(identity, replicaManager, autoCreate),
@@ -451,10 +460,25 @@ public final class BrookServer implements AutoCloseable {
     return held;
   }
 
-  private static List<ApiHandler> transactionHandlers(Components c) {
+  private static TransactionService transactionService(Components c) {
     GroupCoordinator groups = c.groupCoordinator;
-    return TxnApis.handlers(
-        new TransactionService(c.transactionCoordinator, groups::partitionFor, Time.SYSTEM));
+    return new TransactionService(c.transactionCoordinator, groups::partitionFor, Time.SYSTEM);
+  }
+
+  /**
+   * Produce asks the transaction coordinators about partitions before a transaction's first write
+   * to them (KIP-890), unless {@code transaction.partition.verification.enable} is false.
+   */
+  private static TxnPartitionVerifier txnVerifier(Components c, TransactionService transactions) {
+    if (!(Boolean) c.config.value("transaction.partition.verification.enable")) {
+      return null;
+    }
+    return new TxnPartitionVerifier(
+        transactions,
+        c.replicaManager::image,
+        c.config.nodeId(),
+        c.config.interBrokerListenerName(),
+        InterNodeClients.txnVerifier(c.interNode, c.config));
   }
 
   /**
@@ -575,6 +599,7 @@ public final class BrookServer implements AutoCloseable {
         fetchers,
         mbeans,
         transactionCoordinator,
+        txnVerifier,
         interNode,
         groupCoordinator,
         delayedOperations,

@@ -38,7 +38,10 @@ final class TxnPartitions {
                 failure == null ? Errors.NONE : Errors.forException(TxnStore.unwrap(failure)));
   }
 
-  /** Per partition: NONE if it is part of the open transaction, INVALID_TXN_STATE otherwise. */
+  /**
+   * Per partition: NONE if it is part of the open transaction, TRANSACTION_ABORTABLE otherwise (as
+   * Kafka 4 answers: the producer aborts; the broker tells older producers INVALID_TXN_STATE).
+   */
   Map<TopicPartition, Errors> verify(
       String transactionalId, long producerId, short producerEpoch, Set<TopicPartition> asked) {
     Errors invalid = validate(transactionalId, producerId, producerEpoch);
@@ -50,7 +53,7 @@ final class TxnPartitions {
           tp,
           invalid != Errors.NONE
               ? invalid
-              : inTxn.contains(tp) ? Errors.NONE : Errors.INVALID_TXN_STATE);
+              : inTxn.contains(tp) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE);
     }
     return errors;
   }

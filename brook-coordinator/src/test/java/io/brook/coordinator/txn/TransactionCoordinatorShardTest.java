@@ -146,7 +146,7 @@ class TransactionCoordinatorShardTest {
         .isEqualTo(Errors.INVALID_PRODUCER_ID_MAPPING);
     assertThat(shard.endTxn(ID, 100L, (short) 0, true).join()).isEqualTo(Errors.INVALID_TXN_STATE);
     assertThat(shard.verifyPartitions(ID, 100L, (short) 0, Set.of(TP)))
-        .containsEntry(TP, Errors.INVALID_TXN_STATE);
+        .containsEntry(TP, Errors.TRANSACTION_ABORTABLE);
     shard.addPartitions(ID, 100L, (short) 0, Set.of(TP)).join();
     assertThat(shard.verifyPartitions(ID, 100L, (short) 0, Set.of(TP)))
         .containsEntry(TP, Errors.NONE);
