@@ -160,7 +160,7 @@ class TransactionVerificationIT {
   }
 
   /** One transactional batch of one record ("raw") at sequence 0, as Produce {@code version}. */
-  private static Errors produce(
+  static Errors produce(
       RawKafkaClient raw,
       short version,
       String transactionalId,
