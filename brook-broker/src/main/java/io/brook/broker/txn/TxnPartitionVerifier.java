@@ -132,12 +132,17 @@ public final class TxnPartitionVerifier implements AutoCloseable {
   }
 
   /** How this broker's own transaction coordinator is asked. */
-  interface LocalCoordinator {
+  public interface LocalCoordinator {
     CompletableFuture<AddPartitionsToTxnResponseData> addPartitionsToTxn(
         RequestInfo info, AddPartitionsToTxnRequestData request);
   }
 
-  TxnPartitionVerifier(
+  /**
+   * A verifier over explicit parts: the transaction state topic, which of its partitions holds a
+   * transactional id, and this broker's coordinator ({@code localVersion}: the AddPartitionsToTxn
+   * version it is asked at).
+   */
+  public TxnPartitionVerifier(
       String stateTopic,
       ToIntFunction<String> partitionFor,
       LocalCoordinator local,
