@@ -124,6 +124,38 @@ class TransactionVerificationIT {
   }
 
   @Test
+  void produceVersion12AddsThePartitionToTheTransaction() throws Exception {
+    // Given: a raw transactional producer that added no partition (transaction protocol V2 leaves
+    // that to the brokers: Produce v12 asks the coordinator to add, not to verify)
+    String topic = "verify-implicit";
+    TestClients.createTopic(BROOK.bootstrapServers(), topic, 1);
+    try (RawKafkaClient raw = new RawKafkaClient("127.0.0.1", BROOK.brook().port());
+        Admin admin = admin()) {
+      InitProducerIdResponseData init = initProducerId(raw, "verify-implicit");
+
+      // When
+      Errors produced =
+          produce(
+              raw,
+              (short) 12,
+              "verify-implicit",
+              init.producerId(),
+              init.producerEpoch(),
+              topic,
+              0);
+
+      // Then: stored, and part of the transaction
+      assertThat(produced).isEqualTo(Errors.NONE);
+      TransactionDescription txn =
+          admin
+              .describeTransactions(List.of("verify-implicit"))
+              .description("verify-implicit")
+              .get();
+      assertThat(txn.topicPartitions()).containsExactly(new TopicPartition(topic, 0));
+    }
+  }
+
+  @Test
   void aTransactionalProduceWithoutTransactionalIdIsRefused() throws Exception {
     // Given: an idempotent producer id, which no coordinator knows
     String topic = "verify-no-id";
