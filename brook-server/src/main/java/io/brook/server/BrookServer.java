@@ -21,6 +21,7 @@ import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;
 import io.brook.broker.txn.TxnMarkerSender;
+import io.brook.broker.txn.TxnPartitionVerifier;
 import io.brook.controller.ControllerServices;
 import io.brook.controller.state.ControllerConfig;
 import io.brook.coordinator.api.GroupService;
@@ -82,6 +83,7 @@ public final class BrookServer implements AutoCloseable {
   private final ReplicationMBeans mbeans;
   private final GroupCoordinator groupCoordinator;
   private final TransactionCoordinator transactionCoordinator;
+  private final TxnPartitionVerifier txnVerifier;
   private final InterNodeEventLoops interNode;
   private final KafkaNetworkServer network;
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -103,6 +105,7 @@ public final class BrookServer implements AutoCloseable {
     this.mbeans = c.mbeans;
     this.groupCoordinator = c.groupCoordinator;
     this.transactionCoordinator = c.transactionCoordinator;
+    this.txnVerifier = c.txnVerifier;
     this.interNode = c.interNode;
     this.network = c.network;
   }
@@ -130,6 +133,8 @@ public final class BrookServer implements AutoCloseable {
     FetchSessions fetchSessions;
     GroupCoordinator groupCoordinator;
     TransactionCoordinator transactionCoordinator;
+    TxnPartitionVerifier txnVerifier;
+    TransactionService transactions;
     InterNodeEventLoops interNode;
     KafkaNetworkServer network;
 
@@ -142,6 +147,7 @@ public final class BrookServer implements AutoCloseable {
           fetchers,
           mbeans,
           transactionCoordinator,
+          txnVerifier,
           interNode,
           groupCoordinator,
           delayedOperations,
@@ -302,6 +308,8 @@ public final class BrookServer implements AutoCloseable {
     BrokerClusterServices cluster = c.cluster;
     startTransactionCoordinator(
         c, new ProducerIdManager(() -> cluster.allocateProducerIds(nodeId)));
+    c.transactions = transactionService(c);
+    c.txnVerifier = txnVerifier(c, c.transactions);
   }
 
   /**
@@ -373,14 +381,15 @@ public final class BrookServer implements AutoCloseable {
             ReplicationConfigs.readReplicaSelector(config),
             config.fetchMaxBytes(),
             c.fetchSessions,
-            List.of(c.groupCoordinator)));
+            List.of(c.groupCoordinator),
+            Optional.ofNullable(c.txnVerifier)));
     handlers.addAll(
         GroupApis.handlers(
             new GroupService(c.groupCoordinator),
             c.replicaManager,
             InternalTopicCreators.viaController(cluster.controllerClient()),
             CoordinatorConfigs.transactionTopic(config)));
-    handlers.addAll(transactionHandlers(c));
+    handlers.addAll(TxnApis.handlers(c.transactions));
     return readYourWrites(c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk)));
   }
 
@@ -419,10 +428,25 @@ public final class BrookServer implements AutoCloseable {
     return held;
   }
 
-  private static List<ApiHandler> transactionHandlers(Components c) {
+  private static TransactionService transactionService(Components c) {
     GroupCoordinator groups = c.groupCoordinator;
-    return TxnApis.handlers(
-        new TransactionService(c.transactionCoordinator, groups::partitionFor, Time.SYSTEM));
+    return new TransactionService(c.transactionCoordinator, groups::partitionFor, Time.SYSTEM);
+  }
+
+  /**
+   * Produce asks the transaction coordinators about partitions before a transaction's first write
+   * to them (KIP-890), unless {@code transaction.partition.verification.enable} is false.
+   */
+  private static TxnPartitionVerifier txnVerifier(Components c, TransactionService transactions) {
+    if (!(Boolean) c.config.value("transaction.partition.verification.enable")) {
+      return null;
+    }
+    return new TxnPartitionVerifier(
+        transactions,
+        c.replicaManager::image,
+        c.config.nodeId(),
+        c.config.interBrokerListenerName(),
+        InterNodeClients.txnVerifier(c.interNode, c.config));
   }
 
   /**
@@ -543,6 +567,7 @@ public final class BrookServer implements AutoCloseable {
         fetchers,
         mbeans,
         transactionCoordinator,
+        txnVerifier,
         interNode,
         groupCoordinator,
         delayedOperations,

@@ -50,6 +50,11 @@ final class InterNodeClients {
     return new InterNodeClient(loops, connections(config, "brook-txn-markers"));
   }
 
+  /** Transaction verifications (KIP-890): also one request in flight per broker. */
+  static InterNodeClient txnVerifier(InterNodeEventLoops loops, BrokerConfig config) {
+    return new InterNodeClient(loops, connections(config, "brook-txn-verifier"));
+  }
+
   static long retryBackoffMs(BrokerConfig config) {
     return longValue(config, "retry.backoff.ms");
   }

@@ -7,10 +7,12 @@ import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.broker.txn.TxnPartitionVerifier;
 import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.protocol.ApiHandler;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The Kafka APIs the broker answers from its own replicas and metadata: the data plane, the
@@ -31,9 +33,10 @@ public final class BrokerApis {
       ReadReplicaSelector readReplicas,
       int fetchMaxBytes,
       FetchSessions fetchSessions,
-      List<CoordinatorMarkerWriter> markerWriters) {
+      List<CoordinatorMarkerWriter> markerWriters,
+      Optional<TxnPartitionVerifier> txnVerifier) {
     return List.of(
-        new ProduceHandler(replicaManager, disk),
+        new ProduceHandler(replicaManager, disk, txnVerifier),
         new FetchHandler(replicaManager, readReplicas, fetchMaxBytes, fetchSessions),
         new ListOffsetsHandler(replicaManager, disk),
         new MetadataHandler(identity, replicaManager, autoCreate),
