@@ -8,10 +8,13 @@ import io.brook.broker.admin.ProducerIdManager;
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.api.AlterConfigsHandler;
 import io.brook.broker.api.AlterPartitionReassignmentsHandler;
+import io.brook.broker.api.CreateAclsHandler;
 import io.brook.broker.api.CreatePartitionsHandler;
 import io.brook.broker.api.CreateTopicsHandler;
+import io.brook.broker.api.DeleteAclsHandler;
 import io.brook.broker.api.DeleteRecordsHandler;
 import io.brook.broker.api.DeleteTopicsHandler;
+import io.brook.broker.api.DescribeAclsHandler;
 import io.brook.broker.api.DescribeClusterHandler;
 import io.brook.broker.api.DescribeConfigsHandler;
 import io.brook.broker.api.DescribeLogDirsHandler;
@@ -27,6 +30,8 @@ import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
 import io.brook.broker.api.group.GroupApis;
 import io.brook.broker.api.txn.TxnApis;
+import io.brook.broker.auth.ApiAuthorization;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.cluster.CleanShutdownEpoch;
 import io.brook.broker.cluster.ForwardingHandler;
 import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
@@ -48,9 +53,11 @@ import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.coordinator.txn.TransactionCoordinator;
 import io.brook.coordinator.txn.api.TransactionService;
+import io.brook.metadata.authorizer.StandardAuthorizer;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.image.TopicImage;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
@@ -74,6 +81,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -299,9 +307,11 @@ public final class BrookServer implements AutoCloseable {
     startTransactionCoordinator(c, producerIds);
     ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
     AutoTopicCreator autoCreate = cluster.autoTopicCreator(config.autoCreateTopicsEnable());
+    RequestAuthorizer authorizer = requestAuthorizer(c);
     List<ApiHandler> handlers =
         new ArrayList<>(
             handlers(
+                authorizer,
                 identity,
                 c.replicaManager,
                 c.disk,
@@ -334,7 +344,11 @@ public final class BrookServer implements AutoCloseable {
         KafkaNetworkServer.bind(
             networkConfig(config),
             new ApiRegistry(
-                readYourWrites(c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk))),
+                ApiAuthorization.wrap(
+                    readYourWrites(
+                        c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk))),
+                    authorizer,
+                    id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
                 List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
@@ -382,7 +396,23 @@ public final class BrookServer implements AutoCloseable {
     return server;
   }
 
+  /**
+   * The ACL checks every handler shares: Kafka's StandardAuthorizer rules when {@code
+   * authorizer.class.name} names it, over the ACLs of this node's metadata image.
+   */
+  private static RequestAuthorizer requestAuthorizer(Components c) {
+    BrokerConfig config = c.config;
+    if (!config.authorizerEnabled()) {
+      return RequestAuthorizer.ALLOW_ALL;
+    }
+    MetadataQuorum quorum = c.quorum;
+    return new RequestAuthorizer(
+        new StandardAuthorizer(Set.copyOf(config.superUsers()), config.allowEveryoneIfNoAclFound()),
+        () -> quorum.image().acls());
+  }
+
   private static List<ApiHandler> handlers(
+      RequestAuthorizer authorizer,
       BrokerIdentity identity,
       ReplicaManager replicaManager,
       DiskWork disk,
@@ -395,25 +425,28 @@ public final class BrookServer implements AutoCloseable {
       FetchSessions fetchSessions,
       List<CoordinatorMarkerWriter> markerWriters) {
     return List.of(
-        new ProduceHandler(replicaManager, disk),
-        new FetchHandler(replicaManager, readReplicas, fetchMaxBytes, fetchSessions),
-        new ListOffsetsHandler(replicaManager, disk),
-        new MetadataHandler(identity, replicaManager, autoCreate),
-        new DescribeTopicPartitionsHandler(replicaManager),
+        new ProduceHandler(replicaManager, disk, authorizer),
+        new FetchHandler(replicaManager, readReplicas, fetchMaxBytes, fetchSessions, authorizer),
+        new ListOffsetsHandler(replicaManager, disk, authorizer),
+        new MetadataHandler(identity, replicaManager, autoCreate, authorizer),
+        new DescribeTopicPartitionsHandler(replicaManager, authorizer),
         new OffsetForLeaderEpochHandler(replicaManager),
         new DeleteRecordsHandler(replicaManager),
         new DescribeProducersHandler(replicaManager),
         new DescribeClusterHandler(identity, replicaManager),
         new WriteTxnMarkersHandler(replicaManager, markerWriters, disk),
-        new CreateTopicsHandler(admin, replicaManager, describer),
-        new DeleteTopicsHandler(admin, replicaManager),
-        new CreatePartitionsHandler(admin),
+        new CreateTopicsHandler(admin, replicaManager, describer, authorizer),
+        new DeleteTopicsHandler(admin, replicaManager, authorizer),
+        new CreatePartitionsHandler(admin, authorizer),
         new AlterPartitionReassignmentsHandler(admin),
         new ListPartitionReassignmentsHandler(admin),
         new DescribeLogDirsHandler(replicaManager, logDirs),
-        new DescribeConfigsHandler(identity, replicaManager, describer),
-        new AlterConfigsHandler(admin, replicaManager),
-        new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
+        new DescribeConfigsHandler(identity, replicaManager, describer, authorizer),
+        new AlterConfigsHandler(admin, replicaManager, authorizer),
+        new IncrementalAlterConfigsHandler(admin, replicaManager, describer, authorizer),
+        new CreateAclsHandler(admin, authorizer),
+        new DeleteAclsHandler(admin, authorizer),
+        new DescribeAclsHandler(authorizer, () -> replicaManager.image().acls()));
   }
 
   /**

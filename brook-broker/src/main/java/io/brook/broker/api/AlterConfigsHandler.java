@@ -1,6 +1,7 @@
 package io.brook.broker.api;
 
 import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
 import java.util.LinkedHashMap;
@@ -21,12 +22,15 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 public final class AlterConfigsHandler extends KafkaApi {
   private final TopicAdmin admin;
+  private final RequestAuthorizer authorizer;
   private final ReplicaManager replicaManager;
 
-  public AlterConfigsHandler(TopicAdmin admin, ReplicaManager replicaManager) {
+  public AlterConfigsHandler(
+      TopicAdmin admin, ReplicaManager replicaManager, RequestAuthorizer authorizer) {
     super(ApiKeys.ALTER_CONFIGS);
     this.admin = admin;
     this.replicaManager = replicaManager;
+    this.authorizer = authorizer;
   }
 
   @Override
@@ -42,6 +46,8 @@ public final class AlterConfigsHandler extends KafkaApi {
       ApiFailure outcome =
           ConfigsAccess.alterResource(
               admin,
+              authorizer,
+              context,
               resource.resourceType(),
               resource.resourceName(),
               type -> replacement(type, resource),

@@ -1,6 +1,7 @@
 package io.brook.broker.api;
 
 import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.image.TopicImage;
@@ -11,22 +12,30 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData.DeletableTopicResult;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
-/** DeleteTopics, by name (all versions) or by topic id (v6+). */
+/**
+ * DeleteTopics, by name (all versions) or by topic id (v6+). Each topic needs DELETE
+ * (TOPIC_AUTHORIZATION_FAILED otherwise; a topic named by id is then not named back).
+ */
 public final class DeleteTopicsHandler extends KafkaApi {
   private final TopicAdmin admin;
   private final ReplicaManager replicaManager;
+  private final RequestAuthorizer authorizer;
 
-  public DeleteTopicsHandler(TopicAdmin admin, ReplicaManager replicaManager) {
+  public DeleteTopicsHandler(
+      TopicAdmin admin, ReplicaManager replicaManager, RequestAuthorizer authorizer) {
     super(ApiKeys.DELETE_TOPICS);
     this.admin = admin;
     this.replicaManager = replicaManager;
+    this.authorizer = authorizer;
   }
 
   @Override
@@ -47,6 +56,14 @@ public final class DeleteTopicsHandler extends KafkaApi {
             byId
                 ? replicaManager.image().topic(topic.topicId())
                 : replicaManager.image().topic(topic.name());
+        String name = existing.map(TopicImage::name).orElse(topic.name());
+        if (name != null
+            && !authorizer.authorize(context, AclOperation.DELETE, ResourceType.TOPIC, name)) {
+          result
+              .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+              .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message());
+          continue;
+        }
         existing.ifPresent(t -> result.setName(t.name()).setTopicId(t.id()));
         ApiError error =
             byId ? admin.deleteTopic(topic.topicId()) : admin.deleteTopic(topic.name());

@@ -2,6 +2,7 @@ package io.brook.broker.api;
 
 import io.brook.broker.admin.ConfigDescriber;
 import io.brook.broker.admin.TopicAdmin;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.RequestContext;
@@ -33,15 +34,20 @@ public final class IncrementalAlterConfigsHandler extends KafkaApi {
   private static final byte SUBTRACT = 3;
 
   private final TopicAdmin admin;
+  private final RequestAuthorizer authorizer;
   private final ReplicaManager replicaManager;
   private final ConfigDescriber describer;
 
   public IncrementalAlterConfigsHandler(
-      TopicAdmin admin, ReplicaManager replicaManager, ConfigDescriber describer) {
+      TopicAdmin admin,
+      ReplicaManager replicaManager,
+      ConfigDescriber describer,
+      RequestAuthorizer authorizer) {
     super(ApiKeys.INCREMENTAL_ALTER_CONFIGS);
     this.admin = admin;
     this.replicaManager = replicaManager;
     this.describer = describer;
+    this.authorizer = authorizer;
   }
 
   @Override
@@ -57,6 +63,8 @@ public final class IncrementalAlterConfigsHandler extends KafkaApi {
       ApiFailure outcome =
           ConfigsAccess.alterResource(
               admin,
+              authorizer,
+              context,
               resource.resourceType(),
               resource.resourceName(),
               type -> changes(type, resource),

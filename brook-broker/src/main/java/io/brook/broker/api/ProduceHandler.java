@@ -1,6 +1,7 @@
 package io.brook.broker.api;
 
 import io.brook.broker.InternalTopics;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
@@ -14,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
@@ -23,13 +25,16 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Produce: appends each partition's batch on its leader. acks=0 gets no response, acks=1 is
  * answered once the leader appended, acks=all once the high watermark passes every appended batch
  * (or the request's timeout, with REQUEST_TIMED_OUT). Internal topics are refused with
  * INVALID_TOPIC_EXCEPTION unless the client id is Kafka's admin client id ({@link
- * InternalTopics#clientMayAppend}).
+ * InternalTopics#clientMayAppend}). Each topic needs WRITE (TOPIC_AUTHORIZATION_FAILED), and a
+ * transactional produce WRITE on its transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED for
+ * every partition), as in Kafka.
  *
  * <p>An append that only writes to the page cache runs here, on the event loop; one that would roll
  * a segment or fsync runs on {@link DiskWork} (see {@link Partition#appendAsLeader(MemoryRecords,
@@ -38,6 +43,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 public final class ProduceHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
   private final DiskWork disk;
+  private final RequestAuthorizer authorizer;
 
   /** Appends that wait for the disk run on the caller: for tests without an event loop. */
   public ProduceHandler(ReplicaManager replicaManager) {
@@ -45,9 +51,15 @@ public final class ProduceHandler extends KafkaApi {
   }
 
   public ProduceHandler(ReplicaManager replicaManager, DiskWork disk) {
+    this(replicaManager, disk, RequestAuthorizer.ALLOW_ALL);
+  }
+
+  public ProduceHandler(
+      ReplicaManager replicaManager, DiskWork disk, RequestAuthorizer authorizer) {
     super(ApiKeys.PRODUCE);
     this.replicaManager = replicaManager;
     this.disk = disk;
+    this.authorizer = authorizer;
   }
 
   /** One partition's outcome, and the offset the high watermark must reach for acks=all. */
@@ -62,12 +74,27 @@ public final class ProduceHandler extends KafkaApi {
     ProduceResponseData response = new ProduceResponseData();
     List<Pending> waiting = new ArrayList<>();
     List<CompletableFuture<Optional<Pending>>> offLoop = null;
+    boolean txnDenied =
+        request.transactionalId() != null
+            && !authorizer.authorize(
+                context,
+                AclOperation.WRITE,
+                ResourceType.TRANSACTIONAL_ID,
+                request.transactionalId());
     for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
       TopicProduceResponse topicResponse =
           new TopicProduceResponse().setName(topic.name()).setTopicId(topic.topicId());
       response.responses().add(topicResponse);
       TopicLookup.Lookup lookup =
-          TopicLookup.find(replicaManager.image(), topic.name(), topic.topicId());
+          txnDenied
+              ? new TopicLookup.Lookup(null, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+              : TopicLookup.findAuthorized(
+                  replicaManager.image(),
+                  topic.name(),
+                  topic.topicId(),
+                  authorizer,
+                  context,
+                  AclOperation.WRITE);
       for (ProduceRequestData.PartitionProduceData data : topic.partitionData()) {
         PartitionProduceResponse partitionResponse =
             new PartitionProduceResponse()
