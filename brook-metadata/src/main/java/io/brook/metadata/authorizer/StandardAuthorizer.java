@@ -47,16 +47,42 @@ public final class StandardAuthorizer {
   private static final Set<AclOperation> IMPLIES_DESCRIBE_CONFIGS =
       EnumSet.of(AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS);
 
-  /** Why a decision was taken; the rule is named in the audit log. */
-  public record Decision(boolean allowed, String rule) {
-    static final Decision SUPER_USER = new Decision(true, "SuperUser");
-    static final Decision DEFAULT_ALLOW = new Decision(true, "DefaultAllow");
-    static final Decision DEFAULT_DENY = new Decision(false, "DefaultDeny");
-    static final Decision NO_MATCHING_ACL = new Decision(false, "NoMatchingAcl");
+  /**
+   * A decision and why it was taken: a fixed rule, or the ACL that decided (its text is built only
+   * when the audit log asks, so a decision on the produce path allocates one small object at most).
+   */
+  public static final class Decision {
+    static final Decision SUPER_USER = new Decision(true, "SuperUser", null);
+    static final Decision DEFAULT_ALLOW = new Decision(true, "DefaultAllow", null);
+    static final Decision DEFAULT_DENY = new Decision(false, "DefaultDeny", null);
+    static final Decision NO_MATCHING_ACL = new Decision(false, "NoMatchingAcl", null);
+
+    private final boolean allowed;
+    private final String rule;
+    private final StandardAcl acl;
+
+    private Decision(boolean allowed, String rule, StandardAcl acl) {
+      this.allowed = allowed;
+      this.rule = rule;
+      this.acl = acl;
+    }
 
     static Decision of(StandardAcl acl) {
-      return new Decision(
-          acl.permission() == AclPermissionType.ALLOW, "MatchingAcl(" + acl.toBinding() + ")");
+      return new Decision(acl.permission() == AclPermissionType.ALLOW, null, acl);
+    }
+
+    public boolean allowed() {
+      return allowed;
+    }
+
+    /** The rule, as the audit log names it. */
+    public String rule() {
+      return acl == null ? rule : "MatchingAcl(" + acl.toBinding() + ")";
+    }
+
+    @Override
+    public String toString() {
+      return (allowed ? "ALLOWED by " : "DENIED by ") + rule();
     }
   }
 
