@@ -8,6 +8,7 @@ import io.brook.testkit.EmbeddedBrook;
 import io.brook.tests.RawKafkaClient;
 import io.brook.tests.TestClients;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -26,8 +28,10 @@ import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.SecurityDisabledException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
@@ -82,8 +86,11 @@ class AuthorizationIT {
         new AclBinding(
             new ResourcePattern(ResourceType.TOPIC, "guarded", PatternType.LITERAL),
             new AccessControlEntry(ANONYMOUS, "*", AclOperation.WRITE, AclPermissionType.DENY)));
-    // "hidden": someone else's.
+    // "hidden": someone else's; so are the group "locked" and the transactional id "tx-locked".
     acls.add(allow(ResourceType.TOPIC, "hidden", "User:someone-else", AclOperation.ALL));
+    acls.add(allow(ResourceType.GROUP, "locked", "User:someone-else", AclOperation.ALL));
+    acls.add(
+        allow(ResourceType.TRANSACTIONAL_ID, "tx-locked", "User:someone-else", AclOperation.ALL));
     try (Admin admin = admin(BROOK.bootstrapServers())) {
       admin.createAcls(acls).all().get();
       admin
@@ -201,6 +208,24 @@ class AuthorizationIT {
           .isEqualTo(Errors.CLUSTER_AUTHORIZATION_FAILED.code());
     }
     assertThat(TestClients.endOffsets(BROOK.bootstrapServers(), "open", 1)).isEqualTo(before);
+  }
+
+  @Test
+  void groupAndTransactionalIdApisAreRefusedWithoutTheirAcls() {
+    // A consumer of a group it may not use fails at FindCoordinator (DESCRIBE on the group)
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        TestClients.consumer(BROOK.bootstrapServers(), "group.id", "locked")) {
+      consumer.subscribe(List.of("open"));
+      assertThatThrownBy(() -> consumer.poll(Duration.ofSeconds(10)))
+          .isInstanceOf(GroupAuthorizationException.class);
+    }
+    // and a transactional producer whose id is someone else's cannot start
+    try (KafkaProducer<byte[], byte[]> producer =
+        TestClients.producer(
+            BROOK.bootstrapServers(), "transactional.id", "tx-locked", "max.block.ms", "10000")) {
+      assertThatThrownBy(producer::initTransactions)
+          .isInstanceOf(TransactionalIdAuthorizationException.class);
+    }
   }
 
   @Test
