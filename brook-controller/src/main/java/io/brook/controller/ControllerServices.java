@@ -2,6 +2,7 @@ package io.brook.controller;
 
 import static java.util.stream.Collectors.toSet;
 
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.cluster.ForwardingHandler;
 import io.brook.broker.cluster.OffloadedHandler;
 import io.brook.controller.api.AllocateProducerIdsHandler;
@@ -11,8 +12,10 @@ import io.brook.controller.api.AlterPartitionReassignmentsHandler;
 import io.brook.controller.api.AssignReplicasToDirsHandler;
 import io.brook.controller.api.BrokerHeartbeatHandler;
 import io.brook.controller.api.BrokerRegistrationHandler;
+import io.brook.controller.api.CreateAclsHandler;
 import io.brook.controller.api.CreatePartitionsHandler;
 import io.brook.controller.api.CreateTopicsHandler;
+import io.brook.controller.api.DeleteAclsHandler;
 import io.brook.controller.api.DeleteTopicsHandler;
 import io.brook.controller.api.DescribeQuorumHandler;
 import io.brook.controller.api.ElectLeadersHandler;
@@ -73,6 +76,7 @@ public final class ControllerServices implements AutoCloseable {
       ControllerConfig controllerConfig,
       ConfigValidator topicConfigValidator,
       TopicConfigView topicConfigs,
+      RequestAuthorizer authorizer,
       ScheduledExecutorService scheduler) {
     this.settings = settings;
     this.quorum = quorum;
@@ -81,11 +85,13 @@ public final class ControllerServices implements AutoCloseable {
     this.admin = new TopicAdmin(quorum, controller, topicConfigValidator);
     this.adminHandlers =
         List.of(
-            new CreateTopicsHandler(admin, topicConfigs),
-            new DeleteTopicsHandler(admin),
-            new CreatePartitionsHandler(admin),
-            new AlterConfigsHandler(admin),
-            new IncrementalAlterConfigsHandler(admin, topicConfigs),
+            new CreateTopicsHandler(admin, topicConfigs, authorizer),
+            new DeleteTopicsHandler(admin, authorizer),
+            new CreatePartitionsHandler(admin, authorizer),
+            new AlterConfigsHandler(admin, authorizer),
+            new IncrementalAlterConfigsHandler(admin, topicConfigs, authorizer),
+            new CreateAclsHandler(admin, authorizer),
+            new DeleteAclsHandler(admin, authorizer),
             new AlterPartitionReassignmentsHandler(admin),
             new ListPartitionReassignmentsHandler(admin),
             new ElectLeadersHandler(quorum, controller),

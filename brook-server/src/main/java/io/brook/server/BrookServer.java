@@ -7,6 +7,8 @@ import io.brook.broker.admin.ProducerIdManager;
 import io.brook.broker.api.BrokerApis;
 import io.brook.broker.api.group.GroupApis;
 import io.brook.broker.api.txn.TxnApis;
+import io.brook.broker.auth.ApiAuthorization;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.cluster.CleanShutdownEpoch;
 import io.brook.broker.cluster.ForwardingHandler;
 import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
@@ -28,7 +30,9 @@ import io.brook.coordinator.api.GroupService;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.txn.TransactionCoordinator;
 import io.brook.coordinator.txn.api.TransactionService;
+import io.brook.metadata.authorizer.StandardAuthorizer;
 import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.image.TopicImage;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
@@ -51,6 +55,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -135,6 +140,7 @@ public final class BrookServer implements AutoCloseable {
     TransactionCoordinator transactionCoordinator;
     TxnPartitionVerifier txnVerifier;
     TransactionService transactions;
+    RequestAuthorizer authorizer;
     InterNodeEventLoops interNode;
     KafkaNetworkServer network;
 
@@ -216,6 +222,7 @@ public final class BrookServer implements AutoCloseable {
     ClusterQuorum quorum = settings.startQuorum(config);
     c.quorum = quorum;
     c.describer = new ConfigDescriber(config.defaultLogConfig(), new BrokerConfigEntries(config));
+    c.authorizer = requestAuthorizer(c);
     c.controllerSide =
         new ControllerServices(
             settings.controllerSettings(config),
@@ -226,6 +233,7 @@ public final class BrookServer implements AutoCloseable {
                 .withMinInsyncReplicas((Integer) config.value("min.insync.replicas")),
             TopicConfigs::validate,
             new DescribedTopicConfigs(c.describer),
+            c.authorizer,
             c.scheduler);
     c.cluster =
         new BrokerClusterServices(config, quorum, c.controllerSide.adminHandlers(), c.scheduler);
@@ -326,7 +334,10 @@ public final class BrookServer implements AutoCloseable {
         KafkaNetworkServer.bind(
             networkConfig(config),
             new ApiRegistry(
-                apiHandlers(c),
+                ApiAuthorization.wrap(
+                    apiHandlers(c),
+                    c.authorizer,
+                    id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
                 List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
@@ -382,7 +393,8 @@ public final class BrookServer implements AutoCloseable {
             config.fetchMaxBytes(),
             c.fetchSessions,
             List.of(c.groupCoordinator),
-            Optional.ofNullable(c.txnVerifier)));
+            Optional.ofNullable(c.txnVerifier),
+            c.authorizer));
     handlers.addAll(
         GroupApis.handlers(
             new GroupService(c.groupCoordinator),
@@ -413,6 +425,21 @@ public final class BrookServer implements AutoCloseable {
                 Time.SYSTEM),
             Time.SYSTEM);
     c.quorum.addListener(c.transactionCoordinator::onMetadata);
+  }
+
+  /**
+   * The ACL checks every handler shares: Kafka's StandardAuthorizer rules when {@code
+   * authorizer.class.name} names it, over the ACLs of this node's metadata image.
+   */
+  private static RequestAuthorizer requestAuthorizer(Components c) {
+    BrokerConfig config = c.config;
+    if (!config.authorizerEnabled()) {
+      return RequestAuthorizer.ALLOW_ALL;
+    }
+    MetadataQuorum quorum = c.quorum;
+    return new RequestAuthorizer(
+        new StandardAuthorizer(Set.copyOf(config.superUsers()), config.allowEveryoneIfNoAclFound()),
+        () -> quorum.image().acls());
   }
 
   /** The controller-decided admin APIs answer once this node applied what they changed. */

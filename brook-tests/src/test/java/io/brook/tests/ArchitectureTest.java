@@ -59,13 +59,16 @@ class ArchitectureTest {
   /**
    * What brook-controller uses of brook-broker: the base class and error mapping of Kafka API
    * handlers, the controller channel's wire form and the set of APIs brokers forward, the bounded
-   * executor of off-loop handlers, and the data plane's scheduler (the liveness probe's timer).
+   * executor of off-loop handlers, the data plane's scheduler (the liveness probe's timer), and the
+   * ACL checks every API handler shares (the request authorizer and the ACL APIs' base class).
    * Nothing of the data plane: no replica manager, logs, purgatory or coordinator plumbing.
    */
   private static final Set<String> BROKER_CLASSES_THE_CONTROLLER_USES =
       Set.of(
           "io.brook.broker.api.KafkaApi",
           "io.brook.broker.api.ApiFailure",
+          "io.brook.broker.api.AclApi",
+          "io.brook.broker.auth.RequestAuthorizer",
           "io.brook.broker.cluster.ControllerEnvelope",
           "io.brook.broker.cluster.ForwardingHandler",
           "io.brook.broker.cluster.OffloadedHandler",

@@ -3,6 +3,7 @@ package io.brook.broker.api;
 import io.brook.broker.BrokerIdentity;
 import io.brook.broker.admin.AutoTopicCreator;
 import io.brook.broker.admin.ConfigDescriber;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReadReplicaSelector;
@@ -34,19 +35,21 @@ public final class BrokerApis {
       int fetchMaxBytes,
       FetchSessions fetchSessions,
       List<CoordinatorMarkerWriter> markerWriters,
-      Optional<TxnPartitionVerifier> txnVerifier) {
+      Optional<TxnPartitionVerifier> txnVerifier,
+      RequestAuthorizer authorizer) {
     return List.of(
-        new ProduceHandler(replicaManager, disk, txnVerifier),
-        new FetchHandler(replicaManager, readReplicas, fetchMaxBytes, fetchSessions),
-        new ListOffsetsHandler(replicaManager, disk),
-        new MetadataHandler(identity, replicaManager, autoCreate),
-        new DescribeTopicPartitionsHandler(replicaManager),
+        new ProduceHandler(replicaManager, disk, txnVerifier, authorizer),
+        new FetchHandler(replicaManager, readReplicas, fetchMaxBytes, fetchSessions, authorizer),
+        new ListOffsetsHandler(replicaManager, disk, authorizer),
+        new MetadataHandler(identity, replicaManager, autoCreate, authorizer),
+        new DescribeTopicPartitionsHandler(replicaManager, authorizer),
         new OffsetForLeaderEpochHandler(replicaManager),
         new DeleteRecordsHandler(replicaManager),
         new DescribeProducersHandler(replicaManager),
         new DescribeClusterHandler(identity, replicaManager),
         new WriteTxnMarkersHandler(replicaManager, markerWriters, disk),
         new DescribeLogDirsHandler(replicaManager, logDirs),
-        new DescribeConfigsHandler(identity, replicaManager, describer));
+        new DescribeConfigsHandler(identity, replicaManager, describer, authorizer),
+        new DescribeAclsHandler(authorizer, () -> replicaManager.image().acls()));
   }
 }

@@ -2,6 +2,7 @@ package io.brook.broker.api;
 
 import io.brook.broker.InternalTopics;
 import io.brook.broker.api.txn.ProduceVerification;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
@@ -17,6 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
@@ -26,13 +28,16 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Produce: appends each partition's batch on its leader. acks=0 gets no response, acks=1 is
  * answered once the leader appended, acks=all once the high watermark passes every appended batch
  * (or the request's timeout, with REQUEST_TIMED_OUT). Internal topics are refused with
  * INVALID_TOPIC_EXCEPTION unless the client id is Kafka's admin client id ({@link
- * InternalTopics#clientMayAppend}).
+ * InternalTopics#clientMayAppend}). Each topic needs WRITE (TOPIC_AUTHORIZATION_FAILED), and a
+ * transactional produce WRITE on its transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED for
+ * every partition), as in Kafka.
  *
  * <p>A transactional batch that would open its producer's transaction on a partition waits for the
  * transaction coordinator to confirm the partition is in the transaction ({@link
@@ -46,6 +51,7 @@ public final class ProduceHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
   private final DiskWork disk;
   private final Optional<TxnPartitionVerifier> verifier;
+  private final RequestAuthorizer authorizer;
 
   /**
    * Appends that wait for the disk run on the caller, and transactions are not verified: for tests
@@ -55,16 +61,26 @@ public final class ProduceHandler extends KafkaApi {
     this(replicaManager, DiskWork.inline(), Optional.empty());
   }
 
+  public ProduceHandler(
+      ReplicaManager replicaManager, DiskWork disk, Optional<TxnPartitionVerifier> verifier) {
+    this(replicaManager, disk, verifier, RequestAuthorizer.ALLOW_ALL);
+  }
+
   /**
    * @param verifier asks transaction coordinators about partitions (KIP-890); empty when {@code
    *     transaction.partition.verification.enable} is false
+   * @param authorizer checks WRITE on each topic and on the transactional id
    */
   public ProduceHandler(
-      ReplicaManager replicaManager, DiskWork disk, Optional<TxnPartitionVerifier> verifier) {
+      ReplicaManager replicaManager,
+      DiskWork disk,
+      Optional<TxnPartitionVerifier> verifier,
+      RequestAuthorizer authorizer) {
     super(ApiKeys.PRODUCE);
     this.replicaManager = replicaManager;
     this.disk = disk;
     this.verifier = verifier;
+    this.authorizer = authorizer;
   }
 
   /** One partition's outcome, and the offset the high watermark must reach for acks=all. */
@@ -81,12 +97,27 @@ public final class ProduceHandler extends KafkaApi {
     List<CompletableFuture<Optional<Pending>>> offLoop = null;
     ProduceVerification verification =
         ProduceVerification.of(verifier, request.transactionalId(), context.apiVersion());
+    boolean txnDenied =
+        request.transactionalId() != null
+            && !authorizer.authorize(
+                context,
+                AclOperation.WRITE,
+                ResourceType.TRANSACTIONAL_ID,
+                request.transactionalId());
     for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
       TopicProduceResponse topicResponse =
           new TopicProduceResponse().setName(topic.name()).setTopicId(topic.topicId());
       response.responses().add(topicResponse);
       TopicLookup.Lookup lookup =
-          TopicLookup.find(replicaManager.image(), topic.name(), topic.topicId());
+          txnDenied
+              ? new TopicLookup.Lookup(null, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+              : TopicLookup.findAuthorized(
+                  replicaManager.image(),
+                  topic.name(),
+                  topic.topicId(),
+                  authorizer,
+                  context,
+                  AclOperation.WRITE);
       for (ProduceRequestData.PartitionProduceData data : topic.partitionData()) {
         PartitionProduceResponse partitionResponse =
             new PartitionProduceResponse()

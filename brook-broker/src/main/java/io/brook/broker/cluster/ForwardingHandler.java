@@ -28,7 +28,9 @@ public final class ForwardingHandler implements ApiHandler {
           ApiKeys.DESCRIBE_QUORUM,
           ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
           // Listed by the controller too, so a move is listed as soon as it is started.
-          ApiKeys.LIST_PARTITION_REASSIGNMENTS);
+          ApiKeys.LIST_PARTITION_REASSIGNMENTS,
+          ApiKeys.CREATE_ACLS,
+          ApiKeys.DELETE_ACLS);
 
   private final ApiHandler local;
   private final MetadataQuorum quorum;
@@ -63,6 +65,12 @@ public final class ForwardingHandler implements ApiHandler {
     if (quorum.isActiveController()) {
       return OffloadedHandler.runOn(executor, local, context, request);
     }
-    return controller.sendAdmin(apiKey(), context.apiVersion(), request);
+    // The client's principal goes along: the controller authorizes the request's resources.
+    return controller.sendAdmin(
+        apiKey(),
+        context.apiVersion(),
+        request,
+        new ControllerEnvelope.Origin(
+            context.principal(), context.clientAddress().getHostAddress()));
   }
 }

@@ -2,6 +2,7 @@ package io.brook.controller.api;
 
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.protocol.RequestContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -21,10 +22,12 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 public final class AlterConfigsHandler extends KafkaApi {
   private final TopicAdmin admin;
+  private final RequestAuthorizer authorizer;
 
-  public AlterConfigsHandler(TopicAdmin admin) {
+  public AlterConfigsHandler(TopicAdmin admin, RequestAuthorizer authorizer) {
     super(ApiKeys.ALTER_CONFIGS);
     this.admin = admin;
+    this.authorizer = authorizer;
   }
 
   @Override
@@ -40,6 +43,8 @@ public final class AlterConfigsHandler extends KafkaApi {
       ApiFailure outcome =
           ConfigChanges.alterResource(
               admin,
+              authorizer,
+              context,
               resource.resourceType(),
               resource.resourceName(),
               type -> replacement(type, resource),

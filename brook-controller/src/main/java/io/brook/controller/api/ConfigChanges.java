@@ -1,10 +1,13 @@
 package io.brook.controller.api;
 
 import io.brook.broker.api.ApiFailure;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.metadata.controller.ApiError;
+import io.brook.protocol.RequestContext;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -14,14 +17,22 @@ final class ConfigChanges {
 
   /**
    * Computes one resource's changes and applies them, turning any failure (including one while
-   * computing the changes) into the error to answer with.
+   * computing the changes) into the error to answer with; first, the request must be allowed
+   * ALTER_CONFIGS on the resource.
    */
   static ApiFailure alterResource(
       TopicAdmin admin,
+      RequestAuthorizer authorizer,
+      RequestContext context,
       byte resourceType,
       String resourceName,
       Function<ConfigResource.Type, Map<String, Optional<String>>> changes,
       boolean validateOnly) {
+    ApiFailure refused =
+        authorizer.configsRefusal(context, resourceType, resourceName, AclOperation.ALTER_CONFIGS);
+    if (refused != null) {
+      return refused;
+    }
     try {
       ConfigResource.Type type = ConfigResource.Type.forId(resourceType);
       ApiError error = alter(admin, type, resourceName, changes.apply(type), validateOnly);

@@ -2,6 +2,7 @@ package io.brook.controller.api;
 
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.metadata.controller.ApiError;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
@@ -9,19 +10,27 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData.CreatePartitionsTopicResult;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
-/** CreatePartitions: grows a topic to a new partition count (never shrinks it). */
+/**
+ * CreatePartitions: grows a topic to a new partition count (never shrinks it). Needs ALTER on the
+ * topic.
+ */
 public final class CreatePartitionsHandler extends KafkaApi {
   private final TopicAdmin admin;
+  private final RequestAuthorizer authorizer;
 
-  public CreatePartitionsHandler(TopicAdmin admin) {
+  public CreatePartitionsHandler(TopicAdmin admin, RequestAuthorizer authorizer) {
     super(ApiKeys.CREATE_PARTITIONS);
     this.admin = admin;
+    this.authorizer = authorizer;
   }
 
   @Override
@@ -31,6 +40,12 @@ public final class CreatePartitionsHandler extends KafkaApi {
     for (CreatePartitionsRequestData.CreatePartitionsTopic topic : request.topics()) {
       CreatePartitionsTopicResult result = new CreatePartitionsTopicResult().setName(topic.name());
       response.results().add(result);
+      if (!authorizer.authorize(context, AclOperation.ALTER, ResourceType.TOPIC, topic.name())) {
+        result
+            .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+            .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message());
+        continue;
+      }
       try {
         Optional<List<List<Integer>>> assignments = Optional.empty();
         if (topic.assignments() != null) {

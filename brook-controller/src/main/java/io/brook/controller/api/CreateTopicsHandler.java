@@ -2,6 +2,7 @@ package io.brook.controller.api;
 
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.controller.state.NewTopic;
 import io.brook.controller.state.TopicResult;
 import io.brook.protocol.RequestContext;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
@@ -19,19 +21,24 @@ import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicRe
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * CreateTopics: validated and placed by the controller, durable in the metadata log before the
- * answer. A topic named twice in one request is refused, as in Kafka.
+ * answer. A topic named twice in one request is refused, as in Kafka. Needs CREATE on the cluster,
+ * or on each topic (TOPIC_AUTHORIZATION_FAILED for the others).
  */
 public final class CreateTopicsHandler extends KafkaApi {
   private final TopicAdmin admin;
   private final TopicConfigView configs;
+  private final RequestAuthorizer authorizer;
 
-  public CreateTopicsHandler(TopicAdmin admin, TopicConfigView configs) {
+  public CreateTopicsHandler(
+      TopicAdmin admin, TopicConfigView configs, RequestAuthorizer authorizer) {
     super(ApiKeys.CREATE_TOPICS);
     this.admin = admin;
     this.configs = configs;
+    this.authorizer = authorizer;
   }
 
   @Override
@@ -44,6 +51,7 @@ public final class CreateTopicsHandler extends KafkaApi {
     }
     List<NewTopic> accepted = new ArrayList<>();
     List<CreatableTopicResult> acceptedResults = new ArrayList<>();
+    boolean clusterCreate = authorizer.authorizeClusterQuietly(context, AclOperation.CREATE);
     for (CreatableTopic topic : request.topics()) {
       CreatableTopicResult result =
           new CreatableTopicResult()
@@ -55,6 +63,14 @@ public final class CreateTopicsHandler extends KafkaApi {
         result
             .setErrorCode(Errors.INVALID_REQUEST.code())
             .setErrorMessage("Create topics request from client contains a duplicate topic name");
+        continue;
+      }
+      if (!clusterCreate
+          && !authorizer.authorize(
+              context, AclOperation.CREATE, ResourceType.TOPIC, topic.name())) {
+        result
+            .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+            .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message());
         continue;
       }
       accepted.add(toNewTopic(topic));

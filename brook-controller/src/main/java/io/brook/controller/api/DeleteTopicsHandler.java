@@ -2,6 +2,7 @@ package io.brook.controller.api;
 
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.image.TopicImage;
 import io.brook.protocol.RequestContext;
@@ -11,20 +12,27 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData.DeletableTopicResult;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
-/** DeleteTopics, by name (all versions) or by topic id (v6+). */
+/**
+ * DeleteTopics, by name (all versions) or by topic id (v6+). Each topic needs DELETE
+ * (TOPIC_AUTHORIZATION_FAILED otherwise; a topic named by id is then not named back).
+ */
 public final class DeleteTopicsHandler extends KafkaApi {
   private final TopicAdmin admin;
+  private final RequestAuthorizer authorizer;
 
-  public DeleteTopicsHandler(TopicAdmin admin) {
+  public DeleteTopicsHandler(TopicAdmin admin, RequestAuthorizer authorizer) {
     super(ApiKeys.DELETE_TOPICS);
     this.admin = admin;
+    this.authorizer = authorizer;
   }
 
   @Override
@@ -43,6 +51,14 @@ public final class DeleteTopicsHandler extends KafkaApi {
         boolean byId = topic.name() == null && !Uuid.ZERO_UUID.equals(topic.topicId());
         Optional<TopicImage> existing =
             byId ? admin.image().topic(topic.topicId()) : admin.image().topic(topic.name());
+        String name = existing.map(TopicImage::name).orElse(topic.name());
+        if (name != null
+            && !authorizer.authorize(context, AclOperation.DELETE, ResourceType.TOPIC, name)) {
+          result
+              .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+              .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message());
+          continue;
+        }
         existing.ifPresent(t -> result.setName(t.name()).setTopicId(t.id()));
         ApiError error =
             byId ? admin.deleteTopic(topic.topicId()) : admin.deleteTopic(topic.name());

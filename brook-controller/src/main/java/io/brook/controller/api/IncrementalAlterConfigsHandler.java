@@ -2,6 +2,7 @@ package io.brook.controller.api;
 
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
@@ -32,11 +33,14 @@ public final class IncrementalAlterConfigsHandler extends KafkaApi {
 
   private final TopicAdmin admin;
   private final TopicConfigView configs;
+  private final RequestAuthorizer authorizer;
 
-  public IncrementalAlterConfigsHandler(TopicAdmin admin, TopicConfigView configs) {
+  public IncrementalAlterConfigsHandler(
+      TopicAdmin admin, TopicConfigView configs, RequestAuthorizer authorizer) {
     super(ApiKeys.INCREMENTAL_ALTER_CONFIGS);
     this.admin = admin;
     this.configs = configs;
+    this.authorizer = authorizer;
   }
 
   @Override
@@ -52,6 +56,8 @@ public final class IncrementalAlterConfigsHandler extends KafkaApi {
       ApiFailure outcome =
           ConfigChanges.alterResource(
               admin,
+              authorizer,
+              context,
               resource.resourceType(),
               resource.resourceName(),
               type -> changes(type, resource),

@@ -126,6 +126,17 @@ public final class TopicAdmin {
     return controller.listPartitionReassignments(partitions);
   }
 
+  /** Creates ACLs; one result per binding, in order. */
+  public List<ApiError> createAcls(List<org.apache.kafka.common.acl.AclBinding> bindings) {
+    return quorum.submit(image -> controller.createAcls(bindings));
+  }
+
+  /** Deletes the ACLs each filter matches; one result per filter, in order. */
+  public List<io.brook.controller.state.AclControl.FilterResult> deleteAcls(
+      List<org.apache.kafka.common.acl.AclBindingFilter> filters) {
+    return quorum.submit(image -> controller.deleteAcls(filters));
+  }
+
   public ProducerIdBlock allocateProducerIds(int brokerId, long brokerEpoch) {
     return quorum.submit(image -> controller.allocateProducerIds(brokerId, brokerEpoch));
   }

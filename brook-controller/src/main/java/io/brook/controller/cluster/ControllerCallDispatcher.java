@@ -1,10 +1,12 @@
 package io.brook.controller.cluster;
 
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.cluster.ControllerEnvelope;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import io.brook.protocol.codec.ErrorResponses;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -47,13 +49,13 @@ public final class ControllerCallDispatcher implements Function<byte[], Completa
       return CompletableFuture.completedFuture(
           error(header, request, new InvalidRequestException("not a controller API")));
     }
-    RequestContext context =
-        new RequestContext(
-            header,
-            "CONTROLLER",
-            InetAddress.getLoopbackAddress(),
-            "controller-channel",
-            System.nanoTime());
+    RequestContext context;
+    try {
+      context = context(header, request.origin());
+    } catch (UnknownHostException e) {
+      return CompletableFuture.completedFuture(
+          error(header, request, new InvalidRequestException("bad client address")));
+    }
     return CompletableFuture.supplyAsync(() -> handler.handle(context, request.body()), executor)
         .thenCompose(stage -> stage)
         .handle(
@@ -61,6 +63,29 @@ public final class ControllerCallDispatcher implements Function<byte[], Completa
                 failure != null
                     ? error(header, request, failure)
                     : ControllerEnvelope.encodeResponse(response, request.version()));
+  }
+
+  /**
+   * A forwarded request runs as its client (principal and address), so the controller's handler
+   * authorizes it as the receiving broker would; a node's own call runs as {@link
+   * RequestAuthorizer#CLUSTER_INTERNAL}, allowed everything (only the cluster's nodes reach this
+   * channel).
+   */
+  private static RequestContext context(RequestHeader header, ControllerEnvelope.Origin origin)
+      throws UnknownHostException {
+    InetAddress client =
+        origin.isNode()
+            ? InetAddress.getLoopbackAddress()
+            // An address literal: parsed, never looked up.
+            : InetAddress.getByName(origin.clientHost());
+    return new RequestContext(
+        header,
+        "CONTROLLER",
+        client,
+        "controller-channel",
+        System.nanoTime(),
+        () -> {},
+        origin.isNode() ? RequestAuthorizer.CLUSTER_INTERNAL : origin.principal());
   }
 
   private static byte[] error(

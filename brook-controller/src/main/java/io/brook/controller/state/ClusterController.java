@@ -18,6 +18,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.config.ConfigResource;
 
 /**
@@ -45,6 +47,7 @@ public final class ClusterController {
   private final ControllerConfig config;
   private final Supplier<MetadataImage> image;
   private final TopicControl topics;
+  private final AclControl acls;
 
   /**
    * @param config defaults and limits
@@ -55,6 +58,7 @@ public final class ClusterController {
     this.config = Objects.requireNonNull(config, "config");
     this.image = Objects.requireNonNull(image, "image");
     this.topics = new TopicControl(config, Objects.requireNonNull(random, "random"));
+    this.acls = new AclControl(random);
   }
 
   /**
@@ -180,6 +184,17 @@ public final class ClusterController {
         Objects.requireNonNull(changes, "changes"),
         validateOnly,
         Objects.requireNonNull(validator, "validator"));
+  }
+
+  /** Creates ACLs (Kafka's CreateAcls): one result per binding; see {@link AclControl}. */
+  public ControllerResult<List<ApiError>> createAcls(List<AclBinding> bindings) {
+    return acls.create(image.get(), Objects.requireNonNull(bindings, "bindings"));
+  }
+
+  /** Deletes the ACLs each filter matches (Kafka's DeleteAcls); one result per filter. */
+  public ControllerResult<List<AclControl.FilterResult>> deleteAcls(
+      List<AclBindingFilter> filters) {
+    return acls.delete(image.get(), Objects.requireNonNull(filters, "filters"));
   }
 
   /**

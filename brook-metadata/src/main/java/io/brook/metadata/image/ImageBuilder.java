@@ -1,5 +1,8 @@
 package io.brook.metadata.image;
 
+import io.brook.metadata.authorizer.AclIndex;
+import io.brook.metadata.authorizer.StandardAcl;
+import io.brook.metadata.record.AccessControlEntryRecord;
 import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
 import io.brook.metadata.record.FenceBrokerRecord;
@@ -8,6 +11,7 @@ import io.brook.metadata.record.PartitionChangeRecord;
 import io.brook.metadata.record.PartitionRecord;
 import io.brook.metadata.record.ProducerIdsRecord;
 import io.brook.metadata.record.RegisterBrokerRecord;
+import io.brook.metadata.record.RemoveAccessControlEntryRecord;
 import io.brook.metadata.record.RemoveTopicRecord;
 import io.brook.metadata.record.TopicRecord;
 import io.brook.metadata.record.UnfenceBrokerRecord;
@@ -15,6 +19,7 @@ import io.brook.metadata.record.UnregisterBrokerRecord;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,6 +43,9 @@ final class ImageBuilder {
   private Map<ConfigResource.Type, Map<String, Map<String, String>>> configs;
   private long nextProducerId;
   private String clusterId;
+
+  /** The ACLs once a record of this batch changed them; indexed once, by build(). */
+  private LinkedHashMap<Uuid, StandardAcl> acls;
 
   ImageBuilder(MetadataImage base) {
     this.base = base;
@@ -81,6 +89,12 @@ final class ImageBuilder {
         throw refuse(r, "the cluster id must not be empty");
       }
       clusterId = r.clusterId();
+    } else if (record instanceof AccessControlEntryRecord r) {
+      replayAcl(r);
+    } else if (record instanceof RemoveAccessControlEntryRecord r) {
+      if (acls().remove(r.id()) == null) {
+        throw refuse(r, "no ACL has this id");
+      }
     } else {
       throw new IllegalStateException("unknown record " + record);
     }
@@ -105,7 +119,8 @@ final class ImageBuilder {
             : Collections.unmodifiableMap(topicIdsByName),
         configs == null ? base.allConfigs() : freezeConfigs(configs),
         nextProducerId,
-        clusterId);
+        clusterId,
+        acls == null ? base.acls() : AclIndex.of(acls.values()));
   }
 
   // ---- brokers
@@ -403,6 +418,27 @@ final class ImageBuilder {
       frozen.put(byType.getKey(), Collections.unmodifiableMap(ofType));
     }
     return Collections.unmodifiableMap(frozen);
+  }
+
+  // ---- ACLs
+
+  private void replayAcl(AccessControlEntryRecord r) {
+    StandardAcl acl;
+    try {
+      acl = StandardAcl.fromRecord(r);
+    } catch (IllegalArgumentException e) {
+      throw refuse(r, e.getMessage());
+    }
+    if (acls().putIfAbsent(r.id(), acl) != null) {
+      throw refuse(r, "an ACL with this id exists");
+    }
+  }
+
+  private LinkedHashMap<Uuid, StandardAcl> acls() {
+    if (acls == null) {
+      acls = new LinkedHashMap<>(base.acls().byId());
+    }
+    return acls;
   }
 
   private static IllegalStateException refuse(MetadataRecord r, String why) {

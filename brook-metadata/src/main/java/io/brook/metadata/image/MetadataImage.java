@@ -1,5 +1,7 @@
 package io.brook.metadata.image;
 
+import io.brook.metadata.authorizer.AclIndex;
+import io.brook.metadata.authorizer.StandardAcl;
 import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
 import io.brook.metadata.record.MetadataRecord;
@@ -20,7 +22,7 @@ import org.apache.kafka.common.config.ConfigResource;
 
 /**
  * The cluster metadata at one offset of the metadata log: brokers, topics with their partitions,
- * config overrides and the producer-id counter.
+ * config overrides, the producer-id counter and the ACLs.
  *
  * <p>Immutable and thread-safe: publish it through a volatile field and read it from any thread.
  * The only way to a new image is {@link #apply}, which replays records; a live write and a reload
@@ -33,7 +35,7 @@ import org.apache.kafka.common.config.ConfigResource;
 public final class MetadataImage {
   /** The image before the first record. */
   public static final MetadataImage EMPTY =
-      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null);
+      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null, AclIndex.EMPTY);
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -42,6 +44,7 @@ public final class MetadataImage {
   private final Map<ConfigResource.Type, Map<String, Map<String, String>>> configs;
   private final long nextProducerId;
   private final String clusterId;
+  private final AclIndex acls;
 
   /** All maps must already be unmodifiable; {@link ImageBuilder} guarantees it. */
   MetadataImage(
@@ -51,7 +54,8 @@ public final class MetadataImage {
       Map<String, Uuid> topicIdsByName,
       Map<ConfigResource.Type, Map<String, Map<String, String>>> configs,
       long nextProducerId,
-      String clusterId) {
+      String clusterId,
+      AclIndex acls) {
     this.offset = offset;
     this.brokers = brokers;
     this.topicsById = topicsById;
@@ -59,6 +63,7 @@ public final class MetadataImage {
     this.configs = configs;
     this.nextProducerId = nextProducerId;
     this.clusterId = clusterId;
+    this.acls = acls;
   }
 
   /** The offset of the last record applied, {@code -1} before the first. */
@@ -134,6 +139,11 @@ public final class MetadataImage {
     return Optional.ofNullable(clusterId);
   }
 
+  /** The ACLs, indexed for the authorizer. */
+  public AclIndex acls() {
+    return acls;
+  }
+
   /**
    * Replays records onto this image. Pure: this image does not change.
    *
@@ -165,7 +175,8 @@ public final class MetadataImage {
   /**
    * The records that rebuild this image from {@link #EMPTY}: {@code EMPTY.apply(toRecords(),
    * offset())} equals this image. Brokers first, then each topic with its partitions, then configs,
-   * then the producer-id counter. Used to compact the journal (and, later, to snapshot).
+   * then the producer-id counter, the cluster id and the ACLs. Used to compact the journal (and,
+   * later, to snapshot).
    */
   public List<MetadataRecord> toRecords() {
     List<MetadataRecord> records = new ArrayList<>();
@@ -209,6 +220,9 @@ public final class MetadataImage {
     if (clusterId != null) {
       records.add(new ClusterIdRecord(clusterId));
     }
+    for (StandardAcl acl : acls.byId().values()) {
+      records.add(acl.toRecord());
+    }
     return records;
   }
 
@@ -242,7 +256,8 @@ public final class MetadataImage {
         && brokers.equals(other.brokers)
         && topicsById.equals(other.topicsById)
         && topicIdsByName.equals(other.topicIdsByName)
-        && configs.equals(other.configs);
+        && configs.equals(other.configs)
+        && acls.equals(other.acls);
   }
 
   @Override
@@ -264,6 +279,8 @@ public final class MetadataImage {
         + nextProducerId
         + ", clusterId="
         + clusterId
+        + ", acls="
+        + acls.byId().size()
         + ")";
   }
 }

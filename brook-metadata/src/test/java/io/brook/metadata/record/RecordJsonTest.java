@@ -49,6 +49,9 @@ class RecordJsonTest {
         new ConfigRecord(ConfigResource.Type.BROKER, "", "log.retention.ms", null),
         new ProducerIdsRecord(1, 7, Long.MAX_VALUE),
         new ClusterIdRecord("MkU3OEVBNTcwNTJENDM2Qk"),
+        new AccessControlEntryRecord(
+            ID, (byte) 2, "orders", (byte) 4, "User:alice", "*", (byte) 3, (byte) 3),
+        new RemoveAccessControlEntryRecord(ID),
         new RemoveTopicRecord(ID));
   }
 

@@ -434,6 +434,22 @@ public final class BrokerConfig {
     return (Integer) value(GroupSettings.GROUP_INITIAL_REBALANCE_DELAY_MS);
   }
 
+  // ---- authorization ----
+
+  /** Whether ACLs are enforced: {@code authorizer.class.name} names Kafka's StandardAuthorizer. */
+  public boolean authorizerEnabled() {
+    return !((String) value(AuthorizerSettings.AUTHORIZER_CLASS_NAME)).isBlank();
+  }
+
+  public List<org.apache.kafka.common.security.auth.KafkaPrincipal> superUsers() {
+    return AuthorizerSettings.superUsers(
+        AuthorizerSettings.SUPER_USERS, (String) value(AuthorizerSettings.SUPER_USERS));
+  }
+
+  public boolean allowEveryoneIfNoAclFound() {
+    return (Boolean) value(AuthorizerSettings.ALLOW_EVERYONE_IF_NO_ACL_FOUND);
+  }
+
   // ---- generic access, for DescribeConfigs ----
 
   /**

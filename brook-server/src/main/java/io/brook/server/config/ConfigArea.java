@@ -10,7 +10,8 @@ public enum ConfigArea {
   GROUPS("Consumer groups and offsets"),
   TRANSACTIONS("Transactions and idempotent producers"),
   QUOTAS("Quotas"),
-  TIERED_STORAGE("Tiered storage");
+  TIERED_STORAGE("Tiered storage"),
+  AUTHORIZATION("Authorization");
 
   private final String title;
 
