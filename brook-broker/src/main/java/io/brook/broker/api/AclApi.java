@@ -5,12 +5,18 @@ import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.acl.AccessControlEntryFilter;
+import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.errors.SecurityDisabledException;
+import org.apache.kafka.common.message.CreateAclsRequestData;
+import org.apache.kafka.common.message.DeleteAclsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.requests.CreateAclsRequest;
+import org.apache.kafka.common.requests.DeleteAclsResponse;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePatternFilter;
 import org.apache.kafka.common.resource.ResourceType;
@@ -56,5 +62,15 @@ public abstract class AclApi extends KafkaApi {
             host,
             AclOperation.fromCode(operation),
             AclPermissionType.fromCode(permissionType)));
+  }
+
+  /** One creation of a CreateAcls request as a binding; fails on an unknown code. */
+  public static AclBinding binding(CreateAclsRequestData.AclCreation creation) {
+    return CreateAclsRequest.aclBinding(creation);
+  }
+
+  /** A deleted ACL as DeleteAcls answers it. */
+  public static DeleteAclsResponseData.DeleteAclsMatchingAcl deleted(AclBinding binding) {
+    return DeleteAclsResponse.matchingAcl(binding, ApiError.NONE);
   }
 }

@@ -11,7 +11,6 @@ import org.apache.kafka.common.message.CreateAclsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.CreateAclsRequest;
 
 /**
  * CreateAcls, decided by the active controller (forwarded there like the other admin APIs): one
@@ -34,7 +33,7 @@ public final class CreateAclsHandler extends AclApi {
     List<ApiError> parseErrors = new ArrayList<>();
     for (CreateAclsRequestData.AclCreation creation : request.creations()) {
       try {
-        valid.add(CreateAclsRequest.aclBinding(creation));
+        valid.add(AclApi.binding(creation));
         parseErrors.add(null);
       } catch (RuntimeException e) {
         parseErrors.add(new ApiError(Errors.INVALID_REQUEST, e.getMessage()));

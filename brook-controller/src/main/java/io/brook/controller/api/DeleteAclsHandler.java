@@ -11,8 +11,6 @@ import org.apache.kafka.common.message.DeleteAclsRequestData;
 import org.apache.kafka.common.message.DeleteAclsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.requests.ApiError;
-import org.apache.kafka.common.requests.DeleteAclsResponse;
 
 /**
  * DeleteAcls, decided by the active controller: every ACL each filter matches is deleted and listed
@@ -49,7 +47,7 @@ public final class DeleteAclsHandler extends AclApi {
               .setErrorMessage(
                   result.error().isFailure() ? result.error().messageOrDefault() : null);
       for (StandardAcl acl : result.deleted()) {
-        out.matchingAcls().add(DeleteAclsResponse.matchingAcl(acl.toBinding(), ApiError.NONE));
+        out.matchingAcls().add(AclApi.deleted(acl.toBinding()));
       }
       response.filterResults().add(out);
     }
