@@ -108,6 +108,7 @@ public final class BrookServer implements AutoCloseable {
   private final TransactionCoordinator transactionCoordinator;
   private final InterNodeEventLoops interNode;
   private final KafkaNetworkServer network;
+  private final NodeTls tls;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile int exitStatus;
@@ -129,6 +130,7 @@ public final class BrookServer implements AutoCloseable {
     this.transactionCoordinator = c.transactionCoordinator;
     this.interNode = c.interNode;
     this.network = c.network;
+    this.tls = c.tls;
   }
 
   /** What start-up builds, in order; closed in reverse if a later step fails. */
@@ -155,12 +157,14 @@ public final class BrookServer implements AutoCloseable {
     TransactionCoordinator transactionCoordinator;
     InterNodeEventLoops interNode;
     KafkaNetworkServer network;
+    NodeTls tls;
 
     void closeQuietly() {
       closeEach(
           cluster,
           controllerSide,
           network,
+          tls,
           disk,
           fetchers,
           mbeans,
@@ -192,6 +196,7 @@ public final class BrookServer implements AutoCloseable {
       c.periodic = new ExecutorScheduler(c.scheduler);
       c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
       c.interNode = InterNodeClients.startLoops(config);
+      c.tls = NodeTls.start(config, c.scheduler);
       // Every node runs the Raft quorum: a voter on a controller (a single node is a one-voter
       // group), a follower of the log on a broker-only node.
       ClusterSettings settings = ClusterSettings.of(config);
@@ -240,7 +245,7 @@ public final class BrookServer implements AutoCloseable {
               ReplicationConfigs.fetch(config),
               Time.SYSTEM,
               c.interNode,
-              InterNodeClients.connections(config, "brook-replica-fetcher"));
+              InterNodeClients.connections(config, c.tls, "brook-replica-fetcher"));
       c.replicaManager =
           new ReplicaManager(
               nodeId,
@@ -335,7 +340,8 @@ public final class BrookServer implements AutoCloseable {
             networkConfig(config),
             new ApiRegistry(
                 readYourWrites(c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk))),
-                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)));
+                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)),
+            c.tls::listenerSecurity);
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
     Map<Path, Uuid> dirIds = MetaProperties.directoryIds(config.logDirs());
@@ -430,7 +436,7 @@ public final class BrookServer implements AutoCloseable {
             new TxnMarkerSender(
                 c.replicaManager::image,
                 c.config.interBrokerListenerName(),
-                InterNodeClients.markers(c.interNode, c.config),
+                InterNodeClients.markers(c.interNode, c.config, c.tls),
                 InterNodeClients.retryBackoffMs(c.config),
                 InterNodeClients.retryBackoffMaxMs(c.config),
                 Time.SYSTEM),
@@ -569,6 +575,7 @@ public final class BrookServer implements AutoCloseable {
     }
     closeEach(
         network,
+        tls,
         cluster,
         controllerSide,
         disk,

@@ -22,27 +22,39 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
 final class SupportedSecurity {
 
   /** Security protocols a listener may speak. */
-  static final Set<SecurityProtocol> LISTENER_PROTOCOLS = EnumSet.of(SecurityProtocol.PLAINTEXT);
+  static final Set<SecurityProtocol> LISTENER_PROTOCOLS =
+      EnumSet.of(SecurityProtocol.PLAINTEXT, SecurityProtocol.SSL);
 
   /**
    * Security protocols a CONTROLLER listener may speak (the Raft quorum's transport, not the Kafka
    * protocol server).
    */
-  static final Set<SecurityProtocol> CONTROLLER_PROTOCOLS = EnumSet.of(SecurityProtocol.PLAINTEXT);
+  static final Set<SecurityProtocol> CONTROLLER_PROTOCOLS =
+      EnumSet.of(SecurityProtocol.PLAINTEXT, SecurityProtocol.SSL);
 
   /** Key prefixes (or whole keys) whose every key must be supported; a blank value is unset. */
   static final List<String> GUARDED =
       List.of(
           "ssl.", "sasl.", "authorizer.class.name", "principal.builder.class", "listener.name.");
 
+  /** TLS: Kafka's {@code ssl.*} broker keys ({@link SecuritySettings}); not a custom engine. */
+  private static final Pattern SSL_KEYS =
+      Pattern.compile(
+          "ssl\\.(protocol|provider|cipher\\.suites|enabled\\.protocols|keystore\\.type"
+              + "|keystore\\.location|keystore\\.password|key\\.password|keystore\\.key"
+              + "|keystore\\.certificate\\.chain|truststore\\.type|truststore\\.location"
+              + "|truststore\\.password|truststore\\.certificates|keymanager\\.algorithm"
+              + "|trustmanager\\.algorithm|endpoint\\.identification\\.algorithm"
+              + "|secure\\.random\\.implementation|client\\.auth|principal\\.mapping\\.rules)");
+
   /** Keys Brook implements, whole-key patterns. */
-  static final List<Pattern> GLOBAL_KEYS = List.of();
+  static final List<Pattern> GLOBAL_KEYS = List.of(SSL_KEYS);
 
   /**
    * Keys Brook implements per listener, as {@code listener.name.<listener>.<key>}: patterns of the
    * {@code <key>} part.
    */
-  static final List<Pattern> PER_LISTENER_KEYS = List.of();
+  static final List<Pattern> PER_LISTENER_KEYS = List.of(SSL_KEYS);
 
   private static final String PER_LISTENER_PREFIX = "listener.name.";
 

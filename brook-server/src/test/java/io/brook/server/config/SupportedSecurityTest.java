@@ -73,4 +73,33 @@ class SupportedSecurityTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("controller listener CONTROLLER");
   }
+
+  @org.junit.jupiter.api.Test
+  void tlsListenersAndTheirKeysAreAccepted() {
+    Map<String, String> props = combined();
+    props.put("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093,SSL://:9094");
+    props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:SSL,SSL:SSL");
+    props.put("ssl.keystore.location", "/etc/brook/node.p12");
+    props.put("ssl.keystore.type", "PKCS12");
+    props.put("listener.name.ssl.ssl.client.auth", "required");
+    props.put("listener.name.controller.ssl.keystore.location", "/etc/brook/quorum.p12");
+
+    BrokerConfig config = config(props);
+
+    org.assertj.core.api.Assertions.assertThat(config.unknownKeys()).isEmpty();
+    org.assertj.core.api.Assertions.assertThat(ListenerTls.settings(config, "SSL"))
+        .containsEntry("ssl.client.auth", "required")
+        .containsEntry("ssl.keystore.location", "/etc/brook/node.p12");
+    org.assertj.core.api.Assertions.assertThat(ListenerTls.settings(config, "CONTROLLER"))
+        .containsEntry("ssl.keystore.location", "/etc/brook/quorum.p12")
+        .doesNotContainKey("ssl.client.auth");
+  }
+
+  @org.junit.jupiter.api.Test
+  void aCustomSslEngineFactoryIsRefused() {
+    Map<String, String> props = combined();
+    props.put("ssl.engine.factory.class", "com.example.Factory");
+
+    assertThatThrownBy(() -> config(props)).hasMessageContaining("ssl.engine.factory.class");
+  }
 }
