@@ -69,11 +69,13 @@ public final class TlsListenerSecurity implements ListenerSecurity {
         } else {
           // Kafka logs failed authentications at INFO: a client with the wrong trust or no
           // certificate is an operator's problem to see, not a broker fault.
+          // Only the start of the message: a non-TLS client's bytes are dumped into it in hex.
+          String error = done.cause().toString();
           LOG.info(
               "TLS handshake failed peer={} listener={} error={}",
               peer,
               listenerName,
-              done.cause().toString());
+              error.length() > 160 ? error.substring(0, 160) + "..." : error);
         }
       }
       super.userEventTriggered(ctx, event);
