@@ -7,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.TrustManager;
 
 /**
  * How to run this node's part of the Raft quorum.
@@ -22,6 +24,8 @@ import java.util.Objects;
  *     controller.quorum.request.timeout.ms})
  * @param snapshotEveryEntries a snapshot is taken every this many log entries, after which the log
  *     before it is purged, so the log stays bounded
+ * @param tls mutual TLS for every quorum connection (the CONTROLLER listener is SSL), or null for
+ *     plaintext
  */
 public record QuorumSettings(
     int nodeId,
@@ -30,7 +34,40 @@ public record QuorumSettings(
     Duration electionTimeout,
     Duration requestTimeout,
     long snapshotEveryEntries,
-    long logSegmentBytes) {
+    long logSegmentBytes,
+    Tls tls) {
+
+  /**
+   * The node's certificate and the certificates it trusts, for the quorum's gRPC: servers require a
+   * client certificate, clients present theirs (mutual TLS).
+   */
+  public record Tls(KeyManager keyManager, TrustManager trustManager) {
+    public Tls {
+      Objects.requireNonNull(keyManager, "keyManager");
+      Objects.requireNonNull(trustManager, "trustManager");
+    }
+  }
+
+  /** Plaintext quorum connections. */
+  public QuorumSettings(
+      int nodeId,
+      Map<Integer, InetSocketAddress> voters,
+      Path storageDir,
+      Duration electionTimeout,
+      Duration requestTimeout,
+      long snapshotEveryEntries,
+      long logSegmentBytes) {
+    this(
+        nodeId,
+        voters,
+        storageDir,
+        electionTimeout,
+        requestTimeout,
+        snapshotEveryEntries,
+        logSegmentBytes,
+        null);
+  }
+
   /** 8 MiB: a 2,000-topic image is a few MiB, so a purge after a snapshot frees whole segments. */
   public static final long DEFAULT_LOG_SEGMENT_BYTES = 8L * 1024 * 1024;
 

@@ -137,6 +137,7 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
             .setServerId(RatisConfig.peerId(settings.nodeId()))
             .setGroup(group)
             .setProperties(props)
+            .setParameters(RatisConfig.parameters(settings))
             .setStateMachine(stateMachine)
             .setOption(RaftStorage.StartupOption.RECOVER)
             .build();

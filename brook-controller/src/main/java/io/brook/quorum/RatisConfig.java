@@ -11,8 +11,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -90,10 +92,28 @@ final class RatisConfig {
     }
     return RaftClient.newBuilder()
         .setProperties(props)
+        .setParameters(parameters(settings))
         .setRaftGroup(group)
         .setClientId(ClientId.randomId())
         .setRetryPolicy(retry)
         .build();
+  }
+
+  /**
+   * The gRPC TLS of every quorum connection when {@link QuorumSettings#tls()} is set: the same
+   * mutual-TLS configuration for the Raft server, its admin service and the clients, so peers and
+   * brokers both present and check certificates.
+   */
+  static Parameters parameters(QuorumSettings settings) {
+    Parameters parameters = new Parameters();
+    QuorumSettings.Tls tls = settings.tls();
+    if (tls != null) {
+      GrpcTlsConfig config = new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true);
+      GrpcConfigKeys.Server.setTlsConf(parameters, config);
+      GrpcConfigKeys.Admin.setTlsConf(parameters, config);
+      GrpcConfigKeys.Client.setTlsConf(parameters, config);
+    }
+    return parameters;
   }
 
   static RaftProperties properties(QuorumSettings settings) {

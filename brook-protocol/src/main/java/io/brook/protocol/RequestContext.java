@@ -14,8 +14,10 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * @param connectionId a unique id of the connection, for logs and per-connection state
  * @param receivedNanos {@code System.nanoTime()} when the request was read off the socket
  * @param requestBytesDone see {@link #releaseRequestBytes()}
- * @param principal who the connection authenticated as ({@link KafkaPrincipal#ANONYMOUS} on a
- *     PLAINTEXT listener); what the authorizer decides on
+ * @param principal who the connection authenticated as ({@code User:CN=...} from a TLS client
+ *     certificate), {@link KafkaPrincipal#ANONYMOUS} when nobody authenticated (PLAINTEXT, TLS
+ *     without a client certificate); see {@code io.brook.protocol.network.ConnectionPrincipal};
+ *     what the authorizer decides on
  */
 public record RequestContext(
     RequestHeader header,

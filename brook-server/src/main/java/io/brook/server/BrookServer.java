@@ -91,6 +91,7 @@ public final class BrookServer implements AutoCloseable {
   private final TxnPartitionVerifier txnVerifier;
   private final InterNodeEventLoops interNode;
   private final KafkaNetworkServer network;
+  private final NodeTls tls;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile int exitStatus;
@@ -113,6 +114,7 @@ public final class BrookServer implements AutoCloseable {
     this.txnVerifier = c.txnVerifier;
     this.interNode = c.interNode;
     this.network = c.network;
+    this.tls = c.tls;
   }
 
   /** What start-up builds, in order; closed in reverse if a later step fails. */
@@ -143,12 +145,14 @@ public final class BrookServer implements AutoCloseable {
     RequestAuthorizer authorizer;
     InterNodeEventLoops interNode;
     KafkaNetworkServer network;
+    NodeTls tls;
 
     void closeQuietly() {
       closeEach(
           cluster,
           controllerSide,
           network,
+          tls,
           disk,
           fetchers,
           mbeans,
@@ -209,6 +213,7 @@ public final class BrookServer implements AutoCloseable {
     c.periodic = new ExecutorScheduler(c.scheduler);
     c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
     c.interNode = InterNodeClients.startLoops(config);
+    c.tls = NodeTls.start(config, c.scheduler);
   }
 
   /**
@@ -275,7 +280,7 @@ public final class BrookServer implements AutoCloseable {
             ReplicationConfigs.fetch(config),
             Time.SYSTEM,
             c.interNode,
-            InterNodeClients.connections(config, "brook-replica-fetcher"));
+            InterNodeClients.connections(config, c.tls, "brook-replica-fetcher"));
     c.replicaManager =
         new ReplicaManager(
             nodeId,
@@ -338,7 +343,8 @@ public final class BrookServer implements AutoCloseable {
                     apiHandlers(c),
                     c.authorizer,
                     id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
-                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)));
+                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)),
+            c.tls::listenerSecurity);
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
     Map<Path, Uuid> dirIds = MetaProperties.directoryIds(config.logDirs());
@@ -419,7 +425,7 @@ public final class BrookServer implements AutoCloseable {
             new TxnMarkerSender(
                 c.replicaManager::image,
                 c.config.interBrokerListenerName(),
-                InterNodeClients.markers(c.interNode, c.config),
+                InterNodeClients.markers(c.interNode, c.config, c.tls),
                 InterNodeClients.retryBackoffMs(c.config),
                 InterNodeClients.retryBackoffMaxMs(c.config),
                 Time.SYSTEM),
@@ -473,7 +479,7 @@ public final class BrookServer implements AutoCloseable {
         c.replicaManager::image,
         c.config.nodeId(),
         c.config.interBrokerListenerName(),
-        InterNodeClients.txnVerifier(c.interNode, c.config));
+        InterNodeClients.txnVerifier(c.interNode, c.config, c.tls));
   }
 
   /**
@@ -588,6 +594,7 @@ public final class BrookServer implements AutoCloseable {
     }
     closeEach(
         network,
+        tls,
         cluster,
         controllerSide,
         disk,

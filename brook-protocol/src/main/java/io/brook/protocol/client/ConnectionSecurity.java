@@ -1,6 +1,7 @@
 package io.brook.protocol.client;
 
 import io.netty.channel.Channel;
+import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
@@ -8,14 +9,15 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
 /**
  * The seam where TLS and SASL plug into an outgoing connection: handlers added in front of the
  * framing (an {@code SslHandler}), and a handshake that must finish before ApiVersions is sent (the
- * TLS handshake; SaslHandshake and SaslAuthenticate). Only plaintext exists today.
+ * TLS handshake; SaslHandshake and SaslAuthenticate). PLAINTEXT and SSL ({@link
+ * TlsConnectionSecurity}) exist.
  */
 public interface ConnectionSecurity {
   /** Plaintext: nothing in the pipeline, nothing to wait for. */
   ConnectionSecurity PLAINTEXT =
       new ConnectionSecurity() {
         @Override
-        public void install(Channel channel) {}
+        public void install(Channel channel, InetSocketAddress peer) {}
 
         @Override
         public CompletionStage<Void> handshake(Channel channel) {
@@ -24,18 +26,30 @@ public interface ConnectionSecurity {
       };
 
   /**
-   * @throws IllegalArgumentException for a protocol not implemented yet (SSL, SASL_*)
+   * The security of {@code config}'s connections.
+   *
+   * @throws IllegalArgumentException for a protocol not implemented yet (SASL_*), or SSL without
+   *     {@link InterNodeClientConfig#tls() TLS engines}
    */
-  static ConnectionSecurity forProtocol(SecurityProtocol protocol) {
+  static ConnectionSecurity of(InterNodeClientConfig config) {
+    SecurityProtocol protocol = config.securityProtocol();
     if (protocol == SecurityProtocol.PLAINTEXT) {
       return PLAINTEXT;
     }
+    if (protocol == SecurityProtocol.SSL && config.tls() != null) {
+      return new TlsConnectionSecurity(config.tls());
+    }
     throw new IllegalArgumentException(
-        "inter-node connections support only PLAINTEXT listeners yet, not " + protocol);
+        "inter-node connections support PLAINTEXT and SSL (with TLS settings), not " + protocol);
   }
 
-  /** Adds this protocol's handlers at the front of a new connection's pipeline. */
-  void install(Channel channel);
+  /**
+   * Adds this protocol's handlers at the front of a new connection's pipeline.
+   *
+   * @param peer where the connection goes; its host string is what the peer's certificate must name
+   *     when endpoint identification is on
+   */
+  void install(Channel channel, InetSocketAddress peer);
 
   /**
    * Runs once the TCP connection is up, on its event loop; completes (on any thread) when the

@@ -1,5 +1,6 @@
 package io.brook.protocol.client;
 
+import io.brook.protocol.tls.SslEngines;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 /**
@@ -22,6 +23,8 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
  * @param maxResponseBytes the largest response frame accepted; a bigger size prefix closes the
  *     connection before anything is allocated
  * @param receiveBufferBytes {@code SO_RCVBUF}; -1 for the operating system's default
+ * @param tls the client-side TLS engines (the node's keystore for mutual TLS, its truststore);
+ *     required for SSL, null otherwise
  */
 public record InterNodeClientConfig(
     String clientId,
@@ -34,7 +37,8 @@ public record InterNodeClientConfig(
     int maxInFlightPerConnection,
     int maxQueuedPerConnection,
     int maxResponseBytes,
-    int receiveBufferBytes) {
+    int receiveBufferBytes,
+    SslEngines tls) {
 
   public InterNodeClientConfig {
     if (connectionSetupTimeoutMs < 1 || connectionSetupTimeoutMaxMs < 1) {
@@ -78,6 +82,7 @@ public record InterNodeClientConfig(
     b.maxQueuedPerConnection = maxQueuedPerConnection;
     b.maxResponseBytes = maxResponseBytes;
     b.receiveBufferBytes = receiveBufferBytes;
+    b.tls = tls;
     return b;
   }
 
@@ -94,6 +99,7 @@ public record InterNodeClientConfig(
     private int maxQueuedPerConnection = 100;
     private int maxResponseBytes = 104_857_600;
     private int receiveBufferBytes = -1;
+    private SslEngines tls;
 
     private Builder(String clientId) {
       this.clientId = clientId;
@@ -145,6 +151,12 @@ public record InterNodeClientConfig(
       return this;
     }
 
+    /** The client side of TLS, for SSL. */
+    public Builder tls(SslEngines engines) {
+      this.tls = engines;
+      return this;
+    }
+
     public InterNodeClientConfig build() {
       return new InterNodeClientConfig(
           clientId,
@@ -157,7 +169,8 @@ public record InterNodeClientConfig(
           maxInFlightPerConnection,
           maxQueuedPerConnection,
           maxResponseBytes,
-          receiveBufferBytes);
+          receiveBufferBytes,
+          tls);
     }
   }
 }

@@ -21,15 +21,16 @@ import org.slf4j.LoggerFactory;
  * Sets up each accepted connection of one listener, after checking the connection limits: a refused
  * connection is closed at once.
  *
- * <p>Pipeline: {@code IdleStateHandler} ({@code connections.max.idle.ms}) → {@link FrameDecoder}
- * ({@code socket.request.max.bytes}, the broker's {@link RequestMemoryPool}) → {@link
- * RequestDecoder} → {@link ConnectionHandler}; the decoder and the connection handler share one
- * {@link ReadGate}.
+ * <p>Pipeline: the listener's {@link ListenerSecurity} handlers (TLS, authentication) → {@code
+ * IdleStateHandler} ({@code connections.max.idle.ms}) → {@link FrameDecoder} ({@code
+ * socket.request.max.bytes}, the broker's {@link RequestMemoryPool}) → {@link RequestDecoder} →
+ * {@link ConnectionHandler}; the decoder and the connection handler share one {@link ReadGate}.
  */
 final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaChannelInitializer.class);
 
   private final String listenerName;
+  private final ListenerSecurity security;
   private final NetworkConfig config;
   private final ApiRegistry registry;
   private final RequestMemoryPool memoryPool;
@@ -40,6 +41,7 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
 
   KafkaChannelInitializer(
       String listenerName,
+      ListenerSecurity security,
       NetworkConfig config,
       ApiRegistry registry,
       RequestMemoryPool memoryPool,
@@ -47,6 +49,7 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
       OpenConnections openConnections,
       AtomicLong connectionIndex) {
     this.listenerName = listenerName;
+    this.security = security;
     this.config = config;
     this.registry = registry;
     this.memoryPool = memoryPool;
@@ -81,6 +84,7 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
             + format(remote)
             + "-"
             + connectionIndex.getAndIncrement();
+    security.install(channel);
     ReadGate gate = new ReadGate(channel);
     ConnectionHandler handler =
         new ConnectionHandler(

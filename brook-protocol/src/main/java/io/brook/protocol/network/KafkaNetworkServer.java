@@ -23,6 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,7 +86,16 @@ public final class KafkaNetworkServer implements AutoCloseable {
    * answers as the leader its stale metadata says it was.
    */
   public static KafkaNetworkServer bind(NetworkConfig config, ApiRegistry registry) {
-    return open(config, registry, Transport.detect(), false);
+    return bind(config, registry, listener -> ListenerSecurity.PLAINTEXT);
+  }
+
+  /**
+   * As {@link #bind(NetworkConfig, ApiRegistry)}, each listener with the security {@code
+   * securityOf} gives it (TLS, authentication).
+   */
+  public static KafkaNetworkServer bind(
+      NetworkConfig config, ApiRegistry registry, Function<String, ListenerSecurity> securityOf) {
+    return open(config, registry, Transport.detect(), false, securityOf);
   }
 
   /** Starts accepting connections on every listener bound by {@link #bind}. */
@@ -104,17 +114,30 @@ public final class KafkaNetworkServer implements AutoCloseable {
    */
   public static KafkaNetworkServer start(
       NetworkConfig config, ApiRegistry registry, Transport transport) {
-    return open(config, registry, transport, true);
+    return open(config, registry, transport, true, listener -> ListenerSecurity.PLAINTEXT);
+  }
+
+  /** As {@link #start(NetworkConfig, ApiRegistry, Transport)}, with each listener's security. */
+  public static KafkaNetworkServer start(
+      NetworkConfig config,
+      ApiRegistry registry,
+      Transport transport,
+      Function<String, ListenerSecurity> securityOf) {
+    return open(config, registry, transport, true, securityOf);
   }
 
   private static KafkaNetworkServer open(
-      NetworkConfig config, ApiRegistry registry, Transport transport, boolean accept) {
+      NetworkConfig config,
+      ApiRegistry registry,
+      Transport transport,
+      boolean accept,
+      Function<String, ListenerSecurity> securityOf) {
     if (!transport.isAvailable()) {
       throw new IllegalStateException("transport " + transport + " is not available here");
     }
     KafkaNetworkServer server = new KafkaNetworkServer(transport, config);
     try {
-      server.bind(config, registry, accept);
+      server.bind(config, registry, accept, securityOf);
     } catch (RuntimeException | IOException | InterruptedException e) {
       server.close(Duration.ZERO);
       if (e instanceof InterruptedException) {
@@ -137,7 +160,11 @@ public final class KafkaNetworkServer implements AutoCloseable {
     return server;
   }
 
-  private synchronized void bind(NetworkConfig config, ApiRegistry registry, boolean accept)
+  private synchronized void bind(
+      NetworkConfig config,
+      ApiRegistry registry,
+      boolean accept,
+      Function<String, ListenerSecurity> securityOf)
       throws IOException, InterruptedException {
     ConnectionLimiter limiter =
         new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerIp());
@@ -153,6 +180,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
               .childHandler(
                   new KafkaChannelInitializer(
                       listener.name(),
+                      securityOf.apply(listener.name()),
                       config,
                       registry,
                       memoryPool,

@@ -1,16 +1,19 @@
 package io.brook.server.cluster;
 
 import io.brook.controller.ControllerSettings;
+import io.brook.protocol.tls.SslEngines;
 import io.brook.quorum.ClusterQuorum;
 import io.brook.quorum.QuorumSettings;
 import io.brook.quorum.RaftMetadataObserver;
 import io.brook.quorum.RaftMetadataQuorum;
 import io.brook.server.config.BrokerConfig;
+import io.brook.server.config.ListenerTls;
 import io.brook.storage.manager.LogManager;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 /**
  * The quorum and broker-lifecycle settings of a node, by Kafka's names.
@@ -76,7 +79,26 @@ public record ClusterSettings(
         Duration.ofMillis(electionTimeoutMs),
         Duration.ofMillis(requestTimeoutMs),
         SNAPSHOT_EVERY_ENTRIES,
-        QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES);
+        QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES,
+        quorumTls(config));
+  }
+
+  /**
+   * Mutual TLS for the quorum when the controller listener speaks SSL, with that listener's {@code
+   * ssl.*} settings ({@code listener.name.controller.ssl.*} over the global ones): the node's
+   * keystore is its certificate both as a Raft server and as a client, its truststore what it
+   * accepts. The stores are read once, at start-up.
+   */
+  private static QuorumSettings.Tls quorumTls(BrokerConfig config) {
+    String listener = config.controllerListenerNames().get(0);
+    SecurityProtocol protocol = config.securityProtocolMap().get(listener);
+    if (protocol != SecurityProtocol.SSL) {
+      return null;
+    }
+    try (SslEngines engines =
+        SslEngines.createServer(listener, ListenerTls.settings(config, listener))) {
+      return new QuorumSettings.Tls(engines.keyManager(), engines.trustManager());
+    }
   }
 
   /**

@@ -10,6 +10,7 @@ public enum ConfigArea {
   GROUPS("Consumer groups and offsets"),
   TRANSACTIONS("Transactions and idempotent producers"),
   QUOTAS("Quotas"),
+  SECURITY("Security: TLS"),
   TIERED_STORAGE("Tiered storage"),
   AUTHORIZATION("Authorization");
 
