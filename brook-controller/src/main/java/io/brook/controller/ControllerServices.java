@@ -14,6 +14,9 @@ import io.brook.broker.cluster.ControllerCallDispatcher;
 import io.brook.broker.cluster.ForwardingHandler;
 import io.brook.broker.cluster.LeaderRebalancer;
 import io.brook.broker.cluster.OffloadedHandler;
+import io.brook.controller.voters.AddRaftVoterHandler;
+import io.brook.controller.voters.RemoveRaftVoterHandler;
+import io.brook.controller.voters.UpdateRaftVoterHandler;
 import io.brook.metadata.controller.BrokerSessions;
 import io.brook.metadata.controller.ClusterController;
 import io.brook.protocol.ApiHandler;
@@ -61,14 +64,17 @@ public final class ControllerServices implements AutoCloseable {
   }
 
   /**
-   * The admin APIs that only matter with several brokers (ElectLeaders, DescribeQuorum): decided by
-   * the controller, accepted by every broker, which forwards them.
+   * The admin APIs that only matter with several brokers (ElectLeaders, DescribeQuorum,
+   * AddRaftVoter, RemoveRaftVoter): decided by the controller, accepted by every broker, which
+   * forwards them.
    */
   public List<ApiHandler> clusterAdminHandlers() {
     return List.of(
         new ElectLeadersHandler(quorum, controller),
         new DescribeQuorumHandler(
-            quorum::quorumState, quorum::image, settings.controllerListener()));
+            quorum::quorumState, quorum::image, settings.controllerListener()),
+        new AddRaftVoterHandler(quorum, quorum::image, settings.controllerListener()),
+        new RemoveRaftVoterHandler(quorum, quorum::image));
   }
 
   /**
@@ -86,6 +92,8 @@ public final class ControllerServices implements AutoCloseable {
     handlers.add(new AlterPartitionHandler(quorum, controller));
     handlers.add(new AssignReplicasToDirsHandler(quorum, controller));
     handlers.add(new AllocateProducerIdsHandler(admin));
+    // Voters send it themselves, to the controller only (never served on a broker listener).
+    handlers.add(new UpdateRaftVoterHandler(quorum, quorum::image, settings.controllerListener()));
     List<ApiHandler> adminHandlers = new ArrayList<>(brokerHandlers);
     adminHandlers.addAll(clusterAdminHandlers());
     for (ApiHandler handler : adminHandlers) {

@@ -176,6 +176,15 @@ public final class BrookServer implements AutoCloseable {
     }
   }
 
+  /** The log directories and {@code metadata.log.dir}, each once: every one gets the cluster id. */
+  private static List<Path> withMetadataLogDir(List<Path> logDirs, Path metadataLogDir) {
+    List<Path> dirs = new ArrayList<>(logDirs);
+    if (!dirs.contains(metadataLogDir)) {
+      dirs.add(metadataLogDir);
+    }
+    return dirs;
+  }
+
   /** Starts a node from its configuration; returns once it accepts connections. */
   public static BrookServer start(BrokerConfig config) throws IOException {
     long started = System.nanoTime();
@@ -195,7 +204,9 @@ public final class BrookServer implements AutoCloseable {
       // Every node runs the Raft quorum: a voter on a controller (a single node is a one-voter
       // group), a follower of the log on a broker-only node.
       ClusterSettings settings = ClusterSettings.of(config);
-      ClusterQuorum clusterQuorum = settings.startQuorum(config);
+      Uuid metadataDirectoryId =
+          MetaProperties.metadataDirectoryId(config.metadataLogDir(), nodeId);
+      ClusterQuorum clusterQuorum = settings.startQuorum(config, metadataDirectoryId);
       c.quorum = clusterQuorum;
       ClusterController controller =
           new ClusterController(
@@ -207,7 +218,7 @@ public final class BrookServer implements AutoCloseable {
               new SecureRandom());
       c.clusterId =
           ClusterIdResolver.resolve(
-              logDirs,
+              withMetadataLogDir(logDirs, config.metadataLogDir()),
               nodeId,
               c.quorum,
               config.isController() ? controller : null,
