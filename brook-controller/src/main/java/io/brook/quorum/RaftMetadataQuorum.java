@@ -333,14 +333,10 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-      if (joinFailures++ == 0) {
-        log.info(
-            "Cannot join the quorum as an observer yet, retrying peerId={} error={}",
-            self,
-            e.toString());
-      }
-    } catch (IOException | RuntimeException e) {
+    } catch (ExecutionException
+        | java.util.concurrent.TimeoutException
+        | IOException
+        | RuntimeException e) {
       // Once at info (say, the bootstrap servers are not up yet), then quietly until it works.
       if (joinFailures++ == 0) {
         log.info(
