@@ -89,30 +89,13 @@ class VoterHandlersTest {
 
   @Test
   void requestsNamingAnotherClusterAreRefused() throws Exception {
-    RemoveRaftVoterRequestData request =
-        new RemoveRaftVoterRequestData()
-            .setClusterId("cluster-b")
-            .setVoterId(1)
-            .setVoterDirectoryId(directoryId);
-
-    RemoveRaftVoterResponseData response =
-        (RemoveRaftVoterResponseData) call(new RemoveRaftVoterHandler(quorum, image()), request);
-
-    assertThat(Errors.forCode(response.errorCode())).isEqualTo(Errors.INCONSISTENT_CLUSTER_ID);
+    assertThat(remove("cluster-b", 1, directoryId)).isEqualTo(Errors.INCONSISTENT_CLUSTER_ID);
   }
 
   @Test
-  void removingTheLastVoterIsVoterNotFound() throws Exception {
-    RemoveRaftVoterRequestData request =
-        new RemoveRaftVoterRequestData()
-            .setClusterId("cluster-a")
-            .setVoterId(1)
-            .setVoterDirectoryId(directoryId);
-
-    RemoveRaftVoterResponseData response =
-        (RemoveRaftVoterResponseData) call(new RemoveRaftVoterHandler(quorum, image()), request);
-
-    assertThat(Errors.forCode(response.errorCode())).isEqualTo(Errors.VOTER_NOT_FOUND);
+  void removingTheLastVoterOrAnUnknownOneIsVoterNotFound() throws Exception {
+    assertThat(remove("cluster-a", 1, directoryId)).isEqualTo(Errors.VOTER_NOT_FOUND);
+    assertThat(remove("cluster-a", 1, Uuid.randomUuid())).isEqualTo(Errors.VOTER_NOT_FOUND);
   }
 
   @Test
@@ -136,6 +119,17 @@ class VoterHandlersTest {
 
     assertThat(Errors.forCode(response.errorCode())).isEqualTo(Errors.VOTER_NOT_FOUND);
     assertThat(response.currentLeader().leaderId()).isEqualTo(1);
+  }
+
+  private Errors remove(String clusterId, int id, Uuid directory) throws Exception {
+    RemoveRaftVoterRequestData request =
+        new RemoveRaftVoterRequestData()
+            .setClusterId(clusterId)
+            .setVoterId(id)
+            .setVoterDirectoryId(directory);
+    RemoveRaftVoterResponseData response =
+        (RemoveRaftVoterResponseData) call(new RemoveRaftVoterHandler(quorum, image()), request);
+    return Errors.forCode(response.errorCode());
   }
 
   private java.util.function.Supplier<MetadataImage> image() {
