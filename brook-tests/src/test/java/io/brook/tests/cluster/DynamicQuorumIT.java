@@ -86,6 +86,24 @@ class DynamicQuorumIT {
         tool("--bootstrap-server", first.bootstrap(), "describe", "--status");
     assertThat(status.stdout()).contains("\"id\": 1", "\"id\": 2", "\"id\": 3");
 
+    // And --bootstrap-controller fails: the CONTROLLER port speaks Ratis gRPC, not Kafka's protocol
+    Path shortTimeouts = dir.resolve("short-timeouts.properties");
+    Files.writeString(shortTimeouts, "request.timeout.ms=3000\ndefault.api.timeout.ms=6000\n");
+    ChildProcess.Result direct =
+        ChildProcess.run(
+            ChildProcess.javaCommand(
+                QUORUM_TOOL,
+                "--bootstrap-controller",
+                "127.0.0.1:" + first.controllerPort(),
+                "--command-config",
+                shortTimeouts.toString(),
+                "describe",
+                "--status"),
+            "",
+            TOOL_TIMEOUT);
+    System.out.println("DynamicQuorumIT: --bootstrap-controller answers: " + direct.describe());
+    assertThat(direct.exitCode()).isNotZero();
+
     // And "before" moves to three replicas and an RF 3 topic with min ISR 2 takes acks=all writes
     try (Admin admin = admin(first.bootstrap())) {
       TopicPartition before = new TopicPartition("before", 0);
