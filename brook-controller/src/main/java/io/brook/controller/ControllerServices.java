@@ -31,6 +31,9 @@ import io.brook.controller.state.BrokerSessions;
 import io.brook.controller.state.ClusterController;
 import io.brook.controller.state.ConfigValidator;
 import io.brook.controller.state.ControllerConfig;
+import io.brook.controller.voters.AddRaftVoterHandler;
+import io.brook.controller.voters.RemoveRaftVoterHandler;
+import io.brook.controller.voters.UpdateRaftVoterHandler;
 import io.brook.protocol.ApiHandler;
 import io.brook.quorum.ClusterQuorum;
 import java.security.SecureRandom;
@@ -96,7 +99,9 @@ public final class ControllerServices implements AutoCloseable {
             new ListPartitionReassignmentsHandler(admin),
             new ElectLeadersHandler(quorum, controller),
             new DescribeQuorumHandler(
-                quorum::quorumState, quorum::image, settings.controllerListener()));
+                quorum::quorumState, quorum::image, settings.controllerListener()),
+            new AddRaftVoterHandler(quorum, quorum::image, settings.controllerListener()),
+            new RemoveRaftVoterHandler(quorum, quorum::image));
     Set<ApiKeys> served = adminHandlers.stream().map(ApiHandler::apiKey).collect(toSet());
     if (!served.equals(ForwardingHandler.CONTROLLER_DECIDED)) {
       // Every API the brokers forward must have its handler here, and only those.
@@ -132,6 +137,8 @@ public final class ControllerServices implements AutoCloseable {
     handlers.add(new AlterPartitionHandler(quorum, controller));
     handlers.add(new AssignReplicasToDirsHandler(quorum, controller));
     handlers.add(new AllocateProducerIdsHandler(admin));
+    // Voters send it themselves, to the controller only (never served on a broker listener).
+    handlers.add(new UpdateRaftVoterHandler(quorum, quorum::image, settings.controllerListener()));
     handlers.addAll(adminHandlers);
     quorum.serve(new ControllerCallDispatcher(handlers, callExecutor));
     // A tenth of the session timeout: a silent broker is fenced at most 10% late.

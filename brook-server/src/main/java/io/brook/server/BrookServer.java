@@ -169,6 +169,15 @@ public final class BrookServer implements AutoCloseable {
     }
   }
 
+  /** The log directories and {@code metadata.log.dir}, each once: every one gets the cluster id. */
+  private static List<Path> withMetadataLogDir(List<Path> logDirs, Path metadataLogDir) {
+    List<Path> dirs = new ArrayList<>(logDirs);
+    if (!dirs.contains(metadataLogDir)) {
+      dirs.add(metadataLogDir);
+    }
+    return dirs;
+  }
+
   /**
    * Starts a node from its configuration; returns once it accepts connections. Every node runs the
    * same steps; the roles decide which of the last two run.
@@ -224,7 +233,9 @@ public final class BrookServer implements AutoCloseable {
   private static void startMetadata(Components c) throws IOException {
     BrokerConfig config = c.config;
     ClusterSettings settings = ClusterSettings.of(config);
-    ClusterQuorum quorum = settings.startQuorum(config);
+    Uuid metadataDirectoryId =
+        MetaProperties.metadataDirectoryId(config.metadataLogDir(), config.nodeId());
+    ClusterQuorum quorum = settings.startQuorum(config, metadataDirectoryId);
     c.quorum = quorum;
     c.describer = new ConfigDescriber(config.defaultLogConfig(), new BrokerConfigEntries(config));
     c.authorizer = requestAuthorizer(c);
@@ -244,7 +255,7 @@ public final class BrookServer implements AutoCloseable {
         new BrokerClusterServices(config, quorum, c.controllerSide.adminHandlers(), c.scheduler);
     c.clusterId =
         ClusterIdResolver.resolve(
-            config.logDirs(),
+            withMetadataLogDir(config.logDirs(), config.metadataLogDir()),
             config.nodeId(),
             quorum,
             config.isController() ? c.controllerSide.controller() : null,

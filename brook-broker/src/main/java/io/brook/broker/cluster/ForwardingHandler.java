@@ -27,6 +27,9 @@ public final class ForwardingHandler implements ApiHandler {
           ApiKeys.ELECT_LEADERS,
           ApiKeys.DESCRIBE_QUORUM,
           ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+          // Voter changes (KIP-853): Kafka 4.x brokers forward them to the controller too.
+          ApiKeys.ADD_RAFT_VOTER,
+          ApiKeys.REMOVE_RAFT_VOTER,
           // Listed by the controller too, so a move is listed as soon as it is started.
           ApiKeys.LIST_PARTITION_REASSIGNMENTS,
           ApiKeys.CREATE_ACLS,

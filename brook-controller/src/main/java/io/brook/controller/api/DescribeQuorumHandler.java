@@ -10,7 +10,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.DescribeQuorumRequestData;
 import org.apache.kafka.common.message.DescribeQuorumResponseData;
 import org.apache.kafka.common.message.DescribeQuorumResponseData.PartitionData;
@@ -25,7 +24,8 @@ import org.apache.kafka.common.protocol.Errors;
  * quorum's leader, epoch, high watermark and each voter's progress, answered by the quorum's leader
  * (in a cluster brokers forward it there). Brook's quorum log is not a Kafka topic, but it answers
  * under Kafka's name for it, {@code __cluster_metadata} partition 0, which is what the tools ask
- * for. Observers are the broker-only nodes; their log positions are not tracked (-1).
+ * for. Voters carry their directory ids (KIP-853). Observers are the controllers that follow the
+ * log without voting yet, then the broker-only nodes, whose log positions are not tracked (-1).
  */
 public final class DescribeQuorumHandler extends KafkaApi {
   /** The name Kafka's tools use for the metadata log. */
@@ -84,9 +84,15 @@ public final class DescribeQuorumHandler extends KafkaApi {
     for (QuorumState.Replica voter : quorum.voters()) {
       partition.currentVoters().add(replicaState(voter));
     }
+    java.util.Set<Integer> listed = new java.util.HashSet<>(quorum.voterEndpoints().keySet());
+    for (QuorumState.Replica observer : quorum.observers()) {
+      // Controllers that follow the log but do not vote yet (KIP-853).
+      partition.observers().add(replicaState(observer));
+      listed.add(observer.replicaId());
+    }
     for (int brokerId : image.get().brokers().keySet()) {
-      if (!quorum.voterEndpoints().containsKey(brokerId)) {
-        partition.observers().add(replicaState(new QuorumState.Replica(brokerId, -1, -1, -1)));
+      if (!listed.contains(brokerId)) {
+        partition.observers().add(replicaState(QuorumState.Replica.untracked(brokerId)));
       }
     }
     for (Map.Entry<Integer, InetSocketAddress> voter : quorum.voterEndpoints().entrySet()) {
@@ -106,8 +112,8 @@ public final class DescribeQuorumHandler extends KafkaApi {
   private static ReplicaState replicaState(QuorumState.Replica replica) {
     return new ReplicaState()
         .setReplicaId(replica.replicaId())
-        // A static quorum (controller.quorum.voters) has no directory ids, as in Kafka.
-        .setReplicaDirectoryId(Uuid.ZERO_UUID)
+        // Zero for a voter known by node id alone (controller.quorum.voters), as in Kafka.
+        .setReplicaDirectoryId(replica.directoryId())
         .setLogEndOffset(replica.logEndOffset())
         .setLastFetchTimestamp(replica.lastFetchTimestamp())
         .setLastCaughtUpTimestamp(replica.lastCaughtUpTimestamp());

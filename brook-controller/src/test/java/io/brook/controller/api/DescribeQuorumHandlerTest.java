@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.DescribeQuorumRequestData;
 import org.apache.kafka.common.message.DescribeQuorumResponseData;
 import org.apache.kafka.common.message.DescribeQuorumResponseData.PartitionData;
@@ -26,13 +27,14 @@ class DescribeQuorumHandlerTest {
           7,
           120,
           List.of(
-              new QuorumState.Replica(1, 118, 1_000, -1),
-              new QuorumState.Replica(2, 120, -1, 2_000),
-              new QuorumState.Replica(3, 120, 1_500, 1_500)),
+              new QuorumState.Replica(1, Uuid.ZERO_UUID, 118, 1_000, -1),
+              new QuorumState.Replica(2, Uuid.ZERO_UUID, 120, -1, 2_000),
+              new QuorumState.Replica(3, Uuid.ZERO_UUID, 120, 1_500, 1_500)),
           Map.of(
               1, InetSocketAddress.createUnresolved("10.0.0.1", 9093),
               2, InetSocketAddress.createUnresolved("10.0.0.2", 9093),
-              3, InetSocketAddress.createUnresolved("10.0.0.3", 9093)));
+              3, InetSocketAddress.createUnresolved("10.0.0.3", 9093)),
+          List.of());
 
   @Test
   void theLeaderDescribesEveryVoterAndItsControllerListener() throws Exception {
