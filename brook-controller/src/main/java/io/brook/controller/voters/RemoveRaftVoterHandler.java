@@ -1,10 +1,10 @@
 package io.brook.controller.voters;
 
 import io.brook.broker.api.KafkaApi;
+import io.brook.controller.quorum.ClusterQuorum;
 import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.RequestContext;
-import io.brook.quorum.ClusterQuorum;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

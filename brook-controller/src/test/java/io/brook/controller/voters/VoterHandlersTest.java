@@ -3,13 +3,13 @@ package io.brook.controller.voters;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.brook.controller.quorum.QuorumSettings;
+import io.brook.controller.quorum.RaftMetadataQuorum;
 import io.brook.metadata.controller.ControllerResult;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
-import io.brook.quorum.QuorumSettings;
-import io.brook.quorum.RaftMetadataQuorum;
 import io.brook.testports.PortAllocator;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,11 +1,11 @@
 package io.brook.server.cluster;
 
 import io.brook.controller.ControllerSettings;
+import io.brook.controller.quorum.ClusterQuorum;
+import io.brook.controller.quorum.QuorumSettings;
+import io.brook.controller.quorum.RaftMetadataObserver;
+import io.brook.controller.quorum.RaftMetadataQuorum;
 import io.brook.protocol.tls.SslEngines;
-import io.brook.quorum.ClusterQuorum;
-import io.brook.quorum.QuorumSettings;
-import io.brook.quorum.RaftMetadataObserver;
-import io.brook.quorum.RaftMetadataQuorum;
 import io.brook.server.config.BrokerConfig;
 import io.brook.server.config.Endpoint;
 import io.brook.server.config.ListenerTls;

@@ -1,4 +1,4 @@
-package io.brook.quorum;
+package io.brook.controller.quorum;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.brook.metadata.image.MetadataImage;

@@ -1,4 +1,4 @@
-package io.brook.quorum;
+package io.brook.controller.quorum;
 
 import io.brook.metadata.record.MetadataRecord;
 import java.util.ArrayDeque;

@@ -1,8 +1,8 @@
-package io.brook.quorum;
+package io.brook.controller.quorum;
 
+import io.brook.controller.quorum.EntryCodec.Entry;
+import io.brook.controller.quorum.EntryCodec.Status;
 import io.brook.metadata.image.MetadataImage;
-import io.brook.quorum.EntryCodec.Entry;
-import io.brook.quorum.EntryCodec.Status;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

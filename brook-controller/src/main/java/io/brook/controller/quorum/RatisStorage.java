@@ -1,4 +1,4 @@
-package io.brook.quorum;
+package io.brook.controller.quorum;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

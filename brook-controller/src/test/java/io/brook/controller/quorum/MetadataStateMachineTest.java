@@ -1,14 +1,14 @@
-package io.brook.quorum;
+package io.brook.controller.quorum;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.brook.controller.quorum.EntryCodec.Status;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.PartitionRecord;
 import io.brook.metadata.record.RegisterBrokerRecord;
 import io.brook.metadata.record.TopicRecord;
-import io.brook.quorum.EntryCodec.Status;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

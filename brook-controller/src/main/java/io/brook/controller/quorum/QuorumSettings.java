@@ -1,4 +1,4 @@
-package io.brook.quorum;
+package io.brook.controller.quorum;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.brook.quorum;
+package io.brook.controller.quorum;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

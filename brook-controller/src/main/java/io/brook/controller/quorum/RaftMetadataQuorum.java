@@ -1,12 +1,12 @@
-package io.brook.quorum;
+package io.brook.controller.quorum;
 
+import io.brook.controller.quorum.EntryCodec.Status;
 import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.controller.ControllerResult;
 import io.brook.metadata.controller.MetadataException;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.ControllerChannel;
 import io.brook.metadata.quorum.QuorumState;
-import io.brook.quorum.EntryCodec.Status;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;

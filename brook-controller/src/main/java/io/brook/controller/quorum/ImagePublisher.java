@@ -1,4 +1,4 @@
-package io.brook.quorum;
+package io.brook.controller.quorum;
 
 import io.brook.metadata.image.MetadataImage;
 import java.util.List;
