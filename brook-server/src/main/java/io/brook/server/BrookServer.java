@@ -8,6 +8,7 @@ import io.brook.broker.admin.ProducerIdManager;
 import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.api.AlterConfigsHandler;
 import io.brook.broker.api.AlterPartitionReassignmentsHandler;
+import io.brook.broker.api.AlterUserScramCredentialsHandler;
 import io.brook.broker.api.CreatePartitionsHandler;
 import io.brook.broker.api.CreateTopicsHandler;
 import io.brook.broker.api.DeleteRecordsHandler;
@@ -17,6 +18,7 @@ import io.brook.broker.api.DescribeConfigsHandler;
 import io.brook.broker.api.DescribeLogDirsHandler;
 import io.brook.broker.api.DescribeProducersHandler;
 import io.brook.broker.api.DescribeTopicPartitionsHandler;
+import io.brook.broker.api.DescribeUserScramCredentialsHandler;
 import io.brook.broker.api.FetchHandler;
 import io.brook.broker.api.IncrementalAlterConfigsHandler;
 import io.brook.broker.api.ListOffsetsHandler;
@@ -59,6 +61,7 @@ import io.brook.protocol.ConnectionListener;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.client.InterNodeEventLoops;
 import io.brook.protocol.network.KafkaNetworkServer;
+import io.brook.protocol.sasl.SaslApis;
 import io.brook.quorum.ClusterQuorum;
 import io.brook.server.cluster.BrokerClusterServices;
 import io.brook.server.cluster.ClusterSettings;
@@ -211,7 +214,10 @@ public final class BrookServer implements AutoCloseable {
               nodeId,
               c.quorum,
               config.isController() ? controller : null,
-              settings.registrationTimeoutMs());
+              settings.registrationTimeoutMs(),
+              config.isController()
+                  ? ScramBootstrap.records(config.originalString(ScramBootstrap.KEY))
+                  : List.of());
       LogConfig logDefaults = config.defaultLogConfig();
       BiFunction<MetadataImage, String, LogConfig> topicConfig =
           (image, topic) ->
@@ -320,6 +326,9 @@ public final class BrookServer implements AutoCloseable {
             InternalTopicCreators.viaController(cluster.controllerClient()),
             CoordinatorConfigs.transactionTopic(config)));
     handlers.addAll(transactionHandlers(c));
+    handlers.addAll(SaslApis.handlers());
+    handlers.add(new AlterUserScramCredentialsHandler(c.quorum));
+    handlers.add(new DescribeUserScramCredentialsHandler(c.quorum::image));
     if (config.isController()) {
       c.controllerSide.start(handlers, admin, c.clusterId);
     }
@@ -335,7 +344,8 @@ public final class BrookServer implements AutoCloseable {
             networkConfig(config),
             new ApiRegistry(
                 readYourWrites(c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk))),
-                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)));
+                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)),
+            SaslListeners.build(config, c.quorum::image));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
     Map<Path, Uuid> dirIds = MetaProperties.directoryIds(config.logDirs());

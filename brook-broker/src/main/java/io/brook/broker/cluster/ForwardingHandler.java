@@ -27,6 +27,7 @@ public final class ForwardingHandler implements ApiHandler {
           ApiKeys.ELECT_LEADERS,
           ApiKeys.DESCRIBE_QUORUM,
           ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+          ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
           // Listed by the controller too, so a move is listed as soon as it is started.
           ApiKeys.LIST_PARTITION_REASSIGNMENTS);
 

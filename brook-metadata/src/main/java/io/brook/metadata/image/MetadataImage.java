@@ -7,6 +7,7 @@ import io.brook.metadata.record.PartitionRecord;
 import io.brook.metadata.record.ProducerIdsRecord;
 import io.brook.metadata.record.RegisterBrokerRecord;
 import io.brook.metadata.record.TopicRecord;
+import io.brook.metadata.record.UserScramCredentialRecord;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -33,7 +34,7 @@ import org.apache.kafka.common.config.ConfigResource;
 public final class MetadataImage {
   /** The image before the first record. */
   public static final MetadataImage EMPTY =
-      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null);
+      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null, Map.of());
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -43,6 +44,9 @@ public final class MetadataImage {
   private final long nextProducerId;
   private final String clusterId;
 
+  /** SCRAM credentials by user, then by Kafka's mechanism type. */
+  private final Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials;
+
   /** All maps must already be unmodifiable; {@link ImageBuilder} guarantees it. */
   MetadataImage(
       long offset,
@@ -51,7 +55,9 @@ public final class MetadataImage {
       Map<String, Uuid> topicIdsByName,
       Map<ConfigResource.Type, Map<String, Map<String, String>>> configs,
       long nextProducerId,
-      String clusterId) {
+      String clusterId,
+      Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials) {
+    this.scramCredentials = scramCredentials;
     this.offset = offset;
     this.brokers = brokers;
     this.topicsById = topicsById;
@@ -135,6 +141,19 @@ public final class MetadataImage {
   }
 
   /**
+   * A user's SCRAM credential for one mechanism (1 SCRAM-SHA-256, 2 SCRAM-SHA-512), if it has one.
+   */
+  public Optional<UserScramCredentialRecord> scramCredential(String user, byte mechanism) {
+    Map<Byte, UserScramCredentialRecord> ofUser = scramCredentials.get(user);
+    return ofUser == null ? Optional.empty() : Optional.ofNullable(ofUser.get(mechanism));
+  }
+
+  /** Every user's SCRAM credentials, by user (in name order) and mechanism type. */
+  public Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials() {
+    return scramCredentials;
+  }
+
+  /**
    * Replays records onto this image. Pure: this image does not change.
    *
    * @param records the records, in log order
@@ -209,6 +228,9 @@ public final class MetadataImage {
     if (clusterId != null) {
       records.add(new ClusterIdRecord(clusterId));
     }
+    for (Map<Byte, UserScramCredentialRecord> ofUser : scramCredentials.values()) {
+      records.addAll(ofUser.values());
+    }
     return records;
   }
 
@@ -239,6 +261,7 @@ public final class MetadataImage {
     return offset == other.offset
         && nextProducerId == other.nextProducerId
         && Objects.equals(clusterId, other.clusterId)
+        && scramCredentials.equals(other.scramCredentials)
         && brokers.equals(other.brokers)
         && topicsById.equals(other.topicsById)
         && topicIdsByName.equals(other.topicIdsByName)

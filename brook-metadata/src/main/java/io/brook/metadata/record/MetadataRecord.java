@@ -17,4 +17,6 @@ public sealed interface MetadataRecord
         PartitionChangeRecord,
         ConfigRecord,
         ProducerIdsRecord,
-        ClusterIdRecord {}
+        ClusterIdRecord,
+        UserScramCredentialRecord,
+        RemoveUserScramCredentialRecord {}

@@ -8,7 +8,7 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
 /**
  * The seam where TLS and SASL plug into an outgoing connection: handlers added in front of the
  * framing (an {@code SslHandler}), and a handshake that must finish before ApiVersions is sent (the
- * TLS handshake; SaslHandshake and SaslAuthenticate). Only plaintext exists today.
+ * TLS handshake; SaslHandshake and SaslAuthenticate, {@link SaslClientSecurity}).
  */
 public interface ConnectionSecurity {
   /** Plaintext: nothing in the pipeline, nothing to wait for. */
@@ -24,11 +24,17 @@ public interface ConnectionSecurity {
       };
 
   /**
-   * @throws IllegalArgumentException for a protocol not implemented yet (SSL, SASL_*)
+   * @throws IllegalArgumentException for a protocol not implemented yet (SSL, SASL_SSL)
    */
-  static ConnectionSecurity forProtocol(SecurityProtocol protocol) {
+  static ConnectionSecurity forProtocol(SecurityProtocol protocol, SaslClientCredentials sasl) {
     if (protocol == SecurityProtocol.PLAINTEXT) {
       return PLAINTEXT;
+    }
+    if (protocol == SecurityProtocol.SASL_PLAINTEXT) {
+      if (sasl == null) {
+        throw new IllegalArgumentException("a SASL_PLAINTEXT peer needs SASL credentials");
+      }
+      return new SaslClientSecurity(sasl);
     }
     throw new IllegalArgumentException(
         "inter-node connections support only PLAINTEXT listeners yet, not " + protocol);

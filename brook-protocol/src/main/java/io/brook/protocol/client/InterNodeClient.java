@@ -38,7 +38,7 @@ public final class InterNodeClient implements AutoCloseable {
   public InterNodeClient(InterNodeEventLoops loops, InterNodeClientConfig config) {
     this.loops = loops;
     this.config = config;
-    this.security = ConnectionSecurity.forProtocol(config.securityProtocol());
+    this.security = ConnectionSecurity.forProtocol(config.securityProtocol(), config.sasl());
   }
 
   public InterNodeClientConfig config() {

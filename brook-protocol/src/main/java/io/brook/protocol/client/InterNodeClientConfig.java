@@ -22,6 +22,8 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
  * @param maxResponseBytes the largest response frame accepted; a bigger size prefix closes the
  *     connection before anything is allocated
  * @param receiveBufferBytes {@code SO_RCVBUF}; -1 for the operating system's default
+ * @param sasl how to authenticate on a SASL_* listener ({@code
+ *     sasl.mechanism.inter.broker.protocol} and the listener's JAAS credentials); null otherwise
  */
 public record InterNodeClientConfig(
     String clientId,
@@ -34,7 +36,8 @@ public record InterNodeClientConfig(
     int maxInFlightPerConnection,
     int maxQueuedPerConnection,
     int maxResponseBytes,
-    int receiveBufferBytes) {
+    int receiveBufferBytes,
+    SaslClientCredentials sasl) {
 
   public InterNodeClientConfig {
     if (connectionSetupTimeoutMs < 1 || connectionSetupTimeoutMaxMs < 1) {
@@ -78,6 +81,7 @@ public record InterNodeClientConfig(
     b.maxQueuedPerConnection = maxQueuedPerConnection;
     b.maxResponseBytes = maxResponseBytes;
     b.receiveBufferBytes = receiveBufferBytes;
+    b.sasl = sasl;
     return b;
   }
 
@@ -85,6 +89,7 @@ public record InterNodeClientConfig(
   public static final class Builder {
     private String clientId;
     private SecurityProtocol securityProtocol = SecurityProtocol.PLAINTEXT;
+    private SaslClientCredentials sasl;
     private long connectionSetupTimeoutMs = 10_000;
     private long connectionSetupTimeoutMaxMs = 30_000;
     private long reconnectBackoffMs = 50;
@@ -140,6 +145,12 @@ public record InterNodeClientConfig(
       return this;
     }
 
+    /** The mechanism and credentials for a SASL_* peer listener. */
+    public Builder sasl(SaslClientCredentials credentials) {
+      this.sasl = credentials;
+      return this;
+    }
+
     public Builder receiveBufferBytes(int bytes) {
       this.receiveBufferBytes = bytes;
       return this;
@@ -157,7 +168,8 @@ public record InterNodeClientConfig(
           maxInFlightPerConnection,
           maxQueuedPerConnection,
           maxResponseBytes,
-          receiveBufferBytes);
+          receiveBufferBytes,
+          sasl);
     }
   }
 }

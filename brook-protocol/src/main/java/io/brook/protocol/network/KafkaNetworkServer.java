@@ -4,6 +4,7 @@ import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.memory.MemoryPoolMBeans;
 import io.brook.protocol.memory.RequestMemoryPool;
+import io.brook.protocol.sasl.SaslListenerConfig;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -85,7 +86,16 @@ public final class KafkaNetworkServer implements AutoCloseable {
    * answers as the leader its stale metadata says it was.
    */
   public static KafkaNetworkServer bind(NetworkConfig config, ApiRegistry registry) {
-    return open(config, registry, Transport.detect(), false);
+    return open(config, registry, Transport.detect(), false, Map.of());
+  }
+
+  /**
+   * {@link #bind(NetworkConfig, ApiRegistry)} with SASL authentication on the listeners named in
+   * {@code sasl}.
+   */
+  public static KafkaNetworkServer bind(
+      NetworkConfig config, ApiRegistry registry, Map<String, SaslListenerConfig> sasl) {
+    return open(config, registry, Transport.detect(), false, sasl);
   }
 
   /** Starts accepting connections on every listener bound by {@link #bind}. */
@@ -104,17 +114,29 @@ public final class KafkaNetworkServer implements AutoCloseable {
    */
   public static KafkaNetworkServer start(
       NetworkConfig config, ApiRegistry registry, Transport transport) {
-    return open(config, registry, transport, true);
+    return open(config, registry, transport, true, Map.of());
+  }
+
+  /**
+   * {@link #start(NetworkConfig, ApiRegistry)} with SASL on the listeners named in {@code sasl}.
+   */
+  public static KafkaNetworkServer start(
+      NetworkConfig config, ApiRegistry registry, Map<String, SaslListenerConfig> sasl) {
+    return open(config, registry, Transport.detect(), true, sasl);
   }
 
   private static KafkaNetworkServer open(
-      NetworkConfig config, ApiRegistry registry, Transport transport, boolean accept) {
+      NetworkConfig config,
+      ApiRegistry registry,
+      Transport transport,
+      boolean accept,
+      Map<String, SaslListenerConfig> sasl) {
     if (!transport.isAvailable()) {
       throw new IllegalStateException("transport " + transport + " is not available here");
     }
     KafkaNetworkServer server = new KafkaNetworkServer(transport, config);
     try {
-      server.bind(config, registry, accept);
+      server.bind(config, registry, accept, sasl);
     } catch (RuntimeException | IOException | InterruptedException e) {
       server.close(Duration.ZERO);
       if (e instanceof InterruptedException) {
@@ -137,7 +159,11 @@ public final class KafkaNetworkServer implements AutoCloseable {
     return server;
   }
 
-  private synchronized void bind(NetworkConfig config, ApiRegistry registry, boolean accept)
+  private synchronized void bind(
+      NetworkConfig config,
+      ApiRegistry registry,
+      boolean accept,
+      Map<String, SaslListenerConfig> sasl)
       throws IOException, InterruptedException {
     ConnectionLimiter limiter =
         new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerIp());
@@ -158,7 +184,8 @@ public final class KafkaNetworkServer implements AutoCloseable {
                       memoryPool,
                       limiter,
                       openConnections,
-                      connectionIndex));
+                      connectionIndex,
+                      sasl.get(listener.name())));
       InetSocketAddress address =
           listener.host().isEmpty()
               ? new InetSocketAddress(listener.port())

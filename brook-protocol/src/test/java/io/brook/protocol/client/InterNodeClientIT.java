@@ -379,7 +379,8 @@ class InterNodeClientIT {
                         1,
                         1,
                         1 << 20,
-                        -1)))
+                        -1,
+                        null)))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -15,7 +15,7 @@ import org.apache.kafka.common.config.ConfigDef.Type;
  *
  * <p>The list covers the capabilities Brook is built for: node identity and KRaft roles, listeners,
  * storage, retention and compaction, networking, replication, consumer groups, transactions, quotas
- * and tiered storage. Security settings ({@code ssl.*}, {@code sasl.*}, authorizers), metrics
+ * tiered storage and SASL authentication. TLS settings ({@code ssl.*}), authorizers, metrics
  * reporters, share and streams groups, and ZooKeeper-era settings are not defined; {@link
  * BrokerConfig} reports them as unknown keys so the server can warn about each.
  */
@@ -35,6 +35,7 @@ public final class BrokerConfigDef {
     GroupSettings.define(table);
     TransactionSettings.define(table);
     QuotaSettings.define(table);
+    SaslSettings.define(table);
     TieredStorageSettings.define(table);
     return table;
   }

@@ -10,6 +10,7 @@ public enum ConfigArea {
   GROUPS("Consumer groups and offsets"),
   TRANSACTIONS("Transactions and idempotent producers"),
   QUOTAS("Quotas"),
+  SASL("Authentication (SASL)"),
   TIERED_STORAGE("Tiered storage");
 
   private final String title;

@@ -164,13 +164,6 @@ final class NetworkSettings {
             ANY,
             MEDIUM,
             "Idle time after which the broker closes a connection.")
-        .accepts(
-            "connection.failed.authentication.delay.ms",
-            INT,
-            100,
-            atLeast(0),
-            LOW,
-            "Delay before closing a connection whose authentication failed.")
         .uses(
             "request.timeout.ms",
             INT,
