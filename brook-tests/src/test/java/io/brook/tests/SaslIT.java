@@ -247,6 +247,31 @@ class SaslIT {
   }
 
   @Test
+  void kafkajsWithScramIsRefusedAWrongPasswordThenProducesAndConsumes() throws Exception {
+    Path node = ChildProcess.onPath("node").orElseThrow(() -> new AssertionError("node missing"));
+    Path js = Path.of(System.getProperty("brook.tests.js.dir", "js")).toAbsolutePath();
+    ChildProcess.Result run =
+        ChildProcess.run(
+            List.of(
+                node.toString(),
+                js.resolve("sasl-scram.js").toString(),
+                saslBootstrap(),
+                "sasl-kafkajs",
+                "SCRAM-SHA-256",
+                "bob",
+                "bob-secret"),
+            Map.of("KAFKAJS_NO_PARTITIONER_WARNING", "1"),
+            "",
+            Duration.ofSeconds(90));
+    assertThat(run.exitCode()).as(run.describe()).isZero();
+    assertThat(run.stdoutLines())
+        .as(run.describe())
+        .contains("sent 10", "consumed 10")
+        .anyMatch(
+            line -> line.startsWith("wrong password refused: KafkaJSSASLAuthenticationError"));
+  }
+
+  @Test
   void aSessionPastItsLifetimeIsClosedUnlessTheClientReauthenticates() throws Exception {
     // kafka-clients re-authenticates by itself when the session lifetime runs out.
     String[] settings = sasl("SCRAM-SHA-256", "bob", "bob-secret");
