@@ -183,7 +183,9 @@ public final class BrookServer implements AutoCloseable {
   public static BrookServer start(BrokerConfig config) throws IOException {
     long started = System.nanoTime();
     for (String key : config.unknownKeys()) {
-      log.warn("Unknown configuration key, ignored key={}", key);
+      if (!SaslListeners.readsKey(key)) {
+        log.warn("Unknown configuration key, ignored key={}", key);
+      }
     }
     Components c = new Components();
     c.config = config;

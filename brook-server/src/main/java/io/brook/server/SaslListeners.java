@@ -3,13 +3,13 @@ package io.brook.server;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.record.UserScramCredentialRecord;
 import io.brook.protocol.client.SaslClientCredentials;
+import io.brook.protocol.sasl.JaasEntries;
 import io.brook.protocol.sasl.SaslListenerConfig;
 import io.brook.protocol.sasl.SaslServerFactory;
 import io.brook.protocol.sasl.ScramCredentialStore;
 import io.brook.protocol.sasl.ScramServer;
 import io.brook.server.config.BrokerConfig;
 import io.brook.server.config.Endpoint;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -18,8 +18,6 @@ import java.util.function.Supplier;
 import javax.security.auth.login.AppConfigurationEntry;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.SaslConfigs;
-import org.apache.kafka.common.config.types.Password;
-import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.security.JaasContext;
 import org.apache.kafka.common.security.auth.AuthenticateCallbackHandler;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
@@ -74,6 +72,17 @@ final class SaslListeners {
               (Long) config.value("connections.max.reauth.ms")));
     }
     return listeners;
+  }
+
+  /**
+   * Whether a key outside the broker config table is one of the per-listener SASL keys read here
+   * ({@code listener.name.<l>.[<mechanism>.]sasl.*}), so it is not reported as unknown.
+   */
+  static boolean readsKey(String key) {
+    return key.startsWith("listener.name.")
+        && (key.endsWith(".sasl.enabled.mechanisms")
+            || key.endsWith("." + SaslConfigs.SASL_JAAS_CONFIG)
+            || key.endsWith(".sasl.server.callback.handler.class"));
   }
 
   static boolean isSasl(SecurityProtocol protocol) {
@@ -161,23 +170,13 @@ final class SaslListeners {
    */
   private static List<AppConfigurationEntry> jaasEntries(
       BrokerConfig config, String listener, String mechanism, boolean required) {
-    ListenerName name = ListenerName.normalised(listener);
-    String key = name.saslMechanismConfigPrefix(mechanism) + SaslConfigs.SASL_JAAS_CONFIG;
+    String key = JaasEntries.jaasConfigKey(listener, mechanism);
     String value = config.originalString(key);
     if (value == null) {
       value = config.originalString(SaslConfigs.SASL_JAAS_CONFIG);
     }
-    Map<String, Object> configs = new HashMap<>();
-    if (value != null) {
-      // kafka-clients looks the key up with or without the listener prefix, depending on whether
-      // the configs it gets are already the listener's: offer both.
-      configs.put(key, new Password(value));
-      configs.put(
-          ListenerName.saslMechanismPrefix(mechanism) + SaslConfigs.SASL_JAAS_CONFIG,
-          new Password(value));
-    }
     try {
-      return JaasContext.loadServerContext(name, mechanism, configs).configurationEntries();
+      return JaasEntries.serverEntries(listener, mechanism, value);
     } catch (IllegalArgumentException e) {
       if (!required) {
         return List.of();
@@ -225,7 +224,7 @@ final class SaslListeners {
   }
 
   private static String listenerPrefix(String listener) {
-    return new ListenerName(listener).configPrefix();
+    return JaasEntries.listenerPrefix(listener);
   }
 
   private static String listenerValue(BrokerConfig config, String prefix, String key) {

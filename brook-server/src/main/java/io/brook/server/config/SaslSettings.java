@@ -105,11 +105,11 @@ final class SaslSettings {
                 + " client proof are checked either way.")
         .uses(
             BOOTSTRAP_SCRAM,
-            STRING,
-            "",
+            PASSWORD,
+            null,
             ANY,
             LOW,
-            "SCRAM users the first active controller writes into the metadata log when it"
+            "SCRAM users (sensitive: holds passwords) the first active controller writes into the metadata log when it"
                 + " initialises the cluster, as kafka-storage format --add-scram does: entries"
                 + " SCRAM-SHA-256=[name=alice,password=secret] (optionally iterations=N), several separated"
                 + " by spaces.");
