@@ -55,6 +55,12 @@ final class SaslListeners {
         continue;
       }
       String listener = endpoint.listenerName();
+      if (endpoint.securityProtocol() == SecurityProtocol.SASL_SSL) {
+        // The SASL stage is ready for it, but without TLS under it the listener would carry
+        // passwords in the clear while its name promises encryption.
+        throw new ConfigException(
+            "listener " + listener + " is SASL_SSL, and this build has no TLS: use SASL_PLAINTEXT");
+      }
       Map<String, SaslServerFactory> mechanisms = new LinkedHashMap<>();
       for (String mechanism : enabledMechanisms(config, listener)) {
         mechanisms.put(mechanism, factory(config, listener, mechanism, store, legacyNonce));

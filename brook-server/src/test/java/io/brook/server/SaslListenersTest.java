@@ -70,6 +70,21 @@ class SaslListenersTest {
   }
 
   @Test
+  void saslSslWithoutTlsStopsStartUp() {
+    assertThatThrownBy(
+            () ->
+                SaslListeners.build(
+                    config(
+                        "listener.security.protocol.map",
+                        "SASL_PLAINTEXT:SASL_SSL,CONTROLLER:PLAINTEXT",
+                        "sasl.enabled.mechanisms",
+                        "SCRAM-SHA-256"),
+                    () -> MetadataImage.EMPTY))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("SASL_SSL");
+  }
+
+  @Test
   void plainWithoutAJaasConfigStopsStartUp() {
     assertThatThrownBy(
             () ->
