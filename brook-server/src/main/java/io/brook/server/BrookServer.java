@@ -491,6 +491,8 @@ public final class BrookServer implements AutoCloseable {
         .queuedMaxRequestBytes(config.queuedMaxRequestBytes())
         .queuedMaxRequestBytesPerConnection(config.queuedMaxRequestBytesPerConnection())
         .requestReceiveTimeoutMs(config.requestReceiveTimeoutMs())
+        .maxConnectionsPerIpOverrides(
+            NetworkConfig.parseOverrides(config.valueString("max.connections.per.ip.overrides")))
         .build();
   }
 

@@ -143,7 +143,7 @@ final class NetworkSettings {
             atLeast(0),
             MEDIUM,
             "Open connections allowed from one IP address.")
-        .accepts(
+        .uses(
             "max.connections.per.ip.overrides",
             STRING,
             "",
