@@ -19,6 +19,7 @@
 #      WARMUP_N (500000; 0 = no broker warm-up), QUIET_BUSY_PCT (25) / QUIET_MAX_WAIT_S (20): before each
 #      workload wait until the machine is at most that busy (2 s sample; field pre_busy_pct),
 #      BROKER_PID (for broker CPU accounting; auto-detected with `ss` for a local port when possible),
+#      CLIENT_CONFIG (a client properties file every tool and client uses, e.g. TLS from tls-setup.sh),
 #      KEEP_TOPICS=1, RESULTS_FILE (default out/results/LABEL.txt), ROUND (tag added to lines), KAFKA_VERSION,
 #      JAVA_HOME, CLIENT_JVM_OPTS.
 #
@@ -119,16 +120,24 @@ if grep -q -- '--warmup-records' <<<"$PP_HELP"; then PP_WARM=(--warmup-records "
 if grep -q -- '--bootstrap-server' <<<"$PP_HELP"; then PP_BOOT=(--bootstrap-server "$BOOT"); else PP_BOOT=(); fi
 CP_HELP="$(kjava org.apache.kafka.tools.ConsumerPerformance --help 2>&1 || true)"
 if grep -q -- '--num-records' <<<"$CP_HELP"; then CP_NUM="--num-records"; else CP_NUM="--messages"; fi
+# CLIENT_CONFIG (e.g. security.protocol=SSL and a truststore) goes to every tool, under its own flag name
+PP_CONF=(); CP_CONF=(); ADMIN_CONF=(); E2E_CONF=(); PING_CONF=()
+if [ -n "${CLIENT_CONFIG:-}" ]; then
+  [ -r "$CLIENT_CONFIG" ] || { echo "CLIENT_CONFIG $CLIENT_CONFIG is not readable" >&2; exit 1; }
+  if grep -q -- '--command-config' <<<"$PP_HELP"; then PP_CONF=(--command-config "$CLIENT_CONFIG"); else PP_CONF=(--producer.config "$CLIENT_CONFIG"); fi
+  if grep -q -- '--command-config' <<<"$CP_HELP"; then CP_CONF=(--command-config "$CLIENT_CONFIG"); else CP_CONF=(--consumer.config "$CLIENT_CONFIG"); fi
+  ADMIN_CONF=(--command-config "$CLIENT_CONFIG"); E2E_CONF=(--client-config "$CLIENT_CONFIG"); PING_CONF=("$CLIENT_CONFIG")
+fi
 
 # ---- topics -----------------------------------------------------------------------------------------
 create_topic() {
-  kjava org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOT" --create --if-not-exists \
+  kjava org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOT" "${ADMIN_CONF[@]}" --create --if-not-exists \
     --topic "$1" --partitions "$PARTITIONS" --replication-factor 1 >> "$RAW/admin.log" 2>&1 \
     || { log "could not create topic $1 (see $RAW/admin.log)"; return 1; }
 }
 cleanup() {
   if [ "${KEEP_TOPICS:-0}" != "1" ]; then
-    kjava org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOT" --delete --topic "$TOPIC_PREFIX-.*" \
+    kjava org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOT" "${ADMIN_CONF[@]}" --delete --topic "$TOPIC_PREFIX-.*" \
       >> "$RAW/admin.log" 2>&1 || log "topic cleanup failed (see $RAW/admin.log)"
   fi
 }
@@ -146,7 +155,7 @@ produce() { # produce NAME TOPIC REPORT(1/0) producer-props... [-- extra Produce
   log "$name: $RECORDS records -> $topic"
   cpu_begin
   kjava org.apache.kafka.tools.ProducerPerformance "${PP_BOOT[@]}" --topic "$topic" \
-    --num-records "$RECORDS" --throughput -1 "${PP_WARM[@]}" "${extra[@]}" \
+    --num-records "$RECORDS" --throughput -1 "${PP_WARM[@]}" "${PP_CONF[@]}" "${extra[@]}" \
     "$PP_PROPS" "bootstrap.servers=$BOOT" "${props[@]}" > "$RAW/$name.log" 2>&1 || { log "$name failed:"; tail -5 "$RAW/$name.log" >&2; return 1; }
   local cpu; cpu="$(cpu_end)"
   [ "$report" = 1 ] || return 0
@@ -181,7 +190,7 @@ ensure_main_topic() {
 
 # ConsumerPerformance CSV: start, end, MB, MB.sec, nMsg, nMsg.sec, rebalance.ms, fetch.ms, fetch.MB.sec, fetch.nMsg.sec
 consume_cmd() { # consume_cmd GROUP LOGFILE
-  kjava org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$BOOT" --topic "$T_MAIN" \
+  kjava org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$BOOT" "${CP_CONF[@]}" --topic "$T_MAIN" \
     "$CP_NUM" "$RECORDS" --group "$1" --timeout 30000 --date-format "yyyy-MM-dd HH:mm:ss.SSS" > "$2" 2>&1
 }
 csv_line() { grep -E '^[0-9]{4}-[0-9]{2}-[0-9]{2} ' "$1" | tail -1; }
@@ -228,7 +237,7 @@ e2e() {
   create_topic "$topic"
   log "e2e-5k: $E2E_RATE rec/s x 1 KiB, acks=all, linger.ms=0, 5 s warm-up + $E2E_SECS s"
   cpu_begin
-  kjava io.brook.bench.harness.E2eLatency --bootstrap-server "$BOOT" --topic "$topic" --rate "$E2E_RATE" --record-size 1024 \
+  kjava io.brook.bench.harness.E2eLatency --bootstrap-server "$BOOT" "${E2E_CONF[@]}" --topic "$topic" --rate "$E2E_RATE" --record-size 1024 \
     --warmup-s 5 --duration-s "$E2E_SECS" --producer-prop acks=all --producer-prop linger.ms=0 \
     > "$RAW/e2e-5k.log" 2>&1 || { log "e2e failed"; tail -5 "$RAW/e2e-5k.log" >&2; return 1; }
   local cpu; cpu="$(cpu_end)"
@@ -244,7 +253,7 @@ pingpong() {
   create_topic "$topic"
   log "e2e-pingpong: EndToEndLatency, 10000 x 1 KiB, acks=all, one at a time"
   cpu_begin
-  kjava org.apache.kafka.tools.EndToEndLatency "$BOOT" "$topic" 10000 all 1024 > "$RAW/e2e-pingpong.log" 2>&1 \
+  kjava org.apache.kafka.tools.EndToEndLatency "$BOOT" "$topic" 10000 all 1024 "${PING_CONF[@]}" > "$RAW/e2e-pingpong.log" 2>&1 \
     || { log "pingpong failed"; tail -5 "$RAW/e2e-pingpong.log" >&2; return 1; }
   local cpu; cpu="$(cpu_end)"
   local f
@@ -258,10 +267,10 @@ if [ "$WARMUP_N" -gt 0 ]; then
   # warm the broker (JIT, page cache, connections) so the first workload is not penalised; not reported
   log "warm-up (not reported): $WARMUP_N records produced and consumed"
   create_topic "$TOPIC_PREFIX-warmup"
-  kjava org.apache.kafka.tools.ProducerPerformance "${PP_BOOT[@]}" --topic "$TOPIC_PREFIX-warmup" \
+  kjava org.apache.kafka.tools.ProducerPerformance "${PP_BOOT[@]}" "${PP_CONF[@]}" --topic "$TOPIC_PREFIX-warmup" \
     --num-records "$WARMUP_N" --record-size 1024 --throughput -1 "$PP_PROPS" "bootstrap.servers=$BOOT" acks=1 linger.ms=5 \
     > "$RAW/warmup.log" 2>&1 \
-    && kjava org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$BOOT" --topic "$TOPIC_PREFIX-warmup" \
+    && kjava org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$BOOT" "${CP_CONF[@]}" --topic "$TOPIC_PREFIX-warmup" \
       "$CP_NUM" "$WARMUP_N" --group "$TOPIC_PREFIX-warmup" --timeout 30000 >> "$RAW/warmup.log" 2>&1 \
     || log "warm-up failed (see $RAW/warmup.log)"
 fi

@@ -1,13 +1,9 @@
 package io.brook.broker;
 
-import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.InMemoryMetadataQuorum;
-import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import io.brook.storage.log.LogConfig;
@@ -19,8 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +26,7 @@ import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -46,7 +41,6 @@ final class BrokerFixture implements AutoCloseable {
   final LogManager logManager;
   final DelayedOperations delayed = new DelayedOperations();
   final ReplicaManager replicaManager;
-  final TopicAdmin admin;
   final BrokerIdentity identity = new BrokerIdentity(BROKER_ID, "test-cluster");
 
   BrokerFixture(Path root) throws Exception {
@@ -63,29 +57,12 @@ final class BrokerFixture implements AutoCloseable {
             scheduler);
     replicaManager = new ReplicaManager(BROKER_ID, logManager, delayed, topicConfig);
     quorum.addListener(replicaManager::applyMetadata);
-    ClusterController controller =
-        new ClusterController(new ControllerConfig(1, (short) 1), quorum::image, new Random(1));
-    admin = new TopicAdmin(quorum, controller, TopicConfigs::validate, true);
-    quorum.submit(
-        image ->
-            controller.registerBroker(
-                BROKER_ID,
-                Uuid.randomUuid(),
-                List.of(new BrokerEndpoint("PLAINTEXT", "localhost", 9092, "PLAINTEXT")),
-                Optional.empty()));
+    quorum.registerBroker(BROKER_ID, 9092);
   }
 
   /** Registers another broker, which never connects: a replica that never fetches. */
   void registerBroker(int id) {
-    ClusterController controller =
-        new ClusterController(new ControllerConfig(1, (short) 1), quorum::image, new Random(id));
-    quorum.submit(
-        image ->
-            controller.registerBroker(
-                id,
-                Uuid.randomUuid(),
-                List.of(new BrokerEndpoint("PLAINTEXT", "localhost", 9092 + id, "PLAINTEXT")),
-                Optional.empty()));
+    quorum.registerBroker(id, 9092 + id);
   }
 
   /** A Produce of one batch of {@code values} to one partition, waiting up to 5 s. */
@@ -130,11 +107,20 @@ final class BrokerFixture implements AutoCloseable {
     return request;
   }
 
+  /** Creates a topic led by this broker, its only replica. */
   void createTopic(String name, int partitions) {
-    var result = admin.createTopic(name, partitions, (short) 1, Map.of(), Map.of(), false);
-    if (result.error().isFailure()) {
-      throw new AssertionError(result.error().toString());
+    quorum.createTopic(name, partitions, BROKER_ID, Map.of());
+  }
+
+  /**
+   * For the Metadata API: creates a topic of one partition on this broker, as the controller would
+   * with its defaults.
+   */
+  Errors autoCreate(String topic) {
+    if (quorum.image().topic(topic).isEmpty()) {
+      createTopic(topic, 1);
     }
+    return Errors.NONE;
   }
 
   static RequestContext context(ApiKeys key, short version) {

@@ -188,7 +188,7 @@ class DataPlaneTest {
   @Test
   void metadataCreatesAnUnknownTopicWhenAllowed() throws Exception {
     MetadataHandler handler =
-        new MetadataHandler(broker.identity, broker.replicaManager, broker.admin);
+        new MetadataHandler(broker.identity, broker.replicaManager, broker::autoCreate);
     MetadataRequestData request = new MetadataRequestData().setAllowAutoTopicCreation(true);
     request.topics().add(new MetadataRequestData.MetadataRequestTopic().setName("auto-made"));
 

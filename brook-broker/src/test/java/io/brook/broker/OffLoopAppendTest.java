@@ -42,10 +42,8 @@ class OffLoopAppendTest {
   @BeforeEach
   void setUp() throws Exception {
     broker = new BrokerFixture(root);
-    var result =
-        broker.admin.createTopic(
-            TP.topic(), 1, (short) 1, Map.of(), Map.of("segment.ms", "" + SEGMENT_MS), false);
-    assertThat(result.error().isFailure()).isFalse();
+    broker.quorum.createTopic(
+        TP.topic(), 1, BrokerFixture.BROKER_ID, Map.of("segment.ms", "" + SEGMENT_MS));
     partition = broker.replicaManager.partitionOrThrow(TP);
     // The first append starts the leader epoch; from here on, only rolls need the disk.
     partition.appendAsLeader(batch(T0), (short) 1);

@@ -40,8 +40,7 @@ class PartitionRemovalTest {
     // Given: partition 0 led here with a second replica, in sync, that never fetches
     broker = new BrokerFixture(dir);
     broker.registerBroker(FOLLOWER);
-    broker.admin.createTopic(
-        TP.topic(), -1, (short) -1, Map.of(0, List.of(1, FOLLOWER)), Map.of(), false);
+    broker.quorum.createTopic(TP.topic(), Map.of(0, List.of(1, FOLLOWER)), Map.of());
   }
 
   @AfterEach
@@ -71,7 +70,7 @@ class PartitionRemovalTest {
     assertThat(fetched).isNotDone();
 
     // When
-    assertThat(broker.admin.deleteTopic(TP.topic()).isSuccess()).isTrue();
+    broker.quorum.deleteTopic(TP.topic());
 
     // Then: both are answered long before their ten minutes, with a retriable error
     ProduceResponseData produceResponse = (ProduceResponseData) produced.get(30, TimeUnit.SECONDS);

@@ -39,8 +39,7 @@ class ProduceMemoryReleaseTest {
     // Given: partition 0 led here with a second replica, in sync, that has not fetched yet
     broker = new BrokerFixture(dir);
     broker.registerBroker(FOLLOWER);
-    broker.admin.createTopic(
-        TP.topic(), -1, (short) -1, Map.of(0, List.of(1, FOLLOWER)), Map.of(), false);
+    broker.quorum.createTopic(TP.topic(), Map.of(0, List.of(1, FOLLOWER)), Map.of());
   }
 
   @AfterEach

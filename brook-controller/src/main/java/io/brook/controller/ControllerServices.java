@@ -1,28 +1,50 @@
 package io.brook.controller;
 
-import io.brook.broker.admin.TopicAdmin;
-import io.brook.broker.api.AllocateProducerIdsHandler;
-import io.brook.broker.api.AlterPartitionHandler;
-import io.brook.broker.api.AssignReplicasToDirsHandler;
-import io.brook.broker.api.BrokerHeartbeatHandler;
-import io.brook.broker.api.BrokerRegistrationHandler;
-import io.brook.broker.api.DescribeQuorumHandler;
-import io.brook.broker.api.ElectLeadersHandler;
-import io.brook.broker.cluster.BrokerFencer;
-import io.brook.broker.cluster.BrokerLivenessProbe;
-import io.brook.broker.cluster.ControllerCallDispatcher;
+import static java.util.stream.Collectors.toSet;
+
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.cluster.ForwardingHandler;
-import io.brook.broker.cluster.LeaderRebalancer;
 import io.brook.broker.cluster.OffloadedHandler;
-import io.brook.metadata.controller.BrokerSessions;
-import io.brook.metadata.controller.ClusterController;
+import io.brook.controller.api.AllocateProducerIdsHandler;
+import io.brook.controller.api.AlterConfigsHandler;
+import io.brook.controller.api.AlterPartitionHandler;
+import io.brook.controller.api.AlterPartitionReassignmentsHandler;
+import io.brook.controller.api.AlterUserScramCredentialsHandler;
+import io.brook.controller.api.AssignReplicasToDirsHandler;
+import io.brook.controller.api.BrokerHeartbeatHandler;
+import io.brook.controller.api.BrokerRegistrationHandler;
+import io.brook.controller.api.CreateAclsHandler;
+import io.brook.controller.api.CreatePartitionsHandler;
+import io.brook.controller.api.CreateTopicsHandler;
+import io.brook.controller.api.DeleteAclsHandler;
+import io.brook.controller.api.DeleteTopicsHandler;
+import io.brook.controller.api.DescribeQuorumHandler;
+import io.brook.controller.api.ElectLeadersHandler;
+import io.brook.controller.api.IncrementalAlterConfigsHandler;
+import io.brook.controller.api.ListPartitionReassignmentsHandler;
+import io.brook.controller.api.TopicAdmin;
+import io.brook.controller.api.TopicConfigView;
+import io.brook.controller.cluster.BrokerFencer;
+import io.brook.controller.cluster.BrokerLivenessProbe;
+import io.brook.controller.cluster.ControllerCallDispatcher;
+import io.brook.controller.cluster.LeaderRebalancer;
+import io.brook.controller.state.BrokerSessions;
+import io.brook.controller.state.ClusterController;
+import io.brook.controller.state.ConfigValidator;
+import io.brook.controller.state.ControllerConfig;
+import io.brook.controller.voters.AddRaftVoterHandler;
+import io.brook.controller.voters.RemoveRaftVoterHandler;
+import io.brook.controller.voters.UpdateRaftVoterHandler;
 import io.brook.protocol.ApiHandler;
 import io.brook.quorum.ClusterQuorum;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
  * The controller side of a node: serves the controller APIs over the controller channel when this
@@ -38,6 +60,10 @@ public final class ControllerServices implements AutoCloseable {
   private final ClusterQuorum quorum;
   private final ClusterController controller;
   private final ScheduledExecutorService scheduler;
+  private final TopicAdmin admin;
+
+  /** The handlers of the admin APIs the controller decides, which every broker forwards here. */
+  private final List<ApiHandler> adminHandlers;
 
   /**
    * The calls arriving over the channel. Separate from the broker side's admin executor so a
@@ -51,33 +77,60 @@ public final class ControllerServices implements AutoCloseable {
   public ControllerServices(
       ControllerSettings settings,
       ClusterQuorum quorum,
-      ClusterController controller,
+      ControllerConfig controllerConfig,
+      ConfigValidator topicConfigValidator,
+      TopicConfigView topicConfigs,
+      RequestAuthorizer authorizer,
       ScheduledExecutorService scheduler) {
     this.settings = settings;
     this.quorum = quorum;
-    this.controller = controller;
+    this.controller = new ClusterController(controllerConfig, quorum::image, new SecureRandom());
     this.scheduler = scheduler;
+    this.admin = new TopicAdmin(quorum, controller, topicConfigValidator);
+    this.adminHandlers =
+        List.of(
+            new CreateTopicsHandler(admin, topicConfigs, authorizer),
+            new DeleteTopicsHandler(admin, authorizer),
+            new CreatePartitionsHandler(admin, authorizer),
+            new AlterConfigsHandler(admin, authorizer),
+            new IncrementalAlterConfigsHandler(admin, topicConfigs, authorizer),
+            new CreateAclsHandler(admin, authorizer),
+            new DeleteAclsHandler(admin, authorizer),
+            new AlterPartitionReassignmentsHandler(admin),
+            new ListPartitionReassignmentsHandler(admin),
+            new ElectLeadersHandler(quorum, controller),
+            new DescribeQuorumHandler(
+                quorum::quorumState, quorum::image, settings.controllerListener()),
+            new AddRaftVoterHandler(quorum, quorum::image, settings.controllerListener()),
+            new RemoveRaftVoterHandler(quorum, quorum::image),
+            new AlterUserScramCredentialsHandler(quorum));
+    Set<ApiKeys> served = adminHandlers.stream().map(ApiHandler::apiKey).collect(toSet());
+    if (!served.equals(ForwardingHandler.CONTROLLER_DECIDED)) {
+      // Every API the brokers forward must have its handler here, and only those.
+      throw new IllegalStateException("controller admin APIs " + served);
+    }
     this.callExecutor = OffloadedHandler.boundedExecutor("brook-controller-calls", QUEUE);
   }
 
+  /** The controller's state machine, for the node's start-up (the cluster id). */
+  public ClusterController controller() {
+    return controller;
+  }
+
   /**
-   * The admin APIs that only matter with several brokers (ElectLeaders, DescribeQuorum): decided by
-   * the controller, accepted by every broker, which forwards them.
+   * The admin APIs the controller decides ({@link ForwardingHandler#CONTROLLER_DECIDED}): served
+   * here, over the controller channel, and by the broker side of a node that is the active
+   * controller, which forwards them elsewhere.
    */
-  public List<ApiHandler> clusterAdminHandlers() {
-    return List.of(
-        new ElectLeadersHandler(quorum, controller),
-        new DescribeQuorumHandler(
-            quorum::quorumState, quorum::image, settings.controllerListener()));
+  public List<ApiHandler> adminHandlers() {
+    return adminHandlers;
   }
 
   /**
    * Starts the controller side: serves the controller APIs when this node is active and fences
    * silent brokers.
-   *
-   * @param brokerHandlers this node's handlers, whose admin handlers the controller runs locally
    */
-  public void start(List<ApiHandler> brokerHandlers, TopicAdmin admin, String clusterId) {
+  public void start(String clusterId) {
     BrokerSessions sessions =
         new BrokerSessions(settings.sessionTimeoutMs(), () -> System.nanoTime() / 1_000_000);
     List<ApiHandler> handlers = new ArrayList<>();
@@ -86,13 +139,9 @@ public final class ControllerServices implements AutoCloseable {
     handlers.add(new AlterPartitionHandler(quorum, controller));
     handlers.add(new AssignReplicasToDirsHandler(quorum, controller));
     handlers.add(new AllocateProducerIdsHandler(admin));
-    List<ApiHandler> adminHandlers = new ArrayList<>(brokerHandlers);
-    adminHandlers.addAll(clusterAdminHandlers());
-    for (ApiHandler handler : adminHandlers) {
-      if (ForwardingHandler.CONTROLLER_DECIDED.contains(handler.apiKey())) {
-        handlers.add(handler);
-      }
-    }
+    // Voters send it themselves, to the controller only (never served on a broker listener).
+    handlers.add(new UpdateRaftVoterHandler(quorum, quorum::image, settings.controllerListener()));
+    handlers.addAll(adminHandlers);
     quorum.serve(new ControllerCallDispatcher(handlers, callExecutor));
     // A tenth of the session timeout: a silent broker is fenced at most 10% late.
     long checkMs = Math.max(50, settings.sessionTimeoutMs() / 10);

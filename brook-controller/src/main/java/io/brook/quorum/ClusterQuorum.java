@@ -1,10 +1,16 @@
 package io.brook.quorum;
 
+import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.quorum.ControllerChannel;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.metadata.quorum.QuorumState;
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
 
 /** A node's view of a Raft metadata quorum: as a voter, or as a broker that follows the log. */
 public interface ClusterQuorum extends MetadataQuorum, ControllerChannel {
@@ -13,4 +19,29 @@ public interface ClusterQuorum extends MetadataQuorum, ControllerChannel {
 
   /** The quorum as its leader sees it, when this node is the leader; empty elsewhere. */
   Optional<QuorumState> quorumState();
+
+  /**
+   * On the leader: makes the observer {@code (id, directoryId)} a voter (AddRaftVoter), answering
+   * once the new voter set is committed, or with Kafka's error.
+   */
+  default CompletableFuture<ApiError> addVoter(
+      int id, Uuid directoryId, InetSocketAddress endpoint, Duration timeout) {
+    return notLeader();
+  }
+
+  /** On the leader: removes the voter {@code (id, directoryId)} (RemoveRaftVoter). */
+  default CompletableFuture<ApiError> removeVoter(int id, Uuid directoryId) {
+    return notLeader();
+  }
+
+  /** On the leader: records a voter's new endpoint (UpdateRaftVoter). */
+  default CompletableFuture<ApiError> updateVoter(
+      int id, Uuid directoryId, InetSocketAddress endpoint) {
+    return notLeader();
+  }
+
+  private static CompletableFuture<ApiError> notLeader() {
+    return CompletableFuture.completedFuture(
+        new ApiError(Errors.NOT_LEADER_OR_FOLLOWER, "this node is not a controller"));
+  }
 }

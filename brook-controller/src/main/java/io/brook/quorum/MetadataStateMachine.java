@@ -47,6 +47,7 @@ final class MetadataStateMachine extends BaseStateMachine {
   private final ImagePublisher publisher = new ImagePublisher("brook-metadata-publisher");
   private volatile MetadataImage image = MetadataImage.EMPTY;
   private volatile Function<byte[], CompletableFuture<byte[]>> controllerCalls;
+  private volatile Function<QueryCodec.Join, CompletableFuture<byte[]>> joins;
 
   /** Deltas for brokers that follow the log: 100,000 records is a few seconds of a busy cluster. */
   private final RecentRecords recent = new RecentRecords(100_000);
@@ -94,6 +95,11 @@ final class MetadataStateMachine extends BaseStateMachine {
 
   void serve(Function<byte[], CompletableFuture<byte[]>> handler) {
     this.controllerCalls = handler;
+  }
+
+  /** Installs what answers a controller's request to join the group as an observer. */
+  void serveJoins(Function<QueryCodec.Join, CompletableFuture<byte[]>> handler) {
+    this.joins = handler;
   }
 
   @Override
@@ -240,6 +246,19 @@ final class MetadataStateMachine extends BaseStateMachine {
     if (kind == QueryCodec.FETCH) {
       long offset = bytes.getLong();
       return fetch(offset).thenApply(answer -> Message.valueOf(wrap(answer)));
+    }
+    if (kind == QueryCodec.JOIN) {
+      Function<QueryCodec.Join, CompletableFuture<byte[]>> joinHandler = joins;
+      if (joinHandler == null) {
+        return CompletableFuture.failedFuture(new IllegalStateException("no joins served yet"));
+      }
+      QueryCodec.Join join;
+      try {
+        join = QueryCodec.decodeJoin(bytes);
+      } catch (IllegalArgumentException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      return joinHandler.apply(join).thenApply(answer -> Message.valueOf(wrap(answer)));
     }
     Function<byte[], CompletableFuture<byte[]>> handler = controllerCalls;
     if (handler == null) {

@@ -17,11 +17,21 @@ import java.util.List;
  *   <li>Metadata fetch: {@code kind:int8 = 1, offset:int64} (the offset of the fetcher's image),
  *       answered by {@code type:int8 (0 delta, 1 snapshot), lastOffset:int64, records:JSON array}:
  *       a delta holds the records after {@code offset}; a snapshot holds the whole image.
+ *   <li>Join as an observer: {@code kind:int8 = 2, peerId:int16-length UTF-8, address:int16-length
+ *       UTF-8} from a controller outside the group (KIP-853's observer), answered by {@code
+ *       error:int16} (a Kafka error code; NONE once it is a listener of the group).
  * </ul>
  */
 final class QueryCodec {
   static final byte CALL = 0;
   static final byte FETCH = 1;
+  static final byte JOIN = 2;
+
+  /** The longest peer id or address a join may carry. */
+  private static final int MAX_JOIN_STRING = 1024;
+
+  /** A decoded join request. */
+  record Join(String peerId, String address) {}
 
   /** A decoded fetch answer. */
   record Fetched(boolean snapshot, long lastOffset, List<MetadataRecord> records) {}
@@ -34,6 +44,33 @@ final class QueryCodec {
 
   static byte[] fetch(long offset) {
     return ByteBuffer.allocate(1 + Long.BYTES).put(FETCH).putLong(offset).array();
+  }
+
+  static byte[] join(String peerId, String address) {
+    byte[] id = peerId.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] addr = address.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(1 + 2 + id.length + 2 + addr.length)
+        .put(JOIN)
+        .putShort((short) id.length)
+        .put(id)
+        .putShort((short) addr.length)
+        .put(addr)
+        .array();
+  }
+
+  /** Decodes a join after its kind byte; lengths are checked before anything is allocated. */
+  static Join decodeJoin(ByteBuffer buffer) {
+    return new Join(joinString(buffer), joinString(buffer));
+  }
+
+  private static String joinString(ByteBuffer buffer) {
+    int length = buffer.remaining() >= 2 ? buffer.getShort() & 0xffff : -1;
+    if (length < 0 || length > MAX_JOIN_STRING || length > buffer.remaining()) {
+      throw new IllegalArgumentException("malformed join request");
+    }
+    byte[] bytes = new byte[length];
+    buffer.get(bytes);
+    return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
   }
 
   static byte[] fetched(boolean snapshot, long lastOffset, List<MetadataRecord> records) {

@@ -85,7 +85,14 @@ public final class RaftMetadataObserver implements ClusterQuorum {
         log.warn("Local metadata copy unreadable, fetching all file={}", localCopy, e);
       }
     }
-    RaftGroup group = RatisConfig.group(settings.voters());
+    // The voters, or, with controller.quorum.bootstrap.servers, placeholders the first redirect
+    // replaces with the real peers (list every controller there: a client knows no others until
+    // a follower names them).
+    RaftGroup group =
+        settings.voters().isEmpty()
+            ? RaftGroup.valueOf(
+                RatisConfig.GROUP_ID, RatisConfig.bootstrapPeers(settings.bootstrapServers()))
+            : RatisConfig.group(settings.voters());
     RaftProperties props = RatisConfig.properties(settings);
     RaftClient client = RatisConfig.client(settings, group, settings.requestTimeout(), true);
     RaftClient longClient =

@@ -11,8 +11,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -20,21 +22,28 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
@@ -43,8 +52,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The metadata quorum on Apache Ratis: this node is one voter of the group named by {@code
- * controller.quorum.voters}; the Ratis leader is the active controller.
+ * The metadata quorum on Apache Ratis, on a node with the controller role: a voter of the group, or
+ * an observer (a Ratis listener) until it is added as one; the Ratis leader is the active
+ * controller. The group id is fixed and the membership is in the log (KIP-853): {@code
+ * controller.quorum.voters} is only the group a node with an empty log starts with.
  *
  * <p>Operations run one at a time on the controller thread of the active controller: the operation
  * reads the applied image, its records go into one Raft entry stamped with that image's offset, and
@@ -67,35 +78,59 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   /** How long a stopping leader waits for one voter to take over its leadership. */
   private static final long HAND_OVER_TIMEOUT_MS = 2_000;
 
-  private final RaftGroup group;
-  private final Map<Integer, InetSocketAddress> voters;
-  private final RaftServer server;
-  private final RaftClient client;
-  private final RaftClient longClient;
-  private final MetadataStateMachine stateMachine;
-  private final ThreadPoolExecutor controllerThread;
+  /** How often a node outside the group asks to be added as an observer. */
+  private static final long JOIN_INTERVAL_MS = 1_000;
 
-  /** The only voter: always the leader once elected, so requests need not go over the network. */
-  private final boolean singleVoter;
+  private final QuorumSettings settings;
+  private final RaftPeerId self;
+  private final InetSocketAddress endpoint;
+  private final RaftServer server;
+  private final MetadataStateMachine stateMachine;
+  private final VoterChanges voterChanges;
+  private final ThreadPoolExecutor controllerThread;
+  private final ScheduledExecutorService joiner;
+
+  /** Clients of the voters as the configuration last named them; rebuilt when it changes. */
+  private volatile Clients clients;
+
+  /** Clients replaced by newer ones, closed with the quorum: calls may still be in flight. */
+  private final List<Clients> retiredClients = new ArrayList<>();
 
   private final ClientId localClientId = ClientId.randomId();
   private final AtomicLong localCallIds = new AtomicLong();
   private volatile boolean closed;
 
+  /** Set once the clients are closed (after the hand-over of a stopping leader). */
+  private boolean clientsClosed;
+
+  /** Failed attempts to join in a row (on the join thread only). */
+  private int joinFailures;
+
+  /** A pair of clients (short and long calls) of one peer list. */
+  private record Clients(List<RaftPeer> peers, RaftClient normal, RaftClient longCalls) {
+    void close() {
+      for (RaftClient c : new RaftClient[] {normal, longCalls}) {
+        try {
+          c.close();
+        } catch (IOException e) {
+          log.warn("Error closing a Raft client", e);
+        }
+      }
+    }
+  }
+
   private RaftMetadataQuorum(
-      RaftGroup group,
-      Map<Integer, InetSocketAddress> voters,
+      QuorumSettings settings,
+      RaftPeerId self,
+      InetSocketAddress endpoint,
       RaftServer server,
-      RaftClient client,
-      RaftClient longClient,
       MetadataStateMachine stateMachine) {
-    this.group = group;
-    this.voters = Map.copyOf(voters);
+    this.settings = settings;
+    this.self = self;
+    this.endpoint = endpoint;
     this.server = server;
-    this.client = client;
-    this.longClient = longClient;
     this.stateMachine = stateMachine;
-    this.singleVoter = voters.size() == 1;
+    this.voterChanges = new VoterChanges(server, settings.requestTimeout());
     this.controllerThread =
         new ThreadPoolExecutor(
             1,
@@ -108,16 +143,32 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
               thread.setDaemon(true);
               return thread;
             });
+    this.joiner =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "brook-quorum-join");
+              thread.setDaemon(true);
+              return thread;
+            });
   }
 
   /**
-   * Starts this node's Raft server (binding its voter address) and a client of the group. Returns
-   * at once: the group elects a leader once a majority of voters runs.
+   * Starts this node's Raft server (binding its controller endpoint) and clients of the group.
+   * Returns at once: the group elects a leader once a majority of voters runs. A node that is in no
+   * configuration yet (started with {@code controller.quorum.bootstrap.servers}, or removed) asks
+   * the leader, every second until it is, to be added as an observer (a Ratis listener): it then
+   * receives and applies the log without voting, until AddRaftVoter makes it a voter.
    */
   public static RaftMetadataQuorum start(QuorumSettings settings) throws IOException {
-    if (!settings.voters().containsKey(settings.nodeId())) {
+    if (!settings.voters().isEmpty() && !settings.voters().containsKey(settings.nodeId())) {
       throw new IllegalArgumentException(
           "node " + settings.nodeId() + " is not a voter of " + settings.voters());
+    }
+    if (settings.voters().isEmpty() && settings.bootstrapServers().isEmpty()) {
+      throw new IllegalArgumentException("neither initial voters nor bootstrap servers given");
+    }
+    if (settings.controllerEndpoint() == null) {
+      throw new IllegalArgumentException("a controller needs its controller endpoint");
     }
     if (settings.voters().size() > 1
         && settings.voters().values().stream().anyMatch(v -> v.getPort() == 0)) {
@@ -128,50 +179,175 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     // belongs to Brook, which must fail start-up with an exception instead (and an embedded
     // cluster in a test JVM must not take the JVM down).
     ExitUtils.disableSystemExit();
-    Files.createDirectories(settings.storageDir());
-    RaftGroup group = RatisConfig.group(settings.voters());
+    RaftPeerId self = RatisStorage.prepare(settings);
     RaftProperties props = RatisConfig.properties(settings);
     MetadataStateMachine stateMachine = new MetadataStateMachine();
     RaftServer server =
         RaftServer.newBuilder()
-            .setServerId(RatisConfig.peerId(settings.nodeId()))
-            .setGroup(group)
+            .setServerId(self)
+            .setGroup(initialGroup(settings, self))
             .setProperties(props)
+            .setParameters(RatisConfig.parameters(settings))
             .setStateMachine(stateMachine)
             .setOption(RaftStorage.StartupOption.RECOVER)
             .build();
     server.start();
-    Map<Integer, InetSocketAddress> voters = boundVoters(settings, server);
-    RaftGroup clientGroup = RatisConfig.group(voters);
-    RaftClient client = RatisConfig.client(settings, clientGroup, settings.requestTimeout(), true);
-    RaftClient longClient =
-        RatisConfig.client(
-            settings,
-            clientGroup,
-            Duration.ofMillis(ControllerChannel.LONG_CALL_TIMEOUT_MS),
-            false);
+    InetSocketAddress endpoint = boundEndpoint(settings, server);
+    RaftMetadataQuorum quorum =
+        new RaftMetadataQuorum(settings, self, endpoint, server, stateMachine);
     log.info(
-        "Raft quorum started nodeId={} voters={} storage={}",
+        "Raft quorum started nodeId={} peerId={} voters={} storage={}",
         settings.nodeId(),
-        voters,
+        self,
+        VoterChanges.keys(quorum.configuration().getCurrentPeers(RaftPeerRole.FOLLOWER)),
         settings.storageDir());
-    return new RaftMetadataQuorum(group, voters, server, client, longClient, stateMachine);
+    stateMachine.serveJoins(
+        join ->
+            quorum
+                .voterChanges
+                .addObserver(
+                    RatisConfig.peer(
+                        RaftPeerId.valueOf(join.peerId()), RatisConfig.address(join.address())))
+                .thenApply(
+                    error ->
+                        ByteBuffer.allocate(Short.BYTES).putShort(error.error().code()).array()));
+    quorum.joiner.scheduleWithFixedDelay(
+        quorum::joinIfOutside, 0, JOIN_INTERVAL_MS, TimeUnit.MILLISECONDS);
+    return quorum;
   }
 
   /**
-   * The voters with this node's port as bound: a single voter may name port 0 (an {@code
-   * EmbeddedBrook}), and its own clients must reach the port the kernel chose. Several voters name
-   * real ports, as each must reach the others.
+   * The group a node with an empty log starts with: the initial voters (this node by its own peer
+   * id, the others by node id), or none when it finds the quorum through bootstrap servers. With a
+   * log, Ratis takes the membership from the log instead.
    */
-  private static Map<Integer, InetSocketAddress> boundVoters(
-      QuorumSettings settings, RaftServer server) {
-    InetSocketAddress self = settings.voters().get(settings.nodeId());
-    if (self.getPort() != 0) {
-      return settings.voters();
+  private static RaftGroup initialGroup(QuorumSettings settings, RaftPeerId self) {
+    List<RaftPeer> peers = new ArrayList<>();
+    for (Map.Entry<Integer, InetSocketAddress> voter : settings.voters().entrySet()) {
+      RaftPeerId id =
+          voter.getKey() == settings.nodeId() ? self : RatisConfig.peerId(voter.getKey());
+      peers.add(RatisConfig.peer(id, voter.getValue()));
+    }
+    return RaftGroup.valueOf(RatisConfig.GROUP_ID, peers);
+  }
+
+  /**
+   * This node's endpoint as bound: a single voter may name port 0 (an {@code EmbeddedBrook}), and
+   * its own clients must reach the port the kernel chose.
+   */
+  private static InetSocketAddress boundEndpoint(QuorumSettings settings, RaftServer server) {
+    InetSocketAddress configured = settings.controllerEndpoint();
+    if (configured.getPort() != 0) {
+      return configured;
     }
     int port = server.getServerRpc().getInetSocketAddress().getPort();
-    return Map.of(
-        settings.nodeId(), InetSocketAddress.createUnresolved(self.getHostString(), port));
+    return InetSocketAddress.createUnresolved(configured.getHostString(), port);
+  }
+
+  private RaftServer.Division division() throws IOException {
+    return server.getDivision(RatisConfig.GROUP_ID);
+  }
+
+  /** The Raft configuration as this node knows it (committed or not). */
+  private RaftConfiguration configuration() {
+    try {
+      return division().getRaftConf();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Whether this node is the only voter: then it needs no network to reach the leader. */
+  private boolean soleVoter() {
+    Collection<RaftPeer> voters = configuration().getCurrentPeers(RaftPeerRole.FOLLOWER);
+    return voters.size() == 1
+        && voters.iterator().next().getId().equals(self)
+        && configuration().getPreviousPeers().isEmpty();
+  }
+
+  /**
+   * Clients of the current voters (this node at its bound port), or of the bootstrap servers while
+   * this node knows no voter. Rebuilt when the voters change, so calls follow the membership: a
+   * Ratis client only learns peers from a follower's redirect, and would otherwise keep trying a
+   * removed or dead peer it started with.
+   */
+  private Clients clients() {
+    List<RaftPeer> peers = new ArrayList<>();
+    for (RaftPeer voter : configuration().getCurrentPeers(RaftPeerRole.FOLLOWER)) {
+      peers.add(voter.getId().equals(self) ? RatisConfig.peer(self, endpoint) : voter);
+    }
+    if (peers.isEmpty()) {
+      peers.addAll(RatisConfig.bootstrapPeers(settings.bootstrapServers()));
+    }
+    Clients current = clients;
+    if (current != null && current.peers().equals(peers)) {
+      return current;
+    }
+    synchronized (retiredClients) {
+      current = clients;
+      if (current != null && current.peers().equals(peers)) {
+        return current;
+      }
+      if (clientsClosed) {
+        throw new IllegalStateException("the quorum is closed");
+      }
+      RaftGroup group = RaftGroup.valueOf(RatisConfig.GROUP_ID, peers);
+      Clients fresh =
+          new Clients(
+              List.copyOf(peers),
+              RatisConfig.client(settings, group, settings.requestTimeout(), true),
+              RatisConfig.client(
+                  settings,
+                  group,
+                  Duration.ofMillis(ControllerChannel.LONG_CALL_TIMEOUT_MS),
+                  false));
+      if (current != null) {
+        retiredClients.add(current);
+      }
+      clients = fresh;
+      return fresh;
+    }
+  }
+
+  /**
+   * Asks the leader to add this node as an observer (a Ratis listener) when it is in no
+   * configuration: first start with bootstrap servers, or after its removal as a voter.
+   */
+  private void joinIfOutside() {
+    if (closed) {
+      return;
+    }
+    try {
+      if (configuration().getPeer(self, RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) != null) {
+        return;
+      }
+      RaftPeer peer = RatisConfig.peer(self, endpoint);
+      byte[] answer =
+          query(clients().normal(), QueryCodec.join(self.toString(), peer.getAddress()))
+              .get(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      Errors error = Errors.forCode(ByteBuffer.wrap(answer).getShort());
+      if (error == Errors.NONE) {
+        joinFailures = 0;
+        log.info("Joined the quorum as an observer peerId={} endpoint={}", self, endpoint);
+      } else {
+        throw new IOException("the leader answered " + error);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException
+        | java.util.concurrent.TimeoutException
+        | IOException
+        | RuntimeException e) {
+      // Once at info (say, the bootstrap servers are not up yet), then quietly until it works.
+      if (joinFailures++ == 0) {
+        log.info(
+            "Cannot join the quorum as an observer yet, retrying peerId={} error={}",
+            self,
+            e.toString());
+      } else {
+        log.debug("Cannot join the quorum as an observer yet peerId={}", self, e);
+      }
+    }
   }
 
   @Override
@@ -195,14 +371,15 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     if (!isActiveController()) {
       return;
     }
-    int nodeId = RatisConfig.nodeId(server.getId());
-    for (int voter : voters.keySet()) {
-      if (voter == nodeId) {
+    int nodeId = RatisConfig.nodeId(self);
+    for (RaftPeer peer : configuration().getCurrentPeers(RaftPeerRole.FOLLOWER)) {
+      if (peer.getId().equals(self)) {
         continue;
       }
+      int voter = RatisConfig.nodeId(peer.getId());
       try {
         RaftClientReply reply =
-            client.admin().transferLeadership(RatisConfig.peerId(voter), HAND_OVER_TIMEOUT_MS);
+            clients().normal().admin().transferLeadership(peer.getId(), HAND_OVER_TIMEOUT_MS);
         if (reply.isSuccess()) {
           log.info(
               "Handed Raft leadership over before stopping nodeId={} newLeader={}", nodeId, voter);
@@ -229,8 +406,7 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   @Override
   public Optional<QuorumState> quorumState() {
     try {
-      return QuorumStateReader.read(
-          server.getDivision(group.getGroupId()), voters, System.currentTimeMillis());
+      return QuorumStateReader.read(division(), endpoint, System.currentTimeMillis());
     } catch (IOException e) {
       return Optional.empty();
     }
@@ -238,7 +414,7 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
 
   private DivisionInfo info() {
     try {
-      return server.getDivision(group.getGroupId()).getInfo();
+      return division().getInfo();
     } catch (IOException e) {
       return null;
     }
@@ -303,7 +479,7 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(entry));
     RaftClientReply reply;
     try {
-      reply = singleVoter ? submitLocally(message) : client.io().send(message);
+      reply = soleVoter() ? submitLocally(message) : clients().normal().io().send(message);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot replicate metadata records", e);
     }
@@ -333,7 +509,7 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
         RaftClientRequest.newBuilder()
             .setClientId(localClientId)
             .setServerId(server.getId())
-            .setGroupId(group.getGroupId())
+            .setGroupId(RatisConfig.GROUP_ID)
             .setCallId(localCallIds.incrementAndGet())
             .setMessage(message)
             .setType(RaftClientRequest.writeRequestType())
@@ -363,12 +539,12 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
 
   @Override
   public CompletableFuture<byte[]> call(byte[] request) {
-    return singleVoter ? callLocally(request) : call(client, request);
+    return soleVoter() ? callLocally(request) : call(clients().normal(), request);
   }
 
   @Override
   public CompletableFuture<byte[]> callLong(byte[] request) {
-    return singleVoter ? callLocally(request) : call(longClient, request);
+    return soleVoter() ? callLocally(request) : call(clients().longCalls(), request);
   }
 
   /**
@@ -392,10 +568,14 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
    * heartbeats included, would fail with AlreadyClosedException until the node restarts.
    */
   private static CompletableFuture<byte[]> call(RaftClient client, byte[] request) {
+    return query(client, QueryCodec.call(request));
+  }
+
+  /** A read-only request to the leader's state machine ({@link QueryCodec}). */
+  private static CompletableFuture<byte[]> query(RaftClient client, byte[] query) {
     return client
         .async()
-        .sendReadOnlyUnordered(
-            Message.valueOf(UnsafeByteOperations.unsafeWrap(QueryCodec.call(request))))
+        .sendReadOnlyUnordered(Message.valueOf(UnsafeByteOperations.unsafeWrap(query)))
         .thenApply(
             reply -> {
               if (!reply.isSuccess()) {
@@ -404,6 +584,23 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
               }
               return reply.getMessage().getContent().toByteArray();
             });
+  }
+
+  @Override
+  public CompletableFuture<ApiError> addVoter(
+      int id, Uuid directoryId, InetSocketAddress endpoint, Duration timeout) {
+    return voterChanges.add(id, directoryId, endpoint, timeout);
+  }
+
+  @Override
+  public CompletableFuture<ApiError> removeVoter(int id, Uuid directoryId) {
+    return voterChanges.remove(id, directoryId);
+  }
+
+  @Override
+  public CompletableFuture<ApiError> updateVoter(
+      int id, Uuid directoryId, InetSocketAddress endpoint) {
+    return voterChanges.update(id, directoryId, endpoint);
   }
 
   @Override
@@ -423,13 +620,16 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     }
     closed = true;
     controllerThread.shutdownNow();
+    joiner.shutdownNow();
+    voterChanges.close();
     handOverLeadership();
-    for (RaftClient c : new RaftClient[] {client, longClient}) {
-      try {
-        c.close();
-      } catch (IOException e) {
-        log.warn("Error closing a Raft client", e);
+    synchronized (retiredClients) {
+      if (clients != null) {
+        retiredClients.add(clients);
       }
+      retiredClients.forEach(Clients::close);
+      retiredClients.clear();
+      clientsClosed = true;
     }
     try {
       server.close();

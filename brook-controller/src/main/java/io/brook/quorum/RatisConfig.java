@@ -4,15 +4,19 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.Uuid;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -35,33 +39,111 @@ final class RatisConfig {
   private RatisConfig() {}
 
   /**
-   * The group: one peer per voter, and an id derived from the voter ids, so every node computes the
-   * same group without a format step.
+   * The metadata quorum's Raft group id. Fixed, not derived from the voters: the membership changes
+   * (KIP-853) and every node, a new one included, must name the same group.
    */
-  static RaftGroup group(Map<Integer, InetSocketAddress> voters) {
-    List<RaftPeer> peers = new ArrayList<>();
+  static final RaftGroupId GROUP_ID =
+      RaftGroupId.valueOf(
+          UUID.nameUUIDFromBytes("brook-metadata".getBytes(StandardCharsets.UTF_8)));
+
+  /** The id an earlier Brook derived from the voter ids; its storage is migrated at start. */
+  static RaftGroupId legacyGroupId(Collection<Integer> voterIds) {
     StringBuilder ids = new StringBuilder("brook-metadata");
-    voters.keySet().stream().sorted().forEach(id -> ids.append(',').append(id));
-    for (Map.Entry<Integer, InetSocketAddress> voter : voters.entrySet()) {
-      InetSocketAddress address = voter.getValue();
-      peers.add(
-          RaftPeer.newBuilder()
-              .setId(peerId(voter.getKey()))
-              .setAddress(address.getHostString() + ":" + address.getPort())
-              .build());
-    }
-    UUID uuid = UUID.nameUUIDFromBytes(ids.toString().getBytes(StandardCharsets.UTF_8));
-    return RaftGroup.valueOf(RaftGroupId.valueOf(uuid), peers);
+    voterIds.stream().sorted().forEach(id -> ids.append(',').append(id));
+    return RaftGroupId.valueOf(
+        UUID.nameUUIDFromBytes(ids.toString().getBytes(StandardCharsets.UTF_8)));
   }
 
-  static RaftPeerId peerId(int nodeId) {
-    return RaftPeerId.valueOf("node-" + nodeId);
+  /** The group of a static voter set: one peer per voter, named by node id alone. */
+  static RaftGroup group(Map<Integer, InetSocketAddress> voters) {
+    List<RaftPeer> peers = new ArrayList<>();
+    for (Map.Entry<Integer, InetSocketAddress> voter : voters.entrySet()) {
+      peers.add(peer(peerId(voter.getKey()), voter.getValue()));
+    }
+    return RaftGroup.valueOf(GROUP_ID, peers);
   }
+
+  static RaftPeer peer(RaftPeerId id, InetSocketAddress address) {
+    return RaftPeer.newBuilder()
+        .setId(id)
+        .setAddress(address.getHostString() + ":" + address.getPort())
+        .build();
+  }
+
+  /** A Ratis peer address, {@code host:port}, as {@link #peer} writes it. */
+  static InetSocketAddress address(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    if (colon <= 0) {
+      throw new IllegalArgumentException("not host:port: " + hostPort);
+    }
+    String host = hostPort.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    return InetSocketAddress.createUnresolved(
+        host, Integer.parseInt(hostPort.substring(colon + 1)));
+  }
+
+  /**
+   * Peers a client starts from when all it knows are {@code controller.quorum.bootstrap.servers}:
+   * their ids are placeholders (a Ratis server checks the group of a request, not the peer id it
+   * was sent to), and the first answer from a follower names the leader and the real peers.
+   */
+  static List<RaftPeer> bootstrapPeers(List<InetSocketAddress> servers) {
+    List<RaftPeer> peers = new ArrayList<>();
+    for (int i = 0; i < servers.size(); i++) {
+      peers.add(peer(RaftPeerId.valueOf("bootstrap-" + i), servers.get(i)));
+    }
+    return peers;
+  }
+
+  /**
+   * The peer id of a voter known by node id alone (a static voter, or data of an earlier Brook).
+   */
+  static RaftPeerId peerId(int nodeId) {
+    return RaftPeerId.valueOf(PEER_PREFIX + nodeId);
+  }
+
+  /**
+   * The peer id of a node with a known directory id: Kafka names a voter by both (a node whose
+   * metadata directory was replaced is another voter), and a Ratis peer has no other field to carry
+   * it.
+   */
+  static RaftPeerId peerId(int nodeId, Uuid directoryId) {
+    return Uuid.ZERO_UUID.equals(directoryId)
+        ? peerId(nodeId)
+        : RaftPeerId.valueOf(PEER_PREFIX + nodeId + DIRECTORY_SEPARATOR + directoryId);
+  }
+
+  private static final String PEER_PREFIX = "node-";
+  private static final char DIRECTORY_SEPARATOR = '@';
 
   /** The node id of a peer named by {@link #peerId}, or -1. */
   static int nodeId(RaftPeerId peerId) {
     String name = peerId == null ? "" : peerId.toString();
-    return name.startsWith("node-") ? Integer.parseInt(name.substring(5)) : -1;
+    if (!name.startsWith(PEER_PREFIX)) {
+      return -1;
+    }
+    int end = name.indexOf(DIRECTORY_SEPARATOR);
+    try {
+      return Integer.parseInt(name.substring(PEER_PREFIX.length(), end < 0 ? name.length() : end));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** The directory id of a peer named by {@link #peerId}, or {@link Uuid#ZERO_UUID}. */
+  static Uuid directoryId(RaftPeerId peerId) {
+    String name = peerId == null ? "" : peerId.toString();
+    int at = name.indexOf(DIRECTORY_SEPARATOR);
+    if (!name.startsWith(PEER_PREFIX) || at < 0) {
+      return Uuid.ZERO_UUID;
+    }
+    try {
+      return Uuid.fromString(name.substring(at + 1));
+    } catch (IllegalArgumentException e) {
+      return Uuid.ZERO_UUID;
+    }
   }
 
   /**
@@ -90,17 +172,35 @@ final class RatisConfig {
     }
     return RaftClient.newBuilder()
         .setProperties(props)
+        .setParameters(parameters(settings))
         .setRaftGroup(group)
         .setClientId(ClientId.randomId())
         .setRetryPolicy(retry)
         .build();
   }
 
+  /**
+   * The gRPC TLS of every quorum connection when {@link QuorumSettings#tls()} is set: the same
+   * mutual-TLS configuration for the Raft server, its admin service and the clients, so peers and
+   * brokers both present and check certificates.
+   */
+  static Parameters parameters(QuorumSettings settings) {
+    Parameters parameters = new Parameters();
+    QuorumSettings.Tls tls = settings.tls();
+    if (tls != null) {
+      GrpcTlsConfig config = new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true);
+      GrpcConfigKeys.Server.setTlsConf(parameters, config);
+      GrpcConfigKeys.Admin.setTlsConf(parameters, config);
+      GrpcConfigKeys.Client.setTlsConf(parameters, config);
+    }
+    return parameters;
+  }
+
   static RaftProperties properties(QuorumSettings settings) {
     RaftProperties props = new RaftProperties();
     // gRPC: the Netty transport logs thousands of stack traces while a peer is down.
     RaftConfigKeys.Rpc.setType(props, SupportedRpcType.GRPC);
-    InetSocketAddress self = settings.voters().get(settings.nodeId());
+    InetSocketAddress self = settings.controllerEndpoint();
     if (self != null) {
       GrpcConfigKeys.Server.setHost(props, self.getHostString());
       GrpcConfigKeys.Server.setPort(props, self.getPort());
@@ -116,7 +216,7 @@ final class RatisConfig {
         props, TimeDuration.valueOf(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
     RaftClientConfigKeys.Rpc.setRequestTimeout(
         props, TimeDuration.valueOf(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS));
-    if (settings.voters().size() == 1) {
+    if (settings.voters().size() == 1 && settings.voters().containsKey(settings.nodeId())) {
       // A single voter has nobody to wait for: its vote is the majority, so it may stand for
       // election at once instead of after Ratis's first election timeout (about a second by
       // default). Every single node (bin/brook dev, every EmbeddedBrook of the test suite) starts

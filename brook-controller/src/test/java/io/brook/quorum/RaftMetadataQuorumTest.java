@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.brook.controller.state.ClusterController;
+import io.brook.controller.state.ConfigValidator;
+import io.brook.controller.state.ControllerConfig;
+import io.brook.controller.state.TopicResult;
 import io.brook.metadata.controller.ApiError;
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.ConfigValidator;
-import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.controller.MetadataException;
-import io.brook.metadata.controller.TopicResult;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.testports.PortAllocator;
 import java.io.IOException;

@@ -3,6 +3,7 @@ package io.brook.protocol;
 import java.net.InetAddress;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
 
 /**
  * Who sent a request and how.
@@ -13,6 +14,10 @@ import org.apache.kafka.common.requests.RequestHeader;
  * @param connectionId a unique id of the connection, for logs and per-connection state
  * @param receivedNanos {@code System.nanoTime()} when the request was read off the socket
  * @param requestBytesDone see {@link #releaseRequestBytes()}
+ * @param principal who the connection authenticated as ({@code User:CN=...} from a TLS client
+ *     certificate), {@link KafkaPrincipal#ANONYMOUS} when nobody authenticated (PLAINTEXT, TLS
+ *     without a client certificate); see {@code io.brook.protocol.network.ConnectionPrincipal};
+ *     what the authorizer decides on
  */
 public record RequestContext(
     RequestHeader header,
@@ -20,7 +25,30 @@ public record RequestContext(
     InetAddress clientAddress,
     String connectionId,
     long receivedNanos,
-    Runnable requestBytesDone) {
+    Runnable requestBytesDone,
+    KafkaPrincipal principal) {
+
+  public RequestContext {
+    java.util.Objects.requireNonNull(principal, "principal");
+  }
+
+  /** A context of an unauthenticated connection: {@link KafkaPrincipal#ANONYMOUS}. */
+  public RequestContext(
+      RequestHeader header,
+      String listenerName,
+      InetAddress clientAddress,
+      String connectionId,
+      long receivedNanos,
+      Runnable requestBytesDone) {
+    this(
+        header,
+        listenerName,
+        clientAddress,
+        connectionId,
+        receivedNanos,
+        requestBytesDone,
+        KafkaPrincipal.ANONYMOUS);
+  }
 
   /** A context whose request bytes are released only when the request is answered. */
   public RequestContext(

@@ -1,34 +1,14 @@
 package io.brook.server;
 
 import io.brook.broker.BrokerIdentity;
-import io.brook.broker.admin.AutoTopicCreator;
 import io.brook.broker.admin.ConfigDescriber;
 import io.brook.broker.admin.LocalMetadataBarrier;
 import io.brook.broker.admin.ProducerIdManager;
-import io.brook.broker.admin.TopicAdmin;
-import io.brook.broker.api.AlterConfigsHandler;
-import io.brook.broker.api.AlterPartitionReassignmentsHandler;
-import io.brook.broker.api.AlterUserScramCredentialsHandler;
-import io.brook.broker.api.CreatePartitionsHandler;
-import io.brook.broker.api.CreateTopicsHandler;
-import io.brook.broker.api.DeleteRecordsHandler;
-import io.brook.broker.api.DeleteTopicsHandler;
-import io.brook.broker.api.DescribeClusterHandler;
-import io.brook.broker.api.DescribeConfigsHandler;
-import io.brook.broker.api.DescribeLogDirsHandler;
-import io.brook.broker.api.DescribeProducersHandler;
-import io.brook.broker.api.DescribeTopicPartitionsHandler;
-import io.brook.broker.api.DescribeUserScramCredentialsHandler;
-import io.brook.broker.api.FetchHandler;
-import io.brook.broker.api.IncrementalAlterConfigsHandler;
-import io.brook.broker.api.ListOffsetsHandler;
-import io.brook.broker.api.ListPartitionReassignmentsHandler;
-import io.brook.broker.api.MetadataHandler;
-import io.brook.broker.api.OffsetForLeaderEpochHandler;
-import io.brook.broker.api.ProduceHandler;
-import io.brook.broker.api.WriteTxnMarkersHandler;
+import io.brook.broker.api.BrokerApis;
 import io.brook.broker.api.group.GroupApis;
 import io.brook.broker.api.txn.TxnApis;
+import io.brook.broker.auth.ApiAuthorization;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.cluster.CleanShutdownEpoch;
 import io.brook.broker.cluster.ForwardingHandler;
 import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
@@ -38,21 +18,21 @@ import io.brook.broker.fetch.FetchSessionCache;
 import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.metrics.ReplicationMBeans;
 import io.brook.broker.replica.DiskWork;
-import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;
 import io.brook.broker.txn.TxnMarkerSender;
+import io.brook.broker.txn.TxnPartitionVerifier;
 import io.brook.controller.ControllerServices;
+import io.brook.controller.state.ControllerConfig;
 import io.brook.coordinator.api.GroupService;
 import io.brook.coordinator.group.GroupCoordinator;
-import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.coordinator.txn.TransactionCoordinator;
 import io.brook.coordinator.txn.api.TransactionService;
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.ControllerConfig;
+import io.brook.metadata.authorizer.StandardAuthorizer;
 import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.image.TopicImage;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
@@ -61,7 +41,9 @@ import io.brook.protocol.ConnectionListener;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.client.InterNodeEventLoops;
 import io.brook.protocol.network.KafkaNetworkServer;
+import io.brook.protocol.network.ListenerSecurity;
 import io.brook.protocol.sasl.SaslApis;
+import io.brook.protocol.sasl.SaslListenerConfig;
 import io.brook.quorum.ClusterQuorum;
 import io.brook.server.cluster.BrokerClusterServices;
 import io.brook.server.cluster.ClusterSettings;
@@ -72,15 +54,16 @@ import io.brook.storage.log.TopicConfigs;
 import io.brook.storage.manager.LogManager;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
@@ -109,8 +92,10 @@ public final class BrookServer implements AutoCloseable {
   private final ReplicationMBeans mbeans;
   private final GroupCoordinator groupCoordinator;
   private final TransactionCoordinator transactionCoordinator;
+  private final TxnPartitionVerifier txnVerifier;
   private final InterNodeEventLoops interNode;
   private final KafkaNetworkServer network;
+  private final NodeTls tls;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile int exitStatus;
@@ -130,8 +115,10 @@ public final class BrookServer implements AutoCloseable {
     this.mbeans = c.mbeans;
     this.groupCoordinator = c.groupCoordinator;
     this.transactionCoordinator = c.transactionCoordinator;
+    this.txnVerifier = c.txnVerifier;
     this.interNode = c.interNode;
     this.network = c.network;
+    this.tls = c.tls;
   }
 
   /** What start-up builds, in order; closed in reverse if a later step fails. */
@@ -145,6 +132,7 @@ public final class BrookServer implements AutoCloseable {
 
     DiskWork disk;
     MetadataQuorum quorum;
+    ConfigDescriber describer;
     final LocalMetadataBarrier metadataBarrier = new LocalMetadataBarrier();
     ControllerServices controllerSide;
     BrokerClusterServices cluster;
@@ -156,18 +144,24 @@ public final class BrookServer implements AutoCloseable {
     FetchSessions fetchSessions;
     GroupCoordinator groupCoordinator;
     TransactionCoordinator transactionCoordinator;
+    TxnPartitionVerifier txnVerifier;
+    TransactionService transactions;
+    RequestAuthorizer authorizer;
     InterNodeEventLoops interNode;
     KafkaNetworkServer network;
+    NodeTls tls;
 
     void closeQuietly() {
       closeEach(
           cluster,
           controllerSide,
           network,
+          tls,
           disk,
           fetchers,
           mbeans,
           transactionCoordinator,
+          txnVerifier,
           interNode,
           groupCoordinator,
           delayedOperations,
@@ -179,175 +173,210 @@ public final class BrookServer implements AutoCloseable {
     }
   }
 
-  /** Starts a node from its configuration; returns once it accepts connections. */
+  /** The log directories and {@code metadata.log.dir}, each once: every one gets the cluster id. */
+  private static List<Path> withMetadataLogDir(List<Path> logDirs, Path metadataLogDir) {
+    List<Path> dirs = new ArrayList<>(logDirs);
+    if (!dirs.contains(metadataLogDir)) {
+      dirs.add(metadataLogDir);
+    }
+    return dirs;
+  }
+
+  /**
+   * Starts a node from its configuration; returns once it accepts connections. Every node runs the
+   * same steps; the roles decide which of the last two run.
+   */
   public static BrookServer start(BrokerConfig config) throws IOException {
     long started = System.nanoTime();
     for (String key : config.unknownKeys()) {
-      if (!SaslListeners.readsKey(key)) {
-        log.warn("Unknown configuration key, ignored key={}", key);
-      }
+      log.warn("Unknown configuration key, ignored key={}", key);
     }
     Components c = new Components();
     c.config = config;
     try {
-      int nodeId = config.nodeId();
-      List<Path> logDirs = config.logDirs();
-      MetaProperties.refuseLegacyJournal(logDirs, config.metadataLogDir());
-      c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
-      c.periodic = new ExecutorScheduler(c.scheduler);
-      c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
-      c.interNode = InterNodeClients.startLoops(config);
-      // Every node runs the Raft quorum: a voter on a controller (a single node is a one-voter
-      // group), a follower of the log on a broker-only node.
-      ClusterSettings settings = ClusterSettings.of(config);
-      ClusterQuorum clusterQuorum = settings.startQuorum(config);
-      c.quorum = clusterQuorum;
-      ClusterController controller =
-          new ClusterController(
-              new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor())
-                  .withUncleanLeaderElectionEnable(
-                      (Boolean) config.value("unclean.leader.election.enable"))
-                  .withMinInsyncReplicas((Integer) config.value("min.insync.replicas")),
-              c.quorum::image,
-              new SecureRandom());
-      c.clusterId =
-          ClusterIdResolver.resolve(
-              logDirs,
-              nodeId,
-              c.quorum,
-              config.isController() ? controller : null,
-              settings.registrationTimeoutMs(),
-              config.isController()
-                  ? ScramBootstrap.records(config.originalString(ScramBootstrap.KEY))
-                  : List.of());
-      LogConfig logDefaults = config.defaultLogConfig();
-      BiFunction<MetadataImage, String, LogConfig> topicConfig =
-          (image, topic) ->
-              TopicConfigs.fromOverrides(
-                  image.configs(ConfigResource.Type.TOPIC, topic), logDefaults);
-      MetadataQuorum quorum = c.quorum;
-      c.logManager =
-          LogManager.start(
-              config.logManagerConfig(),
-              topic -> topicConfig.apply(quorum.image(), topic),
-              Time.SYSTEM,
-              c.scheduler);
-      c.delayedOperations = new DelayedOperations();
-      c.controllerSide =
-          new ControllerServices(
-              settings.controllerSettings(config), clusterQuorum, controller, c.scheduler);
-      c.cluster =
-          new BrokerClusterServices(
-              config, clusterQuorum, c.controllerSide.clusterAdminHandlers(), c.scheduler);
-      BrokerClusterServices cluster = c.cluster;
-      c.fetchers =
-          new ReplicaFetcherManager(
-              nodeId,
-              cluster::brokerEpoch,
-              id -> interBrokerNode(quorum.image(), id, config.interBrokerListenerName()),
-              ReplicationConfigs.fetch(config),
-              Time.SYSTEM,
-              c.interNode,
-              InterNodeClients.connections(config, "brook-replica-fetcher"));
-      c.replicaManager =
-          new ReplicaManager(
-              nodeId,
-              c.logManager,
-              c.delayedOperations,
-              topicConfig,
-              c.fetchers,
-              cluster.isrChangeSender(),
-              ReplicationConfigs.lagTimeMaxMs(config),
-              Time.SYSTEM,
-              c.periodic);
-      c.replicaManager.startIsrShrinkTask();
-      c.fetchSessions =
-          new FetchSessions(
-              new FetchSessionCache(
-                  config.maxIncrementalFetchSessionCacheSlots(),
-                  config.minIncrementalFetchSessionEvictionMs(),
-                  Time.SYSTEM),
-              Time.SYSTEM);
-      c.mbeans = ReplicationMBeans.register(c.replicaManager, c.fetchers::maxLag, c.fetchSessions);
-      c.replicaManager.applyMetadata(c.quorum.image());
-      c.quorum.addListener(c.replicaManager::applyMetadata);
-      // After the replica manager: an image reaching the barrier is applied.
-      c.quorum.addListener(c.metadataBarrier);
-      c.groupCoordinator =
-          new GroupCoordinator(
-              CoordinatorConfigs.groups(config),
-              new ReplicaCoordinatorLogs(c.replicaManager),
-              new ReplicaPartitionEnds(c.replicaManager),
-              c.replicaManager::image,
-              Time.SYSTEM);
-      c.quorum.addListener(c.groupCoordinator::onMetadata);
-
-      TopicAdmin admin =
-          new TopicAdmin(
-              c.quorum, controller, TopicConfigs::validate, config.autoCreateTopicsEnable());
-      return startRoles(c, admin, logDefaults, started);
+      startThreads(c);
+      startMetadata(c);
+      startDataPlane(c);
+      startCoordinators(c);
+      if (config.isController()) {
+        c.controllerSide.start(c.clusterId);
+      }
+      List<BrokerEndpoint> endpoints = config.isBroker() ? startBroker(c) : List.of();
+      BrookServer server = new BrookServer(c);
+      c.logManager.dirFailures().addListener(dir -> server.onLogDirFailure());
+      log.info(
+          "Brook started nodeId={} roles={} clusterId={} listeners={} durationMs={}",
+          config.nodeId(),
+          config.processRoles(),
+          c.clusterId,
+          endpoints,
+          (System.nanoTime() - started) / 1_000_000);
+      return server;
     } catch (IOException | RuntimeException e) {
       c.closeQuietly();
       throw e;
     }
   }
 
+  /** The shared scheduler, the disk pool and the inter-node event loops. */
+  private static void startThreads(Components c) throws IOException {
+    BrokerConfig config = c.config;
+    MetaProperties.refuseLegacyJournal(config.logDirs(), config.metadataLogDir());
+    c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
+    c.periodic = new ExecutorScheduler(c.scheduler);
+    c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
+    c.interNode = InterNodeClients.startLoops(config);
+    c.tls = NodeTls.start(config, c.scheduler);
+  }
+
   /**
-   * The rest of start-up: the controller side on a controller, the broker side (forwarding
-   * handlers, registration until unfenced) on a broker.
+   * The Raft quorum (every node runs it: a voter on a controller, a single node being a one-voter
+   * group, a follower of the log on a broker-only node), the controller side and the broker's
+   * cluster side built on it (started later, by role), and the cluster id.
    */
-  private static BrookServer startRoles(
-      Components c, TopicAdmin admin, LogConfig logDefaults, long started) throws IOException {
+  private static void startMetadata(Components c) throws IOException {
+    BrokerConfig config = c.config;
+    ClusterSettings settings = ClusterSettings.of(config);
+    Uuid metadataDirectoryId =
+        MetaProperties.metadataDirectoryId(config.metadataLogDir(), config.nodeId());
+    ClusterQuorum quorum = settings.startQuorum(config, metadataDirectoryId);
+    c.quorum = quorum;
+    c.describer = new ConfigDescriber(config.defaultLogConfig(), new BrokerConfigEntries(config));
+    c.authorizer = requestAuthorizer(c);
+    c.controllerSide =
+        new ControllerServices(
+            settings.controllerSettings(config),
+            quorum,
+            new ControllerConfig(config.numPartitions(), config.defaultReplicationFactor())
+                .withUncleanLeaderElectionEnable(
+                    (Boolean) config.value("unclean.leader.election.enable"))
+                .withMinInsyncReplicas((Integer) config.value("min.insync.replicas")),
+            TopicConfigs::validate,
+            new DescribedTopicConfigs(c.describer),
+            c.authorizer,
+            c.scheduler);
+    c.cluster =
+        new BrokerClusterServices(config, quorum, c.controllerSide.adminHandlers(), c.scheduler);
+    c.clusterId =
+        ClusterIdResolver.resolve(
+            withMetadataLogDir(config.logDirs(), config.metadataLogDir()),
+            config.nodeId(),
+            quorum,
+            config.isController() ? c.controllerSide.controller() : null,
+            settings.registrationTimeoutMs(),
+            config.isController()
+                ? ScramBootstrap.records(config.originalString(ScramBootstrap.KEY))
+                : List.of());
+  }
+
+  /**
+   * The logs, the replica manager following the metadata image, the replica fetchers, fetch
+   * sessions and the replication MBeans.
+   */
+  private static void startDataPlane(Components c) throws IOException {
     BrokerConfig config = c.config;
     int nodeId = config.nodeId();
+    LogConfig logDefaults = config.defaultLogConfig();
+    BiFunction<MetadataImage, String, LogConfig> topicConfig =
+        (image, topic) ->
+            TopicConfigs.fromOverrides(
+                image.configs(ConfigResource.Type.TOPIC, topic), logDefaults);
+    MetadataQuorum quorum = c.quorum;
     BrokerClusterServices cluster = c.cluster;
-    BrokerIdentity identity = new BrokerIdentity(nodeId, c.clusterId, cluster::activeControllerId);
-    ProducerIdManager producerIds =
-        new ProducerIdManager(() -> cluster.allocateProducerIds(nodeId));
-    startTransactionCoordinator(c, producerIds);
-    ConfigDescriber describer = new ConfigDescriber(logDefaults, new BrokerConfigEntries(config));
-    AutoTopicCreator autoCreate = cluster.autoTopicCreator(config.autoCreateTopicsEnable());
-    List<ApiHandler> handlers =
-        new ArrayList<>(
-            handlers(
-                identity,
-                c.replicaManager,
-                c.disk,
-                admin,
-                autoCreate,
-                describer,
-                config.logDirs(),
-                ReplicationConfigs.readReplicaSelector(config),
-                config.fetchMaxBytes(),
-                c.fetchSessions,
-                List.of(c.groupCoordinator)));
-    handlers.addAll(
-        GroupApis.handlers(
-            new GroupService(c.groupCoordinator),
-            c.replicaManager,
-            InternalTopicCreators.viaController(cluster.controllerClient()),
-            CoordinatorConfigs.transactionTopic(config)));
-    handlers.addAll(transactionHandlers(c));
-    handlers.addAll(SaslApis.handlers());
-    handlers.add(new AlterUserScramCredentialsHandler(c.quorum));
-    handlers.add(new DescribeUserScramCredentialsHandler(c.quorum::image));
-    if (config.isController()) {
-      c.controllerSide.start(handlers, admin, c.clusterId);
-    }
-    if (!config.isBroker()) {
-      // A controller-only node serves the quorum (and the controller APIs over it) only.
-      return finishStart(c, started, List.of());
-    }
-    // Bound now (registration advertises the ports), accepting only once the controller has
-    // unfenced this broker: its metadata has then caught up, so it never serves a leadership its
-    // stale local metadata still shows.
+    c.logManager =
+        LogManager.start(
+            config.logManagerConfig(),
+            topic -> topicConfig.apply(quorum.image(), topic),
+            Time.SYSTEM,
+            c.scheduler);
+    c.delayedOperations = new DelayedOperations();
+    c.fetchers =
+        new ReplicaFetcherManager(
+            nodeId,
+            cluster::brokerEpoch,
+            id -> interBrokerNode(quorum.image(), id, config.interBrokerListenerName()),
+            ReplicationConfigs.fetch(config),
+            Time.SYSTEM,
+            c.interNode,
+            InterNodeClients.connections(config, c.tls, "brook-replica-fetcher"));
+    c.replicaManager =
+        new ReplicaManager(
+            nodeId,
+            c.logManager,
+            c.delayedOperations,
+            topicConfig,
+            c.fetchers,
+            cluster.isrChangeSender(),
+            ReplicationConfigs.lagTimeMaxMs(config),
+            Time.SYSTEM,
+            c.periodic);
+    c.replicaManager.startIsrShrinkTask();
+    c.fetchSessions =
+        new FetchSessions(
+            new FetchSessionCache(
+                config.maxIncrementalFetchSessionCacheSlots(),
+                config.minIncrementalFetchSessionEvictionMs(),
+                Time.SYSTEM),
+            Time.SYSTEM);
+    c.mbeans = ReplicationMBeans.register(c.replicaManager, c.fetchers::maxLag, c.fetchSessions);
+    c.replicaManager.applyMetadata(quorum.image());
+    quorum.addListener(c.replicaManager::applyMetadata);
+    // After the replica manager: an image reaching the barrier is applied.
+    quorum.addListener(c.metadataBarrier);
+  }
+
+  /** The group and transaction coordinators, following their topics' leaderships. */
+  private static void startCoordinators(Components c) {
+    c.groupCoordinator =
+        new GroupCoordinator(
+            CoordinatorConfigs.groups(c.config),
+            new ReplicaCoordinatorLogs(c.replicaManager),
+            new ReplicaPartitionEnds(c.replicaManager),
+            c.replicaManager::image,
+            Time.SYSTEM);
+    c.quorum.addListener(c.groupCoordinator::onMetadata);
+    int nodeId = c.config.nodeId();
+    BrokerClusterServices cluster = c.cluster;
+    startTransactionCoordinator(
+        c, new ProducerIdManager(() -> cluster.allocateProducerIds(nodeId)));
+    c.transactions = transactionService(c);
+    c.txnVerifier = txnVerifier(c, c.transactions);
+  }
+
+  /**
+   * Each data listener's security: TLS below (SSL, SASL_SSL), SASL authentication above it
+   * (SASL_PLAINTEXT, SASL_SSL), checking SCRAM credentials against the current metadata image.
+   */
+  private static Function<String, ListenerSecurity> listenerSecurity(Components c) {
+    Map<String, SaslListenerConfig> sasl = SaslListeners.build(c.config, c.quorum::image);
+    NodeTls tls = c.tls;
+    return listener -> {
+      ListenerSecurity below = tls.listenerSecurity(listener);
+      SaslListenerConfig authentication = sasl.get(listener);
+      return authentication == null ? below : below.withSasl(authentication);
+    };
+  }
+
+  /**
+   * The broker side: the listeners, bound now (registration advertises the ports) and accepting
+   * only once the controller has unfenced this broker: its metadata has then caught up, so it never
+   * serves a leadership its stale local metadata still shows.
+   *
+   * @return the advertised endpoints
+   */
+  private static List<BrokerEndpoint> startBroker(Components c) throws IOException {
+    BrokerConfig config = c.config;
+    BrokerClusterServices cluster = c.cluster;
     c.network =
         KafkaNetworkServer.bind(
             networkConfig(config),
             new ApiRegistry(
-                readYourWrites(c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk))),
+                ApiAuthorization.wrap(
+                    apiHandlers(c),
+                    c.authorizer,
+                    id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
                 List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)),
-            SaslListeners.build(config, c.quorum::image));
+            listenerSecurity(c));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
     Map<Path, Uuid> dirIds = MetaProperties.directoryIds(config.logDirs());
@@ -377,55 +406,44 @@ public final class BrookServer implements AutoCloseable {
       cluster.reportOfflineReplicas(dirIds.get(failed), replicas.offlineReplicas());
     }
     c.network.startAccepting();
-    return finishStart(c, started, endpoints);
+    return endpoints;
   }
 
-  private static BrookServer finishStart(
-      Components c, long started, List<BrokerEndpoint> endpoints) {
-    BrookServer server = new BrookServer(c);
-    c.logManager.dirFailures().addListener(dir -> server.onLogDirFailure());
-    log.info(
-        "Brook started nodeId={} roles={} clusterId={} listeners={} durationMs={}",
-        c.config.nodeId(),
-        c.config.processRoles(),
-        c.clusterId,
-        endpoints,
-        (System.nanoTime() - started) / 1_000_000);
-    return server;
-  }
-
-  private static List<ApiHandler> handlers(
-      BrokerIdentity identity,
-      ReplicaManager replicaManager,
-      DiskWork disk,
-      TopicAdmin admin,
-      AutoTopicCreator autoCreate,
-      ConfigDescriber describer,
-      List<Path> logDirs,
-      ReadReplicaSelector readReplicas,
-      int fetchMaxBytes,
-      FetchSessions fetchSessions,
-      List<CoordinatorMarkerWriter> markerWriters) {
-    return List.of(
-        new ProduceHandler(replicaManager, disk),
-        new FetchHandler(replicaManager, readReplicas, fetchMaxBytes, fetchSessions),
-        new ListOffsetsHandler(replicaManager, disk),
-        new MetadataHandler(identity, replicaManager, autoCreate),
-        new DescribeTopicPartitionsHandler(replicaManager),
-        new OffsetForLeaderEpochHandler(replicaManager),
-        new DeleteRecordsHandler(replicaManager),
-        new DescribeProducersHandler(replicaManager),
-        new DescribeClusterHandler(identity, replicaManager),
-        new WriteTxnMarkersHandler(replicaManager, markerWriters, disk),
-        new CreateTopicsHandler(admin, replicaManager, describer),
-        new DeleteTopicsHandler(admin, replicaManager),
-        new CreatePartitionsHandler(admin),
-        new AlterPartitionReassignmentsHandler(admin),
-        new ListPartitionReassignmentsHandler(admin),
-        new DescribeLogDirsHandler(replicaManager, logDirs),
-        new DescribeConfigsHandler(identity, replicaManager, describer),
-        new AlterConfigsHandler(admin, replicaManager),
-        new IncrementalAlterConfigsHandler(admin, replicaManager, describer));
+  /**
+   * What a broker listener serves, each component contributing its own APIs: the broker's ({@link
+   * BrokerApis}), the group and transaction coordinators' ({@link GroupApis}, {@link TxnApis}) and
+   * the controller's admin APIs, forwarded ({@link BrokerClusterServices}); then who runs them (the
+   * disk pool, {@code brook-admin}) and when they answer (read your writes).
+   */
+  private static List<ApiHandler> apiHandlers(Components c) {
+    BrokerConfig config = c.config;
+    BrokerClusterServices cluster = c.cluster;
+    List<ApiHandler> handlers = new ArrayList<>();
+    handlers.addAll(
+        BrokerApis.handlers(
+            new BrokerIdentity(config.nodeId(), c.clusterId, cluster::activeControllerId),
+            c.replicaManager,
+            c.disk,
+            cluster.autoTopicCreator(config.autoCreateTopicsEnable()),
+            c.describer,
+            config.logDirs(),
+            ReplicationConfigs.readReplicaSelector(config),
+            config.fetchMaxBytes(),
+            c.fetchSessions,
+            List.of(c.groupCoordinator),
+            Optional.ofNullable(c.txnVerifier),
+            c.authorizer));
+    handlers.addAll(
+        GroupApis.handlers(
+            new GroupService(c.groupCoordinator),
+            c.replicaManager,
+            InternalTopicCreators.viaController(cluster.controllerClient()),
+            CoordinatorConfigs.transactionTopic(config)));
+    handlers.addAll(TxnApis.handlers(c.transactions));
+    // SaslHandshake and SaslAuthenticate on listeners without SASL (a SASL listener's connections
+    // answer them themselves).
+    handlers.addAll(SaslApis.handlers());
+    return readYourWrites(c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk)));
   }
 
   /**
@@ -442,12 +460,27 @@ public final class BrookServer implements AutoCloseable {
             new TxnMarkerSender(
                 c.replicaManager::image,
                 c.config.interBrokerListenerName(),
-                InterNodeClients.markers(c.interNode, c.config),
+                InterNodeClients.markers(c.interNode, c.config, c.tls),
                 InterNodeClients.retryBackoffMs(c.config),
                 InterNodeClients.retryBackoffMaxMs(c.config),
                 Time.SYSTEM),
             Time.SYSTEM);
     c.quorum.addListener(c.transactionCoordinator::onMetadata);
+  }
+
+  /**
+   * The ACL checks every handler shares: Kafka's StandardAuthorizer rules when {@code
+   * authorizer.class.name} names it, over the ACLs of this node's metadata image.
+   */
+  private static RequestAuthorizer requestAuthorizer(Components c) {
+    BrokerConfig config = c.config;
+    if (!config.authorizerEnabled()) {
+      return RequestAuthorizer.ALLOW_ALL;
+    }
+    MetadataQuorum quorum = c.quorum;
+    return new RequestAuthorizer(
+        new StandardAuthorizer(Set.copyOf(config.superUsers()), config.allowEveryoneIfNoAclFound()),
+        () -> quorum.image().acls());
   }
 
   /** The controller-decided admin APIs answer once this node applied what they changed. */
@@ -463,10 +496,25 @@ public final class BrookServer implements AutoCloseable {
     return held;
   }
 
-  private static List<ApiHandler> transactionHandlers(Components c) {
+  private static TransactionService transactionService(Components c) {
     GroupCoordinator groups = c.groupCoordinator;
-    return TxnApis.handlers(
-        new TransactionService(c.transactionCoordinator, groups::partitionFor, Time.SYSTEM));
+    return new TransactionService(c.transactionCoordinator, groups::partitionFor, Time.SYSTEM);
+  }
+
+  /**
+   * Produce asks the transaction coordinators about partitions before a transaction's first write
+   * to them (KIP-890), unless {@code transaction.partition.verification.enable} is false.
+   */
+  private static TxnPartitionVerifier txnVerifier(Components c, TransactionService transactions) {
+    if (!(Boolean) c.config.value("transaction.partition.verification.enable")) {
+      return null;
+    }
+    return new TxnPartitionVerifier(
+        transactions,
+        c.replicaManager::image,
+        c.config.nodeId(),
+        c.config.interBrokerListenerName(),
+        InterNodeClients.txnVerifier(c.interNode, c.config, c.tls));
   }
 
   /**
@@ -583,12 +631,14 @@ public final class BrookServer implements AutoCloseable {
     }
     closeEach(
         network,
+        tls,
         cluster,
         controllerSide,
         disk,
         fetchers,
         mbeans,
         transactionCoordinator,
+        txnVerifier,
         interNode,
         groupCoordinator,
         delayedOperations,

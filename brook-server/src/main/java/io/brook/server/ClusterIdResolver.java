@@ -1,7 +1,7 @@
 package io.brook.server;
 
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.ScramControl;
+import io.brook.controller.state.ClusterController;
+import io.brook.controller.state.ScramControl;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.metadata.record.UserScramCredentialRecord;
 import java.io.IOException;

@@ -26,7 +26,7 @@ final class InterNodeClients {
   }
 
   /** Connections to other brokers' inter-broker listener (per-user bounds are set by each user). */
-  static InterNodeClientConfig connections(BrokerConfig config, String clientId) {
+  static InterNodeClientConfig connections(BrokerConfig config, NodeTls tls, String clientId) {
     SecurityProtocol protocol =
         config
             .securityProtocolMap()
@@ -34,6 +34,7 @@ final class InterNodeClients {
     return InterNodeClientConfig.builder(clientId)
         .securityProtocol(protocol)
         .sasl(SaslListeners.isSasl(protocol) ? SaslListeners.interBrokerCredentials(config) : null)
+        .tls(tls.interBrokerClient())
         .connectionSetupTimeout(
             longValue(config, "socket.connection.setup.timeout.ms"),
             longValue(config, "socket.connection.setup.timeout.max.ms"))
@@ -47,8 +48,13 @@ final class InterNodeClients {
   }
 
   /** The transaction markers' client. */
-  static InterNodeClient markers(InterNodeEventLoops loops, BrokerConfig config) {
-    return new InterNodeClient(loops, connections(config, "brook-txn-markers"));
+  static InterNodeClient markers(InterNodeEventLoops loops, BrokerConfig config, NodeTls tls) {
+    return new InterNodeClient(loops, connections(config, tls, "brook-txn-markers"));
+  }
+
+  /** Transaction verifications (KIP-890): also one request in flight per broker. */
+  static InterNodeClient txnVerifier(InterNodeEventLoops loops, BrokerConfig config, NodeTls tls) {
+    return new InterNodeClient(loops, connections(config, tls, "brook-txn-verifier"));
   }
 
   static long retryBackoffMs(BrokerConfig config) {

@@ -1,11 +1,8 @@
 package io.brook.server;
 
-import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.cluster.ControllerClient;
-import io.brook.broker.replica.DiskWork;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.InternalTopicCreator;
-import java.util.Map;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -46,25 +43,5 @@ final class InternalTopicCreators {
                           .next()
                           .errorCode()));
     };
-  }
-
-  /**
-   * On a single node, internal topics are created like any topic, by the local controller, with
-   * their own configs: a journal write, so on the disk pool.
-   */
-  static InternalTopicCreator local(TopicAdmin admin, DiskWork disk) {
-    return (InternalTopic topic) ->
-        disk.submit(
-            () ->
-                admin
-                    .createTopic(
-                        topic.name(),
-                        topic.partitions(),
-                        topic.replicationFactor(),
-                        Map.of(),
-                        topic.configs(),
-                        false)
-                    .error()
-                    .error());
   }
 }

@@ -125,6 +125,29 @@ final class MetaProperties {
     return ids;
   }
 
+  /**
+   * The {@code directory.id} of {@code metadata.log.dir}, created with its {@code meta.properties}
+   * (without a cluster id yet: {@link #adopt} adds it) when the node starts for the first time. The
+   * quorum needs it before the cluster id is known: it names this node as a voter (KIP-853).
+   */
+  static Uuid metadataDirectoryId(Path metadataLogDir, int nodeId) throws IOException {
+    Optional<Properties> existing = read(metadataLogDir);
+    Properties props = existing.orElseGet(Properties::new);
+    String id = props.getProperty("directory.id");
+    if (id != null) {
+      return Uuid.fromString(id);
+    }
+    if (existing.isEmpty()) {
+      Files.createDirectories(metadataLogDir);
+      props.setProperty("version", "1");
+      props.setProperty("node.id", Integer.toString(nodeId));
+    }
+    Uuid created = Uuid.randomUuid();
+    props.setProperty("directory.id", created.toString());
+    store(metadataLogDir, props);
+    return created;
+  }
+
   private static Optional<Properties> read(Path dir) throws IOException {
     Path file = dir.resolve(FILE_NAME);
     if (!Files.exists(file)) {

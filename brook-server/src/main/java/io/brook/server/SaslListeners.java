@@ -55,12 +55,6 @@ final class SaslListeners {
         continue;
       }
       String listener = endpoint.listenerName();
-      if (endpoint.securityProtocol() == SecurityProtocol.SASL_SSL) {
-        // The SASL stage is ready for it, but without TLS under it the listener would carry
-        // passwords in the clear while its name promises encryption.
-        throw new ConfigException(
-            "listener " + listener + " is SASL_SSL, and this build has no TLS: use SASL_PLAINTEXT");
-      }
       Map<String, SaslServerFactory> mechanisms = new LinkedHashMap<>();
       for (String mechanism : enabledMechanisms(config, listener)) {
         mechanisms.put(mechanism, factory(config, listener, mechanism, store, legacyNonce));
@@ -78,17 +72,6 @@ final class SaslListeners {
               (Long) config.value("connections.max.reauth.ms")));
     }
     return listeners;
-  }
-
-  /**
-   * Whether a key outside the broker config table is one of the per-listener SASL keys read here
-   * ({@code listener.name.<l>.[<mechanism>.]sasl.*}), so it is not reported as unknown.
-   */
-  static boolean readsKey(String key) {
-    return key.startsWith("listener.name.")
-        && (key.endsWith(".sasl.enabled.mechanisms")
-            || key.endsWith("." + SaslConfigs.SASL_JAAS_CONFIG)
-            || key.endsWith(".sasl.server.callback.handler.class"));
   }
 
   static boolean isSasl(SecurityProtocol protocol) {

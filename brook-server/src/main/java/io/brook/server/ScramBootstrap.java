@@ -1,6 +1,6 @@
 package io.brook.server;
 
-import io.brook.metadata.controller.ScramControl;
+import io.brook.controller.state.ScramControl;
 import io.brook.metadata.record.UserScramCredentialRecord;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -70,18 +70,18 @@ class SaslListenersTest {
   }
 
   @Test
-  void saslSslWithoutTlsStopsStartUp() {
-    assertThatThrownBy(
-            () ->
-                SaslListeners.build(
-                    config(
-                        "listener.security.protocol.map",
-                        "SASL_PLAINTEXT:SASL_SSL,CONTROLLER:PLAINTEXT",
-                        "sasl.enabled.mechanisms",
-                        "SCRAM-SHA-256"),
-                    () -> MetadataImage.EMPTY))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("SASL_SSL");
+  void aSaslSslListenerGetsTheSaslStageToo() {
+    // TLS goes under it (NodeTls); the SASL stage is the same as on SASL_PLAINTEXT.
+    Map<String, SaslListenerConfig> listeners =
+        SaslListeners.build(
+            config(
+                "listener.security.protocol.map",
+                "SASL_PLAINTEXT:SASL_SSL,CONTROLLER:PLAINTEXT",
+                "sasl.enabled.mechanisms",
+                "SCRAM-SHA-256"),
+            () -> MetadataImage.EMPTY);
+
+    assertThat(listeners.get("SASL_PLAINTEXT").mechanismNames()).containsExactly("SCRAM-SHA-256");
   }
 
   @Test

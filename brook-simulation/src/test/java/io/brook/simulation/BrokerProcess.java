@@ -13,6 +13,7 @@ import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.ApiHandler;
 import io.brook.storage.cleaner.CleanerConfig;
 import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.PartitionLog;
 import io.brook.storage.manager.LogManager;
 import io.brook.storage.manager.LogManagerConfig;
 import java.io.IOException;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -62,17 +64,29 @@ final class BrokerProcess implements Endpoint {
   private long brokerEpoch = -1;
   private boolean registering;
 
-  /** The controller's answer with the metadata image as it was when it answered. */
-  private record Answer<T>(T value, MetadataImage image) {}
+  /** The epoch of the previous life if it shut down cleanly, else -1 (KIP-966's signal). */
+  private final long previousBrokerEpoch;
 
-  BrokerProcess(Simulation simulation, int nodeId, Path dir, Uuid incarnationId) {
+  /** Set by a controlled shutdown: called with this life's epoch once it has stopped cleanly. */
+  private LongConsumer onStopped;
+
+  /**
+   * Whether this life serves requests: as the real broker, it accepts connections only once the
+   * controller has unfenced it, so it never serves a leadership that the metadata it replayed at
+   * start-up still shows but its registration (after an unclean shutdown) took away.
+   */
+  private boolean accepting;
+
+  BrokerProcess(
+      Simulation simulation, int nodeId, Path dir, Uuid incarnationId, long previousBrokerEpoch) {
     this.simulation = simulation;
+    this.previousBrokerEpoch = previousBrokerEpoch;
     this.nodeId = nodeId;
     this.incarnationId = incarnationId;
     this.dir = dir;
     this.scheduler = simulation.scheduler();
     this.storageTasks = new SimulatedExecutor(scheduler);
-    LogConfig logConfig = LogConfig.builder().minInSyncReplicas(2).build();
+    LogConfig logConfig = simulation.logConfig();
     try {
       logManager =
           LogManager.start(
@@ -116,6 +130,10 @@ final class BrokerProcess implements Endpoint {
     return simulation;
   }
 
+  Uuid incarnationId() {
+    return incarnationId;
+  }
+
   long brokerEpoch() {
     return brokerEpoch;
   }
@@ -146,18 +164,55 @@ final class BrokerProcess implements Endpoint {
    * cache), so the next life recovers them as after a crash. The operating system would release the
    * directory lock of a dead process; here the lock file is removed so the next life takes a new
    * one (the dead life's file handles are closed by the garbage collector).
+   *
+   * @param losePageCache the machine dies with the process: every log loses what it had not fsynced
+   *     ({@link PageCacheLoss})
+   * @param keepLatestEpochCheckpoints with {@code losePageCache}, whether the leader epoch
+   *     checkpoints keep their latest version or only what a flush guaranteed
    */
-  void crash() {
+  void crash(boolean losePageCache, boolean keepLatestEpochCheckpoints) {
     alive = false;
     tasks.forEach(Scheduler.Task::cancel);
     replicas.stopIsrShrinkTask();
     storageTasks.shutdown();
     delayed.close();
+    if (losePageCache) {
+      long lost = 0;
+      for (PartitionLog log : logManager.logs().values()) {
+        lost += PageCacheLoss.apply(log.dir(), log.recoveryPoint(), keepLatestEpochCheckpoints);
+      }
+      simulation.record("broker " + nodeId + " lost " + lost + " unflushed log bytes");
+    }
     try {
       Files.deleteIfExists(dir.resolve(".lock"));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * A controlled shutdown (SIGTERM): the next heartbeats ask the controller to move this broker's
+   * leaderships away; once it says the broker may stop, the logs are closed cleanly (flushed, with
+   * the clean-shutdown marker) and {@code stopped} gets this life's epoch, which the next life
+   * sends as its previous broker epoch.
+   */
+  void controlledShutdown(LongConsumer stopped) {
+    onStopped = stopped;
+  }
+
+  private void stopCleanly() {
+    alive = false;
+    tasks.forEach(Scheduler.Task::cancel);
+    replicas.stopIsrShrinkTask();
+    delayed.close();
+    try {
+      logManager.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    storageTasks.shutdown();
+    simulation.record("broker " + nodeId + " stopped cleanly in epoch " + brokerEpoch);
+    onStopped.accept(brokerEpoch);
   }
 
   // ---- metadata ----
@@ -166,13 +221,28 @@ final class BrokerProcess implements Endpoint {
     if (alive && image.offset() > replicas.image().offset()) {
       replicas.applyMetadata(image);
     }
+    if (alive && !accepting && brokerEpoch >= 0) {
+      accepting =
+          replicas
+              .image()
+              .broker(nodeId)
+              .filter(b -> b.epoch() == brokerEpoch && !b.fenced())
+              .isPresent();
+      if (accepting) {
+        simulation.record("broker " + nodeId + " unfenced, accepting requests");
+      }
+    }
+  }
+
+  boolean accepting() {
+    return accepting;
   }
 
   private void heartbeat() {
-    if (simulation.network().isPaused(nodeId)) {
-      return;
+    SimulatedController controller = simulation.controllers().active();
+    if (simulation.network().isPaused(nodeId) || controller == null) {
+      return; // with no active controller, the next heartbeat tries again
     }
-    SimulatedController controller = simulation.controller();
     if (brokerEpoch < 0) {
       if (registering) {
         return;
@@ -180,16 +250,17 @@ final class BrokerProcess implements Endpoint {
       registering = true;
       simulation
           .network()
-          .<Answer<Long>>call(
+          .<SimulatedController.Answer<Long>>call(
               this,
               controller,
               "register",
               reply ->
-                  reply.accept(
-                      new Answer<>(controller.register(nodeId, incarnationId), controller.image())),
+                  reply.accept(controller.register(nodeId, incarnationId, previousBrokerEpoch)),
               answer -> {
-                brokerEpoch = answer.value();
                 registering = false;
+                if (answer.error() == Errors.NONE) {
+                  brokerEpoch = answer.value();
+                }
                 onImage(answer.image());
               });
       // A lost registration is sent again at the next heartbeat after the timeout.
@@ -198,24 +269,24 @@ final class BrokerProcess implements Endpoint {
     }
     long epoch = brokerEpoch;
     long offset = replicas.image().offset();
+    boolean wantShutDown = onStopped != null;
     simulation
         .network()
-        .<Answer<Errors>>call(
+        .<SimulatedController.Answer<Boolean>>call(
             this,
             controller,
-            "heartbeat",
-            reply ->
-                reply.accept(
-                    new Answer<>(
-                        controller.heartbeat(nodeId, epoch, offset).error().error(),
-                        controller.image())),
+            wantShutDown ? "heartbeat-shutdown" : "heartbeat",
+            reply -> reply.accept(controller.heartbeat(nodeId, epoch, offset, wantShutDown)),
             answer -> {
-              Errors error = answer.value();
+              Errors error = answer.error();
               if ((error == Errors.STALE_BROKER_EPOCH || error == Errors.BROKER_ID_NOT_REGISTERED)
                   && brokerEpoch == epoch) {
                 brokerEpoch = -1; // registers again at the next heartbeat
               }
               onImage(answer.image());
+              if (alive && onStopped != null && answer.value()) {
+                stopCleanly();
+              }
             });
   }
 
@@ -227,7 +298,11 @@ final class BrokerProcess implements Endpoint {
       int partitionEpoch,
       List<IsrChangeSender.Member> newIsr) {
     CompletableFuture<PartitionState> answer = new CompletableFuture<>();
-    SimulatedController controller = simulation.controller();
+    SimulatedController controller = simulation.controllers().active();
+    if (controller == null) {
+      answer.completeExceptionally(Errors.NOT_CONTROLLER.exception());
+      return answer;
+    }
     long epoch = brokerEpoch;
     simulation
         .network()
@@ -264,6 +339,9 @@ final class BrokerProcess implements Endpoint {
   }
 
   private void serve(ApiHandler handler, ApiMessage request, Consumer<ApiMessage> reply) {
+    if (!accepting) {
+      return; // the connection is refused: the client times out and tries again
+    }
     handler
         .handle(
             Wire.context(handler.apiKey(), handler.maxVersion(), scheduler.time().nanoseconds()),

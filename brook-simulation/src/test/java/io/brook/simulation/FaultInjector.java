@@ -1,19 +1,33 @@
 package io.brook.simulation;
 
+import io.brook.metadata.image.MetadataImage;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 /**
  * The faults of a run, drawn from its seed: every few hundred milliseconds until {@code untilMs},
- * one of a broker crash (and restart from its files after a while), a pause of a node (a broker or
- * the controller stops sending and receiving, as in a long GC pause), or a network partition
- * between two nodes. Message loss and delay are the network's, also drawn from the seed.
+ * one of a crash of a broker (a process crash, or a machine crash that loses the page cache, then a
+ * restart from its files) or of a controller node (then a restart as a follower), a pause of a node
+ * (it stops sending and receiving, as in a long GC pause), or a network partition between two
+ * nodes. Message loss and delay are the network's, also drawn from the seed.
  */
 final class FaultInjector {
   private final Simulation simulation;
   private final Random random;
   private final long untilMs;
   private int crashes;
+  private int lossyCrashes;
+  private int controllerCrashes;
+
+  /**
+   * Brokers in a crash episode: crashed, and not yet back in the ISR of every partition since. The
+   * value says whether the last crash lost the page cache.
+   */
+  private final Map<Integer, Boolean> crashed = new HashMap<>();
+
   private int pauses;
   private int partitions;
 
@@ -31,6 +45,14 @@ final class FaultInjector {
     return crashes;
   }
 
+  int lossyCrashes() {
+    return lossyCrashes;
+  }
+
+  int controllerCrashes() {
+    return controllerCrashes;
+  }
+
   int pauses() {
     return pauses;
   }
@@ -46,38 +68,88 @@ final class FaultInjector {
     }
   }
 
+  /**
+   * A process crash, or a machine crash that loses the page cache. A lossy crash is drawn only when
+   * no other broker is in a crash episode, and no broker crashes while another's lossy episode is
+   * open: Kafka's guarantee with {@code min.insync.replicas=2} covers one replica at a time
+   * restarting without a clean shutdown (it cannot tell a killed process from a lost machine), as
+   * docs/simulation.md explains.
+   */
+  private void crash(SimulatedBroker broker) {
+    if (broker.process().isEmpty()) {
+      return;
+    }
+    endRecoveredEpisodes();
+    int id = broker.nodeId();
+    boolean othersCrashed = crashed.keySet().stream().anyMatch(other -> other != id);
+    boolean otherLossy =
+        crashed.entrySet().stream().anyMatch(e -> e.getKey() != id && e.getValue());
+    boolean lossy = random.nextBoolean();
+    boolean keepLatestEpochCheckpoints = random.nextBoolean();
+    long downMs = 100 + random.nextInt(2_000);
+    if (otherLossy || (lossy && othersCrashed)) {
+      return;
+    }
+    crashes++;
+    if (lossy) {
+      lossyCrashes++;
+    }
+    crashed.merge(id, lossy, Boolean::logicalOr);
+    simulation.record(
+        (lossy ? "lossy crash" : "crash") + " broker " + id + " for " + downMs + "ms");
+    broker.crash(lossy, keepLatestEpochCheckpoints);
+    simulation
+        .scheduler()
+        .schedule(
+            "restart",
+            () -> {
+              simulation.record("restart broker " + id);
+              broker.start();
+              simulation.afterEvent();
+            },
+            downMs);
+  }
+
+  /** A crashed broker's episode ends once it is running and in the ISR of every partition. */
+  private void endRecoveredEpisodes() {
+    MetadataImage image = simulation.controllers().image();
+    crashed
+        .keySet()
+        .removeIf(
+            id ->
+                simulation.broker(id).process().isPresent()
+                    && Simulation.PARTITIONS.stream()
+                        .allMatch(
+                            tp ->
+                                image
+                                    .partition(tp.topic(), tp.partition())
+                                    .map(p -> p.isr().contains(id))
+                                    .orElse(true)));
+  }
+
   private void inject() {
-    List<SimulatedBroker> brokers = simulation.brokers();
+    List<Integer> nodes = new ArrayList<>(Simulation.BROKER_IDS);
+    nodes.addAll(ControllerQuorum.NODE_IDS);
     switch (random.nextInt(3)) {
       case 0 -> {
-        SimulatedBroker broker = brokers.get(random.nextInt(brokers.size()));
-        if (broker.process().isPresent()) {
-          long downMs = 100 + random.nextInt(2_000);
-          crashes++;
-          simulation.record("crash broker " + broker.nodeId() + " for " + downMs + "ms");
-          broker.crash();
-          simulation
-              .scheduler()
-              .schedule(
-                  "restart",
-                  () -> {
-                    simulation.record("restart broker " + broker.nodeId());
-                    broker.start();
-                    simulation.afterEvent();
-                  },
-                  downMs);
+        int node = nodes.get(random.nextInt(nodes.size()));
+        if (Simulation.BROKER_IDS.contains(node)) {
+          crash(simulation.broker(node));
+        } else {
+          crashController(node);
         }
       }
       case 1 -> {
-        int node = random.nextInt(brokers.size() + 1); // 0 is the controller
+        int node = nodes.get(random.nextInt(nodes.size()));
         long ms = 50 + random.nextInt(1_500);
         pauses++;
         simulation.record("pause node " + node + " for " + ms + "ms");
         simulation.network().pause(node, ms);
       }
       default -> {
-        int a = random.nextInt(brokers.size() + 1);
-        int b = (a + 1 + random.nextInt(brokers.size())) % (brokers.size() + 1);
+        int i = random.nextInt(nodes.size());
+        int a = nodes.get(i);
+        int b = nodes.get((i + 1 + random.nextInt(nodes.size() - 1)) % nodes.size());
         long ms = 100 + random.nextInt(2_000);
         partitions++;
         simulation.record("partition " + a + "|" + b + " for " + ms + "ms");
@@ -95,5 +167,16 @@ final class FaultInjector {
     }
     simulation.afterEvent();
     scheduleNext();
+  }
+
+  /** A controller node crashes, and restarts as a follower 0.1-2.1 s later. */
+  private void crashController(int node) {
+    long downMs = 100 + random.nextInt(2_000);
+    if (!simulation.controllers().isUp(node)) {
+      return;
+    }
+    controllerCrashes++;
+    simulation.record("crash controller " + node + " for " + downMs + "ms");
+    simulation.controllers().crash(node, downMs);
   }
 }

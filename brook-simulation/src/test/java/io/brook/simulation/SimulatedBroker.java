@@ -17,6 +17,7 @@ final class SimulatedBroker {
   private final Random random;
   private BrokerProcess process;
   private int lives;
+  private long cleanShutdownEpoch = -1;
 
   SimulatedBroker(Simulation simulation, int nodeId, Path dir, Random random) {
     this.simulation = simulation;
@@ -44,18 +45,41 @@ final class SimulatedBroker {
     }
     lives++;
     process =
-        new BrokerProcess(simulation, nodeId, dir, new Uuid(random.nextLong(), random.nextLong()));
+        new BrokerProcess(
+            simulation,
+            nodeId,
+            dir,
+            new Uuid(random.nextLong(), random.nextLong()),
+            cleanShutdownEpoch);
+    cleanShutdownEpoch = -1;
   }
 
-  void crash() {
+  /** The process dies; with {@code losePageCache} the machine too (see {@link BrokerProcess}). */
+  void crash(boolean losePageCache, boolean keepLatestEpochCheckpoints) {
     if (process != null) {
-      process.crash();
+      process.crash(losePageCache, keepLatestEpochCheckpoints);
       process = null;
     }
   }
 
+  /**
+   * A controlled shutdown of the running life; {@code stopped} runs once it has stopped. The next
+   * life says it follows a clean shutdown, as the broker's epoch file in its log directories does.
+   */
+  void shutDown(Runnable stopped) {
+    BrokerProcess life = process;
+    life.controlledShutdown(
+        epoch -> {
+          if (process == life) {
+            process = null;
+            cleanShutdownEpoch = epoch;
+            stopped.run();
+          }
+        });
+  }
+
   /** Stops the running life at the end of a run. */
   void stop() {
-    crash();
+    crash(false, true);
   }
 }

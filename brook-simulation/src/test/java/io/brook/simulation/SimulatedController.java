@@ -1,118 +1,165 @@
 package io.brook.simulation;
 
-import io.brook.broker.cluster.BrokerFencer;
 import io.brook.broker.replica.IsrChangeSender;
 import io.brook.broker.replica.PartitionState;
-import io.brook.broker.time.ManualScheduler;
-import io.brook.metadata.controller.BrokerSessions;
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.ConfigValidator;
-import io.brook.metadata.controller.ControllerConfig;
-import io.brook.metadata.controller.HeartbeatResult;
-import io.brook.metadata.controller.IsrChangeRequest;
-import io.brook.metadata.controller.IsrChangeResult;
+import io.brook.broker.time.Scheduler;
+import io.brook.controller.cluster.BrokerFencer;
+import io.brook.controller.state.BrokerSessions;
+import io.brook.controller.state.ClusterController;
+import io.brook.controller.state.ControllerConfig;
+import io.brook.controller.state.HeartbeatResult;
+import io.brook.controller.state.IsrChangeRequest;
+import io.brook.controller.state.IsrChangeResult;
+import io.brook.metadata.controller.ControllerResult;
 import io.brook.metadata.controller.MetadataException;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.PartitionImage;
+import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * The controller node: Brook's real {@link ClusterController} and {@link BrokerFencer} over the
- * {@link SimulatedQuorum}. Brokers reach it only through the network (registration, heartbeats,
- * AlterPartition); it pushes every new image to every broker, and answers each heartbeat with the
- * latest image too, so a broker that missed a push catches up as it would by fetching the metadata
- * log.
+ * One controller node of the {@link ControllerQuorum}, for one life (from start to crash): Brook's
+ * real {@link ClusterController}, {@link BrokerSessions} and {@link BrokerFencer} over its view of
+ * the shared committed log. Only the active node serves brokers and commits; the others answer
+ * {@code NOT_CONTROLLER}. Its fencer runs on every node and acts only while the node is active, so
+ * a node that takes over starts every broker's session afresh, as in production.
  */
 final class SimulatedController implements Endpoint {
-  static final int NODE_ID = 0;
-
+  private final int nodeId;
+  private final ControllerQuorum quorum;
   private final SimulatedNetwork network;
-  private final SimulatedQuorum quorum = new SimulatedQuorum();
   private final ClusterController controller;
   private final BrokerSessions sessions;
-  private final BrokerFencer fencer;
+  private final Scheduler.Task fencerTask;
+  private boolean alive = true;
 
   SimulatedController(
-      SimulatedNetwork network,
-      ManualScheduler scheduler,
+      int nodeId,
+      ControllerQuorum quorum,
+      Simulation simulation,
       Random random,
       long sessionTimeoutMs,
       long fenceCheckMs) {
-    this.network = network;
-    this.controller = new ClusterController(ControllerConfig.DEFAULT, quorum::image, random);
-    this.sessions =
-        new BrokerSessions(sessionTimeoutMs, () -> scheduler.time().nanoseconds() / 1_000_000);
-    this.fencer = new BrokerFencer(quorum, controller, sessions);
+    this.nodeId = nodeId;
+    this.quorum = quorum;
+    this.network = simulation.network();
+    View view = new View();
+    this.controller = new ClusterController(ControllerConfig.DEFAULT, view::image, random);
+    this.sessions = new BrokerSessions(sessionTimeoutMs, simulation::nowMs);
+    BrokerFencer fencer = new BrokerFencer(view, controller, sessions);
     // A paused controller does not fence anyone either: its clock-driven work stops too.
-    scheduler.schedulePeriodic(
-        "broker-fencer",
-        () -> {
-          if (!network.isPaused(NODE_ID)) {
-            fencer.run();
-          }
-        },
-        fenceCheckMs,
-        fenceCheckMs);
+    this.fencerTask =
+        simulation
+            .scheduler()
+            .schedulePeriodic(
+                "broker-fencer " + nodeId,
+                () -> {
+                  if (alive && !network.isPaused(nodeId)) {
+                    fencer.run();
+                  }
+                },
+                fenceCheckMs,
+                fenceCheckMs);
   }
 
   @Override
   public int nodeId() {
-    return NODE_ID;
+    return nodeId;
   }
 
   @Override
   public boolean alive() {
-    return true;
+    return alive;
   }
 
-  MetadataImage image() {
-    return quorum.image();
+  /** The node dies: its timers stop, messages to it are dropped. */
+  void crash() {
+    alive = false;
+    fencerTask.cancel();
   }
 
-  /** Every image published from now on goes to {@code broker} through the network. */
-  void pushImagesTo(Consumer<MetadataImage> listener) {
-    quorum.addListener(listener);
+  /** This node's view of the quorum: the shared log, writable only while it may commit. */
+  private final class View implements MetadataQuorum {
+    @Override
+    public MetadataImage image() {
+      return quorum.image();
+    }
+
+    @Override
+    public <T> T submit(Function<MetadataImage, ControllerResult<T>> op) {
+      return quorum.commit(SimulatedController.this, op);
+    }
+
+    @Override
+    public boolean isActiveController() {
+      return quorum.active() == SimulatedController.this;
+    }
+
+    @Override
+    public void addListener(Consumer<MetadataImage> listener) {
+      throw new UnsupportedOperationException("the brokers get images from the quorum");
+    }
+
+    @Override
+    public void close() {
+      // nothing: the node's life ends with crash()
+    }
   }
 
-  /** The topic the workload writes to, with its replicas on the given brokers. */
-  Uuid createTopic(String name, List<Integer> replicas) {
-    quorum.submit(
-        image ->
-            controller.createTopic(
-                name,
-                -1,
-                (short) -1,
-                Map.of(0, replicas),
-                Map.of("min.insync.replicas", "2"),
-                false,
-                ConfigValidator.NONE));
-    return quorum.image().topic(name).orElseThrow().id();
+  /** A controller's answer: the value, or the error that stands for no value. */
+  record Answer<T>(T value, Errors error, MetadataImage image) {}
+
+  private <T> Answer<T> serve(Function<ClusterController, ControllerResult<T>> op) {
+    try {
+      return new Answer<>(quorum.commit(this, image -> op.apply(controller)), Errors.NONE, null);
+    } catch (MetadataException e) {
+      return new Answer<>(null, e.error().error(), null);
+    }
   }
 
-  /** A broker registers (fenced) and learns its new epoch. */
-  long register(int brokerId, Uuid incarnationId) {
+  /**
+   * A broker registers (fenced) and learns its new epoch; {@code previousBrokerEpoch} is the epoch
+   * of its last clean shutdown, or -1.
+   */
+  Answer<Long> register(int brokerId, Uuid incarnationId, long previousBrokerEpoch) {
+    Answer<Long> answer =
+        serve(
+            c ->
+                c.registerBrokerFenced(
+                    brokerId,
+                    incarnationId,
+                    List.of(
+                        new BrokerEndpoint("PLAINTEXT", "broker" + brokerId, 9092, "PLAINTEXT")),
+                    Optional.empty(),
+                    previousBrokerEpoch));
+    if (answer.error() == Errors.NONE) {
+      sessions.touch(brokerId);
+    }
+    return new Answer<>(answer.value(), answer.error(), quorum.image());
+  }
+
+  /**
+   * A broker's heartbeat: keeps its session, unfences it once it has its registration; with {@code
+   * wantShutDown}, fences it and moves its leaderships first (a controlled shutdown). The value
+   * says whether the broker may stop now.
+   */
+  Answer<Boolean> heartbeat(
+      int brokerId, long brokerEpoch, long metadataOffset, boolean wantShutDown) {
+    Answer<HeartbeatResult> answer =
+        serve(c -> c.brokerHeartbeat(brokerId, brokerEpoch, metadataOffset, false, wantShutDown));
+    if (answer.error() != Errors.NONE) {
+      return new Answer<>(false, answer.error(), quorum.image());
+    }
     sessions.touch(brokerId);
-    return quorum.submit(
-        image ->
-            controller.registerBrokerFenced(
-                brokerId,
-                incarnationId,
-                List.of(new BrokerEndpoint("PLAINTEXT", "broker" + brokerId, 9092, "PLAINTEXT")),
-                Optional.empty()));
-  }
-
-  /** A broker's heartbeat: keeps its session, unfences it once it has its registration. */
-  HeartbeatResult heartbeat(int brokerId, long brokerEpoch, long metadataOffset) {
-    sessions.touch(brokerId);
-    return quorum.submit(
-        image -> controller.brokerHeartbeat(brokerId, brokerEpoch, metadataOffset, false, false));
+    HeartbeatResult result = answer.value();
+    return new Answer<>(result.shouldShutDown(), result.error().error(), quorum.image());
   }
 
   /** The answer to an AlterPartition: the partition's state once committed, or an error. */
@@ -131,26 +178,19 @@ final class SimulatedController implements Endpoint {
         newIsr.stream()
             .map(m -> new IsrChangeRequest.IsrMember(m.brokerId(), m.brokerEpoch()))
             .toList();
-    List<IsrChangeResult> results;
-    try {
-      results =
-          quorum.submit(
-              image ->
-                  controller.alterPartition(
-                      brokerId,
-                      brokerEpoch,
-                      List.of(
-                          new IsrChangeRequest(
-                              topicId,
-                              partition,
-                              leaderEpoch,
-                              partitionEpoch,
-                              members,
-                              (byte) 0))));
-    } catch (MetadataException e) {
-      return new IsrAnswer(null, e.error().error());
+    Answer<List<IsrChangeResult>> answer =
+        serve(
+            c ->
+                c.alterPartition(
+                    brokerId,
+                    brokerEpoch,
+                    List.of(
+                        new IsrChangeRequest(
+                            topicId, partition, leaderEpoch, partitionEpoch, members, (byte) 0))));
+    if (answer.error() != Errors.NONE) {
+      return new IsrAnswer(null, answer.error());
     }
-    IsrChangeResult result = results.get(0);
+    IsrChangeResult result = answer.value().get(0);
     if (result.error().error() != Errors.NONE) {
       return new IsrAnswer(null, result.error().error());
     }
@@ -158,5 +198,10 @@ final class SimulatedController implements Endpoint {
     return new IsrAnswer(
         new PartitionState(p.leader(), p.leaderEpoch(), p.partitionEpoch(), p.replicas(), p.isr()),
         Errors.NONE);
+  }
+
+  /** Runs an operation of the tests' own (creating the topics) on this node. */
+  <T> T submit(Function<ClusterController, ControllerResult<T>> op) {
+    return quorum.commit(this, image -> op.apply(controller));
   }
 }

@@ -107,7 +107,7 @@ final class SimulatedNetwork {
     return pausedUntilMs.getOrDefault(nodeId, 0L);
   }
 
-  private boolean isCut(int a, int b) {
+  boolean isCut(int a, int b) {
     return cut.contains(pair(a, b));
   }
 

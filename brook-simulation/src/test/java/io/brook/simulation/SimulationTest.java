@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs many seeds of the {@link Simulation}: {@code brook.sim.seeds} of them (2,000 in the build,
+ * Runs many seeds of the {@link Simulation}: {@code brook.sim.seeds} of them (3,000 in the build,
  * more with {@code -Psimulation}), or only {@code brook.sim.seed} to replay one. A failing seed
  * fails the test with the property that replays it.
  */
@@ -20,18 +20,22 @@ class SimulationTest {
   void everySeedKeepsTheInvariants() {
     String one = System.getProperty("brook.sim.seed", "");
     long first = one.isBlank() ? 1 : Long.parseLong(one.trim());
-    int seeds = one.isBlank() ? Integer.getInteger("brook.sim.seeds", 2_000) : 1;
+    int seeds = one.isBlank() ? Integer.getInteger("brook.sim.seeds", 3_000) : 1;
     long acked = 0;
     long consumed = 0;
     long crashes = 0;
+    long lossyCrashes = 0;
+    long controllerCrashes = 0;
+    long elections = 0;
     long pauses = 0;
     long partitions = 0;
     long events = 0;
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     long cpuStart = threads.getCurrentThreadCpuTime();
     long processCpuStart = processCpuNanos();
+    Path files = Simulation.filesParent(dir);
     for (long seed = first; seed < first + seeds; seed++) {
-      Simulation.Result result = Simulation.run(seed, dir);
+      Simulation.Result result = Simulation.run(seed, files);
       if (result.failed()) {
         throw new AssertionError(
             "seed "
@@ -46,21 +50,30 @@ class SimulationTest {
       acked += result.acked();
       consumed += result.consumed();
       crashes += result.crashes();
+      lossyCrashes += result.lossyCrashes();
+      controllerCrashes += result.controllerCrashes();
+      elections += result.elections();
       pauses += result.pauses();
       partitions += result.partitions();
       events += result.events();
     }
     System.out.printf(
         "simulation: %d seeds from %d, %d events, %d acknowledged writes, %d records consumed,"
-            + " %d crashes, %d pauses, %d partitions, %.1f s of CPU (%.1f s for the whole JVM)%n",
+            + " %d broker crashes (%d losing the page cache), %d controller crashes, %d controller"
+            + " elections, %d pauses, %d partitions, files in %s, %.1f s of CPU (%.1f s for the"
+            + " whole JVM)%n",
         seeds,
         first,
         events,
         acked,
         consumed,
         crashes,
+        lossyCrashes,
+        controllerCrashes,
+        elections,
         pauses,
         partitions,
+        files,
         (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9,
         (processCpuNanos() - processCpuStart) / 1e9);
     // The runs did something: writes were acknowledged and read, and faults happened.
@@ -68,6 +81,8 @@ class SimulationTest {
     assertThat(consumed).isPositive();
     if (seeds >= 20) {
       assertThat(crashes).isPositive();
+      assertThat(lossyCrashes).isPositive();
+      assertThat(elections).isPositive();
       assertThat(pauses).isPositive();
       assertThat(partitions).isPositive();
     }

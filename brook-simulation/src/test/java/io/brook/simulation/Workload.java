@@ -4,8 +4,11 @@ import io.brook.metadata.image.PartitionImage;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -18,10 +21,11 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 
 /**
- * The clients: a producer sending one record at a time with acks=all to the partition's leader as
- * the controller's latest image names it, recording every write acknowledged with NONE and its
- * offset; and a consumer reading from the leader up to the high watermark, recording what it read
- * and the high watermarks it saw. Both reach the brokers only through the network.
+ * The clients: a producer sending one record at a time with acks=all, to each partition in turn, to
+ * the partition's leader as the controller's latest image names it, recording every write
+ * acknowledged with NONE and its offset; and a consumer per partition reading from the leader up to
+ * the high watermark, recording what it read and the high watermarks it saw. They reach the brokers
+ * only through the network.
  */
 final class Workload {
   static final int PRODUCER_ID = 100;
@@ -29,18 +33,23 @@ final class Workload {
   static final int PRODUCE_TIMEOUT_MS = 1_000;
   static final int CONSUMER_MAX_WAIT_MS = 100;
 
-  /** A write the producer was told is committed. */
-  record Acked(long offset, String value) {}
+  /** A write the producer was told is committed, when it was sent and acknowledged. */
+  record Acked(TopicPartition tp, long offset, String value, long sentMs, long ackedMs) {}
 
   private final Simulation simulation;
   private final Endpoint producer = new Client(PRODUCER_ID);
   private final Endpoint consumer = new Client(CONSUMER_ID);
   private final List<Acked> acked = new ArrayList<>();
+  private final Map<TopicPartition, Reader> readers = new LinkedHashMap<>();
   private final long produceIntervalMs;
   private final long produceUntilMs;
   private int sent;
-  private long consumerPosition;
-  private long consumerInFlightSince = -1;
+
+  /** The consumer of one partition. */
+  private static final class Reader {
+    long position;
+    long inFlightSince = -1;
+  }
 
   private record Client(int nodeId) implements Endpoint {
     @Override
@@ -53,6 +62,9 @@ final class Workload {
     this.simulation = simulation;
     this.produceIntervalMs = produceIntervalMs;
     this.produceUntilMs = produceUntilMs;
+    for (TopicPartition tp : Simulation.PARTITIONS) {
+      readers.put(tp, new Reader());
+    }
   }
 
   void start() {
@@ -69,14 +81,15 @@ final class Workload {
   }
 
   long consumed() {
-    return consumerPosition;
+    return readers.values().stream().mapToLong(r -> r.position).sum();
   }
 
-  private Optional<BrokerProcess> leader() {
-    return simulation
-        .controller()
-        .image()
-        .partition(Simulation.TOPIC, 0)
+  private Optional<PartitionImage> image(TopicPartition tp) {
+    return simulation.controllers().image().partition(tp.topic(), tp.partition());
+  }
+
+  private Optional<BrokerProcess> leader(TopicPartition tp) {
+    return image(tp)
         .filter(PartitionImage::hasLeader)
         .flatMap(p -> simulation.broker(p.leader()).process());
   }
@@ -85,19 +98,20 @@ final class Workload {
     if (simulation.nowMs() >= produceUntilMs) {
       return;
     }
-    Optional<BrokerProcess> leader = leader();
+    TopicPartition tp = Simulation.PARTITIONS.get(sent % Simulation.PARTITIONS.size());
+    String value = "r" + sent++;
+    Optional<BrokerProcess> leader = leader(tp);
     if (leader.isEmpty()) {
       return;
     }
-    String value = "r" + sent++;
     ProduceRequestData request =
         new ProduceRequestData().setAcks((short) -1).setTimeoutMs(PRODUCE_TIMEOUT_MS);
     ProduceRequestData.TopicProduceData data =
-        new ProduceRequestData.TopicProduceData().setName(Simulation.TOPIC);
+        new ProduceRequestData.TopicProduceData().setName(tp.topic());
     data.partitionData()
         .add(
             new ProduceRequestData.PartitionProduceData()
-                .setIndex(0)
+                .setIndex(tp.partition())
                 .setRecords(
                     MemoryRecords.withRecords(
                         Compression.NONE,
@@ -106,39 +120,44 @@ final class Workload {
                             value.getBytes(StandardCharsets.UTF_8)))));
     request.topicData().add(data);
     BrokerProcess to = leader.get();
+    long sentMs = simulation.nowMs();
     simulation
         .network()
         .<ProduceResponseData>call(
             producer,
             to,
-            "produce " + value,
+            "produce " + value + " to " + tp,
             reply -> to.handleProduce(request, reply),
-            response -> onProduced(value, response));
+            response -> onProduced(tp, value, sentMs, response));
   }
 
-  private void onProduced(String value, ProduceResponseData response) {
+  private void onProduced(
+      TopicPartition tp, String value, long sentMs, ProduceResponseData response) {
     ProduceResponseData.PartitionProduceResponse answer =
         response.responses().iterator().next().partitionResponses().get(0);
     if (answer.errorCode() == Errors.NONE.code()) {
-      Acked write = new Acked(answer.baseOffset(), value);
+      Acked write = new Acked(tp, answer.baseOffset(), value, sentMs, simulation.nowMs());
       acked.add(write);
-      simulation.record("acked " + value + "@" + answer.baseOffset());
+      simulation.record("acked " + value + "@" + tp + ":" + answer.baseOffset());
       simulation.invariants().onAcked(write);
     }
   }
 
   private void consume() {
+    readers.forEach(this::consume);
+  }
+
+  private void consume(TopicPartition tp, Reader reader) {
     long now = simulation.nowMs();
-    if (consumerInFlightSince >= 0 && now - consumerInFlightSince < 1_000) {
+    if (reader.inFlightSince >= 0 && now - reader.inFlightSince < 1_000) {
       return;
     }
-    Optional<BrokerProcess> leader = leader();
+    Optional<BrokerProcess> leader = leader(tp);
     if (leader.isEmpty()) {
       return;
     }
-    int leaderEpoch =
-        simulation.controller().image().partition(Simulation.TOPIC, 0).orElseThrow().leaderEpoch();
-    long position = consumerPosition;
+    int leaderEpoch = image(tp).orElseThrow().leaderEpoch();
+    long position = reader.position;
     FetchRequestData request =
         new FetchRequestData()
             .setMaxWaitMs(CONSUMER_MAX_WAIT_MS)
@@ -147,18 +166,18 @@ final class Workload {
             .setReplicaId(-1);
     FetchRequestData.FetchTopic topic =
         new FetchRequestData.FetchTopic()
-            .setTopic(Simulation.TOPIC)
-            .setTopicId(simulation.topicId());
+            .setTopic(tp.topic())
+            .setTopicId(simulation.topicId(tp.topic()));
     topic
         .partitions()
         .add(
             new FetchRequestData.FetchPartition()
-                .setPartition(0)
+                .setPartition(tp.partition())
                 .setFetchOffset(position)
                 .setCurrentLeaderEpoch(leaderEpoch)
                 .setPartitionMaxBytes(1 << 20));
     request.topics().add(topic);
-    consumerInFlightSince = now;
+    reader.inFlightSince = now;
     long started = now;
     BrokerProcess to = leader.get();
     simulation
@@ -166,46 +185,52 @@ final class Workload {
         .<FetchResponseData>call(
             consumer,
             to,
-            "consume@" + position,
+            "consume " + tp + "@" + position,
             reply -> to.handleFetch(request, reply),
-            response -> onConsumed(started, position, leaderEpoch, response));
+            response -> onConsumed(tp, reader, started, position, leaderEpoch, response));
   }
 
   private void onConsumed(
-      long started, long position, int leaderEpoch, FetchResponseData response) {
-    if (consumerInFlightSince != started) {
+      TopicPartition tp,
+      Reader reader,
+      long started,
+      long position,
+      int leaderEpoch,
+      FetchResponseData response) {
+    if (reader.inFlightSince != started) {
       return;
     }
-    consumerInFlightSince = -1;
-    if (position != consumerPosition || response.errorCode() != Errors.NONE.code()) {
+    reader.inFlightSince = -1;
+    if (position != reader.position || response.errorCode() != Errors.NONE.code()) {
       return;
     }
     FetchResponseData.PartitionData data = response.responses().get(0).partitions().get(0);
     if (data.errorCode() != Errors.NONE.code()) {
       return;
     }
-    simulation.invariants().onConsumerHighWatermark(leaderEpoch, data.highWatermark());
+    Invariants invariants = simulation.invariants();
+    invariants.onConsumerHighWatermark(tp, leaderEpoch, data.highWatermark());
     MemoryRecords records = (MemoryRecords) data.records();
     if (records == null) {
       return;
     }
     for (RecordBatch batch : records.batches()) {
       for (Record record : batch) {
-        if (record.offset() < consumerPosition) {
+        if (record.offset() < reader.position) {
           continue;
         }
         if (record.offset() >= data.highWatermark()) {
-          simulation
-              .invariants()
-              .fail(
-                  "consumer got offset "
-                      + record.offset()
-                      + " at or above the high watermark "
-                      + data.highWatermark());
+          invariants.fail(
+              "consumer of "
+                  + tp
+                  + " got offset "
+                  + record.offset()
+                  + " at or above the high watermark "
+                  + data.highWatermark());
           return;
         }
-        simulation.invariants().onConsumed(record.offset(), value(record.value()));
-        consumerPosition = record.offset() + 1;
+        invariants.onConsumed(tp, record.offset(), value(record.value()));
+        reader.position = record.offset() + 1;
       }
     }
   }

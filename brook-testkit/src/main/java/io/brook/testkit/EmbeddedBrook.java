@@ -59,6 +59,14 @@ public final class EmbeddedBrook implements AutoCloseable {
     return server.boundPort("PLAINTEXT");
   }
 
+  /**
+   * {@code host:port} of another listener, e.g. {@code SSL} after {@code config("listeners",
+   * "PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0,CONTROLLER://127.0.0.1:0")}.
+   */
+  public String bootstrapServers(String listenerName) {
+    return "127.0.0.1:" + server.boundPort(listenerName);
+  }
+
   public Path dataDir() {
     return dataDir;
   }

@@ -12,16 +12,17 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The module dependency rules of docs/architecture.md, checked on the compiled main classes of
  * every module. Each module lives in its own package ({@code io.brook.storage} is brook-storage,
- * and so on), so package rules are module rules; the one exception is brook-controller, whose
- * classes moved from brook-broker keep their {@code io.brook.broker} packages for now (see {@link
- * #CONTROLLER_MODULE}). A failing rule names the offending class and dependency: remove the
- * dependency, or change the rule together with docs/architecture.md.
+ * and so on), so package rules are module rules; brook-controller also holds the Ratis adapter,
+ * {@code io.brook.quorum} (see {@link #CONTROLLER_MODULE}). A failing rule names the offending
+ * class and dependency: remove the dependency, or change the rule together with
+ * docs/architecture.md.
  */
 class ArchitectureTest {
 
@@ -48,35 +49,31 @@ class ArchitectureTest {
     "org.apache.kafka.common.network..",
   };
 
-  /** brook-controller's classes that kept the brook-broker package they had before the move. */
-  private static final Set<String> CONTROLLER_CLASSES_IN_BROKER_PACKAGES =
-      Set.of(
-          "io.brook.broker.cluster.BrokerFencer",
-          "io.brook.broker.cluster.BrokerLink",
-          "io.brook.broker.cluster.BrokerLivenessProbe",
-          "io.brook.broker.cluster.ControllerCallDispatcher",
-          "io.brook.broker.cluster.LeaderRebalancer",
-          "io.brook.broker.api.AllocateProducerIdsHandler",
-          "io.brook.broker.api.AlterPartitionHandler",
-          "io.brook.broker.api.AssignReplicasToDirsHandler",
-          "io.brook.broker.api.BrokerHeartbeatHandler",
-          "io.brook.broker.api.BrokerRegistrationHandler",
-          "io.brook.broker.api.DescribeQuorumHandler",
-          "io.brook.broker.api.ElectLeadersHandler");
-
   /**
-   * The classes of brook-controller: its own package, the Ratis adapter ({@code io.brook.quorum},
-   * formerly brook-quorum) and the controller classes moved from brook-broker (nested classes
-   * included).
+   * The classes of brook-controller: its own packages and the Ratis adapter ({@code
+   * io.brook.quorum}, formerly brook-quorum).
    */
   private static final DescribedPredicate<JavaClass> CONTROLLER_MODULE =
-      resideInAnyPackage("io.brook.controller..", "io.brook.quorum..")
-          .or(
-              DescribedPredicate.describe(
-                  "a brook-controller class in a brook-broker package",
-                  c ->
-                      CONTROLLER_CLASSES_IN_BROKER_PACKAGES.contains(
-                          c.getName().replaceFirst("\\$.*", ""))));
+      resideInAnyPackage("io.brook.controller..", "io.brook.quorum..");
+
+  /**
+   * What brook-controller uses of brook-broker: the base class and error mapping of Kafka API
+   * handlers, the controller channel's wire form and the set of APIs brokers forward, the bounded
+   * executor of off-loop handlers, the data plane's scheduler (the liveness probe's timer), and the
+   * ACL checks every API handler shares (the request authorizer and the ACL APIs' base class).
+   * Nothing of the data plane: no replica manager, logs, purgatory or coordinator plumbing.
+   */
+  private static final Set<String> BROKER_CLASSES_THE_CONTROLLER_USES =
+      Set.of(
+          "io.brook.broker.api.KafkaApi",
+          "io.brook.broker.api.ApiFailure",
+          "io.brook.broker.api.AclApi",
+          "io.brook.broker.auth.RequestAuthorizer",
+          "io.brook.broker.cluster.ControllerEnvelope",
+          "io.brook.broker.cluster.ForwardingHandler",
+          "io.brook.broker.cluster.OffloadedHandler",
+          "io.brook.broker.time.Scheduler",
+          "io.brook.broker.time.ExecutorScheduler");
 
   private static JavaClasses brook;
 
@@ -157,6 +154,7 @@ class ArchitectureTest {
 
   @Test
   void controllerBuildsOnMetadataProtocolAndBroker() {
+    // brook-broker only for the few classes controllerUsesOnlyTheBrokerClassesItNeeds lists.
     noClasses()
         .that(CONTROLLER_MODULE)
         .should()
@@ -168,6 +166,37 @@ class ArchitectureTest {
                 "io.brook.metadata..",
                 "io.brook.protocol..",
                 "io.brook.broker.."))
+        .check(brook);
+  }
+
+  @Test
+  void controllerUsesOnlyTheBrokerClassesItNeeds() {
+    noClasses()
+        .that(CONTROLLER_MODULE)
+        .should()
+        .dependOnClassesThat(
+            resideInAnyPackage("io.brook.broker..")
+                .and(
+                    not(
+                        DescribedPredicate.describe(
+                            "one of " + BROKER_CLASSES_THE_CONTROLLER_USES,
+                            c ->
+                                BROKER_CLASSES_THE_CONTROLLER_USES.contains(
+                                    c.getName().replaceFirst("\\$.*", ""))))))
+        .check(brook);
+  }
+
+  @Test
+  void brokerNeverDependsOnTheControllersStateMachine() {
+    // The broker follows the metadata image and talks to the controller over the controller
+    // channel; the state machine (io.brook.controller.state) is the controller's alone. Implied by
+    // onlyTheServerAssemblesTheControllerSide, and stated on its own for the coordinators too.
+    noClasses()
+        .that()
+        .resideInAnyPackage("io.brook.broker..", "io.brook.coordinator..", "io.brook.metadata..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.brook.controller.state..")
         .check(brook);
   }
 
@@ -187,14 +216,20 @@ class ArchitectureTest {
     noClasses()
         .that()
         .resideInAnyPackage(
-            "io.brook.metadata..",
-            "io.brook.quorum..",
-            "io.brook.controller..",
-            "io.brook.server..",
-            "io.brook.testkit..")
+            "io.brook.metadata..", "io.brook.quorum..", "io.brook.server..", "io.brook.testkit..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(KAFKA_CLIENTS_INTERNALS)
+        .check(brook);
+    // The controller serves Kafka APIs: its call dispatcher builds the RequestHeader of a
+    // forwarded request's RequestContext, and nothing else of the internals.
+    noClasses()
+        .that()
+        .resideInAPackage("io.brook.controller..")
+        .should()
+        .dependOnClassesThat(
+            resideInAnyPackage(KAFKA_CLIENTS_INTERNALS)
+                .and(not(JavaClass.Predicates.equivalentTo(RequestHeader.class))))
         .check(brook);
   }
 

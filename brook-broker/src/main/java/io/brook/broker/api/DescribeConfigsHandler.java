@@ -2,11 +2,13 @@ package io.brook.broker.api;
 
 import io.brook.broker.BrokerIdentity;
 import io.brook.broker.admin.ConfigDescriber;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
@@ -15,18 +17,26 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
-/** DescribeConfigs for topics (effective values and their sources) and for this broker. */
+/**
+ * DescribeConfigs for topics (effective values and their sources) and for this broker; needs
+ * DESCRIBE_CONFIGS on the topic, or on the cluster for a broker.
+ */
 public final class DescribeConfigsHandler extends KafkaApi {
   private final BrokerIdentity identity;
   private final ReplicaManager replicaManager;
   private final ConfigDescriber describer;
+  private final RequestAuthorizer authorizer;
 
   public DescribeConfigsHandler(
-      BrokerIdentity identity, ReplicaManager replicaManager, ConfigDescriber describer) {
+      BrokerIdentity identity,
+      ReplicaManager replicaManager,
+      ConfigDescriber describer,
+      RequestAuthorizer authorizer) {
     super(ApiKeys.DESCRIBE_CONFIGS);
     this.identity = identity;
     this.replicaManager = replicaManager;
     this.describer = describer;
+    this.authorizer = authorizer;
   }
 
   @Override
@@ -41,6 +51,16 @@ public final class DescribeConfigsHandler extends KafkaApi {
               .setResourceName(resource.resourceName());
       response.results().add(result);
       ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
+      ApiFailure refused =
+          authorizer.configsRefusal(
+              context,
+              resource.resourceType(),
+              resource.resourceName(),
+              AclOperation.DESCRIBE_CONFIGS);
+      if (refused != null) {
+        result.setErrorCode(refused.code()).setErrorMessage(refused.message());
+        continue;
+      }
       try {
         if (type == ConfigResource.Type.TOPIC) {
           if (image.topic(resource.resourceName()).isEmpty()) {

@@ -1,6 +1,7 @@
 package io.brook.broker.api;
 
 import io.brook.broker.InternalTopics;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.PartitionImage;
@@ -11,6 +12,8 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Predicate;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
@@ -21,6 +24,7 @@ import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData.Descr
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * DescribeTopicPartitions (KIP-966), what Kafka 4.x's {@code Admin.describeTopics} and {@code
@@ -33,6 +37,10 @@ import org.apache.kafka.common.protocol.Errors;
  * max.request.partition.size.limit}); when partitions are left over, {@code NextCursor} names the
  * first of them. Unknown topics are answered with {@code UNKNOWN_TOPIC_OR_PARTITION} and cost no
  * partitions.
+ *
+ * <p>Needs DESCRIBE on each topic, as Metadata: a topic the request names is otherwise {@code
+ * TOPIC_AUTHORIZATION_FAILED} (whether it exists or not), and a listing of every topic leaves it
+ * out.
  */
 public final class DescribeTopicPartitionsHandler extends KafkaApi {
   static final int MAX_PARTITIONS = 2000;
@@ -41,20 +49,43 @@ public final class DescribeTopicPartitionsHandler extends KafkaApi {
   private static final int OPERATIONS_NOT_REQUESTED = Integer.MIN_VALUE;
 
   private final ReplicaManager replicaManager;
+  private final RequestAuthorizer authorizer;
 
-  public DescribeTopicPartitionsHandler(ReplicaManager replicaManager) {
+  public DescribeTopicPartitionsHandler(
+      ReplicaManager replicaManager, RequestAuthorizer authorizer) {
     super(ApiKeys.DESCRIBE_TOPIC_PARTITIONS);
     this.replicaManager = replicaManager;
+    this.authorizer = authorizer;
   }
 
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
+    DescribeTopicPartitionsRequestData request = (DescribeTopicPartitionsRequestData) message;
+    boolean listing = request.topics().isEmpty();
     return CompletableFuture.completedFuture(
-        describe(replicaManager.image(), (DescribeTopicPartitionsRequestData) message));
+        describe(
+            replicaManager.image(),
+            request,
+            name ->
+                listing
+                    ? authorizer.authorizeQuietly(
+                        context, AclOperation.DESCRIBE, ResourceType.TOPIC, name)
+                    : authorizer.authorize(
+                        context, AclOperation.DESCRIBE, ResourceType.TOPIC, name)));
   }
 
   static DescribeTopicPartitionsResponseData describe(
       MetadataImage image, DescribeTopicPartitionsRequestData request) {
+    return describe(image, request, name -> true);
+  }
+
+  /**
+   * @param mayDescribe whether the request may see a topic
+   */
+  static DescribeTopicPartitionsResponseData describe(
+      MetadataImage image,
+      DescribeTopicPartitionsRequestData request,
+      Predicate<String> mayDescribe) {
     DescribeTopicPartitionsResponseData response = new DescribeTopicPartitionsResponseData();
     Optional<DescribeTopicPartitionsRequestData.Cursor> cursor =
         Optional.ofNullable(request.cursor());
@@ -71,7 +102,14 @@ public final class DescribeTopicPartitionsHandler extends KafkaApi {
       request.topics().forEach(t -> names.add(t.name()));
     }
     int budget = Math.max(1, Math.min(request.responsePartitionLimit(), MAX_PARTITIONS));
+    boolean listing = request.topics().isEmpty();
     for (String name : names.tailSet(firstTopic, true)) {
+      if (!mayDescribe.test(name)) {
+        if (!listing) {
+          response.topics().add(error(name, Errors.TOPIC_AUTHORIZATION_FAILED));
+        }
+        continue;
+      }
       Optional<TopicImage> topic = image.topic(name);
       if (topic.isEmpty()) {
         response.topics().add(error(name, unknownOrInvalid(name)));

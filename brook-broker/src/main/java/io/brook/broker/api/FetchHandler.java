@@ -1,5 +1,6 @@
 package io.brook.broker.api;
 
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.delayed.DelayedOperation;
 import io.brook.broker.fetch.FetchContext;
 import io.brook.broker.fetch.FetchKey;
@@ -23,6 +24,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -81,6 +83,7 @@ public final class FetchHandler extends KafkaApi {
   private final ReadReplicaSelector readReplicas;
   private final int fetchMaxBytes;
   private final FetchSessions sessions;
+  private final RequestAuthorizer authorizer;
 
   public FetchHandler(ReplicaManager replicaManager) {
     this(
@@ -112,11 +115,25 @@ public final class FetchHandler extends KafkaApi {
       ReadReplicaSelector readReplicas,
       int fetchMaxBytes,
       FetchSessions sessions) {
+    this(replicaManager, readReplicas, fetchMaxBytes, sessions, RequestAuthorizer.ALLOW_ALL);
+  }
+
+  /**
+   * @param authorizer a consumer's fetch needs READ on each topic (TOPIC_AUTHORIZATION_FAILED per
+   *     partition otherwise), a follower's CLUSTER_ACTION on the cluster
+   */
+  public FetchHandler(
+      ReplicaManager replicaManager,
+      ReadReplicaSelector readReplicas,
+      int fetchMaxBytes,
+      FetchSessions sessions,
+      RequestAuthorizer authorizer) {
     super(ApiKeys.FETCH);
     this.replicaManager = replicaManager;
     this.readReplicas = readReplicas;
     this.fetchMaxBytes = fetchMaxBytes;
     this.sessions = sessions;
+    this.authorizer = authorizer;
   }
 
   /** One partition to read, resolved. */
@@ -162,7 +179,7 @@ public final class FetchHandler extends KafkaApi {
     short version = context.header().apiVersion();
     int replicaId = replicaId(request);
     FetchContext fetch = sessions.newContext(request, version, replicaId >= 0);
-    List<Wanted> wanted = wanted(fetch.partitions());
+    List<Wanted> wanted = wanted(fetch.partitions(), context, replicaId);
     boolean readCommitted = replicaId < 0 && request.isolationLevel() == READ_COMMITTED;
     Limits limits = Limits.of(request, replicaId < 0 ? fetchMaxBytes : Integer.MAX_VALUE);
     Read first = read(request, limits, version, wanted, replicaId);
@@ -196,15 +213,32 @@ public final class FetchHandler extends KafkaApi {
    * The partitions to read, their topics resolved once per topic (a session's partitions are
    * resolved at every fetch: a topic may have been deleted or recreated since it joined).
    */
-  private List<Wanted> wanted(List<FetchContext.Requested> partitions) {
+  private List<Wanted> wanted(
+      List<FetchContext.Requested> partitions, RequestContext context, int replicaId) {
     List<Wanted> wanted = new ArrayList<>(partitions.size());
     Map<FetchKey, TopicLookup.Lookup> topics = new HashMap<>();
+    // A follower's fetch needs CLUSTER_ACTION; without it every partition is refused, as in Kafka.
+    TopicLookup.Lookup replicaDenied =
+        replicaId >= 0 && !authorizer.authorizeCluster(context, AclOperation.CLUSTER_ACTION)
+            ? new TopicLookup.Lookup(null, Errors.TOPIC_AUTHORIZATION_FAILED)
+            : null;
     for (FetchContext.Requested requested : partitions) {
       FetchKey key = requested.key();
       TopicLookup.Lookup lookup =
-          topics.computeIfAbsent(
-              new FetchKey(key.topic(), key.topicId(), 0),
-              t -> TopicLookup.find(replicaManager.image(), t.topic(), t.topicId()));
+          replicaDenied != null
+              ? replicaDenied
+              : topics.computeIfAbsent(
+                  new FetchKey(key.topic(), key.topicId(), 0),
+                  t ->
+                      replicaId >= 0
+                          ? TopicLookup.find(replicaManager.image(), t.topic(), t.topicId())
+                          : TopicLookup.findAuthorized(
+                              replicaManager.image(),
+                              t.topic(),
+                              t.topicId(),
+                              authorizer,
+                              context,
+                              AclOperation.READ));
       TopicPartition tp =
           lookup.found() ? new TopicPartition(lookup.topic().name(), key.partition()) : null;
       wanted.add(new Wanted(key, requested.request(), tp, lookup.error()));

@@ -1,5 +1,6 @@
 package io.brook.broker.api;
 
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
@@ -9,13 +10,16 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsPartitionResponse;
 import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsTopicResponse;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * ListOffsets: earliest, latest, by timestamp ("replay since 20:00") and max-timestamp lookups.
@@ -23,7 +27,8 @@ import org.apache.kafka.common.record.internal.FileRecords;
  * replica (replica id >= 0) sees the log end.
  *
  * <p>Earliest and latest are answered from memory on the event loop; a request with a timestamp or
- * max-timestamp lookup reads time indexes and scans segments, so it runs on {@link DiskWork}.
+ * max-timestamp lookup reads time indexes and scans segments, so it runs on {@link DiskWork}. Each
+ * topic needs DESCRIBE (TOPIC_AUTHORIZATION_FAILED otherwise), as in Kafka.
  */
 public final class ListOffsetsHandler extends KafkaApi {
   /** Kafka's special timestamps (ListOffsetsRequest). */
@@ -37,16 +42,19 @@ public final class ListOffsetsHandler extends KafkaApi {
 
   private final ReplicaManager replicaManager;
   private final DiskWork disk;
+  private final RequestAuthorizer authorizer;
 
   /** Timestamp searches run on the caller: for tests without an event loop. */
   public ListOffsetsHandler(ReplicaManager replicaManager) {
-    this(replicaManager, DiskWork.inline());
+    this(replicaManager, DiskWork.inline(), RequestAuthorizer.ALLOW_ALL);
   }
 
-  public ListOffsetsHandler(ReplicaManager replicaManager, DiskWork disk) {
+  public ListOffsetsHandler(
+      ReplicaManager replicaManager, DiskWork disk, RequestAuthorizer authorizer) {
     super(ApiKeys.LIST_OFFSETS);
     this.replicaManager = replicaManager;
     this.disk = disk;
+    this.authorizer = authorizer;
   }
 
   @Override
@@ -74,6 +82,8 @@ public final class ListOffsetsHandler extends KafkaApi {
     for (ListOffsetsRequestData.ListOffsetsTopic topic : request.topics()) {
       ListOffsetsTopicResponse topicResponse = new ListOffsetsTopicResponse().setName(topic.name());
       response.topics().add(topicResponse);
+      boolean allowed =
+          authorizer.authorize(context, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name());
       for (ListOffsetsRequestData.ListOffsetsPartition p : topic.partitions()) {
         ListOffsetsPartitionResponse out =
             new ListOffsetsPartitionResponse()
@@ -82,6 +92,10 @@ public final class ListOffsetsHandler extends KafkaApi {
                 .setOffset(-1L)
                 .setLeaderEpoch(-1);
         topicResponse.partitions().add(out);
+        if (!allowed) {
+          out.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+          continue;
+        }
         try {
           lookup(
               new TopicPartition(topic.name(), p.partitionIndex()),

@@ -3,6 +3,7 @@ package io.brook.broker.api;
 import io.brook.broker.BrokerIdentity;
 import io.brook.broker.InternalTopics;
 import io.brook.broker.admin.AutoTopicCreator;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.metadata.image.BrokerRegistration;
 import io.brook.metadata.image.MetadataImage;
@@ -17,6 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
@@ -26,12 +28,17 @@ import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopi
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Metadata: the brokers (at their addresses for the listener the client connected to), and for each
  * topic asked about its id and partitions with leader, leader epoch, replicas and ISR. Any broker
  * answers from its metadata image. Unknown topics are created when the client allows it and {@code
  * auto.create.topics.enable} is on.
+ *
+ * <p>Authorization as in Kafka: a listing of all topics shows only those the principal may
+ * DESCRIBE; a topic asked for by name or id without DESCRIBE is TOPIC_AUTHORIZATION_FAILED (with no
+ * id, or no name); creating a missing topic needs CREATE on the cluster or on the topic.
  */
 public final class MetadataHandler extends KafkaApi {
   /** "Authorized operations not requested", as Kafka sends it. */
@@ -40,13 +47,23 @@ public final class MetadataHandler extends KafkaApi {
   private final BrokerIdentity identity;
   private final ReplicaManager replicaManager;
   private final AutoTopicCreator autoTopicCreator;
+  private final RequestAuthorizer authorizer;
 
   public MetadataHandler(
       BrokerIdentity identity, ReplicaManager replicaManager, AutoTopicCreator autoTopicCreator) {
+    this(identity, replicaManager, autoTopicCreator, RequestAuthorizer.ALLOW_ALL);
+  }
+
+  public MetadataHandler(
+      BrokerIdentity identity,
+      ReplicaManager replicaManager,
+      AutoTopicCreator autoTopicCreator,
+      RequestAuthorizer authorizer) {
     super(ApiKeys.METADATA);
     this.identity = identity;
     this.replicaManager = replicaManager;
     this.autoTopicCreator = autoTopicCreator;
+    this.authorizer = authorizer;
   }
 
   @Override
@@ -79,18 +96,23 @@ public final class MetadataHandler extends KafkaApi {
         request.topics() == null || (context.apiVersion() == 0 && request.topics().isEmpty());
     if (allTopics) {
       for (TopicImage topic : image.topics()) {
-        response.topics().add(describe(topic, image));
+        if (authorizer.authorizeQuietly(
+            context, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name())) {
+          response.topics().add(describe(topic, image));
+        }
       }
     } else {
       for (MetadataRequestData.MetadataRequestTopic wanted : request.topics()) {
-        response.topics().add(describeRequested(wanted, request.allowAutoTopicCreation()));
+        response.topics().add(describeRequested(context, wanted, request.allowAutoTopicCreation()));
       }
     }
     return CompletableFuture.completedFuture(response);
   }
 
   private MetadataResponseTopic describeRequested(
-      MetadataRequestData.MetadataRequestTopic wanted, boolean allowAutoCreation) {
+      RequestContext context,
+      MetadataRequestData.MetadataRequestTopic wanted,
+      boolean allowAutoCreation) {
     MetadataImage image = replicaManager.image();
     // Lookups by id carry a null name (or an empty one, as kafka-clients 4.4 sends when it
     // resolves the topic ids of a KIP-848 assignment).
@@ -101,10 +123,17 @@ public final class MetadataHandler extends KafkaApi {
       Uuid id = wanted.topicId();
       return image
           .topic(id)
-          .map(topic -> describe(topic, image))
+          .map(
+              topic ->
+                  mayDescribe(context, topic.name())
+                      ? describe(topic, image)
+                      : error(null, id, Errors.TOPIC_AUTHORIZATION_FAILED))
           .orElseGet(() -> error(null, id, Errors.UNKNOWN_TOPIC_ID));
     }
     String name = wanted.name();
+    if (!mayDescribe(context, name)) {
+      return error(name, Uuid.ZERO_UUID, Errors.TOPIC_AUTHORIZATION_FAILED);
+    }
     Optional<TopicImage> topic = image.topic(name);
     if (topic.isPresent()) {
       return describe(topic.get(), image);
@@ -117,6 +146,10 @@ public final class MetadataHandler extends KafkaApi {
     if (!allowAutoCreation) {
       return error(name, Uuid.ZERO_UUID, Errors.UNKNOWN_TOPIC_OR_PARTITION);
     }
+    if (!authorizer.authorizeClusterQuietly(context, AclOperation.CREATE)
+        && !authorizer.authorize(context, AclOperation.CREATE, ResourceType.TOPIC, name)) {
+      return error(name, Uuid.ZERO_UUID, Errors.TOPIC_AUTHORIZATION_FAILED);
+    }
     Errors created = autoTopicCreator.createIfAllowed(name);
     if (created != Errors.NONE) {
       return error(name, Uuid.ZERO_UUID, created);
@@ -126,6 +159,10 @@ public final class MetadataHandler extends KafkaApi {
         .topic(name)
         .map(t -> describe(t, after))
         .orElseGet(() -> error(name, Uuid.ZERO_UUID, Errors.LEADER_NOT_AVAILABLE));
+  }
+
+  private boolean mayDescribe(RequestContext context, String topic) {
+    return authorizer.authorize(context, AclOperation.DESCRIBE, ResourceType.TOPIC, topic);
   }
 
   private static MetadataResponseTopic error(String name, Uuid id, Errors error) {

@@ -1,11 +1,15 @@
 package io.brook.broker.api;
 
 import io.brook.broker.InternalTopics;
+import io.brook.broker.api.txn.ProduceVerification;
+import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.broker.txn.TxnPartitionVerifier;
 import io.brook.protocol.RequestContext;
 import io.brook.storage.log.LogAppendInfo;
+import io.brook.storage.producer.VerificationGuard;
 import io.brook.storage.record.RecordValidationException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -14,6 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
@@ -23,13 +28,20 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Produce: appends each partition's batch on its leader. acks=0 gets no response, acks=1 is
  * answered once the leader appended, acks=all once the high watermark passes every appended batch
  * (or the request's timeout, with REQUEST_TIMED_OUT). Internal topics are refused with
  * INVALID_TOPIC_EXCEPTION unless the client id is Kafka's admin client id ({@link
- * InternalTopics#clientMayAppend}).
+ * InternalTopics#clientMayAppend}). Each topic needs WRITE (TOPIC_AUTHORIZATION_FAILED), and a
+ * transactional produce WRITE on its transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED for
+ * every partition), as in Kafka.
+ *
+ * <p>A transactional batch that would open its producer's transaction on a partition waits for the
+ * transaction coordinator to confirm the partition is in the transaction ({@link
+ * ProduceVerification}); nothing waits on the event loop meanwhile.
  *
  * <p>An append that only writes to the page cache runs here, on the event loop; one that would roll
  * a segment or fsync runs on {@link DiskWork} (see {@link Partition#appendAsLeader(MemoryRecords,
@@ -38,16 +50,37 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 public final class ProduceHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
   private final DiskWork disk;
+  private final Optional<TxnPartitionVerifier> verifier;
+  private final RequestAuthorizer authorizer;
 
-  /** Appends that wait for the disk run on the caller: for tests without an event loop. */
+  /**
+   * Appends that wait for the disk run on the caller, and transactions are not verified: for tests
+   * without an event loop.
+   */
   public ProduceHandler(ReplicaManager replicaManager) {
-    this(replicaManager, DiskWork.inline());
+    this(replicaManager, DiskWork.inline(), Optional.empty());
   }
 
-  public ProduceHandler(ReplicaManager replicaManager, DiskWork disk) {
+  public ProduceHandler(
+      ReplicaManager replicaManager, DiskWork disk, Optional<TxnPartitionVerifier> verifier) {
+    this(replicaManager, disk, verifier, RequestAuthorizer.ALLOW_ALL);
+  }
+
+  /**
+   * @param verifier asks transaction coordinators about partitions (KIP-890); empty when {@code
+   *     transaction.partition.verification.enable} is false
+   * @param authorizer checks WRITE on each topic and on the transactional id
+   */
+  public ProduceHandler(
+      ReplicaManager replicaManager,
+      DiskWork disk,
+      Optional<TxnPartitionVerifier> verifier,
+      RequestAuthorizer authorizer) {
     super(ApiKeys.PRODUCE);
     this.replicaManager = replicaManager;
     this.disk = disk;
+    this.verifier = verifier;
+    this.authorizer = authorizer;
   }
 
   /** One partition's outcome, and the offset the high watermark must reach for acks=all. */
@@ -62,12 +95,29 @@ public final class ProduceHandler extends KafkaApi {
     ProduceResponseData response = new ProduceResponseData();
     List<Pending> waiting = new ArrayList<>();
     List<CompletableFuture<Optional<Pending>>> offLoop = null;
+    ProduceVerification verification =
+        ProduceVerification.of(verifier, request.transactionalId(), context.apiVersion());
+    boolean txnDenied =
+        request.transactionalId() != null
+            && !authorizer.authorize(
+                context,
+                AclOperation.WRITE,
+                ResourceType.TRANSACTIONAL_ID,
+                request.transactionalId());
     for (ProduceRequestData.TopicProduceData topic : request.topicData()) {
       TopicProduceResponse topicResponse =
           new TopicProduceResponse().setName(topic.name()).setTopicId(topic.topicId());
       response.responses().add(topicResponse);
       TopicLookup.Lookup lookup =
-          TopicLookup.find(replicaManager.image(), topic.name(), topic.topicId());
+          txnDenied
+              ? new TopicLookup.Lookup(null, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+              : TopicLookup.findAuthorized(
+                  replicaManager.image(),
+                  topic.name(),
+                  topic.topicId(),
+                  authorizer,
+                  context,
+                  AclOperation.WRITE);
       for (ProduceRequestData.PartitionProduceData data : topic.partitionData()) {
         PartitionProduceResponse partitionResponse =
             new PartitionProduceResponse()
@@ -84,7 +134,8 @@ public final class ProduceHandler extends KafkaApi {
           fail(partitionResponse, internalTopicRefusal(lookup.topic().name(), data));
         } else {
           TopicPartition tp = new TopicPartition(lookup.topic().name(), data.index());
-          CompletableFuture<Optional<Pending>> appended = append(tp, data, acks, partitionResponse);
+          CompletableFuture<Optional<Pending>> appended =
+              append(tp, data, acks, partitionResponse, verification);
           if (appended.isDone()) {
             appended.join().ifPresent(waiting::add);
           } else {
@@ -94,6 +145,7 @@ public final class ProduceHandler extends KafkaApi {
         }
       }
     }
+    verification.send();
     if (offLoop == null) {
       return respond(context, request, response, waiting);
     }
@@ -151,12 +203,43 @@ public final class ProduceHandler extends KafkaApi {
       TopicPartition tp,
       ProduceRequestData.PartitionProduceData data,
       short acks,
-      PartitionProduceResponse out) {
+      PartitionProduceResponse out,
+      ProduceVerification verification) {
     try {
       Partition partition = replicaManager.partitionOrThrow(tp);
       MemoryRecords records = singleV2Batch(data);
+      VerificationGuard guard = verification.guardFor(partition, records);
+      if (ProduceVerification.mustWait(guard)) {
+        MemoryRecords copy = Partition.ownCopy(records);
+        return verification
+            .await(tp, copy)
+            .thenCompose(
+                refused -> {
+                  if (refused.isPresent()) {
+                    fail(out, refused.get());
+                    return CompletableFuture.completedFuture(Optional.empty());
+                  }
+                  return append(partition, copy, acks, out, guard);
+                });
+      }
+      return append(partition, records, acks, out, guard);
+    } catch (RuntimeException e) {
+      fail(out, ApiFailure.of(e));
+      nameBadRecord(out, e);
+      return CompletableFuture.completedFuture(Optional.empty());
+    }
+  }
+
+  private CompletableFuture<Optional<Pending>> append(
+      Partition partition,
+      MemoryRecords records,
+      short acks,
+      PartitionProduceResponse out,
+      VerificationGuard guard) {
+    try {
       int leaderEpoch = partition.state().leaderEpoch();
-      CompletableFuture<LogAppendInfo> appended = partition.appendAsLeader(records, acks, disk);
+      CompletableFuture<LogAppendInfo> appended =
+          partition.appendAsLeader(records, acks, disk, guard);
       if (appended.isDone() && !appended.isCompletedExceptionally()) {
         return CompletableFuture.completedFuture(
             Optional.of(appended(partition, leaderEpoch, appended.join(), out)));

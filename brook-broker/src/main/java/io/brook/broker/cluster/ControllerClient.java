@@ -34,12 +34,27 @@ public final class ControllerClient {
    */
   public CompletableFuture<ApiMessage> sendAdmin(
       ApiKeys apiKey, short version, ApiMessage request) {
-    return send(apiKey, version, request, true);
+    return sendAdmin(apiKey, version, request, ControllerEnvelope.Origin.NODE);
+  }
+
+  /** As {@link #sendAdmin(ApiKeys, short, ApiMessage)}, on behalf of a client ({@code origin}). */
+  public CompletableFuture<ApiMessage> sendAdmin(
+      ApiKeys apiKey, short version, ApiMessage request, ControllerEnvelope.Origin origin) {
+    return send(apiKey, version, request, true, origin);
   }
 
   private CompletableFuture<ApiMessage> send(
       ApiKeys apiKey, short version, ApiMessage request, boolean longCall) {
-    byte[] bytes = ControllerEnvelope.encodeRequest(apiKey, version, request);
+    return send(apiKey, version, request, longCall, ControllerEnvelope.Origin.NODE);
+  }
+
+  private CompletableFuture<ApiMessage> send(
+      ApiKeys apiKey,
+      short version,
+      ApiMessage request,
+      boolean longCall,
+      ControllerEnvelope.Origin origin) {
+    byte[] bytes = ControllerEnvelope.encodeRequest(apiKey, version, request, origin);
     return (longCall ? channel.callLong(bytes) : channel.call(bytes))
         .handle(
             (answer, failure) -> {

@@ -28,8 +28,13 @@ public final class ForwardingHandler implements ApiHandler {
           ApiKeys.DESCRIBE_QUORUM,
           ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
           ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
+          // Voter changes (KIP-853): Kafka 4.x brokers forward them to the controller too.
+          ApiKeys.ADD_RAFT_VOTER,
+          ApiKeys.REMOVE_RAFT_VOTER,
           // Listed by the controller too, so a move is listed as soon as it is started.
-          ApiKeys.LIST_PARTITION_REASSIGNMENTS);
+          ApiKeys.LIST_PARTITION_REASSIGNMENTS,
+          ApiKeys.CREATE_ACLS,
+          ApiKeys.DELETE_ACLS);
 
   private final ApiHandler local;
   private final MetadataQuorum quorum;
@@ -64,6 +69,12 @@ public final class ForwardingHandler implements ApiHandler {
     if (quorum.isActiveController()) {
       return OffloadedHandler.runOn(executor, local, context, request);
     }
-    return controller.sendAdmin(apiKey(), context.apiVersion(), request);
+    // The client's principal goes along: the controller authorizes the request's resources.
+    return controller.sendAdmin(
+        apiKey(),
+        context.apiVersion(),
+        request,
+        new ControllerEnvelope.Origin(
+            context.principal(), context.clientAddress().getHostAddress()));
   }
 }

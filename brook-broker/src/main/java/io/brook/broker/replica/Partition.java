@@ -5,6 +5,7 @@ import io.brook.storage.epoch.EpochEndOffset;
 import io.brook.storage.log.LogAppendInfo;
 import io.brook.storage.log.LogReadResult;
 import io.brook.storage.log.ReplicaLog;
+import io.brook.storage.producer.VerificationGuard;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -264,6 +265,18 @@ public final class Partition {
   }
 
   /**
+   * The guard a producer's next transactional batch to this partition must carry (KIP-890): {@link
+   * VerificationGuard#SENTINEL} when its transaction is open here already, else one that the
+   * coordinator's confirmation lets the append use.
+   *
+   * @throws NotLeaderOrFollowerException if this broker does not lead the partition
+   */
+  public VerificationGuard maybeStartTransactionVerification(long producerId, short epoch) {
+    ensureLeader();
+    return partitionLog.maybeStartTransactionVerification(producerId, epoch);
+  }
+
+  /**
    * Like {@link #appendAsLeader(MemoryRecords, short)} for a coordinator: the batches may be
    * control batches (transaction markers) and are written as acks=all, so the min-ISR check
    * applies.
@@ -282,8 +295,17 @@ public final class Partition {
    */
   public CompletableFuture<LogAppendInfo> appendAsLeader(
       MemoryRecords records, short acks, DiskWork disk) {
+    return appendAsLeader(records, acks, disk, VerificationGuard.NOT_CHECKED);
+  }
+
+  /**
+   * {@link #appendAsLeader(MemoryRecords, short, DiskWork)} carrying a producer's transaction
+   * verification guard ({@link #maybeStartTransactionVerification}).
+   */
+  public CompletableFuture<LogAppendInfo> appendAsLeader(
+      MemoryRecords records, short acks, DiskWork disk, VerificationGuard guard) {
     if (offLoopAppends.idle()) {
-      LogAppendInfo info = appendAsLeader(records, acks, false, false);
+      LogAppendInfo info = appendAsLeader(records, acks, false, false, guard);
       if (info != null) {
         return CompletableFuture.completedFuture(info);
       }
@@ -291,7 +313,7 @@ public final class Partition {
     // The request's network buffer is released if its connection closes first: off the loop, the
     // append works on its own copy (one per roll or flush, not per produce).
     MemoryRecords copy = ownCopy(records);
-    return offLoopAppends.submit(() -> appendAsLeader(copy, acks, false, true), disk);
+    return offLoopAppends.submit(() -> appendAsLeader(copy, acks, false, true, guard), disk);
   }
 
   /**
@@ -304,19 +326,24 @@ public final class Partition {
     return offLoopAppends.submit(() -> appendAsCoordinator(records), disk);
   }
 
-  private static MemoryRecords ownCopy(MemoryRecords records) {
+  /** A heap copy of {@code records}, for work that outlives the request's network buffer. */
+  public static MemoryRecords ownCopy(MemoryRecords records) {
     ByteBuffer copy = ByteBuffer.allocate(records.sizeInBytes());
     copy.put(records.buffer().duplicate()).flip();
     return MemoryRecords.readableRecords(copy);
   }
 
   private LogAppendInfo appendAsLeader(MemoryRecords records, short acks, boolean coordinator) {
-    return appendAsLeader(records, acks, coordinator, true);
+    return appendAsLeader(records, acks, coordinator, true, VerificationGuard.NOT_CHECKED);
   }
 
   /** Null when {@code mayBlock} is false and the append would wait for the disk. */
   private LogAppendInfo appendAsLeader(
-      MemoryRecords records, short acks, boolean coordinator, boolean mayBlock) {
+      MemoryRecords records,
+      short acks,
+      boolean coordinator,
+      boolean mayBlock,
+      VerificationGuard guard) {
     PartitionState current = state;
     ensureLeader();
     int minIsr = partitionLog.config().minInSyncReplicas();
@@ -333,9 +360,9 @@ public final class Partition {
     if (coordinator) {
       info = partitionLog.appendAsCoordinator(records, current.leaderEpoch());
     } else if (mayBlock) {
-      info = partitionLog.appendAsLeader(records, current.leaderEpoch());
+      info = partitionLog.appendAsLeader(records, current.leaderEpoch(), guard);
     } else {
-      info = partitionLog.appendAsLeaderWithoutBlocking(records, current.leaderEpoch());
+      info = partitionLog.appendAsLeaderWithoutBlocking(records, current.leaderEpoch(), guard);
       if (info == null) {
         return null;
       }

@@ -188,12 +188,7 @@ public final class TxnMarkerSender implements TxnMarkerChannel {
     if (brokersInFlight.contains(broker) || brokerBackoffUntil.getOrDefault(broker, 0L) > now) {
       return;
     }
-    Optional<Node> node =
-        image
-            .get()
-            .broker(broker)
-            .flatMap(b -> b.endpoint(listener))
-            .map(e -> new Node(broker, e.host(), e.port()));
+    Optional<Node> node = InterBrokerNodes.of(image.get(), broker, listener);
     if (node.isEmpty()) {
       return; // the broker is gone (its partitions will get another leader)
     }

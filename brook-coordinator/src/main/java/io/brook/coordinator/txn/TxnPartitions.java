@@ -38,19 +38,33 @@ final class TxnPartitions {
                 failure == null ? Errors.NONE : Errors.forException(TxnStore.unwrap(failure)));
   }
 
-  /** Per partition: NONE if it is part of the open transaction, INVALID_TXN_STATE otherwise. */
+  /**
+   * Per partition: NONE if it is part of the open transaction, TRANSACTION_ABORTABLE otherwise (as
+   * Kafka 4 answers: the producer aborts; the broker tells older producers INVALID_TXN_STATE).
+   * Answered from the committed state, so a write in progress (the producer adding other
+   * partitions, or ending the transaction) does not make the broker retry: partitions whose
+   * addition is not yet durable are not part of the transaction, and a marker written after the
+   * answer stops the append itself (the partition's verification guard).
+   */
   Map<TopicPartition, Errors> verify(
       String transactionalId, long producerId, short producerEpoch, Set<TopicPartition> asked) {
-    Errors invalid = validate(transactionalId, producerId, producerEpoch);
+    Optional<TxnMetadata> committed = store.committed(transactionalId);
+    Errors invalid = Errors.NONE;
+    if (committed.isEmpty() || committed.get().producerId() != producerId) {
+      invalid = Errors.INVALID_PRODUCER_ID_MAPPING;
+    } else if (committed.get().producerEpoch() != producerEpoch) {
+      invalid = Errors.PRODUCER_FENCED;
+    } else if (committed.get().state().isPrepare()) {
+      invalid = Errors.CONCURRENT_TRANSACTIONS;
+    }
+    Set<TopicPartition> inTxn = invalid == Errors.NONE ? committed.get().partitions() : Set.of();
     Map<TopicPartition, Errors> errors = new HashMap<>();
-    Set<TopicPartition> inTxn =
-        invalid == Errors.NONE ? store.get(transactionalId).orElseThrow().partitions() : Set.of();
     for (TopicPartition tp : asked) {
       errors.put(
           tp,
           invalid != Errors.NONE
               ? invalid
-              : inTxn.contains(tp) ? Errors.NONE : Errors.INVALID_TXN_STATE);
+              : inTxn.contains(tp) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE);
     }
     return errors;
   }

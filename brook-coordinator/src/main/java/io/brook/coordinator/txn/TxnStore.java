@@ -29,6 +29,10 @@ final class TxnStore {
   private final ShardContext context;
   private final Map<String, TxnMetadata> txns = new HashMap<>();
   private final Set<String> pending = new HashSet<>();
+
+  /** The last committed state of each pending id (absent: none, a new id). */
+  private final Map<String, TxnMetadata> beforePending = new HashMap<>();
+
   private Consumer<TxnMetadata> onRecovered = txn -> {};
   private long reconfirmSequence;
 
@@ -50,6 +54,17 @@ final class TxnStore {
 
   boolean isPending(String transactionalId) {
     return pending.contains(transactionalId);
+  }
+
+  /**
+   * The id's state as far as it is committed: its state before the pending write, if one is
+   * pending. What a broker's verification may rely on: a partition whose addition is not yet
+   * durable is not in the transaction for it.
+   */
+  Optional<TxnMetadata> committed(String transactionalId) {
+    return pending.contains(transactionalId)
+        ? Optional.ofNullable(beforePending.get(transactionalId))
+        : get(transactionalId);
   }
 
   /** Applies a record, deriving the epoch before the latest bump of the same producer id. */
@@ -88,22 +103,29 @@ final class TxnStore {
       records.add(TxnRecords.record(metadata));
       ids.add(metadata.transactionalId());
     }
+    Map<String, TxnMetadata> before = new HashMap<>();
+    for (String id : ids) {
+      if (!pending.contains(id) && txns.containsKey(id)) {
+        before.put(id, txns.get(id));
+      }
+    }
     CompletableFuture<Void> written = context.write(records);
     if (written.isCompletedExceptionally()) {
       return written; // refused at once: nothing was replayed
     }
+    beforePending.putAll(before);
     pending.addAll(ids);
     CompletableFuture<Void> result = new CompletableFuture<>();
     written.whenCompleteAsync(
         (ignored, failure) -> {
           if (failure == null) {
-            ids.forEach(pending::remove);
+            ids.forEach(this::settled);
             result.complete(null);
             return;
           }
           Throwable cause = unwrap(failure);
           if (cause instanceof NotCoordinatorException) {
-            ids.forEach(pending::remove); // the shard is being dropped; the log decides
+            ids.forEach(this::settled); // the shard is being dropped; the log decides
           } else {
             reconfirm(ids);
           }
@@ -111,6 +133,12 @@ final class TxnStore {
         },
         context.executor());
     return result;
+  }
+
+  /** The id's pending write committed (or the log decides it): it is no longer pending. */
+  private void settled(String id) {
+    pending.remove(id);
+    beforePending.remove(id);
   }
 
   /**
@@ -144,10 +172,10 @@ final class TxnStore {
                   .whenCompleteAsync(
                       (ignored, failure) -> {
                         if (failure == null) {
-                          ids.forEach(pending::remove);
+                          ids.forEach(this::settled);
                           ids.forEach(id -> get(id).ifPresent(onRecovered));
                         } else if (unwrap(failure) instanceof NotCoordinatorException) {
-                          ids.forEach(pending::remove);
+                          ids.forEach(this::settled);
                         } else {
                           reconfirm(ids);
                         }

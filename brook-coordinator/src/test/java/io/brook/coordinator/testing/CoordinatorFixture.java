@@ -1,17 +1,13 @@
 package io.brook.coordinator.testing;
 
-import io.brook.broker.admin.TopicAdmin;
 import io.brook.broker.coordinator.ReplicaCoordinatorLogs;
 import io.brook.broker.coordinator.ReplicaPartitionEnds;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.log.CoordinatorLogs;
 import io.brook.coordinator.log.PartitionEnds;
-import io.brook.metadata.controller.ClusterController;
-import io.brook.metadata.controller.ControllerConfig;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.InMemoryMetadataQuorum;
-import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicConfigs;
 import io.brook.storage.manager.LogManager;
@@ -19,12 +15,9 @@ import io.brook.storage.manager.LogManagerConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BiFunction;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.utils.Time;
 
@@ -39,7 +32,6 @@ public final class CoordinatorFixture implements AutoCloseable {
   public final ReplicaManager replicaManager;
   public final CoordinatorLogs logs;
   public final PartitionEnds partitionEnds;
-  public final TopicAdmin admin;
 
   public CoordinatorFixture(Path root) throws Exception {
     quorum = new InMemoryMetadataQuorum();
@@ -57,30 +49,17 @@ public final class CoordinatorFixture implements AutoCloseable {
     quorum.addListener(replicaManager::applyMetadata);
     logs = new ReplicaCoordinatorLogs(replicaManager);
     partitionEnds = new ReplicaPartitionEnds(replicaManager);
-    ClusterController controller =
-        new ClusterController(new ControllerConfig(1, (short) 1), quorum::image, new Random(1));
-    admin = new TopicAdmin(quorum, controller, TopicConfigs::validate, true);
-    quorum.submit(
-        image ->
-            controller.registerBroker(
-                BROKER_ID,
-                Uuid.randomUuid(),
-                List.of(new BrokerEndpoint("PLAINTEXT", "localhost", 9092, "PLAINTEXT")),
-                Optional.empty()));
+    quorum.registerBroker(BROKER_ID, 9092);
   }
 
   public void createTopic(String name, int partitions, Map<String, String> configs) {
-    var result = admin.createTopic(name, partitions, (short) 1, Map.of(), configs, false);
-    if (result.error().isFailure()) {
-      throw new AssertionError(result.error().toString());
-    }
+    // Validated as the controller would, which this fixture does not run.
+    TopicConfigs.validate(configs);
+    quorum.createTopic(name, partitions, BROKER_ID, configs);
   }
 
   public void deleteTopic(String name) {
-    var error = admin.deleteTopic(name);
-    if (error.isFailure()) {
-      throw new AssertionError(error.toString());
-    }
+    quorum.deleteTopic(name);
   }
 
   @Override

@@ -146,7 +146,7 @@ class TransactionCoordinatorShardTest {
         .isEqualTo(Errors.INVALID_PRODUCER_ID_MAPPING);
     assertThat(shard.endTxn(ID, 100L, (short) 0, true).join()).isEqualTo(Errors.INVALID_TXN_STATE);
     assertThat(shard.verifyPartitions(ID, 100L, (short) 0, Set.of(TP)))
-        .containsEntry(TP, Errors.INVALID_TXN_STATE);
+        .containsEntry(TP, Errors.TRANSACTION_ABORTABLE);
     shard.addPartitions(ID, 100L, (short) 0, Set.of(TP)).join();
     assertThat(shard.verifyPartitions(ID, 100L, (short) 0, Set.of(TP)))
         .containsEntry(TP, Errors.NONE);
@@ -162,6 +162,42 @@ class TransactionCoordinatorShardTest {
         .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
     context.releaseCommits();
     assertThat(add.join()).isEqualTo(Errors.NONE);
+  }
+
+  @Test
+  void verificationAnswersFromTheCommittedStateWhileAWriteIsPending() {
+    // Given: TP is in the transaction, and the addition of a second partition is not committed
+    init(-1, (short) -1, 100L);
+    shard.addPartitions(ID, 100L, (short) 0, Set.of(TP)).join();
+    TopicPartition second = new TopicPartition("orders", 1);
+    context.holdCommits(true);
+    CompletableFuture<Errors> add = shard.addPartitions(ID, 100L, (short) 0, Set.of(second));
+
+    // Then: a broker may append to TP at once, not yet to the second partition
+    assertThat(shard.verifyPartitions(ID, 100L, (short) 0, Set.of(TP, second)))
+        .containsEntry(TP, Errors.NONE)
+        .containsEntry(second, Errors.TRANSACTION_ABORTABLE);
+    context.releaseCommits();
+    assertThat(add.join()).isEqualTo(Errors.NONE);
+    assertThat(shard.verifyPartitions(ID, 100L, (short) 0, Set.of(second)))
+        .containsEntry(second, Errors.NONE);
+  }
+
+  @Test
+  void verificationOfAFencedOrUnknownProducerFailsEveryPartition() {
+    init(-1, (short) -1, 100L);
+    shard.addPartitions(ID, 100L, (short) 0, Set.of(TP)).join();
+
+    assertThat(shard.verifyPartitions(ID, 100L, (short) 1, Set.of(TP)))
+        .containsEntry(TP, Errors.PRODUCER_FENCED);
+    assertThat(shard.verifyPartitions(ID, 101L, (short) 0, Set.of(TP)))
+        .containsEntry(TP, Errors.INVALID_PRODUCER_ID_MAPPING);
+    assertThat(shard.verifyPartitions("unknown", 100L, (short) 0, Set.of(TP)))
+        .containsEntry(TP, Errors.INVALID_PRODUCER_ID_MAPPING);
+    shard.endTxn(ID, 100L, (short) 0, true).join();
+    assertThat(shard.verifyPartitions(ID, 100L, (short) 0, Set.of(TP)))
+        .as("markers pending")
+        .containsEntry(TP, Errors.CONCURRENT_TRANSACTIONS);
   }
 
   /** Replays writes like the runtime, then fails their commit while told to. */

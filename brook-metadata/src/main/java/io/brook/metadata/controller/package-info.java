@@ -1,15 +1,10 @@
 /**
- * The controller's logic in plain Java: no threads, no I/O, no consensus library.
- *
- * <p>Every operation of {@link io.brook.metadata.controller.ClusterController} reads the current
- * {@link io.brook.metadata.image.MetadataImage} and returns a {@link
- * io.brook.metadata.controller.ControllerResult}: the records to append plus the response. The
- * caller (a {@link io.brook.metadata.quorum.MetadataQuorum}) appends the records durably, applies
- * them to the image and only then answers; nothing here changes state.
- *
- * <p>Request errors are values ({@link io.brook.metadata.controller.ApiError} with a Kafka {@code
- * Errors} code and Kafka's message), never exceptions. {@link
- * io.brook.metadata.controller.MetadataException} is kept for calls a correct broker never makes (a
- * stale broker epoch).
+ * What the controller answers with, shared by both sides of a node: {@link
+ * io.brook.metadata.controller.ControllerResult} (the records of an operation plus its response,
+ * the unit a {@link io.brook.metadata.quorum.MetadataQuorum} runs), {@link
+ * io.brook.metadata.controller.ApiError} (a Kafka error code and message, as a value), {@link
+ * io.brook.metadata.controller.MetadataException} (a call a correct broker never makes) and {@link
+ * io.brook.metadata.controller.ProducerIdBlock}. The controller's state machine that produces them
+ * is brook-controller's {@code io.brook.controller.state}.
  */
 package io.brook.metadata.controller;

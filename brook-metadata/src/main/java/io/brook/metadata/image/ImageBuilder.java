@@ -1,5 +1,8 @@
 package io.brook.metadata.image;
 
+import io.brook.metadata.authorizer.AclIndex;
+import io.brook.metadata.authorizer.StandardAcl;
+import io.brook.metadata.record.AccessControlEntryRecord;
 import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
 import io.brook.metadata.record.FenceBrokerRecord;
@@ -8,6 +11,7 @@ import io.brook.metadata.record.PartitionChangeRecord;
 import io.brook.metadata.record.PartitionRecord;
 import io.brook.metadata.record.ProducerIdsRecord;
 import io.brook.metadata.record.RegisterBrokerRecord;
+import io.brook.metadata.record.RemoveAccessControlEntryRecord;
 import io.brook.metadata.record.RemoveTopicRecord;
 import io.brook.metadata.record.RemoveUserScramCredentialRecord;
 import io.brook.metadata.record.TopicRecord;
@@ -17,6 +21,7 @@ import io.brook.metadata.record.UserScramCredentialRecord;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -41,6 +46,9 @@ final class ImageBuilder {
   private long nextProducerId;
   private String clusterId;
   private TreeMap<String, Map<Byte, UserScramCredentialRecord>> scram;
+
+  /** The ACLs once a record of this batch changed them; indexed once, by build(). */
+  private LinkedHashMap<Uuid, StandardAcl> acls;
 
   ImageBuilder(MetadataImage base) {
     this.base = base;
@@ -103,6 +111,12 @@ final class ImageBuilder {
       } else {
         scram().put(r.name(), Collections.unmodifiableMap(ofUser));
       }
+    } else if (record instanceof AccessControlEntryRecord r) {
+      replayAcl(r);
+    } else if (record instanceof RemoveAccessControlEntryRecord r) {
+      if (acls().remove(r.id()) == null) {
+        throw refuse(r, "no ACL has this id");
+      }
     } else {
       throw new IllegalStateException("unknown record " + record);
     }
@@ -128,6 +142,7 @@ final class ImageBuilder {
         configs == null ? base.allConfigs() : freezeConfigs(configs),
         nextProducerId,
         clusterId,
+        acls == null ? base.acls() : AclIndex.of(acls.values()),
         scram == null ? base.scramCredentials() : Collections.unmodifiableMap(scram));
   }
 
@@ -433,6 +448,27 @@ final class ImageBuilder {
       frozen.put(byType.getKey(), Collections.unmodifiableMap(ofType));
     }
     return Collections.unmodifiableMap(frozen);
+  }
+
+  // ---- ACLs
+
+  private void replayAcl(AccessControlEntryRecord r) {
+    StandardAcl acl;
+    try {
+      acl = StandardAcl.fromRecord(r);
+    } catch (IllegalArgumentException e) {
+      throw refuse(r, e.getMessage());
+    }
+    if (acls().putIfAbsent(r.id(), acl) != null) {
+      throw refuse(r, "an ACL with this id exists");
+    }
+  }
+
+  private LinkedHashMap<Uuid, StandardAcl> acls() {
+    if (acls == null) {
+      acls = new LinkedHashMap<>(base.acls().byId());
+    }
+    return acls;
   }
 
   private static IllegalStateException refuse(MetadataRecord r, String why) {

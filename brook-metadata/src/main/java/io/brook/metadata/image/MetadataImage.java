@@ -1,5 +1,7 @@
 package io.brook.metadata.image;
 
+import io.brook.metadata.authorizer.AclIndex;
+import io.brook.metadata.authorizer.StandardAcl;
 import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
 import io.brook.metadata.record.MetadataRecord;
@@ -21,7 +23,7 @@ import org.apache.kafka.common.config.ConfigResource;
 
 /**
  * The cluster metadata at one offset of the metadata log: brokers, topics with their partitions,
- * config overrides and the producer-id counter.
+ * config overrides, the producer-id counter and the ACLs.
  *
  * <p>Immutable and thread-safe: publish it through a volatile field and read it from any thread.
  * The only way to a new image is {@link #apply}, which replays records; a live write and a reload
@@ -34,7 +36,8 @@ import org.apache.kafka.common.config.ConfigResource;
 public final class MetadataImage {
   /** The image before the first record. */
   public static final MetadataImage EMPTY =
-      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null, Map.of());
+      new MetadataImage(
+          -1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null, AclIndex.EMPTY, Map.of());
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -43,6 +46,7 @@ public final class MetadataImage {
   private final Map<ConfigResource.Type, Map<String, Map<String, String>>> configs;
   private final long nextProducerId;
   private final String clusterId;
+  private final AclIndex acls;
 
   /** SCRAM credentials by user, then by Kafka's mechanism type. */
   private final Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials;
@@ -56,6 +60,7 @@ public final class MetadataImage {
       Map<ConfigResource.Type, Map<String, Map<String, String>>> configs,
       long nextProducerId,
       String clusterId,
+      AclIndex acls,
       Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials) {
     this.scramCredentials = scramCredentials;
     this.offset = offset;
@@ -65,6 +70,7 @@ public final class MetadataImage {
     this.configs = configs;
     this.nextProducerId = nextProducerId;
     this.clusterId = clusterId;
+    this.acls = acls;
   }
 
   /** The offset of the last record applied, {@code -1} before the first. */
@@ -140,6 +146,11 @@ public final class MetadataImage {
     return Optional.ofNullable(clusterId);
   }
 
+  /** The ACLs, indexed for the authorizer. */
+  public AclIndex acls() {
+    return acls;
+  }
+
   /**
    * A user's SCRAM credential for one mechanism (1 SCRAM-SHA-256, 2 SCRAM-SHA-512), if it has one.
    */
@@ -184,7 +195,8 @@ public final class MetadataImage {
   /**
    * The records that rebuild this image from {@link #EMPTY}: {@code EMPTY.apply(toRecords(),
    * offset())} equals this image. Brokers first, then each topic with its partitions, then configs,
-   * then the producer-id counter. Used to compact the journal (and, later, to snapshot).
+   * then the producer-id counter, the cluster id and the ACLs. Used to compact the journal (and,
+   * later, to snapshot).
    */
   public List<MetadataRecord> toRecords() {
     List<MetadataRecord> records = new ArrayList<>();
@@ -228,6 +240,9 @@ public final class MetadataImage {
     if (clusterId != null) {
       records.add(new ClusterIdRecord(clusterId));
     }
+    for (StandardAcl acl : acls.byId().values()) {
+      records.add(acl.toRecord());
+    }
     for (Map<Byte, UserScramCredentialRecord> ofUser : scramCredentials.values()) {
       records.addAll(ofUser.values());
     }
@@ -265,7 +280,8 @@ public final class MetadataImage {
         && brokers.equals(other.brokers)
         && topicsById.equals(other.topicsById)
         && topicIdsByName.equals(other.topicIdsByName)
-        && configs.equals(other.configs);
+        && configs.equals(other.configs)
+        && acls.equals(other.acls);
   }
 
   @Override
@@ -287,6 +303,8 @@ public final class MetadataImage {
         + nextProducerId
         + ", clusterId="
         + clusterId
+        + ", acls="
+        + acls.byId().size()
         + ")";
   }
 }

@@ -19,4 +19,6 @@ public sealed interface MetadataRecord
         ProducerIdsRecord,
         ClusterIdRecord,
         UserScramCredentialRecord,
-        RemoveUserScramCredentialRecord {}
+        RemoveUserScramCredentialRecord,
+        AccessControlEntryRecord,
+        RemoveAccessControlEntryRecord {}

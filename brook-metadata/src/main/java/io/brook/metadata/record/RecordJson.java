@@ -154,6 +154,17 @@ public final class RecordJson {
     } else if (record instanceof RemoveUserScramCredentialRecord r) {
       o.put("name", r.name());
       o.put("mechanism", r.mechanism());
+    } else if (record instanceof AccessControlEntryRecord r) {
+      o.put("id", r.id().toString());
+      o.put("resourceType", r.resourceType());
+      o.put("resourceName", r.resourceName());
+      o.put("patternType", r.patternType());
+      o.put("principal", r.principal());
+      o.put("host", r.host());
+      o.put("operation", r.operation());
+      o.put("permissionType", r.permissionType());
+    } else if (record instanceof RemoveAccessControlEntryRecord r) {
+      o.put("id", r.id().toString());
     } else {
       throw new IllegalArgumentException("unknown record " + record.getClass());
     }
@@ -252,6 +263,18 @@ public final class RecordJson {
             integer(o, "iterations"));
       case "RemoveUserScramCredentialRecord":
         return new RemoveUserScramCredentialRecord(text(o, "name"), (byte) integer(o, "mechanism"));
+      case "AccessControlEntryRecord":
+        return new AccessControlEntryRecord(
+            uuid(o, "id"),
+            int8(o, "resourceType"),
+            text(o, "resourceName"),
+            int8(o, "patternType"),
+            text(o, "principal"),
+            text(o, "host"),
+            int8(o, "operation"),
+            int8(o, "permissionType"));
+      case "RemoveAccessControlEntryRecord":
+        return new RemoveAccessControlEntryRecord(uuid(o, "id"));
       default:
         throw new RecordFormatException("unknown record type " + type);
     }
@@ -316,6 +339,14 @@ public final class RecordJson {
     return value.intValue();
   }
 
+  private static byte int8(JsonNode o, String name) {
+    int value = integer(o, name);
+    if (value < Byte.MIN_VALUE || value > Byte.MAX_VALUE) {
+      throw new RecordFormatException("field " + name + " is not an 8-bit integer");
+    }
+    return (byte) value;
+  }
+
   private static long longValue(JsonNode o, String name) {
     JsonNode value = field(o, name);
     if (!value.isIntegralNumber() || !value.canConvertToLong()) {
@@ -354,7 +385,7 @@ public final class RecordJson {
     try {
       return Uuid.fromString(text);
     } catch (IllegalArgumentException e) {
-      throw new RecordFormatException("field " + name + " is not a topic id: " + text, e);
+      throw new RecordFormatException("field " + name + " is not a Uuid: " + text, e);
     }
   }
 }

@@ -38,7 +38,7 @@ public final class InterNodeClient implements AutoCloseable {
   public InterNodeClient(InterNodeEventLoops loops, InterNodeClientConfig config) {
     this.loops = loops;
     this.config = config;
-    this.security = ConnectionSecurity.forProtocol(config.securityProtocol(), config.sasl());
+    this.security = ConnectionSecurity.of(config);
   }
 
   public InterNodeClientConfig config() {

@@ -1,5 +1,6 @@
 package io.brook.protocol.client;
 
+import io.brook.protocol.tls.SslEngines;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 /**
@@ -22,8 +23,10 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
  * @param maxResponseBytes the largest response frame accepted; a bigger size prefix closes the
  *     connection before anything is allocated
  * @param receiveBufferBytes {@code SO_RCVBUF}; -1 for the operating system's default
- * @param sasl how to authenticate on a SASL_* listener ({@code
+ * @param sasl how to authenticate on a SASL_PLAINTEXT or SASL_SSL listener ({@code
  *     sasl.mechanism.inter.broker.protocol} and the listener's JAAS credentials); null otherwise
+ * @param tls the client-side TLS engines (the node's keystore for mutual TLS, its truststore);
+ *     required for SSL and SASL_SSL, null otherwise
  */
 public record InterNodeClientConfig(
     String clientId,
@@ -37,7 +40,8 @@ public record InterNodeClientConfig(
     int maxQueuedPerConnection,
     int maxResponseBytes,
     int receiveBufferBytes,
-    SaslClientCredentials sasl) {
+    SaslClientCredentials sasl,
+    SslEngines tls) {
 
   public InterNodeClientConfig {
     if (connectionSetupTimeoutMs < 1 || connectionSetupTimeoutMaxMs < 1) {
@@ -82,6 +86,7 @@ public record InterNodeClientConfig(
     b.maxResponseBytes = maxResponseBytes;
     b.receiveBufferBytes = receiveBufferBytes;
     b.sasl = sasl;
+    b.tls = tls;
     return b;
   }
 
@@ -99,6 +104,7 @@ public record InterNodeClientConfig(
     private int maxQueuedPerConnection = 100;
     private int maxResponseBytes = 104_857_600;
     private int receiveBufferBytes = -1;
+    private SslEngines tls;
 
     private Builder(String clientId) {
       this.clientId = clientId;
@@ -156,6 +162,12 @@ public record InterNodeClientConfig(
       return this;
     }
 
+    /** The client side of TLS, for SSL. */
+    public Builder tls(SslEngines engines) {
+      this.tls = engines;
+      return this;
+    }
+
     public InterNodeClientConfig build() {
       return new InterNodeClientConfig(
           clientId,
@@ -169,7 +181,8 @@ public record InterNodeClientConfig(
           maxQueuedPerConnection,
           maxResponseBytes,
           receiveBufferBytes,
-          sasl);
+          sasl,
+          tls);
     }
   }
 }

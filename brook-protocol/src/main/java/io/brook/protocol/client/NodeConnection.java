@@ -262,7 +262,7 @@ final class NodeConnection {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
-                    security.install(ch);
+                    security.install(ch, address);
                     ch.pipeline()
                         .addLast(
                             new ResponseFrameDecoder(config.maxResponseBytes()),

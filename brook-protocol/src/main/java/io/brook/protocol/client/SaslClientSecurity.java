@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -68,7 +69,7 @@ final class SaslClientSecurity implements ConnectionSecurity {
   }
 
   @Override
-  public void install(Channel channel) {
+  public void install(Channel channel, InetSocketAddress peer) {
     channel.pipeline().addFirst(HANDLER, new Exchange());
   }
 

@@ -211,7 +211,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             clientAddress,
             connectionId,
             request.receivedNanos(),
-            () -> onEventLoop(() -> releaseEarly(request)));
+            () -> onEventLoop(() -> releaseEarly(request)),
+            ConnectionPrincipal.of(ctx.channel()));
     CompletionStage<ApiMessage> stage;
     try {
       stage = handler.handle(context, request.body());

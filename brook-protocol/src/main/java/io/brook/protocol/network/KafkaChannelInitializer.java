@@ -25,15 +25,17 @@ import org.slf4j.LoggerFactory;
  * Sets up each accepted connection of one listener, after checking the connection limits: a refused
  * connection is closed at once.
  *
- * <p>Pipeline: {@code IdleStateHandler} ({@code connections.max.idle.ms}) → {@link FrameDecoder}
- * ({@code socket.request.max.bytes}, the broker's {@link RequestMemoryPool}) → on SASL listeners
- * {@link SaslGate} (only what the connection's {@link SaslSession} admits) → {@link RequestDecoder}
- * → {@link ConnectionHandler}; the decoder and the connection handler share one {@link ReadGate}.
+ * <p>Pipeline: the listener's {@link ListenerSecurity} handlers (TLS) → {@code IdleStateHandler}
+ * ({@code connections.max.idle.ms}) → {@link FrameDecoder} ({@code socket.request.max.bytes}, the
+ * broker's {@link RequestMemoryPool}) → on SASL listeners {@link SaslGate} (only what the
+ * connection's {@link SaslSession} admits) → {@link RequestDecoder} → {@link ConnectionHandler};
+ * the decoder and the connection handler share one {@link ReadGate}.
  */
 final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaChannelInitializer.class);
 
   private final String listenerName;
+  private final ListenerSecurity security;
   private final NetworkConfig config;
   private final ApiRegistry registry;
   private final RequestMemoryPool memoryPool;
@@ -47,15 +49,16 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
 
   KafkaChannelInitializer(
       String listenerName,
+      ListenerSecurity security,
       NetworkConfig config,
       ApiRegistry registry,
       RequestMemoryPool memoryPool,
       ConnectionLimiter limiter,
       OpenConnections openConnections,
-      AtomicLong connectionIndex,
-      SaslListenerConfig sasl) {
-    this.sasl = sasl;
+      AtomicLong connectionIndex) {
+    this.sasl = security.sasl();
     this.listenerName = listenerName;
+    this.security = security;
     this.config = config;
     this.registry = registry;
     this.memoryPool = memoryPool;
@@ -90,6 +93,7 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
             + format(remote)
             + "-"
             + connectionIndex.getAndIncrement();
+    security.install(channel);
     ReadGate gate = new ReadGate(channel);
     FrameDecoder frames =
         new FrameDecoder(

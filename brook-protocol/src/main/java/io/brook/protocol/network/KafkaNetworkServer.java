@@ -4,7 +4,6 @@ import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.memory.MemoryPoolMBeans;
 import io.brook.protocol.memory.RequestMemoryPool;
-import io.brook.protocol.sasl.SaslListenerConfig;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -24,6 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,16 +86,16 @@ public final class KafkaNetworkServer implements AutoCloseable {
    * answers as the leader its stale metadata says it was.
    */
   public static KafkaNetworkServer bind(NetworkConfig config, ApiRegistry registry) {
-    return open(config, registry, Transport.detect(), false, Map.of());
+    return bind(config, registry, listener -> ListenerSecurity.PLAINTEXT);
   }
 
   /**
-   * {@link #bind(NetworkConfig, ApiRegistry)} with SASL authentication on the listeners named in
-   * {@code sasl}.
+   * As {@link #bind(NetworkConfig, ApiRegistry)}, each listener with the security {@code
+   * securityOf} gives it (TLS, authentication).
    */
   public static KafkaNetworkServer bind(
-      NetworkConfig config, ApiRegistry registry, Map<String, SaslListenerConfig> sasl) {
-    return open(config, registry, Transport.detect(), false, sasl);
+      NetworkConfig config, ApiRegistry registry, Function<String, ListenerSecurity> securityOf) {
+    return open(config, registry, Transport.detect(), false, securityOf);
   }
 
   /** Starts accepting connections on every listener bound by {@link #bind}. */
@@ -114,15 +114,16 @@ public final class KafkaNetworkServer implements AutoCloseable {
    */
   public static KafkaNetworkServer start(
       NetworkConfig config, ApiRegistry registry, Transport transport) {
-    return open(config, registry, transport, true, Map.of());
+    return open(config, registry, transport, true, listener -> ListenerSecurity.PLAINTEXT);
   }
 
-  /**
-   * {@link #start(NetworkConfig, ApiRegistry)} with SASL on the listeners named in {@code sasl}.
-   */
+  /** As {@link #start(NetworkConfig, ApiRegistry, Transport)}, with each listener's security. */
   public static KafkaNetworkServer start(
-      NetworkConfig config, ApiRegistry registry, Map<String, SaslListenerConfig> sasl) {
-    return open(config, registry, Transport.detect(), true, sasl);
+      NetworkConfig config,
+      ApiRegistry registry,
+      Transport transport,
+      Function<String, ListenerSecurity> securityOf) {
+    return open(config, registry, transport, true, securityOf);
   }
 
   private static KafkaNetworkServer open(
@@ -130,13 +131,13 @@ public final class KafkaNetworkServer implements AutoCloseable {
       ApiRegistry registry,
       Transport transport,
       boolean accept,
-      Map<String, SaslListenerConfig> sasl) {
+      Function<String, ListenerSecurity> securityOf) {
     if (!transport.isAvailable()) {
       throw new IllegalStateException("transport " + transport + " is not available here");
     }
     KafkaNetworkServer server = new KafkaNetworkServer(transport, config);
     try {
-      server.bind(config, registry, accept, sasl);
+      server.bind(config, registry, accept, securityOf);
     } catch (RuntimeException | IOException | InterruptedException e) {
       server.close(Duration.ZERO);
       if (e instanceof InterruptedException) {
@@ -163,7 +164,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
       NetworkConfig config,
       ApiRegistry registry,
       boolean accept,
-      Map<String, SaslListenerConfig> sasl)
+      Function<String, ListenerSecurity> securityOf)
       throws IOException, InterruptedException {
     ConnectionLimiter limiter =
         new ConnectionLimiter(
@@ -182,13 +183,13 @@ public final class KafkaNetworkServer implements AutoCloseable {
               .childHandler(
                   new KafkaChannelInitializer(
                       listener.name(),
+                      securityOf.apply(listener.name()),
                       config,
                       registry,
                       memoryPool,
                       limiter,
                       openConnections,
-                      connectionIndex,
-                      sasl.get(listener.name())));
+                      connectionIndex));
       InetSocketAddress address =
           listener.host().isEmpty()
               ? new InetSocketAddress(listener.port())

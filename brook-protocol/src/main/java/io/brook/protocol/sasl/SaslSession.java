@@ -3,11 +3,11 @@ package io.brook.protocol.sasl;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.RequestContext;
 import io.brook.protocol.codec.FrameDecoder;
+import io.brook.protocol.network.ConnectionPrincipal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.util.AttributeKey;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -40,13 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class SaslSession {
   private static final Logger LOG = LoggerFactory.getLogger(SaslSession.class);
-
-  /**
-   * The connection's authenticated principal ({@code User:<name>}), set on the channel once SASL
-   * authentication succeeds.
-   */
-  public static final AttributeKey<KafkaPrincipal> PRINCIPAL =
-      AttributeKey.valueOf("brook.sasl.principal");
 
   enum State {
     HANDSHAKE,
@@ -207,7 +200,9 @@ public final class SaslSession {
               + authorizationId);
     }
     principalName = authorizationId;
-    channel.attr(PRINCIPAL).set(new KafkaPrincipal(KafkaPrincipal.USER_TYPE, authorizationId));
+    // The one place requests read it from (RequestContext.principal()); on SASL_SSL it replaces
+    // the TLS handshake's, as Kafka's principal builder prefers the SASL identity.
+    ConnectionPrincipal.set(channel, new KafkaPrincipal(KafkaPrincipal.USER_TYPE, authorizationId));
     state = State.AUTHENTICATED;
     disposeQuietly(server);
     server = null;

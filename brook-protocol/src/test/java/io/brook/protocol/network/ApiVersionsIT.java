@@ -62,6 +62,13 @@ class ApiVersionsIT {
           .containsExactly(
               apiVersion(ApiKeys.API_VERSIONS, 0, ApiKeys.API_VERSIONS.latestVersion()),
               apiVersion(ApiKeys.DESCRIBE_CLUSTER, 1, 2));
+      if (version >= 3) {
+        // kraft.version 1, finalized: the controller quorum is dynamic (KIP-853)
+        assertThat(response.finalizedFeatures().find("kraft.version").maxVersionLevel())
+            .isEqualTo((short) 1);
+        assertThat(response.supportedFeatures().find("kraft.version").maxVersion())
+            .isEqualTo((short) 1);
+      }
     }
   }
 

@@ -48,10 +48,10 @@ public final class BrokerClusterServices implements AutoCloseable {
   private final ControllerClient controllerClient;
 
   /**
-   * The admin APIs that only matter with several brokers, decided by the controller (see {@code
-   * ControllerServices#clusterAdminHandlers}).
+   * The controller's handlers of the admin APIs it decides (see {@code
+   * ControllerServices#adminHandlers}), run here when this node is the active controller.
    */
-  private final List<ApiHandler> clusterAdminHandlers;
+  private final List<ApiHandler> controllerHandlers;
 
   /** The broker side's admin work (it may wait for the controller channel). */
   private final ThreadPoolExecutor adminExecutor;
@@ -62,12 +62,12 @@ public final class BrokerClusterServices implements AutoCloseable {
   public BrokerClusterServices(
       BrokerConfig config,
       ClusterQuorum quorum,
-      List<ApiHandler> clusterAdminHandlers,
+      List<ApiHandler> controllerHandlers,
       ScheduledExecutorService scheduler) {
     this.settings = ClusterSettings.of(config);
     this.nodeId = config.nodeId();
     this.quorum = quorum;
-    this.clusterAdminHandlers = List.copyOf(clusterAdminHandlers);
+    this.controllerHandlers = List.copyOf(controllerHandlers);
     this.scheduler = scheduler;
     this.controllerClient = new ControllerClient(quorum);
     this.adminExecutor = OffloadedHandler.boundedExecutor("brook-admin", QUEUE);
@@ -101,16 +101,18 @@ public final class BrokerClusterServices implements AutoCloseable {
   }
 
   /**
-   * The handlers a broker listener serves: admin requests forwarded to the active controller (or
-   * run off the event loop when this node is active), InitProducerId off the event loop.
+   * The handlers a broker listener serves: the broker's own, with InitProducerId off the event
+   * loop, and the admin APIs the controller decides, forwarded to the active controller (or run by
+   * the controller's handler, off the event loop, when this node is active).
    */
   public List<ApiHandler> brokerHandlers(List<ApiHandler> handlers) {
-    List<ApiHandler> all = new ArrayList<>(handlers);
-    all.addAll(clusterAdminHandlers);
     List<ApiHandler> wrapped = new ArrayList<>();
-    for (ApiHandler handler : all) {
+    for (ApiHandler handler : controllerHandlers) {
+      wrapped.add(new ForwardingHandler(handler, quorum, controllerClient, adminExecutor));
+    }
+    for (ApiHandler handler : handlers) {
       if (ForwardingHandler.CONTROLLER_DECIDED.contains(handler.apiKey())) {
-        wrapped.add(new ForwardingHandler(handler, quorum, controllerClient, adminExecutor));
+        throw new IllegalArgumentException("decided by the controller: " + handler.apiKey());
       } else if (handler.apiKey() == ApiKeys.INIT_PRODUCER_ID) {
         wrapped.add(new OffloadedHandler(handler, adminExecutor));
       } else {

@@ -1,21 +1,27 @@
 package io.brook.server.cluster;
 
 import io.brook.controller.ControllerSettings;
+import io.brook.protocol.tls.SslEngines;
 import io.brook.quorum.ClusterQuorum;
 import io.brook.quorum.QuorumSettings;
 import io.brook.quorum.RaftMetadataObserver;
 import io.brook.quorum.RaftMetadataQuorum;
 import io.brook.server.config.BrokerConfig;
+import io.brook.server.config.Endpoint;
+import io.brook.server.config.ListenerTls;
 import io.brook.storage.manager.LogManager;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 /**
  * The quorum and broker-lifecycle settings of a node, by Kafka's names.
  *
- * @param voters {@code controller.quorum.voters}
+ * @param voters {@code controller.quorum.voters}: the initial voters; empty with {@code
+ *     controller.quorum.bootstrap.servers}
  * @param heartbeatIntervalMs {@code broker.heartbeat.interval.ms}
  * @param sessionTimeoutMs {@code broker.session.timeout.ms}
  * @param registrationTimeoutMs {@code initial.broker.registration.timeout.ms}
@@ -67,24 +73,76 @@ public record ClusterSettings(
         livenessProbe);
   }
 
-  /** This node's part of the quorum, storing under {@code metadata.log.dir}. */
-  public QuorumSettings quorumSettings(BrokerConfig config) {
+  /**
+   * This node's part of the quorum, storing under {@code metadata.log.dir}.
+   *
+   * @param directoryId the {@code directory.id} of {@code metadata.log.dir}: a controller's
+   *     identity as a voter, with its node id (KIP-853)
+   */
+  public QuorumSettings quorumSettings(BrokerConfig config, Uuid directoryId) {
     return new QuorumSettings(
-        config.nodeId(),
-        voters,
-        config.metadataLogDir().resolve(LogManager.METADATA_DIRECTORY),
-        Duration.ofMillis(electionTimeoutMs),
-        Duration.ofMillis(requestTimeoutMs),
-        SNAPSHOT_EVERY_ENTRIES,
-        QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES);
+            config.nodeId(),
+            voters,
+            config.metadataLogDir().resolve(LogManager.METADATA_DIRECTORY),
+            Duration.ofMillis(electionTimeoutMs),
+            Duration.ofMillis(requestTimeoutMs),
+            SNAPSHOT_EVERY_ENTRIES,
+            QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES)
+        .withDynamicQuorum(
+            directoryId,
+            QuorumSettings.parseBootstrapServers(config.controllerQuorumBootstrapServers()),
+            config.isController() ? controllerEndpoint(config) : null)
+        .withTls(quorumTls(config));
   }
 
   /**
-   * Starts this node's part of the quorum: a voter on a controller, a follower of the log on a
-   * broker-only node.
+   * Mutual TLS for the quorum when the controller listener speaks SSL, with that listener's {@code
+   * ssl.*} settings ({@code listener.name.controller.ssl.*} over the global ones): the node's
+   * keystore is its certificate both as a Raft server and as a client, its truststore what it
+   * accepts. The stores are read once, at start-up.
    */
-  public ClusterQuorum startQuorum(BrokerConfig config) throws IOException {
-    QuorumSettings quorum = quorumSettings(config);
+  private static QuorumSettings.Tls quorumTls(BrokerConfig config) {
+    String listener = config.controllerListenerNames().get(0);
+    SecurityProtocol protocol = config.securityProtocolMap().get(listener);
+    if (protocol != SecurityProtocol.SSL) {
+      return null;
+    }
+    try (SslEngines engines =
+        SslEngines.createServer(listener, ListenerTls.settings(config, listener))) {
+      return new QuorumSettings.Tls(engines.keyManager(), engines.trustManager());
+    }
+  }
+
+  /**
+   * Where the other controllers reach this one: its entry in {@code controller.quorum.voters}, else
+   * its first controller listener as advertised (as listed in {@code listeners} when {@code
+   * advertised.listeners} leaves it out).
+   */
+  private InetSocketAddress controllerEndpoint(BrokerConfig config) {
+    InetSocketAddress voter = voters.get(config.nodeId());
+    if (voter != null) {
+      return voter;
+    }
+    String name = config.controllerListenerNames().get(0);
+    Endpoint endpoint =
+        config.advertisedListeners().stream()
+            .filter(e -> e.listenerName().equals(name))
+            .findFirst()
+            .or(
+                () ->
+                    config.listeners().stream()
+                        .filter(e -> e.listenerName().equals(name))
+                        .findFirst())
+            .orElseThrow(() -> new IllegalStateException("no " + name + " listener"));
+    return InetSocketAddress.createUnresolved(endpoint.host(), endpoint.port());
+  }
+
+  /**
+   * Starts this node's part of the quorum: a voter (or an observer until added) on a controller, a
+   * follower of the log on a broker-only node.
+   */
+  public ClusterQuorum startQuorum(BrokerConfig config, Uuid directoryId) throws IOException {
+    QuorumSettings quorum = quorumSettings(config, directoryId);
     return config.isController()
         ? RaftMetadataQuorum.start(quorum)
         : RaftMetadataObserver.start(quorum);

@@ -46,7 +46,8 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
  * (roles, node id, listeners, controller quorum, advertised addresses, timeouts that must be
  * ordered). Anything wrong is a {@link ConfigException} whose message names the config and says
  * what is allowed. Keys Brook does not define are not errors: {@link #unknownKeys()} lists them so
- * the server can log a warning for each.
+ * the server can log a warning for each; security keys are the exception, as an ignored one would
+ * leave the node less protected than configured ({@link SupportedSecurity}).
  *
  * <p>Instances are immutable and safe to share between threads.
  */
@@ -77,7 +78,10 @@ public final class BrokerConfig {
           }
         });
     this.unknownKeys =
-        originals.keySet().stream().filter(k -> !BrokerConfigDef.isKnown(k)).toList();
+        originals.keySet().stream()
+            .filter(k -> !BrokerConfigDef.isKnown(k))
+            .filter(k -> !SupportedSecurity.isSupportedPerListenerKey(k))
+            .toList();
     this.values = Collections.unmodifiableMap(new HashMap<>(BrokerConfigDef.shared().parse(props)));
     this.processRoles = parseProcessRoles();
     this.nodeId = resolveNodeId();
@@ -432,6 +436,22 @@ public final class BrokerConfig {
 
   public int groupInitialRebalanceDelayMs() {
     return (Integer) value(GroupSettings.GROUP_INITIAL_REBALANCE_DELAY_MS);
+  }
+
+  // ---- authorization ----
+
+  /** Whether ACLs are enforced: {@code authorizer.class.name} names Kafka's StandardAuthorizer. */
+  public boolean authorizerEnabled() {
+    return !((String) value(AuthorizerSettings.AUTHORIZER_CLASS_NAME)).isBlank();
+  }
+
+  public List<org.apache.kafka.common.security.auth.KafkaPrincipal> superUsers() {
+    return AuthorizerSettings.superUsers(
+        AuthorizerSettings.SUPER_USERS, (String) value(AuthorizerSettings.SUPER_USERS));
+  }
+
+  public boolean allowEveryoneIfNoAclFound() {
+    return (Boolean) value(AuthorizerSettings.ALLOW_EVERYONE_IF_NO_ACL_FOUND);
   }
 
   // ---- generic access, for DescribeConfigs ----

@@ -23,6 +23,7 @@ final class BrokerConfigRules {
   private BrokerConfigRules() {}
 
   static void check(BrokerConfig c) {
+    SupportedSecurity.check(c);
     checkQuorum(c);
     checkControllerListeners(c);
     if (c.isBroker()) {

@@ -10,8 +10,10 @@ public enum ConfigArea {
   GROUPS("Consumer groups and offsets"),
   TRANSACTIONS("Transactions and idempotent producers"),
   QUOTAS("Quotas"),
+  SECURITY("Security: TLS"),
   SASL("Authentication (SASL)"),
-  TIERED_STORAGE("Tiered storage");
+  TIERED_STORAGE("Tiered storage"),
+  AUTHORIZATION("Authorization");
 
   private final String title;
 

@@ -24,8 +24,12 @@ public final class ConfigurationDoc {
       types, defaults and validation rules are Kafka's, so a file or a `--config` that works with Kafka
       means the same thing to Brook.
 
-      - **Unknown broker keys** (security, metrics reporters, share or streams groups, ZooKeeper-era
-        settings, anything misspelt) are not errors: the broker logs a warning for each and carries on.
+      - **Unknown broker keys** (metrics reporters, share or streams groups, ZooKeeper-era settings,
+        anything misspelt) are not errors: the broker logs a warning for each and carries on.
+      - **Security settings Brook does not implement** stop start-up with the key named, so a node
+        never runs less protected than its file asks: a listener whose security protocol Brook does
+        not speak, and any `ssl.*`, `sasl.*`, `listener.name.*`, `authorizer.class.name` or
+        `principal.builder.class` key that is not in the tables below (see `docs/security.md`).
       - **Invalid broker values** stop start-up with a message naming the key and what it allows, for
         example `Invalid value -1 for configuration num.partitions: Value must be at least 1`. Brook also
         checks Kafka's rules between keys: `process.roles` and `node.id` (or `broker.id`) are required;

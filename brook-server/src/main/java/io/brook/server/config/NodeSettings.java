@@ -128,14 +128,17 @@ final class NodeSettings {
             "",
             Listeners.votersValidator(),
             HIGH,
-            "Static controller quorum as id@host:port entries.")
-        .accepts(
+            "The initial controller voters as id@host:port entries: the quorum a node with an"
+                + " empty metadata log starts with; afterwards the voters in the log rule.")
+        .uses(
             QUORUM_BOOTSTRAP_SERVERS,
             LIST,
             "",
             Listeners.hostPortListValidator(),
             HIGH,
-            "host:port of controllers to contact first, for a dynamic quorum.")
+            "host:port of controllers to find the quorum through, instead of"
+                + " controller.quorum.voters; a controller started so follows as an observer"
+                + " until added as a voter.")
         .uses(
             "controller.quorum.election.timeout.ms",
             INT,

@@ -87,13 +87,14 @@ final class TransactionSettings {
             atLeast(1),
             LOW,
             "How often expired transactional ids are removed.")
-        .accepts(
+        .uses(
             "transaction.partition.verification.enable",
             BOOLEAN,
             true,
             ANY,
             LOW,
-            "Check that a partition was added to the transaction before accepting its writes.")
+            "Before the first transactional write of a producer to a partition, ask its transaction"
+                + " coordinator that the partition is in the transaction; refuse the write if not.")
         .uses(
             PRODUCER_ID_EXPIRATION_MS,
             INT,

@@ -28,7 +28,7 @@ class BrokerConfigTest {
       Path.of("src/test/java/io/brook/server/config/kraft-server.properties");
 
   /** The smallest valid combined-mode configuration. */
-  private static Map<String, String> combined() {
+  static Map<String, String> combined() {
     Map<String, String> props = new LinkedHashMap<>();
     props.put("process.roles", "broker,controller");
     props.put("node.id", "1");
@@ -50,7 +50,7 @@ class BrokerConfigTest {
     return props;
   }
 
-  private static BrokerConfig config(Map<String, String> props) {
+  static BrokerConfig config(Map<String, String> props) {
     return BrokerConfig.from(props, () -> "broker-1.example.com");
   }
 
@@ -423,7 +423,7 @@ class BrokerConfigTest {
     // Given
     Properties props = new Properties();
     props.putAll(combined());
-    props.put("ssl.keystore.location", "/etc/kafka/keystore.jks");
+    props.put("metric.reporters", "com.example.Reporter");
     props.put("zookeeper.connect", "localhost:2181");
     props.put("log.retention.horus", "1");
 
@@ -432,7 +432,7 @@ class BrokerConfigTest {
 
     // Then
     assertThat(config.unknownKeys())
-        .containsExactly("log.retention.horus", "ssl.keystore.location", "zookeeper.connect");
+        .containsExactly("log.retention.horus", "metric.reporters", "zookeeper.connect");
     assertThat(config.originals()).containsEntry("zookeeper.connect", "localhost:2181");
     assertThat(config.defaultLogConfig().retentionMs()).isEqualTo(LogConfig.DEFAULT_RETENTION_MS);
   }
@@ -580,7 +580,7 @@ class BrokerConfigTest {
                 "listeners",
                 "plaintext://[::1]:9092,CONTROLLER://127.0.0.1:9093,EXTERNAL://10.0.0.1:9092",
                 "listener.security.protocol.map",
-                "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,external:sasl_ssl",
+                "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,external:plaintext",
                 "advertised.listeners",
                 "PLAINTEXT://broker:9092,EXTERNAL://broker.example.com:443"));
 
@@ -588,11 +588,15 @@ class BrokerConfigTest {
         .containsExactly(
             new Endpoint("PLAINTEXT", "::1", 9092, SecurityProtocol.PLAINTEXT),
             new Endpoint("CONTROLLER", "127.0.0.1", 9093, SecurityProtocol.PLAINTEXT),
-            new Endpoint("EXTERNAL", "10.0.0.1", 9092, SecurityProtocol.SASL_SSL));
+            new Endpoint("EXTERNAL", "10.0.0.1", 9092, SecurityProtocol.PLAINTEXT));
     assertThat(config.listeners().get(0).connectionString()).isEqualTo("PLAINTEXT://[::1]:9092");
     assertThat(config.securityProtocolMap())
-        .containsEntry("EXTERNAL", SecurityProtocol.SASL_SSL)
+        .containsEntry("EXTERNAL", SecurityProtocol.PLAINTEXT)
         .hasSize(3);
+    assertThat(
+            Listeners.parseSecurityProtocolMap(
+                "listener.security.protocol.map", "CONTROLLER:PLAINTEXT,external:sasl_ssl"))
+        .containsEntry("EXTERNAL", SecurityProtocol.SASL_SSL);
   }
 
   @Test

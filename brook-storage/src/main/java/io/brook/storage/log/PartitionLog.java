@@ -7,6 +7,7 @@ import io.brook.storage.epoch.LeaderEpochCache;
 import io.brook.storage.producer.BatchMetadata;
 import io.brook.storage.producer.ProducerStateEntry;
 import io.brook.storage.producer.ProducerStateManager;
+import io.brook.storage.producer.VerificationGuard;
 import io.brook.storage.segment.FileHandlePool;
 import io.brook.storage.segment.LogSegment;
 import io.brook.storage.txn.AbortedTxn;
@@ -119,8 +120,9 @@ public final class PartitionLog implements ReplicaLog, Closeable {
    * block on disk (a roll, a {@code flush.messages} fsync): never call it on an event loop.
    */
   @Override
-  public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
-    return appendLocked(prepareLeader(records, AppendOrigin.CLIENT, leaderEpoch), true);
+  public LogAppendInfo appendAsLeader(
+      MemoryRecords records, int leaderEpoch, VerificationGuard guard) {
+    return appendLocked(prepareLeader(records, AppendOrigin.CLIENT, leaderEpoch, guard), true);
   }
 
   /**
@@ -132,14 +134,23 @@ public final class PartitionLog implements ReplicaLog, Closeable {
    * log's lock, so no other append can slip in between the check and the write.
    */
   @Override
-  public LogAppendInfo appendAsLeaderWithoutBlocking(MemoryRecords records, int leaderEpoch) {
-    return appendLocked(prepareLeader(records, AppendOrigin.CLIENT, leaderEpoch), false);
+  public LogAppendInfo appendAsLeaderWithoutBlocking(
+      MemoryRecords records, int leaderEpoch, VerificationGuard guard) {
+    return appendLocked(prepareLeader(records, AppendOrigin.CLIENT, leaderEpoch, guard), false);
+  }
+
+  @Override
+  public VerificationGuard maybeStartTransactionVerification(long producerId, short epoch) {
+    return producerState.maybeStartVerification(producerId, epoch);
   }
 
   /** Like {@link #appendAsLeader}, for a coordinator that may also write control batches. */
   @Override
   public LogAppendInfo appendAsCoordinator(MemoryRecords records, int leaderEpoch) {
-    return appendLocked(prepareLeader(records, AppendOrigin.COORDINATOR, leaderEpoch), true);
+    return appendLocked(
+        prepareLeader(
+            records, AppendOrigin.COORDINATOR, leaderEpoch, VerificationGuard.NOT_CHECKED),
+        true);
   }
 
   /** Appends batches copied from the leader, keeping their offsets and leader epochs. */
@@ -148,8 +159,9 @@ public final class PartitionLog implements ReplicaLog, Closeable {
     return appendLocked(PreparedAppend.follower(records, config, time.milliseconds()), true);
   }
 
-  private PreparedAppend prepareLeader(MemoryRecords records, AppendOrigin origin, int epoch) {
-    return PreparedAppend.leader(records, config, origin, epoch, time.milliseconds());
+  private PreparedAppend prepareLeader(
+      MemoryRecords records, AppendOrigin origin, int epoch, VerificationGuard guard) {
+    return PreparedAppend.leader(records, config, origin, epoch, time.milliseconds(), guard);
   }
 
   /**

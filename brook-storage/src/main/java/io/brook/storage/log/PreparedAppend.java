@@ -3,6 +3,7 @@ package io.brook.storage.log;
 import io.brook.storage.epoch.LeaderEpochCache;
 import io.brook.storage.producer.BatchMetadata;
 import io.brook.storage.producer.ProducerStateManager;
+import io.brook.storage.producer.VerificationGuard;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.record.TimestampType;
@@ -116,6 +117,9 @@ final class PreparedAppend {
   /** The broker time stamped on the batches under LogAppendTime, or -1. */
   private final long logAppendTimeMs;
 
+  /** What a client's transactional batch must carry to open a transaction. */
+  private final VerificationGuard guard;
+
   private PreparedAppend(
       MemoryRecords records,
       BatchValidator.Summary summary,
@@ -123,7 +127,8 @@ final class PreparedAppend {
       LogConfig config,
       long nowMs,
       int leaderEpoch,
-      long logAppendTimeMs) {
+      long logAppendTimeMs,
+      VerificationGuard guard) {
     this.records = records;
     this.summary = summary;
     this.placement = placement;
@@ -131,22 +136,29 @@ final class PreparedAppend {
     this.nowMs = nowMs;
     this.leaderEpoch = leaderEpoch;
     this.logAppendTimeMs = logAppendTimeMs;
+    this.guard = guard;
   }
 
   /**
    * A producer's ({@link AppendOrigin#CLIENT}) or a coordinator's ({@link
    * AppendOrigin#COORDINATOR}) append through the leader of {@code leaderEpoch}: validated record
-   * by record here.
+   * by record here. {@code guard}: see {@link ProducerStateManager#beginAppend(boolean,
+   * VerificationGuard)}.
    */
   static PreparedAppend leader(
-      MemoryRecords records, LogConfig config, AppendOrigin origin, int leaderEpoch, long nowMs) {
+      MemoryRecords records,
+      LogConfig config,
+      AppendOrigin origin,
+      int leaderEpoch,
+      long nowMs,
+      VerificationGuard guard) {
     if (origin == AppendOrigin.REPLICATION) {
       throw new IllegalArgumentException("a leader append cannot come from replication");
     }
     BatchValidator.Summary summary = BatchValidator.validate(records, config, origin, nowMs);
     long appendTime = config.timestampType() == TimestampType.LOG_APPEND_TIME ? nowMs : -1;
     return new PreparedAppend(
-        records, summary, Placement.LEADER, config, nowMs, leaderEpoch, appendTime);
+        records, summary, Placement.LEADER, config, nowMs, leaderEpoch, appendTime, guard);
   }
 
   /** Batches copied from the leader: framing checked here, offsets and epochs kept. */
@@ -160,7 +172,8 @@ final class PreparedAppend {
         config,
         nowMs,
         RecordBatch.NO_PARTITION_LEADER_EPOCH,
-        -1);
+        -1,
+        VerificationGuard.NOT_CHECKED);
   }
 
   MemoryRecords records() {
@@ -186,7 +199,7 @@ final class PreparedAppend {
    * follower's only records what the leader accepted.
    */
   ProducerStateManager.Append beginProducers(ProducerStateManager producerState) {
-    return producerState.beginAppend(placement.checksProducers);
+    return producerState.beginAppend(placement.checksProducers, guard);
   }
 
   /**

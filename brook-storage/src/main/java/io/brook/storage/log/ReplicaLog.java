@@ -3,6 +3,7 @@ package io.brook.storage.log;
 import io.brook.storage.StorageException;
 import io.brook.storage.epoch.EpochEndOffset;
 import io.brook.storage.producer.ProducerStateEntry;
+import io.brook.storage.producer.VerificationGuard;
 import io.brook.storage.txn.AbortedTxn;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -41,14 +42,36 @@ public interface ReplicaLog {
    * A producer's batches on the leader: validated record by record, producer sequences checked,
    * offsets assigned from the log end and {@code leaderEpoch} stamped. May block on the disk.
    */
-  LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch);
+  default LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
+    return appendAsLeader(records, leaderEpoch, VerificationGuard.NOT_CHECKED);
+  }
+
+  /**
+   * {@link #appendAsLeader(MemoryRecords, int)} for a producer whose transactional batches were
+   * verified with their coordinator: a batch that opens a transaction must carry the producer's
+   * {@code guard} (see {@link VerificationGuard}); {@link VerificationGuard#NOT_CHECKED} checks
+   * nothing.
+   */
+  LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch, VerificationGuard guard);
 
   /**
    * {@link #appendAsLeader} for a thread that must not wait for the disk: {@code null}, with
    * nothing changed, if the append would have to (a roll, an fsync, an epoch checkpoint write, or
    * disk work holding the log).
    */
-  LogAppendInfo appendAsLeaderWithoutBlocking(MemoryRecords records, int leaderEpoch);
+  default LogAppendInfo appendAsLeaderWithoutBlocking(MemoryRecords records, int leaderEpoch) {
+    return appendAsLeaderWithoutBlocking(records, leaderEpoch, VerificationGuard.NOT_CHECKED);
+  }
+
+  /** {@link #appendAsLeaderWithoutBlocking(MemoryRecords, int)} with a verification guard. */
+  LogAppendInfo appendAsLeaderWithoutBlocking(
+      MemoryRecords records, int leaderEpoch, VerificationGuard guard);
+
+  /**
+   * The guard a producer's next transactional batch must carry (see {@link
+   * io.brook.storage.producer.ProducerStateManager#maybeStartVerification}). Any thread.
+   */
+  VerificationGuard maybeStartTransactionVerification(long producerId, short epoch);
 
   /** {@link #appendAsLeader} for a coordinator, which may also write control batches. */
   LogAppendInfo appendAsCoordinator(MemoryRecords records, int leaderEpoch);

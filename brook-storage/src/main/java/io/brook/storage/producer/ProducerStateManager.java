@@ -49,6 +49,14 @@ import org.slf4j.LoggerFactory;
  * usable snapshot and the log replays the batches from {@link #mapEndOffset()} to its end. A
  * corrupt snapshot is deleted and the next older one is used, at the cost of a longer replay.
  *
+ * <h2>Transaction verification</h2>
+ *
+ * Before the first batch of a producer's transaction is appended, the leader takes a {@link
+ * VerificationGuard} from {@link #maybeStartVerification}, has the coordinator confirm that the
+ * partition is in the transaction and appends with the guard; a client append of a transactional
+ * batch that opens a transaction is refused unless it carries the producer's current guard. Every
+ * transactional batch or marker recorded for the producer drops its guard.
+ *
  * <h2>Expiration</h2>
  *
  * A producer whose last batch is at least {@code producerIdExpirationMs} old ({@code
@@ -79,6 +87,10 @@ public final class ProducerStateManager {
   private final long producerIdExpirationMs;
   private final ConcurrentHashMap<Long, ProducerStateEntry> producers = new ConcurrentHashMap<>();
   private final ProducerTransactions transactions = new ProducerTransactions();
+
+  /** The guards of the producers being verified; see {@link VerificationGuard}. */
+  private final ConcurrentHashMap<Long, Verification> verifications = new ConcurrentHashMap<>();
+
   private final ProducerSnapshots snapshots;
 
   /** Held while the table is replaced from, or written to, snapshot files. */
@@ -102,9 +114,54 @@ public final class ProducerStateManager {
     this.snapshots = new ProducerSnapshots(partitionDir);
   }
 
-  /** Starts one append of the log; see {@link Append}. */
+  /** Starts one append of the log, without transaction verification; see {@link Append}. */
   public Append beginAppend(boolean fromClient) {
-    return new Append(fromClient);
+    return beginAppend(fromClient, VerificationGuard.NOT_CHECKED);
+  }
+
+  /**
+   * Starts one append of the log; a client's transactional batch that opens a transaction must
+   * carry the producer's current guard unless {@code guard} is {@link
+   * VerificationGuard#NOT_CHECKED}.
+   */
+  public Append beginAppend(boolean fromClient, VerificationGuard guard) {
+    return new Append(fromClient, guard);
+  }
+
+  /** A producer's guard, the epoch it was asked for and when it was created. */
+  private record Verification(VerificationGuard guard, short epoch, long createdMs) {}
+
+  /**
+   * The guard the producer's next transactional batch must carry: {@link
+   * VerificationGuard#SENTINEL} when its transaction is already open here in {@code epoch} (nothing
+   * to verify), else its pending guard, created if it has none. Any thread.
+   */
+  public VerificationGuard maybeStartVerification(long producerId, short epoch) {
+    ProducerStateEntry entry = producers.get(producerId);
+    if (entry != null
+        && entry.producerEpoch() == epoch
+        && entry.currentTxnFirstOffsetOrNone() != ProducerStateEntry.NO_TXN) {
+      return VerificationGuard.SENTINEL;
+    }
+    long nowMs = time.milliseconds();
+    return verifications
+        .compute(
+            producerId,
+            (id, existing) -> {
+              if (existing == null) {
+                return new Verification(new VerificationGuard(), epoch, nowMs);
+              }
+              // A retry or a concurrent request of the same transaction shares the guard.
+              return existing.epoch() >= epoch
+                  ? existing
+                  : new Verification(existing.guard(), epoch, existing.createdMs());
+            })
+        .guard();
+  }
+
+  /** Whether the producer has a pending verification guard; for tests and diagnostics. */
+  public boolean isVerifying(long producerId) {
+    return verifications.containsKey(producerId);
   }
 
   /**
@@ -113,6 +170,10 @@ public final class ProducerStateManager {
    */
   public final class Append {
     private final boolean fromClient;
+    private final VerificationGuard guard;
+
+    /** Producers whose guard a recorded transactional batch or marker drops at commit. */
+    private List<Long> verified;
 
     /** Entries changed by {@link #record}, to be published by {@link #commit}. */
     private final Map<Long, ProducerStateEntry> updated = new HashMap<>();
@@ -126,8 +187,9 @@ public final class ProducerStateManager {
     private long endOffset = -1;
     private boolean committed;
 
-    private Append(boolean fromClient) {
+    private Append(boolean fromClient, VerificationGuard guard) {
       this.fromClient = fromClient;
+      this.guard = guard;
     }
 
     /**
@@ -143,7 +205,35 @@ public final class ProducerStateManager {
       if (!fromClient || !batch.hasProducerId()) {
         return Optional.empty();
       }
-      return ProducerSequences.check(batch, currentEntry(batch.producerId()), validated);
+      ProducerStateEntry current = currentEntry(batch.producerId());
+      Optional<BatchMetadata> duplicate = ProducerSequences.check(batch, current, validated);
+      if (duplicate.isEmpty()) {
+        checkVerified(batch, current);
+      }
+      return duplicate;
+    }
+
+    /**
+     * A client's transactional data batch that would open a transaction must carry the guard the
+     * producer holds here (KIP-890): otherwise its partition was never confirmed to be part of the
+     * transaction, or the transaction ended since.
+     */
+    private void checkVerified(RecordBatch batch, ProducerStateEntry current) {
+      if (guard == VerificationGuard.NOT_CHECKED
+          || !batch.isTransactional()
+          || batch.isControlBatch()) {
+        return;
+      }
+      boolean open =
+          current != null
+              && current.producerEpoch() == batch.producerEpoch()
+              && current.currentTxnFirstOffsetOrNone() != ProducerStateEntry.NO_TXN;
+      Verification pending = verifications.get(batch.producerId());
+      if (!open && (pending == null || !pending.guard().admits(guard))) {
+        throw new StorageException(
+            StorageError.INVALID_TXN_STATE,
+            "Record was not part of an ongoing transaction: producerId=" + batch.producerId());
+      }
     }
 
     /**
@@ -166,6 +256,11 @@ public final class ProducerStateManager {
       }
       long producerId = batch.producerId();
       short epoch = batch.producerEpoch();
+      if (batch.isTransactional()) {
+        // The transaction is open (data) or over (marker): either way the guard has served.
+        verified = verified == null ? new ArrayList<>(1) : verified;
+        verified.add(producerId);
+      }
       ProducerStateEntry current = currentEntry(producerId);
       List<BatchMetadata> batches = List.of();
       long txnFirstOffset = ProducerStateEntry.NO_TXN;
@@ -204,6 +299,9 @@ public final class ProducerStateManager {
       committed = true;
       transactions.apply(updated, producers, completed);
       producers.putAll(updated);
+      if (verified != null) {
+        verified.forEach(verifications::remove);
+      }
       if (endOffset > mapEndOffset) {
         mapEndOffset = endOffset;
       }
@@ -390,6 +488,8 @@ public final class ProducerStateManager {
             nowMs);
       }
     }
+    // A guard whose append never came (the coordinator refused, the producer went away).
+    verifications.values().removeIf(v -> nowMs - v.createdMs() >= producerIdExpirationMs);
   }
 
   private boolean isExpired(ProducerStateEntry entry, long nowMs) {

@@ -25,7 +25,13 @@ final class FakeLog {
    * it and appends nothing; otherwise assigns offsets, records and commits.
    */
   Optional<BatchMetadata> appendFromClient(MutableRecordBatch... newBatches) {
-    ProducerStateManager.Append append = state.beginAppend(true);
+    return appendFromClient(VerificationGuard.NOT_CHECKED, newBatches);
+  }
+
+  /** {@link #appendFromClient(MutableRecordBatch...)} carrying a transaction verification guard. */
+  Optional<BatchMetadata> appendFromClient(
+      VerificationGuard guard, MutableRecordBatch... newBatches) {
+    ProducerStateManager.Append append = state.beginAppend(true, guard);
     for (MutableRecordBatch batch : newBatches) {
       Optional<BatchMetadata> duplicate = append.checkDuplicateOrValidate(batch);
       if (duplicate.isPresent()) {

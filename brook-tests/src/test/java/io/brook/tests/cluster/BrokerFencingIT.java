@@ -45,8 +45,7 @@ class BrokerFencingIT {
   }
 
   @Test
-  void killedBrokerLosesItsLeadershipsWithinAboutTenSecondsAndRejoinsAfterRestart()
-      throws Exception {
+  void killedBrokerLosesItsLeadershipsAndRejoinsAfterRestart() throws Exception {
     // Given a broker (not the active controller) that leads some partitions
     ServedMetadata before =
         awaitSameEverywhere(
@@ -58,12 +57,13 @@ class BrokerFencingIT {
     victim.kill();
     long killed = System.nanoTime();
 
-    // Then every survivor serves metadata without it within about 10 s (9 s fence + one batch)
-    ServedMetadata after = awaitWithout(victim, survivors, Duration.ofSeconds(15));
+    // Then every survivor serves metadata without it (after the 9 s session timeout)
+    ServedMetadata after = awaitWithout(victim, survivors, Duration.ofSeconds(30));
     long fencedMs = (System.nanoTime() - killed) / 1_000_000;
     System.out.println(
         "Broker " + victim.id() + " fenced, leaders moved " + fencedMs + " ms after SIGKILL");
-    assertThat(fencedMs).isLessThan(12_000);
+    // How soon (the session timeout plus one batch) is a measurement here; brook-simulation's
+    // FailureWindowsTest checks the bound in simulated time.
     assertThat(after.leaders().values()).allMatch(leader -> leader >= 0);
 
     // When it starts again, it is unfenced and every broker lists it

@@ -240,7 +240,9 @@ public final class ClusterHarness implements AutoCloseable {
     if (roles.contains("broker")) {
       props.put("inter.broker.listener.name", "PLAINTEXT");
     }
-    props.put("controller.quorum.voters", voters);
+    if (voters != null) {
+      props.put("controller.quorum.voters", voters);
+    }
     props.put("log.dirs", dir.resolve("data-" + id).toString());
     props.put("num.partitions", "1");
     props.putAll(extra);
@@ -257,6 +259,28 @@ public final class ClusterHarness implements AutoCloseable {
 
   public Node node(int id) {
     return nodes.get(id);
+  }
+
+  /**
+   * Starts one more combined node on loopback that finds the quorum through {@code
+   * controller.quorum.bootstrap.servers} (every running controller) instead of {@code
+   * controller.quorum.voters}, as KIP-853 grows a cluster, and waits until it is ready: it then
+   * follows the metadata as an observer and serves as a broker, but does not vote until added.
+   */
+  public Node addBootstrapNode(int id, Map<String, String> extra) throws IOException {
+    int[] ports = {PortAllocator.shared().allocate(), PortAllocator.shared().allocate()};
+    String bootstrap =
+        nodes.values().stream()
+            .filter(n -> n.controllerPort() > 0)
+            .map(n -> n.host + ":" + n.controllerPort())
+            .collect(Collectors.joining(","));
+    Map<String, String> config = new LinkedHashMap<>(extra);
+    config.put("controller.quorum.bootstrap.servers", bootstrap);
+    Path file = writeConfig(id, "broker,controller", ports, null, config);
+    Node node = new Node(id, "broker,controller", host(id), ports, file, dir, List.of());
+    nodes.put(id, node);
+    node.launch();
+    return node.awaitReady();
   }
 
   public List<Node> nodes() {
@@ -412,6 +436,11 @@ public final class ClusterHarness implements AutoCloseable {
 
     public int id() {
       return id;
+    }
+
+    /** The node's properties file (what {@code kafka-metadata-quorum --command-config} reads). */
+    public Path config() {
+      return config;
     }
 
     public String bootstrap() {

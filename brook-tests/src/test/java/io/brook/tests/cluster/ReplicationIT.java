@@ -95,7 +95,8 @@ class ReplicationIT {
         .until(() -> describe(topic).partitions().stream().allMatch(p -> p.isr().size() == 3));
   }
 
-  private static void send(
+  /** Sends {@code count} keyed records and records each acknowledged one under its partition. */
+  static void send(
       KafkaProducer<String, String> producer,
       String topic,
       int from,
@@ -118,6 +119,15 @@ class ReplicationIT {
   private static Map<Integer, List<String>> consumeAll(String topic, int partitions, int expected) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+    return consumeAll(props, topic, partitions, expected);
+  }
+
+  /**
+   * Every record of the topic's partitions, by partition, read with a consumer of {@code props}
+   * until {@code expected} arrived; nothing more may follow.
+   */
+  static Map<Integer, List<String>> consumeAll(
+      Properties props, String topic, int partitions, int expected) {
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.testkit.EmbeddedBrookCluster;
+import io.brook.tests.RawKafkaClient;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -20,7 +22,9 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -31,7 +35,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Transactions on a three-node cluster: markers go to partition leaders on other brokers, and when
  * the coordinator's node stops another broker loads {@code __transaction_state} (replicated three
- * times) and takes over the transactional id, aborting the transaction it left open.
+ * times) and takes over the transactional id, aborting the transaction it left open. Leaders verify
+ * transactional writes with a coordinator on another broker.
  */
 @Timeout(240)
 class ClusterTransactionIT {
@@ -108,9 +113,75 @@ class ClusterTransactionIT {
     }
   }
 
-  private static TransactionDescription describe() throws Exception {
+  @Test
+  void aLeaderAsksTheCoordinatorOnAnotherBrokerAndRefusesAPartitionNotInTheTransaction()
+      throws Exception {
+    // Given: an open transaction holding one partition, and a partition led by another broker than
+    // the transactional id's coordinator
+    String topic = "verified";
+    String id = "cluster-verify";
     try (Admin admin = admin()) {
-      return admin.describeTransactions(List.of(ID)).description(ID).get();
+      admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 3))).all().get();
+    }
+    try (KafkaProducer<String, String> producer = producer(id);
+        Admin admin = admin()) {
+      producer.initTransactions();
+      producer.beginTransaction();
+      int coordinator = describe(id).coordinatorId();
+      Map<Integer, Integer> leaders = new HashMap<>();
+      admin
+          .describeTopics(List.of(topic))
+          .allTopicNames()
+          .get()
+          .get(topic)
+          .partitions()
+          .forEach(p -> leaders.put(p.partition(), p.leader().id()));
+      int notAdded =
+          leaders.entrySet().stream()
+              .filter(e -> e.getValue() != coordinator)
+              .findFirst()
+              .orElseThrow()
+              .getKey();
+      int added = (notAdded + 1) % PARTITIONS;
+      producer.send(new ProducerRecord<>(topic, added, "k", "in-txn")).get();
+      TransactionDescription open = describe(id);
+
+      // When: the producer's id and epoch write to the other partition at its leader
+      String[] leader = cluster.bootstrapServers(leaders.get(notAdded)).split(":");
+      Errors answer;
+      try (RawKafkaClient raw = new RawKafkaClient(leader[0], Integer.parseInt(leader[1]))) {
+        answer =
+            TransactionVerificationIT.produce(
+                raw,
+                (short) 11,
+                id,
+                open.producerId(),
+                (short) open.producerEpoch(),
+                topic,
+                notAdded);
+      }
+
+      // Then: the leader asked the coordinator over the network, and stored nothing
+      assertThat(answer).isEqualTo(Errors.TRANSACTION_ABORTABLE);
+      TopicPartition refused = new TopicPartition(topic, notAdded);
+      assertThat(
+              TransactionCoordinatorIT.latestOffset(
+                  admin, refused, IsolationLevel.READ_UNCOMMITTED))
+          .isZero();
+      producer.commitTransaction();
+    }
+  }
+
+  private static TransactionDescription describe() throws Exception {
+    return describe(ID);
+  }
+
+  private static TransactionDescription describe(String transactionalId) throws Exception {
+    try (Admin admin = admin()) {
+      return admin
+          .describeTransactions(List.of(transactionalId))
+          .description(transactionalId)
+          .get();
     }
   }
 
@@ -126,11 +197,15 @@ class ClusterTransactionIT {
   }
 
   private static KafkaProducer<String, String> producer() {
+    return producer(ID);
+  }
+
+  private static KafkaProducer<String, String> producer(String transactionalId) {
     Properties props = new Properties();
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
     props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, ID);
+    props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
     props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "60000");
     return new KafkaProducer<>(props);
   }

@@ -238,7 +238,7 @@ class TransactionCoordinatorIT {
     }
   }
 
-  private static long latestOffset(Admin admin, TopicPartition partition, IsolationLevel isolation)
+  static long latestOffset(Admin admin, TopicPartition partition, IsolationLevel isolation)
       throws Exception {
     return admin
         .listOffsets(Map.of(partition, OffsetSpec.latest()), new ListOffsetsOptions(isolation))

@@ -64,7 +64,7 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
     this.loops = loops;
     this.connections = connections;
     // Refused now rather than when the first fetcher starts: a protocol no fetcher could speak.
-    ConnectionSecurity.forProtocol(connections.securityProtocol(), connections.sasl());
+    ConnectionSecurity.of(connections);
   }
 
   /** Fetches {@code partition} from its current leader, moving it from another leader's thread. */

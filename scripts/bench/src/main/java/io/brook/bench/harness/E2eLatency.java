@@ -39,7 +39,7 @@ public final class E2eLatency {
         String bootstrap = null, topic = null;
         int rate = 5000, recordSize = 1024;
         double durationS = 20, warmupS = 5;
-        Properties pExtra = new Properties(), cExtra = new Properties();
+        Properties pExtra = new Properties(), cExtra = new Properties(), common = new Properties();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -51,6 +51,11 @@ public final class E2eLatency {
                 case "--warmup-s": warmupS = Double.parseDouble(args[++i]); break;
                 case "--producer-prop": putKv(pExtra, args[++i]); break;
                 case "--consumer-prop": putKv(cExtra, args[++i]); break;
+                case "--client-config": // both clients, e.g. security.protocol=SSL and a truststore
+                    try (java.io.Reader in = java.nio.file.Files.newBufferedReader(java.nio.file.Path.of(args[++i]))) {
+                        common.load(in);
+                    }
+                    break;
                 default: usage("unknown argument " + a);
             }
         }
@@ -63,6 +68,7 @@ public final class E2eLatency {
         pp.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        pp.putAll(common);
         pp.putAll(pExtra);
 
         Properties cp = new Properties();
@@ -70,6 +76,7 @@ public final class E2eLatency {
         cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        cp.putAll(common);
         cp.putAll(cExtra);
 
         final long runId = ThreadLocalRandom.current().nextLong();
@@ -180,7 +187,7 @@ public final class E2eLatency {
     private static void usage(String msg) {
         System.err.println(msg);
         System.err.println("usage: E2eLatency --bootstrap-server HOST:PORT --topic T [--rate 5000] [--record-size 1024]"
-                + " [--duration-s 20] [--warmup-s 5] [--producer-prop k=v]... [--consumer-prop k=v]...");
+                + " [--duration-s 20] [--warmup-s 5] [--producer-prop k=v]... [--consumer-prop k=v]... [--client-config FILE]");
         System.exit(2);
     }
 }

@@ -1,0 +1,368 @@
+package io.brook.broker.auth;
+
+import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.DelegationTokenAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
+import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
+import org.apache.kafka.common.message.DeleteRecordsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
+import org.apache.kafka.common.message.DescribeTransactionsRequestData;
+import org.apache.kafka.common.message.EndTxnRequestData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.message.ListTransactionsResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
+import org.apache.kafka.common.resource.ResourceType;
+
+/**
+ * Kafka's per-API authorization for the APIs whose resources a request names as a whole (a group, a
+ * transactional id, the cluster), checked before the handler runs: a denied request is answered
+ * with the API's own error response for the resource's authorization error (for example
+ * GROUP_AUTHORIZATION_FAILED), as the network layer builds it for a failed handler. Listings
+ * (ListGroups, ListTransactions) are filtered afterwards instead. The APIs that touch topics one by
+ * one (Produce, Fetch, Metadata, ListOffsets, CreateTopics, DeleteTopics, CreatePartitions, the
+ * config APIs) check each topic in their handler, through the same {@link RequestAuthorizer}.
+ *
+ * <p>Where a request names several groups, transactional ids or topics, this gate refuses the whole
+ * request if one of them is denied, which is stricter than Kafka's per-entry answers (the client
+ * sees the authorization error for every entry).
+ */
+public final class ApiAuthorization {
+  /** One resource a request needs, and the operation on it. */
+  record Need(AclOperation operation, ResourceType type, String name) {
+    static Need cluster(AclOperation operation) {
+      return new Need(operation, ResourceType.CLUSTER, CLUSTER);
+    }
+
+    static Need group(AclOperation operation, String group) {
+      return new Need(operation, ResourceType.GROUP, group);
+    }
+
+    static Need txn(AclOperation operation, String transactionalId) {
+      return new Need(operation, ResourceType.TRANSACTIONAL_ID, transactionalId);
+    }
+
+    static Need topic(AclOperation operation, String topic) {
+      return new Need(operation, ResourceType.TOPIC, topic);
+    }
+  }
+
+  private static final String CLUSTER =
+      io.brook.metadata.authorizer.StandardAuthorizer.CLUSTER_NAME;
+
+  private ApiAuthorization() {}
+
+  /**
+   * The handlers with their API's checks in front; unchanged when no authorizer is configured.
+   *
+   * @param topicNames a topic's name by id (null when unknown), for requests that name topics by id
+   */
+  public static List<ApiHandler> wrap(
+      List<ApiHandler> handlers, RequestAuthorizer authorizer, Function<Uuid, String> topicNames) {
+    if (!authorizer.enabled()) {
+      return handlers;
+    }
+    List<ApiHandler> wrapped = new ArrayList<>(handlers.size());
+    for (ApiHandler handler : handlers) {
+      wrapped.add(new Gated(handler, authorizer, topicNames));
+    }
+    return wrapped;
+  }
+
+  /** A handler behind its API's checks. */
+  private static final class Gated implements ApiHandler {
+    private final ApiHandler handler;
+    private final RequestAuthorizer authorizer;
+    private final Function<Uuid, String> topicNames;
+
+    Gated(ApiHandler handler, RequestAuthorizer authorizer, Function<Uuid, String> topicNames) {
+      this.handler = handler;
+      this.authorizer = authorizer;
+      this.topicNames = topicNames;
+    }
+
+    @Override
+    public ApiKeys apiKey() {
+      return handler.apiKey();
+    }
+
+    @Override
+    public short minVersion() {
+      return handler.minVersion();
+    }
+
+    @Override
+    public short maxVersion() {
+      return handler.maxVersion();
+    }
+
+    @Override
+    public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage request) {
+      ApiException denied = check(context, request);
+      if (denied != null) {
+        return CompletableFuture.failedFuture(denied);
+      }
+      CompletionStage<ApiMessage> answer = handler.handle(context, request);
+      return switch (apiKey()) {
+        case LIST_GROUPS, LIST_TRANSACTIONS ->
+            answer.thenApply(response -> filterListing(context, response));
+        default -> answer;
+      };
+    }
+
+    private ApiException check(RequestContext context, ApiMessage request) {
+      if (apiKey() == ApiKeys.INIT_PRODUCER_ID
+          && ((InitProducerIdRequestData) request).transactionalId() == null) {
+        // An idempotent producer: IDEMPOTENT_WRITE on the cluster, or WRITE on any topic.
+        return authorizer.authorizeClusterQuietly(context, AclOperation.IDEMPOTENT_WRITE)
+                || authorizer.authorizeAny(context, AclOperation.WRITE, ResourceType.TOPIC)
+            ? null
+            : new ClusterAuthorizationException(
+                "Cluster authorization failed: IDEMPOTENT_WRITE on the cluster or WRITE on a"
+                    + " topic is needed");
+      }
+      if (apiKey() == ApiKeys.OFFSET_FOR_LEADER_EPOCH
+          && authorizer.authorizeClusterQuietly(context, AclOperation.CLUSTER_ACTION)) {
+        return null; // a follower's request, or a client allowed everything a follower is
+      }
+      for (Need need : needs(apiKey(), request, context, topicNames)) {
+        if (!authorizer.authorize(context, need.operation(), need.type(), need.name())) {
+          return denial(need);
+        }
+      }
+      return null;
+    }
+
+    /** A listing keeps what the principal may describe (all of it with DESCRIBE on the cluster). */
+    private ApiMessage filterListing(RequestContext context, ApiMessage response) {
+      if (response == null || authorizer.authorizeClusterQuietly(context, AclOperation.DESCRIBE)) {
+        return response;
+      }
+      if (response instanceof ListGroupsResponseData groups) {
+        groups
+            .groups()
+            .removeIf(
+                g ->
+                    !authorizer.authorizeQuietly(
+                        context, AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId()));
+      } else if (response instanceof ListTransactionsResponseData txns) {
+        txns.transactionStates()
+            .removeIf(
+                t ->
+                    !authorizer.authorizeQuietly(
+                        context,
+                        AclOperation.DESCRIBE,
+                        ResourceType.TRANSACTIONAL_ID,
+                        t.transactionalId()));
+      }
+      return response;
+    }
+  }
+
+  /** The authorization error of a denied resource, with Kafka's error code for its type. */
+  static ApiException denial(Need need) {
+    String what = need.operation() + " on " + need.type() + ":" + need.name();
+    return switch (need.type()) {
+      case TOPIC -> new TopicAuthorizationException("Topic authorization failed: " + what);
+      case GROUP -> new GroupAuthorizationException("Group authorization failed: " + what);
+      case TRANSACTIONAL_ID ->
+          new TransactionalIdAuthorizationException(
+              "Transactional id authorization failed: " + what);
+      case DELEGATION_TOKEN ->
+          new DelegationTokenAuthorizationException(
+              "Delegation token authorization failed: " + what);
+      default -> new ClusterAuthorizationException("Cluster authorization failed: " + what);
+    };
+  }
+
+  /** Kafka's table: what each API needs of the resources its request names as a whole. */
+  static List<Need> needs(
+      ApiKeys api, ApiMessage request, RequestContext context, Function<Uuid, String> topicNames) {
+    List<Need> needs = new ArrayList<>(2);
+    switch (api) {
+      case WRITE_TXN_MARKERS,
+          ALTER_PARTITION,
+          BROKER_REGISTRATION,
+          BROKER_HEARTBEAT,
+          ALLOCATE_PRODUCER_IDS,
+          ASSIGN_REPLICAS_TO_DIRS,
+          CONTROLLED_SHUTDOWN,
+          UPDATE_FEATURES ->
+          needs.add(Need.cluster(AclOperation.CLUSTER_ACTION));
+      case DESCRIBE_CLUSTER,
+          DESCRIBE_ACLS,
+          LIST_PARTITION_REASSIGNMENTS,
+          DESCRIBE_LOG_DIRS,
+          DESCRIBE_QUORUM,
+          DESCRIBE_USER_SCRAM_CREDENTIALS ->
+          needs.add(Need.cluster(AclOperation.DESCRIBE));
+      case CREATE_ACLS,
+          DELETE_ACLS,
+          ELECT_LEADERS,
+          ALTER_PARTITION_REASSIGNMENTS,
+          ALTER_USER_SCRAM_CREDENTIALS ->
+          needs.add(Need.cluster(AclOperation.ALTER));
+      case JOIN_GROUP ->
+          needs.add(Need.group(AclOperation.READ, ((JoinGroupRequestData) request).groupId()));
+      case SYNC_GROUP ->
+          needs.add(Need.group(AclOperation.READ, ((SyncGroupRequestData) request).groupId()));
+      case HEARTBEAT ->
+          needs.add(Need.group(AclOperation.READ, ((HeartbeatRequestData) request).groupId()));
+      case LEAVE_GROUP ->
+          needs.add(Need.group(AclOperation.READ, ((LeaveGroupRequestData) request).groupId()));
+      case CONSUMER_GROUP_HEARTBEAT ->
+          needs.add(
+              Need.group(
+                  AclOperation.READ, ((ConsumerGroupHeartbeatRequestData) request).groupId()));
+      case OFFSET_COMMIT -> {
+        OffsetCommitRequestData commit = (OffsetCommitRequestData) request;
+        needs.add(Need.group(AclOperation.READ, commit.groupId()));
+        commit
+            .topics()
+            .forEach(t -> addTopic(needs, AclOperation.READ, t.name(), t.topicId(), topicNames));
+      }
+      case TXN_OFFSET_COMMIT -> {
+        TxnOffsetCommitRequestData commit = (TxnOffsetCommitRequestData) request;
+        needs.add(Need.txn(AclOperation.WRITE, commit.transactionalId()));
+        needs.add(Need.group(AclOperation.READ, commit.groupId()));
+        commit
+            .topics()
+            .forEach(t -> addTopic(needs, AclOperation.READ, t.name(), t.topicId(), topicNames));
+      }
+      case OFFSET_DELETE -> {
+        OffsetDeleteRequestData delete = (OffsetDeleteRequestData) request;
+        needs.add(Need.group(AclOperation.DELETE, delete.groupId()));
+        delete.topics().forEach(t -> needs.add(Need.topic(AclOperation.READ, t.name())));
+      }
+      case OFFSET_FETCH -> {
+        OffsetFetchRequestData fetch = (OffsetFetchRequestData) request;
+        if (fetch.groups().isEmpty()) {
+          needs.add(Need.group(AclOperation.DESCRIBE, fetch.groupId()));
+          if (fetch.topics() != null) {
+            fetch.topics().forEach(t -> needs.add(Need.topic(AclOperation.DESCRIBE, t.name())));
+          }
+        } else {
+          for (OffsetFetchRequestData.OffsetFetchRequestGroup group : fetch.groups()) {
+            needs.add(Need.group(AclOperation.DESCRIBE, group.groupId()));
+            if (group.topics() != null) {
+              group
+                  .topics()
+                  .forEach(
+                      t ->
+                          addTopic(
+                              needs, AclOperation.DESCRIBE, t.name(), t.topicId(), topicNames));
+            }
+          }
+        }
+      }
+      case DESCRIBE_GROUPS ->
+          ((DescribeGroupsRequestData) request)
+              .groups()
+              .forEach(g -> needs.add(Need.group(AclOperation.DESCRIBE, g)));
+      case CONSUMER_GROUP_DESCRIBE ->
+          ((ConsumerGroupDescribeRequestData) request)
+              .groupIds()
+              .forEach(g -> needs.add(Need.group(AclOperation.DESCRIBE, g)));
+      case DELETE_GROUPS ->
+          ((DeleteGroupsRequestData) request)
+              .groupsNames()
+              .forEach(g -> needs.add(Need.group(AclOperation.DELETE, g)));
+      case FIND_COORDINATOR -> {
+        FindCoordinatorRequestData find = (FindCoordinatorRequestData) request;
+        boolean txn = find.keyType() == CoordinatorType.TRANSACTION.id();
+        List<String> keys =
+            find.coordinatorKeys().isEmpty() ? List.of(find.key()) : find.coordinatorKeys();
+        for (String key : keys) {
+          needs.add(
+              txn ? Need.txn(AclOperation.DESCRIBE, key) : Need.group(AclOperation.DESCRIBE, key));
+        }
+      }
+      case INIT_PRODUCER_ID ->
+          needs.add(
+              Need.txn(
+                  AclOperation.WRITE, ((InitProducerIdRequestData) request).transactionalId()));
+      case END_TXN ->
+          needs.add(Need.txn(AclOperation.WRITE, ((EndTxnRequestData) request).transactionalId()));
+      case ADD_OFFSETS_TO_TXN -> {
+        AddOffsetsToTxnRequestData add = (AddOffsetsToTxnRequestData) request;
+        needs.add(Need.txn(AclOperation.WRITE, add.transactionalId()));
+        needs.add(Need.group(AclOperation.READ, add.groupId()));
+      }
+      case ADD_PARTITIONS_TO_TXN -> {
+        AddPartitionsToTxnRequestData add = (AddPartitionsToTxnRequestData) request;
+        if (context.apiVersion() >= 4) {
+          // Batched verification requests come from brokers.
+          needs.add(Need.cluster(AclOperation.CLUSTER_ACTION));
+        } else {
+          needs.add(Need.txn(AclOperation.WRITE, add.v3AndBelowTransactionalId()));
+          add.v3AndBelowTopics().forEach(t -> needs.add(Need.topic(AclOperation.WRITE, t.name())));
+        }
+      }
+      case DESCRIBE_TRANSACTIONS ->
+          ((DescribeTransactionsRequestData) request)
+              .transactionalIds()
+              .forEach(id -> needs.add(Need.txn(AclOperation.DESCRIBE, id)));
+      case DELETE_RECORDS ->
+          ((DeleteRecordsRequestData) request)
+              .topics()
+              .forEach(t -> needs.add(Need.topic(AclOperation.DELETE, t.name())));
+      case DESCRIBE_PRODUCERS ->
+          ((DescribeProducersRequestData) request)
+              .topics()
+              .forEach(t -> needs.add(Need.topic(AclOperation.READ, t.name())));
+      case OFFSET_FOR_LEADER_EPOCH ->
+          ((OffsetForLeaderEpochRequestData) request)
+              .topics()
+              .forEach(t -> needs.add(Need.topic(AclOperation.DESCRIBE, t.topic())));
+      default -> {
+        // Checked per topic in the handler, or open to all (ApiVersions).
+      }
+    }
+    return needs;
+  }
+
+  /** A topic named by name, or by id in newer versions (an unknown id is left to the handler). */
+  private static void addTopic(
+      List<Need> needs,
+      AclOperation operation,
+      String name,
+      Uuid id,
+      Function<Uuid, String> topicNames) {
+    String resolved =
+        name != null && !name.isEmpty()
+            ? name
+            : id == null || Uuid.ZERO_UUID.equals(id) ? null : topicNames.apply(id);
+    if (resolved != null) {
+      needs.add(Need.topic(operation, resolved));
+    }
+  }
+}
