@@ -3,7 +3,11 @@ package io.brook.tests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.testkit.EmbeddedBrookCluster;
+import io.brook.testkit.TestCertificates;
+import io.brook.testkit.TestCertificates.StoreType;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,33 +19,51 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Three nodes whose only broker listener, also the inter-broker listener, is SASL_PLAINTEXT with
- * SCRAM-SHA-512: replica fetchers and every other broker-to-broker call authenticate with the user
- * of the listener's JAAS config, a bootstrap credential each node checks from its own metadata.
+ * Three nodes whose only broker listener, also the inter-broker listener, is SASL_PLAINTEXT or
+ * SASL_SSL with SCRAM-SHA-512: replica fetchers and every other broker-to-broker call authenticate
+ * with the user of the listener's JAAS config, a bootstrap credential each node checks from its own
+ * metadata; on SASL_SSL inside a TLS connection whose certificate the fetcher checks.
  */
 @Timeout(240)
 class SaslClusterIT {
-  private static final String[] CLIENT_SASL = {
-    "security.protocol", "SASL_PLAINTEXT",
-    "sasl.mechanism", "SCRAM-SHA-512",
-    "sasl.jaas.config",
-        "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"broker\""
-            + " password=\"broker-secret\";",
-    "acks", "all"
-  };
+  @TempDir static Path certDir;
 
-  @Test
-  void replicasFetchAcrossASaslInterBrokerListener() throws Exception {
-    try (EmbeddedBrookCluster cluster =
+  /** kafka-clients settings for {@code protocol} as the broker user (trusting the test CA). */
+  private static String[] clientSasl(String protocol, TestCertificates certs) {
+    List<String> pairs =
+        new ArrayList<>(
+            List.of(
+                "security.protocol",
+                protocol,
+                "sasl.mechanism",
+                "SCRAM-SHA-512",
+                "sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required"
+                    + " username=\"broker\" password=\"broker-secret\";"));
+    if (certs != null) {
+      certs.truststoreConfig(StoreType.PEM).forEach((k, v) -> pairs.addAll(List.of(k, v)));
+    }
+    return pairs.toArray(String[]::new);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"SASL_PLAINTEXT", "SASL_SSL"})
+  void replicasFetchAcrossASaslInterBrokerListener(String protocol) throws Exception {
+    TestCertificates certs =
+        protocol.equals("SASL_SSL") ? TestCertificates.create(certDir.resolve(protocol)) : null;
+    String[] clientSasl = clientSasl(protocol, certs);
+    EmbeddedBrookCluster.Builder builder =
         EmbeddedBrookCluster.builder()
             .nodes(3)
-            // The harness's client listener is named PLAINTEXT; here it speaks SASL_PLAINTEXT.
+            // The harness's client listener is named PLAINTEXT; here it speaks SASL.
             .config(
-                "listener.security.protocol.map", "PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT")
+                "listener.security.protocol.map", "PLAINTEXT:" + protocol + ",CONTROLLER:PLAINTEXT")
             .config("inter.broker.listener.name", "PLAINTEXT")
             .config("sasl.enabled.mechanisms", "SCRAM-SHA-512")
             .config("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512")
@@ -52,20 +74,25 @@ class SaslClusterIT {
             .config(
                 "brook.sasl.scram.bootstrap.credentials",
                 "SCRAM-SHA-512=[name=broker,password=broker-secret]")
-            .config("min.insync.replicas", "3")
-            .start()) {
+            .config("min.insync.replicas", "3");
+    if (certs != null) {
+      // One certificate (for 127.0.0.1) for every node; fetchers check it against the CA.
+      certs.issue("broker", StoreType.PKCS12).keystoreConfig().forEach(builder::config);
+      certs.truststoreConfig(StoreType.PKCS12).forEach(builder::config);
+    }
+    try (EmbeddedBrookCluster cluster = builder.start()) {
       String topic = "sasl-replicated";
       Map<String, Object> adminConfig = new HashMap<>();
       adminConfig.put("bootstrap.servers", cluster.bootstrapServers());
-      for (int i = 0; i < CLIENT_SASL.length - 2; i += 2) {
-        adminConfig.put(CLIENT_SASL[i], CLIENT_SASL[i + 1]);
+      for (int i = 0; i < clientSasl.length; i += 2) {
+        adminConfig.put(clientSasl[i], clientSasl[i + 1]);
       }
       int leader;
       try (Admin admin = Admin.create(adminConfig)) {
         admin.createTopics(List.of(new NewTopic(topic, 1, (short) 3))).all().get();
         // acks=all with min.insync.replicas=3: every record is on all three nodes when acked.
         try (KafkaProducer<byte[], byte[]> producer =
-            TestClients.producer(cluster.bootstrapServers(), CLIENT_SASL)) {
+            TestClients.producer(cluster.bootstrapServers(), withAcksAll(clientSasl))) {
           for (int i = 0; i < 100; i++) {
             producer.send(new ProducerRecord<>(topic, ("r" + i).getBytes())).get();
           }
@@ -82,15 +109,7 @@ class SaslClusterIT {
               .filter(id -> id != leader)
               .map(cluster::bootstrapServers)
               .collect(Collectors.joining(","));
-      try (KafkaConsumer<byte[], byte[]> consumer =
-          TestClients.consumer(
-              others,
-              CLIENT_SASL[0],
-              CLIENT_SASL[1],
-              CLIENT_SASL[2],
-              CLIENT_SASL[3],
-              CLIENT_SASL[4],
-              CLIENT_SASL[5])) {
+      try (KafkaConsumer<byte[], byte[]> consumer = TestClients.consumer(others, clientSasl)) {
         List<TopicPartition> partitions = TestClients.partitions(topic, 1);
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
@@ -102,5 +121,12 @@ class SaslClusterIT {
         assertThat(read).isEqualTo(100);
       }
     }
+  }
+
+  private static String[] withAcksAll(String[] pairs) {
+    String[] out = java.util.Arrays.copyOf(pairs, pairs.length + 2);
+    out[pairs.length] = "acks";
+    out[pairs.length + 1] = "all";
+    return out;
   }
 }
