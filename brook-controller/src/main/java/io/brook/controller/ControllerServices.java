@@ -9,6 +9,7 @@ import io.brook.controller.api.AllocateProducerIdsHandler;
 import io.brook.controller.api.AlterConfigsHandler;
 import io.brook.controller.api.AlterPartitionHandler;
 import io.brook.controller.api.AlterPartitionReassignmentsHandler;
+import io.brook.controller.api.AlterUserScramCredentialsHandler;
 import io.brook.controller.api.AssignReplicasToDirsHandler;
 import io.brook.controller.api.BrokerHeartbeatHandler;
 import io.brook.controller.api.BrokerRegistrationHandler;
@@ -101,7 +102,8 @@ public final class ControllerServices implements AutoCloseable {
             new DescribeQuorumHandler(
                 quorum::quorumState, quorum::image, settings.controllerListener()),
             new AddRaftVoterHandler(quorum, quorum::image, settings.controllerListener()),
-            new RemoveRaftVoterHandler(quorum, quorum::image));
+            new RemoveRaftVoterHandler(quorum, quorum::image),
+            new AlterUserScramCredentialsHandler(quorum));
     Set<ApiKeys> served = adminHandlers.stream().map(ApiHandler::apiKey).collect(toSet());
     if (!served.equals(ForwardingHandler.CONTROLLER_DECIDED)) {
       // Every API the brokers forward must have its handler here, and only those.

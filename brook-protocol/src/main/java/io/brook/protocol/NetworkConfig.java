@@ -33,6 +33,9 @@ import java.util.Set;
  * @param requestReceiveTimeoutMs {@code brook.request.receive.timeout.ms}: how long a request frame
  *     may take to arrive whole once its size prefix is read and its memory reserved; a slower one
  *     closes its connection, so a client trickling bytes cannot hold request memory forever
+ * @param maxConnectionsPerIpOverrides {@code max.connections.per.ip.overrides}: the limit for
+ *     particular hosts or addresses instead of {@code max.connections.per.ip} (host names are
+ *     resolved when the listeners are bound)
  */
 public record NetworkConfig(
     List<Listener> listeners,
@@ -44,7 +47,8 @@ public record NetworkConfig(
     int queuedMaxRequests,
     long queuedMaxRequestBytes,
     long queuedMaxRequestBytesPerConnection,
-    long requestReceiveTimeoutMs) {
+    long requestReceiveTimeoutMs,
+    Map<String, Integer> maxConnectionsPerIpOverrides) {
 
   /** Kafka's default {@code socket.request.max.bytes}: 100 MiB. */
   public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
@@ -91,6 +95,44 @@ public record NetworkConfig(
     requirePositive(
         "brook.queued.max.request.bytes.per.connection", queuedMaxRequestBytesPerConnection);
     requirePositive("brook.request.receive.timeout.ms", requestReceiveTimeoutMs);
+    maxConnectionsPerIpOverrides = Map.copyOf(maxConnectionsPerIpOverrides);
+    maxConnectionsPerIpOverrides.forEach(
+        (host, limit) -> {
+          if (limit < 0) {
+            throw new IllegalArgumentException(
+                "max.connections.per.ip.overrides: negative limit for " + host);
+          }
+        });
+  }
+
+  /**
+   * Parses Kafka's {@code max.connections.per.ip.overrides}: {@code host:limit} or {@code ip:limit}
+   * pairs separated by commas (the limit follows the last colon, so IPv6 addresses work).
+   */
+  public static Map<String, Integer> parseOverrides(String value) {
+    Map<String, Integer> overrides = new java.util.LinkedHashMap<>();
+    if (value == null) {
+      return overrides;
+    }
+    for (String pair : value.split(",")) {
+      String trimmed = pair.trim();
+      if (trimmed.isEmpty()) {
+        continue;
+      }
+      int colon = trimmed.lastIndexOf(':');
+      if (colon <= 0) {
+        throw new IllegalArgumentException(
+            "max.connections.per.ip.overrides: expected host:limit, was " + trimmed);
+      }
+      try {
+        overrides.put(
+            trimmed.substring(0, colon).trim(), Integer.parseInt(trimmed.substring(colon + 1)));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "max.connections.per.ip.overrides: limit is not an integer in " + trimmed, e);
+      }
+    }
+    return overrides;
   }
 
   /** The request-memory budget in bytes: {@code queued.max.request.bytes}, -1 resolved. */
@@ -132,7 +174,11 @@ public record NetworkConfig(
             "brook.queued.max.request.bytes.per.connection",
             DEFAULT_QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION),
         longProperty(
-            properties, "brook.request.receive.timeout.ms", DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS));
+            properties, "brook.request.receive.timeout.ms", DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS),
+        parseOverrides(
+            properties.get("max.connections.per.ip.overrides") == null
+                ? null
+                : properties.get("max.connections.per.ip.overrides").toString()));
   }
 
   /** The listener with this name. */
@@ -247,6 +293,7 @@ public record NetworkConfig(
     private long queuedMaxRequestBytesPerConnection =
         DEFAULT_QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION;
     private long requestReceiveTimeoutMs = DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS;
+    private Map<String, Integer> maxConnectionsPerIpOverrides = Map.of();
 
     private Builder() {}
 
@@ -305,6 +352,11 @@ public record NetworkConfig(
       return this;
     }
 
+    public Builder maxConnectionsPerIpOverrides(Map<String, Integer> value) {
+      maxConnectionsPerIpOverrides = value;
+      return this;
+    }
+
     public NetworkConfig build() {
       return new NetworkConfig(
           listeners,
@@ -316,7 +368,8 @@ public record NetworkConfig(
           queuedMaxRequests,
           queuedMaxRequestBytes,
           queuedMaxRequestBytesPerConnection,
-          requestReceiveTimeoutMs);
+          requestReceiveTimeoutMs,
+          maxConnectionsPerIpOverrides);
     }
   }
 }

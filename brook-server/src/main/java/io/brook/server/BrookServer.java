@@ -42,6 +42,9 @@ import io.brook.protocol.ConnectionListener;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.client.InterNodeEventLoops;
 import io.brook.protocol.network.KafkaNetworkServer;
+import io.brook.protocol.network.ListenerSecurity;
+import io.brook.protocol.sasl.SaslApis;
+import io.brook.protocol.sasl.SaslListenerConfig;
 import io.brook.server.cluster.BrokerClusterServices;
 import io.brook.server.cluster.ClusterSettings;
 import io.brook.server.config.BrokerConfig;
@@ -60,6 +63,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
@@ -259,7 +263,10 @@ public final class BrookServer implements AutoCloseable {
             config.nodeId(),
             quorum,
             config.isController() ? c.controllerSide.controller() : null,
-            settings.registrationTimeoutMs());
+            settings.registrationTimeoutMs(),
+            config.isController()
+                ? ScramBootstrap.records(config.originalString(ScramBootstrap.KEY))
+                : List.of());
   }
 
   /**
@@ -337,6 +344,20 @@ public final class BrookServer implements AutoCloseable {
   }
 
   /**
+   * Each data listener's security: TLS below (SSL, SASL_SSL), SASL authentication above it
+   * (SASL_PLAINTEXT, SASL_SSL), checking SCRAM credentials against the current metadata image.
+   */
+  private static Function<String, ListenerSecurity> listenerSecurity(Components c) {
+    Map<String, SaslListenerConfig> sasl = SaslListeners.build(c.config, c.quorum::image);
+    NodeTls tls = c.tls;
+    return listener -> {
+      ListenerSecurity below = tls.listenerSecurity(listener);
+      SaslListenerConfig authentication = sasl.get(listener);
+      return authentication == null ? below : below.withSasl(authentication);
+    };
+  }
+
+  /**
    * The broker side: the listeners, bound now (registration advertises the ports) and accepting
    * only once the controller has unfenced this broker: its metadata has then caught up, so it never
    * serves a leadership its stale local metadata still shows.
@@ -355,7 +376,7 @@ public final class BrookServer implements AutoCloseable {
                     c.authorizer,
                     id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
                 List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)),
-            c.tls::listenerSecurity);
+            listenerSecurity(c));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
     Map<Path, Uuid> dirIds = MetaProperties.directoryIds(config.logDirs());
@@ -419,6 +440,9 @@ public final class BrookServer implements AutoCloseable {
             InternalTopicCreators.viaController(cluster.controllerClient()),
             CoordinatorConfigs.transactionTopic(config)));
     handlers.addAll(TxnApis.handlers(c.transactions));
+    // SaslHandshake and SaslAuthenticate on listeners without SASL (a SASL listener's connections
+    // answer them themselves).
+    handlers.addAll(SaslApis.handlers());
     return readYourWrites(c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk)));
   }
 
@@ -515,6 +539,8 @@ public final class BrookServer implements AutoCloseable {
         .queuedMaxRequestBytes(config.queuedMaxRequestBytes())
         .queuedMaxRequestBytesPerConnection(config.queuedMaxRequestBytesPerConnection())
         .requestReceiveTimeoutMs(config.requestReceiveTimeoutMs())
+        .maxConnectionsPerIpOverrides(
+            NetworkConfig.parseOverrides(config.valueString("max.connections.per.ip.overrides")))
         .build();
   }
 

@@ -1,7 +1,9 @@
 package io.brook.server;
 
 import io.brook.controller.state.ClusterController;
+import io.brook.controller.state.ScramControl;
 import io.brook.metadata.quorum.MetadataQuorum;
+import io.brook.metadata.record.UserScramCredentialRecord;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -44,7 +46,8 @@ final class ClusterIdResolver {
       int nodeId,
       MetadataQuorum quorum,
       ClusterController controller,
-      long timeoutMs)
+      long timeoutMs,
+      List<UserScramCredentialRecord> bootstrapCredentials)
       throws IOException {
     Optional<String> stored = MetaProperties.storedClusterId(logDirs, nodeId);
     String proposed = stored.orElseGet(() -> Uuid.randomUuid().toString());
@@ -54,7 +57,10 @@ final class ClusterIdResolver {
     while (!recorded.isDone()) {
       if (controller != null && quorum.isActiveController()) {
         try {
-          quorum.submit(image -> controller.initializeClusterId(proposed));
+          quorum.submit(
+              image ->
+                  ScramControl.withBootstrap(
+                      controller.initializeClusterId(proposed), bootstrapCredentials));
         } catch (RuntimeException e) {
           // Leadership moved meanwhile: the next active controller writes it.
           log.debug("Cluster id not written yet error={}", e.toString());

@@ -33,6 +33,7 @@ final class InterNodeClients {
             .getOrDefault(config.interBrokerListenerName(), SecurityProtocol.PLAINTEXT);
     return InterNodeClientConfig.builder(clientId)
         .securityProtocol(protocol)
+        .sasl(SaslListeners.isSasl(protocol) ? SaslListeners.interBrokerCredentials(config) : null)
         .tls(tls.interBrokerClient())
         .connectionSetupTimeout(
             longValue(config, "socket.connection.setup.timeout.ms"),

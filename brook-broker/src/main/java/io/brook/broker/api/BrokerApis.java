@@ -50,6 +50,7 @@ public final class BrokerApis {
         new WriteTxnMarkersHandler(replicaManager, markerWriters, disk),
         new DescribeLogDirsHandler(replicaManager, logDirs),
         new DescribeConfigsHandler(identity, replicaManager, describer, authorizer),
-        new DescribeAclsHandler(authorizer, () -> replicaManager.image().acls()));
+        new DescribeAclsHandler(authorizer, () -> replicaManager.image().acls()),
+        new DescribeUserScramCredentialsHandler(replicaManager::image));
   }
 }

@@ -222,9 +222,14 @@ public final class ApiAuthorization {
           DESCRIBE_ACLS,
           LIST_PARTITION_REASSIGNMENTS,
           DESCRIBE_LOG_DIRS,
-          DESCRIBE_QUORUM ->
+          DESCRIBE_QUORUM,
+          DESCRIBE_USER_SCRAM_CREDENTIALS ->
           needs.add(Need.cluster(AclOperation.DESCRIBE));
-      case CREATE_ACLS, DELETE_ACLS, ELECT_LEADERS, ALTER_PARTITION_REASSIGNMENTS ->
+      case CREATE_ACLS,
+          DELETE_ACLS,
+          ELECT_LEADERS,
+          ALTER_PARTITION_REASSIGNMENTS,
+          ALTER_USER_SCRAM_CREDENTIALS ->
           needs.add(Need.cluster(AclOperation.ALTER));
       case JOIN_GROUP ->
           needs.add(Need.group(AclOperation.READ, ((JoinGroupRequestData) request).groupId()));

@@ -27,6 +27,7 @@ public final class ForwardingHandler implements ApiHandler {
           ApiKeys.ELECT_LEADERS,
           ApiKeys.DESCRIBE_QUORUM,
           ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+          ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
           // Voter changes (KIP-853): Kafka 4.x brokers forward them to the controller too.
           ApiKeys.ADD_RAFT_VOTER,
           ApiKeys.REMOVE_RAFT_VOTER,

@@ -13,9 +13,11 @@ import io.brook.metadata.record.ProducerIdsRecord;
 import io.brook.metadata.record.RegisterBrokerRecord;
 import io.brook.metadata.record.RemoveAccessControlEntryRecord;
 import io.brook.metadata.record.RemoveTopicRecord;
+import io.brook.metadata.record.RemoveUserScramCredentialRecord;
 import io.brook.metadata.record.TopicRecord;
 import io.brook.metadata.record.UnfenceBrokerRecord;
 import io.brook.metadata.record.UnregisterBrokerRecord;
+import io.brook.metadata.record.UserScramCredentialRecord;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -43,6 +45,7 @@ final class ImageBuilder {
   private Map<ConfigResource.Type, Map<String, Map<String, String>>> configs;
   private long nextProducerId;
   private String clusterId;
+  private TreeMap<String, Map<Byte, UserScramCredentialRecord>> scram;
 
   /** The ACLs once a record of this batch changed them; indexed once, by build(). */
   private LinkedHashMap<Uuid, StandardAcl> acls;
@@ -89,6 +92,25 @@ final class ImageBuilder {
         throw refuse(r, "the cluster id must not be empty");
       }
       clusterId = r.clusterId();
+    } else if (record instanceof UserScramCredentialRecord r) {
+      if (r.mechanism() != 1 && r.mechanism() != 2) {
+        throw refuse(r, "unknown SCRAM mechanism type " + r.mechanism());
+      }
+      Map<Byte, UserScramCredentialRecord> ofUser =
+          new TreeMap<>(scram().getOrDefault(r.name(), Map.of()));
+      ofUser.put(r.mechanism(), r);
+      scram().put(r.name(), Collections.unmodifiableMap(ofUser));
+    } else if (record instanceof RemoveUserScramCredentialRecord r) {
+      Map<Byte, UserScramCredentialRecord> ofUser =
+          new TreeMap<>(scram().getOrDefault(r.name(), Map.of()));
+      if (ofUser.remove(r.mechanism()) == null) {
+        throw refuse(r, "user " + r.name() + " has no credential of that mechanism");
+      }
+      if (ofUser.isEmpty()) {
+        scram().remove(r.name());
+      } else {
+        scram().put(r.name(), Collections.unmodifiableMap(ofUser));
+      }
     } else if (record instanceof AccessControlEntryRecord r) {
       replayAcl(r);
     } else if (record instanceof RemoveAccessControlEntryRecord r) {
@@ -120,7 +142,15 @@ final class ImageBuilder {
         configs == null ? base.allConfigs() : freezeConfigs(configs),
         nextProducerId,
         clusterId,
-        acls == null ? base.acls() : AclIndex.of(acls.values()));
+        acls == null ? base.acls() : AclIndex.of(acls.values()),
+        scram == null ? base.scramCredentials() : Collections.unmodifiableMap(scram));
+  }
+
+  private TreeMap<String, Map<Byte, UserScramCredentialRecord>> scram() {
+    if (scram == null) {
+      scram = new TreeMap<>(base.scramCredentials());
+    }
+    return scram;
   }
 
   // ---- brokers

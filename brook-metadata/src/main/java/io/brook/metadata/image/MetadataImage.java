@@ -9,6 +9,7 @@ import io.brook.metadata.record.PartitionRecord;
 import io.brook.metadata.record.ProducerIdsRecord;
 import io.brook.metadata.record.RegisterBrokerRecord;
 import io.brook.metadata.record.TopicRecord;
+import io.brook.metadata.record.UserScramCredentialRecord;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -35,7 +36,8 @@ import org.apache.kafka.common.config.ConfigResource;
 public final class MetadataImage {
   /** The image before the first record. */
   public static final MetadataImage EMPTY =
-      new MetadataImage(-1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null, AclIndex.EMPTY);
+      new MetadataImage(
+          -1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null, AclIndex.EMPTY, Map.of());
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -46,6 +48,9 @@ public final class MetadataImage {
   private final String clusterId;
   private final AclIndex acls;
 
+  /** SCRAM credentials by user, then by Kafka's mechanism type. */
+  private final Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials;
+
   /** All maps must already be unmodifiable; {@link ImageBuilder} guarantees it. */
   MetadataImage(
       long offset,
@@ -55,7 +60,9 @@ public final class MetadataImage {
       Map<ConfigResource.Type, Map<String, Map<String, String>>> configs,
       long nextProducerId,
       String clusterId,
-      AclIndex acls) {
+      AclIndex acls,
+      Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials) {
+    this.scramCredentials = scramCredentials;
     this.offset = offset;
     this.brokers = brokers;
     this.topicsById = topicsById;
@@ -145,6 +152,19 @@ public final class MetadataImage {
   }
 
   /**
+   * A user's SCRAM credential for one mechanism (1 SCRAM-SHA-256, 2 SCRAM-SHA-512), if it has one.
+   */
+  public Optional<UserScramCredentialRecord> scramCredential(String user, byte mechanism) {
+    Map<Byte, UserScramCredentialRecord> ofUser = scramCredentials.get(user);
+    return ofUser == null ? Optional.empty() : Optional.ofNullable(ofUser.get(mechanism));
+  }
+
+  /** Every user's SCRAM credentials, by user (in name order) and mechanism type. */
+  public Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials() {
+    return scramCredentials;
+  }
+
+  /**
    * Replays records onto this image. Pure: this image does not change.
    *
    * @param records the records, in log order
@@ -223,6 +243,9 @@ public final class MetadataImage {
     for (StandardAcl acl : acls.byId().values()) {
       records.add(acl.toRecord());
     }
+    for (Map<Byte, UserScramCredentialRecord> ofUser : scramCredentials.values()) {
+      records.addAll(ofUser.values());
+    }
     return records;
   }
 
@@ -253,6 +276,7 @@ public final class MetadataImage {
     return offset == other.offset
         && nextProducerId == other.nextProducerId
         && Objects.equals(clusterId, other.clusterId)
+        && scramCredentials.equals(other.scramCredentials)
         && brokers.equals(other.brokers)
         && topicsById.equals(other.topicsById)
         && topicIdsByName.equals(other.topicIdsByName)

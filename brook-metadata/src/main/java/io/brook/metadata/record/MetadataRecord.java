@@ -18,5 +18,7 @@ public sealed interface MetadataRecord
         ConfigRecord,
         ProducerIdsRecord,
         ClusterIdRecord,
+        UserScramCredentialRecord,
+        RemoveUserScramCredentialRecord,
         AccessControlEntryRecord,
         RemoveAccessControlEntryRecord {}

@@ -144,6 +144,16 @@ public final class RecordJson {
       o.put("nextProducerId", r.nextProducerId());
     } else if (record instanceof ClusterIdRecord r) {
       o.put("clusterId", r.clusterId());
+    } else if (record instanceof UserScramCredentialRecord r) {
+      o.put("name", r.name());
+      o.put("mechanism", r.mechanism());
+      o.put("salt", r.salt());
+      o.put("storedKey", r.storedKey());
+      o.put("serverKey", r.serverKey());
+      o.put("iterations", r.iterations());
+    } else if (record instanceof RemoveUserScramCredentialRecord r) {
+      o.put("name", r.name());
+      o.put("mechanism", r.mechanism());
     } else if (record instanceof AccessControlEntryRecord r) {
       o.put("id", r.id().toString());
       o.put("resourceType", r.resourceType());
@@ -243,6 +253,16 @@ public final class RecordJson {
             integer(o, "brokerId"), longValue(o, "brokerEpoch"), longValue(o, "nextProducerId"));
       case "ClusterIdRecord":
         return new ClusterIdRecord(text(o, "clusterId"));
+      case "UserScramCredentialRecord":
+        return new UserScramCredentialRecord(
+            text(o, "name"),
+            (byte) integer(o, "mechanism"),
+            binary(o, "salt"),
+            binary(o, "storedKey"),
+            binary(o, "serverKey"),
+            integer(o, "iterations"));
+      case "RemoveUserScramCredentialRecord":
+        return new RemoveUserScramCredentialRecord(text(o, "name"), (byte) integer(o, "mechanism"));
       case "AccessControlEntryRecord":
         return new AccessControlEntryRecord(
             uuid(o, "id"),
@@ -257,6 +277,19 @@ public final class RecordJson {
         return new RemoveAccessControlEntryRecord(uuid(o, "id"));
       default:
         throw new RecordFormatException("unknown record type " + type);
+    }
+  }
+
+  /** Jackson writes byte arrays as base64 text. */
+  private static byte[] binary(JsonNode o, String name) {
+    JsonNode value = field(o, name);
+    try {
+      if (!value.isTextual()) {
+        throw new RecordFormatException("field " + name + " is not base64 text");
+      }
+      return value.binaryValue();
+    } catch (java.io.IOException e) {
+      throw new RecordFormatException("field " + name + " is not base64: " + e.getMessage(), e);
     }
   }
 

@@ -49,6 +49,9 @@ class RecordJsonTest {
         new ConfigRecord(ConfigResource.Type.BROKER, "", "log.retention.ms", null),
         new ProducerIdsRecord(1, 7, Long.MAX_VALUE),
         new ClusterIdRecord("MkU3OEVBNTcwNTJENDM2Qk"),
+        new UserScramCredentialRecord(
+            "alice", (byte) 2, new byte[] {1, 2}, new byte[] {3, 4, 5}, new byte[] {6}, 8192),
+        new RemoveUserScramCredentialRecord("alice", (byte) 2),
         new AccessControlEntryRecord(
             ID, (byte) 2, "orders", (byte) 4, "User:alice", "*", (byte) 3, (byte) 3),
         new RemoveAccessControlEntryRecord(ID),

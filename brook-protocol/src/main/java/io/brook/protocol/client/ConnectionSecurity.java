@@ -9,8 +9,9 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
 /**
  * The seam where TLS and SASL plug into an outgoing connection: handlers added in front of the
  * framing (an {@code SslHandler}), and a handshake that must finish before ApiVersions is sent (the
- * TLS handshake; SaslHandshake and SaslAuthenticate). PLAINTEXT and SSL ({@link
- * TlsConnectionSecurity}) exist.
+ * TLS handshake; SaslHandshake and SaslAuthenticate). PLAINTEXT, SSL ({@link
+ * TlsConnectionSecurity}), SASL_PLAINTEXT ({@link SaslClientSecurity}) and SASL_SSL (both, TLS
+ * below SASL) exist.
  */
 public interface ConnectionSecurity {
   /** Plaintext: nothing in the pipeline, nothing to wait for. */
@@ -28,8 +29,8 @@ public interface ConnectionSecurity {
   /**
    * The security of {@code config}'s connections.
    *
-   * @throws IllegalArgumentException for a protocol not implemented yet (SASL_*), or SSL without
-   *     {@link InterNodeClientConfig#tls() TLS engines}
+   * @throws IllegalArgumentException for SSL or SASL_SSL without {@link InterNodeClientConfig#tls()
+   *     TLS engines}, SASL_* without {@link InterNodeClientConfig#sasl() credentials}
    */
   static ConnectionSecurity of(InterNodeClientConfig config) {
     SecurityProtocol protocol = config.securityProtocol();
@@ -39,8 +40,17 @@ public interface ConnectionSecurity {
     if (protocol == SecurityProtocol.SSL && config.tls() != null) {
       return new TlsConnectionSecurity(config.tls());
     }
+    if (protocol == SecurityProtocol.SASL_PLAINTEXT && config.sasl() != null) {
+      return new SaslClientSecurity(config.sasl());
+    }
+    if (protocol == SecurityProtocol.SASL_SSL && config.sasl() != null && config.tls() != null) {
+      return new SaslOverTls(
+          new TlsConnectionSecurity(config.tls()), new SaslClientSecurity(config.sasl()));
+    }
     throw new IllegalArgumentException(
-        "inter-node connections support PLAINTEXT and SSL (with TLS settings), not " + protocol);
+        "inter-node connections need TLS settings for SSL, SASL credentials for SASL_PLAINTEXT,"
+            + " both for SASL_SSL; not given for "
+            + protocol);
   }
 
   /**

@@ -23,8 +23,10 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
  * @param maxResponseBytes the largest response frame accepted; a bigger size prefix closes the
  *     connection before anything is allocated
  * @param receiveBufferBytes {@code SO_RCVBUF}; -1 for the operating system's default
+ * @param sasl how to authenticate on a SASL_PLAINTEXT or SASL_SSL listener ({@code
+ *     sasl.mechanism.inter.broker.protocol} and the listener's JAAS credentials); null otherwise
  * @param tls the client-side TLS engines (the node's keystore for mutual TLS, its truststore);
- *     required for SSL, null otherwise
+ *     required for SSL and SASL_SSL, null otherwise
  */
 public record InterNodeClientConfig(
     String clientId,
@@ -38,6 +40,7 @@ public record InterNodeClientConfig(
     int maxQueuedPerConnection,
     int maxResponseBytes,
     int receiveBufferBytes,
+    SaslClientCredentials sasl,
     SslEngines tls) {
 
   public InterNodeClientConfig {
@@ -82,6 +85,7 @@ public record InterNodeClientConfig(
     b.maxQueuedPerConnection = maxQueuedPerConnection;
     b.maxResponseBytes = maxResponseBytes;
     b.receiveBufferBytes = receiveBufferBytes;
+    b.sasl = sasl;
     b.tls = tls;
     return b;
   }
@@ -90,6 +94,7 @@ public record InterNodeClientConfig(
   public static final class Builder {
     private String clientId;
     private SecurityProtocol securityProtocol = SecurityProtocol.PLAINTEXT;
+    private SaslClientCredentials sasl;
     private long connectionSetupTimeoutMs = 10_000;
     private long connectionSetupTimeoutMaxMs = 30_000;
     private long reconnectBackoffMs = 50;
@@ -146,6 +151,12 @@ public record InterNodeClientConfig(
       return this;
     }
 
+    /** The mechanism and credentials for a SASL_* peer listener. */
+    public Builder sasl(SaslClientCredentials credentials) {
+      this.sasl = credentials;
+      return this;
+    }
+
     public Builder receiveBufferBytes(int bytes) {
       this.receiveBufferBytes = bytes;
       return this;
@@ -170,6 +181,7 @@ public record InterNodeClientConfig(
           maxQueuedPerConnection,
           maxResponseBytes,
           receiveBufferBytes,
+          sasl,
           tls);
     }
   }

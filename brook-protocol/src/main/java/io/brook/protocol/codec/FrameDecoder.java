@@ -50,6 +50,11 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
   public static final int MIN_FRAME_BYTES = 10;
 
   private final int maxFrameBytes;
+
+  /** The limit in force: {@code maxFrameBytes}, or a lower one until authentication. */
+  private int frameLimit;
+
+  private String frameLimitName = FrameTooLargeException.SOCKET_REQUEST_MAX_BYTES;
   private final long receiveTimeoutMs;
   private final RequestMemoryPool pool;
   private final ReadGate gate;
@@ -89,9 +94,30 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
       throw new IllegalArgumentException("receiveTimeoutMs must be positive: " + receiveTimeoutMs);
     }
     this.maxFrameBytes = maxFrameBytes;
+    this.frameLimit = maxFrameBytes;
     this.receiveTimeoutMs = receiveTimeoutMs;
     this.pool = pool;
     this.gate = gate;
+  }
+
+  /**
+   * Refuses frames above {@code bytes} (if lower than {@code socket.request.max.bytes}) until
+   * {@link #restoreLimit()}: a connection that has not authenticated yet gets no large buffers.
+   * Event loop only.
+   *
+   * @param setting the setting named when a frame is refused
+   */
+  public void limitFrames(int bytes, String setting) {
+    if (bytes < maxFrameBytes) {
+      frameLimit = Math.max(bytes, MIN_FRAME_BYTES);
+      frameLimitName = setting;
+    }
+  }
+
+  /** Back to {@code socket.request.max.bytes}. Event loop only. */
+  public void restoreLimit() {
+    frameLimit = maxFrameBytes;
+    frameLimitName = FrameTooLargeException.SOCKET_REQUEST_MAX_BYTES;
   }
 
   @Override
@@ -157,8 +183,8 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
   private boolean checkLength(int length) {
     FrameLengthException refusal = null;
-    if (length > maxFrameBytes) {
-      refusal = new FrameTooLargeException(maxFrameBytes, length);
+    if (length > frameLimit) {
+      refusal = new FrameTooLargeException(frameLimitName, frameLimit, length);
     } else if (length < MIN_FRAME_BYTES) {
       refusal = new FrameTooSmallException(MIN_FRAME_BYTES, length);
     } else if (length > pool.capacity()) {

@@ -54,6 +54,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private final int queuedMaxRequests;
   private final long maxInFlightBytes;
   private final ReadGate gate;
+
+  /** This connection's own handlers of some APIs (SASL), in place of the registry's. */
+  private final java.util.Map<ApiKeys, ApiHandler> connectionHandlers;
+
   private final ResponseOrderer<OutboundResponse> orderer = new ResponseOrderer<>();
 
   /**
@@ -87,6 +91,27 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       int queuedMaxRequests,
       long maxInFlightBytes,
       ReadGate gate) {
+    this(
+        registry,
+        listenerName,
+        connectionId,
+        clientAddress,
+        queuedMaxRequests,
+        maxInFlightBytes,
+        gate,
+        java.util.Map.of());
+  }
+
+  ConnectionHandler(
+      ApiRegistry registry,
+      String listenerName,
+      String connectionId,
+      InetAddress clientAddress,
+      int queuedMaxRequests,
+      long maxInFlightBytes,
+      ReadGate gate,
+      java.util.Map<ApiKeys, ApiHandler> connectionHandlers) {
+    this.connectionHandlers = connectionHandlers;
     this.registry = registry;
     this.listenerName = listenerName;
     this.connectionId = connectionId;
@@ -172,10 +197,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private void invokeHandler(long sequence, DecodedRequest.Supported request) {
     RequestHeader header = request.header();
     awaitingHandler.add(request);
+    ApiHandler own = connectionHandlers.get(header.apiKey());
     ApiHandler handler =
-        registry
-            .handler(header.apiKey())
-            .orElseThrow(() -> new IllegalStateException("no handler for " + header.apiKey()));
+        own != null
+            ? own
+            : registry
+                .handler(header.apiKey())
+                .orElseThrow(() -> new IllegalStateException("no handler for " + header.apiKey()));
     RequestContext context =
         new RequestContext(
             header,

@@ -1,12 +1,14 @@
 package io.brook.protocol.network;
 
 import java.net.InetAddress;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Counts open connections against {@code max.connections} (all listeners) and {@code
- * max.connections.per.ip}. Thread-safe: acceptors of every listener call it.
+ * max.connections.per.ip} (or its {@code max.connections.per.ip.overrides}). Thread-safe: acceptors
+ * of every listener call it.
  */
 public final class ConnectionLimiter {
   /** Whether a new connection may stay open, and if not which limit it hit. */
@@ -18,12 +20,47 @@ public final class ConnectionLimiter {
 
   private final int maxConnections;
   private final int maxConnectionsPerIp;
+
+  /** {@code max.connections.per.ip.overrides}, resolved to addresses. */
+  private final Map<InetAddress, Integer> overrides;
+
   private final AtomicInteger total = new AtomicInteger();
   private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
 
   public ConnectionLimiter(int maxConnections, int maxConnectionsPerIp) {
+    this(maxConnections, maxConnectionsPerIp, Map.of());
+  }
+
+  /**
+   * @param overrides per-address limits in place of {@code maxConnectionsPerIp}
+   */
+  public ConnectionLimiter(
+      int maxConnections, int maxConnectionsPerIp, Map<InetAddress, Integer> overrides) {
     this.maxConnections = maxConnections;
     this.maxConnectionsPerIp = maxConnectionsPerIp;
+    this.overrides = Map.copyOf(overrides);
+  }
+
+  /**
+   * Resolves the host names and addresses of {@code max.connections.per.ip.overrides} (at start-up:
+   * it may block on DNS); every address of a host gets the host's limit.
+   *
+   * @throws IllegalArgumentException if a host cannot be resolved
+   */
+  public static Map<InetAddress, Integer> resolve(Map<String, Integer> overrides) {
+    Map<InetAddress, Integer> resolved = new java.util.HashMap<>();
+    overrides.forEach(
+        (host, limit) -> {
+          try {
+            for (InetAddress address : InetAddress.getAllByName(host)) {
+              resolved.put(address, limit);
+            }
+          } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException(
+                "max.connections.per.ip.overrides: cannot resolve " + host, e);
+          }
+        });
+    return resolved;
   }
 
   /**
@@ -36,11 +73,12 @@ public final class ConnectionLimiter {
       return Admission.TOO_MANY_CONNECTIONS;
     }
     boolean[] admitted = {false};
+    int limit = overrides.getOrDefault(address, maxConnectionsPerIp);
     perAddress.compute(
         address,
         (a, count) -> {
           int current = count == null ? 0 : count;
-          if (current >= maxConnectionsPerIp) {
+          if (current >= limit) {
             return count;
           }
           admitted[0] = true;

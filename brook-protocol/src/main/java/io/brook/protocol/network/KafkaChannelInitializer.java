@@ -7,11 +7,15 @@ import io.brook.protocol.codec.ReadGate;
 import io.brook.protocol.codec.RequestDecoder;
 import io.brook.protocol.codec.RequestParser;
 import io.brook.protocol.memory.RequestMemoryPool;
+import io.brook.protocol.sasl.SaslGate;
+import io.brook.protocol.sasl.SaslListenerConfig;
+import io.brook.protocol.sasl.SaslSession;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -21,10 +25,11 @@ import org.slf4j.LoggerFactory;
  * Sets up each accepted connection of one listener, after checking the connection limits: a refused
  * connection is closed at once.
  *
- * <p>Pipeline: the listener's {@link ListenerSecurity} handlers (TLS, authentication) → {@code
- * IdleStateHandler} ({@code connections.max.idle.ms}) → {@link FrameDecoder} ({@code
- * socket.request.max.bytes}, the broker's {@link RequestMemoryPool}) → {@link RequestDecoder} →
- * {@link ConnectionHandler}; the decoder and the connection handler share one {@link ReadGate}.
+ * <p>Pipeline: the listener's {@link ListenerSecurity} handlers (TLS) → {@code IdleStateHandler}
+ * ({@code connections.max.idle.ms}) → {@link FrameDecoder} ({@code socket.request.max.bytes}, the
+ * broker's {@link RequestMemoryPool}) → on SASL listeners {@link SaslGate} (only what the
+ * connection's {@link SaslSession} admits) → {@link RequestDecoder} → {@link ConnectionHandler};
+ * the decoder and the connection handler share one {@link ReadGate}.
  */
 final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaChannelInitializer.class);
@@ -39,6 +44,9 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
   private final OpenConnections openConnections;
   private final AtomicLong connectionIndex;
 
+  /** How this listener authenticates (SASL_* listeners), or null. */
+  private final SaslListenerConfig sasl;
+
   KafkaChannelInitializer(
       String listenerName,
       ListenerSecurity security,
@@ -48,6 +56,7 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
       ConnectionLimiter limiter,
       OpenConnections openConnections,
       AtomicLong connectionIndex) {
+    this.sasl = security.sasl();
     this.listenerName = listenerName;
     this.security = security;
     this.config = config;
@@ -86,6 +95,11 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
             + connectionIndex.getAndIncrement();
     security.install(channel);
     ReadGate gate = new ReadGate(channel);
+    FrameDecoder frames =
+        new FrameDecoder(
+            config.socketRequestMaxBytes(), config.requestReceiveTimeoutMs(), memoryPool, gate);
+    SaslSession session =
+        sasl == null ? null : new SaslSession(sasl, listenerName, channel, frames);
     ConnectionHandler handler =
         new ConnectionHandler(
             registry,
@@ -94,18 +108,18 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
             address,
             config.queuedMaxRequests(),
             config.queuedMaxRequestBytesPerConnection(),
-            gate);
+            gate,
+            session == null ? Map.of() : session.handlers());
     channel
         .pipeline()
         .addLast(
             "idle",
             new IdleStateHandler(0, 0, config.connectionsMaxIdleMs(), TimeUnit.MILLISECONDS))
-        .addLast(
-            "frames",
-            new FrameDecoder(
-                config.socketRequestMaxBytes(), config.requestReceiveTimeoutMs(), memoryPool, gate))
-        .addLast("requests", requestDecoder)
-        .addLast("connection", handler);
+        .addLast("frames", frames);
+    if (session != null) {
+      channel.pipeline().addLast("authentication", new SaslGate(session, listenerName));
+    }
+    channel.pipeline().addLast("requests", requestDecoder).addLast("connection", handler);
     openConnections.add(channel, handler);
   }
 

@@ -167,7 +167,10 @@ public final class KafkaNetworkServer implements AutoCloseable {
       Function<String, ListenerSecurity> securityOf)
       throws IOException, InterruptedException {
     ConnectionLimiter limiter =
-        new ConnectionLimiter(config.maxConnections(), config.maxConnectionsPerIp());
+        new ConnectionLimiter(
+            config.maxConnections(),
+            config.maxConnectionsPerIp(),
+            ConnectionLimiter.resolve(config.maxConnectionsPerIpOverrides()));
     AtomicLong connectionIndex = new AtomicLong();
     for (NetworkConfig.Listener listener : config.listeners()) {
       ServerBootstrap bootstrap =

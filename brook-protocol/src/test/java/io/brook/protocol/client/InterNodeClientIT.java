@@ -380,6 +380,7 @@ class InterNodeClientIT {
                         1,
                         1 << 20,
                         -1,
+                        null,
                         null)))
         .isInstanceOf(IllegalArgumentException.class);
   }

@@ -26,6 +26,28 @@ class ConnectionLimiterTest {
   }
 
   @Test
+  void anOverrideReplacesThePerAddressLimitForItsAddress() {
+    ConnectionLimiter limiter = new ConnectionLimiter(10, 1, java.util.Map.of(a, 3));
+
+    assertThat(limiter.tryAcquire(a)).isEqualTo(Admission.ADMITTED);
+    assertThat(limiter.tryAcquire(a)).isEqualTo(Admission.ADMITTED);
+    assertThat(limiter.tryAcquire(a)).isEqualTo(Admission.ADMITTED);
+    assertThat(limiter.tryAcquire(a)).isEqualTo(Admission.TOO_MANY_FROM_ADDRESS);
+    assertThat(limiter.tryAcquire(b)).isEqualTo(Admission.ADMITTED);
+    assertThat(limiter.tryAcquire(b)).isEqualTo(Admission.TOO_MANY_FROM_ADDRESS);
+  }
+
+  @Test
+  void overridesParseAndResolveHostsAndAddresses() {
+    java.util.Map<String, Integer> parsed =
+        io.brook.protocol.NetworkConfig.parseOverrides("127.0.0.1:5, localhost:7,::1:2");
+
+    assertThat(parsed).containsEntry("127.0.0.1", 5).containsEntry("::1", 2);
+    assertThat(ConnectionLimiter.resolve(java.util.Map.of("127.0.0.1", 5)))
+        .containsEntry(InetAddress.getLoopbackAddress(), 5);
+  }
+
+  @Test
   void limitsConnectionsInTotal() {
     ConnectionLimiter limiter = new ConnectionLimiter(2, Integer.MAX_VALUE);
 

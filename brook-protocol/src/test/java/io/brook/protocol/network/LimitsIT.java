@@ -55,6 +55,23 @@ class LimitsIT {
   }
 
   @Test
+  void anOverrideForTheClientsAddressReplacesThePerIpLimit() throws Exception {
+    try (TestServer server =
+            TestServer.start(
+                registry,
+                s ->
+                    s.maxConnectionsPerIp(100)
+                        .maxConnectionsPerIpOverrides(java.util.Map.of("127.0.0.1", 1)));
+        WireClient first = server.connect()) {
+      assertAnswers(first);
+
+      try (WireClient second = server.connect()) {
+        second.assertClosedByServer();
+      }
+    }
+  }
+
+  @Test
   void connectionsBeyondTheTotalLimitAreClosed() throws Exception {
     try (TestServer server = TestServer.start(registry, s -> s.maxConnections(1));
         WireClient first = server.connect()) {

@@ -15,10 +15,10 @@ import org.apache.kafka.common.config.ConfigDef.Type;
  *
  * <p>The list covers the capabilities Brook is built for: node identity and KRaft roles, listeners,
  * storage, retention and compaction, networking, replication, consumer groups, transactions, quotas
- * tiered storage, TLS and authorization. Metrics reporters, share and streams groups, and
- * ZooKeeper-era settings are not defined; {@link BrokerConfig} reports them as unknown keys so the
- * server can warn about each (security keys it does not define stop start-up instead: {@link
- * SupportedSecurity}).
+ * tiered storage, TLS, SASL authentication and authorization. Metrics reporters, share and streams
+ * groups, and ZooKeeper-era settings are not defined; {@link BrokerConfig} reports them as unknown
+ * keys so the server can warn about each (security keys it does not define stop start-up instead:
+ * {@link SupportedSecurity}).
  */
 public final class BrokerConfigDef {
 
@@ -36,6 +36,7 @@ public final class BrokerConfigDef {
     GroupSettings.define(table);
     TransactionSettings.define(table);
     QuotaSettings.define(table);
+    SaslSettings.define(table);
     TieredStorageSettings.define(table);
     SecuritySettings.define(table);
     AuthorizerSettings.define(table);

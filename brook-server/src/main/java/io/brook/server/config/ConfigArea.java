@@ -11,6 +11,7 @@ public enum ConfigArea {
   TRANSACTIONS("Transactions and idempotent producers"),
   QUOTAS("Quotas"),
   SECURITY("Security: TLS"),
+  SASL("Authentication (SASL)"),
   TIERED_STORAGE("Tiered storage"),
   AUTHORIZATION("Authorization");
 

@@ -143,7 +143,7 @@ final class NetworkSettings {
             atLeast(0),
             MEDIUM,
             "Open connections allowed from one IP address.")
-        .accepts(
+        .uses(
             "max.connections.per.ip.overrides",
             STRING,
             "",
@@ -164,13 +164,6 @@ final class NetworkSettings {
             ANY,
             MEDIUM,
             "Idle time after which the broker closes a connection.")
-        .accepts(
-            "connection.failed.authentication.delay.ms",
-            INT,
-            100,
-            atLeast(0),
-            LOW,
-            "Delay before closing a connection whose authentication failed.")
         .uses(
             "request.timeout.ms",
             INT,

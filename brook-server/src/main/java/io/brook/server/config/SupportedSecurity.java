@@ -16,14 +16,20 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
  * under {@link #GUARDED}) that no entry of {@link #GLOBAL_KEYS} or {@link #PER_LISTENER_KEYS}
  * matches, is a {@link ConfigException} naming it.
  *
- * <p>To support more (SASL mechanisms), add the protocol or the key patterns here and define the
- * keys in a {@code *Settings} class; nothing else decides what is refused.
+ * <p>To support more (another SASL mechanism), add the protocol or the key patterns here and define
+ * the keys in a {@code *Settings} class; nothing else decides what is refused. The values of {@code
+ * sasl.enabled.mechanisms} and {@code sasl.mechanism.inter.broker.protocol} are checked where the
+ * SASL listeners are built: a mechanism Brook does not implement stops start-up there.
  */
 final class SupportedSecurity {
 
   /** Security protocols a listener may speak. */
   static final Set<SecurityProtocol> LISTENER_PROTOCOLS =
-      EnumSet.of(SecurityProtocol.PLAINTEXT, SecurityProtocol.SSL);
+      EnumSet.of(
+          SecurityProtocol.PLAINTEXT,
+          SecurityProtocol.SSL,
+          SecurityProtocol.SASL_PLAINTEXT,
+          SecurityProtocol.SASL_SSL);
 
   /**
    * Security protocols a CONTROLLER listener may speak (the Raft quorum's transport, not the Kafka
@@ -53,14 +59,30 @@ final class SupportedSecurity {
    */
   private static final Pattern AUTHORIZER_KEYS = Pattern.compile("authorizer\\.class\\.name");
 
+  /** SASL: Kafka's broker-wide {@code sasl.*} keys ({@link SaslSettings}). */
+  private static final Pattern SASL_KEYS =
+      Pattern.compile(
+          "sasl\\.(enabled\\.mechanisms|mechanism\\.inter\\.broker\\.protocol|jaas\\.config"
+              + "|server\\.max\\.receive\\.size|server\\.callback\\.handler\\.class)");
+
+  /**
+   * SASL per listener: the enabled mechanisms, and the JAAS config and PLAIN callback handler of
+   * one of the mechanisms Brook implements ({@code <mechanism>.sasl.*}, lower case as in Kafka).
+   */
+  private static final Pattern SASL_LISTENER_KEYS =
+      Pattern.compile(
+          "sasl\\.enabled\\.mechanisms"
+              + "|(plain|scram-sha-256|scram-sha-512)\\.sasl\\.jaas\\.config"
+              + "|plain\\.sasl\\.server\\.callback\\.handler\\.class");
+
   /** Keys Brook implements, whole-key patterns. */
-  static final List<Pattern> GLOBAL_KEYS = List.of(SSL_KEYS, AUTHORIZER_KEYS);
+  static final List<Pattern> GLOBAL_KEYS = List.of(SSL_KEYS, SASL_KEYS, AUTHORIZER_KEYS);
 
   /**
    * Keys Brook implements per listener, as {@code listener.name.<listener>.<key>}: patterns of the
    * {@code <key>} part.
    */
-  static final List<Pattern> PER_LISTENER_KEYS = List.of(SSL_KEYS);
+  static final List<Pattern> PER_LISTENER_KEYS = List.of(SSL_KEYS, SASL_LISTENER_KEYS);
 
   private static final String PER_LISTENER_PREFIX = "listener.name.";
 

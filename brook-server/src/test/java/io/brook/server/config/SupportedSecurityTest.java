@@ -18,13 +18,16 @@ class SupportedSecurityTest {
   @CsvSource(
       delimiter = '|',
       value = {
-        "sasl.enabled.mechanisms | PLAIN | sasl.enabled.mechanisms",
-        "sasl.mechanism.inter.broker.protocol | PLAIN | sasl.mechanism.inter.broker.protocol",
-        "sasl.jaas.config | x required; | sasl.jaas.config",
+        "sasl.kerberos.service.name | kafka | sasl.kerberos.service.name",
+        "sasl.login.callback.handler.class | com.example.Login | sasl.login.callback.handler.class",
+        "listener.name.plaintext.gssapi.sasl.jaas.config | x required;"
+            + " | listener.name.plaintext.gssapi.sasl.jaas.config",
+        "listener.name.plaintext.oauthbearer.sasl.server.callback.handler.class | com.example.H"
+            + " | listener.name.plaintext.oauthbearer.sasl.server.callback.handler.class",
         "principal.builder.class | com.example.Builder | principal.builder.class",
         "ssl.no.such.setting | x | ssl.no.such.setting",
-        "listener.name.plaintext.sasl.enabled.mechanisms | PLAIN"
-            + " | listener.name.plaintext.sasl.enabled.mechanisms",
+        "listener.name.plaintext.sasl.kerberos.service.name | kafka"
+            + " | listener.name.plaintext.sasl.kerberos.service.name",
         "listener.name.plaintext.max.connections | 10 | listener.name.plaintext.max.connections",
         "listener.name.nosuch.ssl.keystore.location | /k | listener.name.nosuch",
         "listener.name.x | y | listener.name.x",
@@ -39,25 +42,28 @@ class SupportedSecurityTest {
         .hasMessageNotContaining(value.length() > 3 ? value : "\u0000");
   }
 
-  @ParameterizedTest(name = "{0}")
-  @CsvSource(
-      delimiter = '|',
-      value = {
-        "SASL_PLAINTEXT://:9094 | SASL_PLAINTEXT",
-        "SASL_SSL://:9094 | SASL_SSL",
-        "EXTERNAL://:9094 | EXTERNAL",
-      })
-  void aListenerWithAnUnimplementedProtocolRefusesStart(String listener, String named) {
+  @Test
+  void saslListenersAndTheirKeysAreAccepted() {
     Map<String, String> props = combined();
-    props.put("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093," + listener);
+    props.put(
+        "listeners", "PLAINTEXT://:9092,CONTROLLER://:9093,SASL_PLAINTEXT://:9094,SECURE://:9095");
     props.put(
         "listener.security.protocol.map",
-        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,"
-            + "EXTERNAL:SASL_SSL");
+        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SECURE:SASL_SSL");
+    props.put("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512");
+    props.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
+    props.put("sasl.jaas.config", "x required;");
+    props.put("sasl.server.max.receive.size", "65536");
+    props.put("listener.name.secure.sasl.enabled.mechanisms", "SCRAM-SHA-512");
+    props.put("listener.name.secure.scram-sha-512.sasl.jaas.config", "x required;");
+    props.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", "x required;");
+    props.put(
+        "listener.name.sasl_plaintext.plain.sasl.server.callback.handler.class", "com.example.H");
+    props.put("listener.name.secure.ssl.keystore.location", "/etc/brook/node.p12");
 
-    assertThatThrownBy(() -> config(props))
-        .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("listener " + named);
+    BrokerConfig config = config(props);
+
+    assertThat(config.unknownKeys()).isEmpty();
   }
 
   @ParameterizedTest(name = "{0}")

@@ -1,0 +1,14 @@
+package io.brook.protocol.sasl;
+
+import org.apache.kafka.common.security.scram.ScramCredential;
+import org.apache.kafka.common.security.scram.internals.ScramMechanism;
+
+/**
+ * Where a SCRAM server finds a user's credential: on a broker, its own metadata image. Called on an
+ * event loop, so a lookup must not block.
+ */
+@FunctionalInterface
+public interface ScramCredentialStore {
+  /** The user's credential for {@code mechanism}, or null when the user has none. */
+  ScramCredential credential(String user, ScramMechanism mechanism);
+}
