@@ -113,8 +113,8 @@ final class NodeConnection {
               "node " + nodeId + " already has " + limit + " requests queued or in flight"));
       return future;
     }
-    future.whenComplete((response, error) -> outstanding.decrementAndGet());
-    PendingRequest request = new PendingRequest(apiKey, builder, future, timeoutMs);
+    PendingRequest request =
+        new PendingRequest(apiKey, builder, future, timeoutMs, outstanding::decrementAndGet);
     onLoop(() -> enqueue(host, port, request), request);
     return future;
   }

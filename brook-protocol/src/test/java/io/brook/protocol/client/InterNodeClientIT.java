@@ -207,6 +207,32 @@ class InterNodeClientIT {
   }
 
   @Test
+  void aSendFromTheResponseCallbackFindsTheSlotFree() throws Exception {
+    // A follower's fetch loop sends its next fetch from the previous one's callback; with one
+    // slot per connection that send must not be refused (it would back off for a second).
+    HeldRequests held = new HeldRequests(ApiKeys.DESCRIBE_CLUSTER);
+    TestServer server = closing(TestServer.start(ApiRegistry.of(held)));
+    InterNodeClient client = client(config().bounds(1, 0).build());
+
+    CompletableFuture<CompletableFuture<NodeResponse>> second = new CompletableFuture<>();
+    client
+        .send(node(server.port()), ApiKeys.DESCRIBE_CLUSTER, cluster())
+        .whenComplete(
+            (response, error) ->
+                second.complete(
+                    client.send(node(server.port()), ApiKeys.DESCRIBE_CLUSTER, cluster())));
+    held.awaitHeld(1).get(0).response().complete(new DescribeClusterResponseData());
+
+    CompletableFuture<NodeResponse> next = second.get(10, TimeUnit.SECONDS);
+    assertThat(next).isNotCompletedExceptionally();
+    held.awaitHeld(2)
+        .get(1)
+        .response()
+        .complete(new DescribeClusterResponseData().setClusterId("next"));
+    assertThat(clusterId(next)).isEqualTo("next");
+  }
+
+  @Test
   void peerClosingTheConnectionFailsEveryRequestInFlight() throws Exception {
     HeldRequests held = new HeldRequests(ApiKeys.DESCRIBE_CLUSTER);
     TestServer server = closing(TestServer.start(ApiRegistry.of(held)));
