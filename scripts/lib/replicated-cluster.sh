@@ -52,7 +52,7 @@ print_medians() {
   awk '
     { split($0, f, " "); b = f[1];
       for (i = 4; i <= NF; i++) { k = f[2] "." substr(f[i], 1, index(f[i], "=") - 1);
-        v[b, k, ++n[b, k]] = substr(f[i], index(f[i], "=") + 1); keys[k] = 1 } }
+        v[b, k, ++n[b, k]] = substr(f[i], index(f[i], "=") + 1) + 0; keys[k] = 1 } }
     function median(b, k,   m, i, j, t, a) {
       m = n[b, k]; for (i = 1; i <= m; i++) a[i] = v[b, k, i];
       for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
