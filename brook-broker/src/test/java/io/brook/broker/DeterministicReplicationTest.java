@@ -4,6 +4,7 @@ import static io.brook.broker.BrokerFixture.context;
 import static io.brook.broker.BrokerFixture.fetchRequest;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brook.broker.api.DeleteRecordsHandler;
 import io.brook.broker.api.FetchHandler;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.delayed.DelayedOperations;
@@ -35,6 +36,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.DeleteRecordsRequestData;
+import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
@@ -414,5 +417,81 @@ class DeterministicReplicationTest {
     time.sleep(FetchHandler.HIGH_WATERMARK_NEWS_DELAY_MS);
     assertThat(next).isDone();
     assertThat(response(next).responses().get(0).partitions().get(0).highWatermark()).isEqualTo(1);
+  }
+
+  /** A follower's fetch that reports its log start offset, answered at once. */
+  private void followerFetchReporting(int replicaId, long offset, long logStartOffset) {
+    FetchRequestData request = fetchRequest("t", 0, offset, 0, 1);
+    request.replicaState().setReplicaId(replicaId).setReplicaEpoch(brokerEpoch(replicaId));
+    request.topics().get(0).partitions().get(0).setLogStartOffset(logStartOffset);
+    assertThat(call(fetch, request)).isDone();
+  }
+
+  private CompletableFuture<ApiMessage> deleteRecordsBefore(long offset) {
+    DeleteRecordsRequestData request = new DeleteRecordsRequestData().setTimeoutMs(5_000);
+    request
+        .topics()
+        .add(
+            new DeleteRecordsRequestData.DeleteRecordsTopic()
+                .setName("t")
+                .setPartitions(
+                    List.of(
+                        new DeleteRecordsRequestData.DeleteRecordsPartition()
+                            .setPartitionIndex(0)
+                            .setOffset(offset))));
+    return call(new DeleteRecordsHandler(replicas), request);
+  }
+
+  private static DeleteRecordsResponseData.DeleteRecordsPartitionResult deleted(
+      CompletableFuture<ApiMessage> answer) {
+    return ((DeleteRecordsResponseData) answer.join())
+        .topics()
+        .iterator()
+        .next()
+        .partitions()
+        .iterator()
+        .next();
+  }
+
+  @Test
+  void deleteRecordsAnswersOnceEveryLiveReplicaHasMovedItsStart() {
+    // Given: three records on every replica, high watermark 3
+    for (int i = 0; i < 3; i++) {
+      call(produce, produceRequest((short) 1));
+    }
+    followerFetchReporting(2, 3, 0);
+    followerFetchReporting(3, 3, 0);
+    assertThat(leader().log().highWatermark()).isEqualTo(3);
+
+    // When: records before offset 2 are deleted
+    CompletableFuture<ApiMessage> answer = deleteRecordsBefore(2);
+
+    // Then: unreadable on the leader at once, answered only when both followers report start 2
+    assertThat(leader().log().logStartOffset()).isEqualTo(2);
+    assertThat(answer).isNotDone();
+    followerFetchReporting(2, 3, 2);
+    assertThat(answer).isNotDone();
+    followerFetchReporting(3, 3, 2);
+    assertThat(answer).isDone();
+    assertThat(deleted(answer).errorCode()).isZero();
+    assertThat(deleted(answer).lowWatermark()).isEqualTo(2);
+  }
+
+  @Test
+  void deleteRecordsThatAFollowerNeverConfirmsTimesOutWithRequestTimedOut() {
+    for (int i = 0; i < 3; i++) {
+      call(produce, produceRequest((short) 1));
+    }
+    followerFetchReporting(2, 3, 0);
+    followerFetchReporting(3, 3, 0);
+
+    CompletableFuture<ApiMessage> answer = deleteRecordsBefore(-1);
+    followerFetchReporting(2, 3, 3);
+    time.sleep(4_999);
+    assertThat(answer).isNotDone();
+    time.sleep(1);
+    assertThat(answer).isDone();
+    assertThat(Errors.forCode(deleted(answer).errorCode())).isEqualTo(Errors.REQUEST_TIMED_OUT);
+    assertThat(leader().log().logStartOffset()).isEqualTo(3);
   }
 }

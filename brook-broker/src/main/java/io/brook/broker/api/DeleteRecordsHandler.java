@@ -1,8 +1,11 @@
 package io.brook.broker.api;
 
+import io.brook.broker.delayed.DelayedOperation;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
@@ -12,17 +15,17 @@ import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsPa
 import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsTopicResult;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
- * DeleteRecords: moves a partition's log start offset forward (offset -1 means the high watermark);
- * records below it become unreadable and their segments are reclaimed by retention. With
- * replication the answer will wait for followers to move their start too; on one replica it is
- * immediate.
+ * DeleteRecords, as Kafka: on each partition's leader, moves the log start offset forward (offset
+ * -1 means the high watermark; above it is OFFSET_OUT_OF_RANGE, a compact-only topic
+ * POLICY_VIOLATION). Records below it are unreadable at once. The answer waits until every live
+ * replica has moved its start too (the partition's low watermark, which followers report in their
+ * fetches), at most the request's timeout, after which the partitions still behind answer
+ * REQUEST_TIMED_OUT; each answered partition reports its low watermark.
  */
 public final class DeleteRecordsHandler extends KafkaApi {
-  /** Kafka's "delete everything up to the high watermark" offset. */
-  private static final long HIGH_WATERMARK = -1L;
-
   private final ReplicaManager replicaManager;
 
   public DeleteRecordsHandler(ReplicaManager replicaManager) {
@@ -30,10 +33,18 @@ public final class DeleteRecordsHandler extends KafkaApi {
     this.replicaManager = replicaManager;
   }
 
+  /** A partition whose start moved on the leader, and the offset its replicas must reach. */
+  private record Deleted(Partition partition, long start, DeleteRecordsPartitionResult out) {
+    boolean replicated() {
+      return partition.lowWatermark() >= start;
+    }
+  }
+
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     DeleteRecordsRequestData request = (DeleteRecordsRequestData) message;
     DeleteRecordsResponseData response = new DeleteRecordsResponseData();
+    List<Deleted> deleted = new ArrayList<>();
     for (DeleteRecordsRequestData.DeleteRecordsTopic topic : request.topics()) {
       DeleteRecordsTopicResult result = new DeleteRecordsTopicResult().setName(topic.name());
       response.topics().add(result);
@@ -46,19 +57,45 @@ public final class DeleteRecordsHandler extends KafkaApi {
         try {
           Partition partition =
               replicaManager.partitionOrThrow(new TopicPartition(topic.name(), p.partitionIndex()));
-          partition.ensureLeader();
-          long target = p.offset() == HIGH_WATERMARK ? partition.log().highWatermark() : p.offset();
-          if (target < 0) {
-            throw new org.apache.kafka.common.errors.OffsetOutOfRangeException(
-                "invalid offset " + p.offset());
-          }
-          partition.log().maybeIncrementLogStartOffset(target);
-          out.setLowWatermark(partition.log().logStartOffset());
+          deleted.add(new Deleted(partition, partition.deleteRecordsBefore(p.offset()), out));
         } catch (RuntimeException e) {
           out.setErrorCode(ApiFailure.of(e).code());
         }
       }
     }
-    return CompletableFuture.completedFuture(response);
+    if (deleted.stream().allMatch(Deleted::replicated)) {
+      answer(deleted, false);
+      return CompletableFuture.completedFuture(response);
+    }
+    CompletableFuture<ApiMessage> done = new CompletableFuture<>();
+    replicaManager
+        .delayedOperations()
+        .submit(
+            new DelayedOperation(
+                deleted.stream().map(d -> d.partition().topicPartition()).toList()) {
+              @Override
+              protected boolean isSatisfied() {
+                return deleted.stream().allMatch(Deleted::replicated);
+              }
+
+              @Override
+              protected void onComplete(boolean timedOut) {
+                answer(deleted, timedOut);
+                done.complete(response);
+              }
+            },
+            Math.max(0, request.timeoutMs()));
+    return done;
+  }
+
+  private static void answer(List<Deleted> deleted, boolean timedOut) {
+    for (Deleted d : deleted) {
+      long low = d.partition().lowWatermark();
+      if (low >= d.start()) {
+        d.out().setLowWatermark(low);
+      } else if (timedOut) {
+        d.out().setErrorCode(Errors.REQUEST_TIMED_OUT.code());
+      }
+    }
   }
 }

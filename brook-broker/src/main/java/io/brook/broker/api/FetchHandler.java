@@ -346,6 +346,7 @@ public final class FetchHandler extends KafkaApi {
             replicaId,
             replicaEpoch,
             fetchOffset,
+            w.request().logStartOffset(),
             w.request().lastFetchedEpoch(),
             limit,
             minOneBatch);
@@ -508,6 +509,9 @@ public final class FetchHandler extends KafkaApi {
           return true; // the partition left or changed role: the client hears about it at once
         }
         ReplicaLog log = partition.get().log();
+        if (position.fetchOffset() < log.logStartOffset()) {
+          return true; // DeleteRecords or retention passed it: OFFSET_OUT_OF_RANGE now
+        }
         if (follower && log.highWatermark() != position.highWatermark()) {
           highWatermarkMoved = true;
         }

@@ -17,6 +17,7 @@ final class FollowerState {
   private long lastFetchTimeMs;
   private long lastFetchLeaderLogEndOffset = -1;
   private long brokerEpoch = -1;
+  private volatile long logStartOffset = -1;
 
   /**
    * @param caughtUpAtMs when the follower counts as last caught up before any fetch: now for an ISR
@@ -26,8 +27,16 @@ final class FollowerState {
     this.lastCaughtUpTimeMs = caughtUpAtMs;
   }
 
-  synchronized void onFetch(
-      long fetchOffset, long leaderLogEndOffset, long nowMs, long followerBrokerEpoch) {
+  /**
+   * @param followerLogStartOffset the log start offset the follower sent (-1 if unknown)
+   * @return whether the follower's log start offset moved (a DeleteRecords may be waiting on it)
+   */
+  synchronized boolean onFetch(
+      long fetchOffset,
+      long followerLogStartOffset,
+      long leaderLogEndOffset,
+      long nowMs,
+      long followerBrokerEpoch) {
     if (fetchOffset >= leaderLogEndOffset) {
       lastCaughtUpTimeMs = Math.max(lastCaughtUpTimeMs, nowMs);
     } else if (fetchOffset >= lastFetchLeaderLogEndOffset) {
@@ -38,6 +47,14 @@ final class FollowerState {
     lastFetchTimeMs = nowMs;
     // Always the latest: a restarted follower fetches with -1 until it registers again.
     brokerEpoch = followerBrokerEpoch;
+    boolean startMoved = followerLogStartOffset != logStartOffset;
+    logStartOffset = followerLogStartOffset;
+    return startMoved;
+  }
+
+  /** The follower's log start offset as of its last fetch, or -1 before its first. */
+  long logStartOffset() {
+    return logStartOffset;
   }
 
   /** The follower's log end offset as of its last fetch, or -1 before its first. */

@@ -22,6 +22,8 @@ import org.apache.kafka.common.errors.FencedLeaderEpochException;
 import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.OffsetOutOfRangeException;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.UnknownLeaderEpochException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -418,6 +420,7 @@ public final class Partition {
       int replicaId,
       long followerBrokerEpoch,
       long fetchOffset,
+      long followerLogStartOffset,
       int lastFetchedEpoch,
       int maxBytes,
       boolean minOneBatch) {
@@ -435,7 +438,8 @@ public final class Partition {
     }
     long leaderEnd = partitionLog.logEndOffset();
     LogReadResult result = partitionLog.read(fetchOffset, maxBytes, leaderEnd, minOneBatch);
-    if (!updateFollowerFetchState(replicaId, fetchOffset, leaderEnd, followerBrokerEpoch)) {
+    if (!updateFollowerFetchState(
+        replicaId, fetchOffset, followerLogStartOffset, leaderEnd, followerBrokerEpoch)) {
       throw new NotLeaderOrFollowerException(
           "broker " + replicaId + " is not a replica of " + topicPartition);
     }
@@ -455,18 +459,77 @@ public final class Partition {
    * @return false if {@code replicaId} is not a replica of this partition (the fetch is refused)
    */
   public boolean updateFollowerFetchState(
-      int replicaId, long fetchOffset, long leaderLogEndOffset, long followerBrokerEpoch) {
+      int replicaId,
+      long fetchOffset,
+      long followerLogStartOffset,
+      long leaderLogEndOffset,
+      long followerBrokerEpoch) {
     FollowerState follower = followers.get(replicaId);
     if (follower == null) {
       return false;
     }
     long now = replication.time().milliseconds();
-    follower.onFetch(fetchOffset, leaderLogEndOffset, now, followerBrokerEpoch);
+    boolean startMoved =
+        follower.onFetch(
+            fetchOffset, followerLogStartOffset, leaderLogEndOffset, now, followerBrokerEpoch);
     if (!maximalIsr.contains(replicaId)) {
       maybeExpandIsr(replicaId, follower, now);
     }
     maybeIncrementHighWatermark();
+    if (startMoved) {
+      listener.onProgress(topicPartition); // the low watermark a DeleteRecords waits for
+    }
     return true;
+  }
+
+  /**
+   * DeleteRecords on the leader: moves the log start offset to {@code offset} (or the high
+   * watermark for -1); records below it become unreadable at once, and fetches parked below it are
+   * answered (OFFSET_OUT_OF_RANGE). Followers follow on their next fetch ({@link #lowWatermark}).
+   *
+   * @return the log start offset after the call
+   * @throws PolicyViolationException if the topic's {@code cleanup.policy} lacks {@code delete}
+   * @throws OffsetOutOfRangeException if {@code offset} is above the high watermark
+   */
+  public long deleteRecordsBefore(long offset) {
+    long start;
+    synchronized (this) {
+      ensureLeader();
+      if (!partitionLog.config().deletes()) {
+        throw new PolicyViolationException(
+            "records of " + topicPartition + " cannot be deleted: its cleanup.policy is compact");
+      }
+      long highWatermark = partitionLog.highWatermark();
+      long target = offset == -1 ? highWatermark : offset;
+      if (target < 0 || target > highWatermark) {
+        throw new OffsetOutOfRangeException(
+            "cannot delete records of "
+                + topicPartition
+                + " before "
+                + offset
+                + ": the high watermark is "
+                + highWatermark);
+      }
+      partitionLog.maybeIncrementLogStartOffset(target);
+      start = partitionLog.logStartOffset();
+    }
+    listener.onProgress(topicPartition);
+    return start;
+  }
+
+  /**
+   * The smallest log start offset over this leader and the followers whose brokers are registered
+   * and unfenced (Kafka's low watermark): a DeleteRecords is done once it reaches the new start. A
+   * live follower that has not fetched yet counts as -1.
+   */
+  public long lowWatermark() {
+    long low = partitionLog.logStartOffset();
+    for (var entry : followers.entrySet()) {
+      if (replication.isrEligible().test(entry.getKey())) {
+        low = Math.min(low, entry.getValue().logStartOffset());
+      }
+    }
+    return low;
   }
 
   /**

@@ -98,13 +98,13 @@ class PartitionTest {
     leader.appendAsLeader(records(10), (short) -1);
     assertThat(log.highWatermark()).isZero();
 
-    leader.updateFollowerFetchState(2, 10, 10, 100);
+    leader.updateFollowerFetchState(2, 10, 0, 10, 100);
     assertThat(log.highWatermark()).as("broker 3 has nothing yet").isZero();
     assertThat(leader.acksAllOutcome(10, 5)).isEmpty();
 
-    leader.updateFollowerFetchState(3, 4, 10, 100);
+    leader.updateFollowerFetchState(3, 4, 0, 10, 100);
     assertThat(log.highWatermark()).isEqualTo(4);
-    leader.updateFollowerFetchState(3, 10, 10, 100);
+    leader.updateFollowerFetchState(3, 10, 0, 10, 100);
     assertThat(log.highWatermark()).isEqualTo(10);
     assertThat(leader.acksAllOutcome(10, 5)).contains(Errors.NONE);
     assertThat(sender.requests).as("no ISR change while everyone keeps up").isEmpty();
@@ -125,15 +125,15 @@ class PartitionTest {
   void aFollowerThatStopsFetchingLeavesTheIsrAfterTheLagTime() throws Exception {
     Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
     leader.appendAsLeader(records(10), (short) -1);
-    leader.updateFollowerFetchState(2, 10, 10, 100);
+    leader.updateFollowerFetchState(2, 10, 0, 10, 100);
 
     time.sleep(LAG_MS - 1);
-    leader.updateFollowerFetchState(2, 10, 10, 100);
+    leader.updateFollowerFetchState(2, 10, 0, 10, 100);
     leader.maybeShrinkIsr();
     assertThat(sender.requests).isEmpty();
 
     time.sleep(2);
-    leader.updateFollowerFetchState(2, 10, 10, 100);
+    leader.updateFollowerFetchState(2, 10, 0, 10, 100);
     leader.maybeShrinkIsr();
     assertThat(sender.requests).hasSize(1);
     Request shrink = sender.requests.get(0);
@@ -151,19 +151,19 @@ class PartitionTest {
   void aCaughtUpFollowerIsAddedAndCountsForTheHighWatermarkWhilePending() throws Exception {
     Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
     leader.appendAsLeader(records(10), (short) 1);
-    leader.updateFollowerFetchState(2, 10, 10, 100);
+    leader.updateFollowerFetchState(2, 10, 0, 10, 100);
     assertThat(log.highWatermark()).isEqualTo(10);
 
     leader.appendAsLeader(records(5), (short) 1);
-    leader.updateFollowerFetchState(3, 6, 15, 300);
+    leader.updateFollowerFetchState(3, 6, 0, 15, 300);
     assertThat(sender.requests).as("below the high watermark: not yet").isEmpty();
-    leader.updateFollowerFetchState(3, 12, 15, 300);
+    leader.updateFollowerFetchState(3, 12, 0, 15, 300);
     assertThat(sender.requests).hasSize(1);
     assertThat(sender.requests.get(0).isr()).containsExactly(1, 2, 3);
     assertThat(sender.requests.get(0).members())
         .contains(new IsrChangeSender.Member(3, 300), new IsrChangeSender.Member(2, 100));
 
-    leader.updateFollowerFetchState(2, 15, 15, 100);
+    leader.updateFollowerFetchState(2, 15, 0, 15, 100);
     assertThat(log.highWatermark()).as("broker 3 may already be in sync").isEqualTo(12);
     sender
         .requests
@@ -177,30 +177,30 @@ class PartitionTest {
   void aFencedBrokerIsNotAdded() throws Exception {
     fenced.add(3);
     Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
-    leader.updateFollowerFetchState(3, 0, 0, 300);
+    leader.updateFollowerFetchState(3, 0, 0, 0, 300);
     assertThat(sender.requests).isEmpty();
   }
 
   @Test
   void aFollowerThatHasNotRegisteredIsNotAdded() throws Exception {
     Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
-    leader.updateFollowerFetchState(3, 0, 0, -1);
+    leader.updateFollowerFetchState(3, 0, 0, 0, -1);
     assertThat(sender.requests).isEmpty();
-    leader.updateFollowerFetchState(3, 0, 0, 300);
+    leader.updateFollowerFetchState(3, 0, 0, 0, 300);
     assertThat(sender.requests).hasSize(1);
   }
 
   @Test
   void aRefusedChangeIsRetriedAfterAPause() throws Exception {
     Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
-    leader.updateFollowerFetchState(3, 0, 0, 300);
+    leader.updateFollowerFetchState(3, 0, 0, 0, 300);
     sender.requests.get(0).result().completeExceptionally(new InvalidUpdateVersionException("x"));
     assertThat(leader.maximalIsr()).containsExactly(1, 2);
 
-    leader.updateFollowerFetchState(3, 0, 0, 300);
+    leader.updateFollowerFetchState(3, 0, 0, 0, 300);
     assertThat(sender.requests).hasSize(1);
     time.sleep(Partition.ISR_CHANGE_RETRY_MS);
-    leader.updateFollowerFetchState(3, 0, 0, 300);
+    leader.updateFollowerFetchState(3, 0, 0, 0, 300);
     assertThat(sender.requests).hasSize(2);
   }
 
@@ -220,7 +220,7 @@ class PartitionTest {
   @Test
   void metadataOlderThanACommittedIsrChangeIsIgnored() throws Exception {
     Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
-    leader.updateFollowerFetchState(3, 0, 0, 300);
+    leader.updateFollowerFetchState(3, 0, 0, 0, 300);
     sender
         .requests
         .get(0)
@@ -269,7 +269,8 @@ class PartitionTest {
   @Test
   void onlyAHighWatermarkMoveWakesEveryWaiterAndAFollowerFetchThatMovesNothingWakesNone()
       throws Exception {
-    // Given: a leader of three replicas, followers at 0
+    // Given: a leader of three replicas, followers at 0 (their log starts unreported: a start
+    // that moves wakes waiters too, for DeleteRecords)
     Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
     wakeUps.clear();
 
@@ -280,12 +281,12 @@ class PartitionTest {
 
     // When: one follower catches up, which does not move the high watermark
     wakeUps.clear();
-    leader.updateFollowerFetchState(2, 10, 10, 100);
+    leader.updateFollowerFetchState(2, 10, -1, 10, 100);
     // Then: nothing any waiter reads moved
     assertThat(wakeUps).isEmpty();
 
     // When: the last follower catches up and the high watermark moves
-    leader.updateFollowerFetchState(3, 10, 10, 100);
+    leader.updateFollowerFetchState(3, 10, -1, 10, 100);
     // Then: everything waiting on the partition is re-checked
     assertThat(log.highWatermark()).isEqualTo(10);
     assertThat(wakeUps).containsExactly("all");
@@ -345,16 +346,16 @@ class PartitionTest {
     // Given: a leader with 10 records, broker 3 caught up, broker 2 not yet fetched
     Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
     leader.appendAsLeader(records(10), (short) 1);
-    leader.fetchFromFollower(3, 300, 10, 5, 1 << 20, true);
+    leader.fetchFromFollower(3, 300, 10, 0, 5, 1 << 20, true);
 
     // When: broker 2 fetches from offset 0
-    FollowerRead read = leader.fetchFromFollower(2, 200, 0, -1, 1 << 20, true);
+    FollowerRead read = leader.fetchFromFollower(2, 200, 0, 0, -1, 1 << 20, true);
 
     // Then: it gets the records up to the log end, and the high watermark its own fetch moved
     assertThat(read.diverged()).isFalse();
     assertThat(read.read().slice().sizeInBytes()).isPositive();
     assertThat(read.highWatermark()).isEqualTo(0);
-    FollowerRead next = leader.fetchFromFollower(2, 200, 10, 5, 1 << 20, true);
+    FollowerRead next = leader.fetchFromFollower(2, 200, 10, 0, 5, 1 << 20, true);
     assertThat(next.highWatermark()).isEqualTo(10);
     assertThat(leader.followerLogEndOffset(2)).isEqualTo(10);
   }
@@ -368,7 +369,7 @@ class PartitionTest {
     leader.appendAsLeader(records(5), (short) 1);
 
     // When: broker 2, which wrote offsets 10 and 11 in epoch 5 elsewhere, fetches from 12
-    FollowerRead read = leader.fetchFromFollower(2, 200, 12, 5, 1 << 20, true);
+    FollowerRead read = leader.fetchFromFollower(2, 200, 12, 0, 5, 1 << 20, true);
 
     // Then: it must truncate to where epoch 5 ends here, and its position is not recorded
     assertThat(read.diverged()).isTrue();
@@ -380,7 +381,7 @@ class PartitionTest {
   @Test
   void aFetchFromABrokerThatIsNotAReplicaIsRefused() throws Exception {
     Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
-    assertThatThrownBy(() -> leader.fetchFromFollower(4, 400, 0, -1, 1 << 20, true))
+    assertThatThrownBy(() -> leader.fetchFromFollower(4, 400, 0, 0, -1, 1 << 20, true))
         .isInstanceOf(NotLeaderOrFollowerException.class);
   }
 

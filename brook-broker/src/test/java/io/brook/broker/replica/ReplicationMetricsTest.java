@@ -133,7 +133,7 @@ class ReplicationMetricsTest {
     assertThat(replicas.partitionCounts().underMinIsr()).isEqualTo(2);
 
     // When follower 2 catches up on p0 and the controller commits adding it back
-    p0.updateFollowerFetchState(2, p0.log().logEndOffset(), p0.log().logEndOffset(), 12);
+    p0.updateFollowerFetchState(2, p0.log().logEndOffset(), 0, p0.log().logEndOffset(), 12);
     assertThat(isrChanges).containsOnlyKeys(0);
     isrChanges.remove(0).complete(new PartitionState(1, 0, 2, ALL, List.of(1, 2)));
 
