@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.GroupListing;
@@ -25,12 +24,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code brook group list|describe|lag|reset}: consumer groups. */
 @Command(
@@ -95,71 +91,59 @@ final class GroupCommand {
   }
 
   @Command(name = "list", description = "List consumer groups.")
-  static final class ListGroups implements Callable<Integer> {
-    @Mixin ClientOptions client;
-    @Mixin FormatOption output;
-    @Spec CommandSpec spec;
+  static final class ListGroups extends AdminCommand {
 
     @Override
-    public Integer call() throws Exception {
-      try (Admin admin = client.admin()) {
-        Collection<GroupListing> groups =
-            admin.listGroups(ListGroupsOptions.forConsumerGroups()).all().get();
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (GroupListing g :
-            groups.stream().sorted(Comparator.comparing(GroupListing::groupId)).toList()) {
-          Map<String, Object> row = new LinkedHashMap<>();
-          row.put("group", g.groupId());
-          row.put("state", g.groupState().map(GroupState::toString).orElse(null));
-          row.put("type", g.type().map(Object::toString).orElse(null));
-          row.put("protocol", g.protocol());
-          rows.add(row);
-        }
-        output.print(spec.commandLine().getOut(), rows);
+    Object execute(Admin admin) throws Exception {
+      Collection<GroupListing> groups =
+          admin.listGroups(ListGroupsOptions.forConsumerGroups()).all().get();
+      List<Map<String, Object>> rows = new ArrayList<>();
+      for (GroupListing g :
+          groups.stream().sorted(Comparator.comparing(GroupListing::groupId)).toList()) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("group", g.groupId());
+        row.put("state", g.groupState().map(GroupState::toString).orElse(null));
+        row.put("type", g.type().map(Object::toString).orElse(null));
+        row.put("protocol", g.protocol());
+        rows.add(row);
       }
-      return 0;
+      return rows;
     }
   }
 
   @Command(name = "describe", description = "A group's state, coordinator, members and offsets.")
-  static final class Describe implements Callable<Integer> {
-    @Mixin ClientOptions client;
-    @Mixin FormatOption output;
-    @Spec CommandSpec spec;
+  static final class Describe extends AdminCommand {
 
     @Parameters(paramLabel = "GROUP")
     String group;
 
     @Override
-    public Integer call() throws Exception {
-      try (Admin admin = client.admin()) {
-        ConsumerGroupDescription d =
-            admin.describeConsumerGroups(List.of(group)).all().get().get(group);
-        Map<String, Object> result = new LinkedHashMap<>();
-        result.put("group", d.groupId());
-        result.put("state", d.groupState().toString());
-        result.put("type", d.type().toString());
-        result.put("coordinator", d.coordinator() == null ? null : d.coordinator().id());
-        result.put("assignor", d.partitionAssignor());
-        List<Map<String, Object>> members = new ArrayList<>();
-        for (MemberDescription m : d.members()) {
-          Map<String, Object> row = new LinkedHashMap<>();
-          row.put("member_id", m.consumerId());
-          row.put("client_id", m.clientId());
-          row.put("host", m.host());
-          row.put(
-              "partitions",
-              m.assignment().topicPartitions().stream()
-                  .sorted(BY_PARTITION)
-                  .map(TopicPartition::toString)
-                  .toList());
-          members.add(row);
-        }
-        result.put("members", members);
-        result.put("offsets", lagRows(admin, group));
-        output.print(spec.commandLine().getOut(), result);
+    Object execute(Admin admin) throws Exception {
+      ConsumerGroupDescription d =
+          admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("group", d.groupId());
+      result.put("state", d.groupState().toString());
+      result.put("type", d.type().toString());
+      result.put("coordinator", d.coordinator() == null ? null : d.coordinator().id());
+      result.put("assignor", d.partitionAssignor());
+      List<Map<String, Object>> members = new ArrayList<>();
+      for (MemberDescription m : d.members()) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("member_id", m.consumerId());
+        row.put("client_id", m.clientId());
+        row.put("host", m.host());
+        row.put(
+            "partitions",
+            m.assignment().topicPartitions().stream()
+                .sorted(BY_PARTITION)
+                .map(TopicPartition::toString)
+                .toList());
+        members.add(row);
       }
-      return 0;
+      result.put("members", members);
+      result.put("offsets", lagRows(admin, group));
+      return result;
     }
   }
 
@@ -167,31 +151,25 @@ final class GroupCommand {
       name = "lag",
       description =
           "Per partition: the group's committed offset, the end offset, and the lag in records.")
-  static final class Lag implements Callable<Integer> {
-    @Mixin ClientOptions client;
-    @Mixin FormatOption output;
-    @Spec CommandSpec spec;
+  static final class Lag extends AdminCommand {
 
     @Parameters(paramLabel = "GROUP")
     String group;
 
     @Override
-    public Integer call() throws Exception {
-      try (Admin admin = client.admin()) {
-        List<Map<String, Object>> rows = lagRows(admin, group);
-        long total = 0;
-        for (Map<String, Object> row : rows) {
-          if (row.get("lag") instanceof Long lag) {
-            total += lag;
-          }
+    Object execute(Admin admin) throws Exception {
+      List<Map<String, Object>> rows = lagRows(admin, group);
+      long total = 0;
+      for (Map<String, Object> row : rows) {
+        if (row.get("lag") instanceof Long lag) {
+          total += lag;
         }
-        Map<String, Object> result = new LinkedHashMap<>();
-        result.put("group", group);
-        result.put("total_lag", total);
-        result.put("partitions", rows);
-        output.print(spec.commandLine().getOut(), result);
       }
-      return 0;
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("group", group);
+      result.put("total_lag", total);
+      result.put("partitions", rows);
+      return result;
     }
   }
 
@@ -200,10 +178,7 @@ final class GroupCommand {
       description =
           "Move a group's committed offsets. Shows the plan unless --execute is given; the group"
               + " must have no active members, as with Kafka's tool.")
-  static final class Reset implements Callable<Integer> {
-    @Mixin ClientOptions client;
-    @Mixin FormatOption output;
-    @Spec CommandSpec spec;
+  static final class Reset extends AdminCommand {
 
     @Parameters(paramLabel = "GROUP")
     String group;
@@ -236,71 +211,68 @@ final class GroupCommand {
     boolean execute;
 
     @Override
-    public Integer call() throws Exception {
+    Object execute(Admin admin) throws Exception {
       OffsetSpec offsetSpec = offsetSpec();
-      try (Admin admin = client.admin()) {
-        Map<TopicPartition, OffsetAndMetadata> committed =
-            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-        Set<TopicPartition> partitions = new java.util.TreeSet<>(BY_PARTITION);
-        if (topics == null) {
-          partitions.addAll(committed.keySet());
-        } else {
-          for (TopicDescription d : admin.describeTopics(topics).allTopicNames().get().values()) {
-            for (TopicPartitionInfo p : d.partitions()) {
-              partitions.add(new TopicPartition(d.name(), p.partition()));
-            }
+      Map<TopicPartition, OffsetAndMetadata> committed =
+          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+      Set<TopicPartition> partitions = new java.util.TreeSet<>(BY_PARTITION);
+      if (topics == null) {
+        partitions.addAll(committed.keySet());
+      } else {
+        for (TopicDescription d : admin.describeTopics(topics).allTopicNames().get().values()) {
+          for (TopicPartitionInfo p : d.partitions()) {
+            partitions.add(new TopicPartition(d.name(), p.partition()));
           }
-        }
-        if (partitions.isEmpty()) {
-          throw new CliException(
-              "group '" + group + "' has no committed offsets: name the topics with --topic");
-        }
-        Map<TopicPartition, Long> targets = offsets(admin, partitions, offsetSpec);
-        Map<TopicPartition, Long> latest =
-            target.time == null ? Map.of() : offsets(admin, partitions, OffsetSpec.latest());
-        Map<TopicPartition, OffsetAndMetadata> change = new LinkedHashMap<>();
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (TopicPartition tp : partitions) {
-          long to = targets.get(tp);
-          if (to < 0) {
-            // No record at or after the time: the end, as Kafka's tool does.
-            to = latest.get(tp);
-          }
-          OffsetAndMetadata c = committed.get(tp);
-          change.put(tp, new OffsetAndMetadata(to));
-          Map<String, Object> row = new LinkedHashMap<>();
-          row.put("topic", tp.topic());
-          row.put("partition", tp.partition());
-          row.put("current", c == null ? null : c.offset());
-          row.put("new", to);
-          rows.add(row);
-        }
-        if (execute) {
-          ConsumerGroupDescription d =
-              admin.describeConsumerGroups(List.of(group)).all().get().get(group);
-          if (!d.members().isEmpty()) {
-            throw new CliException(
-                "group '"
-                    + group
-                    + "' has "
-                    + d.members().size()
-                    + " active member(s) (state "
-                    + d.groupState()
-                    + "): stop its consumers first");
-          }
-          admin.alterConsumerGroupOffsets(group, change).all().get();
-        }
-        Map<String, Object> result = new LinkedHashMap<>();
-        result.put("group", group);
-        result.put("executed", execute);
-        result.put("partitions", rows);
-        output.print(spec.commandLine().getOut(), result);
-        if (!execute) {
-          spec.commandLine().getErr().println("Dry run: nothing changed. Add --execute to apply.");
-          spec.commandLine().getErr().flush();
         }
       }
-      return 0;
+      if (partitions.isEmpty()) {
+        throw new CliException(
+            "group '" + group + "' has no committed offsets: name the topics with --topic");
+      }
+      Map<TopicPartition, Long> targets = offsets(admin, partitions, offsetSpec);
+      Map<TopicPartition, Long> latest =
+          target.time == null ? Map.of() : offsets(admin, partitions, OffsetSpec.latest());
+      Map<TopicPartition, OffsetAndMetadata> change = new LinkedHashMap<>();
+      List<Map<String, Object>> rows = new ArrayList<>();
+      for (TopicPartition tp : partitions) {
+        long to = targets.get(tp);
+        if (to < 0) {
+          // No record at or after the time: the end, as Kafka's tool does.
+          to = latest.get(tp);
+        }
+        OffsetAndMetadata c = committed.get(tp);
+        change.put(tp, new OffsetAndMetadata(to));
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("topic", tp.topic());
+        row.put("partition", tp.partition());
+        row.put("current", c == null ? null : c.offset());
+        row.put("new", to);
+        rows.add(row);
+      }
+      if (execute) {
+        ConsumerGroupDescription d =
+            admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+        if (!d.members().isEmpty()) {
+          throw new CliException(
+              "group '"
+                  + group
+                  + "' has "
+                  + d.members().size()
+                  + " active member(s) (state "
+                  + d.groupState()
+                  + "): stop its consumers first");
+        }
+        admin.alterConsumerGroupOffsets(group, change).all().get();
+      }
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("group", group);
+      result.put("executed", execute);
+      result.put("partitions", rows);
+      if (!execute) {
+        spec.commandLine().getErr().println("Dry run: nothing changed. Add --execute to apply.");
+        spec.commandLine().getErr().flush();
+      }
+      return result;
     }
 
     private OffsetSpec offsetSpec() {

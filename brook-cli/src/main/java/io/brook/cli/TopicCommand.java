@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
@@ -20,11 +19,8 @@ import org.apache.kafka.clients.admin.TopicListing;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code brook topic create|list|describe|alter-config|delete}. */
 @Command(
@@ -44,10 +40,7 @@ final class TopicCommand {
   }
 
   @Command(name = "create", description = "Create topics.")
-  static final class Create implements Callable<Integer> {
-    @Mixin ClientOptions client;
-    @Mixin FormatOption output;
-    @Spec CommandSpec spec;
+  static final class Create extends AdminCommand {
 
     @Parameters(arity = "1..*", paramLabel = "TOPIC")
     List<String> topics;
@@ -70,7 +63,7 @@ final class TopicCommand {
     Map<String, String> configs = new LinkedHashMap<>();
 
     @Override
-    public Integer call() throws Exception {
+    Object execute(Admin admin) throws Exception {
       List<NewTopic> requests = new ArrayList<>();
       for (String topic : topics) {
         requests.add(
@@ -78,28 +71,22 @@ final class TopicCommand {
                     topic, Optional.ofNullable(partitions), Optional.ofNullable(replicationFactor))
                 .configs(configs));
       }
-      try (Admin admin = client.admin()) {
-        CreateTopicsResult result = admin.createTopics(requests);
-        result.all().get();
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (String topic : topics) {
-          Map<String, Object> row = new LinkedHashMap<>();
-          row.put("topic", topic);
-          row.put("partitions", result.numPartitions(topic).get());
-          row.put("replication_factor", result.replicationFactor(topic).get());
-          rows.add(row);
-        }
-        output.print(spec.commandLine().getOut(), rows);
+      CreateTopicsResult result = admin.createTopics(requests);
+      result.all().get();
+      List<Map<String, Object>> rows = new ArrayList<>();
+      for (String topic : topics) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("topic", topic);
+        row.put("partitions", result.numPartitions(topic).get());
+        row.put("replication_factor", result.replicationFactor(topic).get());
+        rows.add(row);
       }
-      return 0;
+      return rows;
     }
   }
 
   @Command(name = "list", description = "List topics with their partitions and replication factor.")
-  static final class ListTopics implements Callable<Integer> {
-    @Mixin ClientOptions client;
-    @Mixin FormatOption output;
-    @Spec CommandSpec spec;
+  static final class ListTopics extends AdminCommand {
 
     @Option(
         names = {"-i", "--internal"},
@@ -107,37 +94,31 @@ final class TopicCommand {
     boolean internal;
 
     @Override
-    public Integer call() throws Exception {
-      try (Admin admin = client.admin()) {
-        Collection<TopicListing> listings =
-            admin.listTopics(new ListTopicsOptions().listInternal(internal)).listings().get();
-        Map<String, TopicDescription> described =
-            admin
-                .describeTopics(listings.stream().map(TopicListing::name).toList())
-                .allTopicNames()
-                .get();
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (TopicDescription d : new TreeMap<>(described).values()) {
-          Map<String, Object> row = new LinkedHashMap<>();
-          row.put("name", d.name());
-          row.put("partitions", d.partitions().size());
-          row.put("replication_factor", replicationFactor(d));
-          row.put("internal", d.isInternal());
-          rows.add(row);
-        }
-        output.print(spec.commandLine().getOut(), rows);
+    Object execute(Admin admin) throws Exception {
+      Collection<TopicListing> listings =
+          admin.listTopics(new ListTopicsOptions().listInternal(internal)).listings().get();
+      Map<String, TopicDescription> described =
+          admin
+              .describeTopics(listings.stream().map(TopicListing::name).toList())
+              .allTopicNames()
+              .get();
+      List<Map<String, Object>> rows = new ArrayList<>();
+      for (TopicDescription d : new TreeMap<>(described).values()) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("name", d.name());
+        row.put("partitions", d.partitions().size());
+        row.put("replication_factor", replicationFactor(d));
+        row.put("internal", d.isInternal());
+        rows.add(row);
       }
-      return 0;
+      return rows;
     }
   }
 
   @Command(
       name = "describe",
       description = "A topic's partitions (leader, replicas, ISR) and configs.")
-  static final class Describe implements Callable<Integer> {
-    @Mixin ClientOptions client;
-    @Mixin FormatOption output;
-    @Spec CommandSpec spec;
+  static final class Describe extends AdminCommand {
 
     @Parameters(paramLabel = "TOPIC")
     String topic;
@@ -148,44 +129,38 @@ final class TopicCommand {
     boolean allConfigs;
 
     @Override
-    public Integer call() throws Exception {
-      try (Admin admin = client.admin()) {
-        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-        Config config = admin.describeConfigs(List.of(resource)).all().get().get(resource);
-        Map<String, Object> configs = new TreeMap<>();
-        for (ConfigEntry entry : config.entries()) {
-          if (allConfigs || entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG) {
-            configs.put(entry.name(), entry.isSensitive() ? "(sensitive)" : entry.value());
-          }
+    Object execute(Admin admin) throws Exception {
+      TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+      ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+      Config config = admin.describeConfigs(List.of(resource)).all().get().get(resource);
+      Map<String, Object> configs = new TreeMap<>();
+      for (ConfigEntry entry : config.entries()) {
+        if (allConfigs || entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG) {
+          configs.put(entry.name(), entry.isSensitive() ? "(sensitive)" : entry.value());
         }
-        Map<String, Object> result = new LinkedHashMap<>();
-        result.put("name", d.name());
-        result.put("topic_id", d.topicId() == null ? null : d.topicId().toString());
-        result.put("internal", d.isInternal());
-        result.put("partition_count", d.partitions().size());
-        result.put("replication_factor", replicationFactor(d));
-        result.put("configs", configs);
-        List<Map<String, Object>> partitions = new ArrayList<>();
-        for (TopicPartitionInfo p : d.partitions()) {
-          Map<String, Object> row = Topics.partitionRow(topic, p);
-          row.remove("topic");
-          partitions.add(row);
-        }
-        result.put("partitions", partitions);
-        output.print(spec.commandLine().getOut(), result);
       }
-      return 0;
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("name", d.name());
+      result.put("topic_id", d.topicId() == null ? null : d.topicId().toString());
+      result.put("internal", d.isInternal());
+      result.put("partition_count", d.partitions().size());
+      result.put("replication_factor", replicationFactor(d));
+      result.put("configs", configs);
+      List<Map<String, Object>> partitions = new ArrayList<>();
+      for (TopicPartitionInfo p : d.partitions()) {
+        Map<String, Object> row = Topics.partitionRow(topic, p);
+        row.remove("topic");
+        partitions.add(row);
+      }
+      result.put("partitions", partitions);
+      return result;
     }
   }
 
   @Command(
       name = "alter-config",
       description = "Set or remove topic configs (incrementally: others stay as they are).")
-  static final class AlterConfig implements Callable<Integer> {
-    @Mixin ClientOptions client;
-    @Mixin FormatOption output;
-    @Spec CommandSpec spec;
+  static final class AlterConfig extends AdminCommand {
 
     @Parameters(paramLabel = "TOPIC")
     String topic;
@@ -203,7 +178,7 @@ final class TopicCommand {
     List<String> delete = new ArrayList<>();
 
     @Override
-    public Integer call() throws Exception {
+    Object execute(Admin admin) throws Exception {
       if (set.isEmpty() && delete.isEmpty()) {
         throw new picocli.CommandLine.ParameterException(
             spec.commandLine(), "nothing to change: give -c KEY=VALUE or -d KEY");
@@ -215,34 +190,25 @@ final class TopicCommand {
         ops.add(new AlterConfigOp(new ConfigEntry(k, ""), AlterConfigOp.OpType.DELETE));
       }
       ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-      try (Admin admin = client.admin()) {
-        admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get();
-      }
+      admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get();
       Map<String, Object> result = new LinkedHashMap<>();
       result.put("topic", topic);
       result.put("set", set);
       result.put("deleted", delete);
-      output.print(spec.commandLine().getOut(), result);
-      return 0;
+      return result;
     }
   }
 
   @Command(name = "delete", description = "Delete topics and their data.")
-  static final class Delete implements Callable<Integer> {
-    @Mixin ClientOptions client;
-    @Mixin FormatOption output;
-    @Spec CommandSpec spec;
+  static final class Delete extends AdminCommand {
 
     @Parameters(arity = "1..*", paramLabel = "TOPIC")
     List<String> topics;
 
     @Override
-    public Integer call() throws Exception {
-      try (Admin admin = client.admin()) {
-        admin.deleteTopics(topics).all().get();
-      }
-      output.print(spec.commandLine().getOut(), Map.of("deleted", topics));
-      return 0;
+    Object execute(Admin admin) throws Exception {
+      admin.deleteTopics(topics).all().get();
+      return Map.of("deleted", topics);
     }
   }
 }
