@@ -112,6 +112,8 @@ final class ConsumeCommand implements Callable<Integer> {
     props.put(
         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest".equals(offset) ? "latest" : "earliest");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    // Reading a topic that does not exist must not create it.
+    props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     props.putIfAbsent(
         ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(client.timeoutMs));
     if (grouped) {
