@@ -31,7 +31,8 @@ import picocli.CommandLine.Spec;
       GroupCommand.class,
       ConfigCommand.class,
       ProfileCommand.class,
-      CompletionCommand.class
+      CompletionCommand.class,
+      CommandLine.HelpCommand.class
     })
 public final class BrookCli implements Runnable {
 

@@ -313,6 +313,10 @@ class BrookCliTest {
     assertThat(missingTopic.exit()).isEqualTo(BrookCli.FAILED);
     assertThat(missingTopic.err()).startsWith("brook: error: UnknownTopicOrPartitionException");
 
+    Run help = run("", "help", "group");
+    assertThat(help.exit()).isZero();
+    assertThat(help.out()).contains("lag").contains("reset");
+
     Run version = run("", "--version");
     assertThat(version.exit()).isZero();
     assertThat(version.out()).matches("brook \\d+\\.\\d+\\.\\d+.*\\s*");
