@@ -56,27 +56,46 @@ public final class BrookMain implements Callable<Integer> {
   }
 
   @Command(name = "dev", description = "Start one node (broker and controller) on localhost:9092.")
-  static final class Dev implements Callable<Integer> {
+  public static final class Dev implements Callable<Integer> {
     @Option(
         names = "--data-dir",
-        defaultValue = "data/dev",
+        defaultValue = "${env:BROOK_DEV_DATA_DIR:-data/dev}",
         description = "Where the node keeps its data (default: ${DEFAULT-VALUE}).")
     Path dataDir;
 
+    @Option(
+        names = "--port",
+        defaultValue = "9092",
+        description =
+            "Port for Kafka clients (default: ${DEFAULT-VALUE}); the controller uses the next one.")
+    int port;
+
+    @Option(
+        names = "--advertise",
+        paramLabel = "HOST",
+        description =
+            "Listen on every interface and tell clients to connect to HOST (default: localhost only).")
+    String advertise;
+
     @Override
     public Integer call() throws Exception {
-      BrokerConfig config = BrokerConfig.devDefaults(dataDir.toAbsolutePath());
+      Path dir = dataDir.toAbsolutePath();
+      BrokerConfig config = BrokerConfig.devDefaults(dir, port, advertise);
+      String host = advertise == null ? "localhost" : advertise;
       return runUntilStopped(
           config,
-          "Brook is running. Kafka clients: bootstrap.servers=localhost:{port}\n"
-              + "Data: "
-              + dataDir.toAbsolutePath()
-              + "\nStop it with Ctrl-C (or SIGTERM); it shuts down cleanly.");
+          "\nBrook is ready.\n"
+              + "  bootstrap.servers  "
+              + host
+              + ":{port}\n"
+              + "  data directory     "
+              + dir
+              + "\n  stop               Ctrl-C or SIGTERM (shuts down cleanly)\n");
     }
   }
 
   @Command(name = "server", description = "Start a node from a Kafka-style properties file.")
-  static final class Server implements Callable<Integer> {
+  public static final class Server implements Callable<Integer> {
     @Parameters(index = "0", description = "The properties file (Kafka's config names).")
     Path file;
 

@@ -147,12 +147,31 @@ public final class BrokerConfig {
    * internal topics with one replica so that one node is enough.
    */
   public static BrokerConfig devDefaults(Path dataDir) {
+    return devDefaults(dataDir, 9092, null);
+  }
+
+  /**
+   * {@link #devDefaults(Path)} with clients on {@code port} and the controller on {@code port + 1}.
+   * With an {@code advertisedHost} the client listener binds every interface and is advertised
+   * under that host, so other machines can reach it.
+   */
+  public static BrokerConfig devDefaults(Path dataDir, int port, String advertisedHost) {
+    if (port < 1 || port > 65534) {
+      throw new IllegalArgumentException("port must be between 1 and 65534, not " + port);
+    }
+    int controllerPort = port + 1;
     Map<String, String> props = new LinkedHashMap<>();
     props.put(NODE_ID, "1");
     props.put(PROCESS_ROLES, "broker,controller");
-    props.put(LISTENERS, "PLAINTEXT://localhost:9092,CONTROLLER://localhost:9093");
+    String clientHost = advertisedHost == null ? "localhost" : "0.0.0.0";
+    props.put(
+        LISTENERS,
+        "PLAINTEXT://" + clientHost + ":" + port + ",CONTROLLER://localhost:" + controllerPort);
+    if (advertisedHost != null) {
+      props.put(ADVERTISED_LISTENERS, "PLAINTEXT://" + advertisedHost + ":" + port);
+    }
     props.put(CONTROLLER_LISTENER_NAMES, "CONTROLLER");
-    props.put(NodeSettings.QUORUM_VOTERS, "1@localhost:9093");
+    props.put(NodeSettings.QUORUM_VOTERS, "1@localhost:" + controllerPort);
     props.put(StorageSettings.LOG_DIRS, dataDir.toAbsolutePath().toString());
     props.put(GroupSettings.OFFSETS_TOPIC_REPLICATION_FACTOR, "1");
     props.put("transaction.state.log.replication.factor", "1");

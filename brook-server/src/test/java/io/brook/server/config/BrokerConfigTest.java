@@ -248,6 +248,24 @@ class BrokerConfigTest {
     assertThat(config.unknownKeys()).isEmpty();
   }
 
+  @Test
+  void devDefaultsOnAnotherPortAdvertisingAHost(@TempDir Path dataDir) {
+    // When
+    BrokerConfig config = BrokerConfig.devDefaults(dataDir, 19092, "node.example.com");
+
+    // Then: clients on every interface, the controller on the next port.
+    assertThat(config.listeners())
+        .containsExactly(
+            new Endpoint("PLAINTEXT", "0.0.0.0", 19092, SecurityProtocol.PLAINTEXT),
+            new Endpoint("CONTROLLER", "localhost", 19093, SecurityProtocol.PLAINTEXT));
+    assertThat(config.advertisedBrokerListeners())
+        .containsExactly(
+            new Endpoint("PLAINTEXT", "node.example.com", 19092, SecurityProtocol.PLAINTEXT));
+    assertThat(config.controllerQuorumVoters()).containsExactly("1@localhost:19093");
+    assertThatThrownBy(() -> BrokerConfig.devDefaults(dataDir, 65535, null))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
   @ParameterizedTest(name = "{0}={1}")
   @CsvSource(
       delimiter = '|',
