@@ -14,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,6 +37,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -75,7 +78,7 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   /** Attempts of one operation whose entry lost a race with a failover (CONFLICT). */
   private static final int MAX_ATTEMPTS = 5;
 
-  /** How long a stopping leader waits for one voter to take over its leadership. */
+  /** How long a stopping leader waits in all for a voter to take over its leadership. */
   private static final long HAND_OVER_TIMEOUT_MS = 2_000;
 
   /** How often a node outside the group asks to be added as an observer. */
@@ -372,14 +375,18 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
       return;
     }
     int nodeId = RatisConfig.nodeId(self);
-    for (RaftPeer peer : configuration().getCurrentPeers(RaftPeerRole.FOLLOWER)) {
-      if (peer.getId().equals(self)) {
-        continue;
+    // One budget for all candidates, not one per candidate: a hand-over that failed within it
+    // gains nothing over the election the other voters hold anyway.
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HAND_OVER_TIMEOUT_MS);
+    for (RaftPeerId candidate : handOverCandidates()) {
+      long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (remainingMs <= 0 || !isActiveController()) {
+        return;
       }
-      int voter = RatisConfig.nodeId(peer.getId());
+      int voter = RatisConfig.nodeId(candidate);
       try {
         RaftClientReply reply =
-            clients().normal().admin().transferLeadership(peer.getId(), HAND_OVER_TIMEOUT_MS);
+            clients().normal().admin().transferLeadership(candidate, remainingMs);
         if (reply.isSuccess()) {
           log.info(
               "Handed Raft leadership over before stopping nodeId={} newLeader={}", nodeId, voter);
@@ -393,6 +400,35 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
             e.toString());
       }
     }
+  }
+
+  /**
+   * The voters a stopping leader may hand its leadership to: those that answered it within half an
+   * election timeout (a live follower answers every heartbeat, sent more often than that), most
+   * recent first. A stopped voter is left out: a transfer to it only fails after its timeout, and
+   * the last voter of a quorum stopping one node after another (a cluster shut down, the end of a
+   * test) would wait that long for every voter stopped before it.
+   */
+  List<RaftPeerId> handOverCandidates() {
+    DivisionInfo info = info();
+    if (info == null || !info.isLeader() || !info.getRoleInfoProto().hasLeaderInfo()) {
+      return List.of();
+    }
+    long liveWithinMs = Math.max(1, settings.electionTimeout().toMillis() / 2);
+    Map<RaftPeerId, Long> elapsedMs = new HashMap<>();
+    for (ServerRpcProto follower : info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList()) {
+      elapsedMs.put(
+          RaftPeerId.valueOf(follower.getId().getId()), follower.getLastRpcElapsedTimeMs());
+    }
+    List<RaftPeerId> candidates = new ArrayList<>();
+    for (RaftPeer peer : configuration().getCurrentPeers(RaftPeerRole.FOLLOWER)) {
+      Long elapsed = elapsedMs.get(peer.getId());
+      if (!peer.getId().equals(self) && elapsed != null && elapsed < liveWithinMs) {
+        candidates.add(peer.getId());
+      }
+    }
+    candidates.sort(Comparator.comparing(elapsedMs::get));
+    return candidates;
   }
 
   /** The node id of the Raft leader as this node knows it, if any. */
@@ -631,7 +667,7 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
       retiredClients.clear();
       clientsClosed = true;
     }
-    try {
+    try (LogWorkerWakeup wakeup = LogWorkerWakeup.start(server)) {
       server.close();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot stop the Raft server", e);

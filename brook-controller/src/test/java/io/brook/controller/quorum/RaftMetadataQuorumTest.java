@@ -36,7 +36,23 @@ class RaftMetadataQuorumTest {
 
   @AfterEach
   void stop() {
-    nodes.values().forEach(RaftMetadataQuorum::close);
+    closeAll();
+  }
+
+  /**
+   * Stops every node, the active controller first each time: it hands its leadership to a voter
+   * that is still running, and no voter is left leading a quorum whose other voters have stopped.
+   */
+  private void closeAll() {
+    while (!nodes.isEmpty()) {
+      RaftMetadataQuorum next =
+          nodes.values().stream()
+              .filter(RaftMetadataQuorum::isActiveController)
+              .findFirst()
+              .orElse(nodes.values().iterator().next());
+      nodes.remove(idOf(next));
+      next.close();
+    }
   }
 
   @Test
@@ -142,7 +158,9 @@ class RaftMetadataQuorumTest {
   @Test
   void controllerCallsWorkAgainAfterOneRanOutOfRetries() {
     // Given one voter of three running, so a controller call runs out of retries (no leader), as
-    // on a node cut off from the quorum for longer than the request timeout
+    // on a node cut off from the quorum for longer than the request timeout (shortened: the call
+    // only waits it out)
+    requestTimeout = Duration.ofSeconds(2);
     configureVoters(3);
     start(1, 10_000);
     RaftMetadataQuorum cutOff = nodes.get(1);
@@ -163,6 +181,39 @@ class RaftMetadataQuorumTest {
   }
 
   @Test
+  void aStoppingLeaderOffersItsLeadershipOnlyToVotersThatAnswerIt() {
+    // Given three voters
+    startVoters(3);
+    RaftMetadataQuorum leader = awaitLeader();
+    int leaderId = idOf(leader);
+    List<Integer> followers =
+        nodes.keySet().stream().filter(id -> id != leaderId).sorted().toList();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> nodeIds(leader.handOverCandidates()).equals(followers));
+
+    // When one follower stops
+    int stopped = followers.get(0);
+    nodes.remove(stopped).close();
+
+    // Then the active controller names only the running voter as a candidate (a hand-over to the
+    // stopped one would only time out)
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              RaftMetadataQuorum active = awaitLeader();
+              List<Integer> running =
+                  nodes.keySet().stream().filter(id -> id != idOf(active)).toList();
+              return nodeIds(active.handOverCandidates()).equals(running);
+            });
+  }
+
+  private static List<Integer> nodeIds(List<org.apache.ratis.protocol.RaftPeerId> peers) {
+    return peers.stream().map(RatisConfig::nodeId).sorted().toList();
+  }
+
+  @Test
   void snapshotsBoundTheLogAndSurviveRestart() {
     // Given a quorum that snapshots every 10 entries and 30 topics
     startVoters(3, 10);
@@ -173,8 +224,7 @@ class RaftMetadataQuorumTest {
 
     // When every node restarts
     List<Integer> ids = new ArrayList<>(nodes.keySet());
-    nodes.values().forEach(RaftMetadataQuorum::close);
-    nodes.clear();
+    closeAll();
     ids.forEach(id -> start(id, 10));
 
     // Then each reloads the same image (snapshot plus log tail)
@@ -266,6 +316,8 @@ class RaftMetadataQuorumTest {
    */
   private long electionTimeoutMs = 1000;
 
+  private Duration requestTimeout = Duration.ofSeconds(5);
+
   private void start(int id, long snapshotEvery) {
     QuorumSettings settings =
         new QuorumSettings(
@@ -273,7 +325,7 @@ class RaftMetadataQuorumTest {
             voters,
             dir.resolve("node-" + id),
             Duration.ofMillis(electionTimeoutMs),
-            Duration.ofSeconds(5),
+            requestTimeout,
             snapshotEvery,
             // Small segments, so the log before a snapshot is purged in these small tests.
             snapshotEvery < 1000 ? 2048 : QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES);

@@ -36,6 +36,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,10 +54,24 @@ class TlsIT {
   private static TestCertificates certs;
   private static Identity client;
 
+  /**
+   * One node with a PKCS12 keystore for the tests that need nothing else of the server (each on its
+   * own topics): started once, not once per test.
+   */
+  private static EmbeddedBrook pkcs12;
+
   @BeforeAll
   static void certificates() {
     certs = TestCertificates.create(certDir);
     client = certs.issue("client", StoreType.PKCS12);
+    pkcs12 = brook(serverTls(StoreType.PKCS12));
+  }
+
+  @AfterAll
+  static void stopSharedNode() {
+    if (pkcs12 != null) {
+      pkcs12.close();
+    }
   }
 
   /** A node with a PLAINTEXT and an SSL listener, the SSL one configured by {@code tls}. */
@@ -145,20 +160,29 @@ class TlsIT {
   @ParameterizedTest
   @EnumSource(StoreType.class)
   void producerConsumerAndAdminWorkOverSsl(StoreType type) throws Exception {
-    try (EmbeddedBrook brook = brook(serverTls(type))) {
-      String bootstrap = brook.bootstrapServers("SSL");
-      Map<String, Object> tls = clientTls(null);
-      createTopic(bootstrap, tls, "tls-" + type);
-      try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap, tls)) {
-        for (int i = 0; i < 10; i++) {
-          producer.send(new ProducerRecord<>("tls-" + type, ("v" + i).getBytes())).get();
-        }
-      }
-      List<byte[]> values = readValues(bootstrap, tls, "tls-" + type, 10);
-      assertThat(values)
-          .extracting(String::new)
-          .containsExactly("v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9");
+    if (type == StoreType.PKCS12) {
+      producerConsumerAndAdminWorkOverSsl(pkcs12, type);
+      return;
     }
+    try (EmbeddedBrook brook = brook(serverTls(type))) {
+      producerConsumerAndAdminWorkOverSsl(brook, type);
+    }
+  }
+
+  private static void producerConsumerAndAdminWorkOverSsl(EmbeddedBrook brook, StoreType type)
+      throws Exception {
+    String bootstrap = brook.bootstrapServers("SSL");
+    Map<String, Object> tls = clientTls(null);
+    createTopic(bootstrap, tls, "tls-" + type);
+    try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap, tls)) {
+      for (int i = 0; i < 10; i++) {
+        producer.send(new ProducerRecord<>("tls-" + type, ("v" + i).getBytes())).get();
+      }
+    }
+    List<byte[]> values = readValues(bootstrap, tls, "tls-" + type, 10);
+    assertThat(values)
+        .extracting(String::new)
+        .containsExactly("v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9");
   }
 
   @Test
@@ -191,60 +215,57 @@ class TlsIT {
 
   @Test
   void aPlaintextClientOnTheSslPortFails() throws Exception {
-    try (EmbeddedBrook brook = brook(serverTls(StoreType.PKCS12))) {
-      Map<String, Object> props = new LinkedHashMap<>();
-      props.put("bootstrap.servers", brook.bootstrapServers("SSL"));
-      props.put("default.api.timeout.ms", "4000");
-      props.put("request.timeout.ms", "2000");
-      try (Admin admin = Admin.create(props)) {
-        assertThatThrownBy(() -> admin.describeCluster().nodes().get(10, TimeUnit.SECONDS))
-            .isInstanceOf(ExecutionException.class);
-      }
-      // The node is fine for clients that do speak TLS.
-      createTopic(brook.bootstrapServers("SSL"), clientTls(null), "after-plaintext");
+    Map<String, Object> props = new LinkedHashMap<>();
+    props.put("bootstrap.servers", pkcs12.bootstrapServers("SSL"));
+    // It never gets an answer: how long it waits for one is all these two decide.
+    props.put("default.api.timeout.ms", "2000");
+    props.put("request.timeout.ms", "1000");
+    try (Admin admin = Admin.create(props)) {
+      assertThatThrownBy(() -> admin.describeCluster().nodes().get(10, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class);
     }
+    // The node is fine for clients that do speak TLS.
+    createTopic(pkcs12.bootstrapServers("SSL"), clientTls(null), "after-plaintext");
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"none", "lz4", "zstd"})
   void largeFetchesAreByteIdenticalOverTls(String compression) throws Exception {
-    try (EmbeddedBrook brook = brook(serverTls(StoreType.PKCS12))) {
-      String bootstrap = brook.bootstrapServers("SSL");
-      Map<String, Object> tls = clientTls(null);
-      String topic = "large-" + compression;
-      createTopic(bootstrap, tls, topic);
-      Random random = new Random(42);
-      List<byte[]> sent = new ArrayList<>();
-      try (KafkaProducer<byte[], byte[]> producer =
-          producer(
-              bootstrap,
-              tls,
-              "compression.type",
-              compression,
-              "batch.size",
-              Integer.toString(1024 * 1024),
-              "linger.ms",
-              "50",
-              "max.request.size",
-              Integer.toString(8 * 1024 * 1024))) {
-        // 8 MiB in 256 KiB values, half random (incompressible), half repetitive.
-        for (int i = 0; i < 32; i++) {
-          byte[] value = new byte[256 * 1024];
-          if (i % 2 == 0) {
-            random.nextBytes(value);
-          } else {
-            Arrays.fill(value, (byte) i);
-          }
-          sent.add(value);
-          producer.send(new ProducerRecord<>(topic, value));
+    String bootstrap = pkcs12.bootstrapServers("SSL");
+    Map<String, Object> tls = clientTls(null);
+    String topic = "large-" + compression;
+    createTopic(bootstrap, tls, topic);
+    Random random = new Random(42);
+    List<byte[]> sent = new ArrayList<>();
+    try (KafkaProducer<byte[], byte[]> producer =
+        producer(
+            bootstrap,
+            tls,
+            "compression.type",
+            compression,
+            "batch.size",
+            Integer.toString(1024 * 1024),
+            "linger.ms",
+            "50",
+            "max.request.size",
+            Integer.toString(8 * 1024 * 1024))) {
+      // 8 MiB in 256 KiB values, half random (incompressible), half repetitive.
+      for (int i = 0; i < 32; i++) {
+        byte[] value = new byte[256 * 1024];
+        if (i % 2 == 0) {
+          random.nextBytes(value);
+        } else {
+          Arrays.fill(value, (byte) i);
         }
-        producer.flush();
+        sent.add(value);
+        producer.send(new ProducerRecord<>(topic, value));
       }
-      List<byte[]> received = readValues(bootstrap, tls, topic, sent.size());
-      assertThat(received).hasSize(sent.size());
-      for (int i = 0; i < sent.size(); i++) {
-        assertThat(received.get(i)).as("value " + i).isEqualTo(sent.get(i));
-      }
+      producer.flush();
+    }
+    List<byte[]> received = readValues(bootstrap, tls, topic, sent.size());
+    assertThat(received).hasSize(sent.size());
+    for (int i = 0; i < sent.size(); i++) {
+      assertThat(received.get(i)).as("value " + i).isEqualTo(sent.get(i));
     }
   }
 
