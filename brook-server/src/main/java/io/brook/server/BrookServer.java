@@ -279,8 +279,10 @@ public final class BrookServer implements AutoCloseable {
     LogConfig logDefaults = config.defaultLogConfig();
     BiFunction<MetadataImage, String, LogConfig> topicConfig =
         (image, topic) ->
-            TopicConfigs.fromOverrides(
-                image.configs(ConfigResource.Type.TOPIC, topic), logDefaults);
+            TieredStorage.effective(
+                config,
+                TopicConfigs.fromOverrides(
+                    image.configs(ConfigResource.Type.TOPIC, topic), logDefaults));
     MetadataQuorum quorum = c.quorum;
     BrokerClusterServices cluster = c.cluster;
     c.logManager =
@@ -289,6 +291,7 @@ public final class BrookServer implements AutoCloseable {
             topic -> topicConfig.apply(quorum.image(), topic),
             Time.SYSTEM,
             c.scheduler);
+    TieredStorage.attach(config, c.logManager);
     c.delayedOperations = new DelayedOperations();
     c.fetchers =
         new ReplicaFetcherManager(
@@ -311,6 +314,7 @@ public final class BrookServer implements AutoCloseable {
             Time.SYSTEM,
             c.periodic);
     c.replicaManager.startIsrShrinkTask();
+    TieredStorage.start(c.logManager, c.replicaManager);
     c.fetchSessions =
         new FetchSessions(
             new FetchSessionCache(

@@ -196,6 +196,11 @@ public final class FetchHandler extends KafkaApi {
     boolean readCommitted = replicaId < 0 && request.isolationLevel() == READ_COMMITTED;
     Limits limits = Limits.of(request, replicaId < 0 ? fetchMaxBytes : Integer.MAX_VALUE);
     Read first = read(request, limits, version, wanted, replicaId);
+    if (!first.remote().isEmpty()) {
+      // Data below the local log start comes from remote storage, on its reader threads; the
+      // answer, with what the other partitions read locally, goes when it is there.
+      return TieredReads.complete(first.remote()).thenApply(v -> fetch.respond(first.answers()));
+    }
     if (limits.maxWaitMs() <= 0
         || first.bytes() >= limits.minBytes()
         || first.hasErrors()
@@ -275,7 +280,8 @@ public final class FetchHandler extends KafkaApi {
       List<FetchContext.Answered> answers,
       int bytes,
       boolean hasErrors,
-      List<Position> positions) {}
+      List<Position> positions,
+      List<TieredReads.Pending> remote) {}
 
   private Read read(
       FetchRequestData request, Limits limits, short version, List<Wanted> wanted, int replicaId) {
@@ -284,6 +290,7 @@ public final class FetchHandler extends KafkaApi {
     int bytes = 0;
     boolean errors = false;
     List<Position> positions = new ArrayList<>(wanted.size());
+    List<TieredReads.Pending> remote = new ArrayList<>(1);
     for (Wanted w : wanted) {
       PartitionData data =
           new PartitionData()
@@ -306,8 +313,14 @@ public final class FetchHandler extends KafkaApi {
             replicaId >= 0
                 ? readForFollower(
                     partition, w, replicaId, replicaEpoch(request), limit, bytes == 0, data)
-                : readForConsumer(partition, w, request, version, limit, bytes == 0, data);
-        if (position.isPresent()) {
+                : readForConsumer(partition, w, request, version, limit, bytes == 0, data, remote);
+        if (position.isEmpty()
+            && !remote.isEmpty()
+            && remote.get(remote.size() - 1).data() == data) {
+          // Its bytes are not known yet: keep the whole partition limit for them.
+          remaining = Math.max(0, remaining - limit);
+          bytes += limit;
+        } else if (position.isPresent()) {
           int size = data.records().sizeInBytes();
           // The first batch may exceed what was left (KIP-74); nothing more is read after it.
           remaining = Math.max(0, remaining - size);
@@ -323,7 +336,7 @@ public final class FetchHandler extends KafkaApi {
         fillOffsetsAfterError(w.topicPartition(), data);
       }
     }
-    return new Read(answers, bytes, errors, positions);
+    return new Read(answers, bytes, errors, positions, remote);
   }
 
   /**
@@ -381,7 +394,8 @@ public final class FetchHandler extends KafkaApi {
       short version,
       int limit,
       boolean minOneBatch,
-      PartitionData data) {
+      PartitionData data,
+      List<TieredReads.Pending> remote) {
     boolean leader = partition.isLeader();
     if (!leader && !(version >= 11 && partition.isFollower())) {
       partition.ensureLeader();
@@ -402,9 +416,24 @@ public final class FetchHandler extends KafkaApi {
     // Read before the high watermark, so it never ends up above the high watermark reported.
     long lastStable = log.lastStableOffset();
     boolean readCommitted = request.isolationLevel() == READ_COMMITTED;
-    LogReadResult result =
-        log.read(fetchOffset, limit, readCommitted ? lastStable : log.highWatermark(), minOneBatch);
+    long maxOffset = readCommitted ? lastStable : log.highWatermark();
+    if (leader
+        && TieredReads.maybeReadRemote(
+            replicaManager.logManager(),
+            log,
+            fetchOffset,
+            limit,
+            maxOffset,
+            minOneBatch,
+            data,
+            remote)) {
+      data.setHighWatermark(log.highWatermark())
+          .setLastStableOffset(Math.min(lastStable, log.highWatermark()));
+      return Optional.empty();
+    }
+    LogReadResult result = log.read(fetchOffset, limit, maxOffset, minOneBatch);
     fill(data, result, result.highWatermark(), lastStable);
+    TieredReads.reportLogStart(replicaManager.logManager(), log, data);
     if (readCommitted) {
       data.setAbortedTransactions(abortedTransactions(log, fetchOffset, lastStable, result));
     }

@@ -5,7 +5,13 @@ import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
+import io.brook.storage.StorageError;
+import io.brook.storage.StorageException;
+import io.brook.storage.log.PartitionLog;
 import io.brook.storage.log.ReplicaLog;
+import io.brook.storage.remote.RemoteLogManager;
+import io.brook.storage.remote.TieredPartition;
+import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -27,8 +33,11 @@ import org.apache.kafka.common.resource.ResourceType;
  * replica (replica id >= 0) sees the log end.
  *
  * <p>Earliest and latest are answered from memory on the event loop; a request with a timestamp or
- * max-timestamp lookup reads time indexes and scans segments, so it runs on {@link DiskWork}. Each
- * topic needs DESCRIBE (TOPIC_AUTHORIZATION_FAILED otherwise), as in Kafka.
+ * max-timestamp lookup reads time indexes and scans segments, so it runs on {@link DiskWork}, as
+ * does every request on a broker with tiered storage (KIP-405: earliest is the remote log start,
+ * {@code -4} the local one, {@code -5} the last offset in remote storage, and a timestamp is looked
+ * up in remote segments before local ones). Each topic needs DESCRIBE (TOPIC_AUTHORIZATION_FAILED
+ * otherwise), as in Kafka.
  */
 public final class ListOffsetsHandler extends KafkaApi {
   /** Kafka's special timestamps (ListOffsetsRequest). */
@@ -60,7 +69,8 @@ public final class ListOffsetsHandler extends KafkaApi {
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     ListOffsetsRequestData request = (ListOffsetsRequestData) message;
-    if (searchesSegments(request)) {
+    // With tiered storage every lookup may read the remote manifest or indexes: never on the loop.
+    if (searchesSegments(request) || replicaManager.logManager().remote().isPresent()) {
       return disk.submit(() -> answer(context, request));
     }
     return CompletableFuture.completedFuture(answer(context, request));
@@ -134,22 +144,70 @@ public final class ListOffsetsHandler extends KafkaApi {
             ? log.logEndOffset()
             : readCommitted ? log.lastStableOffset() : log.highWatermark();
     long timestamp = request.timestamp();
-    if (timestamp == EARLIEST || timestamp == EARLIEST_LOCAL) {
+    Optional<TieredPartition> tier = tier(log);
+    if (timestamp == EARLIEST && tier.isPresent()) {
+      answer(out, -1L, Math.min(tier.get().logStartOffset(), log.logStartOffset()), log);
+    } else if (timestamp == EARLIEST || timestamp == EARLIEST_LOCAL) {
       answer(out, -1L, log.logStartOffset(), log);
     } else if (timestamp == LATEST) {
       answer(out, -1L, visibleEnd, log);
     } else if (timestamp == MAX_TIMESTAMP) {
       Optional<FileRecords.TimestampAndOffset> max = log.maxTimestampRecord();
       max.ifPresent(m -> answer(out, m.timestamp, m.offset, log));
+    } else if (timestamp == LATEST_TIERED && tier.isPresent()) {
+      long highest = tier.get().highestRemoteOffset();
+      out.setOffset(highest).setTimestamp(-1L);
+      if (highest >= 0) {
+        answer(out, -1L, highest, log);
+      }
     } else if (timestamp == LATEST_TIERED || timestamp == EARLIEST_PENDING_UPLOAD) {
-      // No remote tier: there is no tiered offset to report.
+      // No remote tier (or, for -6, not yet tracked): there is no tiered offset to report.
       out.setOffset(-1L).setTimestamp(-1L);
     } else if (timestamp >= 0) {
-      log.offsetForTimestamp(timestamp, visibleEnd)
-          .ifPresent(found -> answer(out, found.timestamp, found.offset, log));
+      Optional<FileRecords.TimestampAndOffset> remote =
+          tier.isPresent() ? remoteOffsetForTimestamp(tier.get(), timestamp) : Optional.empty();
+      if (remote.isPresent()) {
+        FileRecords.TimestampAndOffset found = remote.get();
+        out.setTimestamp(found.timestamp)
+            .setOffset(found.offset)
+            .setLeaderEpoch(found.leaderEpoch.orElse(-1));
+      } else {
+        log.offsetForTimestamp(timestamp, visibleEnd)
+            .ifPresent(found -> answer(out, found.timestamp, found.offset, log));
+      }
     } else {
       throw new org.apache.kafka.common.errors.InvalidRequestException(
           "unknown ListOffsets timestamp " + timestamp);
+    }
+  }
+
+  /** The partition's remote tier, when its topic is tiered on a broker with tiered storage. */
+  private Optional<TieredPartition> tier(ReplicaLog log) {
+    Optional<RemoteLogManager> remote = replicaManager.logManager().remote();
+    if (remote.isEmpty()
+        || !(log instanceof PartitionLog local)
+        || !local.config().remoteStorageEnable()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(remote.get().tier(local));
+    } catch (IOException e) {
+      throw new StorageException(
+          StorageError.KAFKA_STORAGE_ERROR,
+          "reading remote metadata of " + log.topicPartition(),
+          e);
+    }
+  }
+
+  private static Optional<FileRecords.TimestampAndOffset> remoteOffsetForTimestamp(
+      TieredPartition tier, long timestamp) {
+    try {
+      return tier.offsetForTimestamp(timestamp);
+    } catch (IOException e) {
+      throw new StorageException(
+          StorageError.KAFKA_STORAGE_ERROR,
+          "searching remote storage of " + tier.topicPartition(),
+          e);
     }
   }
 

@@ -14,6 +14,7 @@ import static io.brook.server.config.NodeSettings.UNSET_ID;
 import io.brook.storage.cleaner.CleanerConfig;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.manager.LogManagerConfig;
+import io.brook.storage.remote.RemoteLogManagerConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -471,6 +472,56 @@ public final class BrokerConfig {
 
   public boolean allowEveryoneIfNoAclFound() {
     return (Boolean) value(AuthorizerSettings.ALLOW_EVERYONE_IF_NO_ACL_FOUND);
+  }
+
+  // ---- tiered storage ----
+
+  /** {@code remote.log.storage.system.enable}: whether this broker tiers topics that opt in. */
+  public boolean remoteLogStorageSystemEnable() {
+    return (Boolean) value(TieredStorageSettings.SYSTEM_ENABLE);
+  }
+
+  /**
+   * The remote log manager's settings. Fetched remote indexes are cached in a folder next to the
+   * first log dir ({@code <log dir>-remote-index-cache}): inside it the log manager would take the
+   * folder for a partition.
+   */
+  public RemoteLogManagerConfig remoteLogManagerConfig() {
+    Path first = logDirs.get(0).toAbsolutePath();
+    return new RemoteLogManagerConfig(
+        (Long) value(TieredStorageSettings.TASK_INTERVAL_MS),
+        (Integer) value(TieredStorageSettings.COPIER_THREADS),
+        (Integer) value(TieredStorageSettings.READER_THREADS),
+        (Integer) value(TieredStorageSettings.READER_MAX_PENDING),
+        first.resolveSibling(first.getFileName() + "-remote-index-cache"),
+        (Long) value(TieredStorageSettings.INDEX_CACHE_BYTES),
+        (Integer) value(TieredStorageSettings.FETCH_MAX_WAIT_MS));
+  }
+
+  /** {@code remote.log.storage.manager.class.name}; empty means the local-filesystem store. */
+  public Optional<String> remoteStorageManagerClassName() {
+    return Optional.ofNullable((String) value(TieredStorageSettings.MANAGER_CLASS_NAME));
+  }
+
+  /**
+   * The remote storage plugin's settings: the configs starting with {@code
+   * remote.log.storage.manager.impl.prefix} ({@code rsm.config.}), prefix removed. Without a {@code
+   * dir}, the local-filesystem store uses {@code <log dir>-remote-storage} next to the first log
+   * dir (brokers sharing one store must all name it).
+   */
+  public Map<String, String> remoteStorageManagerSettings() {
+    String prefix = (String) value(TieredStorageSettings.MANAGER_IMPL_PREFIX);
+    Map<String, String> out = new TreeMap<>();
+    originals.forEach(
+        (k, v) -> {
+          if (k.startsWith(prefix)) {
+            out.put(k.substring(prefix.length()), v);
+          }
+        });
+    Path first = logDirs.get(0).toAbsolutePath();
+    out.putIfAbsent(
+        "dir", first.resolveSibling(first.getFileName() + "-remote-storage").toString());
+    return out;
   }
 
   // ---- generic access, for DescribeConfigs ----

@@ -15,25 +15,35 @@ import io.brook.storage.log.LogConfig;
 /** Copying closed segments to remote storage and reading them back (KIP-405). */
 final class TieredStorageSettings {
 
+  static final String SYSTEM_ENABLE = "remote.log.storage.system.enable";
+  static final String MANAGER_CLASS_NAME = "remote.log.storage.manager.class.name";
+  static final String MANAGER_IMPL_PREFIX = "remote.log.storage.manager.impl.prefix";
+  static final String INDEX_CACHE_BYTES = "remote.log.index.file.cache.total.size.bytes";
+  static final String COPIER_THREADS = "remote.log.manager.copier.thread.pool.size";
+  static final String TASK_INTERVAL_MS = "remote.log.manager.task.interval.ms";
+  static final String READER_THREADS = "remote.log.reader.threads";
+  static final String READER_MAX_PENDING = "remote.log.reader.max.pending.tasks";
+  static final String FETCH_MAX_WAIT_MS = "remote.fetch.max.wait.ms";
+
   private TieredStorageSettings() {}
 
   static void define(ConfigTable table) {
     table
         .section(ConfigArea.TIERED_STORAGE)
-        .accepts(
-            "remote.log.storage.system.enable",
+        .uses(
+            SYSTEM_ENABLE,
             BOOLEAN,
             false,
             ANY,
             MEDIUM,
             "Turn tiered storage on for this broker; topics opt in with remote.storage.enable.")
-        .accepts(
-            "remote.log.storage.manager.class.name",
+        .uses(
+            MANAGER_CLASS_NAME,
             STRING,
             null,
             nonEmptyIfSet(),
             MEDIUM,
-            "Implementation of the remote storage plugin.")
+            "Implementation of the remote storage plugin: io.brook.storage.remote.LocalFsSegmentStore (the default when unset: rsm.config.dir, by default <first log dir>-remote-storage) or io.brook.storage.s3.S3SegmentStore.")
         .accepts(
             "remote.log.storage.manager.class.path",
             STRING,
@@ -41,8 +51,8 @@ final class TieredStorageSettings {
             ANY,
             MEDIUM,
             "Class path searched first for the remote storage plugin.")
-        .accepts(
-            "remote.log.storage.manager.impl.prefix",
+        .uses(
+            MANAGER_IMPL_PREFIX,
             STRING,
             "rsm.config.",
             nonEmptyIfSet(),
@@ -83,13 +93,13 @@ final class TieredStorageSettings {
             atLeast(0),
             LOW,
             "Largest custom metadata a remote storage plugin may attach to a segment.")
-        .accepts(
-            "remote.log.index.file.cache.total.size.bytes",
+        .uses(
+            INDEX_CACHE_BYTES,
             LONG,
             1024L * 1024 * 1024,
             atLeast(1),
             LOW,
-            "Local disk space for index files fetched from remote storage.")
+            "Local disk space for index files fetched from remote storage (a folder next to the first log dir).")
         .accepts(
             "remote.log.manager.thread.pool.size",
             INT,
@@ -97,8 +107,8 @@ final class TieredStorageSettings {
             atLeast(1),
             MEDIUM,
             "Threads that track remote copy progress for follower partitions.")
-        .accepts(
-            "remote.log.manager.copier.thread.pool.size",
+        .uses(
+            COPIER_THREADS,
             INT,
             10,
             atLeast(1),
@@ -111,35 +121,35 @@ final class TieredStorageSettings {
             atLeast(1),
             MEDIUM,
             "Threads that delete expired remote segments.")
-        .accepts(
-            "remote.log.manager.task.interval.ms",
+        .uses(
+            TASK_INTERVAL_MS,
             LONG,
             30_000L,
             atLeast(1),
             LOW,
             "How often copy and expiry tasks run.")
-        .accepts(
-            "remote.log.reader.threads",
+        .uses(
+            READER_THREADS,
             INT,
             10,
             atLeast(1),
             MEDIUM,
             "Threads serving reads from remote storage.")
-        .accepts(
-            "remote.log.reader.max.pending.tasks",
+        .uses(
+            READER_MAX_PENDING,
             INT,
             100,
             atLeast(1),
             MEDIUM,
             "Queued remote reads beyond which fetches get an error.")
-        .accepts(
+        .uses(
             "log.local.retention.ms",
             LONG,
             LogConfig.LOCAL_RETENTION_FROM_RETENTION,
             atLeast(LogConfig.LOCAL_RETENTION_FROM_RETENTION),
             MEDIUM,
             "Default of local.retention.ms; -2 means log.retention.ms.")
-        .accepts(
+        .uses(
             "log.local.retention.bytes",
             LONG,
             LogConfig.LOCAL_RETENTION_FROM_RETENTION,
@@ -188,8 +198,8 @@ final class TieredStorageSettings {
             atLeast(1),
             MEDIUM,
             "Length of one remote read rate sample.")
-        .accepts(
-            "remote.fetch.max.wait.ms",
+        .uses(
+            FETCH_MAX_WAIT_MS,
             INT,
             500,
             atLeast(1),

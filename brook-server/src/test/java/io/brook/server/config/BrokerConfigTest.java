@@ -667,7 +667,9 @@ class BrokerConfigTest {
     assertThat(BrokerConfigDef.usedByBrook("log.dirs")).isTrue();
     assertThat(BrokerConfigDef.usedByBrook("log.segment.bytes")).isTrue();
     assertThat(BrokerConfigDef.usedByBrook("log.retention.hours")).isTrue();
-    assertThat(BrokerConfigDef.usedByBrook("remote.log.storage.system.enable")).isFalse();
+    assertThat(BrokerConfigDef.usedByBrook("remote.log.storage.system.enable")).isTrue();
+    assertThat(BrokerConfigDef.usedByBrook("remote.log.manager.copy.max.bytes.per.second"))
+        .isFalse();
     assertThat(BrokerConfigDef.area("listeners")).isEqualTo(ConfigArea.NODE);
     assertThat(BrokerConfigDef.area("log.cleaner.threads")).isEqualTo(ConfigArea.RETENTION);
   }

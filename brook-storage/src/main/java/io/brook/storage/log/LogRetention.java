@@ -28,8 +28,21 @@ public final class LogRetention {
 
   private LogRetention() {}
 
-  /** What the rules need to know about the log, read under its lock. */
-  record State(long logStartOffset, long highWatermark, long logEndOffset, long nowMs) {}
+  /**
+   * What the rules need to know about the log, read under its lock. {@code remoteCopiedEnd} is the
+   * offset below which the log's segments are safely in remote storage; it only matters for a topic
+   * with {@code remote.storage.enable}.
+   */
+  record State(
+      long logStartOffset,
+      long highWatermark,
+      long logEndOffset,
+      long nowMs,
+      long remoteCopiedEnd) {
+    State(long logStartOffset, long highWatermark, long logEndOffset, long nowMs) {
+      this(logStartOffset, highWatermark, logEndOffset, nowMs, -1L);
+    }
+  }
 
   /**
    * The segments to delete, oldest first; with {@code startOnly} only those below the log start
@@ -39,25 +52,32 @@ public final class LogRetention {
       NavigableMap<Long, LogSegment> segments, LogConfig config, State state, boolean startOnly) {
     List<LogSegment> out = new ArrayList<>();
     long bytes = totalBytes(segments);
+    // A tiered log keeps local.retention.* on disk, and never deletes what is not yet copied: the
+    // total retention.* applies to the remote copy (KIP-405).
+    boolean tiered = config.remoteStorageEnable();
+    long retentionBytes = tiered ? config.effectiveLocalRetentionBytes() : config.retentionBytes();
+    long retentionMs = tiered ? config.effectiveLocalRetentionMs() : config.retentionMs();
     for (Map.Entry<Long, LogSegment> entry : segments.entrySet()) {
       LogSegment segment = entry.getValue();
       Map.Entry<Long, LogSegment> next = segments.higherEntry(entry.getKey());
       long upperBound = next == null ? state.logEndOffset() : next.getKey();
       boolean lastAndEmpty = next == null && segment.sizeInBytes() == 0;
-      if (lastAndEmpty || state.highWatermark() < upperBound) {
+      if (lastAndEmpty
+          || state.highWatermark() < upperBound
+          || (tiered && state.remoteCopiedEnd() < upperBound)) {
         break;
       }
       boolean belowStart = next != null && next.getKey() <= state.logStartOffset();
       boolean tooBig =
           !startOnly
               && config.deletes()
-              && config.retentionBytes() >= 0
-              && bytes - segment.sizeInBytes() >= config.retentionBytes();
+              && retentionBytes >= 0
+              && bytes - segment.sizeInBytes() >= retentionBytes;
       boolean tooOld =
           !startOnly
               && config.deletes()
-              && config.retentionMs() >= 0
-              && state.nowMs() - largestTimestamp(segment) > config.retentionMs();
+              && retentionMs >= 0
+              && state.nowMs() - largestTimestamp(segment) > retentionMs;
       if (!belowStart && !tooBig && !tooOld) {
         break;
       }

@@ -69,6 +69,12 @@ public final class PartitionLog implements ReplicaLog, Closeable {
   private volatile long logStartOffset;
   private final LogHealth health;
 
+  /**
+   * With tiered storage: the offset below which this log's data is committed to remote storage (set
+   * by the remote log manager), -1 until known. A tiered log deletes no local segment above it.
+   */
+  private volatile long remoteCopiedEnd = -1L;
+
   PartitionLog(
       Path dir,
       LogConfig config,
@@ -573,7 +579,11 @@ public final class PartitionLog implements ReplicaLog, Closeable {
             segments,
             config,
             new LogRetention.State(
-                logStartOffset, highWatermark(), logEndOffset(), time.milliseconds()),
+                logStartOffset,
+                highWatermark(),
+                logEndOffset(),
+                time.milliseconds(),
+                remoteCopiedEnd),
             startOnly);
     if (doomed.isEmpty()) {
       return 0;
@@ -588,6 +598,24 @@ public final class PartitionLog implements ReplicaLog, Closeable {
       producerState.deleteSnapshotsBefore(firstLeft);
     }
     return doomed.size();
+  }
+
+  /**
+   * Records that every offset below {@code endOffset} is committed to remote storage, so local
+   * retention may delete the segments below it (never moves backwards).
+   */
+  public void remoteCopiedUpTo(long endOffset) {
+    lock.lock();
+    try {
+      remoteCopiedEnd = Math.max(remoteCopiedEnd, endOffset);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The offset below which this log is committed to remote storage; -1 if unknown. */
+  public long remoteCopiedEnd() {
+    return remoteCopiedEnd;
   }
 
   /** Removes the files of deleted segments whose {@code file.delete.delay.ms} has passed. */

@@ -70,7 +70,11 @@ final class TopicConfigSpecs {
           TopicConfig.DELETE_RETENTION_MS_CONFIG,
           TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG,
           TopicConfig.MAX_COMPACTION_LAG_MS_CONFIG,
-          TopicConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG);
+          TopicConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG,
+          TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG,
+          TopicConfig.LOCAL_LOG_RETENTION_MS_CONFIG,
+          TopicConfig.LOCAL_LOG_RETENTION_BYTES_CONFIG,
+          TopicConfig.REMOTE_LOG_COPY_DISABLE_CONFIG);
 
   static final List<Spec> SPECS =
       List.of(

@@ -8,6 +8,7 @@ import io.brook.storage.log.LogOpenOptions;
 import io.brook.storage.log.LogRetention;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.log.ReplicaLog;
+import io.brook.storage.remote.RemoteLogManager;
 import io.brook.storage.segment.FileHandlePool;
 import java.io.Closeable;
 import java.io.IOException;
@@ -80,6 +81,7 @@ public final class LogManager implements Closeable {
   private final FileHandlePool files;
   private final LogDirFailureChannel dirFailures = new LogDirFailureChannel();
   private LogCleaner cleaner;
+  private volatile RemoteLogManager remote;
   private volatile boolean closed;
 
   private LogManager(
@@ -95,6 +97,16 @@ public final class LogManager implements Closeable {
     this.locks = locks;
     this.files = new FileHandlePool(config.maxOpenFiles());
     dirFailures.addListener(this::takeDirOffline);
+  }
+
+  /** Hands this broker's tiered storage to the log manager, which closes it before the logs. */
+  public void attachRemote(RemoteLogManager remoteLogManager) {
+    this.remote = remoteLogManager;
+  }
+
+  /** Tiered storage, when {@code remote.log.storage.system.enable} is on. */
+  public Optional<RemoteLogManager> remote() {
+    return Optional.ofNullable(remote);
   }
 
   /** The pool bounding open segment files across every log here. */
@@ -418,6 +430,10 @@ public final class LogManager implements Closeable {
     if (cleaner != null) {
       cleaner.remove(tp);
     }
+    RemoteLogManager tiered = remote;
+    if (tiered != null) {
+      tiered.forget(tp);
+    }
     if (removed != null) {
       removed.delete();
       log.info("Deleted log topicPartition={}", tp);
@@ -521,6 +537,15 @@ public final class LogManager implements Closeable {
     tasks.forEach(task -> task.cancel(false));
     if (cleaner != null) {
       cleaner.close();
+    }
+    RemoteLogManager tiered = remote;
+    if (tiered != null) {
+      // Before the logs: a copy in progress reads their segments.
+      try {
+        tiered.close();
+      } catch (IOException | RuntimeException e) {
+        log.warn("Closing remote storage failed", e);
+      }
     }
     for (PartitionLog partitionLog : logs.values()) {
       try {

@@ -419,7 +419,8 @@ class TopicConfigsTest {
     assertThat(TopicConfigs.type("cleanup.policy")).isEqualTo(ConfigDef.Type.LIST);
     assertThat(TopicConfigs.usedByBrook("segment.bytes")).isTrue();
     assertThat(TopicConfigs.usedByBrook("retention.ms")).isTrue();
-    assertThat(TopicConfigs.usedByBrook("remote.storage.enable")).isFalse();
+    assertThat(TopicConfigs.usedByBrook("remote.storage.enable")).isTrue();
+    assertThat(TopicConfigs.usedByBrook("remote.copy.lag.ms")).isFalse();
     assertThatThrownBy(() -> TopicConfigs.type("nope"))
         .isInstanceOf(IllegalArgumentException.class);
   }

@@ -1,0 +1,86 @@
+package io.brook.server;
+
+import io.brook.broker.replica.Partition;
+import io.brook.broker.replica.ReplicaManager;
+import io.brook.server.config.BrokerConfig;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.PartitionLog;
+import io.brook.storage.manager.LogManager;
+import io.brook.storage.remote.LocalFsSegmentStore;
+import io.brook.storage.remote.RemoteLogManager;
+import io.brook.storage.remote.RemoteSegmentStore;
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * Starts tiered storage (KIP-405) on a broker with {@code remote.log.storage.system.enable}: the
+ * remote segment store named by {@code remote.log.storage.manager.class.name} (the local-filesystem
+ * store when unset), and the remote log manager copying the partitions this broker leads.
+ */
+final class TieredStorage {
+  private TieredStorage() {}
+
+  /**
+   * A topic's settings as this broker acts on them: without tiered storage on the broker, {@code
+   * remote.storage.enable} is stored and described but ignored, so its logs keep ordinary retention
+   * (Kafka refuses to create such a topic instead).
+   */
+  static LogConfig effective(BrokerConfig config, LogConfig topic) {
+    if (topic.remoteStorageEnable() && !config.remoteLogStorageSystemEnable()) {
+      return topic.toBuilder().remoteStorageEnable(false).build();
+    }
+    return topic;
+  }
+
+  /** Creates the remote log manager and hands it to the log manager; nothing if disabled. */
+  static void attach(BrokerConfig config, LogManager logs) throws IOException {
+    if (!config.remoteLogStorageSystemEnable()) {
+      return;
+    }
+    RemoteSegmentStore store = store(config);
+    logs.attachRemote(new RemoteLogManager(store, config.remoteLogManagerConfig(), Time.SYSTEM));
+  }
+
+  /** Starts copying the partitions {@code replicas} leads. */
+  static void start(LogManager logs, ReplicaManager replicas) {
+    logs.remote().ifPresent(remote -> remote.start(() -> leaderLogs(replicas)));
+  }
+
+  private static Collection<PartitionLog> leaderLogs(ReplicaManager replicas) {
+    List<PartitionLog> out = new ArrayList<>();
+    for (Partition p : replicas.partitions()) {
+      if (p.isLeader() && p.log() instanceof PartitionLog log) {
+        out.add(log);
+      }
+    }
+    return out;
+  }
+
+  private static RemoteSegmentStore store(BrokerConfig config) throws IOException {
+    Map<String, String> settings = config.remoteStorageManagerSettings();
+    String className =
+        config.remoteStorageManagerClassName().orElse(LocalFsSegmentStore.class.getName());
+    try {
+      Class<?> type = Class.forName(className);
+      if (!RemoteSegmentStore.class.isAssignableFrom(type)) {
+        throw new IllegalArgumentException(
+            className + " (remote.log.storage.manager.class.name) is not a RemoteSegmentStore");
+      }
+      return (RemoteSegmentStore) type.getConstructor(Map.class).newInstance(settings);
+    } catch (InvocationTargetException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw new IllegalArgumentException(
+          "cannot create the remote storage plugin " + className + ": " + e.getCause(), e);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalArgumentException(
+          "cannot create the remote storage plugin " + className + ": " + e, e);
+    }
+  }
+}

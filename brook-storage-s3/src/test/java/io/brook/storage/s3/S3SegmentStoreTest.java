@@ -1,0 +1,151 @@
+package io.brook.storage.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.brook.storage.remote.LocalSegmentFiles;
+import io.brook.storage.remote.RemoteFileType;
+import io.brook.storage.remote.RemoteSegment;
+import io.brook.storage.remote.RemoteSegmentState;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import org.apache.kafka.common.TopicPartition;
+import org.gaul.s3proxy.S3Proxy;
+import org.gaul.s3proxy.auth.AuthenticationType;
+import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The S3 store against a real S3 server (s3proxy, in memory, on an ephemeral port) through the real
+ * AWS SDK: multipart uploads of files larger than a part, byte ranges, absent objects, idempotent
+ * deletes, listing and the manifest.
+ */
+class S3SegmentStoreTest {
+  private static final TopicPartition TP = new TopicPartition("orders", 3);
+
+  private static S3Proxy proxy;
+
+  @TempDir Path tmp;
+
+  @BeforeAll
+  static void startS3() throws Exception {
+    proxy = startProxy();
+  }
+
+  /**
+   * An in-memory s3proxy with a bucket {@code brook}, key {@code access}, secret {@code secret}.
+   */
+  static S3Proxy startProxy() throws Exception {
+    TransientNio2BlobStore blobs = new TransientNio2BlobStore();
+    blobs.createContainer("brook");
+    S3Proxy started =
+        S3Proxy.builder()
+            .blobStore(blobs)
+            .endpoint(URI.create("http://127.0.0.1:0"))
+            .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, "access", "secret")
+            .build();
+    started.start();
+    while (!"STARTED".equals(started.getState())) {
+      Thread.onSpinWait();
+    }
+    return started;
+  }
+
+  /** The settings a broker passes (after {@code rsm.config.}) to reach {@code proxy}. */
+  static Map<String, String> settings(S3Proxy proxy, String prefix) {
+    return Map.of(
+        "s3.bucket", "brook",
+        "s3.endpoint.override", "http://127.0.0.1:" + proxy.getPort(),
+        "s3.path.style.access", "true",
+        "s3.region", "us-east-1",
+        "s3.access.key.id", "access",
+        "s3.secret.access.key", "secret",
+        "s3.key.prefix", prefix,
+        "s3.multipart.part.size.bytes", Integer.toString(S3SegmentStore.MIN_PART_BYTES));
+  }
+
+  @AfterAll
+  static void stopS3() throws Exception {
+    proxy.stop();
+  }
+
+  @Test
+  void copiesASegmentLargerThanAPartInPartsAndReadsItBackByRange() throws Exception {
+    byte[] log = new byte[S3SegmentStore.MIN_PART_BYTES * 2 + 12345];
+    new Random(7).nextBytes(log);
+    Path logFile = Files.write(tmp.resolve("00000000000000000100.log"), log);
+    Path snapshot = Files.write(tmp.resolve("00000000000000000200.snapshot"), new byte[] {9, 9});
+    RemoteSegment segment =
+        new RemoteSegment(
+            "seg-1", 100, 199, 5, log.length, RemoteSegmentState.COPY_SEGMENT_STARTED);
+    try (S3SegmentStore store = new S3SegmentStore(settings(proxy, "cluster-a/"))) {
+      store.copySegment(
+          TP,
+          segment,
+          new LocalSegmentFiles(
+              logFile,
+              new byte[] {0, 0, 0, 1, 0, 0, 0, 2},
+              new byte[12],
+              Optional.of(tmp.resolve("absent.txnindex")),
+              Optional.of(snapshot),
+              "0\n0\n".getBytes()));
+
+      assertThat(store.fetchLogRange(TP, segment, 0, 10)).isEqualTo(Arrays.copyOf(log, 10));
+      // A range across both part boundaries, and one running past the end.
+      int from = S3SegmentStore.MIN_PART_BYTES - 3;
+      assertThat(store.fetchLogRange(TP, segment, from, S3SegmentStore.MIN_PART_BYTES + 6))
+          .isEqualTo(Arrays.copyOfRange(log, from, from + S3SegmentStore.MIN_PART_BYTES + 6));
+      assertThat(store.fetchLogRange(TP, segment, log.length - 5, 100))
+          .isEqualTo(Arrays.copyOfRange(log, log.length - 5, log.length));
+      assertThat(store.fetchFile(TP, segment, RemoteFileType.OFFSET_INDEX))
+          .hasValueSatisfying(b -> assertThat(b).containsExactly(0, 0, 0, 1, 0, 0, 0, 2));
+      assertThat(store.fetchFile(TP, segment, RemoteFileType.TRANSACTION_INDEX)).isEmpty();
+      assertThat(store.listObjects(TP))
+          .containsExactly(
+              "cluster-a/orders-3/00000000000000000100-seg-1.index",
+              "cluster-a/orders-3/00000000000000000100-seg-1.leader-epoch-checkpoint",
+              "cluster-a/orders-3/00000000000000000100-seg-1.log",
+              "cluster-a/orders-3/00000000000000000100-seg-1.snapshot",
+              "cluster-a/orders-3/00000000000000000100-seg-1.timeindex");
+
+      store.deleteSegment(TP, segment);
+      store.deleteSegment(TP, segment); // idempotent: a crashed delete is simply repeated
+      assertThat(store.listObjects(TP)).isEmpty();
+      assertThatThrownBy(() -> store.fetchLogRange(TP, segment, 0, 10))
+          .isInstanceOf(NoSuchFileException.class);
+    }
+  }
+
+  @Test
+  void manifestIsReplacedWholeAndAbsentUntilWritten() throws Exception {
+    try (S3SegmentStore store = new S3SegmentStore(settings(proxy, "manifests/"))) {
+      assertThat(store.readManifest(TP)).isEmpty();
+      store.writeManifest(TP, "one".getBytes());
+      store.writeManifest(TP, "two".getBytes());
+      assertThat(store.readManifest(TP))
+          .hasValueSatisfying(b -> assertThat(b).isEqualTo("two".getBytes()));
+      assertThat(store.listObjects(TP)).isEqualTo(List.of("manifests/orders-3/manifest"));
+      store.deleteManifest(TP);
+      assertThat(store.readManifest(TP)).isEmpty();
+    }
+  }
+
+  @Test
+  void refusesIncompleteSettings() {
+    assertThatThrownBy(() -> new S3SegmentStore(Map.of()))
+        .hasMessageContaining("rsm.config.s3.bucket");
+    assertThatThrownBy(
+            () -> new S3SegmentStore(Map.of("s3.bucket", "b", "s3.access.key.id", "only-id")))
+        .hasMessageContaining("s3.secret.access.key");
+  }
+}

@@ -1,0 +1,115 @@
+package io.brook.storage.remote;
+
+import io.brook.storage.StorageError;
+import io.brook.storage.StorageException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Walks the batch headers of a remote segment's log from a position, fetching it in byte ranges
+ * (never the whole segment): a chunk is fetched only when the next header is not in the one held.
+ * Header fields are read at their record-format v2 positions.
+ */
+final class RemoteBatchCursor {
+  /** Bytes of a v2 batch header: enough for every field read here. */
+  static final int HEADER_SIZE = 61;
+
+  private static final int LENGTH_OFFSET = 8;
+  private static final int LAST_OFFSET_DELTA_OFFSET = 23;
+  private static final int MAX_TIMESTAMP_OFFSET = 35;
+
+  private final RemoteSegmentStore store;
+  private final TopicPartition tp;
+  private final RemoteSegment segment;
+  private final int chunkBytes;
+
+  private ByteBuffer chunk = ByteBuffer.allocate(0);
+  private long chunkStart;
+  private long position;
+  private int batchSize;
+
+  RemoteBatchCursor(
+      RemoteSegmentStore store,
+      TopicPartition tp,
+      RemoteSegment segment,
+      long position,
+      int chunkBytes) {
+    this.store = store;
+    this.tp = tp;
+    this.segment = segment;
+    this.position = position;
+    this.chunkStart = position;
+    this.chunkBytes = Math.max(HEADER_SIZE, chunkBytes);
+  }
+
+  /**
+   * Moves to the next batch (the first one at the first call).
+   *
+   * @return false at the end of the segment
+   */
+  boolean next() throws IOException {
+    position += batchSize;
+    batchSize = 0;
+    if (position + HEADER_SIZE > segment.sizeInBytes()) {
+      return false;
+    }
+    ensure(position, HEADER_SIZE);
+    int length = chunk.getInt(at(position) + LENGTH_OFFSET);
+    long size = 12L + length;
+    if (length < HEADER_SIZE - 12 || position + size > segment.sizeInBytes()) {
+      throw new StorageException(
+          StorageError.CORRUPT_MESSAGE,
+          "batch of " + size + " bytes at " + position + " in remote segment " + segment.id());
+    }
+    batchSize = (int) size;
+    return true;
+  }
+
+  long position() {
+    return position;
+  }
+
+  int batchSize() {
+    return batchSize;
+  }
+
+  long baseOffset() {
+    return chunk.getLong(at(position));
+  }
+
+  long lastOffset() {
+    return baseOffset() + chunk.getInt(at(position) + LAST_OFFSET_DELTA_OFFSET);
+  }
+
+  long maxTimestamp() {
+    return chunk.getLong(at(position) + MAX_TIMESTAMP_OFFSET);
+  }
+
+  /** Bytes {@code [start, end)} of the segment, from the chunk held if it has them. */
+  ByteBuffer bytes(long start, long end) throws IOException {
+    ensure(start, (int) (end - start));
+    ByteBuffer out = chunk.duplicate();
+    out.position(at(start)).limit(at(start) + (int) (end - start));
+    return out.slice();
+  }
+
+  private int at(long segmentPosition) {
+    return (int) (segmentPosition - chunkStart);
+  }
+
+  private void ensure(long start, int length) throws IOException {
+    if (start >= chunkStart && start + length <= chunkStart + chunk.limit()) {
+      return;
+    }
+    int want = (int) Math.min(Math.max(length, chunkBytes), segment.sizeInBytes() - start);
+    byte[] bytes = store.fetchLogRange(tp, segment, start, want);
+    if (bytes.length < length) {
+      throw new StorageException(
+          StorageError.CORRUPT_MESSAGE,
+          "remote segment " + segment.id() + " is shorter than its metadata says");
+    }
+    chunk = ByteBuffer.wrap(bytes);
+    chunkStart = start;
+  }
+}

@@ -1,0 +1,393 @@
+package io.brook.storage.remote;
+
+import io.brook.storage.StorageError;
+import io.brook.storage.StorageException;
+import io.brook.storage.epoch.EpochEntry;
+import io.brook.storage.index.OffsetIndex;
+import io.brook.storage.index.OffsetPosition;
+import io.brook.storage.index.TimeIndex;
+import io.brook.storage.index.TimestampOffset;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.PartitionLog;
+import io.brook.storage.segment.LogSegment;
+import io.brook.storage.segment.PinnedSegment;
+import io.brook.storage.segment.SegmentFiles;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One partition's remote tier on its leader: copies rolled, committed segments to the store in
+ * offset order, expires remote segments by the topic's total retention, and serves reads and
+ * timestamp lookups below the local log start.
+ *
+ * <p>Every change to the remote data goes through the manifest in the same order (KIP-405's
+ * states): record COPY_SEGMENT_STARTED, upload, record COPY_SEGMENT_FINISHED; record
+ * DELETE_SEGMENT_STARTED, delete, drop the entry. A crash between two steps leaves a STARTED entry,
+ * which {@link #open} cleans up (its objects deleted, its entry dropped), so nothing is orphaned
+ * and nothing half-copied is read. Segment ids are fresh per attempt, so a retried copy never
+ * overwrites an object a reader may be using.
+ *
+ * <p>Copies and expiry run on one background thread at a time per partition (the caller's
+ * guarantee, {@link RemoteLogManager}); reads use whatever manifest is current (a volatile).
+ */
+public final class TieredPartition {
+  private static final Logger LOG = LoggerFactory.getLogger(TieredPartition.class);
+
+  /** Bytes fetched at a time while walking a remote segment's batch headers. */
+  private static final int CHUNK_BYTES = 64 * 1024;
+
+  private final RemoteSegmentStore store;
+  private final RemoteIndexCache indexes;
+  private final PartitionLog log;
+  private final TopicPartition tp;
+  private final Time time;
+  private volatile RemoteLogManifest manifest;
+
+  private TieredPartition(
+      RemoteSegmentStore store,
+      RemoteIndexCache indexes,
+      PartitionLog log,
+      Time time,
+      RemoteLogManifest manifest) {
+    this.store = store;
+    this.indexes = indexes;
+    this.log = log;
+    this.tp = log.topicPartition();
+    this.time = time;
+    this.manifest = manifest;
+  }
+
+  /**
+   * Reads the partition's manifest and cleans up what a crash left mid-copy or mid-delete, then
+   * tells the log how far its data is safely remote.
+   */
+  static TieredPartition open(
+      RemoteSegmentStore store, RemoteIndexCache indexes, PartitionLog log, Time time)
+      throws IOException {
+    TopicPartition tp = log.topicPartition();
+    RemoteLogManifest manifest =
+        store.readManifest(tp).map(RemoteLogManifest::decode).orElse(RemoteLogManifest.EMPTY);
+    TieredPartition tier = new TieredPartition(store, indexes, log, time, manifest);
+    tier.cleanUpUnfinished();
+    log.remoteCopiedUpTo(tier.manifest.copiedEnd());
+    return tier;
+  }
+
+  private void cleanUpUnfinished() throws IOException {
+    for (RemoteSegment s : manifest.segments()) {
+      if (s.state() != RemoteSegmentState.COPY_SEGMENT_FINISHED) {
+        LOG.info(
+            "Deleting a remote segment left unfinished topicPartition={} id={} state={}",
+            tp,
+            s.id(),
+            s.state());
+        store.deleteSegment(tp, s);
+        indexes.remove(s);
+        publish(manifest.without(s.id()));
+      }
+    }
+  }
+
+  private void publish(RemoteLogManifest next) throws IOException {
+    store.writeManifest(tp, next.encode());
+    manifest = next;
+  }
+
+  public TopicPartition topicPartition() {
+    return tp;
+  }
+
+  /** The local log this tier belongs to (a recreated log gets a new tier). */
+  public PartitionLog log() {
+    return log;
+  }
+
+  public RemoteLogManifest manifest() {
+    return manifest;
+  }
+
+  // ---- Copying ----
+
+  /**
+   * Copies, oldest first, every rolled segment after the last one copied that lies wholly below
+   * both the high watermark and the last stable offset, then lets local retention delete what is
+   * now remote.
+   *
+   * @return the number of segments copied
+   */
+  public int copyEligible() throws IOException {
+    LogConfig config = log.config();
+    if (!config.remoteStorageEnable() || config.remoteLogCopyDisable()) {
+      return 0;
+    }
+    int copied = 0;
+    long bound = Math.min(log.highWatermark(), log.lastStableOffset());
+    List<LogSegment> segments = new ArrayList<>(log.segments());
+    for (int i = 0; i + 1 < segments.size(); i++) {
+      LogSegment segment = segments.get(i);
+      long next = segments.get(i + 1).baseOffset();
+      if (next <= manifest.copiedEnd() || segment.sizeInBytes() == 0) {
+        continue;
+      }
+      if (next > bound) {
+        break;
+      }
+      copy(segment, next);
+      copied++;
+    }
+    if (copied > 0) {
+      log.deleteOldSegments();
+    }
+    return copied;
+  }
+
+  private void copy(LogSegment segment, long nextOffset) throws IOException {
+    RemoteSegment started =
+        new RemoteSegment(
+            UUID.randomUUID().toString(),
+            segment.baseOffset(),
+            nextOffset - 1,
+            segment.largestTimestamp(),
+            segment.sizeInBytes(),
+            RemoteSegmentState.COPY_SEGMENT_STARTED);
+    publish(manifest.with(started));
+    try (PinnedSegment pinned = segment.pin()) {
+      store.copySegment(tp, started, filesOf(segment, pinned, nextOffset));
+    }
+    publish(manifest.with(started.withState(RemoteSegmentState.COPY_SEGMENT_FINISHED)));
+    log.remoteCopiedUpTo(nextOffset);
+    LOG.info(
+        "Copied a segment to remote storage topicPartition={} baseOffset={} endOffset={} bytes={}",
+        tp,
+        started.baseOffset(),
+        started.endOffset(),
+        started.sizeInBytes());
+  }
+
+  private LocalSegmentFiles filesOf(LogSegment segment, PinnedSegment pinned, long nextOffset)
+      throws IOException {
+    Path dir = log.dir();
+    return new LocalSegmentFiles(
+        pinned.file().logPath(),
+        offsetIndexBytes(pinned.offsetIndex()),
+        timeIndexBytes(pinned.timeIndex()),
+        Optional.of(SegmentFiles.txnIndexFile(dir, segment.baseOffset())),
+        Optional.of(
+            dir.resolve(SegmentFiles.offsetPrefix(nextOffset) + SegmentFiles.SNAPSHOT_SUFFIX)),
+        epochCheckpoint(nextOffset));
+  }
+
+  /** Kafka's offset index layout: per entry the offset relative to the base, then the position. */
+  private static byte[] offsetIndexBytes(OffsetIndex index) {
+    ByteBuffer out = ByteBuffer.allocate(index.entries() * OffsetIndex.ENTRY_SIZE);
+    for (int i = 0; i < index.entries(); i++) {
+      OffsetPosition e = index.entry(i);
+      out.putInt((int) (e.offset() - index.baseOffset())).putInt(e.position());
+    }
+    return out.array();
+  }
+
+  /** Kafka's time index layout: per entry the timestamp, then the offset relative to the base. */
+  private static byte[] timeIndexBytes(TimeIndex index) {
+    ByteBuffer out = ByteBuffer.allocate(index.entries() * TimeIndex.ENTRY_SIZE);
+    for (int i = 0; i < index.entries(); i++) {
+      TimestampOffset e = index.entry(i);
+      out.putLong(e.timestamp()).putInt((int) (e.offset() - index.baseOffset()));
+    }
+    return out.array();
+  }
+
+  /** The leader epochs that start before {@code nextOffset}, as a leader-epoch-checkpoint file. */
+  private byte[] epochCheckpoint(long nextOffset) {
+    List<EpochEntry> entries = new ArrayList<>();
+    for (EpochEntry e : log.leaderEpochCache().entries()) {
+      if (e.startOffset() < nextOffset) {
+        entries.add(e);
+      }
+    }
+    StringBuilder text = new StringBuilder("0\n").append(entries.size()).append('\n');
+    for (EpochEntry e : entries) {
+      text.append(e.epoch()).append(' ').append(e.startOffset()).append('\n');
+    }
+    return text.toString().getBytes(StandardCharsets.US_ASCII);
+  }
+
+  // ---- Expiry ----
+
+  /**
+   * Deletes remote segments the topic's total retention no longer keeps, oldest first: those below
+   * the remote log start (DeleteRecords), those that would leave the partition (remote plus
+   * not-yet-copied local data) at or above {@code retention.bytes}, and those whose newest record
+   * is older than {@code retention.ms}.
+   *
+   * @return the number of segments deleted
+   */
+  public int expire() throws IOException {
+    LogConfig config = log.config();
+    long copiedEnd = manifest.copiedEnd();
+    long total = 0;
+    for (LogSegment s : log.segments()) {
+      if (s.baseOffset() >= copiedEnd) {
+        total += s.sizeInBytes();
+      }
+    }
+    for (RemoteSegment s : manifest.readable()) {
+      total += s.sizeInBytes();
+    }
+    long now = time.milliseconds();
+    int deleted = 0;
+    for (RemoteSegment s : manifest.readable()) {
+      boolean belowStart = s.endOffset() < manifest.logStartOffset();
+      boolean tooBig =
+          config.deletes()
+              && config.retentionBytes() >= 0
+              && total - s.sizeInBytes() >= config.retentionBytes();
+      boolean tooOld =
+          config.deletes()
+              && config.retentionMs() >= 0
+              && now - s.maxTimestamp() > config.retentionMs();
+      if (!belowStart && !tooBig && !tooOld) {
+        break;
+      }
+      delete(s);
+      total -= s.sizeInBytes();
+      deleted++;
+    }
+    return deleted;
+  }
+
+  private void delete(RemoteSegment s) throws IOException {
+    publish(manifest.with(s.withState(RemoteSegmentState.DELETE_SEGMENT_STARTED)));
+    store.deleteSegment(tp, s);
+    indexes.remove(s);
+    publish(manifest.without(s.id()).withLogStartOffset(s.nextOffset()));
+    LOG.info(
+        "Deleted a remote segment past retention topicPartition={} baseOffset={} endOffset={}",
+        tp,
+        s.baseOffset(),
+        s.endOffset());
+  }
+
+  /** Deletes every remote segment and the manifest (the topic was deleted). */
+  public void deleteAll() throws IOException {
+    for (RemoteSegment s : manifest.segments()) {
+      delete(s);
+    }
+    store.deleteManifest(tp);
+  }
+
+  // ---- Reads ----
+
+  /** The first offset readable from this partition: remote if any segment is there, else local. */
+  public long logStartOffset() {
+    return manifest.firstReadableOffset().orElse(log.logStartOffset());
+  }
+
+  /** The last offset in remote storage (ListOffsets {@code -5}), -1 if none. */
+  public long highestRemoteOffset() {
+    List<RemoteSegment> readable = manifest.readable();
+    return readable.isEmpty() ? -1 : readable.get(readable.size() - 1).endOffset();
+  }
+
+  /** Whether {@code offset} is in a readable remote segment. */
+  public boolean holds(long offset) {
+    return manifest.segmentFor(offset).isPresent();
+  }
+
+  /**
+   * Reads from the remote batch holding {@code fetchOffset}: whole batches, at most {@code
+   * maxBytes} (the whole first batch when {@code minOneBatch}), none starting at or after {@code
+   * maxOffset}, all from that one segment (the next fetch continues in the next).
+   *
+   * @throws StorageException OFFSET_OUT_OF_RANGE if no remote segment holds the offset
+   */
+  public MemoryRecords read(long fetchOffset, int maxBytes, long maxOffset, boolean minOneBatch)
+      throws IOException {
+    RemoteSegment segment = segmentOrThrow(fetchOffset);
+    int start = indexes.positionFor(store, tp, segment, fetchOffset);
+    RemoteBatchCursor cursor =
+        new RemoteBatchCursor(store, tp, segment, start, Math.max(CHUNK_BYTES, maxBytes));
+    long first = -1;
+    long end = -1;
+    while (cursor.next()) {
+      if (cursor.lastOffset() < fetchOffset) {
+        continue;
+      }
+      if (cursor.baseOffset() >= maxOffset) {
+        break;
+      }
+      long size = cursor.position() + cursor.batchSize() - (first < 0 ? cursor.position() : first);
+      boolean firstBatch = first < 0;
+      if (size > maxBytes && !(firstBatch && minOneBatch)) {
+        break;
+      }
+      if (firstBatch) {
+        first = cursor.position();
+      }
+      end = cursor.position() + cursor.batchSize();
+    }
+    if (first < 0) {
+      return MemoryRecords.EMPTY;
+    }
+    return MemoryRecords.readableRecords(cursor.bytes(first, end));
+  }
+
+  private RemoteSegment segmentOrThrow(long offset) {
+    return manifest
+        .segmentFor(offset)
+        .orElseThrow(
+            () ->
+                new StorageException(
+                    StorageError.OFFSET_OUT_OF_RANGE,
+                    "offset " + offset + " of " + tp + " is in no remote segment"));
+  }
+
+  /**
+   * The first remote record at or after {@code timestamp} (ListOffsets by time); empty if every
+   * remote record is older (the local log then has the answer).
+   */
+  public Optional<FileRecords.TimestampAndOffset> offsetForTimestamp(long timestamp)
+      throws IOException {
+    for (RemoteSegment segment : manifest.readable()) {
+      if (segment.maxTimestamp() < timestamp) {
+        continue;
+      }
+      long from =
+          Math.max(manifest.logStartOffset(), indexes.offsetBefore(store, tp, segment, timestamp));
+      int position = indexes.positionFor(store, tp, segment, from);
+      RemoteBatchCursor cursor = new RemoteBatchCursor(store, tp, segment, position, CHUNK_BYTES);
+      while (cursor.next()) {
+        if (cursor.maxTimestamp() < timestamp || cursor.lastOffset() < from) {
+          continue;
+        }
+        MemoryRecords batch =
+            MemoryRecords.readableRecords(
+                cursor.bytes(cursor.position(), cursor.position() + cursor.batchSize()));
+        for (MutableRecordBatch b : batch.batches()) {
+          for (Record r : b) {
+            if (r.timestamp() >= timestamp && r.offset() >= from) {
+              return Optional.of(
+                  new FileRecords.TimestampAndOffset(
+                      r.timestamp(), r.offset(), Optional.of(b.partitionLeaderEpoch())));
+            }
+          }
+        }
+      }
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,198 @@
+package io.brook.storage.remote;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.brook.storage.StorageError;
+import io.brook.storage.StorageException;
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.PartitionLog;
+import io.brook.storage.segment.LogSegment;
+import io.brook.storage.testing.Batches;
+import io.brook.storage.testing.LogFixture;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The copier, remote retention, crash cleanup and remote reads of one partition, against a real log
+ * on disk and the local-filesystem store.
+ */
+class TieredPartitionTest {
+  private static final long HOUR = 3_600_000L;
+
+  @TempDir Path root;
+
+  private LogFixture fixture;
+  private LocalFsSegmentStore store;
+  private RemoteIndexCache cache;
+  private final List<byte[]> appended = new ArrayList<>();
+
+  /** One ~1.1 KB batch per segment (segment.bytes 1500), so segment i holds offset i. */
+  private PartitionLog open(LogConfig.Builder config) throws Exception {
+    fixture =
+        new LogFixture(root.resolve("data"))
+            .config(config.segmentBytes(1500).remoteStorageEnable(true).build());
+    store = new LocalFsSegmentStore(root.resolve("store"));
+    cache = new RemoteIndexCache(root.resolve("cache"), 1 << 20);
+    return fixture.open();
+  }
+
+  private TieredPartition tier(PartitionLog log) throws Exception {
+    return TieredPartition.open(store, cache, log, fixture.time());
+  }
+
+  /** Appends one batch at {@code timestamp}, keeping its bytes as stored (offsets stamped). */
+  private void append(PartitionLog log, long timestamp) {
+    MemoryRecords batch = Batches.sized(1, 1024, timestamp, appended.size());
+    log.appendAsLeader(batch, 0);
+    appended.add(Batches.bytes(batch));
+  }
+
+  private static List<Long> bases(PartitionLog log) {
+    return log.segments().stream().map(LogSegment::baseOffset).toList();
+  }
+
+  private static List<Long> remoteBases(TieredPartition tier) {
+    return tier.manifest().segments().stream().map(RemoteSegment::baseOffset).toList();
+  }
+
+  @Test
+  void copiesCommittedRolledSegmentsOldestFirstAndOnlyThenDeletesThemLocally() throws Exception {
+    // Given: five segments of hour-old records, past both the total retention (30 minutes) and
+    // the local one (0), the high watermark at 3
+    PartitionLog log = open(LogConfig.builder().retentionMs(HOUR / 2).localRetentionMs(0));
+    long old = fixture.time().milliseconds() - HOUR;
+    for (int i = 0; i < 5; i++) {
+      append(log, old + i);
+    }
+    log.updateHighWatermark(3);
+    TieredPartition tier = tier(log);
+
+    // Then: nothing is deleted locally before it is copied, whatever local retention says
+    assertThat(log.deleteOldSegments()).isZero();
+    assertThat(bases(log)).containsExactly(0L, 1L, 2L, 3L, 4L);
+
+    // When
+    int copied = tier.copyEligible();
+
+    // Then: the three segments wholly below the high watermark, in order, and only they leave
+    assertThat(copied).isEqualTo(3);
+    assertThat(remoteBases(tier)).containsExactly(0L, 1L, 2L);
+    assertThat(tier.manifest().segments())
+        .allMatch(s -> s.state() == RemoteSegmentState.COPY_SEGMENT_FINISHED);
+    assertThat(bases(log)).containsExactly(3L, 4L);
+    assertThat(tier.logStartOffset()).isZero();
+    assertThat(tier.highestRemoteOffset()).isEqualTo(2);
+
+    // And a second run copies nothing new until the high watermark moves
+    assertThat(tier.copyEligible()).isZero();
+    log.updateHighWatermark(5);
+    append(log, old + 5);
+    log.updateHighWatermark(6);
+    assertThat(tier.copyEligible()).isEqualTo(2);
+    assertThat(remoteBases(tier)).containsExactly(0L, 1L, 2L, 3L, 4L);
+  }
+
+  @Test
+  void readsRemoteBatchesByteForByteAndFindsOffsetsByTime() throws Exception {
+    PartitionLog log = open(LogConfig.builder().retentionMs(-1).localRetentionMs(0));
+    long old = fixture.time().milliseconds() - HOUR;
+    for (int i = 0; i < 4; i++) {
+      append(log, old + 10 * i);
+    }
+    log.updateHighWatermark(4);
+    TieredPartition tier = tier(log);
+    tier.copyEligible();
+    assertThat(log.logStartOffset()).isEqualTo(3);
+
+    for (int offset = 0; offset < 3; offset++) {
+      MemoryRecords read = tier.read(offset, 100_000, 4, true);
+      assertThat(Batches.bytes(read)).isEqualTo(appended.get(offset));
+    }
+    // A limit below one batch still returns it whole when it is the first (KIP-74), else nothing.
+    assertThat(Batches.bytes(tier.read(1, 10, 4, true))).isEqualTo(appended.get(1));
+    assertThat(tier.read(1, 10, 4, false).sizeInBytes()).isZero();
+    assertThatThrownBy(() -> tier.read(3, 100_000, 4, true))
+        .isInstanceOfSatisfying(
+            StorageException.class,
+            e -> assertThat(e.error()).isEqualTo(StorageError.OFFSET_OUT_OF_RANGE));
+
+    Optional<FileRecords.TimestampAndOffset> found = tier.offsetForTimestamp(old + 15);
+    assertThat(found).hasValueSatisfying(f -> assertThat(f.offset).isEqualTo(2));
+    assertThat(tier.offsetForTimestamp(old + 25)).isEmpty(); // in local data only
+  }
+
+  @Test
+  void aCrashMidCopyOrMidDeleteIsCleanedUpWhenTheTierIsOpened() throws Exception {
+    // Given: two copied segments, then a copy and a delete interrupted after their first step
+    PartitionLog log = open(LogConfig.builder().retentionMs(-1).localRetentionMs(-2));
+    long old = fixture.time().milliseconds() - HOUR;
+    for (int i = 0; i < 4; i++) {
+      append(log, old + i);
+    }
+    log.updateHighWatermark(2);
+    TieredPartition first = tier(log);
+    first.copyEligible();
+    RemoteSegment deleting = first.manifest().segments().get(0);
+    RemoteSegment orphan =
+        new RemoteSegment("crashed-copy", 2, 2, old, 100, RemoteSegmentState.COPY_SEGMENT_STARTED);
+    Path fakeLog = Files.write(root.resolve("fake.log"), new byte[100]);
+    store.copySegment(
+        LogFixture.TP,
+        orphan,
+        new LocalSegmentFiles(
+            fakeLog, new byte[8], new byte[12], Optional.empty(), Optional.empty(), new byte[0]));
+    store.writeManifest(
+        LogFixture.TP,
+        first
+            .manifest()
+            .with(deleting.withState(RemoteSegmentState.DELETE_SEGMENT_STARTED))
+            .with(orphan)
+            .encode());
+    assertThat(store.listObjects(LogFixture.TP)).anyMatch(k -> k.contains("crashed-copy"));
+
+    // When: the tier is opened again (a restart)
+    TieredPartition reopened = tier(log);
+
+    // Then: both are gone from the store and the manifest; the finished copy is readable
+    assertThat(store.listObjects(LogFixture.TP))
+        .noneMatch(k -> k.contains("crashed-copy") || k.contains(deleting.id()));
+    assertThat(remoteBases(reopened)).containsExactly(1L);
+    assertThat(RemoteLogManifest.decode(store.readManifest(LogFixture.TP).orElseThrow()))
+        .isEqualTo(reopened.manifest());
+    assertThat(reopened.holds(1)).isTrue();
+    assertThat(reopened.holds(0)).isFalse();
+    // The retried copy of offset 2 gets a fresh id and succeeds.
+    log.updateHighWatermark(4);
+    reopened.copyEligible();
+    assertThat(remoteBases(reopened)).containsExactly(1L, 2L);
+  }
+
+  @Test
+  void totalRetentionDeletesTheOldestRemoteSegmentsAndMovesTheRemoteStart() throws Exception {
+    PartitionLog log = open(LogConfig.builder().retentionMs(-1).localRetentionMs(0));
+    long now = fixture.time().milliseconds();
+    for (int i = 0; i < 5; i++) {
+      append(log, now - (5 - i) * HOUR);
+    }
+    log.updateHighWatermark(5);
+    TieredPartition tier = tier(log);
+    tier.copyEligible();
+    assertThat(remoteBases(tier)).containsExactly(0L, 1L, 2L, 3L);
+
+    // retention.ms of 2.5 hours: the segments with records 5, 4 and 3 hours old go
+    log.updateConfig(log.config().toBuilder().retentionMs(5 * HOUR / 2).build());
+    assertThat(tier.expire()).isEqualTo(3);
+    assertThat(remoteBases(tier)).containsExactly(3L);
+    assertThat(tier.logStartOffset()).isEqualTo(3);
+    assertThat(store.listObjects(LogFixture.TP))
+        .allMatch(k -> k.endsWith("manifest") || k.contains("00000000000000000003-"));
+  }
+}

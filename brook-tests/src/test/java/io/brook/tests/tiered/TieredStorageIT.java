@@ -1,0 +1,211 @@
+package io.brook.tests.tiered;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.brook.storage.remote.LocalFsSegmentStore;
+import io.brook.storage.remote.RemoteFileType;
+import io.brook.storage.remote.RemoteLogManifest;
+import io.brook.storage.remote.RemoteSegment;
+import io.brook.storage.remote.RemoteSegmentStore;
+import io.brook.storage.s3.S3SegmentStore;
+import io.brook.testkit.EmbeddedBrook;
+import io.brook.tests.TestClients;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeSet;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.gaul.s3proxy.S3Proxy;
+import org.gaul.s3proxy.auth.AuthenticationType;
+import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Tiered storage end to end on one broker with real kafka-clients: a topic with 1 MiB segments and
+ * {@code local.retention.ms=1000} gets 4 MiB; its rolled segments are copied to the remote store
+ * and deleted locally; a consumer reads every record from offset 0 byte for byte (most of them from
+ * remote storage); ListOffsets by timestamp, earliest, earliest-local (-4) and latest-tiered (-5)
+ * answer across both tiers; after a restart all of it still holds; and the store holds exactly the
+ * objects of the segments its manifest names. Once with the local-filesystem store, once with the
+ * S3 store against a real S3 server (s3proxy in this JVM, in memory, on an ephemeral port).
+ */
+@Timeout(180)
+class TieredStorageIT {
+  private static final String TOPIC = "tiered";
+  private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
+  private static final int RECORDS = 1024;
+  private static final int VALUE_BYTES = 4096;
+  private static final long SEED = 405;
+
+  @TempDir Path tmp;
+
+  @Test
+  void localFilesystemStore() throws Exception {
+    Path storeDir = tmp.resolve("store");
+    try (EmbeddedBrook brook =
+            tieredBroker(tmp).config("rsm.config.dir", storeDir.toString()).start();
+        RemoteSegmentStore store = new LocalFsSegmentStore(storeDir)) {
+      scenario(brook, store, "");
+    }
+  }
+
+  @Test
+  void s3StoreOnARealS3Server() throws Exception {
+    TransientNio2BlobStore blobs = new TransientNio2BlobStore();
+    blobs.createContainer("brook");
+    S3Proxy s3 =
+        S3Proxy.builder()
+            .blobStore(blobs)
+            .endpoint(URI.create("http://127.0.0.1:0"))
+            .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, "access", "secret")
+            .build();
+    s3.start();
+    try {
+      while (!"STARTED".equals(s3.getState())) {
+        Thread.onSpinWait();
+      }
+      Map<String, String> settings =
+          Map.of(
+              "s3.bucket", "brook",
+              "s3.endpoint.override", "http://127.0.0.1:" + s3.getPort(),
+              "s3.path.style.access", "true",
+              "s3.access.key.id", "access",
+              "s3.secret.access.key", "secret",
+              "s3.key.prefix", "cluster-1/");
+      EmbeddedBrook.Builder builder =
+          tieredBroker(tmp)
+              .config("remote.log.storage.manager.class.name", S3SegmentStore.class.getName());
+      settings.forEach((k, v) -> builder.config("rsm.config." + k, v));
+      try (EmbeddedBrook brook = builder.start();
+          RemoteSegmentStore store = new S3SegmentStore(settings)) {
+        scenario(brook, store, "cluster-1/");
+      }
+    } finally {
+      s3.stop();
+    }
+  }
+
+  /** Tiering on, checked every 100 ms; data (and the index cache next to it) under {@code tmp}. */
+  static EmbeddedBrook.Builder tieredBroker(Path tmp) {
+    return EmbeddedBrook.builder()
+        .dataDir(tmp.resolve("data"))
+        .config("remote.log.storage.system.enable", "true")
+        .config("remote.log.manager.task.interval.ms", "100");
+  }
+
+  static void scenario(EmbeddedBrook brook, RemoteSegmentStore store, String keyPrefix)
+      throws Exception {
+    TestClients.createTopic(
+        brook.bootstrapServers(),
+        TOPIC,
+        1,
+        Map.of(
+            "remote.storage.enable", "true",
+            "local.retention.ms", "1000",
+            "retention.ms", "-1",
+            "segment.bytes", "1048576"));
+    long base = System.currentTimeMillis() - 3_600_000L;
+    produce(brook.bootstrapServers(), base);
+
+    // The four full segments go remote and leave the disk: only the active one stays local.
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> offset(admin, OffsetSpec.earliestLocal()) > RECORDS / 2);
+      checkOffsets(admin, base);
+    }
+    checkEveryRecord(brook.bootstrapServers());
+    checkStoreMatchesManifest(store, keyPrefix);
+
+    brook.restart();
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
+      checkOffsets(admin, base);
+    }
+    checkEveryRecord(brook.bootstrapServers());
+    checkStoreMatchesManifest(store, keyPrefix);
+  }
+
+  private static byte[] value(Random random) {
+    byte[] v = new byte[VALUE_BYTES];
+    random.nextBytes(v);
+    return v;
+  }
+
+  private static void produce(String bootstrap, long base) throws Exception {
+    Random random = new Random(SEED);
+    try (KafkaProducer<byte[], byte[]> producer = TestClients.producer(bootstrap)) {
+      for (int i = 0; i < RECORDS; i++) {
+        producer.send(
+            new ProducerRecord<>(
+                TOPIC, 0, base + i, Integer.toString(i).getBytes(), value(random)));
+      }
+      producer.flush();
+    }
+  }
+
+  private static long offset(Admin admin, OffsetSpec spec) throws Exception {
+    return admin.listOffsets(Map.of(TP, spec)).all().get().get(TP).offset();
+  }
+
+  private static void checkOffsets(Admin admin, long base) throws Exception {
+    long earliestLocal = offset(admin, OffsetSpec.earliestLocal());
+    assertThat(offset(admin, OffsetSpec.earliest())).isZero();
+    assertThat(earliestLocal).isGreaterThan(RECORDS / 2);
+    // The last tiered offset is just below the local start: the copies left no gap.
+    assertThat(offset(admin, OffsetSpec.latestTiered())).isEqualTo(earliestLocal - 1);
+    // By time: a record deep in remote data, and one in local data.
+    assertThat(offset(admin, OffsetSpec.forTimestamp(base + 10))).isEqualTo(10);
+    assertThat(offset(admin, OffsetSpec.forTimestamp(base + RECORDS - 1))).isEqualTo(RECORDS - 1);
+    assertThat(offset(admin, OffsetSpec.latest())).isEqualTo(RECORDS);
+  }
+
+  private static void checkEveryRecord(String bootstrap) {
+    List<ConsumerRecord<byte[], byte[]>> records = TestClients.readAll(bootstrap, TOPIC, 1);
+    assertThat(records).hasSize(RECORDS);
+    Random random = new Random(SEED);
+    for (int i = 0; i < RECORDS; i++) {
+      ConsumerRecord<byte[], byte[]> r = records.get(i);
+      assertThat(r.offset()).isEqualTo(i);
+      assertThat(new String(r.key())).isEqualTo(Integer.toString(i));
+      assertThat(r.value()).as("value of offset %d", i).isEqualTo(value(random));
+    }
+  }
+
+  /** Every object the store holds for the partition belongs to a segment the manifest names. */
+  private static void checkStoreMatchesManifest(RemoteSegmentStore store, String keyPrefix)
+      throws Exception {
+    RemoteLogManifest manifest = RemoteLogManifest.decode(store.readManifest(TP).orElseThrow());
+    assertThat(manifest.readable()).hasSameSizeAs(manifest.segments()).hasSizeGreaterThan(1);
+    TreeSet<String> expected = new TreeSet<>();
+    List<String> logs = new ArrayList<>();
+    for (RemoteSegment s : manifest.segments()) {
+      String stem =
+          keyPrefix + TOPIC + "-0/" + String.format("%020d", s.baseOffset()) + "-" + s.id();
+      for (RemoteFileType type :
+          List.of(
+              RemoteFileType.LOG,
+              RemoteFileType.OFFSET_INDEX,
+              RemoteFileType.TIME_INDEX,
+              RemoteFileType.PRODUCER_SNAPSHOT,
+              RemoteFileType.LEADER_EPOCH)) {
+        expected.add(stem + type.suffix());
+      }
+      logs.add(stem + RemoteFileType.LOG.suffix());
+    }
+    expected.add(keyPrefix + TOPIC + "-0/manifest");
+    assertThat(new TreeSet<>(store.listObjects(TP))).isEqualTo(expected);
+    assertThat(logs).hasSize(manifest.segments().size());
+  }
+}
