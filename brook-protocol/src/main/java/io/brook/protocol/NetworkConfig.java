@@ -1,6 +1,7 @@
 package io.brook.protocol;
 
 import io.brook.protocol.memory.RequestMemoryPool;
+import io.brook.protocol.network.AcceptLimits;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -14,9 +15,10 @@ import java.util.Set;
  * @param listeners {@code listeners}: where to accept connections (at least one, unique names)
  * @param socketRequestMaxBytes {@code socket.request.max.bytes}: largest request frame accepted;
  *     the length prefix is checked against it before any of the frame is buffered
- * @param maxConnections {@code max.connections}: open connections across all listeners; one more is
- *     closed as soon as it is accepted
- * @param maxConnectionsPerIp {@code max.connections.per.ip}: open connections from one address
+ * @param maxConnections {@code max.connections}: open connections across all listeners; one more
+ *     waits, unread, and its listener stops accepting until a connection closes
+ * @param maxConnectionsPerIp {@code max.connections.per.ip}: open connections from one address; one
+ *     more is closed as soon as it is accepted
  * @param connectionsMaxIdleMs {@code connections.max.idle.ms}: a connection with nothing read,
  *     written or in flight for this long is closed
  * @param numNetworkThreads {@code num.network.threads}: event-loop threads serving connections
@@ -36,6 +38,8 @@ import java.util.Set;
  * @param maxConnectionsPerIpOverrides {@code max.connections.per.ip.overrides}: the limit for
  *     particular hosts or addresses instead of {@code max.connections.per.ip} (host names are
  *     resolved when the listeners are bound)
+ * @param acceptLimits per-listener connection limits, creation rates and the inter-broker
+ *     listener's exemption
  */
 public record NetworkConfig(
     List<Listener> listeners,
@@ -48,7 +52,8 @@ public record NetworkConfig(
     long queuedMaxRequestBytes,
     long queuedMaxRequestBytesPerConnection,
     long requestReceiveTimeoutMs,
-    Map<String, Integer> maxConnectionsPerIpOverrides) {
+    Map<String, Integer> maxConnectionsPerIpOverrides,
+    AcceptLimits acceptLimits) {
 
   /** Kafka's default {@code socket.request.max.bytes}: 100 MiB. */
   public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
@@ -96,6 +101,7 @@ public record NetworkConfig(
         "brook.queued.max.request.bytes.per.connection", queuedMaxRequestBytesPerConnection);
     requirePositive("brook.request.receive.timeout.ms", requestReceiveTimeoutMs);
     maxConnectionsPerIpOverrides = Map.copyOf(maxConnectionsPerIpOverrides);
+    Objects.requireNonNull(acceptLimits, "acceptLimits");
     maxConnectionsPerIpOverrides.forEach(
         (host, limit) -> {
           if (limit < 0) {
@@ -178,7 +184,11 @@ public record NetworkConfig(
         parseOverrides(
             properties.get("max.connections.per.ip.overrides") == null
                 ? null
-                : properties.get("max.connections.per.ip.overrides").toString()));
+                : properties.get("max.connections.per.ip.overrides").toString()),
+        new AcceptLimits(
+            intProperty(properties, "max.connection.creation.rate", Integer.MAX_VALUE),
+            Map.of(),
+            null));
   }
 
   /** The listener with this name. */
@@ -294,6 +304,7 @@ public record NetworkConfig(
         DEFAULT_QUEUED_MAX_REQUEST_BYTES_PER_CONNECTION;
     private long requestReceiveTimeoutMs = DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS;
     private Map<String, Integer> maxConnectionsPerIpOverrides = Map.of();
+    private AcceptLimits acceptLimits = AcceptLimits.NONE;
 
     private Builder() {}
 
@@ -357,6 +368,11 @@ public record NetworkConfig(
       return this;
     }
 
+    public Builder acceptLimits(AcceptLimits value) {
+      acceptLimits = value;
+      return this;
+    }
+
     public NetworkConfig build() {
       return new NetworkConfig(
           listeners,
@@ -369,7 +385,8 @@ public record NetworkConfig(
           queuedMaxRequestBytes,
           queuedMaxRequestBytesPerConnection,
           requestReceiveTimeoutMs,
-          maxConnectionsPerIpOverrides);
+          maxConnectionsPerIpOverrides,
+          acceptLimits);
     }
   }
 }

@@ -545,6 +545,7 @@ public final class BrookServer implements AutoCloseable {
         .requestReceiveTimeoutMs(config.requestReceiveTimeoutMs())
         .maxConnectionsPerIpOverrides(
             NetworkConfig.parseOverrides(config.valueString("max.connections.per.ip.overrides")))
+        .acceptLimits(config.acceptLimits())
         .build();
   }
 

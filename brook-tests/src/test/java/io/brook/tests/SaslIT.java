@@ -2,6 +2,7 @@ package io.brook.tests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.brook.testkit.BrookExtension;
 import io.brook.testkit.EmbeddedBrook;
@@ -15,6 +16,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialDeletion;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -303,5 +308,57 @@ class SaslIT {
       raw.sendBytes(RawKafkaClient.frame(new MetadataRequestData(), (short) 12, 99));
       assertThat(raw.closedByPeer()).isTrue();
     }
+  }
+
+  @Test
+  void aProducerKeepsProducingAcrossReauthenticationsUntilItsCredentialIsDeleted()
+      throws Exception {
+    try (Admin admin = Admin.create(adminConfig(sasl("PLAIN", "alice", "alice-secret")))) {
+      admin
+          .alterUserScramCredentials(
+              List.of(
+                  new UserScramCredentialUpsertion(
+                      "erin",
+                      new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096),
+                      "erin-secret")))
+          .all()
+          .get();
+      try (KafkaProducer<byte[], byte[]> producer =
+          TestClients.producer(saslBootstrap(), sasl("SCRAM-SHA-256", "erin", "erin-secret"))) {
+        // Two session lifetimes: the producer re-authenticates on its connections each time
+        for (int lifetime = 0; lifetime < 2; lifetime++) {
+          producer.send(new ProducerRecord<>("sasl-reauth", new byte[1])).get();
+          Thread.sleep(REAUTH_MS + 500);
+        }
+        producer.send(new ProducerRecord<>("sasl-reauth", new byte[1])).get();
+        assertThat(metric(producer, "successful-reauthentication-total")).isGreaterThanOrEqualTo(2);
+        double initialAuthentications = metric(producer, "successful-authentication-total");
+
+        // When the credential is deleted, the next re-authentication fails and the broker closes
+        // the connection
+        admin
+            .alterUserScramCredentials(
+                List.of(new UserScramCredentialDeletion("erin", ScramMechanism.SCRAM_SHA_256)))
+            .all()
+            .get();
+        // (the producer then keeps failing to reconnect until its delivery timeout)
+        Thread.sleep(REAUTH_MS + 500);
+        producer.send(new ProducerRecord<>("sasl-reauth", new byte[1]));
+        await()
+            .atMost(Duration.ofSeconds(15))
+            .until(() -> metric(producer, "failed-reauthentication-total") >= 1);
+        assertThat(metric(producer, "successful-authentication-total"))
+            .as("no new connection authenticates either")
+            .isEqualTo(initialAuthentications);
+      }
+    }
+  }
+
+  /** A producer metric summed over its groups (the selector's per-client counters). */
+  private static double metric(KafkaProducer<byte[], byte[]> producer, String name) {
+    return producer.metrics().entrySet().stream()
+        .filter(e -> e.getKey().name().equals(name) && e.getKey().tags().size() == 1)
+        .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+        .sum();
   }
 }

@@ -17,13 +17,9 @@ import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
-import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
-import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
-import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
-import org.apache.kafka.common.message.DescribeTransactionsRequestData;
 import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -52,9 +48,13 @@ import org.apache.kafka.common.resource.ResourceType;
  * one (Produce, Fetch, Metadata, ListOffsets, CreateTopics, DeleteTopics, CreatePartitions, the
  * config APIs) check each topic in their handler, through the same {@link RequestAuthorizer}.
  *
- * <p>Where a request names several groups, transactional ids or topics, this gate refuses the whole
- * request if one of them is denied, which is stricter than Kafka's per-entry answers (the client
- * sees the authorization error for every entry).
+ * <p>Where a request names several groups, transactional ids or topics (DescribeGroups,
+ * ConsumerGroupDescribe, DeleteGroups, a batched FindCoordinator or OffsetFetch,
+ * DescribeTransactions, the topics of OffsetCommit and TxnOffsetCommit), {@link
+ * PerEntryAuthorization} answers each denied entry with its own error and serves the rest, as Kafka
+ * does. The other multi-topic requests here (OffsetDelete, DeleteRecords, DescribeProducers,
+ * OffsetForLeaderEpoch, AddPartitionsToTxn v3 and below) are still refused whole when one entry is
+ * denied.
  */
 public final class ApiAuthorization {
   /** One resource a request needs, and the operation on it. */
@@ -131,12 +131,32 @@ public final class ApiAuthorization {
       if (denied != null) {
         return CompletableFuture.failedFuture(denied);
       }
+      if (PerEntryAuthorization.handles(apiKey(), request)) {
+        return handlePerEntry(context, request);
+      }
       CompletionStage<ApiMessage> answer = handler.handle(context, request);
       return switch (apiKey()) {
         case LIST_GROUPS, LIST_TRANSACTIONS ->
             answer.thenApply(response -> filterListing(context, response));
         default -> answer;
       };
+    }
+
+    /** Serves the entries the principal may act on, and answers the others with their error. */
+    private CompletionStage<ApiMessage> handlePerEntry(RequestContext context, ApiMessage request) {
+      PerEntryAuthorization.Denied denied =
+          PerEntryAuthorization.split(apiKey(), request, context, authorizer, topicNames);
+      CompletionStage<ApiMessage> answer =
+          PerEntryAuthorization.anythingLeft(apiKey(), request)
+              ? handler.handle(context, request)
+              : CompletableFuture.completedFuture(PerEntryAuthorization.emptyResponse(apiKey()));
+      return answer.thenApply(
+          response -> {
+            if (response != null) {
+              denied.addTo(response);
+            }
+            return response;
+          });
     }
 
     private ApiException check(RequestContext context, ApiMessage request) {
@@ -245,18 +265,13 @@ public final class ApiAuthorization {
                   AclOperation.READ, ((ConsumerGroupHeartbeatRequestData) request).groupId()));
       case OFFSET_COMMIT -> {
         OffsetCommitRequestData commit = (OffsetCommitRequestData) request;
+        // Each topic: PerEntryAuthorization.
         needs.add(Need.group(AclOperation.READ, commit.groupId()));
-        commit
-            .topics()
-            .forEach(t -> addTopic(needs, AclOperation.READ, t.name(), t.topicId(), topicNames));
       }
       case TXN_OFFSET_COMMIT -> {
         TxnOffsetCommitRequestData commit = (TxnOffsetCommitRequestData) request;
         needs.add(Need.txn(AclOperation.WRITE, commit.transactionalId()));
         needs.add(Need.group(AclOperation.READ, commit.groupId()));
-        commit
-            .topics()
-            .forEach(t -> addTopic(needs, AclOperation.READ, t.name(), t.topicId(), topicNames));
       }
       case OFFSET_DELETE -> {
         OffsetDeleteRequestData delete = (OffsetDeleteRequestData) request;
@@ -270,38 +285,17 @@ public final class ApiAuthorization {
           if (fetch.topics() != null) {
             fetch.topics().forEach(t -> needs.add(Need.topic(AclOperation.DESCRIBE, t.name())));
           }
-        } else {
-          for (OffsetFetchRequestData.OffsetFetchRequestGroup group : fetch.groups()) {
-            needs.add(Need.group(AclOperation.DESCRIBE, group.groupId()));
-            if (group.topics() != null) {
-              group
-                  .topics()
-                  .forEach(
-                      t ->
-                          addTopic(
-                              needs, AclOperation.DESCRIBE, t.name(), t.topicId(), topicNames));
-            }
-          }
         }
+        // A batch of groups (v8+): each group and topic in PerEntryAuthorization.
       }
-      case DESCRIBE_GROUPS ->
-          ((DescribeGroupsRequestData) request)
-              .groups()
-              .forEach(g -> needs.add(Need.group(AclOperation.DESCRIBE, g)));
-      case CONSUMER_GROUP_DESCRIBE ->
-          ((ConsumerGroupDescribeRequestData) request)
-              .groupIds()
-              .forEach(g -> needs.add(Need.group(AclOperation.DESCRIBE, g)));
-      case DELETE_GROUPS ->
-          ((DeleteGroupsRequestData) request)
-              .groupsNames()
-              .forEach(g -> needs.add(Need.group(AclOperation.DELETE, g)));
+      case DESCRIBE_GROUPS, CONSUMER_GROUP_DESCRIBE, DELETE_GROUPS, DESCRIBE_TRANSACTIONS -> {
+        // Each group or transactional id: PerEntryAuthorization.
+      }
       case FIND_COORDINATOR -> {
         FindCoordinatorRequestData find = (FindCoordinatorRequestData) request;
         boolean txn = find.keyType() == CoordinatorType.TRANSACTION.id();
-        List<String> keys =
-            find.coordinatorKeys().isEmpty() ? List.of(find.key()) : find.coordinatorKeys();
-        for (String key : keys) {
+        if (find.coordinatorKeys().isEmpty()) { // a batch (v4+): PerEntryAuthorization
+          String key = find.key();
           needs.add(
               txn ? Need.txn(AclOperation.DESCRIBE, key) : Need.group(AclOperation.DESCRIBE, key));
         }
@@ -327,10 +321,6 @@ public final class ApiAuthorization {
           add.v3AndBelowTopics().forEach(t -> needs.add(Need.topic(AclOperation.WRITE, t.name())));
         }
       }
-      case DESCRIBE_TRANSACTIONS ->
-          ((DescribeTransactionsRequestData) request)
-              .transactionalIds()
-              .forEach(id -> needs.add(Need.txn(AclOperation.DESCRIBE, id)));
       case DELETE_RECORDS ->
           ((DeleteRecordsRequestData) request)
               .topics()

@@ -1,22 +1,38 @@
 package io.brook.protocol.network;
 
 import java.net.InetAddress;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
- * Counts open connections against {@code max.connections} (all listeners) and {@code
- * max.connections.per.ip} (or its {@code max.connections.per.ip.overrides}). Thread-safe: acceptors
- * of every listener call it.
+ * Kafka's connection quotas for the accept side: counts open connections against {@code
+ * max.connections} (all listeners), {@code listener.name.<l>.max.connections} and {@code
+ * max.connections.per.ip} (or its {@code max.connections.per.ip.overrides}), and paces new
+ * connections to {@code max.connection.creation.rate} (broker-wide and per listener).
+ *
+ * <p>What a caller does with each answer follows Kafka: a connection over the per-address limit is
+ * closed at once; one that finds no slot under the listener's or the broker's limit waits, with the
+ * listener no longer accepting, until a connection closes; a connection over a creation rate waits
+ * for {@link #throttleNanos} before it is served. The inter-broker listener (when there is more
+ * than one listener) is exempt from the broker-wide limits, so replication keeps working when
+ * clients use them up.
+ *
+ * <p>Thread-safe: the connections of every listener, on every event loop, call it; connections are
+ * opened rarely enough that one lock costs nothing.
  */
 public final class ConnectionLimiter {
-  /** Whether a new connection may stay open, and if not which limit it hit. */
+  /** Whether a new connection may be served now, and if not which limit it hit. */
   public enum Admission {
     ADMITTED,
+    /** No slot under {@code max.connections} or the listener's: wait for one to free. */
     TOO_MANY_CONNECTIONS,
+    /** Over {@code max.connections.per.ip}: close. */
     TOO_MANY_FROM_ADDRESS
   }
+
+  private static final long WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final int maxConnections;
   private final int maxConnectionsPerIp;
@@ -24,8 +40,16 @@ public final class ConnectionLimiter {
   /** {@code max.connections.per.ip.overrides}, resolved to addresses. */
   private final Map<InetAddress, Integer> overrides;
 
-  private final AtomicInteger total = new AtomicInteger();
-  private final ConcurrentHashMap<InetAddress, Integer> perAddress = new ConcurrentHashMap<>();
+  private final AcceptLimits acceptLimits;
+  private final boolean interBrokerProtected;
+  private final LongSupplier nanoClock;
+
+  private int total;
+  private final Map<InetAddress, Integer> perAddress = new HashMap<>();
+  private final Map<String, Integer> perListener = new HashMap<>();
+  private final CreationRate brokerRate;
+  private final Map<String, CreationRate> listenerRates = new HashMap<>();
+  private long throttled;
 
   public ConnectionLimiter(int maxConnections, int maxConnectionsPerIp) {
     this(maxConnections, maxConnectionsPerIp, Map.of());
@@ -36,9 +60,33 @@ public final class ConnectionLimiter {
    */
   public ConnectionLimiter(
       int maxConnections, int maxConnectionsPerIp, Map<InetAddress, Integer> overrides) {
+    this(maxConnections, maxConnectionsPerIp, overrides, AcceptLimits.NONE, 1, System::nanoTime);
+  }
+
+  /**
+   * @param listenerCount how many listeners the server has (the inter-broker listener is only
+   *     exempt from the broker-wide limits when there are others)
+   * @param nanoClock {@link System#nanoTime}, or a test's clock
+   */
+  public ConnectionLimiter(
+      int maxConnections,
+      int maxConnectionsPerIp,
+      Map<InetAddress, Integer> overrides,
+      AcceptLimits acceptLimits,
+      int listenerCount,
+      LongSupplier nanoClock) {
     this.maxConnections = maxConnections;
     this.maxConnectionsPerIp = maxConnectionsPerIp;
     this.overrides = Map.copyOf(overrides);
+    this.acceptLimits = acceptLimits;
+    this.interBrokerProtected = acceptLimits.interBrokerListener() != null && listenerCount > 1;
+    this.nanoClock = nanoClock;
+    this.brokerRate = new CreationRate(acceptLimits.maxConnectionCreationRate());
+    acceptLimits
+        .listeners()
+        .forEach(
+            (name, limits) ->
+                listenerRates.put(name, new CreationRate(limits.maxConnectionCreationRate())));
   }
 
   /**
@@ -48,7 +96,7 @@ public final class ConnectionLimiter {
    * @throws IllegalArgumentException if a host cannot be resolved
    */
   public static Map<InetAddress, Integer> resolve(Map<String, Integer> overrides) {
-    Map<InetAddress, Integer> resolved = new java.util.HashMap<>();
+    Map<InetAddress, Integer> resolved = new HashMap<>();
     overrides.forEach(
         (host, limit) -> {
           try {
@@ -64,37 +112,60 @@ public final class ConnectionLimiter {
   }
 
   /**
-   * Counts a new connection from {@code address} if both limits allow it. An admitted connection
-   * must be {@linkplain #release released} exactly once when it closes.
+   * Counts a new connection from {@code address} on {@code listener} if every limit allows it. An
+   * admitted connection must be {@linkplain #release released} exactly once when it closes.
    */
-  public Admission tryAcquire(InetAddress address) {
-    if (total.incrementAndGet() > maxConnections) {
-      total.decrementAndGet();
-      return Admission.TOO_MANY_CONNECTIONS;
-    }
-    boolean[] admitted = {false};
-    int limit = overrides.getOrDefault(address, maxConnectionsPerIp);
-    perAddress.compute(
-        address,
-        (a, count) -> {
-          int current = count == null ? 0 : count;
-          if (current >= limit) {
-            return count;
-          }
-          admitted[0] = true;
-          return current + 1;
-        });
-    if (!admitted[0]) {
-      total.decrementAndGet();
+  public synchronized Admission tryAcquire(String listener, InetAddress address) {
+    int fromAddress = perAddress.getOrDefault(address, 0);
+    if (fromAddress >= overrides.getOrDefault(address, maxConnectionsPerIp)) {
       return Admission.TOO_MANY_FROM_ADDRESS;
     }
+    if (!slotAvailable(listener)) {
+      return Admission.TOO_MANY_CONNECTIONS;
+    }
+    total++;
+    int onListener = perListener.getOrDefault(listener, 0);
+    perAddress.put(address, fromAddress + 1);
+    perListener.put(listener, onListener + 1);
     return Admission.ADMITTED;
   }
 
-  /** Forgets one admitted connection from {@code address}. */
-  public void release(InetAddress address) {
+  /** Whether a connection on {@code listener} would find a slot now (address limits aside). */
+  public synchronized boolean slotAvailable(String listener) {
+    return perListener.getOrDefault(listener, 0) < acceptLimits.of(listener).maxConnections()
+        && (isProtected(listener) || total < maxConnections);
+  }
+
+  /** Forgets one admitted connection from {@code address} on {@code listener}. */
+  public synchronized void release(String listener, InetAddress address) {
     perAddress.computeIfPresent(address, (a, count) -> count <= 1 ? null : count - 1);
-    total.decrementAndGet();
+    perListener.computeIfPresent(listener, (l, count) -> count <= 1 ? null : count - 1);
+    total--;
+  }
+
+  /**
+   * Records an admitted connection against the creation rates of its listener and of the broker,
+   * and answers how long it must wait before it is served (0: at once). The rates let through a
+   * second's worth of connections at once, then one every {@code 1 s / rate}.
+   */
+  public synchronized long throttleNanos(String listener) {
+    long now = nanoClock.getAsLong();
+    long wait = 0;
+    CreationRate rate = listenerRates.get(listener);
+    if (rate != null) {
+      wait = rate.reserve(now);
+    }
+    if (!isProtected(listener)) {
+      wait = Math.max(wait, brokerRate.reserve(now));
+    }
+    if (wait > 0) {
+      throttled++;
+    }
+    return wait;
+  }
+
+  private boolean isProtected(String listener) {
+    return interBrokerProtected && listener.equals(acceptLimits.interBrokerListener());
   }
 
   public int maxConnections() {
@@ -106,12 +177,50 @@ public final class ConnectionLimiter {
   }
 
   /** Open connections counted, across all addresses. */
-  public int connections() {
-    return total.get();
+  public synchronized int connections() {
+    return total;
   }
 
   /** Open connections counted from {@code address}. */
-  public int connections(InetAddress address) {
+  public synchronized int connections(InetAddress address) {
     return perAddress.getOrDefault(address, 0);
+  }
+
+  /** Open connections counted on {@code listener}. */
+  public synchronized int listenerConnections(String listener) {
+    return perListener.getOrDefault(listener, 0);
+  }
+
+  /** Connections made to wait by a creation rate since start. */
+  public synchronized long throttledConnections() {
+    return throttled;
+  }
+
+  /**
+   * Paces connections to a rate by giving each the next theoretical arrival time (a virtual
+   * schedule): a connection is served once its slot is less than a window ahead of now.
+   */
+  private static final class CreationRate {
+    private final long intervalNanos;
+    private long nextSlotNanos;
+    private boolean started;
+
+    CreationRate(int perSecond) {
+      // A rate of 0 would refuse every connection forever; Brook paces it as one a second.
+      this.intervalNanos =
+          perSecond == Integer.MAX_VALUE ? 0 : WINDOW_NANOS / Math.max(1, perSecond);
+    }
+
+    long reserve(long now) {
+      if (intervalNanos == 0) {
+        return 0;
+      }
+      if (!started || nextSlotNanos - now < 0) {
+        nextSlotNanos = now;
+        started = true;
+      }
+      nextSlotNanos += intervalNanos;
+      return Math.max(0, nextSlotNanos - now - WINDOW_NANOS);
+    }
   }
 }

@@ -18,12 +18,10 @@ import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Sets up each accepted connection of one listener, after checking the connection limits: a refused
- * connection is closed at once.
+ * Sets up each accepted connection of one listener once its {@link ListenerAdmission} admits it
+ * under the connection limits.
  *
  * <p>Pipeline: the listener's {@link ListenerSecurity} handlers (TLS) → {@code IdleStateHandler}
  * ({@code connections.max.idle.ms}) → {@link FrameDecoder} ({@code socket.request.max.bytes}, the
@@ -32,15 +30,13 @@ import org.slf4j.LoggerFactory;
  * the decoder and the connection handler share one {@link ReadGate}.
  */
 final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
-  private static final Logger LOG = LoggerFactory.getLogger(KafkaChannelInitializer.class);
-
   private final String listenerName;
   private final ListenerSecurity security;
   private final NetworkConfig config;
   private final ApiRegistry registry;
   private final RequestMemoryPool memoryPool;
   private final RequestDecoder requestDecoder;
-  private final ConnectionLimiter limiter;
+  private final ListenerAdmission admission;
   private final OpenConnections openConnections;
   private final AtomicLong connectionIndex;
 
@@ -54,6 +50,7 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
       ApiRegistry registry,
       RequestMemoryPool memoryPool,
       ConnectionLimiter limiter,
+      Runnable anyReleased,
       OpenConnections openConnections,
       AtomicLong connectionIndex) {
     this.sasl = security.sasl();
@@ -63,30 +60,24 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
     this.registry = registry;
     this.memoryPool = memoryPool;
     this.requestDecoder = new RequestDecoder(new RequestParser(registry));
-    this.limiter = limiter;
+    this.admission = new ListenerAdmission(listenerName, limiter, this::setUp, anyReleased);
     this.openConnections = openConnections;
     this.connectionIndex = connectionIndex;
   }
 
+  ListenerAdmission admission() {
+    return admission;
+  }
+
   @Override
   protected void initChannel(SocketChannel channel) {
+    admission.admit(channel);
+  }
+
+  /** Builds the pipeline of an admitted connection (before it reads anything). */
+  private void setUp(SocketChannel channel) {
     InetSocketAddress remote = channel.remoteAddress();
     InetAddress address = remote.getAddress();
-    ConnectionLimiter.Admission admission = limiter.tryAcquire(address);
-    if (admission != ConnectionLimiter.Admission.ADMITTED) {
-      LOG.warn(
-          "Refused connection peer={} listener={} reason={} maxConnections={}"
-              + " maxConnectionsPerIp={}",
-          remote,
-          listenerName,
-          admission,
-          limiter.maxConnections(),
-          limiter.maxConnectionsPerIp());
-      channel.close();
-      return;
-    }
-    channel.closeFuture().addListener(f -> limiter.release(address));
-
     String connectionId =
         format(channel.localAddress())
             + "-"

@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -55,6 +56,11 @@ public final class KafkaNetworkServer implements AutoCloseable {
   private final EventLoopGroup acceptGroup;
   private final EventLoopGroup networkGroup;
   private final Map<String, Channel> serverChannels = new LinkedHashMap<>();
+
+  /** Read by event loops when a connection closes, so not guarded by this server's lock. */
+  private final List<ListenerAdmission> admissions = new CopyOnWriteArrayList<>();
+
+  private volatile ConnectionLimiter limiter;
   private final OpenConnections openConnections = new OpenConnections();
   private final RequestMemoryPool memoryPool;
   private final MemoryPoolMBeans memoryPoolMBeans;
@@ -100,8 +106,8 @@ public final class KafkaNetworkServer implements AutoCloseable {
 
   /** Starts accepting connections on every listener bound by {@link #bind}. */
   public synchronized void startAccepting() {
-    for (Channel channel : serverChannels.values()) {
-      channel.config().setAutoRead(true);
+    for (ListenerAdmission admission : admissions) {
+      admission.startAccepting();
     }
     LOG.info("Network server accepting connections listeners={}", describeListeners());
   }
@@ -166,13 +172,28 @@ public final class KafkaNetworkServer implements AutoCloseable {
       boolean accept,
       Function<String, ListenerSecurity> securityOf)
       throws IOException, InterruptedException {
-    ConnectionLimiter limiter =
+    limiter =
         new ConnectionLimiter(
             config.maxConnections(),
             config.maxConnectionsPerIp(),
-            ConnectionLimiter.resolve(config.maxConnectionsPerIpOverrides()));
+            ConnectionLimiter.resolve(config.maxConnectionsPerIpOverrides()),
+            config.acceptLimits(),
+            config.listeners().size(),
+            System::nanoTime);
+    Runnable anyReleased = this::retryWaitingConnections;
     AtomicLong connectionIndex = new AtomicLong();
     for (NetworkConfig.Listener listener : config.listeners()) {
+      KafkaChannelInitializer initializer =
+          new KafkaChannelInitializer(
+              listener.name(),
+              securityOf.apply(listener.name()),
+              config,
+              registry,
+              memoryPool,
+              limiter,
+              anyReleased,
+              openConnections,
+              connectionIndex);
       ServerBootstrap bootstrap =
           new ServerBootstrap()
               .group(acceptGroup, networkGroup)
@@ -180,16 +201,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
               .option(ChannelOption.AUTO_READ, accept)
               .childOption(ChannelOption.TCP_NODELAY, true)
               .childOption(ChannelOption.SO_KEEPALIVE, true)
-              .childHandler(
-                  new KafkaChannelInitializer(
-                      listener.name(),
-                      securityOf.apply(listener.name()),
-                      config,
-                      registry,
-                      memoryPool,
-                      limiter,
-                      openConnections,
-                      connectionIndex));
+              .childHandler(initializer);
       InetSocketAddress address =
           listener.host().isEmpty()
               ? new InetSocketAddress(listener.port())
@@ -203,7 +215,19 @@ public final class KafkaNetworkServer implements AutoCloseable {
         throw new IllegalStateException("cannot bind listener " + listener, cause);
       }
       serverChannels.put(listener.name(), bound.channel());
+      initializer.admission().bound(bound.channel(), accept);
+      admissions.add(initializer.admission());
     }
+  }
+
+  /** A connection closed: connections waiting for a slot, on any listener, try again. */
+  private void retryWaitingConnections() {
+    admissions.forEach(ListenerAdmission::retryWaiting);
+  }
+
+  /** The connection limits and counts ({@code max.connections} and its relatives). */
+  public ConnectionLimiter connectionLimiter() {
+    return limiter;
   }
 
   private synchronized List<String> describeListeners() {

@@ -12,6 +12,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import javax.management.ObjectName;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -72,15 +73,66 @@ class LimitsIT {
   }
 
   @Test
-  void connectionsBeyondTheTotalLimitAreClosed() throws Exception {
-    try (TestServer server = TestServer.start(registry, s -> s.maxConnections(1));
-        WireClient first = server.connect()) {
+  void aConnectionBeyondTheTotalLimitWaitsUnreadUntilOneCloses() throws Exception {
+    try (TestServer server = TestServer.start(registry, s -> s.maxConnections(1))) {
+      WireClient first = server.connect();
+      assertAnswers(first);
+
+      // When a second client connects and sends a request over the limit
+      try (WireClient second = server.connect()) {
+        int correlationId = second.send(new ApiVersionsRequestData(), (short) 0);
+        assertAnswers(first);
+        assertThat(server.server().connectionLimiter().connections()).isEqualTo(1);
+
+        // Then it is served, request included, once the first closes
+        first.close();
+        assertThat(second.receive(ApiKeys.API_VERSIONS, (short) 0).correlationId())
+            .isEqualTo(correlationId);
+        assertAnswers(second);
+      }
+    }
+  }
+
+  @Test
+  void aListenersLimitHoldsItsConnectionsWhileOtherListenersServe() throws Exception {
+    AcceptLimits limits =
+        new AcceptLimits(
+            Integer.MAX_VALUE,
+            Map.of(TestServer.LISTENER, new AcceptLimits.ListenerLimits(1, Integer.MAX_VALUE)),
+            null);
+    try (TestServer server =
+            TestServer.start(
+                registry, s -> s.listener("OTHER", "127.0.0.1", 0).acceptLimits(limits));
+        WireClient onOther = WireClient.connect(server.server().boundPort("OTHER"));
+        WireClient alsoOnOther = WireClient.connect(server.server().boundPort("OTHER"))) {
+      WireClient first = server.connect();
       assertAnswers(first);
 
       try (WireClient second = server.connect()) {
-        second.assertClosedByServer();
+        int correlationId = second.send(new ApiVersionsRequestData(), (short) 0);
+        // The other listener is not limited
+        assertAnswers(onOther);
+        assertAnswers(alsoOnOther);
+        assertThat(server.server().connectionLimiter().listenerConnections(TestServer.LISTENER))
+            .isEqualTo(1);
+
+        first.close();
+        assertThat(second.receive(ApiKeys.API_VERSIONS, (short) 0).correlationId())
+            .isEqualTo(correlationId);
       }
+    }
+  }
+
+  @Test
+  void connectionsOverTheCreationRateAreServedLate() throws Exception {
+    AcceptLimits oneASecond = new AcceptLimits(1, Map.of(), null);
+    try (TestServer server = TestServer.start(registry, s -> s.acceptLimits(oneASecond));
+        WireClient first = server.connect();
+        WireClient second = server.connect()) {
       assertAnswers(first);
+      // The second waits for its turn (a second after the first), then is served
+      assertAnswers(second);
+      assertThat(server.server().connectionLimiter().throttledConnections()).isEqualTo(1);
     }
   }
 

@@ -440,6 +440,14 @@ public final class BrokerConfig {
     return (Integer) value(NetworkSettings.MAX_CONNECTIONS_PER_IP);
   }
 
+  /**
+   * {@code max.connection.creation.rate} and the per-listener {@code listener.name.<l>.max.
+   * connections} and {@code .max.connection.creation.rate}, with the inter-broker listener.
+   */
+  public io.brook.protocol.network.AcceptLimits acceptLimits() {
+    return ListenerConnectionLimits.of(this);
+  }
+
   public long connectionsMaxIdleMs() {
     return (Long) value(NetworkSettings.CONNECTIONS_MAX_IDLE_MS);
   }

@@ -135,14 +135,16 @@ final class NetworkSettings {
             Integer.MAX_VALUE,
             atLeast(0),
             MEDIUM,
-            "Open connections the broker allows across all listeners.")
+            "Open connections the broker allows across all listeners, the inter-broker"
+                + " listener aside; one more waits, unread, with its listener not accepting, until"
+                + " a connection closes. listener.name.<l>.max.connections limits one listener.")
         .uses(
             MAX_CONNECTIONS_PER_IP,
             INT,
             Integer.MAX_VALUE,
             atLeast(0),
             MEDIUM,
-            "Open connections allowed from one IP address.")
+            "Open connections allowed from one IP address; one more is closed at once.")
         .uses(
             "max.connections.per.ip.overrides",
             STRING,
@@ -150,13 +152,16 @@ final class NetworkSettings {
             ANY,
             MEDIUM,
             "host:limit or ip:limit pairs that override max.connections.per.ip.")
-        .accepts(
-            "max.connection.creation.rate",
+        .uses(
+            ListenerConnectionLimits.MAX_CONNECTION_CREATION_RATE,
             INT,
             Integer.MAX_VALUE,
             atLeast(0),
             MEDIUM,
-            "New connections per second a listener accepts.")
+            "New connections per second the broker accepts across its listeners, the"
+                + " inter-broker listener aside; more wait for their turn (a second's worth may"
+                + " come at once). listener.name.<l>.max.connection.creation.rate limits one"
+                + " listener.")
         .uses(
             CONNECTIONS_MAX_IDLE_MS,
             LONG,

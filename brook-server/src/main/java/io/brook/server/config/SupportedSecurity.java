@@ -75,6 +75,13 @@ final class SupportedSecurity {
               + "|(plain|scram-sha-256|scram-sha-512)\\.sasl\\.jaas\\.config"
               + "|plain\\.sasl\\.server\\.callback\\.handler\\.class");
 
+  /**
+   * Connection limits per listener (not security, but under {@code listener.name.} like the rest;
+   * {@link ListenerConnectionLimits}).
+   */
+  private static final Pattern CONNECTION_LIMIT_LISTENER_KEYS =
+      Pattern.compile("max\\.connections|max\\.connection\\.creation\\.rate");
+
   /** Keys Brook implements, whole-key patterns. */
   static final List<Pattern> GLOBAL_KEYS = List.of(SSL_KEYS, SASL_KEYS, AUTHORIZER_KEYS);
 
@@ -82,7 +89,8 @@ final class SupportedSecurity {
    * Keys Brook implements per listener, as {@code listener.name.<listener>.<key>}: patterns of the
    * {@code <key>} part.
    */
-  static final List<Pattern> PER_LISTENER_KEYS = List.of(SSL_KEYS, SASL_LISTENER_KEYS);
+  static final List<Pattern> PER_LISTENER_KEYS =
+      List.of(SSL_KEYS, SASL_LISTENER_KEYS, CONNECTION_LIMIT_LISTENER_KEYS);
 
   private static final String PER_LISTENER_PREFIX = "listener.name.";
 

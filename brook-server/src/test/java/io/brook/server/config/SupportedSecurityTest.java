@@ -28,7 +28,7 @@ class SupportedSecurityTest {
         "ssl.no.such.setting | x | ssl.no.such.setting",
         "listener.name.plaintext.sasl.kerberos.service.name | kafka"
             + " | listener.name.plaintext.sasl.kerberos.service.name",
-        "listener.name.plaintext.max.connections | 10 | listener.name.plaintext.max.connections",
+        "listener.name.plaintext.no.such.limit | 10 | listener.name.plaintext.no.such.limit",
         "listener.name.nosuch.ssl.keystore.location | /k | listener.name.nosuch",
         "listener.name.x | y | listener.name.x",
       })
@@ -40,6 +40,28 @@ class SupportedSecurityTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining(named)
         .hasMessageNotContaining(value.length() > 3 ? value : "\u0000");
+  }
+
+  @Test
+  void perListenerConnectionLimitsAreAcceptedAndResolved() {
+    Map<String, String> props = combined();
+    props.put("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093,CLIENTS://:9094");
+    props.put(
+        "listener.security.protocol.map",
+        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,CLIENTS:PLAINTEXT");
+    props.put("inter.broker.listener.name", "PLAINTEXT");
+    props.put("max.connection.creation.rate", "50");
+    props.put("listener.name.clients.max.connections", "100");
+    props.put("listener.name.CLIENTS.max.connection.creation.rate", "20");
+
+    io.brook.protocol.network.AcceptLimits limits = config(props).acceptLimits();
+
+    assertThat(limits.maxConnectionCreationRate()).isEqualTo(50);
+    assertThat(limits.interBrokerListener()).isEqualTo("PLAINTEXT");
+    assertThat(limits.listeners())
+        .containsOnlyKeys("CLIENTS")
+        .containsEntry(
+            "CLIENTS", new io.brook.protocol.network.AcceptLimits.ListenerLimits(100, 20));
   }
 
   @Test

@@ -16,8 +16,14 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConsumerGroupOffsetsResult;
+import org.apache.kafka.clients.admin.DeleteConsumerGroupsResult;
+import org.apache.kafka.clients.admin.DescribeConsumerGroupsResult;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -225,6 +231,45 @@ class AuthorizationIT {
             BROOK.bootstrapServers(), "transactional.id", "tx-locked", "max.block.ms", "10000")) {
       assertThatThrownBy(producer::initTransactions)
           .isInstanceOf(TransactionalIdAuthorizationException.class);
+    }
+  }
+
+  @Test
+  void requestsNamingSeveralGroupsOrTopicsAreAnsweredPerEntry() throws Exception {
+    TopicPartition open = new TopicPartition("open", 0);
+    TopicPartition hidden = new TopicPartition("hidden", 0);
+    try (Admin admin = admin(BROOK.bootstrapServers())) {
+      // An OffsetCommit naming a topic the principal may read and one it may not
+      AlterConsumerGroupOffsetsResult commit =
+          admin.alterConsumerGroupOffsets(
+              "mine", Map.of(open, new OffsetAndMetadata(1), hidden, new OffsetAndMetadata(1)));
+      commit.partitionResult(open).get();
+      assertThatThrownBy(() -> commit.partitionResult(hidden).get())
+          .hasCauseInstanceOf(TopicAuthorizationException.class);
+
+      // Batched FindCoordinator and DescribeGroups / ConsumerGroupDescribe for two groups
+      DescribeConsumerGroupsResult described =
+          admin.describeConsumerGroups(List.of("mine", "locked"));
+      assertThat(described.describedGroups().get("mine").get().groupId()).isEqualTo("mine");
+      assertThatThrownBy(() -> described.describedGroups().get("locked").get())
+          .hasCauseInstanceOf(GroupAuthorizationException.class);
+
+      // A batched OffsetFetch for the two groups
+      ListConsumerGroupOffsetsResult offsets =
+          admin.listConsumerGroupOffsets(
+              Map.of(
+                  "mine", new ListConsumerGroupOffsetsSpec(),
+                  "locked", new ListConsumerGroupOffsetsSpec()));
+      assertThat(offsets.partitionsToOffsetAndMetadata("mine").get())
+          .isEqualTo(Map.of(open, new OffsetAndMetadata(1)));
+      assertThatThrownBy(() -> offsets.partitionsToOffsetAndMetadata("locked").get())
+          .hasCauseInstanceOf(GroupAuthorizationException.class);
+
+      // DeleteGroups for the two groups
+      DeleteConsumerGroupsResult deleted = admin.deleteConsumerGroups(List.of("mine", "locked"));
+      deleted.deletedGroups().get("mine").get();
+      assertThatThrownBy(() -> deleted.deletedGroups().get("locked").get())
+          .hasCauseInstanceOf(GroupAuthorizationException.class);
     }
   }
 

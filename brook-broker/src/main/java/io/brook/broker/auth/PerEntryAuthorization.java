@@ -1,0 +1,415 @@
+package io.brook.broker.auth;
+
+import io.brook.protocol.RequestContext;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
+import org.apache.kafka.common.message.DeleteGroupsResponseData;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.DescribeTransactionsRequestData;
+import org.apache.kafka.common.message.DescribeTransactionsResponseData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
+import org.apache.kafka.common.resource.ResourceType;
+
+/**
+ * Kafka's per-entry answers for the requests that name several groups, transactional ids or topics:
+ * each entry is checked on its own, a denied one is taken out of the request and answered with its
+ * own authorization error, and the rest are served. The resources a request names as a whole (the
+ * group of an OffsetCommit, the transactional id of a TxnOffsetCommit) stay with {@link
+ * ApiAuthorization}'s whole-request check, as in Kafka.
+ */
+final class PerEntryAuthorization {
+  /** Adds the denied entries to the handler's response. */
+  interface Denied {
+    /** Nothing was denied. */
+    Denied NONE = response -> {};
+
+    void addTo(ApiMessage response);
+  }
+
+  /**
+   * Removes the entries of {@code request} the principal may not act on, and returns how to answer
+   * them.
+   */
+  static Denied split(
+      ApiKeys api,
+      ApiMessage request,
+      RequestContext context,
+      RequestAuthorizer authorizer,
+      Function<Uuid, String> topicNames) {
+    Checker check = new Checker(context, authorizer);
+    return switch (api) {
+      case DESCRIBE_GROUPS -> describeGroups((DescribeGroupsRequestData) request, check);
+      case DELETE_GROUPS -> deleteGroups((DeleteGroupsRequestData) request, check);
+      case CONSUMER_GROUP_DESCRIBE ->
+          consumerGroupDescribe((ConsumerGroupDescribeRequestData) request, check);
+      case FIND_COORDINATOR -> findCoordinator((FindCoordinatorRequestData) request, check);
+      case DESCRIBE_TRANSACTIONS ->
+          describeTransactions((DescribeTransactionsRequestData) request, check);
+      case OFFSET_FETCH -> offsetFetch((OffsetFetchRequestData) request, check);
+      case OFFSET_COMMIT -> offsetCommit((OffsetCommitRequestData) request, check, topicNames);
+      case TXN_OFFSET_COMMIT ->
+          txnOffsetCommit((TxnOffsetCommitRequestData) request, check, topicNames);
+      default -> Denied.NONE;
+    };
+  }
+
+  /** Whether the API's entries are checked here rather than as a whole. */
+  static boolean handles(ApiKeys api, ApiMessage request) {
+    return switch (api) {
+      case DESCRIBE_GROUPS,
+          DELETE_GROUPS,
+          CONSUMER_GROUP_DESCRIBE,
+          DESCRIBE_TRANSACTIONS,
+          OFFSET_COMMIT,
+          TXN_OFFSET_COMMIT ->
+          true;
+      case FIND_COORDINATOR -> !((FindCoordinatorRequestData) request).coordinatorKeys().isEmpty();
+      case OFFSET_FETCH -> !((OffsetFetchRequestData) request).groups().isEmpty();
+      default -> false;
+    };
+  }
+
+  /**
+   * Whether the handler has anything left to do once the denied entries are out (if not, the
+   * response is the API's empty one plus the denied entries).
+   */
+  static boolean anythingLeft(ApiKeys api, ApiMessage request) {
+    return switch (api) {
+      case DESCRIBE_GROUPS -> !((DescribeGroupsRequestData) request).groups().isEmpty();
+      case DELETE_GROUPS -> !((DeleteGroupsRequestData) request).groupsNames().isEmpty();
+      case CONSUMER_GROUP_DESCRIBE ->
+          !((ConsumerGroupDescribeRequestData) request).groupIds().isEmpty();
+      case FIND_COORDINATOR -> !((FindCoordinatorRequestData) request).coordinatorKeys().isEmpty();
+      case DESCRIBE_TRANSACTIONS ->
+          !((DescribeTransactionsRequestData) request).transactionalIds().isEmpty();
+      case OFFSET_FETCH -> !((OffsetFetchRequestData) request).groups().isEmpty();
+      default -> true; // commits: an empty topic list is a valid request
+    };
+  }
+
+  /** The API's response with nothing in it, for a request whose every entry was denied. */
+  static ApiMessage emptyResponse(ApiKeys api) {
+    return switch (api) {
+      case DESCRIBE_GROUPS -> new DescribeGroupsResponseData();
+      case DELETE_GROUPS -> new DeleteGroupsResponseData();
+      case CONSUMER_GROUP_DESCRIBE -> new ConsumerGroupDescribeResponseData();
+      case FIND_COORDINATOR -> new FindCoordinatorResponseData();
+      case DESCRIBE_TRANSACTIONS -> new DescribeTransactionsResponseData();
+      case OFFSET_FETCH -> new OffsetFetchResponseData();
+      default -> throw new IllegalArgumentException("no per-entry answer for " + api);
+    };
+  }
+
+  private static Denied describeGroups(DescribeGroupsRequestData request, Checker check) {
+    List<String> denied = check.removeDenied(request.groups(), AclOperation.DESCRIBE, GROUP);
+    return message -> {
+      DescribeGroupsResponseData response = (DescribeGroupsResponseData) message;
+      response.setGroups(new ArrayList<>(response.groups())); // the handler's may be immutable
+      denied.forEach(
+          g ->
+              response
+                  .groups()
+                  .add(
+                      new DescribeGroupsResponseData.DescribedGroup()
+                          .setGroupId(g)
+                          .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())));
+    };
+  }
+
+  private static Denied consumerGroupDescribe(
+      ConsumerGroupDescribeRequestData request, Checker check) {
+    List<String> denied = check.removeDenied(request.groupIds(), AclOperation.DESCRIBE, GROUP);
+    return message -> {
+      ConsumerGroupDescribeResponseData response = (ConsumerGroupDescribeResponseData) message;
+      response.setGroups(new ArrayList<>(response.groups()));
+      denied.forEach(
+          g ->
+              response
+                  .groups()
+                  .add(
+                      new ConsumerGroupDescribeResponseData.DescribedGroup()
+                          .setGroupId(g)
+                          .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())));
+    };
+  }
+
+  private static Denied deleteGroups(DeleteGroupsRequestData request, Checker check) {
+    List<String> denied = check.removeDenied(request.groupsNames(), AclOperation.DELETE, GROUP);
+    return response ->
+        denied.forEach(
+            g ->
+                ((DeleteGroupsResponseData) response)
+                    .results()
+                    .add(
+                        new DeleteGroupsResponseData.DeletableGroupResult()
+                            .setGroupId(g)
+                            .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())));
+  }
+
+  private static Denied findCoordinator(FindCoordinatorRequestData request, Checker check) {
+    boolean txn = request.keyType() == CoordinatorType.TRANSACTION.id();
+    Errors error =
+        txn ? Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED : Errors.GROUP_AUTHORIZATION_FAILED;
+    List<String> denied =
+        check.removeDenied(
+            request.coordinatorKeys(),
+            AclOperation.DESCRIBE,
+            txn ? ResourceType.TRANSACTIONAL_ID : GROUP);
+    return message -> {
+      FindCoordinatorResponseData response = (FindCoordinatorResponseData) message;
+      response.setCoordinators(new ArrayList<>(response.coordinators()));
+      denied.forEach(
+          key ->
+              response
+                  .coordinators()
+                  .add(
+                      new FindCoordinatorResponseData.Coordinator()
+                          .setKey(key)
+                          .setNodeId(-1)
+                          .setHost("")
+                          .setPort(-1)
+                          .setErrorCode(error.code())
+                          .setErrorMessage(error.message())));
+    };
+  }
+
+  private static Denied describeTransactions(
+      DescribeTransactionsRequestData request, Checker check) {
+    List<String> denied =
+        check.removeDenied(
+            request.transactionalIds(), AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID);
+    return message -> {
+      DescribeTransactionsResponseData response = (DescribeTransactionsResponseData) message;
+      response.setTransactionStates(new ArrayList<>(response.transactionStates()));
+      denied.forEach(
+          id ->
+              response
+                  .transactionStates()
+                  .add(
+                      new DescribeTransactionsResponseData.TransactionState()
+                          .setTransactionalId(id)
+                          .setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code())));
+    };
+  }
+
+  /**
+   * A batched OffsetFetch (v8+): a group the principal may not describe is answered with
+   * GROUP_AUTHORIZATION_FAILED; within an allowed group, the topics it may not describe are left
+   * out of the request and answered per partition with TOPIC_AUTHORIZATION_FAILED.
+   */
+  private static Denied offsetFetch(OffsetFetchRequestData request, Checker check) {
+    List<String> deniedGroups = new ArrayList<>();
+    List<Consumer<OffsetFetchResponseData>> deniedTopics = new ArrayList<>();
+    for (Iterator<OffsetFetchRequestData.OffsetFetchRequestGroup> it = request.groups().iterator();
+        it.hasNext(); ) {
+      OffsetFetchRequestData.OffsetFetchRequestGroup group = it.next();
+      if (!check.allowed(AclOperation.DESCRIBE, GROUP, group.groupId())) {
+        deniedGroups.add(group.groupId());
+        it.remove();
+        continue;
+      }
+      if (group.topics() == null) {
+        continue; // all of the group's topics: the handler lists what it has
+      }
+      List<OffsetFetchResponseData.OffsetFetchResponseTopics> denied = new ArrayList<>();
+      group
+          .topics()
+          .removeIf(
+              t -> {
+                if (t.name() == null
+                    || t.name().isEmpty()
+                    || check.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, t.name())) {
+                  return false;
+                }
+                OffsetFetchResponseData.OffsetFetchResponseTopics topic =
+                    new OffsetFetchResponseData.OffsetFetchResponseTopics()
+                        .setName(t.name())
+                        .setTopicId(t.topicId());
+                for (int partition : t.partitionIndexes()) {
+                  topic
+                      .partitions()
+                      .add(
+                          new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                              .setPartitionIndex(partition)
+                              .setCommittedOffset(-1)
+                              .setMetadata("")
+                              .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                }
+                denied.add(topic);
+                return true;
+              });
+      if (!denied.isEmpty()) {
+        String groupId = group.groupId();
+        deniedTopics.add(
+            response ->
+                response.groups().stream()
+                    .filter(g -> g.groupId().equals(groupId))
+                    .findFirst()
+                    .ifPresent(
+                        g -> {
+                          List<OffsetFetchResponseData.OffsetFetchResponseTopics> topics =
+                              new ArrayList<>(g.topics());
+                          topics.addAll(denied);
+                          g.setTopics(topics);
+                        }));
+      }
+    }
+    return message -> {
+      OffsetFetchResponseData response = (OffsetFetchResponseData) message;
+      response.setGroups(new ArrayList<>(response.groups()));
+      deniedTopics.forEach(add -> add.accept(response));
+      deniedGroups.forEach(
+          g ->
+              response
+                  .groups()
+                  .add(
+                      new OffsetFetchResponseData.OffsetFetchResponseGroup()
+                          .setGroupId(g)
+                          .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())));
+    };
+  }
+
+  /** OffsetCommit: each topic needs READ; a denied one is answered per partition. */
+  private static Denied offsetCommit(
+      OffsetCommitRequestData request, Checker check, Function<Uuid, String> topicNames) {
+    List<OffsetCommitResponseData.OffsetCommitResponseTopic> denied =
+        check.removeDeniedTopics(
+            request.topics(),
+            t -> t.name(),
+            t -> t.topicId(),
+            topicNames,
+            t ->
+                new OffsetCommitResponseData.OffsetCommitResponseTopic()
+                    .setName(t.name())
+                    .setTopicId(t.topicId())
+                    .setPartitions(
+                        t.partitions().stream()
+                            .map(
+                                p ->
+                                    new OffsetCommitResponseData.OffsetCommitResponsePartition()
+                                        .setPartitionIndex(p.partitionIndex())
+                                        .setErrorCode(TOPIC_DENIED))
+                            .toList()));
+    return message -> {
+      OffsetCommitResponseData response = (OffsetCommitResponseData) message;
+      response.setTopics(concat(response.topics(), denied));
+    };
+  }
+
+  /** TxnOffsetCommit: as OffsetCommit, each topic needs READ. */
+  private static Denied txnOffsetCommit(
+      TxnOffsetCommitRequestData request, Checker check, Function<Uuid, String> topicNames) {
+    List<TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic> denied =
+        check.removeDeniedTopics(
+            request.topics(),
+            t -> t.name(),
+            t -> t.topicId(),
+            topicNames,
+            t ->
+                new TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic()
+                    .setName(t.name())
+                    .setTopicId(t.topicId())
+                    .setPartitions(
+                        t.partitions().stream()
+                            .map(
+                                p ->
+                                    new TxnOffsetCommitResponseData
+                                            .TxnOffsetCommitResponsePartition()
+                                        .setPartitionIndex(p.partitionIndex())
+                                        .setErrorCode(TOPIC_DENIED))
+                            .toList()));
+    return message -> {
+      TxnOffsetCommitResponseData response = (TxnOffsetCommitResponseData) message;
+      response.setTopics(concat(response.topics(), denied));
+    };
+  }
+
+  /**
+   * A mutable copy of {@code answered} followed by {@code denied} (a handler's may be immutable).
+   */
+  private static <T> List<T> concat(List<T> answered, List<T> denied) {
+    List<T> all = new ArrayList<>(answered.size() + denied.size());
+    all.addAll(answered);
+    all.addAll(denied);
+    return all;
+  }
+
+  private static final short TOPIC_DENIED = Errors.TOPIC_AUTHORIZATION_FAILED.code();
+
+  private static final ResourceType GROUP = ResourceType.GROUP;
+
+  /** The authorizer, for one request's principal. */
+  private record Checker(RequestContext context, RequestAuthorizer authorizer) {
+    boolean allowed(AclOperation operation, ResourceType type, String name) {
+      return authorizer.authorize(context, operation, type, name);
+    }
+
+    /** A topic named by name or id; one whose id is unknown is left to the handler. */
+    boolean topicAllowed(
+        AclOperation operation, String name, Uuid id, Function<Uuid, String> topicNames) {
+      String resolved =
+          name != null && !name.isEmpty()
+              ? name
+              : id == null || Uuid.ZERO_UUID.equals(id) ? null : topicNames.apply(id);
+      return resolved == null || allowed(operation, ResourceType.TOPIC, resolved);
+    }
+
+    /**
+     * Removes the topics the principal may not {@code READ} from {@code topics} (in place) and
+     * returns their answers.
+     */
+    <T, R> List<R> removeDeniedTopics(
+        List<T> topics,
+        Function<T, String> name,
+        Function<T, Uuid> id,
+        Function<Uuid, String> topicNames,
+        Function<T, R> answer) {
+      List<R> denied = new ArrayList<>();
+      topics.removeIf(
+          t -> {
+            if (topicAllowed(AclOperation.READ, name.apply(t), id.apply(t), topicNames)) {
+              return false;
+            }
+            denied.add(answer.apply(t));
+            return true;
+          });
+      return denied;
+    }
+
+    /** Removes the denied names from {@code names} (in place) and returns them. */
+    List<String> removeDenied(List<String> names, AclOperation operation, ResourceType type) {
+      List<String> denied = new ArrayList<>();
+      names.removeIf(
+          name -> {
+            if (allowed(operation, type, name)) {
+              return false;
+            }
+            denied.add(name);
+            return true;
+          });
+      return denied;
+    }
+  }
+
+  private PerEntryAuthorization() {}
+}
