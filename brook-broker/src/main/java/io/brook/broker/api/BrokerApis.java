@@ -51,6 +51,7 @@ public final class BrokerApis {
         new DescribeLogDirsHandler(replicaManager, logDirs),
         new DescribeConfigsHandler(identity, replicaManager, describer, authorizer),
         new DescribeAclsHandler(authorizer, () -> replicaManager.image().acls()),
-        new DescribeUserScramCredentialsHandler(replicaManager::image));
+        new DescribeUserScramCredentialsHandler(replicaManager::image),
+        new DescribeClientQuotasHandler(replicaManager::image));
   }
 }
