@@ -75,6 +75,7 @@ class ClientQuotaClusterIT {
     }
 
     // When: a node restarts
+    cluster.stop(2);
     cluster.restart(2);
 
     // Then: the quota came back with its metadata, and a new producer is throttled again
