@@ -6,6 +6,7 @@ import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.cluster.ForwardingHandler;
 import io.brook.broker.cluster.OffloadedHandler;
 import io.brook.controller.api.AllocateProducerIdsHandler;
+import io.brook.controller.api.AlterClientQuotasHandler;
 import io.brook.controller.api.AlterConfigsHandler;
 import io.brook.controller.api.AlterPartitionHandler;
 import io.brook.controller.api.AlterPartitionReassignmentsHandler;
@@ -103,7 +104,8 @@ public final class ControllerServices implements AutoCloseable {
                 quorum::quorumState, quorum::image, settings.controllerListener()),
             new AddRaftVoterHandler(quorum, quorum::image, settings.controllerListener()),
             new RemoveRaftVoterHandler(quorum, quorum::image),
-            new AlterUserScramCredentialsHandler(quorum));
+            new AlterUserScramCredentialsHandler(quorum),
+            new AlterClientQuotasHandler(quorum));
     Set<ApiKeys> served = adminHandlers.stream().map(ApiHandler::apiKey).collect(toSet());
     if (!served.equals(ForwardingHandler.CONTROLLER_DECIDED)) {
       // Every API the brokers forward must have its handler here, and only those.

@@ -21,6 +21,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 public final class ApiRegistry {
   private final Map<ApiKeys, ApiHandler> handlers = new EnumMap<>(ApiKeys.class);
   private final List<ConnectionListener> connectionListeners;
+  private final RequestThrottler throttler;
 
   /**
    * @throws IllegalArgumentException if two handlers serve one API, a handler serves ApiVersions,
@@ -37,7 +38,19 @@ public final class ApiRegistry {
   public ApiRegistry(
       Collection<? extends ApiHandler> apiHandlers,
       Collection<? extends ConnectionListener> connectionListeners) {
+    this(apiHandlers, connectionListeners, RequestThrottler.NONE);
+  }
+
+  /**
+   * @param throttler the client quotas every answered request is recorded against
+   * @throws IllegalArgumentException as {@link #ApiRegistry(Collection)}
+   */
+  public ApiRegistry(
+      Collection<? extends ApiHandler> apiHandlers,
+      Collection<? extends ConnectionListener> connectionListeners,
+      RequestThrottler throttler) {
     this.connectionListeners = List.copyOf(connectionListeners);
+    this.throttler = Objects.requireNonNull(throttler, "throttler");
     for (ApiHandler handler : apiHandlers) {
       ApiKeys key = Objects.requireNonNull(handler.apiKey(), "apiKey of " + handler);
       if (key == ApiKeys.API_VERSIONS) {
@@ -60,6 +73,11 @@ public final class ApiRegistry {
   /** The handler serving {@code apiKey}, if any. Always empty for ApiVersions. */
   public Optional<ApiHandler> handler(ApiKeys apiKey) {
     return Optional.ofNullable(handlers.get(apiKey));
+  }
+
+  /** The client quotas answered requests are recorded against. */
+  public RequestThrottler throttler() {
+    return throttler;
   }
 
   /** Tells every connection listener that {@code connectionId} closed. */

@@ -17,6 +17,7 @@ import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.fetch.FetchSessionCache;
 import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.metrics.ReplicationMBeans;
+import io.brook.broker.quota.ClientQuotaManager;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
@@ -67,6 +68,8 @@ import java.util.function.Function;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.metrics.MetricConfig;
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,6 +99,7 @@ public final class BrookServer implements AutoCloseable {
   private final InterNodeEventLoops interNode;
   private final KafkaNetworkServer network;
   private final NodeTls tls;
+  private final Metrics metrics;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile int exitStatus;
@@ -119,6 +123,7 @@ public final class BrookServer implements AutoCloseable {
     this.interNode = c.interNode;
     this.network = c.network;
     this.tls = c.tls;
+    this.metrics = c.metrics;
   }
 
   /** What start-up builds, in order; closed in reverse if a later step fails. */
@@ -151,8 +156,14 @@ public final class BrookServer implements AutoCloseable {
     KafkaNetworkServer network;
     NodeTls tls;
 
+    /** The node's metrics registry (kafka-clients' {@code Metrics}): client quota sensors. */
+    Metrics metrics;
+
+    ClientQuotaManager quotas;
+
     void closeQuietly() {
       closeEach(
+          metrics,
           cluster,
           controllerSide,
           network,
@@ -227,6 +238,8 @@ public final class BrookServer implements AutoCloseable {
     c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
     c.interNode = InterNodeClients.startLoops(config);
     c.tls = NodeTls.start(config, c.scheduler);
+    // Expiring sensors: a client's quota sensors go after an hour without requests, as in Kafka.
+    c.metrics = new Metrics(new MetricConfig(), List.of(), Time.SYSTEM, true);
   }
 
   /**
@@ -371,6 +384,11 @@ public final class BrookServer implements AutoCloseable {
   private static List<BrokerEndpoint> startBroker(Components c) throws IOException {
     BrokerConfig config = c.config;
     BrokerClusterServices cluster = c.cluster;
+    c.quotas =
+        new ClientQuotaManager(
+            c.metrics, Time.SYSTEM, config.quotaWindowNum(), config.quotaWindowSizeSeconds());
+    c.quotas.onMetadata(c.quorum.image());
+    c.quorum.addListener(c.quotas::onMetadata);
     c.network =
         KafkaNetworkServer.bind(
             networkConfig(config),
@@ -379,7 +397,8 @@ public final class BrookServer implements AutoCloseable {
                     apiHandlers(c),
                     c.authorizer,
                     id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
-                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)),
+                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed),
+                c.quotas),
             listenerSecurity(c));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
@@ -436,7 +455,8 @@ public final class BrookServer implements AutoCloseable {
             c.fetchSessions,
             List.of(c.groupCoordinator),
             Optional.ofNullable(c.txnVerifier),
-            c.authorizer));
+            c.authorizer,
+            c.quotas::fetchQuotaWindowBytes));
     handlers.addAll(
         GroupApis.handlers(
             new GroupService(c.groupCoordinator),
@@ -648,7 +668,8 @@ public final class BrookServer implements AutoCloseable {
         groupCoordinator,
         delayedOperations,
         logManager,
-        quorum);
+        quorum,
+        metrics);
     if (cluster != null) {
       CleanShutdownEpoch.writeWhereClean(
           config.logDirs(), LogManager.CLEAN_SHUTDOWN_FILE, cluster.brokerEpoch());

@@ -11,9 +11,11 @@ import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.txn.TxnPartitionVerifier;
 import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.protocol.ApiHandler;
+import io.brook.protocol.RequestContext;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.ToIntFunction;
 
 /**
  * The Kafka APIs the broker answers from its own replicas and metadata: the data plane, the
@@ -36,10 +38,17 @@ public final class BrokerApis {
       FetchSessions fetchSessions,
       List<CoordinatorMarkerWriter> markerWriters,
       Optional<TxnPartitionVerifier> txnVerifier,
-      RequestAuthorizer authorizer) {
+      RequestAuthorizer authorizer,
+      ToIntFunction<RequestContext> fetchQuotaWindowBytes) {
     return List.of(
         new ProduceHandler(replicaManager, disk, txnVerifier, authorizer),
-        new FetchHandler(replicaManager, readReplicas, fetchMaxBytes, fetchSessions, authorizer),
+        new FetchHandler(
+            replicaManager,
+            readReplicas,
+            fetchMaxBytes,
+            fetchSessions,
+            authorizer,
+            fetchQuotaWindowBytes),
         new ListOffsetsHandler(replicaManager, disk, authorizer),
         new MetadataHandler(identity, replicaManager, autoCreate, authorizer),
         new DescribeTopicPartitionsHandler(replicaManager, authorizer),
@@ -51,6 +60,7 @@ public final class BrokerApis {
         new DescribeLogDirsHandler(replicaManager, logDirs),
         new DescribeConfigsHandler(identity, replicaManager, describer, authorizer),
         new DescribeAclsHandler(authorizer, () -> replicaManager.image().acls()),
-        new DescribeUserScramCredentialsHandler(replicaManager::image));
+        new DescribeUserScramCredentialsHandler(replicaManager::image),
+        new DescribeClientQuotasHandler(replicaManager::image));
   }
 }

@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.ToIntFunction;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.InvalidRequestException;
@@ -95,6 +96,7 @@ public final class FetchHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
   private final ReadReplicaSelector readReplicas;
   private final int fetchMaxBytes;
+  private final ToIntFunction<RequestContext> quotaWindowBytes;
   private final FetchSessions sessions;
   private final RequestAuthorizer authorizer;
 
@@ -141,7 +143,23 @@ public final class FetchHandler extends KafkaApi {
       int fetchMaxBytes,
       FetchSessions sessions,
       RequestAuthorizer authorizer) {
+    this(replicaManager, readReplicas, fetchMaxBytes, sessions, authorizer, c -> Integer.MAX_VALUE);
+  }
+
+  /**
+   * @param quotaWindowBytes the most a consumer's fetch may return under its {@code
+   *     consumer_byte_rate} quota: a whole quota window's worth, as Kafka caps it, so a throttled
+   *     consumer is never handed a huge response first
+   */
+  public FetchHandler(
+      ReplicaManager replicaManager,
+      ReadReplicaSelector readReplicas,
+      int fetchMaxBytes,
+      FetchSessions sessions,
+      RequestAuthorizer authorizer,
+      ToIntFunction<RequestContext> quotaWindowBytes) {
     super(ApiKeys.FETCH);
+    this.quotaWindowBytes = quotaWindowBytes;
     this.replicaManager = replicaManager;
     this.readReplicas = readReplicas;
     this.fetchMaxBytes = fetchMaxBytes;
@@ -194,7 +212,12 @@ public final class FetchHandler extends KafkaApi {
     FetchContext fetch = sessions.newContext(request, version, replicaId >= 0);
     List<Wanted> wanted = wanted(fetch.partitions(), context, replicaId);
     boolean readCommitted = replicaId < 0 && request.isolationLevel() == READ_COMMITTED;
-    Limits limits = Limits.of(request, replicaId < 0 ? fetchMaxBytes : Integer.MAX_VALUE);
+    Limits limits =
+        Limits.of(
+            request,
+            replicaId < 0
+                ? Math.min(fetchMaxBytes, quotaWindowBytes.applyAsInt(context))
+                : Integer.MAX_VALUE);
     Read first = read(request, limits, version, wanted, replicaId);
     if (!first.remote().isEmpty()) {
       // Data below the local log start comes from remote storage, on its reader threads; the
@@ -268,7 +291,8 @@ public final class FetchHandler extends KafkaApi {
   }
 
   /** Replica id of a follower fetch: in the header field up to v14, in ReplicaState from v15. */
-  private static int replicaId(FetchRequestData request) {
+  /** The fetching follower's id, negative for a consumer. */
+  public static int replicaId(FetchRequestData request) {
     if (request.replicaState() != null && request.replicaState().replicaId() >= 0) {
       return request.replicaState().replicaId();
     }

@@ -251,6 +251,8 @@ public final class ApiAuthorization {
           ALTER_PARTITION_REASSIGNMENTS,
           ALTER_USER_SCRAM_CREDENTIALS ->
           needs.add(Need.cluster(AclOperation.ALTER));
+      case DESCRIBE_CLIENT_QUOTAS -> needs.add(Need.cluster(AclOperation.DESCRIBE_CONFIGS));
+      case ALTER_CLIENT_QUOTAS -> needs.add(Need.cluster(AclOperation.ALTER_CONFIGS));
       case JOIN_GROUP ->
           needs.add(Need.group(AclOperation.READ, ((JoinGroupRequestData) request).groupId()));
       case SYNC_GROUP ->

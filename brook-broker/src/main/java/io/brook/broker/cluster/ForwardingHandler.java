@@ -28,6 +28,7 @@ public final class ForwardingHandler implements ApiHandler {
           ApiKeys.DESCRIBE_QUORUM,
           ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
           ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
+          ApiKeys.ALTER_CLIENT_QUOTAS,
           // Voter changes (KIP-853): Kafka 4.x brokers forward them to the controller too.
           ApiKeys.ADD_RAFT_VOTER,
           ApiKeys.REMOVE_RAFT_VOTER,

@@ -3,6 +3,7 @@ package io.brook.metadata.image;
 import io.brook.metadata.authorizer.AclIndex;
 import io.brook.metadata.authorizer.StandardAcl;
 import io.brook.metadata.record.AccessControlEntryRecord;
+import io.brook.metadata.record.ClientQuotaRecord;
 import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
 import io.brook.metadata.record.FenceBrokerRecord;
@@ -46,6 +47,7 @@ final class ImageBuilder {
   private long nextProducerId;
   private String clusterId;
   private TreeMap<String, Map<Byte, UserScramCredentialRecord>> scram;
+  private HashMap<Map<String, String>, Map<String, Double>> clientQuotas;
 
   /** The ACLs once a record of this batch changed them; indexed once, by build(). */
   private LinkedHashMap<Uuid, StandardAcl> acls;
@@ -111,6 +113,8 @@ final class ImageBuilder {
       } else {
         scram().put(r.name(), Collections.unmodifiableMap(ofUser));
       }
+    } else if (record instanceof ClientQuotaRecord r) {
+      replayClientQuota(r);
     } else if (record instanceof AccessControlEntryRecord r) {
       replayAcl(r);
     } else if (record instanceof RemoveAccessControlEntryRecord r) {
@@ -143,7 +147,33 @@ final class ImageBuilder {
         nextProducerId,
         clusterId,
         acls == null ? base.acls() : AclIndex.of(acls.values()),
-        scram == null ? base.scramCredentials() : Collections.unmodifiableMap(scram));
+        scram == null ? base.scramCredentials() : Collections.unmodifiableMap(scram),
+        clientQuotas == null ? base.clientQuotas() : Collections.unmodifiableMap(clientQuotas));
+  }
+
+  // ---- client quotas
+
+  private void replayClientQuota(ClientQuotaRecord r) {
+    if (r.entity().isEmpty()) {
+      throw refuse(r, "a client quota entity needs at least one type");
+    }
+    if (!r.remove() && !(r.value() > 0)) {
+      throw refuse(r, "a client quota must be positive");
+    }
+    if (clientQuotas == null) {
+      clientQuotas = new HashMap<>(base.clientQuotas());
+    }
+    Map<String, Double> ofEntity = new TreeMap<>(clientQuotas.getOrDefault(r.entity(), Map.of()));
+    if (r.remove()) {
+      ofEntity.remove(r.key());
+    } else {
+      ofEntity.put(r.key(), r.value());
+    }
+    if (ofEntity.isEmpty()) {
+      clientQuotas.remove(r.entity());
+    } else {
+      clientQuotas.put(r.entity(), Collections.unmodifiableMap(ofEntity));
+    }
   }
 
   private TreeMap<String, Map<Byte, UserScramCredentialRecord>> scram() {

@@ -2,6 +2,7 @@ package io.brook.metadata.image;
 
 import io.brook.metadata.authorizer.AclIndex;
 import io.brook.metadata.authorizer.StandardAcl;
+import io.brook.metadata.record.ClientQuotaRecord;
 import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
 import io.brook.metadata.record.MetadataRecord;
@@ -37,7 +38,7 @@ public final class MetadataImage {
   /** The image before the first record. */
   public static final MetadataImage EMPTY =
       new MetadataImage(
-          -1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null, AclIndex.EMPTY, Map.of());
+          -1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null, AclIndex.EMPTY, Map.of(), Map.of());
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -51,6 +52,9 @@ public final class MetadataImage {
   /** SCRAM credentials by user, then by Kafka's mechanism type. */
   private final Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials;
 
+  /** Client quotas by entity (type to name, {@code null} for a default), then by quota key. */
+  private final Map<Map<String, String>, Map<String, Double>> clientQuotas;
+
   /** All maps must already be unmodifiable; {@link ImageBuilder} guarantees it. */
   MetadataImage(
       long offset,
@@ -61,8 +65,10 @@ public final class MetadataImage {
       long nextProducerId,
       String clusterId,
       AclIndex acls,
-      Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials) {
+      Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials,
+      Map<Map<String, String>, Map<String, Double>> clientQuotas) {
     this.scramCredentials = scramCredentials;
+    this.clientQuotas = clientQuotas;
     this.offset = offset;
     this.brokers = brokers;
     this.topicsById = topicsById;
@@ -165,6 +171,14 @@ public final class MetadataImage {
   }
 
   /**
+   * The client quotas (KIP-546) by entity, then by quota key. An entity maps its types ({@code
+   * user}, {@code client-id}, {@code ip}) to names, a {@code null} name being that type's default.
+   */
+  public Map<Map<String, String>, Map<String, Double>> clientQuotas() {
+    return clientQuotas;
+  }
+
+  /**
    * Replays records onto this image. Pure: this image does not change.
    *
    * @param records the records, in log order
@@ -246,6 +260,10 @@ public final class MetadataImage {
     for (Map<Byte, UserScramCredentialRecord> ofUser : scramCredentials.values()) {
       records.addAll(ofUser.values());
     }
+    clientQuotas.forEach(
+        (entity, quotas) ->
+            quotas.forEach(
+                (key, value) -> records.add(ClientQuotaRecord.of(entity, key, value, false))));
     return records;
   }
 
@@ -277,6 +295,7 @@ public final class MetadataImage {
         && nextProducerId == other.nextProducerId
         && Objects.equals(clusterId, other.clusterId)
         && scramCredentials.equals(other.scramCredentials)
+        && clientQuotas.equals(other.clientQuotas)
         && brokers.equals(other.brokers)
         && topicsById.equals(other.topicsById)
         && topicIdsByName.equals(other.topicIdsByName)

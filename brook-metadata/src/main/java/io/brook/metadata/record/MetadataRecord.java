@@ -21,4 +21,5 @@ public sealed interface MetadataRecord
         UserScramCredentialRecord,
         RemoveUserScramCredentialRecord,
         AccessControlEntryRecord,
-        RemoveAccessControlEntryRecord {}
+        RemoveAccessControlEntryRecord,
+        ClientQuotaRecord {}

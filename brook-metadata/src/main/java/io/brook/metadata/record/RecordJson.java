@@ -165,6 +165,12 @@ public final class RecordJson {
       o.put("permissionType", r.permissionType());
     } else if (record instanceof RemoveAccessControlEntryRecord r) {
       o.put("id", r.id().toString());
+    } else if (record instanceof ClientQuotaRecord r) {
+      ObjectNode entity = o.putObject("entity");
+      r.entity().forEach(entity::put);
+      o.put("key", r.key());
+      o.put("value", r.value());
+      o.put("remove", r.remove());
     } else {
       throw new IllegalArgumentException("unknown record " + record.getClass());
     }
@@ -275,9 +281,34 @@ public final class RecordJson {
             int8(o, "permissionType"));
       case "RemoveAccessControlEntryRecord":
         return new RemoveAccessControlEntryRecord(uuid(o, "id"));
+      case "ClientQuotaRecord":
+        return new ClientQuotaRecord(
+            quotaEntity(o), text(o, "key"), doubleValue(o, "value"), bool(o, "remove"));
       default:
         throw new RecordFormatException("unknown record type " + type);
     }
+  }
+
+  /** An object of entity type to name, {@code null} for the default entity. */
+  private static java.util.SortedMap<String, String> quotaEntity(JsonNode o) {
+    JsonNode entity = field(o, "entity");
+    if (!entity.isObject()) {
+      throw new RecordFormatException("field entity is not an object");
+    }
+    java.util.SortedMap<String, String> types = new java.util.TreeMap<>();
+    for (var it = entity.fields(); it.hasNext(); ) {
+      var e = it.next();
+      types.put(e.getKey(), nullableText(entity, e.getKey()));
+    }
+    return types;
+  }
+
+  private static double doubleValue(JsonNode o, String name) {
+    JsonNode value = field(o, name);
+    if (!value.isNumber()) {
+      throw new RecordFormatException("field " + name + " is not a number");
+    }
+    return value.doubleValue();
   }
 
   /** Jackson writes byte arrays as base64 text. */

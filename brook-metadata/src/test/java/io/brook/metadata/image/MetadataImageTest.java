@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.metadata.record.ClientQuotaRecord;
 import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
 import io.brook.metadata.record.FenceBrokerRecord;
@@ -16,6 +17,7 @@ import io.brook.metadata.record.RemoveTopicRecord;
 import io.brook.metadata.record.TopicRecord;
 import io.brook.metadata.record.UnfenceBrokerRecord;
 import io.brook.metadata.record.UnregisterBrokerRecord;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -222,6 +224,39 @@ class MetadataImageTest {
     assertThat(set.configs(ConfigResource.Type.BROKER, "")).isEqualTo(Map.of("c", "3"));
     assertThat(deleted.configs(ConfigResource.Type.TOPIC, "t1")).isEqualTo(Map.of("b", "2"));
     assertThat(deleted.configs(ConfigResource.Type.BROKER)).containsOnlyKeys("");
+  }
+
+  @Test
+  void clientQuotasSetAndRemove() {
+    // Given: a user's default client, where null names the default entity
+    Map<String, String> userDefaultClient = new HashMap<>();
+    userDefaultClient.put("user", "alice");
+    userDefaultClient.put("client-id", null);
+    Map<String, String> backfill = Map.of("client-id", "backfill");
+
+    // When
+    MetadataImage set =
+        apply(
+            base(),
+            ClientQuotaRecord.of(userDefaultClient, "producer_byte_rate", 1024, false),
+            ClientQuotaRecord.of(backfill, "producer_byte_rate", 2048, false),
+            ClientQuotaRecord.of(backfill, "request_percentage", 50, false));
+    MetadataImage removed =
+        apply(
+            set,
+            ClientQuotaRecord.of(backfill, "producer_byte_rate", 0, true),
+            ClientQuotaRecord.of(backfill, "request_percentage", 0, true));
+
+    // Then
+    assertThat(set.clientQuotas().get(userDefaultClient))
+        .isEqualTo(Map.of("producer_byte_rate", 1024.0));
+    assertThat(set.clientQuotas().get(backfill))
+        .isEqualTo(Map.of("producer_byte_rate", 2048.0, "request_percentage", 50.0));
+    assertThat(removed.clientQuotas()).containsOnlyKeys(userDefaultClient);
+    assertThat(MetadataImage.EMPTY.apply(set.toRecords(), set.offset())).isEqualTo(set);
+    assertThatThrownBy(
+            () -> apply(set, ClientQuotaRecord.of(backfill, "producer_byte_rate", -1, false)))
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test

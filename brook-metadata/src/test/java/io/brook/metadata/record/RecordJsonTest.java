@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
@@ -55,7 +56,17 @@ class RecordJsonTest {
         new AccessControlEntryRecord(
             ID, (byte) 2, "orders", (byte) 4, "User:alice", "*", (byte) 3, (byte) 3),
         new RemoveAccessControlEntryRecord(ID),
+        new ClientQuotaRecord(quotaEntity(), "producer_byte_rate", 1048576.5, false),
+        ClientQuotaRecord.of(Map.of("client-id", "backfill"), "request_percentage", 0, true),
         new RemoveTopicRecord(ID));
+  }
+
+  /** A user's default client: the null name is the default entity. */
+  private static java.util.SortedMap<String, String> quotaEntity() {
+    java.util.SortedMap<String, String> entity = new java.util.TreeMap<>();
+    entity.put("user", "alice");
+    entity.put("client-id", null);
+    return entity;
   }
 
   @Test

@@ -83,6 +83,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   private boolean flushPending;
 
+  /**
+   * Until when ({@code System.nanoTime()}) the client is muted for exceeding a quota: its responses
+   * are sent, but nothing more is read from it (KIP-219). Event-loop only.
+   */
+  private long mutedUntilNanos;
+
+  private boolean throttled;
+
   ConnectionHandler(
       ApiRegistry registry,
       String listenerName,
@@ -214,6 +222,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             () -> onEventLoop(() -> releaseEarly(request)),
             ConnectionPrincipal.of(ctx.channel()));
     CompletionStage<ApiMessage> stage;
+    long startNanos = System.nanoTime();
     try {
       stage = handler.handle(context, request.body());
       if (stage == null) {
@@ -222,24 +231,83 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     } catch (RuntimeException e) {
       stage = CompletableFuture.failedFuture(e);
     }
+    // The handler's own time on this thread: what a request quota measures (waiting is free).
+    long handlerNanos = System.nanoTime() - startNanos;
     stage.whenComplete(
         (response, error) -> {
-          if (!onEventLoop(() -> onHandled(sequence, request, response, error))) {
+          if (!onEventLoop(
+              () -> onHandled(sequence, request, context, handlerNanos, response, error))) {
             request.release(); // the loop is gone, and with it the connection's accounting
           }
         });
   }
 
   private void onHandled(
-      long sequence, DecodedRequest.Supported request, ApiMessage response, Throwable error) {
+      long sequence,
+      DecodedRequest.Supported request,
+      RequestContext context,
+      long handlerNanos,
+      ApiMessage response,
+      Throwable error) {
     try {
+      int throttleMs = error == null ? throttleMs(request, context, handlerNanos, response) : 0;
+      if (throttleMs > 0 && response != null) {
+        ThrottleTimes.set(response, throttleMs);
+      }
       respond(sequence, request, response, error);
+      if (throttleMs > 0) {
+        mute(throttleMs);
+      }
     } finally {
       if (awaitingHandler.remove(request)) {
         release(request);
       }
       updateLoad();
     }
+  }
+
+  /** Records the request against its client's quotas; its throttle time, 0 if within them. */
+  private int throttleMs(
+      DecodedRequest.Supported request,
+      RequestContext context,
+      long handlerNanos,
+      ApiMessage response) {
+    try {
+      return registry
+          .throttler()
+          .onAnswered(context, request.body(), request.frameBytes(), response, handlerNanos);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Recording a request against its quotas failed {} connection={} error={}",
+          describe(request.header()),
+          connectionId,
+          e.toString());
+      return 0;
+    }
+  }
+
+  /**
+   * Stops reading from the client for {@code throttleMs} after its response went out (KIP-219): a
+   * client that ignores {@code throttle_time_ms} is slowed all the same.
+   */
+  private void mute(int throttleMs) {
+    long until = System.nanoTime() + throttleMs * 1_000_000L;
+    if (throttled && until - mutedUntilNanos <= 0) {
+      return;
+    }
+    mutedUntilNanos = until;
+    throttled = true;
+    updateLoad();
+    ctx.executor()
+        .schedule(
+            () -> {
+              if (throttled && System.nanoTime() - mutedUntilNanos >= 0) {
+                throttled = false;
+                updateLoad();
+              }
+            },
+            throttleMs,
+            java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   /** A handler is done with the request's bytes before its answer; event loop only. */
@@ -343,7 +411,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   private void updateLoad() {
     boolean tooMuchInFlight =
         orderer.inFlight() >= queuedMaxRequests || inFlightBytes >= maxInFlightBytes;
-    transition(state.onLoad(tooMuchInFlight, !ctx.channel().isWritable()));
+    transition(state.onLoad(tooMuchInFlight, !ctx.channel().isWritable(), throttled));
   }
 
   private void transition(ConnectionState next) {

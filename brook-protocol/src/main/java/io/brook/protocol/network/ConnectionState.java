@@ -8,10 +8,10 @@ package io.brook.protocol.network;
  *
  * <pre>
  *   in flight &gt;= queued.max.requests or its bytes &gt;= brook.queued.max.request.bytes.per.connection,
- *   or socket unwritable
+ *   socket unwritable, or the client throttled by a quota (muted until its throttle time passed)
  *   Reading ────────────────────────────────────────────────────────────▶ Paused
  *      ▲   ◀──────────────────────────────────────────────────────────── │
- *      │        in flight below the limit and socket writable again      │
+ *      │   in flight below the limit, socket writable, throttle time over  │
  *      │                                                                  │
  *      └──────────── drain() (server shutting down) ──────────┬───────────┘
  *                                                               ▼
@@ -34,7 +34,15 @@ sealed interface ConnectionState {
    * Re-evaluates backpressure after requests arrived, responses were written or the socket's
    * writability changed.
    */
-  ConnectionState onLoad(boolean tooManyInFlight, boolean socketUnwritable);
+  default ConnectionState onLoad(boolean tooManyInFlight, boolean socketUnwritable) {
+    return onLoad(tooManyInFlight, socketUnwritable, false);
+  }
+
+  /**
+   * As {@link #onLoad(boolean, boolean)}, also muted while {@code throttled}: the client exceeded a
+   * quota and its throttle time has not passed (KIP-219).
+   */
+  ConnectionState onLoad(boolean tooManyInFlight, boolean socketUnwritable, boolean throttled);
 
   /** The server is shutting down: stop reading, finish what is in flight. */
   ConnectionState onDrain();
@@ -56,9 +64,10 @@ sealed interface ConnectionState {
     }
 
     @Override
-    public ConnectionState onLoad(boolean tooManyInFlight, boolean socketUnwritable) {
-      return tooManyInFlight || socketUnwritable
-          ? new Paused(tooManyInFlight, socketUnwritable)
+    public ConnectionState onLoad(
+        boolean tooManyInFlight, boolean socketUnwritable, boolean throttled) {
+      return tooManyInFlight || socketUnwritable || throttled
+          ? new Paused(tooManyInFlight, socketUnwritable, throttled)
           : this;
     }
 
@@ -74,21 +83,27 @@ sealed interface ConnectionState {
    * @param tooManyInFlight {@code queued.max.requests} requests are waiting for responses, or the
    *     requests in flight hold {@code brook.queued.max.request.bytes.per.connection} bytes
    * @param socketUnwritable the socket's send buffer is above Netty's high-water mark
+   * @param throttled the client is over a quota and muted until its throttle time passed
    */
-  record Paused(boolean tooManyInFlight, boolean socketUnwritable) implements ConnectionState {
+  record Paused(boolean tooManyInFlight, boolean socketUnwritable, boolean throttled)
+      implements ConnectionState {
+    Paused(boolean tooManyInFlight, boolean socketUnwritable) {
+      this(tooManyInFlight, socketUnwritable, false);
+    }
+
     @Override
     public boolean readsAllowed() {
       return false;
     }
 
     @Override
-    public ConnectionState onLoad(boolean tooMany, boolean unwritable) {
-      if (!tooMany && !unwritable) {
+    public ConnectionState onLoad(boolean tooMany, boolean unwritable, boolean muted) {
+      if (!tooMany && !unwritable && !muted) {
         return new Reading();
       }
-      return tooMany == tooManyInFlight && unwritable == socketUnwritable
+      return tooMany == tooManyInFlight && unwritable == socketUnwritable && muted == throttled
           ? this
-          : new Paused(tooMany, unwritable);
+          : new Paused(tooMany, unwritable, muted);
     }
 
     @Override
@@ -105,7 +120,8 @@ sealed interface ConnectionState {
     }
 
     @Override
-    public ConnectionState onLoad(boolean tooManyInFlight, boolean socketUnwritable) {
+    public ConnectionState onLoad(
+        boolean tooManyInFlight, boolean socketUnwritable, boolean throttled) {
       return this;
     }
 
@@ -127,7 +143,8 @@ sealed interface ConnectionState {
     }
 
     @Override
-    public ConnectionState onLoad(boolean tooManyInFlight, boolean socketUnwritable) {
+    public ConnectionState onLoad(
+        boolean tooManyInFlight, boolean socketUnwritable, boolean throttled) {
       return this;
     }
 

@@ -23,6 +23,20 @@ class ConnectionStateTest {
   }
 
   @Test
+  void aThrottledClientIsMutedUntilItsThrottleTimeIsOver() {
+    ConnectionState state = ConnectionState.initial().onLoad(false, false, true);
+    assertThat(state).isEqualTo(new ConnectionState.Paused(false, false, true));
+    assertThat(state.readsAllowed()).isFalse();
+
+    // Backpressure clearing does not end the mute
+    state = state.onLoad(true, false, true).onLoad(false, false, true);
+    assertThat(state.readsAllowed()).isFalse();
+
+    state = state.onLoad(false, false, false);
+    assertThat(state).isInstanceOf(ConnectionState.Reading.class);
+  }
+
+  @Test
   void drainingNeverReadsAgainButStillDispatches() {
     ConnectionState state = ConnectionState.initial().onLoad(true, true).onDrain();
 

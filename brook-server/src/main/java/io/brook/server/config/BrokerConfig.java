@@ -384,6 +384,16 @@ public final class BrokerConfig {
     return (Integer) value("fetch.max.bytes");
   }
 
+  /** {@code quota.window.num}: samples a client quota is measured over. */
+  public int quotaWindowNum() {
+    return (Integer) value("quota.window.num");
+  }
+
+  /** {@code quota.window.size.seconds}: the length of one client quota sample. */
+  public int quotaWindowSizeSeconds() {
+    return (Integer) value("quota.window.size.seconds");
+  }
+
   /** {@code max.incremental.fetch.session.cache.slots}: the most fetch sessions kept. */
   public int maxIncrementalFetchSessionCacheSlots() {
     return (Integer) value("max.incremental.fetch.session.cache.slots");

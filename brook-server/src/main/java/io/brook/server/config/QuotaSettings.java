@@ -7,7 +7,8 @@ import static org.apache.kafka.common.config.ConfigDef.Type.INT;
 /**
  * The sampling windows quotas are measured over. The quota rates themselves (client quotas, {@code
  * leader/follower.replication.throttled.rate}) are dynamic configs, set with AlterClientQuotas /
- * IncrementalAlterConfigs rather than in {@code server.properties}.
+ * IncrementalAlterConfigs rather than in {@code server.properties}. Only the client quotas' windows
+ * are used so far (docs/quotas.md).
  */
 final class QuotaSettings {
 
@@ -19,14 +20,14 @@ final class QuotaSettings {
   static void define(ConfigTable table) {
     table
         .section(ConfigArea.QUOTAS)
-        .accepts(
+        .uses(
             "quota.window.num",
             INT,
             SAMPLES,
             atLeast(1),
             LOW,
             "Samples kept for client produce, fetch and request quotas.")
-        .accepts(
+        .uses(
             "quota.window.size.seconds",
             INT,
             1,

@@ -1,0 +1,237 @@
+package io.brook.broker.quota;
+
+import io.brook.broker.api.FetchHandler;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.protocol.RequestContext;
+import io.brook.protocol.RequestThrottler;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.metrics.KafkaMetric;
+import org.apache.kafka.common.metrics.MetricConfig;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.Quota;
+import org.apache.kafka.common.metrics.QuotaViolationException;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.Avg;
+import org.apache.kafka.common.metrics.stats.Rate;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * The client quotas of one broker (KIP-13, KIP-55, KIP-124), with Kafka's semantics: produce bytes
+ * appended, fetch bytes returned and the share of a thread spent on a client's requests are
+ * measured as {@link Rate}s over {@code quota.window.num} windows of {@code
+ * quota.window.size.seconds}, per the entity whose quota applies ({@link QuotaEntities}); a client
+ * over its quota is throttled for the time that brings its rate back to the quota ({@link
+ * ThrottleTime}). Quotas follow the metadata image ({@link #onMetadata}).
+ *
+ * <p>Replication is never throttled: requests only brokers send (cluster actions) and followers'
+ * fetches are not recorded. Thread-safe: called from every event loop.
+ */
+public final class ClientQuotaManager implements RequestThrottler {
+  /** Kafka drops a client's sensors after an hour without requests. */
+  private static final long INACTIVE_SENSOR_SECONDS = TimeUnit.HOURS.toSeconds(1);
+
+  /** Clients whose resolved quotas are cached; past it the cache starts over. */
+  private static final int MAX_CACHED_CLIENTS = 10_000;
+
+  private static final double NANOS_TO_PERCENTAGE = 100.0 / TimeUnit.SECONDS.toNanos(1);
+
+  private final Metrics metrics;
+  private final Time time;
+  private final int windowNum;
+  private final int windowSizeSeconds;
+
+  private volatile QuotaEntities quotas = QuotaEntities.EMPTY;
+  private volatile Map<Map<String, String>, Map<String, Double>> appliedQuotas = Map.of();
+
+  /** Bumped on every quota change: cached clients resolve their quotas again. */
+  private volatile long generation;
+
+  private final ConcurrentHashMap<ClientKey, Client> clients = new ConcurrentHashMap<>();
+
+  /**
+   * @param metrics where the per-entity sensors are registered (Kafka's {@code Produce}, {@code
+   *     Fetch} and {@code Request} groups)
+   * @param windowNum {@code quota.window.num}
+   * @param windowSizeSeconds {@code quota.window.size.seconds}
+   */
+  public ClientQuotaManager(Metrics metrics, Time time, int windowNum, int windowSizeSeconds) {
+    this.metrics = metrics;
+    this.time = time;
+    this.windowNum = windowNum;
+    this.windowSizeSeconds = windowSizeSeconds;
+  }
+
+  /** Applies the quotas of a new metadata image; cheap when they did not change. */
+  public void onMetadata(MetadataImage image) {
+    Map<Map<String, String>, Map<String, Double>> next = image.clientQuotas();
+    if (next == appliedQuotas) {
+      return;
+    }
+    synchronized (this) {
+      appliedQuotas = next;
+      quotas = QuotaEntities.of(next);
+      generation++;
+    }
+  }
+
+  @Override
+  public int onAnswered(
+      RequestContext context,
+      ApiMessage request,
+      int requestBytes,
+      ApiMessage response,
+      long handlerNanos) {
+    ApiKeys api = context.apiKey();
+    if (api.clusterAction
+        || api == ApiKeys.FETCH && FetchHandler.replicaId((FetchRequestData) request) >= 0) {
+      return 0;
+    }
+    QuotaEntities current = quotas;
+    long nowMs = time.milliseconds();
+    Client client = client(context);
+    long throttleMs = 0;
+    if (current.enabled(QuotaType.REQUEST.key)) {
+      throttleMs = client.record(QuotaType.REQUEST, handlerNanos * NANOS_TO_PERCENTAGE, nowMs);
+    }
+    if (api == ApiKeys.PRODUCE) {
+      throttleMs = Math.max(throttleMs, client.record(QuotaType.PRODUCE, requestBytes, nowMs));
+    } else if (api == ApiKeys.FETCH && response instanceof FetchResponseData fetched) {
+      throttleMs =
+          Math.max(throttleMs, client.record(QuotaType.FETCH, recordBytes(fetched), nowMs));
+    }
+    return (int) Math.min(throttleMs, maxThrottleMs());
+  }
+
+  /**
+   * The most one consumer fetch may return: what its {@code consumer_byte_rate} allows over the
+   * complete windows of a quota ({@code quota × (quota.window.num − 1) × window}), as Kafka caps a
+   * fetch; {@link Integer#MAX_VALUE} without a quota.
+   */
+  public int fetchQuotaWindowBytes(RequestContext context) {
+    QuotaEntities current = quotas;
+    if (!current.enabled(QuotaType.FETCH.key)) {
+      return Integer.MAX_VALUE;
+    }
+    QuotaEntities.Resolved resolved =
+        current.resolve(QuotaType.FETCH.key, user(context), context.clientId());
+    if (resolved.unlimited()) {
+      return Integer.MAX_VALUE;
+    }
+    double bytes = resolved.bound() * Math.max(1, windowNum - 1) * windowSizeSeconds;
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(1, bytes));
+  }
+
+  /** Kafka's cap: never throttled longer than the whole quota window. */
+  private long maxThrottleMs() {
+    return TimeUnit.SECONDS.toMillis((long) windowNum * windowSizeSeconds);
+  }
+
+  private static long recordBytes(FetchResponseData response) {
+    long bytes = 0;
+    for (FetchResponseData.FetchableTopicResponse topic : response.responses()) {
+      for (FetchResponseData.PartitionData partition : topic.partitions()) {
+        if (partition.records() != null) {
+          bytes += partition.records().sizeInBytes();
+        }
+      }
+    }
+    return bytes;
+  }
+
+  private static String user(RequestContext context) {
+    return context.principal().getName();
+  }
+
+  private Client client(RequestContext context) {
+    ClientKey key = new ClientKey(user(context), context.clientId());
+    Client client = clients.get(key);
+    if (client == null) {
+      if (clients.size() >= MAX_CACHED_CLIENTS) {
+        clients.clear();
+      }
+      client = clients.computeIfAbsent(key, Client::new);
+    }
+    return client;
+  }
+
+  private record ClientKey(String user, String clientId) {}
+
+  /** One (user, client-id)'s sensors, resolved against the quotas of one generation. */
+  private final class Client {
+    private final ClientKey key;
+    private final Map<QuotaType, Sensors> sensors = new EnumMap<>(QuotaType.class);
+    private long resolvedGeneration = -1;
+
+    Client(ClientKey key) {
+      this.key = key;
+    }
+
+    /** Records {@code value} against quota {@code type}; the throttle time, 0 within the quota. */
+    long record(QuotaType type, double value, long nowMs) {
+      Sensors s = sensors(type);
+      try {
+        s.rate.record(value, nowMs);
+        return 0;
+      } catch (QuotaViolationException e) {
+        long throttleMs = ThrottleTime.of(e, nowMs);
+        s.throttleTime.record(throttleMs, nowMs);
+        return throttleMs;
+      }
+    }
+
+    private synchronized Sensors sensors(QuotaType type) {
+      long g = generation;
+      if (g != resolvedGeneration) {
+        sensors.clear();
+        resolvedGeneration = g;
+      }
+      return sensors.computeIfAbsent(type, this::create);
+    }
+
+    /** The entity's sensors, created or shared with other clients of the same entity. */
+    private Sensors create(QuotaType type) {
+      QuotaEntities.Resolved resolved = quotas.resolve(type.key, key.user(), key.clientId());
+      Map<String, String> tags =
+          Map.of("user", resolved.userTag(), "client-id", resolved.clientIdTag());
+      String suffix = resolved.userTag() + ":" + resolved.clientIdTag();
+      MetricConfig config =
+          new MetricConfig()
+              .timeWindow(windowSizeSeconds, TimeUnit.SECONDS)
+              .samples(windowNum)
+              .quota(resolved.unlimited() ? null : Quota.upperBound(resolved.bound()));
+      synchronized (metrics) {
+        Sensor rate = metrics.sensor(type.group + "-" + suffix, config, INACTIVE_SENSOR_SECONDS);
+        var rateName =
+            metrics.metricName(
+                type.metric, type.group, "Tracking " + type.metric + " per user/client-id", tags);
+        KafkaMetric existing = metrics.metric(rateName);
+        if (existing == null) {
+          rate.add(rateName, new Rate());
+        } else {
+          existing.config(config); // the entity's quota changed
+        }
+        Sensor throttle =
+            metrics.sensor(type.group + "ThrottleTime-" + suffix, null, INACTIVE_SENSOR_SECONDS);
+        var throttleName =
+            metrics.metricName(
+                "throttle-time",
+                type.group,
+                "Tracking average throttle-time per user/client-id",
+                tags);
+        if (metrics.metric(throttleName) == null) {
+          throttle.add(throttleName, new Avg());
+        }
+        return new Sensors(rate, throttle);
+      }
+    }
+  }
+
+  private record Sensors(Sensor rate, Sensor throttleTime) {}
+}
