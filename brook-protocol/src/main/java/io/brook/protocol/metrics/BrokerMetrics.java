@@ -58,7 +58,10 @@ public final class BrokerMetrics implements AutoCloseable {
   /** Upper bound of the histograms' buckets, in milliseconds: slower requests count as this. */
   private static final int HISTOGRAM_MAX_MS = 30_000;
 
-  /** Bytes of the histograms' buckets (four bytes each); bucket width is max/(bytes/4). */
+  /**
+   * Bytes of a histogram's buckets (four bytes each: 1,000 buckets), widening linearly from about
+   * 0.06 ms at 0 to about 60 ms at 30 s, so fast requests are told apart finely.
+   */
   private static final int HISTOGRAM_BYTES = 4_000;
 
   private final Metrics metrics;
@@ -140,10 +143,7 @@ public final class BrokerMetrics implements AutoCloseable {
           }
           sensor.add(
               new Percentiles(
-                  HISTOGRAM_BYTES,
-                  HISTOGRAM_MAX_MS,
-                  Percentiles.BucketSizing.CONSTANT,
-                  percentiles));
+                  HISTOGRAM_BYTES, HISTOGRAM_MAX_MS, Percentiles.BucketSizing.LINEAR, percentiles));
         });
   }
 
