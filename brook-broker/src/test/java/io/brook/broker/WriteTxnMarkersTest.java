@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.api.WriteTxnMarkersHandler;
-import io.brook.broker.metrics.ReplicationMBeans;
+import io.brook.broker.metrics.ReplicaManagerMetrics;
 import io.brook.broker.replica.DiskWork;
 import io.brook.coordinator.service.CoordinatorMarkerWriter;
+import io.brook.protocol.metrics.BrokerMetrics;
 import io.brook.storage.log.PartitionLog;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +29,7 @@ import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -128,7 +130,8 @@ class WriteTxnMarkersTest {
   void anOpenTransactionShowsAsLastStableOffsetLag() throws Exception {
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     ObjectName lag = new ObjectName("kafka.server:type=ReplicaManager,name=MaxLastStableOffsetLag");
-    try (ReplicationMBeans beans = ReplicationMBeans.register(broker.replicaManager, null)) {
+    try (BrokerMetrics metrics = new BrokerMetrics(Time.SYSTEM)) {
+      ReplicaManagerMetrics.register(metrics, broker.replicaManager, null, null);
       // Given
       produceTransactional(42, 0);
       produceTransactional(42, 1);

@@ -16,7 +16,7 @@ import io.brook.broker.coordinator.ReplicaPartitionEnds;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.fetch.FetchSessionCache;
 import io.brook.broker.fetch.FetchSessions;
-import io.brook.broker.metrics.ReplicationMBeans;
+import io.brook.broker.metrics.ReplicaManagerMetrics;
 import io.brook.broker.quota.ClientQuotaManager;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReplicaManager;
@@ -42,10 +42,13 @@ import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.ConnectionListener;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.client.InterNodeEventLoops;
+import io.brook.protocol.metrics.BrokerMetrics;
+import io.brook.protocol.metrics.RequestMetrics;
 import io.brook.protocol.network.KafkaNetworkServer;
 import io.brook.protocol.network.ListenerSecurity;
 import io.brook.protocol.sasl.SaslApis;
 import io.brook.protocol.sasl.SaslListenerConfig;
+import io.brook.server.admin.AdminServer;
 import io.brook.server.cluster.BrokerClusterServices;
 import io.brook.server.cluster.ClusterSettings;
 import io.brook.server.config.BrokerConfig;
@@ -68,8 +71,6 @@ import java.util.function.Function;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.metrics.MetricConfig;
-import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,14 +93,14 @@ public final class BrookServer implements AutoCloseable {
   private final DelayedOperations delayedOperations;
   private final ReplicaManager replicaManager;
   private final ReplicaFetcherManager fetchers;
-  private final ReplicationMBeans mbeans;
+  private final BrokerMetrics metrics;
   private final GroupCoordinator groupCoordinator;
   private final TransactionCoordinator transactionCoordinator;
   private final TxnPartitionVerifier txnVerifier;
   private final InterNodeEventLoops interNode;
   private final KafkaNetworkServer network;
   private final NodeTls tls;
-  private final Metrics metrics;
+  private final AdminServer admin;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile int exitStatus;
@@ -116,14 +117,14 @@ public final class BrookServer implements AutoCloseable {
     this.delayedOperations = c.delayedOperations;
     this.replicaManager = c.replicaManager;
     this.fetchers = c.fetchers;
-    this.mbeans = c.mbeans;
+    this.metrics = c.metrics;
     this.groupCoordinator = c.groupCoordinator;
     this.transactionCoordinator = c.transactionCoordinator;
     this.txnVerifier = c.txnVerifier;
     this.interNode = c.interNode;
     this.network = c.network;
     this.tls = c.tls;
-    this.metrics = c.metrics;
+    this.admin = c.admin;
   }
 
   /** What start-up builds, in order; closed in reverse if a later step fails. */
@@ -145,7 +146,10 @@ public final class BrookServer implements AutoCloseable {
     DelayedOperations delayedOperations;
     ReplicaManager replicaManager;
     ReplicaFetcherManager fetchers;
-    ReplicationMBeans mbeans;
+
+    /** The node's one metrics registry; every component registers into it. */
+    BrokerMetrics metrics;
+
     FetchSessions fetchSessions;
     GroupCoordinator groupCoordinator;
     TransactionCoordinator transactionCoordinator;
@@ -155,22 +159,20 @@ public final class BrookServer implements AutoCloseable {
     InterNodeEventLoops interNode;
     KafkaNetworkServer network;
     NodeTls tls;
-
-    /** The node's metrics registry (kafka-clients' {@code Metrics}): client quota sensors. */
-    Metrics metrics;
-
+    AdminChecks checks;
+    AdminServer admin;
     ClientQuotaManager quotas;
 
     void closeQuietly() {
       closeEach(
-          metrics,
+          admin,
           cluster,
           controllerSide,
           network,
           tls,
           disk,
           fetchers,
-          mbeans,
+          metrics,
           transactionCoordinator,
           txnVerifier,
           interNode,
@@ -206,13 +208,16 @@ public final class BrookServer implements AutoCloseable {
     c.config = config;
     try {
       startThreads(c);
+      startAdmin(c);
       startMetadata(c);
       startDataPlane(c);
+      c.checks.logs(c.logManager);
       startCoordinators(c);
       if (config.isController()) {
         c.controllerSide.start(c.clusterId);
       }
       List<BrokerEndpoint> endpoints = config.isBroker() ? startBroker(c) : List.of();
+      c.checks.serving();
       BrookServer server = new BrookServer(c);
       c.logManager.dirFailures().addListener(dir -> server.onLogDirFailure());
       log.info(
@@ -233,13 +238,48 @@ public final class BrookServer implements AutoCloseable {
   private static void startThreads(Components c) throws IOException {
     BrokerConfig config = c.config;
     MetaProperties.refuseLegacyJournal(config.logDirs(), config.metadataLogDir());
+    c.metrics = new BrokerMetrics(Time.SYSTEM);
     c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
     c.periodic = new ExecutorScheduler(c.scheduler);
     c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
     c.interNode = InterNodeClients.startLoops(config);
     c.tls = NodeTls.start(config, c.scheduler);
-    // Expiring sensors: a client's quota sensors go after an hour without requests, as in Kafka.
-    c.metrics = new Metrics(new MetricConfig(), List.of(), Time.SYSTEM, true);
+  }
+
+  /**
+   * The admin HTTP listener, when {@code brook.admin.listener} is set: first, so /ready can be
+   * watched while the node registers.
+   */
+  private static void startAdmin(Components c) {
+    BrokerConfig config = c.config;
+    c.checks = new AdminChecks(config.nodeId(), config.isBroker(), config.isController());
+    java.net.URI address = config.adminListener();
+    if (address != null) {
+      AdminChecks checks = c.checks;
+      c.admin =
+          AdminServer.start(
+              c.metrics, checks::health, checks::ready, address.getHost(), address.getPort());
+    }
+  }
+
+  /**
+   * Kafka's {@code kafka.controller:type=KafkaController,name=ActiveControllerCount} on a
+   * controller, and the offset of the metadata image this node applied ({@code
+   * kafka.server:type=broker-metadata-metrics}, {@code last-applied-record-offset}).
+   */
+  private static void metadataMetrics(
+      BrokerMetrics metrics, ClusterQuorum quorum, boolean controller) {
+    if (controller) {
+      metrics.gauge(
+          "kafka.controller",
+          "KafkaController",
+          "ActiveControllerCount",
+          () -> quorum.isActiveController() ? 1 : 0);
+    }
+    metrics.gauge(
+        new org.apache.kafka.common.MetricName(
+            "last-applied-record-offset", "kafka.server.broker-metadata-metrics", "", Map.of()),
+        () -> quorum.image().offset());
   }
 
   /**
@@ -270,6 +310,8 @@ public final class BrookServer implements AutoCloseable {
             c.scheduler);
     c.cluster =
         new BrokerClusterServices(config, quorum, c.controllerSide.adminHandlers(), c.scheduler);
+    c.checks.quorum(quorum, c.cluster);
+    metadataMetrics(c.metrics, quorum, config.isController());
     c.clusterId =
         ClusterIdResolver.resolve(
             withMetadataLogDir(config.logDirs(), config.metadataLogDir()),
@@ -335,7 +377,8 @@ public final class BrookServer implements AutoCloseable {
                 config.minIncrementalFetchSessionEvictionMs(),
                 Time.SYSTEM),
             Time.SYSTEM);
-    c.mbeans = ReplicationMBeans.register(c.replicaManager, c.fetchers::maxLag, c.fetchSessions);
+    ReplicaManagerMetrics.register(
+        c.metrics, c.replicaManager, c.fetchers::maxLag, c.fetchSessions);
     c.replicaManager.applyMetadata(quorum.image());
     quorum.addListener(c.replicaManager::applyMetadata);
     // After the replica manager: an image reaching the barrier is applied.
@@ -352,6 +395,8 @@ public final class BrookServer implements AutoCloseable {
             c.replicaManager::image,
             Time.SYSTEM);
     c.quorum.addListener(c.groupCoordinator::onMetadata);
+    CoordinatorMetrics.register(
+        c.metrics, "group-coordinator-metrics", c.groupCoordinator.runtime());
     int nodeId = c.config.nodeId();
     BrokerClusterServices cluster = c.cluster;
     startTransactionCoordinator(
@@ -386,7 +431,10 @@ public final class BrookServer implements AutoCloseable {
     BrokerClusterServices cluster = c.cluster;
     c.quotas =
         new ClientQuotaManager(
-            c.metrics, Time.SYSTEM, config.quotaWindowNum(), config.quotaWindowSizeSeconds());
+            c.metrics.registry(),
+            Time.SYSTEM,
+            config.quotaWindowNum(),
+            config.quotaWindowSizeSeconds());
     c.quotas.onMetadata(c.quorum.image());
     c.quorum.addListener(c.quotas::onMetadata);
     c.network =
@@ -399,7 +447,8 @@ public final class BrookServer implements AutoCloseable {
                     id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
                 List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed),
                 c.quotas),
-            listenerSecurity(c));
+            listenerSecurity(c),
+            c.metrics);
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
     Map<Path, Uuid> dirIds = MetaProperties.directoryIds(config.logDirs());
@@ -467,7 +516,9 @@ public final class BrookServer implements AutoCloseable {
     // SaslHandshake and SaslAuthenticate on listeners without SASL (a SASL listener's connections
     // answer them themselves).
     handlers.addAll(SaslApis.handlers());
-    return readYourWrites(c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk)));
+    return RequestMetrics.wrap(
+        readYourWrites(c, cluster.brokerHandlers(OffLoopHandlers.wrap(handlers, c.disk))),
+        c.metrics);
   }
 
   /**
@@ -490,6 +541,8 @@ public final class BrookServer implements AutoCloseable {
                 Time.SYSTEM),
             Time.SYSTEM);
     c.quorum.addListener(c.transactionCoordinator::onMetadata);
+    CoordinatorMetrics.register(
+        c.metrics, "transaction-coordinator-metrics", c.transactionCoordinator.runtime());
   }
 
   /**
@@ -596,6 +649,11 @@ public final class BrookServer implements AutoCloseable {
     return config.nodeId();
   }
 
+  /** The port the admin HTTP listener is bound to, or -1 without one. */
+  public int adminPort() {
+    return admin == null ? -1 : admin.port();
+  }
+
   /** The port a listener is bound to (useful with port 0). */
   public int boundPort(String listenerName) {
     return network.boundPort(listenerName);
@@ -611,6 +669,11 @@ public final class BrookServer implements AutoCloseable {
 
   public TransactionCoordinator transactionCoordinator() {
     return transactionCoordinator;
+  }
+
+  /** The node's metrics registry: components add their sensors and gauges here. */
+  public BrokerMetrics metrics() {
+    return metrics;
   }
 
   /**
@@ -655,21 +718,21 @@ public final class BrookServer implements AutoCloseable {
       cluster.shutdownBroker();
     }
     closeEach(
+        admin,
         network,
         tls,
         cluster,
         controllerSide,
         disk,
         fetchers,
-        mbeans,
+        metrics,
         transactionCoordinator,
         txnVerifier,
         interNode,
         groupCoordinator,
         delayedOperations,
         logManager,
-        quorum,
-        metrics);
+        quorum);
     if (cluster != null) {
       CleanShutdownEpoch.writeWhereClean(
           config.logDirs(), LogManager.CLEAN_SHUTDOWN_FILE, cluster.brokerEpoch());

@@ -5,6 +5,7 @@ import io.brook.broker.delayed.DelayedOperation;
 import io.brook.broker.fetch.FetchContext;
 import io.brook.broker.fetch.FetchKey;
 import io.brook.broker.fetch.FetchSessions;
+import io.brook.broker.metrics.BrokerTopicStats;
 import io.brook.broker.replica.FollowerRead;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReadReplicaSelector;
@@ -222,12 +223,18 @@ public final class FetchHandler extends KafkaApi {
     if (!first.remote().isEmpty()) {
       // Data below the local log start comes from remote storage, on its reader threads; the
       // answer, with what the other partitions read locally, goes when it is there.
-      return TieredReads.complete(first.remote()).thenApply(v -> fetch.respond(first.answers()));
+      return TieredReads.complete(first.remote())
+          .thenApply(
+              v -> {
+                countConsumerFetch(wanted, first, replicaId);
+                return fetch.respond(first.answers());
+              });
     }
     if (limits.maxWaitMs() <= 0
         || first.bytes() >= limits.minBytes()
         || first.hasErrors()
         || wanted.isEmpty()) {
+      countConsumerFetch(wanted, first, replicaId);
       return CompletableFuture.completedFuture(fetch.respond(first.answers()));
     }
     long waitMs =
@@ -242,8 +249,9 @@ public final class FetchHandler extends KafkaApi {
               @Override
               protected void onComplete(boolean timedOut) {
                 try {
-                  done.complete(
-                      fetch.respond(read(request, limits, version, wanted, replicaId).answers()));
+                  Read last = read(request, limits, version, wanted, replicaId);
+                  countConsumerFetch(wanted, last, replicaId);
+                  done.complete(fetch.respond(last.answers()));
                 } catch (RuntimeException e) {
                   done.completeExceptionally(e);
                 }
@@ -297,6 +305,26 @@ public final class FetchHandler extends KafkaApi {
       return request.replicaState().replicaId();
     }
     return request.replicaId();
+  }
+
+  /**
+   * Kafka's BrokerTopicMetrics for a consumer's fetch, from the read that answers it: per partition
+   * a fetch request, its bytes out, or a failure. Replication fetches are not counted (as in
+   * Kafka).
+   */
+  private void countConsumerFetch(List<Wanted> wanted, Read read, int replicaId) {
+    if (replicaId >= 0) {
+      return;
+    }
+    BrokerTopicStats stats = replicaManager.metrics().topicStats();
+    List<FetchContext.Answered> answers = read.answers();
+    for (int i = 0; i < answers.size(); i++) {
+      TopicPartition tp = wanted.get(i).topicPartition();
+      if (tp != null) {
+        PartitionData data = answers.get(i).data();
+        stats.fetched(tp.topic(), data.records().sizeInBytes(), data.errorCode() != 0);
+      }
+    }
   }
 
   /** The response of one pass over the partitions, with what the wait condition needs. */

@@ -224,6 +224,7 @@ public final class ProduceHandler extends KafkaApi {
       }
       return append(partition, records, acks, out, guard);
     } catch (RuntimeException e) {
+      replicaManager.metrics().topicStats().produceFailed(tp.topic());
       fail(out, ApiFailure.of(e));
       nameBadRecord(out, e);
       return CompletableFuture.completedFuture(Optional.empty());
@@ -247,6 +248,10 @@ public final class ProduceHandler extends KafkaApi {
       return appended.handle(
           (info, failure) -> {
             if (failure != null) {
+              replicaManager
+                  .metrics()
+                  .topicStats()
+                  .produceFailed(partition.topicPartition().topic());
               fail(out, ApiFailure.of(failure));
               nameBadRecord(out, failure);
               return Optional.empty();
@@ -254,6 +259,7 @@ public final class ProduceHandler extends KafkaApi {
             return Optional.of(appended(partition, leaderEpoch, info, out));
           });
     } catch (RuntimeException e) {
+      replicaManager.metrics().topicStats().produceFailed(partition.topicPartition().topic());
       fail(out, ApiFailure.of(e));
       nameBadRecord(out, e);
       return CompletableFuture.completedFuture(Optional.empty());
@@ -292,8 +298,12 @@ public final class ProduceHandler extends KafkaApi {
         Errors.INVALID_TOPIC_EXCEPTION, "Cannot append to internal topic " + topic);
   }
 
-  private static Pending appended(
+  private Pending appended(
       Partition partition, int leaderEpoch, LogAppendInfo info, PartitionProduceResponse out) {
+    replicaManager
+        .metrics()
+        .topicStats()
+        .produced(partition.topicPartition().topic(), info.validBytes(), info.recordCount());
     out.setBaseOffset(info.firstOffset())
         .setLogAppendTimeMs(info.logAppendTimeMs())
         .setLogStartOffset(info.logStartOffset());

@@ -1,12 +1,12 @@
 package io.brook.broker.fetch;
 
-import io.brook.broker.metrics.Meter;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.requests.FetchMetadata;
 import org.apache.kafka.common.utils.Time;
 
@@ -48,7 +48,7 @@ public final class FetchSessionCache {
 
   private final int maxSessions;
   private final long evictionMs;
-  private final Meter evictions;
+  private final AtomicLong evictions = new AtomicLong();
 
   private final Map<Integer, FetchSession> sessions = new HashMap<>();
   private final TreeMap<LastUsedKey, FetchSession> lastUsed = new TreeMap<>(LAST_USED);
@@ -69,7 +69,6 @@ public final class FetchSessionCache {
   public FetchSessionCache(int maxSessions, long evictionMs, Time time) {
     this.maxSessions = maxSessions;
     this.evictionMs = evictionMs;
-    this.evictions = new Meter(time);
   }
 
   synchronized FetchSession get(int sessionId) {
@@ -87,8 +86,8 @@ public final class FetchSessionCache {
   }
 
   /** Sessions evicted to make room: Kafka's {@code IncrementalFetchSessionEvictionsPerSec}. */
-  public Meter evictions() {
-    return evictions;
+  public long evictions() {
+    return evictions.get();
   }
 
   /**
@@ -137,7 +136,7 @@ public final class FetchSessionCache {
     }
     if (now - oldest.getKey().lastUsedMs() > evictionMs) {
       remove(oldest.getValue());
-      evictions.mark();
+      evictions.incrementAndGet();
       return true;
     }
     Map.Entry<EvictableKey, FetchSession> candidate =
@@ -146,7 +145,7 @@ public final class FetchSessionCache {
       return false;
     }
     remove(candidate.getValue());
-    evictions.mark();
+    evictions.incrementAndGet();
     return true;
   }
 

@@ -632,9 +632,11 @@ public final class Partition {
     // Counted by the controller's answer, even when the metadata brought the change first.
     ReplicationMetrics metrics = replication.metrics();
     if (failure != null) {
-      metrics.failedIsrUpdates().mark();
+      metrics.isrUpdateFailed();
+    } else if (pending.shrink()) {
+      metrics.isrShrunk();
     } else {
-      (pending.shrink() ? metrics.isrShrinks() : metrics.isrExpands()).mark();
+      metrics.isrExpanded();
     }
     synchronized (this) {
       if (pendingIsrChange != pending) {

@@ -104,7 +104,7 @@ public final class ReplicaManager {
     this.followers = followers;
     this.replication =
         new ReplicationContext(
-            isrChanges, this::isUnfenced, replicaLagTimeMaxMs, time, new ReplicationMetrics(time));
+            isrChanges, this::isUnfenced, replicaLagTimeMaxMs, time, new ReplicationMetrics());
     this.scheduler = scheduler;
     logManager.dirFailures().addListener(this::handleLogDirFailure);
   }

@@ -26,7 +26,7 @@ public record ReplicationContext(
   /** With meters of its own, on {@code time}. */
   public ReplicationContext(
       IsrChangeSender isrChanges, IntPredicate isrEligible, long replicaLagTimeMaxMs, Time time) {
-    this(isrChanges, isrEligible, replicaLagTimeMaxMs, time, new ReplicationMetrics(time));
+    this(isrChanges, isrEligible, replicaLagTimeMaxMs, time, new ReplicationMetrics());
   }
 
   /** A node without a controller to talk to: no ISR changes, so an ISR never changes. */

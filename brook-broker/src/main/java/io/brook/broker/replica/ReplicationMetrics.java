@@ -1,41 +1,63 @@
 package io.brook.broker.replica;
 
-import io.brook.broker.metrics.Meter;
+import io.brook.broker.metrics.BrokerTopicStats;
+import io.brook.protocol.metrics.BrokerMetrics;
 import java.util.Collection;
-import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.metrics.Sensor;
 
 /**
  * Replication health of one broker, with Kafka's meanings (docs/metrics.md has the JMX names).
  *
  * <p>The ISR event meters are marked by {@link Partition} when the controller commits (or refuses)
- * an ISR change; nothing is counted per record or per fetch. The partition gauges are computed when
- * read, by one pass over the hosted partitions ({@link #snapshot}), never maintained on the hot
- * path.
+ * an ISR change. The topic meters ({@link BrokerTopicStats}) are marked per partition of a produce
+ * or consumer fetch, never per record. The partition gauges are computed when read, by one pass
+ * over the hosted partitions ({@link #snapshot}), never maintained on the hot path.
  */
 public final class ReplicationMetrics {
-  private final Meter isrShrinks;
-  private final Meter isrExpands;
-  private final Meter failedIsrUpdates;
+  private static final String DOMAIN = "kafka.server";
+  private static final String TYPE = "ReplicaManager";
 
-  public ReplicationMetrics(Time time) {
-    this.isrShrinks = new Meter(time);
-    this.isrExpands = new Meter(time);
-    this.failedIsrUpdates = new Meter(time);
+  private final BrokerTopicStats topicStats = new BrokerTopicStats();
+  private volatile Sensor isrShrinks;
+  private volatile Sensor isrExpands;
+  private volatile Sensor failedIsrUpdates;
+
+  /**
+   * Starts recording into {@code metrics} (Kafka's {@code kafka.server:type=ReplicaManager} meters
+   * {@code IsrShrinksPerSec}, {@code IsrExpandsPerSec}, {@code FailedIsrUpdatesPerSec} and the
+   * BrokerTopicMetrics); before this, events are dropped.
+   */
+  public void bind(BrokerMetrics metrics) {
+    isrShrinks = metrics.meter(DOMAIN, TYPE, "IsrShrinksPerSec");
+    isrExpands = metrics.meter(DOMAIN, TYPE, "IsrExpandsPerSec");
+    failedIsrUpdates = metrics.meter(DOMAIN, TYPE, "FailedIsrUpdatesPerSec");
+    topicStats.bind(metrics);
   }
 
-  /** Committed ISR changes that removed replicas. */
-  public Meter isrShrinks() {
-    return isrShrinks;
+  /** A committed ISR change that removed replicas. */
+  public void isrShrunk() {
+    mark(isrShrinks);
   }
 
-  /** Committed ISR changes that added replicas. */
-  public Meter isrExpands() {
-    return isrExpands;
+  /** A committed ISR change that added replicas. */
+  public void isrExpanded() {
+    mark(isrExpands);
   }
 
-  /** ISR changes the controller refused or never answered. */
-  public Meter failedIsrUpdates() {
-    return failedIsrUpdates;
+  /** An ISR change the controller refused or never answered. */
+  public void isrUpdateFailed() {
+    mark(failedIsrUpdates);
+  }
+
+  /** Bytes and messages in and out per topic. */
+  public BrokerTopicStats topicStats() {
+    return topicStats;
+  }
+
+  private static void mark(Sensor sensor) {
+    if (sensor != null) {
+      sensor.record();
+    }
   }
 
   /**

@@ -297,7 +297,7 @@ class FetchSessionsTest {
     open(two, false, 0, 1);
 
     assertThat(open(two, false, 0, 1)).isZero();
-    assertThat(two.cache().evictions().count()).isZero();
+    assertThat(two.cache().evictions()).isZero();
   }
 
   @Test
@@ -311,7 +311,7 @@ class FetchSessionsTest {
     assertThat(another).isPositive();
     assertThat(two.cache().get(consumer)).isNull();
     assertThat(two.cache().get(follower)).isNotNull();
-    assertThat(two.cache().evictions().count()).isEqualTo(1);
+    assertThat(two.cache().evictions()).isEqualTo(1);
   }
 
   @Test

@@ -55,7 +55,10 @@ class ClientQuotaManagerTest {
               metrics
                   .metric(
                       metrics.metricName(
-                          "byte-rate", "Produce", "", Map.of("user", "", "client-id", "slow")))
+                          "byte-rate",
+                          "kafka.server.Produce",
+                          "",
+                          Map.of("user", "", "client-id", "slow")))
                   .metricValue())
           .isNotNull();
     }

@@ -1,17 +1,16 @@
 package io.brook.broker.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.data.Offset.offset;
 
 import io.brook.broker.delayed.DelayedOperations;
-import io.brook.broker.metrics.Meter;
-import io.brook.broker.metrics.ReplicationMBeans;
+import io.brook.broker.metrics.ReplicaManagerMetrics;
 import io.brook.broker.time.ManualScheduler;
 import io.brook.broker.time.MockTime;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.PartitionRecord;
 import io.brook.metadata.record.TopicRecord;
+import io.brook.protocol.metrics.BrokerMetrics;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.manager.LogManager;
 import io.brook.storage.manager.LogManagerConfig;
@@ -114,7 +113,8 @@ class ReplicationMetricsTest {
   void committedShrinksAndExpandsAndRefusedChangesAreCounted() {
     // Given p0 and p1 with followers that never fetched
     applyImage();
-    ReplicationMetrics metrics = replicas.metrics();
+    BrokerMetrics metrics = new BrokerMetrics(time);
+    replicas.metrics().bind(metrics);
 
     // When replica.lag.time.max.ms passes, both propose a shrink to [1]; the controller commits
     // p0's and refuses p1's
@@ -125,9 +125,9 @@ class ReplicationMetricsTest {
     isrChanges.remove(1).completeExceptionally(new IllegalStateException("refused"));
 
     // Then
-    assertThat(metrics.isrShrinks().count()).isEqualTo(1);
-    assertThat(metrics.failedIsrUpdates().count()).isEqualTo(1);
-    assertThat(metrics.isrExpands().count()).isZero();
+    assertThat(count(metrics, "IsrShrinksPerSec")).isEqualTo(1);
+    assertThat(count(metrics, "FailedIsrUpdatesPerSec")).isEqualTo(1);
+    assertThat(count(metrics, "IsrExpandsPerSec")).isZero();
     Partition p0 = replicas.partition(new TopicPartition("t", 0)).orElseThrow();
     assertThat(p0.state().isr()).containsExactly(1);
     assertThat(replicas.partitionCounts().underMinIsr()).isEqualTo(2);
@@ -138,42 +138,22 @@ class ReplicationMetricsTest {
     isrChanges.remove(0).complete(new PartitionState(1, 0, 2, ALL, List.of(1, 2)));
 
     // Then
-    assertThat(metrics.isrExpands().count()).isEqualTo(1);
-    assertThat(metrics.isrShrinks().count()).isEqualTo(1);
+    assertThat(count(metrics, "IsrExpandsPerSec")).isEqualTo(1);
+    assertThat(count(metrics, "IsrShrinksPerSec")).isEqualTo(1);
     assertThat(replicas.partitionCounts())
         .isEqualTo(new ReplicationMetrics.PartitionCounts(4, 3, 3, 1, 2));
-  }
-
-  @Test
-  void meterRatesFollowYammersFiveSecondTicks() {
-    // Given
-    Meter meter = new Meter(time);
-
-    // When 12 events happen in the first five seconds
-    for (int i = 0; i < 12; i++) {
-      meter.mark();
-    }
-    time.sleep(5_000);
-
-    // Then
-    assertThat(meter.count()).isEqualTo(12);
-    assertThat(meter.oneMinuteRate()).isCloseTo(2.4, offset(1e-9));
-    assertThat(meter.meanRate()).isCloseTo(2.4, offset(1e-9));
-
-    // When a quiet minute passes, the one-minute rate decays by e^-1
-    time.sleep(60_000);
-    assertThat(meter.oneMinuteRate()).isCloseTo(2.4 * Math.exp(-1), offset(1e-9));
   }
 
   @Test
   void mbeansUnderKafkasNamesShowTheNumbersUntilClosed() throws Exception {
     // Given
     applyImage();
-    replicas.metrics().isrShrinks().mark();
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
 
     // When
-    try (ReplicationMBeans beans = ReplicationMBeans.register(replicas, () -> 42)) {
+    try (BrokerMetrics metrics = new BrokerMetrics(time)) {
+      ReplicaManagerMetrics.register(metrics, replicas, () -> 42, null);
+      replicas.metrics().isrShrunk();
       // Then
       assertThat(value(server, "ReplicaManager,name=UnderReplicatedPartitions")).isEqualTo(2);
       assertThat(value(server, "ReplicaManager,name=UnderMinIsrPartitionCount")).isEqualTo(1);
@@ -213,6 +193,16 @@ class ReplicationMetricsTest {
     // Then closing unregisters them
     assertThat(server.queryNames(new ObjectName("kafka.server:*"), null)).isEmpty();
     assertThat(server.queryNames(new ObjectName("kafka.log:*"), null)).isEmpty();
+  }
+
+  private static long count(BrokerMetrics metrics, String meter) {
+    Object value =
+        metrics
+            .registry()
+            .metric(
+                BrokerMetrics.name("kafka.server", "ReplicaManager", meter, BrokerMetrics.COUNT))
+            .metricValue();
+    return ((Number) value).longValue();
   }
 
   private static Object logValue(MBeanServer server, String typeAndName) throws Exception {

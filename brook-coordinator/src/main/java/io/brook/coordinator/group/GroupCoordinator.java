@@ -7,7 +7,6 @@ import io.brook.coordinator.group.lag.LagCalculator;
 import io.brook.coordinator.group.lag.PartitionLag;
 import io.brook.coordinator.log.CoordinatorLogs;
 import io.brook.coordinator.log.PartitionEnds;
-import io.brook.coordinator.runtime.CoordinatorMBeans;
 import io.brook.coordinator.runtime.CoordinatorRuntime;
 import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.metadata.image.MetadataImage;
@@ -35,7 +34,6 @@ public final class GroupCoordinator implements CoordinatorMarkerWriter, AutoClos
   private final GroupConfig config;
   private final CoordinatorRuntime<GroupCoordinatorShard> runtime;
   private final LagCalculator lagCalculator;
-  private final CoordinatorMBeans mbeans;
   private final Time time;
 
   /**
@@ -62,7 +60,6 @@ public final class GroupCoordinator implements CoordinatorMarkerWriter, AutoClos
             config.coordinatorThreads(),
             config.offsetsCommitTimeoutMs(),
             config.offsetsLoadBufferSize());
-    this.mbeans = CoordinatorMBeans.register("group-coordinator-metrics", runtime);
   }
 
   public GroupConfig config() {
@@ -179,9 +176,13 @@ public final class GroupCoordinator implements CoordinatorMarkerWriter, AutoClos
     runtime.onConnectionClosed(connectionId);
   }
 
+  /** The runtime, whose health the node publishes as Kafka's {@code group-coordinator-metrics}. */
+  public CoordinatorRuntime<?> runtime() {
+    return runtime;
+  }
+
   @Override
   public void close() {
-    mbeans.close();
     runtime.close();
   }
 }

@@ -2,7 +2,6 @@ package io.brook.coordinator.txn;
 
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.log.CoordinatorLogs;
-import io.brook.coordinator.runtime.CoordinatorMBeans;
 import io.brook.coordinator.runtime.CoordinatorRuntime;
 import io.brook.coordinator.service.TxnMarkerChannel;
 import io.brook.metadata.image.MetadataImage;
@@ -38,7 +37,6 @@ public final class TransactionCoordinator implements AutoCloseable {
   private final LongSupplier producerIds;
   private final TxnMarkerChannel markers;
   private final ThreadPoolExecutor allocator;
-  private final CoordinatorMBeans mbeans;
 
   /**
    * A coordinator handing the markers of ended transactions to {@code markers}.
@@ -91,7 +89,6 @@ public final class TransactionCoordinator implements AutoCloseable {
             config.threads(),
             config.writeTimeoutMs(),
             config.loadBufferSize());
-    this.mbeans = CoordinatorMBeans.register("transaction-coordinator-metrics", runtime);
   }
 
   public TxnConfig config() {
@@ -202,9 +199,16 @@ public final class TransactionCoordinator implements AutoCloseable {
     runtime.onMetadata(image);
   }
 
+  /**
+   * The runtime, whose health the node publishes as Kafka's {@code
+   * transaction-coordinator-metrics}.
+   */
+  public CoordinatorRuntime<?> runtime() {
+    return runtime;
+  }
+
   @Override
   public void close() throws Exception {
-    mbeans.close();
     runtime.close();
     allocator.shutdownNow();
     allocator.awaitTermination(5, TimeUnit.SECONDS);

@@ -2,8 +2,9 @@ package io.brook.protocol.network;
 
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.NetworkConfig;
-import io.brook.protocol.memory.MemoryPoolMBeans;
+import io.brook.protocol.memory.MemoryPoolMetrics;
 import io.brook.protocol.memory.RequestMemoryPool;
+import io.brook.protocol.metrics.BrokerMetrics;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -25,6 +26,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,13 +65,17 @@ public final class KafkaNetworkServer implements AutoCloseable {
   private volatile ConnectionLimiter limiter;
   private final OpenConnections openConnections = new OpenConnections();
   private final RequestMemoryPool memoryPool;
-  private final MemoryPoolMBeans memoryPoolMBeans;
+
+  /** The metrics registry this server made for itself, when none was given; closed with it. */
+  private final BrokerMetrics ownMetrics;
+
   private boolean closed;
 
-  private KafkaNetworkServer(Transport transport, NetworkConfig config) {
+  private KafkaNetworkServer(Transport transport, NetworkConfig config, BrokerMetrics metrics) {
     this.transport = transport;
     this.memoryPool = new RequestMemoryPool(config.effectiveQueuedMaxRequestBytes());
-    this.memoryPoolMBeans = MemoryPoolMBeans.register(memoryPool);
+    this.ownMetrics = metrics == null ? new BrokerMetrics(Time.SYSTEM) : null;
+    MemoryPoolMetrics.register(metrics == null ? ownMetrics : metrics, memoryPool);
     this.acceptGroup =
         new MultiThreadIoEventLoopGroup(
             1, new DefaultThreadFactory("brook-accept"), transport.ioHandlerFactory());
@@ -101,7 +107,19 @@ public final class KafkaNetworkServer implements AutoCloseable {
    */
   public static KafkaNetworkServer bind(
       NetworkConfig config, ApiRegistry registry, Function<String, ListenerSecurity> securityOf) {
-    return open(config, registry, Transport.detect(), false, securityOf);
+    return bind(config, registry, securityOf, null);
+  }
+
+  /**
+   * As {@link #bind(NetworkConfig, ApiRegistry, Function)}, registering the network's metrics in
+   * the node's {@code metrics} (null: a registry of its own).
+   */
+  public static KafkaNetworkServer bind(
+      NetworkConfig config,
+      ApiRegistry registry,
+      Function<String, ListenerSecurity> securityOf,
+      BrokerMetrics metrics) {
+    return open(config, registry, Transport.detect(), false, securityOf, metrics);
   }
 
   /** Starts accepting connections on every listener bound by {@link #bind}. */
@@ -120,7 +138,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
    */
   public static KafkaNetworkServer start(
       NetworkConfig config, ApiRegistry registry, Transport transport) {
-    return open(config, registry, transport, true, listener -> ListenerSecurity.PLAINTEXT);
+    return open(config, registry, transport, true, listener -> ListenerSecurity.PLAINTEXT, null);
   }
 
   /** As {@link #start(NetworkConfig, ApiRegistry, Transport)}, with each listener's security. */
@@ -129,7 +147,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
       ApiRegistry registry,
       Transport transport,
       Function<String, ListenerSecurity> securityOf) {
-    return open(config, registry, transport, true, securityOf);
+    return open(config, registry, transport, true, securityOf, null);
   }
 
   private static KafkaNetworkServer open(
@@ -137,11 +155,12 @@ public final class KafkaNetworkServer implements AutoCloseable {
       ApiRegistry registry,
       Transport transport,
       boolean accept,
-      Function<String, ListenerSecurity> securityOf) {
+      Function<String, ListenerSecurity> securityOf,
+      BrokerMetrics metrics) {
     if (!transport.isAvailable()) {
       throw new IllegalStateException("transport " + transport + " is not available here");
     }
-    KafkaNetworkServer server = new KafkaNetworkServer(transport, config);
+    KafkaNetworkServer server = new KafkaNetworkServer(transport, config, metrics);
     try {
       server.bind(config, registry, accept, securityOf);
     } catch (RuntimeException | IOException | InterruptedException e) {
@@ -301,7 +320,9 @@ public final class KafkaNetworkServer implements AutoCloseable {
     if (!network.awaitUninterruptibly(timeoutMs) || !accept.awaitUninterruptibly(timeoutMs)) {
       LOG.warn("Network event loops did not stop in time timeoutMs={}", timeoutMs);
     }
-    memoryPoolMBeans.close();
+    if (ownMetrics != null) {
+      ownMetrics.close();
+    }
     LOG.info("Network server stopped");
     if (interrupted) {
       Thread.currentThread().interrupt();

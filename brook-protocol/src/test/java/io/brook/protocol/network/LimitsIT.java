@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.protocol.ApiRegistry;
-import io.brook.protocol.memory.MemoryPoolMBeans;
 import io.brook.protocol.testing.HeldRequests;
 import io.brook.protocol.testing.TestServer;
 import io.brook.protocol.testing.WireClient;
@@ -23,6 +22,10 @@ import org.junit.jupiter.api.Test;
 
 /** Connection limits, idle timeout, per-connection backpressure and the request-memory budget. */
 class LimitsIT {
+  private static final String USED = "kafka.network:type=SocketServer,name=MemoryPoolUsed";
+  private static final String AVAILABLE =
+      "kafka.network:type=SocketServer,name=MemoryPoolAvailable";
+
   /** The frame length of a DescribeCluster v1 request as {@link WireClient#send} writes it. */
   private static final int DESCRIBE_CLUSTER_FRAME =
       WireClient.encodeRequest(new DescribeClusterRequestData(), (short) 1, 1, WireClient.CLIENT_ID)
@@ -183,8 +186,8 @@ class LimitsIT {
         WireClient waiter = server.connect()) {
       // Given: the first connection's two requests hold the whole budget
       List<HeldRequests.Held> first = sendTwo(holder);
-      assertThat(gauge(MemoryPoolMBeans.USED)).isEqualTo(2L * DESCRIBE_CLUSTER_FRAME);
-      assertThat(gauge(MemoryPoolMBeans.AVAILABLE)).isZero();
+      assertThat(gauge(USED)).isEqualTo(2L * DESCRIBE_CLUSTER_FRAME);
+      assertThat(gauge(AVAILABLE)).isZero();
 
       // When: another connection sends one
       int waiting = waiter.send(new DescribeClusterRequestData(), (short) 1);
@@ -199,8 +202,8 @@ class LimitsIT {
       assertThat(waiter.receive(ApiKeys.DESCRIBE_CLUSTER, (short) 1).correlationId())
           .isEqualTo(waiting);
       first.get(1).response().complete(new DescribeClusterResponseData());
-      await().atMost(Duration.ofSeconds(5)).until(() -> gauge(MemoryPoolMBeans.USED) == 0L);
-      assertThat(gauge(MemoryPoolMBeans.AVAILABLE)).isEqualTo(2L * DESCRIBE_CLUSTER_FRAME);
+      await().atMost(Duration.ofSeconds(5)).until(() -> gauge(USED) == 0L);
+      assertThat(gauge(AVAILABLE)).isEqualTo(2L * DESCRIBE_CLUSTER_FRAME);
     }
   }
 
@@ -257,11 +260,11 @@ class LimitsIT {
         WireClient client = server.connect()) {
       // Given: a frame's prefix and a few of its bytes, then nothing
       client.sendRaw(ByteBuffer.allocate(14).putInt(1000).put(new byte[10]).array());
-      await().atMost(Duration.ofSeconds(5)).until(() -> gauge(MemoryPoolMBeans.USED) == 1000L);
+      await().atMost(Duration.ofSeconds(5)).until(() -> gauge(USED) == 1000L);
 
       // Then: the connection is closed and the memory released
       client.assertClosedByServer();
-      await().atMost(Duration.ofSeconds(5)).until(() -> gauge(MemoryPoolMBeans.USED) == 0L);
+      await().atMost(Duration.ofSeconds(5)).until(() -> gauge(USED) == 0L);
       server.assertStillServes();
     }
   }

@@ -147,6 +147,17 @@ public final class BrokerConfig {
    * clients on localhost:9092, the controller on localhost:9093, data under {@code dataDir}, and
    * internal topics with one replica so that one node is enough.
    */
+  /** Where {@code brook dev} serves /metrics, /health and /ready. */
+  public static final String DEV_ADMIN_LISTENER = "http://localhost:9644";
+
+  private static boolean portFree(int port) {
+    try (java.net.ServerSocket probe = new java.net.ServerSocket(port)) {
+      return true;
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
+
   public static BrokerConfig devDefaults(Path dataDir) {
     return devDefaults(dataDir, 9092, null);
   }
@@ -178,6 +189,9 @@ public final class BrokerConfig {
     props.put("transaction.state.log.replication.factor", "1");
     props.put("transaction.state.log.min.isr", "1");
     props.put(GroupSettings.GROUP_INITIAL_REBALANCE_DELAY_MS, "0");
+    if (portFree(9644)) {
+      props.put(AdminSettings.ADMIN_LISTENER, DEV_ADMIN_LISTENER);
+    }
     return from(props);
   }
 
@@ -323,6 +337,15 @@ public final class BrokerConfig {
             (Long) value(RetentionSettings.LOG_RETENTION_CHECK_INTERVAL_MS))
         .withCleaner(cleanerConfig())
         .withMaxOpenFiles(maxOpenFiles());
+  }
+
+  /**
+   * {@code brook.admin.listener}: where the admin HTTP listener binds, or null for none (host and
+   * port of the URL).
+   */
+  public java.net.URI adminListener() {
+    return AdminSettings.parse(
+        AdminSettings.ADMIN_LISTENER, valueString(AdminSettings.ADMIN_LISTENER));
   }
 
   /** {@code brook.log.max.open.files}: the bound on open segment files across all partitions. */

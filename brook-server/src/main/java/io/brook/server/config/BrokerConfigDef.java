@@ -40,6 +40,7 @@ public final class BrokerConfigDef {
     TieredStorageSettings.define(table);
     SecuritySettings.define(table);
     AuthorizerSettings.define(table);
+    AdminSettings.define(table);
     return table;
   }
 

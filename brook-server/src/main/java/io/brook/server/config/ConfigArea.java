@@ -13,7 +13,8 @@ public enum ConfigArea {
   SECURITY("Security: TLS"),
   SASL("Authentication (SASL)"),
   TIERED_STORAGE("Tiered storage"),
-  AUTHORIZATION("Authorization");
+  AUTHORIZATION("Authorization"),
+  ADMIN("Admin listener and metrics");
 
   private final String title;
 

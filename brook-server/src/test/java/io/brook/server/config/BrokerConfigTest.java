@@ -296,12 +296,24 @@ class BrokerConfigTest {
         "socket.request.max.bytes | 0 | at least 1",
         "brook.log.max.open.files | 0 | at least 1",
         "brook.max.inflated.bytes.factor | 0 | at least 1",
+        "brook.admin.listener | ftp://localhost:9644 | http://host:port",
+        "brook.admin.listener | http://localhost | http://host:port",
+        "brook.admin.listener | http://localhost:9644/metrics | without a path",
       })
   void invalidValuesNameTheKeyAndWhatIsAllowed(String key, String value, String allowed) {
     assertThatThrownBy(() -> config(combinedWith(key, value)))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining(key)
         .hasMessageContaining(allowed);
+  }
+
+  @Test
+  void theAdminListenerIsOffUnlessSet() {
+    assertThat(config(combinedWith()).adminListener()).isNull();
+    java.net.URI admin =
+        config(combinedWith("brook.admin.listener", "http://127.0.0.1:9644")).adminListener();
+    assertThat(admin.getHost()).isEqualTo("127.0.0.1");
+    assertThat(admin.getPort()).isEqualTo(9644);
   }
 
   @Test
