@@ -27,6 +27,7 @@ import io.brook.broker.txn.TxnPartitionVerifier;
 import io.brook.controller.ControllerServices;
 import io.brook.controller.quorum.ClusterQuorum;
 import io.brook.controller.state.ControllerConfig;
+import io.brook.controller.state.FeatureControl;
 import io.brook.coordinator.api.GroupService;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.txn.TransactionCoordinator;
@@ -39,6 +40,7 @@ import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.ConnectionListener;
+import io.brook.protocol.FeatureLevels;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.client.InterNodeEventLoops;
 import io.brook.protocol.network.KafkaNetworkServer;
@@ -357,6 +359,11 @@ public final class BrookServer implements AutoCloseable {
     };
   }
 
+  /** The feature levels ApiVersions advertises: this version's and the cluster's finalized ones. */
+  private static FeatureLevels featureLevels(MetadataImage image) {
+    return new FeatureLevels(FeatureControl.SUPPORTED, image.features(), image.offset());
+  }
+
   /**
    * The broker side: the listeners, bound now (registration advertises the ports) and accepting
    * only once the controller has unfenced this broker: its metadata has then caught up, so it never
@@ -375,7 +382,8 @@ public final class BrookServer implements AutoCloseable {
                     apiHandlers(c),
                     c.authorizer,
                     id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
-                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed)),
+                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed),
+                () -> featureLevels(c.replicaManager.image())),
             listenerSecurity(c));
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;

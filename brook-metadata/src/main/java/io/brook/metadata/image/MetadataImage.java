@@ -4,6 +4,7 @@ import io.brook.metadata.authorizer.AclIndex;
 import io.brook.metadata.authorizer.StandardAcl;
 import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
+import io.brook.metadata.record.FeatureLevelRecord;
 import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.PartitionRecord;
 import io.brook.metadata.record.ProducerIdsRecord;
@@ -37,7 +38,7 @@ public final class MetadataImage {
   /** The image before the first record. */
   public static final MetadataImage EMPTY =
       new MetadataImage(
-          -1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null, AclIndex.EMPTY, Map.of());
+          -1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null, AclIndex.EMPTY, Map.of(), Map.of());
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -51,6 +52,9 @@ public final class MetadataImage {
   /** SCRAM credentials by user, then by Kafka's mechanism type. */
   private final Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials;
 
+  /** The finalized feature levels by name; a feature at level 0 is absent. */
+  private final Map<String, Short> features;
+
   /** All maps must already be unmodifiable; {@link ImageBuilder} guarantees it. */
   MetadataImage(
       long offset,
@@ -61,8 +65,10 @@ public final class MetadataImage {
       long nextProducerId,
       String clusterId,
       AclIndex acls,
-      Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials) {
+      Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials,
+      Map<String, Short> features) {
     this.scramCredentials = scramCredentials;
+    this.features = features;
     this.offset = offset;
     this.brokers = brokers;
     this.topicsById = topicsById;
@@ -139,6 +145,16 @@ public final class MetadataImage {
   /** The next producer id not yet handed out in a block. */
   public long nextProducerId() {
     return nextProducerId;
+  }
+
+  /** The finalized feature levels by name (features at level 0 are absent), in name order. */
+  public Map<String, Short> features() {
+    return features;
+  }
+
+  /** The finalized level of one feature, 0 when it is not finalized. */
+  public short featureLevel(String name) {
+    return features.getOrDefault(name, (short) 0);
   }
 
   /** The cluster id the first active controller recorded; empty until then. */
@@ -240,6 +256,7 @@ public final class MetadataImage {
     if (clusterId != null) {
       records.add(new ClusterIdRecord(clusterId));
     }
+    features.forEach((name, level) -> records.add(new FeatureLevelRecord(name, level)));
     for (StandardAcl acl : acls.byId().values()) {
       records.add(acl.toRecord());
     }
@@ -277,6 +294,7 @@ public final class MetadataImage {
         && nextProducerId == other.nextProducerId
         && Objects.equals(clusterId, other.clusterId)
         && scramCredentials.equals(other.scramCredentials)
+        && features.equals(other.features)
         && brokers.equals(other.brokers)
         && topicsById.equals(other.topicsById)
         && topicIdsByName.equals(other.topicIdsByName)
