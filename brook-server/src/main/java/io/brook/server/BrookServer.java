@@ -439,14 +439,17 @@ public final class BrookServer implements AutoCloseable {
             config.fetchMaxBytes(),
             c.fetchSessions,
             List.of(c.groupCoordinator),
-            Optional.ofNullable(c.txnVerifier),
+            (Boolean) config.value("transaction.partition.verification.enable")
+                ? Optional.of(c.txnVerifier)
+                : Optional.empty(),
             c.authorizer));
     handlers.addAll(
         GroupApis.handlers(
             new GroupService(c.groupCoordinator),
             c.replicaManager,
             InternalTopicCreators.viaController(cluster.controllerClient()),
-            CoordinatorConfigs.transactionTopic(config)));
+            CoordinatorConfigs.transactionTopic(config),
+            c.txnVerifier));
     handlers.addAll(TxnApis.handlers(c.transactions));
     // SaslHandshake and SaslAuthenticate on listeners without SASL (a SASL listener's connections
     // answer them themselves).
@@ -511,12 +514,10 @@ public final class BrookServer implements AutoCloseable {
 
   /**
    * Produce asks the transaction coordinators about partitions before a transaction's first write
-   * to them (KIP-890), unless {@code transaction.partition.verification.enable} is false.
+   * to them (KIP-890), unless {@code transaction.partition.verification.enable} is false;
+   * TxnOffsetCommit v5+ adds the offsets partition through it whatever that setting.
    */
   private static TxnPartitionVerifier txnVerifier(Components c, TransactionService transactions) {
-    if (!(Boolean) c.config.value("transaction.partition.verification.enable")) {
-      return null;
-    }
     return new TxnPartitionVerifier(
         transactions,
         c.replicaManager::image,
