@@ -25,6 +25,7 @@ import io.brook.controller.api.IncrementalAlterConfigsHandler;
 import io.brook.controller.api.ListPartitionReassignmentsHandler;
 import io.brook.controller.api.TopicAdmin;
 import io.brook.controller.api.TopicConfigView;
+import io.brook.controller.api.UpdateFeaturesHandler;
 import io.brook.controller.cluster.BrokerFencer;
 import io.brook.controller.cluster.BrokerLivenessProbe;
 import io.brook.controller.cluster.ControllerCallDispatcher;
@@ -100,6 +101,7 @@ public final class ControllerServices implements AutoCloseable {
             new AlterPartitionReassignmentsHandler(admin),
             new ListPartitionReassignmentsHandler(admin),
             new ElectLeadersHandler(quorum, controller),
+            new UpdateFeaturesHandler(quorum, controller),
             new DescribeQuorumHandler(
                 quorum::quorumState, quorum::image, settings.controllerListener()),
             new AddRaftVoterHandler(quorum, quorum::image, settings.controllerListener()),

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersionCollection;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -22,6 +23,7 @@ public final class ApiRegistry {
   private final Map<ApiKeys, ApiHandler> handlers = new EnumMap<>(ApiKeys.class);
   private final List<ConnectionListener> connectionListeners;
   private final RequestThrottler throttler;
+  private final Supplier<FeatureLevels> features;
 
   /**
    * @throws IllegalArgumentException if two handlers serve one API, a handler serves ApiVersions,
@@ -38,19 +40,22 @@ public final class ApiRegistry {
   public ApiRegistry(
       Collection<? extends ApiHandler> apiHandlers,
       Collection<? extends ConnectionListener> connectionListeners) {
-    this(apiHandlers, connectionListeners, RequestThrottler.NONE);
+    this(apiHandlers, connectionListeners, RequestThrottler.NONE, () -> FeatureLevels.NONE);
   }
 
   /**
    * @param throttler the client quotas every answered request is recorded against
+   * @param features the feature levels ApiVersions advertises, read at every ApiVersions request
    * @throws IllegalArgumentException as {@link #ApiRegistry(Collection)}
    */
   public ApiRegistry(
       Collection<? extends ApiHandler> apiHandlers,
       Collection<? extends ConnectionListener> connectionListeners,
-      RequestThrottler throttler) {
+      RequestThrottler throttler,
+      Supplier<FeatureLevels> features) {
     this.connectionListeners = List.copyOf(connectionListeners);
     this.throttler = Objects.requireNonNull(throttler, "throttler");
+    this.features = Objects.requireNonNull(features, "features");
     for (ApiHandler handler : apiHandlers) {
       ApiKeys key = Objects.requireNonNull(handler.apiKey(), "apiKey of " + handler);
       if (key == ApiKeys.API_VERSIONS) {
@@ -68,6 +73,11 @@ public final class ApiRegistry {
 
   public static ApiRegistry of(ApiHandler... apiHandlers) {
     return new ApiRegistry(List.of(apiHandlers));
+  }
+
+  /** The feature levels to advertise now. */
+  public FeatureLevels features() {
+    return features.get();
   }
 
   /** The handler serving {@code apiKey}, if any. Always empty for ApiVersions. */

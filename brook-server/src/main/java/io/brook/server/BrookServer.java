@@ -28,6 +28,7 @@ import io.brook.broker.txn.TxnPartitionVerifier;
 import io.brook.controller.ControllerServices;
 import io.brook.controller.quorum.ClusterQuorum;
 import io.brook.controller.state.ControllerConfig;
+import io.brook.controller.state.FeatureControl;
 import io.brook.coordinator.api.GroupService;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.txn.TransactionCoordinator;
@@ -40,6 +41,7 @@ import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.ConnectionListener;
+import io.brook.protocol.FeatureLevels;
 import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.client.InterNodeEventLoops;
 import io.brook.protocol.metrics.BrokerMetrics;
@@ -419,6 +421,11 @@ public final class BrookServer implements AutoCloseable {
     };
   }
 
+  /** The feature levels ApiVersions advertises: this version's and the cluster's finalized ones. */
+  private static FeatureLevels featureLevels(MetadataImage image) {
+    return new FeatureLevels(FeatureControl.SUPPORTED, image.features(), image.offset());
+  }
+
   /**
    * The broker side: the listeners, bound now (registration advertises the ports) and accepting
    * only once the controller has unfenced this broker: its metadata has then caught up, so it never
@@ -446,7 +453,8 @@ public final class BrookServer implements AutoCloseable {
                     c.authorizer,
                     id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
                 List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed),
-                c.quotas),
+                c.quotas,
+                () -> featureLevels(c.replicaManager.image())),
             listenerSecurity(c),
             c.metrics);
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
@@ -503,7 +511,9 @@ public final class BrookServer implements AutoCloseable {
             config.fetchMaxBytes(),
             c.fetchSessions,
             List.of(c.groupCoordinator),
-            Optional.ofNullable(c.txnVerifier),
+            (Boolean) config.value("transaction.partition.verification.enable")
+                ? Optional.of(c.txnVerifier)
+                : Optional.empty(),
             c.authorizer,
             c.quotas::fetchQuotaWindowBytes));
     handlers.addAll(
@@ -511,7 +521,8 @@ public final class BrookServer implements AutoCloseable {
             new GroupService(c.groupCoordinator),
             c.replicaManager,
             InternalTopicCreators.viaController(cluster.controllerClient()),
-            CoordinatorConfigs.transactionTopic(config)));
+            CoordinatorConfigs.transactionTopic(config),
+            c.txnVerifier));
     handlers.addAll(TxnApis.handlers(c.transactions));
     // SaslHandshake and SaslAuthenticate on listeners without SASL (a SASL listener's connections
     // answer them themselves).
@@ -580,12 +591,10 @@ public final class BrookServer implements AutoCloseable {
 
   /**
    * Produce asks the transaction coordinators about partitions before a transaction's first write
-   * to them (KIP-890), unless {@code transaction.partition.verification.enable} is false.
+   * to them (KIP-890), unless {@code transaction.partition.verification.enable} is false;
+   * TxnOffsetCommit v5+ adds the offsets partition through it whatever that setting.
    */
   private static TxnPartitionVerifier txnVerifier(Components c, TransactionService transactions) {
-    if (!(Boolean) c.config.value("transaction.partition.verification.enable")) {
-      return null;
-    }
     return new TxnPartitionVerifier(
         transactions,
         c.replicaManager::image,

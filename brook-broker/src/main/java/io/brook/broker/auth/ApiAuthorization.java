@@ -235,8 +235,7 @@ public final class ApiAuthorization {
           BROKER_HEARTBEAT,
           ALLOCATE_PRODUCER_IDS,
           ASSIGN_REPLICAS_TO_DIRS,
-          CONTROLLED_SHUTDOWN,
-          UPDATE_FEATURES ->
+          CONTROLLED_SHUTDOWN ->
           needs.add(Need.cluster(AclOperation.CLUSTER_ACTION));
       case DESCRIBE_CLUSTER,
           DESCRIBE_ACLS,
@@ -249,7 +248,8 @@ public final class ApiAuthorization {
           DELETE_ACLS,
           ELECT_LEADERS,
           ALTER_PARTITION_REASSIGNMENTS,
-          ALTER_USER_SCRAM_CREDENTIALS ->
+          ALTER_USER_SCRAM_CREDENTIALS,
+          UPDATE_FEATURES ->
           needs.add(Need.cluster(AclOperation.ALTER));
       case DESCRIBE_CLIENT_QUOTAS -> needs.add(Need.cluster(AclOperation.DESCRIBE_CONFIGS));
       case ALTER_CLIENT_QUOTAS -> needs.add(Need.cluster(AclOperation.ALTER_CONFIGS));

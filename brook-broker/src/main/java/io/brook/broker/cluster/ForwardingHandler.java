@@ -25,6 +25,7 @@ public final class ForwardingHandler implements ApiHandler {
           ApiKeys.ALTER_CONFIGS,
           ApiKeys.INCREMENTAL_ALTER_CONFIGS,
           ApiKeys.ELECT_LEADERS,
+          ApiKeys.UPDATE_FEATURES,
           ApiKeys.DESCRIBE_QUORUM,
           ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
           ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,

@@ -198,9 +198,9 @@ public final class ClusterController {
   }
 
   /**
-   * Records the cluster id, once: the first active controller proposes the id its own node was
-   * formatted with, or a new one. Every later call answers the recorded id, so nodes that race to
-   * propose agree on the winner.
+   * Records the cluster id, once, with the new cluster's feature levels: the first active
+   * controller proposes the id its own node was formatted with, or a new one. Every later call
+   * answers the recorded id, so nodes that race to propose agree on the winner.
    *
    * @param proposed the id to record if none is
    * @return the cluster's id
@@ -211,7 +211,17 @@ public final class ClusterController {
     if (recorded.isPresent()) {
       return ControllerResult.of(recorded.get());
     }
-    return ControllerResult.of(List.of(new ClusterIdRecord(proposed)), proposed);
+    // A new cluster: its feature levels are finalized with its id, at Kafka 4.x's defaults.
+    List<MetadataRecord> records = new ArrayList<>();
+    records.add(new ClusterIdRecord(proposed));
+    records.addAll(FeatureControl.newClusterRecords());
+    return ControllerResult.of(records, proposed);
+  }
+
+  /** UpdateFeatures ({@link FeatureControl#update}). */
+  public ControllerResult<Map<String, ApiError>> updateFeatures(
+      List<FeatureControl.Update> updates, boolean validateOnly) {
+    return FeatureControl.update(image.get(), updates, validateOnly);
   }
 
   /**

@@ -179,6 +179,35 @@ public final class TransactionCoordinator implements AutoCloseable {
   }
 
   /**
+   * EndTxn of a transaction protocol V2 producer. A fresh producer id, when the epoch is exhausted,
+   * is allocated off the shard thread as for {@link #initProducerId}.
+   */
+  public CompletableFuture<EndTxnResult> endTxnV2(
+      String transactionalId, long producerId, short producerEpoch, boolean commit) {
+    return run(
+            transactionalId,
+            shard ->
+                shard.endTxnV2(
+                    transactionalId, producerId, producerEpoch, commit, OptionalLong.empty()))
+        .thenCompose(
+            first ->
+                !first.needsProducerId()
+                    ? CompletableFuture.completedFuture(first)
+                    : allocateProducerId()
+                        .thenCompose(
+                            fresh ->
+                                run(
+                                    transactionalId,
+                                    shard ->
+                                        shard.endTxnV2(
+                                            transactionalId,
+                                            producerId,
+                                            producerEpoch,
+                                            commit,
+                                            OptionalLong.of(fresh)))));
+  }
+
+  /**
    * A producer id for an idempotent (non-transactional) producer, or a new transactional id.
    *
    * @return fails with COORDINATOR_LOAD_IN_PROGRESS (retriable, as Kafka answers while no block of

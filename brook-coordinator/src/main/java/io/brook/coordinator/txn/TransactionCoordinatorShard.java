@@ -55,7 +55,13 @@ public final class TransactionCoordinatorShard implements CoordinatorShard {
 
   public CompletableFuture<Errors> addPartitions(
       String transactionalId, long producerId, short producerEpoch, Set<TopicPartition> added) {
-    return partitions.add(transactionalId, producerId, producerEpoch, added);
+    return partitions.add(transactionalId, producerId, producerEpoch, added, false);
+  }
+
+  /** A leader's implicit add for a transaction protocol V2 producer (KIP-890 part 2). */
+  public CompletableFuture<Errors> addPartitionsV2(
+      String transactionalId, long producerId, short producerEpoch, Set<TopicPartition> added) {
+    return partitions.add(transactionalId, producerId, producerEpoch, added, true);
   }
 
   public Map<TopicPartition, Errors> verifyPartitions(
@@ -66,6 +72,16 @@ public final class TransactionCoordinatorShard implements CoordinatorShard {
   public CompletableFuture<Errors> endTxn(
       String transactionalId, long producerId, short producerEpoch, boolean commit) {
     return ender.endTxn(transactionalId, producerId, producerEpoch, commit);
+  }
+
+  /** EndTxn v5 (transaction protocol V2): see {@code TxnEnder#endTxnV2}. */
+  public CompletableFuture<EndTxnResult> endTxnV2(
+      String transactionalId,
+      long producerId,
+      short producerEpoch,
+      boolean commit,
+      OptionalLong freshProducerId) {
+    return ender.endTxnV2(transactionalId, producerId, producerEpoch, commit, freshProducerId);
   }
 
   public Optional<TxnMetadata> describe(String transactionalId) {

@@ -78,7 +78,9 @@ public enum TransactionState {
       case EMPTY, DEAD -> EnumSet.of(EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT);
       case ONGOING -> EnumSet.of(ONGOING, EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT);
       case PREPARE_COMMIT, PREPARE_EPOCH_FENCE -> EnumSet.of(ONGOING);
-      case PREPARE_ABORT -> EnumSet.of(ONGOING, PREPARE_EPOCH_FENCE);
+      // An idle id may be aborted by a V2 producer whose writes never reached a leader.
+      case PREPARE_ABORT ->
+          EnumSet.of(ONGOING, PREPARE_EPOCH_FENCE, EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT);
       case COMPLETE_COMMIT -> EnumSet.of(PREPARE_COMMIT);
       case COMPLETE_ABORT -> EnumSet.of(PREPARE_ABORT);
     };

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
@@ -80,6 +81,89 @@ final class TxnEnder {
       case EMPTY -> done(Errors.INVALID_TXN_STATE);
       case DEAD, PREPARE_EPOCH_FENCE -> done(Errors.UNKNOWN_SERVER_ERROR);
     };
+  }
+
+  /**
+   * EndTxn of a transaction protocol V2 producer (EndTxn v5): the epoch is bumped as the
+   * transaction is prepared ({@link TxnMetadata#prepareEndV2}) and the answer carries the producer
+   * id and epoch to continue with. A retry from the epoch before the bump (or, after an epoch
+   * overflow, from the previous producer id) gets Kafka's answers for retries: success with the
+   * current id and epoch once the same outcome is complete, CONCURRENT_TRANSACTIONS while its
+   * markers are written, INVALID_TXN_STATE for the other outcome.
+   *
+   * @param freshProducerId a producer id the caller allocated, used if the epoch is exhausted
+   */
+  CompletableFuture<EndTxnResult> endTxnV2(
+      String transactionalId,
+      long producerId,
+      short producerEpoch,
+      boolean commit,
+      OptionalLong freshProducerId) {
+    Optional<TxnMetadata> found = store.get(transactionalId);
+    if (found.isEmpty()) {
+      return doneV2(Errors.INVALID_PRODUCER_ID_MAPPING);
+    }
+    TxnMetadata txn = found.get();
+    boolean retryAfterBump =
+        txn.producerId() == producerId
+            && txn.producerEpoch() != producerEpoch
+            && txn.lastProducerEpoch() == producerEpoch
+            && producerEpoch != TxnMetadata.NO_EPOCH;
+    boolean retryAfterOverflow =
+        txn.prevProducerId() == producerId
+            && producerId != TxnMetadata.NO_PRODUCER_ID
+            && txn.producerEpoch() == 0;
+    if (txn.producerId() != producerId && !retryAfterOverflow) {
+      return doneV2(Errors.INVALID_PRODUCER_ID_MAPPING);
+    }
+    if (txn.producerEpoch() != producerEpoch && !retryAfterBump && !retryAfterOverflow) {
+      return doneV2(Errors.PRODUCER_FENCED);
+    }
+    if (store.isPending(transactionalId)) {
+      return doneV2(Errors.CONCURRENT_TRANSACTIONS);
+    }
+    if (retryAfterBump || retryAfterOverflow) {
+      return switch (txn.state()) {
+        case COMPLETE_COMMIT -> commit ? okV2(txn) : doneV2(Errors.INVALID_TXN_STATE);
+        case COMPLETE_ABORT -> commit ? doneV2(Errors.INVALID_TXN_STATE) : okV2(txn);
+        case PREPARE_COMMIT ->
+            doneV2(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE);
+        case PREPARE_ABORT ->
+            doneV2(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS);
+        // The producer has moved on to a newer transaction: this request is a zombie's.
+        case EMPTY, ONGOING -> doneV2(Errors.PRODUCER_FENCED);
+        case DEAD, PREPARE_EPOCH_FENCE -> doneV2(Errors.UNKNOWN_SERVER_ERROR);
+      };
+    }
+    boolean endable = txn.state() == TransactionState.ONGOING || (!commit && txn.state().isIdle());
+    if (!endable) {
+      return switch (txn.state()) {
+        case PREPARE_COMMIT, PREPARE_ABORT -> doneV2(Errors.CONCURRENT_TRANSACTIONS);
+        case DEAD, PREPARE_EPOCH_FENCE -> doneV2(Errors.UNKNOWN_SERVER_ERROR);
+        default -> doneV2(Errors.INVALID_TXN_STATE);
+      };
+    }
+    if (txn.isEpochExhausted() && freshProducerId.isEmpty()) {
+      return CompletableFuture.completedFuture(EndTxnResult.needProducerId());
+    }
+    TxnMetadata prepared =
+        txn.prepareEndV2(
+            commit, freshProducerId.orElse(TxnMetadata.NO_PRODUCER_ID), context.nowMs());
+    return prepare(prepared)
+        .thenApply(
+            ignored ->
+                EndTxnResult.ok(prepared.producerIdAfterEnd(), prepared.producerEpochAfterEnd()))
+        .exceptionally(
+            failure -> EndTxnResult.error(Errors.forException(TxnStore.unwrap(failure))));
+  }
+
+  private static CompletableFuture<EndTxnResult> okV2(TxnMetadata txn) {
+    return CompletableFuture.completedFuture(
+        EndTxnResult.ok(txn.producerId(), txn.producerEpoch()));
+  }
+
+  private static CompletableFuture<EndTxnResult> doneV2(Errors error) {
+    return CompletableFuture.completedFuture(EndTxnResult.error(error));
   }
 
   /**

@@ -21,8 +21,16 @@ final class TxnPartitions {
     this.store = store;
   }
 
+  /**
+   * @param v2 the add is a leader's implicit one (a transaction protocol V2 producer's first write
+   *     to a partition, or its TxnOffsetCommit)
+   */
   CompletableFuture<Errors> add(
-      String transactionalId, long producerId, short producerEpoch, Set<TopicPartition> added) {
+      String transactionalId,
+      long producerId,
+      short producerEpoch,
+      Set<TopicPartition> added,
+      boolean v2) {
     Errors invalid = validate(transactionalId, producerId, producerEpoch);
     if (invalid != Errors.NONE) {
       return CompletableFuture.completedFuture(invalid);
@@ -32,7 +40,7 @@ final class TxnPartitions {
       return CompletableFuture.completedFuture(Errors.NONE);
     }
     return store
-        .persist(txn.addPartitions(added, store.context().nowMs()))
+        .persist(txn.addPartitions(added, v2, store.context().nowMs()))
         .handle(
             (ignored, failure) ->
                 failure == null ? Errors.NONE : Errors.forException(TxnStore.unwrap(failure)));

@@ -16,13 +16,16 @@ import org.apache.kafka.coordinator.transaction.generated.TransactionLogValue;
 /**
  * {@code __transaction_state} records, written and read with Kafka's generated {@code
  * TransactionLogKey} (type 0: the transactional id) and {@code TransactionLogValue}, so Kafka's
- * tools read a Brook partition and the reverse. Brook writes value version 0 (transaction protocol
- * V1, which is all Brook serves) and reads versions 0 and 1 (1 is the flexible form; its tagged
- * fields, such as the previous producer id, are ignored here). An expired id is a tombstone.
+ * tools read a Brook partition and the reverse. Brook writes value version 0 for ids whose producer
+ * speaks transaction protocol V0/V1, and the flexible version 1 with its tagged fields ({@code
+ * PreviousProducerId}, {@code NextProducerId}, {@code ClientTransactionVersion}) for V2 producers,
+ * as Kafka does once {@code transaction.version} is finalized; it reads both. An expired id is a
+ * tombstone.
  */
 public final class TxnRecords {
   public static final short KEY_TYPE = CoordinatorRecordType.TRANSACTION_LOG.id();
   private static final short VALUE_VERSION = 0;
+  private static final short FLEXIBLE_VALUE_VERSION = 1;
 
   private TxnRecords() {}
 
@@ -35,17 +38,24 @@ public final class TxnRecords {
     if (metadata.state() == TransactionState.DEAD) {
       return tombstone(metadata.transactionalId());
     }
+    boolean flexible =
+        metadata.isV2()
+            || metadata.prevProducerId() != TxnMetadata.NO_PRODUCER_ID
+            || metadata.nextProducerId() != TxnMetadata.NO_PRODUCER_ID;
     return GeneratedRecords.record(
         key(metadata.transactionalId()),
-        VALUE_VERSION,
+        flexible ? FLEXIBLE_VALUE_VERSION : VALUE_VERSION,
         new TransactionLogValue()
             .setProducerId(metadata.producerId())
+            .setPreviousProducerId(metadata.prevProducerId())
+            .setNextProducerId(metadata.nextProducerId())
             .setProducerEpoch(metadata.producerEpoch())
             .setTransactionTimeoutMs(metadata.timeoutMs())
             .setTransactionStatus(metadata.state().id())
             .setTransactionPartitions(partitionsOf(metadata.partitions()))
             .setTransactionLastUpdateTimestampMs(metadata.lastUpdateTimestampMs())
-            .setTransactionStartTimestampMs(metadata.startTimestampMs()));
+            .setTransactionStartTimestampMs(metadata.startTimestampMs())
+            .setClientTransactionVersion(metadata.clientTransactionVersion()));
   }
 
   public static CoordinatorRecord tombstone(String transactionalId) {
@@ -81,7 +91,8 @@ public final class TxnRecords {
   }
 
   /**
-   * Reads a value of version 0 or 1; {@code lastProducerEpoch} is left at -1 for replay to derive.
+   * Reads a value of version 0 or 1 (version 0 has no tagged fields: no previous or next producer
+   * id, client version 0); {@code lastProducerEpoch} is left at -1 for replay to derive.
    *
    * @throws IllegalArgumentException for an unknown version, state or malformed bytes (a {@link
    *     io.brook.coordinator.runtime.MalformedRecordException} for the bytes)
@@ -102,7 +113,10 @@ public final class TxnRecords {
         TransactionState.fromId(value.transactionStatus()),
         readPartitions(value.transactionPartitions()),
         value.transactionStartTimestampMs(),
-        value.transactionLastUpdateTimestampMs());
+        value.transactionLastUpdateTimestampMs(),
+        value.previousProducerId(),
+        value.nextProducerId(),
+        value.clientTransactionVersion());
   }
 
   private static Set<TopicPartition> readPartitions(

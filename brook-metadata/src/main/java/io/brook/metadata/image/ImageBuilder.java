@@ -6,6 +6,7 @@ import io.brook.metadata.record.AccessControlEntryRecord;
 import io.brook.metadata.record.ClientQuotaRecord;
 import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
+import io.brook.metadata.record.FeatureLevelRecord;
 import io.brook.metadata.record.FenceBrokerRecord;
 import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.PartitionChangeRecord;
@@ -46,6 +47,7 @@ final class ImageBuilder {
   private Map<ConfigResource.Type, Map<String, Map<String, String>>> configs;
   private long nextProducerId;
   private String clusterId;
+  private TreeMap<String, Short> features;
   private TreeMap<String, Map<Byte, UserScramCredentialRecord>> scram;
   private HashMap<Map<String, String>, Map<String, Double>> clientQuotas;
 
@@ -94,6 +96,18 @@ final class ImageBuilder {
         throw refuse(r, "the cluster id must not be empty");
       }
       clusterId = r.clusterId();
+    } else if (record instanceof FeatureLevelRecord r) {
+      if (r.name() == null || r.name().isBlank() || r.featureLevel() < 0) {
+        throw refuse(r, "a feature needs a name and a level of at least 0");
+      }
+      if (features == null) {
+        features = new TreeMap<>(base.features());
+      }
+      if (r.featureLevel() == 0) {
+        features.remove(r.name());
+      } else {
+        features.put(r.name(), r.featureLevel());
+      }
     } else if (record instanceof UserScramCredentialRecord r) {
       if (r.mechanism() != 1 && r.mechanism() != 2) {
         throw refuse(r, "unknown SCRAM mechanism type " + r.mechanism());
@@ -148,7 +162,8 @@ final class ImageBuilder {
         clusterId,
         acls == null ? base.acls() : AclIndex.of(acls.values()),
         scram == null ? base.scramCredentials() : Collections.unmodifiableMap(scram),
-        clientQuotas == null ? base.clientQuotas() : Collections.unmodifiableMap(clientQuotas));
+        clientQuotas == null ? base.clientQuotas() : Collections.unmodifiableMap(clientQuotas),
+        features == null ? base.features() : Collections.unmodifiableMap(features));
   }
 
   // ---- client quotas

@@ -5,6 +5,7 @@ import io.brook.metadata.authorizer.StandardAcl;
 import io.brook.metadata.record.ClientQuotaRecord;
 import io.brook.metadata.record.ClusterIdRecord;
 import io.brook.metadata.record.ConfigRecord;
+import io.brook.metadata.record.FeatureLevelRecord;
 import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.PartitionRecord;
 import io.brook.metadata.record.ProducerIdsRecord;
@@ -38,7 +39,17 @@ public final class MetadataImage {
   /** The image before the first record. */
   public static final MetadataImage EMPTY =
       new MetadataImage(
-          -1, Map.of(), Map.of(), Map.of(), Map.of(), 0, null, AclIndex.EMPTY, Map.of(), Map.of());
+          -1,
+          Map.of(),
+          Map.of(),
+          Map.of(),
+          Map.of(),
+          0,
+          null,
+          AclIndex.EMPTY,
+          Map.of(),
+          Map.of(),
+          Map.of());
 
   private final long offset;
   private final Map<Integer, BrokerRegistration> brokers;
@@ -55,6 +66,9 @@ public final class MetadataImage {
   /** Client quotas by entity (type to name, {@code null} for a default), then by quota key. */
   private final Map<Map<String, String>, Map<String, Double>> clientQuotas;
 
+  /** The finalized feature levels by name; a feature at level 0 is absent. */
+  private final Map<String, Short> features;
+
   /** All maps must already be unmodifiable; {@link ImageBuilder} guarantees it. */
   MetadataImage(
       long offset,
@@ -66,9 +80,11 @@ public final class MetadataImage {
       String clusterId,
       AclIndex acls,
       Map<String, Map<Byte, UserScramCredentialRecord>> scramCredentials,
-      Map<Map<String, String>, Map<String, Double>> clientQuotas) {
+      Map<Map<String, String>, Map<String, Double>> clientQuotas,
+      Map<String, Short> features) {
     this.scramCredentials = scramCredentials;
     this.clientQuotas = clientQuotas;
+    this.features = features;
     this.offset = offset;
     this.brokers = brokers;
     this.topicsById = topicsById;
@@ -145,6 +161,16 @@ public final class MetadataImage {
   /** The next producer id not yet handed out in a block. */
   public long nextProducerId() {
     return nextProducerId;
+  }
+
+  /** The finalized feature levels by name (features at level 0 are absent), in name order. */
+  public Map<String, Short> features() {
+    return features;
+  }
+
+  /** The finalized level of one feature, 0 when it is not finalized. */
+  public short featureLevel(String name) {
+    return features.getOrDefault(name, (short) 0);
   }
 
   /** The cluster id the first active controller recorded; empty until then. */
@@ -254,6 +280,7 @@ public final class MetadataImage {
     if (clusterId != null) {
       records.add(new ClusterIdRecord(clusterId));
     }
+    features.forEach((name, level) -> records.add(new FeatureLevelRecord(name, level)));
     for (StandardAcl acl : acls.byId().values()) {
       records.add(acl.toRecord());
     }
@@ -296,6 +323,7 @@ public final class MetadataImage {
         && Objects.equals(clusterId, other.clusterId)
         && scramCredentials.equals(other.scramCredentials)
         && clientQuotas.equals(other.clientQuotas)
+        && features.equals(other.features)
         && brokers.equals(other.brokers)
         && topicsById.equals(other.topicsById)
         && topicIdsByName.equals(other.topicIdsByName)

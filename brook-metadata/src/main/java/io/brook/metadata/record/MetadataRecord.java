@@ -18,6 +18,7 @@ public sealed interface MetadataRecord
         ConfigRecord,
         ProducerIdsRecord,
         ClusterIdRecord,
+        FeatureLevelRecord,
         UserScramCredentialRecord,
         RemoveUserScramCredentialRecord,
         AccessControlEntryRecord,

@@ -144,6 +144,9 @@ public final class RecordJson {
       o.put("nextProducerId", r.nextProducerId());
     } else if (record instanceof ClusterIdRecord r) {
       o.put("clusterId", r.clusterId());
+    } else if (record instanceof FeatureLevelRecord r) {
+      o.put("name", r.name());
+      o.put("featureLevel", r.featureLevel());
     } else if (record instanceof UserScramCredentialRecord r) {
       o.put("name", r.name());
       o.put("mechanism", r.mechanism());
@@ -259,6 +262,8 @@ public final class RecordJson {
             integer(o, "brokerId"), longValue(o, "brokerEpoch"), longValue(o, "nextProducerId"));
       case "ClusterIdRecord":
         return new ClusterIdRecord(text(o, "clusterId"));
+      case "FeatureLevelRecord":
+        return new FeatureLevelRecord(text(o, "name"), (short) integer(o, "featureLevel"));
       case "UserScramCredentialRecord":
         return new UserScramCredentialRecord(
             text(o, "name"),

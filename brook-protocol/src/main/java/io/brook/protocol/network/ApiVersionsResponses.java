@@ -1,6 +1,7 @@
 package io.brook.protocol.network;
 
 import io.brook.protocol.ApiRegistry;
+import io.brook.protocol.FeatureLevels;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.ApiVersionsResponseData.FinalizedFeatureKey;
 import org.apache.kafka.common.message.ApiVersionsResponseData.FinalizedFeatureKeyCollection;
@@ -10,9 +11,10 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * ApiVersions responses, answered by the network layer from the {@link ApiRegistry}'s table, with
- * the one feature Brook has a level of: {@code kraft.version} 1, finalized from the start, as a
- * Kafka 4.x cluster with a dynamic controller quorum (KIP-853) advertises it; Brook's quorum is
- * always dynamic. The finalized-features epoch is 0: the level never changes.
+ * {@code kraft.version} 1, finalized from the start, as a Kafka 4.x cluster with a dynamic
+ * controller quorum (KIP-853) advertises it; Brook's quorum is always dynamic. The other features
+ * (such as {@code transaction.version}) and the finalized levels' epoch come from the registry's
+ * {@link FeatureLevels}, which follow the metadata log.
  */
 final class ApiVersionsResponses {
   /** Kafka's name of the KRaft protocol feature (its {@code KRaftVersion.FEATURE_NAME}). */
@@ -33,12 +35,31 @@ final class ApiVersionsResponses {
             .setName(KRAFT_VERSION)
             .setMinVersionLevel((short) 1)
             .setMaxVersionLevel((short) 1));
+    FeatureLevels features = registry.features();
+    features
+        .supported()
+        .forEach(
+            (name, max) ->
+                supported.add(
+                    new SupportedFeatureKey()
+                        .setName(name)
+                        .setMinVersion((short) 0)
+                        .setMaxVersion(max)));
+    features
+        .finalized()
+        .forEach(
+            (name, level) ->
+                finalized.add(
+                    new FinalizedFeatureKey()
+                        .setName(name)
+                        .setMinVersionLevel(level)
+                        .setMaxVersionLevel(level)));
     return new ApiVersionsResponseData()
         .setErrorCode(error.code())
         .setApiKeys(registry.versionTable())
         .setThrottleTimeMs(0)
         .setSupportedFeatures(supported)
         .setFinalizedFeatures(finalized)
-        .setFinalizedFeaturesEpoch(0);
+        .setFinalizedFeaturesEpoch(features.epoch());
   }
 }

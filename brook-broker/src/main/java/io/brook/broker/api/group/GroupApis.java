@@ -1,6 +1,8 @@
 package io.brook.broker.api.group;
 
+import io.brook.broker.api.txn.TxnOffsetCommitAdd;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.broker.txn.TxnPartitionVerifier;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.InternalTopicCreator;
 import io.brook.coordinator.service.GroupCoordinatorService;
@@ -30,12 +32,15 @@ public final class GroupApis {
 
   /**
    * @param transactionTopic where transactional ids' coordinators live, for FindCoordinator
+   * @param txnVerifier adds the offsets partition to a transaction protocol V2 producer's
+   *     transaction before its TxnOffsetCommit (version 5+)
    */
   public static List<ApiHandler> handlers(
       GroupCoordinatorService groups,
       ReplicaManager replicaManager,
       InternalTopicCreator topicCreator,
-      InternalTopic transactionTopic) {
+      InternalTopic transactionTopic,
+      TxnPartitionVerifier txnVerifier) {
     List<ApiHandler> handlers = new ArrayList<>();
     handlers.add(
         new FindCoordinatorHandler(
@@ -57,7 +62,7 @@ public final class GroupApis {
             ApiKeys.TXN_OFFSET_COMMIT,
             groups.maxVersion(ApiKeys.TXN_OFFSET_COMMIT),
             TxnOffsetCommitRequestData.class,
-            groups::commitTransactionalOffsets));
+            TxnOffsetCommitAdd.wrap(groups, txnVerifier, groups::commitTransactionalOffsets)));
     handlers.add(
         new CoordinatorApi<>(
             ApiKeys.OFFSET_FETCH,

@@ -26,9 +26,10 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * AddPartitionsToTxn: the producer's form (versions 0 to 3, one transaction) adds partitions; the
  * batched form (4+) carries several transactions, each adding or, for brokers (KIP-890), only
- * verifying that its partitions are in the transaction. A partition of an unknown topic fails the
- * whole transaction's request: UNKNOWN_TOPIC_OR_PARTITION for it, OPERATION_NOT_ATTEMPTED for the
- * rest, as Kafka answers.
+ * verifying that its partitions are in the transaction; a broker's add (verifyOnly false) is the
+ * implicit add of a transaction protocol V2 producer's first write to a partition. A partition of
+ * an unknown topic fails the whole transaction's request: UNKNOWN_TOPIC_OR_PARTITION for it,
+ * OPERATION_NOT_ATTEMPTED for the rest, as Kafka answers.
  */
 public final class AddPartitionsToTxnHandler extends GroupApi {
   private static final short BATCHED_VERSION = 4;
@@ -49,6 +50,7 @@ public final class AddPartitionsToTxnHandler extends GroupApi {
               request.v3AndBelowProducerId(),
               request.v3AndBelowProducerEpoch(),
               false,
+              false,
               request.v3AndBelowTopics())
           .thenApply(
               errors ->
@@ -64,6 +66,7 @@ public final class AddPartitionsToTxnHandler extends GroupApi {
                   txn.producerId(),
                   txn.producerEpoch(),
                   txn.verifyOnly(),
+                  true,
                   txn.topics())
               .thenApply(
                   errors ->
@@ -85,6 +88,7 @@ public final class AddPartitionsToTxnHandler extends GroupApi {
       long producerId,
       short producerEpoch,
       boolean verifyOnly,
+      boolean batched,
       AddPartitionsToTxnTopicCollection topics) {
     Set<TopicPartition> partitions = new LinkedHashSet<>();
     for (AddPartitionsToTxnTopic topic : topics) {
@@ -106,8 +110,9 @@ public final class AddPartitionsToTxnHandler extends GroupApi {
                 verifyOnly
                     ? CompletableFuture.completedFuture(
                         shard.verifyPartitions(id, producerId, producerEpoch, partitions))
-                    : shard
-                        .addPartitions(id, producerId, producerEpoch, partitions)
+                    : (batched
+                            ? shard.addPartitionsV2(id, producerId, producerEpoch, partitions)
+                            : shard.addPartitions(id, producerId, producerEpoch, partitions))
                         .thenApply(error -> all(partitions, error)));
     return result.exceptionally(failure -> all(partitions, errorOf(failure)));
   }

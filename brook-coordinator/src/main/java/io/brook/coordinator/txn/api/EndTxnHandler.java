@@ -13,11 +13,12 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * EndTxn: commits or aborts the producer's transaction. Answered once PrepareCommit/PrepareAbort is
- * durable; the markers follow.
+ * durable; the markers follow. Version 5 is transaction protocol V2 (KIP-890 part 2): the epoch is
+ * bumped with every end and the answer carries the producer id and epoch to continue with.
  */
 public final class EndTxnHandler extends GroupApi {
-  /** Version 5 is transaction protocol V2 (epoch bumped per transaction), which Brook lacks. */
-  private static final short MAX_VERSION = 4;
+  private static final short MAX_VERSION = 5;
+  private static final short V2_VERSION = 5;
 
   private final TransactionCoordinator coordinator;
 
@@ -36,6 +37,22 @@ public final class EndTxnHandler extends GroupApi {
     EndTxnRequestData request = (EndTxnRequestData) message;
     if (request.transactionalId() == null || request.transactionalId().isEmpty()) {
       return CompletableFuture.completedFuture(response(Errors.INVALID_REQUEST));
+    }
+    if (context.apiVersion() >= V2_VERSION) {
+      return coordinator
+          .endTxnV2(
+              request.transactionalId(),
+              request.producerId(),
+              request.producerEpoch(),
+              request.committed())
+          .handle(
+              (result, failure) ->
+                  failure != null
+                      ? response(errorOf(failure))
+                      : new EndTxnResponseData()
+                          .setErrorCode(result.error().code())
+                          .setProducerId(result.producerId())
+                          .setProducerEpoch(result.producerEpoch()));
     }
     return coordinator
         .run(
