@@ -477,6 +477,7 @@ public final class FetchHandler extends KafkaApi {
             limit,
             maxOffset,
             minOneBatch,
+            readCommitted,
             data,
             remote)) {
       data.setHighWatermark(log.highWatermark())

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ProduceRequestData;
@@ -41,7 +42,10 @@ import org.apache.kafka.common.resource.ResourceType;
  *
  * <p>A transactional batch that would open its producer's transaction on a partition waits for the
  * transaction coordinator to confirm the partition is in the transaction ({@link
- * ProduceVerification}); nothing waits on the event loop meanwhile.
+ * ProduceVerification}); nothing waits on the event loop meanwhile. Kafka reads one request of a
+ * connection at a time, Brook several: so the producer's later batches for that partition, which
+ * arrive while the first waits, queue behind it and are appended in the order they came (an
+ * idempotent producer's sequence numbers would be out of order otherwise).
  *
  * <p>An append that only writes to the page cache runs here, on the event loop; one that would roll
  * a segment or fsync runs on {@link DiskWork} (see {@link Partition#appendAsLeader(MemoryRecords,
@@ -52,6 +56,15 @@ public final class ProduceHandler extends KafkaApi {
   private final DiskWork disk;
   private final Optional<TxnPartitionVerifier> verifier;
   private final RequestAuthorizer authorizer;
+
+  /**
+   * Per producer and partition, the last transactional append queued behind a verification; an
+   * entry lives only while one waits.
+   */
+  private final ConcurrentHashMap<QueueKey, CompletableFuture<Void>> queued =
+      new ConcurrentHashMap<>();
+
+  private record QueueKey(TopicPartition tp, long producerId) {}
 
   /**
    * Appends that wait for the disk run on the caller, and transactions are not verified: for tests
@@ -209,20 +222,38 @@ public final class ProduceHandler extends KafkaApi {
       Partition partition = replicaManager.partitionOrThrow(tp);
       MemoryRecords records = singleV2Batch(data);
       VerificationGuard guard = verification.guardFor(partition, records);
-      if (ProduceVerification.mustWait(guard)) {
-        MemoryRecords copy = Partition.ownCopy(records);
-        return verification
-            .await(tp, copy)
-            .thenCompose(
-                refused -> {
-                  if (refused.isPresent()) {
-                    fail(out, refused.get());
-                    return CompletableFuture.completedFuture(Optional.empty());
-                  }
-                  return append(partition, copy, acks, out, guard);
-                });
+      boolean mustWait = ProduceVerification.mustWait(guard);
+      RecordBatch first = records.firstBatch();
+      QueueKey key =
+          first != null && first.isTransactional() && guard != VerificationGuard.NOT_CHECKED
+              ? new QueueKey(tp, first.producerId())
+              : null;
+      if (!mustWait && (key == null || !queued.containsKey(key))) {
+        return append(partition, records, acks, out, guard);
       }
-      return append(partition, records, acks, out, guard);
+      MemoryRecords copy = Partition.ownCopy(records);
+      CompletableFuture<Optional<ApiFailure>> verified =
+          mustWait
+              ? verification.await(tp, copy)
+              : CompletableFuture.completedFuture(Optional.empty());
+      CompletableFuture<Void> turn = new CompletableFuture<>();
+      CompletableFuture<Void> before = queued.put(key, turn);
+      CompletableFuture<Optional<ApiFailure>> ready =
+          before == null ? verified : verified.thenCombine(before, (refused, done) -> refused);
+      return ready
+          .thenCompose(
+              refused -> {
+                if (refused.isPresent()) {
+                  fail(out, refused.get());
+                  return CompletableFuture.<Optional<Pending>>completedFuture(Optional.empty());
+                }
+                return append(partition, copy, acks, out, guard);
+              })
+          .whenComplete(
+              (appended, error) -> {
+                turn.complete(null);
+                queued.remove(key, turn);
+              });
     } catch (RuntimeException e) {
       replicaManager.metrics().topicStats().produceFailed(tp.topic());
       fail(out, ApiFailure.of(e));

@@ -5,10 +5,13 @@ import io.brook.storage.log.ReplicaLog;
 import io.brook.storage.manager.LogManager;
 import io.brook.storage.remote.RemoteLogManager;
 import io.brook.storage.remote.TieredPartition;
+import io.brook.storage.txn.AbortedTxn;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
@@ -22,7 +25,7 @@ final class TieredReads {
   private TieredReads() {}
 
   /** A remote read under way and the partition answer it fills. */
-  record Pending(PartitionData data, CompletableFuture<MemoryRecords> records) {}
+  record Pending(PartitionData data, CompletableFuture<RemoteLogManager.RemoteRead> read) {}
 
   /**
    * If {@code fetchOffset} is below the local log start of a tiered partition, starts (or, when
@@ -37,6 +40,7 @@ final class TieredReads {
       int limit,
       long maxOffset,
       boolean minOneBatch,
+      boolean readCommitted,
       PartitionData data,
       List<Pending> remote) {
     Optional<RemoteLogManager> manager = logs.remote();
@@ -50,12 +54,16 @@ final class TieredReads {
     if (!remote.isEmpty()) {
       return true;
     }
-    CompletableFuture<MemoryRecords> read =
+    // Records and their aborted transactions complete together: a read that times out leaves
+    // the partition empty, never records without the aborts a read_committed consumer needs.
+    CompletableFuture<RemoteLogManager.RemoteRead> read =
         manager
             .get()
-            .read(local, fetchOffset, limit, maxOffset, minOneBatch)
+            .read(local, fetchOffset, limit, maxOffset, minOneBatch, readCommitted)
             .completeOnTimeout(
-                MemoryRecords.EMPTY, manager.get().fetchMaxWaitMs(), TimeUnit.MILLISECONDS);
+                new RemoteLogManager.RemoteRead(MemoryRecords.EMPTY, List.of()),
+                manager.get().fetchMaxWaitMs(),
+                TimeUnit.MILLISECONDS);
     remote.add(new Pending(data, read));
     return true;
   }
@@ -70,19 +78,33 @@ final class TieredReads {
     }
   }
 
+  private static List<FetchResponseData.AbortedTransaction> aborted(List<AbortedTxn> txns) {
+    List<FetchResponseData.AbortedTransaction> out = new ArrayList<>(txns.size());
+    for (AbortedTxn txn : txns) {
+      out.add(
+          new FetchResponseData.AbortedTransaction()
+              .setProducerId(txn.producerId())
+              .setFirstOffset(txn.firstOffset()));
+    }
+    return out;
+  }
+
   /** Completes when every pending read has filled its partition's records or error. */
   static CompletableFuture<Void> complete(List<Pending> pending) {
     CompletableFuture<?>[] all = new CompletableFuture<?>[pending.size()];
     for (int i = 0; i < pending.size(); i++) {
       Pending p = pending.get(i);
       all[i] =
-          p.records()
+          p.read()
               .handle(
-                  (records, failure) -> {
+                  (read, failure) -> {
                     if (failure != null) {
                       p.data().setErrorCode(ApiFailure.of(failure).code());
                     } else {
-                      p.data().setRecords(records);
+                      p.data().setRecords(read.records());
+                      if (!read.abortedTransactions().isEmpty()) {
+                        p.data().setAbortedTransactions(aborted(read.abortedTransactions()));
+                      }
                     }
                     return null;
                   });

@@ -101,7 +101,11 @@ final class KafkaJmxReporter implements MetricsReporter {
     String group = metric.group();
     int dot = group.lastIndexOf('.');
     StringBuilder name = new StringBuilder();
-    name.append(group, 0, dot).append(":type=").append(group.substring(dot + 1));
+    // A group without a domain (kafka-clients' own "kafka-metrics-count") goes under kafka.server,
+    // where Kafka's broker publishes it.
+    name.append(dot < 0 ? "kafka.server" : group.substring(0, dot))
+        .append(":type=")
+        .append(group.substring(dot + 1));
     for (Map.Entry<String, String> tag : metric.tags().entrySet()) {
       String value = tag.getValue();
       name.append(',')

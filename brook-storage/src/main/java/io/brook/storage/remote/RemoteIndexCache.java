@@ -1,5 +1,7 @@
 package io.brook.storage.remote;
 
+import io.brook.storage.txn.AbortedTxn;
+import io.brook.storage.txn.TransactionIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -8,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -104,6 +107,17 @@ final class RemoteIndexCache {
         throw new IOException("remote index cache file ended early");
       }
     }
+  }
+
+  /** The aborted transactions of a remote segment's transaction index (none without one). */
+  List<AbortedTxn> abortedTxns(RemoteSegmentStore store, TopicPartition tp, RemoteSegment segment)
+      throws IOException {
+    Optional<Path> file = file(store, tp, segment, RemoteFileType.TRANSACTION_INDEX);
+    if (file.isEmpty()) {
+      return List.of();
+    }
+    // The cached file's real length bounds the allocation (index files are small).
+    return TransactionIndex.parse(ByteBuffer.wrap(Files.readAllBytes(file.get())), file.get());
   }
 
   private Optional<Path> file(

@@ -3,9 +3,11 @@ package io.brook.storage.remote;
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
 import io.brook.storage.log.PartitionLog;
+import io.brook.storage.txn.AbortedTxn;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -20,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -178,12 +181,41 @@ public final class RemoteLogManager implements Closeable {
       int maxBytes,
       long maxOffset,
       boolean minOneBatch) {
-    CompletableFuture<MemoryRecords> done = new CompletableFuture<>();
+    return read(partitionLog, fetchOffset, maxBytes, maxOffset, minOneBatch, false)
+        .thenApply(RemoteRead::records);
+  }
+
+  /** What a remote read sends: records, and for read_committed the aborts among them. */
+  public record RemoteRead(MemoryRecords records, List<AbortedTxn> abortedTransactions) {}
+
+  /**
+   * As {@link #read(PartitionLog, long, int, long, boolean)}; with {@code readCommitted} also the
+   * aborted transactions overlapping what was read ({@link TieredPartition#abortedTransactions}),
+   * otherwise none.
+   */
+  public CompletableFuture<RemoteRead> read(
+      PartitionLog partitionLog,
+      long fetchOffset,
+      int maxBytes,
+      long maxOffset,
+      boolean minOneBatch,
+      boolean readCommitted) {
+    CompletableFuture<RemoteRead> done = new CompletableFuture<>();
     try {
       readers.execute(
           () -> {
             try {
-              done.complete(tier(partitionLog).read(fetchOffset, maxBytes, maxOffset, minOneBatch));
+              TieredPartition tier = tier(partitionLog);
+              MemoryRecords records = tier.read(fetchOffset, maxBytes, maxOffset, minOneBatch);
+              List<AbortedTxn> aborted = List.of();
+              if (readCommitted && records.sizeInBytes() > 0) {
+                long upperBound = fetchOffset;
+                for (RecordBatch batch : records.batches()) {
+                  upperBound = batch.nextOffset();
+                }
+                aborted = tier.abortedTransactions(fetchOffset, upperBound);
+              }
+              done.complete(new RemoteRead(records, aborted));
             } catch (IOException e) {
               done.completeExceptionally(
                   new StorageException(

@@ -12,6 +12,8 @@ import io.brook.storage.log.PartitionLog;
 import io.brook.storage.segment.LogSegment;
 import io.brook.storage.segment.PinnedSegment;
 import io.brook.storage.segment.SegmentFiles;
+import io.brook.storage.txn.AbortedTxn;
+import io.brook.storage.txn.TransactionIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -344,6 +346,30 @@ public final class TieredPartition {
       return MemoryRecords.EMPTY;
     }
     return MemoryRecords.readableRecords(cursor.bytes(first, end));
+  }
+
+  /**
+   * The aborted transactions a read_committed consumer must skip in remote data read from {@code
+   * fetchOffset} up to {@code upperBound} (the offset after the last batch sent): the entries of
+   * the remote transaction indexes from the segment holding {@code fetchOffset} on, then, if none
+   * of them closes the search (an entry's last stable offset at or past {@code upperBound}), of the
+   * local log. Kafka's search, across both tiers.
+   */
+  public List<AbortedTxn> abortedTransactions(long fetchOffset, long upperBound)
+      throws IOException {
+    List<AbortedTxn> out = new ArrayList<>();
+    for (RemoteSegment segment : manifest.readable()) {
+      if (segment.endOffset() < fetchOffset) {
+        continue;
+      }
+      if (TransactionIndex.collect(
+          indexes.abortedTxns(store, tp, segment), fetchOffset, upperBound, out)) {
+        return out;
+      }
+    }
+    out.addAll(
+        log.collectAbortedTransactions(Math.max(fetchOffset, log.logStartOffset()), upperBound));
+    return out;
   }
 
   private RemoteSegment segmentOrThrow(long offset) {

@@ -99,15 +99,7 @@ public final class TransactionIndex {
    */
   public synchronized boolean collect(long fetchOffset, long upperBound, List<AbortedTxn> out)
       throws IOException {
-    for (AbortedTxn txn : loaded()) {
-      if (txn.lastOffset() >= fetchOffset && txn.firstOffset() < upperBound) {
-        out.add(txn);
-      }
-      if (txn.lastStableOffset() >= upperBound) {
-        return true;
-      }
-    }
-    return false;
+    return collect(loaded(), fetchOffset, upperBound, out);
   }
 
   /** Drops the entries whose marker is at or after {@code offset} (the log was cut there). */
@@ -173,18 +165,47 @@ public final class TransactionIndex {
         channel.truncate(whole);
       }
     }
-    ByteBuffer buffer = ByteBuffer.wrap(bytes, 0, whole);
-    List<AbortedTxn> out = new ArrayList<>(whole / ENTRY_BYTES);
+    return parse(ByteBuffer.wrap(bytes, 0, whole), file);
+  }
+
+  /**
+   * The entries of a transaction index's bytes (a copy in remote storage, for one), whole entries
+   * only: a torn tail is ignored.
+   *
+   * @throws CorruptIndexException on an entry of another version
+   */
+  public static List<AbortedTxn> parse(ByteBuffer bytes, Object source) {
+    ByteBuffer buffer = bytes.duplicate();
+    buffer.limit(buffer.position() + buffer.remaining() / ENTRY_BYTES * ENTRY_BYTES);
+    List<AbortedTxn> out = new ArrayList<>(buffer.remaining() / ENTRY_BYTES);
     while (buffer.hasRemaining()) {
       short version = buffer.getShort();
       if (version != VERSION) {
         throw new CorruptIndexException(
-            "transaction index " + file + " has an entry of version " + version);
+            "transaction index " + source + " has an entry of version " + version);
       }
       out.add(
           new AbortedTxn(buffer.getLong(), buffer.getLong(), buffer.getLong(), buffer.getLong()));
     }
     return out;
+  }
+
+  /**
+   * Adds to {@code out} the entries of {@code entries} (one index, in order) whose transaction
+   * overlaps {@code [fetchOffset, upperBound)}; true when the search is complete (see {@link
+   * #collect}).
+   */
+  public static boolean collect(
+      List<AbortedTxn> entries, long fetchOffset, long upperBound, List<AbortedTxn> out) {
+    for (AbortedTxn txn : entries) {
+      if (txn.lastOffset() >= fetchOffset && txn.firstOffset() < upperBound) {
+        out.add(txn);
+      }
+      if (txn.lastStableOffset() >= upperBound) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

@@ -22,6 +22,7 @@ import java.util.TreeSet;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -94,6 +95,77 @@ class TieredStorageIT {
       }
     } finally {
       s3.stop();
+    }
+  }
+
+  /**
+   * Transactions, half of them aborted, most of them in remote data: a read_committed consumer from
+   * offset 0 sees exactly the committed records, in order (the aborted transactions come from the
+   * remote transaction indexes).
+   */
+  @Test
+  void readCommittedSkipsAbortedTransactionsInRemoteData() throws Exception {
+    String topic = "tiered-txn";
+    TopicPartition tp = new TopicPartition(topic, 0);
+    try (EmbeddedBrook brook =
+        tieredBroker(tmp).config("rsm.config.dir", tmp.resolve("store").toString()).start()) {
+      TestClients.createTopic(
+          brook.bootstrapServers(),
+          topic,
+          1,
+          Map.of(
+              "remote.storage.enable", "true",
+              "local.retention.ms", "1000",
+              "retention.ms", "-1",
+              "segment.bytes", "1048576"));
+      List<String> committed = new ArrayList<>();
+      try (KafkaProducer<byte[], byte[]> producer =
+          TestClients.producer(brook.bootstrapServers(), "transactional.id", "tiered-txn")) {
+        producer.initTransactions();
+        byte[] value = new byte[VALUE_BYTES];
+        for (int txn = 0; txn < 80; txn++) {
+          producer.beginTransaction();
+          for (int i = 0; i < 16; i++) {
+            String key = txn + "-" + i;
+            producer.send(new ProducerRecord<>(topic, 0, key.getBytes(), value));
+            if (txn % 2 == 0) {
+              committed.add(key);
+            }
+          }
+          if (txn % 2 == 0) {
+            producer.commitTransaction();
+          } else {
+            producer.abortTransaction();
+          }
+        }
+      }
+      try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () ->
+                    admin
+                            .listOffsets(Map.of(tp, OffsetSpec.earliestLocal()))
+                            .all()
+                            .get()
+                            .get(tp)
+                            .offset()
+                        > 256);
+      }
+      List<String> read = new ArrayList<>();
+      try (KafkaConsumer<byte[], byte[]> consumer =
+          TestClients.consumer(brook.bootstrapServers(), "isolation.level", "read_committed")) {
+        consumer.assign(List.of(tp));
+        consumer.seekToBeginning(List.of(tp));
+        long end = consumer.endOffsets(List.of(tp)).get(tp);
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (consumer.position(tp) < end && System.nanoTime() < deadline) {
+          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+            read.add(new String(r.key()));
+          }
+        }
+      }
+      assertThat(read).containsExactlyElementsOf(committed);
     }
   }
 
