@@ -184,4 +184,22 @@ class TransactionVerificationProduceTest {
     assertThat(log().logEndOffset()).as("the marker only").isEqualTo(1);
     assertThat(log().lastStableOffset()).isEqualTo(1);
   }
+
+  @Test
+  void batchesArrivingWhileTheFirstWaitsAreAppendedInTheOrderTheyCame() throws Exception {
+    // Given: two pipelined requests of one producer, both waiting for the coordinator
+    CompletableFuture<ApiMessage> first = produceTransactional(0).toCompletableFuture();
+    CompletableFuture<ApiMessage> second = produceTransactional(1).toCompletableFuture();
+    assertThat(heldAnswers).hasSize(2);
+
+    // When: the coordinator answers the second request first
+    heldAnswers.get(1).complete(null);
+    assertThat(second).as("queued behind the first").isNotDone();
+    heldAnswers.get(0).complete(null);
+
+    // Then: both are appended, in sequence order (the second alone would be out of order)
+    assertThat(error(first.get(10, TimeUnit.SECONDS))).isEqualTo(Errors.NONE);
+    assertThat(error(second.get(10, TimeUnit.SECONDS))).isEqualTo(Errors.NONE);
+    assertThat(log().logEndOffset()).isEqualTo(2);
+  }
 }
