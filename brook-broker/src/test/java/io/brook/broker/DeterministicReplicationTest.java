@@ -313,7 +313,7 @@ class DeterministicReplicationTest {
   }
 
   @Test
-  void aParkedFollowerFetchHearsOfAHighWatermarkMoveAfterTheShortHold() {
+  void aParkedFollowerFetchIsAnsweredAtOnceWhenOnlyTheHighWatermarkMoves() {
     // Given: one record both followers fetched; broker 3 then waits at the log end, while the high
     // watermark is still 0 because broker 2 has not confirmed the record yet
     call(produce, produceRequest((short) 1));
@@ -326,40 +326,14 @@ class DeterministicReplicationTest {
 
     // When: broker 2's fetch moves the high watermark, and nothing else happens on the clock
     followerFetch(2, 1);
-    assertThat(leader().log().highWatermark()).isEqualTo(1);
 
-    // Then: broker 3 is held for the records that may follow, then hears the high watermark
-    // without data, long before its 500 ms
-    time.sleep(FetchHandler.HIGH_WATERMARK_NEWS_DELAY_MS - 1);
-    assertThat(parked).isNotDone();
-    time.sleep(1);
+    // Then: broker 3 hears the new high watermark at once, without data
+    assertThat(leader().log().highWatermark()).isEqualTo(1);
     assertThat(parked).isDone();
     FetchResponseData.PartitionData data = response(parked).responses().get(0).partitions().get(0);
     assertThat(data.highWatermark()).isEqualTo(1);
     assertThat(data.records().sizeInBytes()).isZero();
     assertThat(delayed.waiting(TP)).isZero();
-  }
-
-  @Test
-  void aHighWatermarkMoveRidesOnTheRecordsAppendedDuringTheHold() {
-    // Given: broker 3 waits at the log end; broker 2's fetch moves the high watermark to 1
-    call(produce, produceRequest((short) 1));
-    followerFetch(2, 0);
-    followerFetch(3, 0);
-    CompletableFuture<ApiMessage> parked =
-        followerFetch(3, 1, 0, FetchMetadata.FINAL_EPOCH, true, 500);
-    followerFetch(2, 1);
-    assertThat(parked).isNotDone();
-
-    // When: the next record comes within the hold
-    call(produce, produceRequest((short) 1));
-
-    // Then: one answer carries both the record and the new high watermark: no round trip of its
-    // own for the move
-    assertThat(parked).isDone();
-    FetchResponseData.PartitionData data = response(parked).responses().get(0).partitions().get(0);
-    assertThat(data.highWatermark()).isEqualTo(1);
-    assertThat(data.records().sizeInBytes()).isPositive();
   }
 
   @Test
@@ -377,10 +351,7 @@ class DeterministicReplicationTest {
     // When: broker 2 confirms the record
     followerFetch(2, 1);
 
-    // Then: after the short hold the parked fetch answers, with the partition and its new high
-    // watermark
-    assertThat(parked).isNotDone();
-    time.sleep(FetchHandler.HIGH_WATERMARK_NEWS_DELAY_MS);
+    // Then: the parked fetch answers at once, with the partition and its new high watermark
     assertThat(parked).isDone();
     assertThat(response(parked).sessionId()).isEqualTo(session);
     assertThat(response(parked).responses().get(0).partitions().get(0).highWatermark())
@@ -398,7 +369,7 @@ class DeterministicReplicationTest {
   }
 
   @Test
-  void anIncrementalFollowerFetchWithAnUnreportedHighWatermarkWaitsOnlyTheShortHold() {
+  void anIncrementalFollowerFetchWithAnUnreportedHighWatermarkIsAnsweredWithoutWaiting() {
     // Given: broker 3's session, opened at the log end, reported high watermark 0; then broker 2's
     // fetch moved it to 1
     call(produce, produceRequest((short) 1));
@@ -412,9 +383,7 @@ class DeterministicReplicationTest {
     // When: broker 3 fetches again, incrementally, with nothing to list, willing to wait
     CompletableFuture<ApiMessage> next = followerFetch(3, 1, opened.sessionId(), 1, false, 500);
 
-    // Then: answered after the short hold (not its 500 ms) with the new high watermark
-    assertThat(next).isNotDone();
-    time.sleep(FetchHandler.HIGH_WATERMARK_NEWS_DELAY_MS);
+    // Then: answered at once with the new high watermark
     assertThat(next).isDone();
     assertThat(response(next).responses().get(0).partitions().get(0).highWatermark()).isEqualTo(1);
   }

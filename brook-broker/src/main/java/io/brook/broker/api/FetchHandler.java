@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.ToIntFunction;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
@@ -48,11 +47,9 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * <p>Fetch sessions (KIP-227, {@link FetchSessions}): a full request may open a session, and later
  * incremental requests of it list only partitions that changed; the response to one carries only
  * partitions with news (records, offsets the client has not been told, errors). A follower's fetch
- * that waits for {@code min_bytes} is also answered soon after the high watermark of one of its
- * partitions moves, so followers (and consumers reading from them, KIP-392) learn it within {@link
- * #HIGH_WATERMARK_NEWS_DELAY_MS} rather than at the end of the wait; an incremental follower fetch
- * whose session has such news waits at most that long. The short hold lets records that follow
- * carry the news: under steady traffic a high watermark move costs no round trip of its own.
+ * that waits for {@code min_bytes} is also answered when the high watermark of one of its
+ * partitions moves, so followers (and consumers reading from them, KIP-392) learn it at once; an
+ * incremental follower fetch whose session has such news is answered without waiting.
  *
  * <p>Request fields are read as Kafka reads them: a partition listed twice is answered once, with
  * the parameters of its last listing in the place of its first (Kafka keys a request's partitions
@@ -80,16 +77,6 @@ public final class FetchHandler extends KafkaApi {
    * replica.fetch.wait.max.ms}, which is at most {@code replica.lag.time.max.ms} (30 s by default).
    */
   static final int MAX_WAIT_MS = 30_000;
-
-  /**
-   * How long a follower's fetch with nothing but a new high watermark to report is held, so that
-   * the records appended next carry the news. Answering every move at once costs up to two more
-   * round trips per append (the follower that confirmed first is woken by the move, the other is
-   * answered at once on its next fetch); under steady traffic records come well within this hold
-   * and the move costs nothing, and when traffic stops followers still learn it this soon instead
-   * of at the end of {@code replica.fetch.wait.max.ms} (Kafka's followers wait for that).
-   */
-  public static final long HIGH_WATERMARK_NEWS_DELAY_MS = 20;
 
   /** Kafka's default {@code fetch.max.bytes}: 55 MiB. */
   public static final int DEFAULT_FETCH_MAX_BYTES = 55 * 1024 * 1024;
@@ -233,14 +220,11 @@ public final class FetchHandler extends KafkaApi {
     if (limits.maxWaitMs() <= 0
         || first.bytes() >= limits.minBytes()
         || first.hasErrors()
-        || wanted.isEmpty()) {
+        || wanted.isEmpty()
+        || (replicaId >= 0 && fetch.hasNews(first.answers()))) {
       countConsumerFetch(wanted, first, replicaId);
       return CompletableFuture.completedFuture(fetch.respond(first.answers()));
     }
-    long waitMs =
-        replicaId >= 0 && fetch.hasNews(first.answers())
-            ? Math.min(limits.maxWaitMs(), HIGH_WATERMARK_NEWS_DELAY_MS)
-            : limits.maxWaitMs();
     CompletableFuture<ApiMessage> done = new CompletableFuture<>();
     replicaManager
         .delayedOperations()
@@ -257,7 +241,7 @@ public final class FetchHandler extends KafkaApi {
                 }
               }
             },
-            waitMs);
+            limits.maxWaitMs());
     return done;
   }
 
@@ -556,17 +540,15 @@ public final class FetchHandler extends KafkaApi {
    * file positions without reading: bytes between the fetch position and the bound in the same
    * segment, or "enough" once the bound is in a later segment. A partition that lost its leader or
    * vanished completes the wait so the client hears about it at once. A follower's wait also ends
-   * {@link #HIGH_WATERMARK_NEWS_DELAY_MS} after the high watermark of one of its partitions moves
-   * from the one read (sooner if records come): the answer reports it (a session reports a
-   * partition whose high watermark changed), and the follower, and consumers reading from it, learn
-   * the new high watermark without waiting for the timeout.
+   * when the high watermark of one of its partitions moves from the one read: the answer reports it
+   * (a session reports a partition whose high watermark changed), and the follower, and consumers
+   * reading from it, learn the new high watermark without waiting for more data or the timeout.
    */
   private abstract class DelayedFetch extends DelayedOperation {
     private final List<Position> positions;
     private final int minBytes;
     private final boolean follower;
     private final boolean readCommitted;
-    private final AtomicBoolean highWatermarkNewsScheduled = new AtomicBoolean();
 
     DelayedFetch(List<Position> positions, int minBytes, boolean follower, boolean readCommitted) {
       // A follower reads up to the log end, so every append may satisfy it (and a high watermark
@@ -584,7 +566,6 @@ public final class FetchHandler extends KafkaApi {
     @Override
     protected boolean isSatisfied() {
       long available = 0;
-      boolean highWatermarkMoved = false;
       for (Position position : positions) {
         Optional<Partition> partition = replicaManager.partition(position.topicPartition());
         if (partition.isEmpty() || partition.get().isLeader() != position.fromLeader()) {
@@ -595,7 +576,7 @@ public final class FetchHandler extends KafkaApi {
           return true; // DeleteRecords or retention passed it: OFFSET_OUT_OF_RANGE now
         }
         if (follower && log.highWatermark() != position.highWatermark()) {
-          highWatermarkMoved = true;
+          return true;
         }
         // read_committed counts only bytes below the LSO, and wakes when a marker moves it.
         LogOffsetMetadata bound =
@@ -616,9 +597,6 @@ public final class FetchHandler extends KafkaApi {
         if (available >= minBytes) {
           return true;
         }
-      }
-      if (highWatermarkMoved && highWatermarkNewsScheduled.compareAndSet(false, true)) {
-        replicaManager.delayedOperations().expireWithin(this, HIGH_WATERMARK_NEWS_DELAY_MS);
       }
       return false;
     }

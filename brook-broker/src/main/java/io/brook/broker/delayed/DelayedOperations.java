@@ -135,21 +135,6 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
     }
   }
 
-  /**
-   * Brings a parked operation's deadline forward: it completes as timed out within {@code delayMs}
-   * unless something completes it first. Any thread, also from inside its condition.
-   */
-  public void expireWithin(DelayedOperation operation, long delayMs) {
-    if (operation.isCompleted()) {
-      return;
-    }
-    try {
-      timer.schedule("delayed-operation-early", () -> expire(operation), delayMs);
-    } catch (RejectedExecutionException stopped) {
-      expire(operation); // the node is closing
-    }
-  }
-
   /** Completes an operation as timed out and removes it, even if its answer fails to build. */
   private void expire(DelayedOperation operation) {
     try {
