@@ -87,7 +87,9 @@ class EventLoopDiskStallIT {
   @Test
   void appendsKeepTheirOrderWhenSomeOfThemRoll() throws Exception {
     try (EmbeddedBrook brook = EmbeddedBrook.builder().config("num.network.threads", "1").start();
-        // Five requests in flight and no idempotence: only the broker keeps them in order.
+        // Five requests in flight and no idempotence: only the broker keeps them in order. A
+        // batch holds one record (batch.size 1), so every record is its own append: left to batch
+        // freely, a slow sender thread could gather all of them into one batch that never rolls.
         KafkaProducer<byte[], byte[]> producer =
             TestClients.producer(
                 brook.bootstrapServers(),
@@ -98,7 +100,9 @@ class EventLoopDiskStallIT {
                 "max.in.flight.requests.per.connection",
                 "5",
                 "linger.ms",
-                "0")) {
+                "0",
+                "batch.size",
+                "1")) {
       // Given a topic rolling every minute of record time, and records whose time jumps two
       // minutes every tenth record, so some appends roll off the event loop and the rest do not
       TestClients.createTopic(
