@@ -12,6 +12,7 @@ import io.brook.broker.replica.Followers;
 import io.brook.broker.replica.IsrChangeSender;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.PartitionState;
+import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.time.ManualScheduler;
 import io.brook.broker.time.MockTime;
@@ -312,10 +313,20 @@ class DeterministicReplicationTest {
     return (FetchResponseData) answer.join();
   }
 
-  @Test
-  void aParkedFollowerFetchIsAnsweredAtOnceWhenOnlyTheHighWatermarkMoves() {
-    // Given: one record both followers fetched; broker 3 then waits at the log end, while the high
-    // watermark is still 0 because broker 2 has not confirmed the record yet
+  /** Consumers may read from followers ({@code replica.selector.class} is the rack-aware one). */
+  private void consumersMayReadFromFollowers() {
+    fetch =
+        new FetchHandler(
+            replicas,
+            ReadReplicaSelector.RACK_AWARE_SELECTOR,
+            FetchHandler.DEFAULT_FETCH_MAX_BYTES);
+  }
+
+  /**
+   * One record both followers fetched; broker 3 then waits at the log end (500 ms at most), while
+   * the high watermark is still 0 because broker 2 has not confirmed the record yet.
+   */
+  private CompletableFuture<ApiMessage> broker3ParkedBeforeTheHighWatermarkMoves() {
     call(produce, produceRequest((short) 1));
     followerFetch(2, 0);
     followerFetch(3, 0);
@@ -323,23 +334,89 @@ class DeterministicReplicationTest {
         followerFetch(3, 1, 0, FetchMetadata.FINAL_EPOCH, true, 500);
     assertThat(parked).isNotDone();
     assertThat(leader().log().highWatermark()).isZero();
+    return parked;
+  }
+
+  private static void assertHighWatermarkWithoutRecords(CompletableFuture<ApiMessage> answer) {
+    assertThat(answer).isDone();
+    FetchResponseData.PartitionData data = response(answer).responses().get(0).partitions().get(0);
+    assertThat(data.highWatermark()).isEqualTo(1);
+    assertThat(data.records().sizeInBytes()).isZero();
+  }
+
+  @Test
+  void aParkedFollowerFetchLearnsAMovedHighWatermarkWhenItsWaitEnds() {
+    // Given
+    CompletableFuture<ApiMessage> parked = broker3ParkedBeforeTheHighWatermarkMoves();
+
+    // When: broker 2's fetch moves the high watermark
+    followerFetch(2, 1);
+
+    // Then: as in Kafka, broker 3 is not answered for the high watermark alone (that would double
+    // the followers' fetches on a busy partition), but when its wait ends
+    assertThat(leader().log().highWatermark()).isEqualTo(1);
+    time.sleep(499);
+    scheduler.runDue();
+    assertThat(parked).isNotDone();
+    time.sleep(1);
+    scheduler.runDue();
+    assertHighWatermarkWithoutRecords(parked);
+    assertThat(delayed.waiting(TP)).isZero();
+  }
+
+  @Test
+  void aParkedFollowerFetchLearnsAMovedHighWatermarkWithItsNextRecords() {
+    // Given
+    CompletableFuture<ApiMessage> parked = broker3ParkedBeforeTheHighWatermarkMoves();
+    followerFetch(2, 1);
+
+    // When: the next record arrives
+    call(produce, produceRequest((short) 1));
+
+    // Then: broker 3's answer carries it and the high watermark the first one moved
+    assertThat(parked).isDone();
+    FetchResponseData.PartitionData data = response(parked).responses().get(0).partitions().get(0);
+    assertThat(data.highWatermark()).isEqualTo(1);
+    assertThat(data.records().sizeInBytes()).isPositive();
+  }
+
+  @Test
+  void
+      aParkedFollowerFetchIsAnsweredAtOnceWhenOnlyTheHighWatermarkMovesAndConsumersMayReadFromIt() {
+    // Given
+    consumersMayReadFromFollowers();
+    CompletableFuture<ApiMessage> parked = broker3ParkedBeforeTheHighWatermarkMoves();
 
     // When: broker 2's fetch moves the high watermark, and nothing else happens on the clock
     followerFetch(2, 1);
 
     // Then: broker 3 hears the new high watermark at once, without data
     assertThat(leader().log().highWatermark()).isEqualTo(1);
-    assertThat(parked).isDone();
-    FetchResponseData.PartitionData data = response(parked).responses().get(0).partitions().get(0);
-    assertThat(data.highWatermark()).isEqualTo(1);
-    assertThat(data.records().sizeInBytes()).isZero();
+    assertHighWatermarkWithoutRecords(parked);
+    assertThat(delayed.waiting(TP)).isZero();
+  }
+
+  @Test
+  void beforeAControlledShutdownEveryParkedFollowerFetchIsAnsweredWithTheHighWatermark() {
+    // Given: broker 2 confirmed the record while broker 3 waits
+    CompletableFuture<ApiMessage> parked = broker3ParkedBeforeTheHighWatermarkMoves();
+    followerFetch(2, 1);
+    assertThat(parked).isNotDone();
+
+    // When: the leader's node starts its controlled shutdown
+    replicas.tellFollowersHighWatermarksAtOnce();
+
+    // Then: broker 3 hears the high watermark now, and so would every follower after it
+    assertHighWatermarkWithoutRecords(parked);
     assertThat(delayed.waiting(TP)).isZero();
   }
 
   @Test
   void aParkedIncrementalFollowerFetchAnswersTheNewHighWatermarkAndLaterOmitsThePartition() {
-    // Given: broker 3's session, opened by a full fetch of the record, then an incremental fetch
-    // at the log end parked while the high watermark waits for broker 2
+    // Given: consumers may read from followers; broker 3's session, opened by a full fetch of the
+    // record, then an incremental fetch at the log end parked while the high watermark waits for
+    // broker 2
+    consumersMayReadFromFollowers();
     call(produce, produceRequest((short) 1));
     followerFetch(2, 0);
     FetchResponseData opened = response(followerFetch(3, 0, 0, 0, true, 0));
@@ -368,10 +445,12 @@ class DeterministicReplicationTest {
     assertThat(response(idle).responses()).isEmpty();
   }
 
-  @Test
-  void anIncrementalFollowerFetchWithAnUnreportedHighWatermarkIsAnsweredWithoutWaiting() {
-    // Given: broker 3's session, opened at the log end, reported high watermark 0; then broker 2's
-    // fetch moved it to 1
+  /**
+   * Broker 3's session, opened at the log end, reported high watermark 0; then broker 2's fetch
+   * moved it to 1. Returns broker 3's next incremental fetch, with nothing to list, willing to wait
+   * 500 ms.
+   */
+  private CompletableFuture<ApiMessage> incrementalFetchWithAnUnreportedHighWatermark() {
     call(produce, produceRequest((short) 1));
     followerFetch(2, 0);
     followerFetch(3, 0);
@@ -379,11 +458,26 @@ class DeterministicReplicationTest {
     assertThat(opened.responses().get(0).partitions().get(0).highWatermark()).isZero();
     followerFetch(2, 1);
     assertThat(leader().log().highWatermark()).isEqualTo(1);
+    return followerFetch(3, 1, opened.sessionId(), 1, false, 500);
+  }
 
-    // When: broker 3 fetches again, incrementally, with nothing to list, willing to wait
-    CompletableFuture<ApiMessage> next = followerFetch(3, 1, opened.sessionId(), 1, false, 500);
+  @Test
+  void anIncrementalFollowerFetchWithAnUnreportedHighWatermarkIsAnsweredWithoutWaiting() {
+    consumersMayReadFromFollowers();
 
-    // Then: answered at once with the new high watermark
+    CompletableFuture<ApiMessage> next = incrementalFetchWithAnUnreportedHighWatermark();
+
+    assertThat(next).isDone();
+    assertThat(response(next).responses().get(0).partitions().get(0).highWatermark()).isEqualTo(1);
+  }
+
+  @Test
+  void anIncrementalFollowerFetchWithAnUnreportedHighWatermarkWaitsWhenNoConsumerReadsFollowers() {
+    CompletableFuture<ApiMessage> next = incrementalFetchWithAnUnreportedHighWatermark();
+
+    assertThat(next).isNotDone();
+    time.sleep(500);
+    scheduler.runDue();
     assertThat(next).isDone();
     assertThat(response(next).responses().get(0).partitions().get(0).highWatermark()).isEqualTo(1);
   }

@@ -723,7 +723,9 @@ public final class BrookServer implements AutoCloseable {
     closed = true;
     long started = System.nanoTime();
     if (cluster != null) {
-      // Controlled shutdown: leaderships move while this node can still answer for them.
+      // Controlled shutdown: leaderships move while this node can still answer for them, and the
+      // followers that take them over first learn the high watermarks this node acknowledged.
+      replicaManager.tellFollowersHighWatermarksAtOnce();
       cluster.shutdownBroker();
     }
     closeEach(

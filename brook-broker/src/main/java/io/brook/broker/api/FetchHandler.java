@@ -221,7 +221,7 @@ public final class FetchHandler extends KafkaApi {
         || first.bytes() >= limits.minBytes()
         || first.hasErrors()
         || wanted.isEmpty()
-        || (replicaId >= 0 && fetch.hasNews(first.answers()))) {
+        || (replicaId >= 0 && fetch.hasNews(first.answers(), highWatermarkAtOnce()))) {
       countConsumerFetch(wanted, first, replicaId);
       return CompletableFuture.completedFuture(fetch.respond(first.answers()));
     }
@@ -517,6 +517,19 @@ public final class FetchHandler extends KafkaApi {
     }
   }
 
+  /**
+   * Whether a follower's fetch is answered as soon as the high watermark moves, even with no
+   * records for it: only when consumers may read from followers ({@code replica.selector.class}),
+   * who otherwise see new records up to {@code replica.fetch.wait.max.ms} late, and during a
+   * controlled shutdown. Otherwise a follower learns the high watermark with its next records, as
+   * in Kafka: answering every move doubles the followers' fetches on a busy partition (each append
+   * would be answered twice, once with the records and once with the high watermark they moved).
+   */
+  private boolean highWatermarkAtOnce() {
+    return readReplicas != ReadReplicaSelector.LEADER
+        || replicaManager.highWatermarkToFollowersAtOnce();
+  }
+
   private static long replicaEpoch(FetchRequestData request) {
     return request.replicaState() == null ? -1 : request.replicaState().replicaEpoch();
   }
@@ -539,10 +552,11 @@ public final class FetchHandler extends KafkaApi {
    * Waits until the partitions hold {@code minBytes} beyond the fetch positions, estimated from
    * file positions without reading: bytes between the fetch position and the bound in the same
    * segment, or "enough" once the bound is in a later segment. A partition that lost its leader or
-   * vanished completes the wait so the client hears about it at once. A follower's wait also ends
-   * when the high watermark of one of its partitions moves from the one read: the answer reports it
-   * (a session reports a partition whose high watermark changed), and the follower, and consumers
-   * reading from it, learn the new high watermark without waiting for more data or the timeout.
+   * vanished completes the wait so the client hears about it at once. When {@link
+   * #highWatermarkAtOnce} holds, a follower's wait also ends when the high watermark of one of its
+   * partitions moves from the one read: the answer reports it (a session reports a partition whose
+   * high watermark changed), and the follower, and consumers reading from it, learn the new high
+   * watermark without waiting for more data or the timeout.
    */
   private abstract class DelayedFetch extends DelayedOperation {
     private final List<Position> positions;
@@ -575,7 +589,7 @@ public final class FetchHandler extends KafkaApi {
         if (position.fetchOffset() < log.logStartOffset()) {
           return true; // DeleteRecords or retention passed it: OFFSET_OUT_OF_RANGE now
         }
-        if (follower && log.highWatermark() != position.highWatermark()) {
+        if (follower && highWatermarkAtOnce() && log.highWatermark() != position.highWatermark()) {
           return true;
         }
         // read_committed counts only bytes below the LSO, and wakes when a marker moves it.

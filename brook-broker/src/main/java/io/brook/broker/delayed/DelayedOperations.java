@@ -216,6 +216,18 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
   }
 
   /**
+   * Answers now, as if their wait had ended, every operation parked until a log end moves (the
+   * followers' fetches), so that each is told the offsets of the moment.
+   */
+  public void completeLogEndWaiters() {
+    for (Watchers w : watchers.values()) {
+      for (DelayedOperation operation : w.logEnd) {
+        expire(operation);
+      }
+    }
+  }
+
+  /**
    * Completes every parked operation as timed out and stops the timer if it is this instance's. An
    * operation being submitted meanwhile completes too: {@link #submit} sees {@code closed} after
    * registering it, or this sees it registered.

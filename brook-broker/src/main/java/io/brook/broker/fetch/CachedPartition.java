@@ -62,6 +62,22 @@ final class CachedPartition {
     return must;
   }
 
+  /**
+   * Whether {@code data} tells the client something it has not been told, records aside: with
+   * {@code watermarks}, as {@link #mustRespond}; without, a new high watermark or last stable
+   * offset alone does not count.
+   */
+  boolean hasNews(PartitionData data, boolean watermarks) {
+    if (watermarks) {
+      return mustRespond(data, false);
+    }
+    return (data.records() != null && data.records().sizeInBytes() > 0)
+        || data.logStartOffset() != logStartOffset
+        || data.preferredReadReplica() >= 0
+        || data.divergingEpoch().epoch() >= 0
+        || data.errorCode() != Errors.NONE.code();
+  }
+
   long highWatermark() {
     return highWatermark;
   }

@@ -37,8 +37,10 @@ public sealed interface FetchContext {
   /**
    * Whether {@code answers} hold something the client has not been told yet other than by the bytes
    * it asked for: only an incremental session knows (for the others, everything is news).
+   *
+   * @param watermarks whether a new high watermark or last stable offset alone is news
    */
-  default boolean hasNews(List<Answered> answers) {
+  default boolean hasNews(List<Answered> answers, boolean watermarks) {
     return false;
   }
 
@@ -130,11 +132,11 @@ public sealed interface FetchContext {
     }
 
     @Override
-    public boolean hasNews(List<Answered> answers) {
+    public boolean hasNews(List<Answered> answers, boolean watermarks) {
       synchronized (session) {
         for (Answered answered : answers) {
           CachedPartition cached = session.cached(answered.key());
-          if (cached != null && cached.mustRespond(answered.data(), false)) {
+          if (cached != null && cached.hasNews(answered.data(), watermarks)) {
             return true;
           }
         }

@@ -56,6 +56,9 @@ public final class ReplicaManager {
   private final ConcurrentHashMap<TopicPartition, Uuid> unhosted = new ConcurrentHashMap<>();
 
   private volatile MetadataImage image = MetadataImage.EMPTY;
+
+  // Set once this node starts its controlled shutdown; see tellFollowersHighWatermarksAtOnce.
+  private volatile boolean highWatermarkToFollowersAtOnce;
   private Scheduler.Task isrShrinkTask;
 
   /**
@@ -203,6 +206,27 @@ public final class ReplicaManager {
 
   public DelayedOperations delayedOperations() {
     return delayedOperations;
+  }
+
+  /**
+   * Whether a follower is told a moved high watermark at once rather than with its next records;
+   * true from {@link #tellFollowersHighWatermarksAtOnce} on.
+   */
+  public boolean highWatermarkToFollowersAtOnce() {
+    return highWatermarkToFollowersAtOnce;
+  }
+
+  /**
+   * Before this node hands its leaderships away: answers every parked follower fetch, and from now
+   * on answers a follower as soon as the high watermark it knows is behind. A follower otherwise
+   * learns the last high watermark only with its next records or when its fetch's wait ends, and if
+   * it becomes leader without it, records acknowledged here stay unreadable until the high
+   * watermark can move again (with fewer in-sync replicas than {@code min.insync.replicas} it
+   * cannot).
+   */
+  public void tellFollowersHighWatermarksAtOnce() {
+    highWatermarkToFollowersAtOnce = true;
+    delayedOperations.completeLogEndWaiters();
   }
 
   public Optional<Partition> partition(TopicPartition tp) {
