@@ -167,6 +167,20 @@ public final class ConnectionLimiter {
     return wait;
   }
 
+  /**
+   * How many connections the node holds beyond {@code max.connections}: only the exempt
+   * inter-broker listener can take it there, and then Kafka closes the least recently used client
+   * connections (KIP-402).
+   */
+  public synchronized int excessConnections() {
+    return Math.max(0, total - maxConnections);
+  }
+
+  /** The listener exempt from the broker-wide limits, or null. */
+  public String exemptListener() {
+    return interBrokerProtected ? acceptLimits.interBrokerListener() : null;
+  }
+
   private boolean isProtected(String listener) {
     return interBrokerProtected && listener.equals(acceptLimits.interBrokerListener());
   }
