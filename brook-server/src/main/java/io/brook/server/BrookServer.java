@@ -18,6 +18,7 @@ import io.brook.broker.fetch.FetchSessionCache;
 import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.metrics.ReplicaManagerMetrics;
 import io.brook.broker.quota.ClientQuotaManager;
+import io.brook.broker.quota.IpConnectionQuotas;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
@@ -457,6 +458,13 @@ public final class BrookServer implements AutoCloseable {
                 () -> featureLevels(c.replicaManager.image())),
             listenerSecurity(c),
             c.metrics);
+    IpConnectionQuotas ipQuotas =
+        new IpConnectionQuotas(
+            c.network.connectionLimiter().ipConnectionRates(),
+            config.quotaWindowNum(),
+            config.quotaWindowSizeSeconds());
+    ipQuotas.onMetadata(c.quorum.image());
+    c.quorum.addListener(ipQuotas::onMetadata);
     List<BrokerEndpoint> endpoints = advertisedEndpoints(config, c.network);
     ReplicaManager replicas = c.replicaManager;
     Map<Path, Uuid> dirIds = MetaProperties.directoryIds(config.logDirs());

@@ -18,8 +18,6 @@ import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
-import org.apache.kafka.common.message.DeleteRecordsRequestData;
-import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -31,7 +29,6 @@ import org.apache.kafka.common.message.ListTransactionsResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
-import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -52,9 +49,8 @@ import org.apache.kafka.common.resource.ResourceType;
  * ConsumerGroupDescribe, DeleteGroups, a batched FindCoordinator or OffsetFetch,
  * DescribeTransactions, the topics of OffsetCommit and TxnOffsetCommit), {@link
  * PerEntryAuthorization} answers each denied entry with its own error and serves the rest, as Kafka
- * does. The other multi-topic requests here (OffsetDelete, DeleteRecords, DescribeProducers,
- * OffsetForLeaderEpoch, AddPartitionsToTxn v3 and below) are still refused whole when one entry is
- * denied.
+ * does; so it does for the topics of OffsetDelete, DeleteRecords, DescribeProducers,
+ * OffsetForLeaderEpoch and AddPartitionsToTxn v3 and below.
  */
 public final class ApiAuthorization {
   /** One resource a request needs, and the operation on it. */
@@ -170,10 +166,6 @@ public final class ApiAuthorization {
                 "Cluster authorization failed: IDEMPOTENT_WRITE on the cluster or WRITE on a"
                     + " topic is needed");
       }
-      if (apiKey() == ApiKeys.OFFSET_FOR_LEADER_EPOCH
-          && authorizer.authorizeClusterQuietly(context, AclOperation.CLUSTER_ACTION)) {
-        return null; // a follower's request, or a client allowed everything a follower is
-      }
       for (Need need : needs(apiKey(), request, context, topicNames)) {
         if (!authorizer.authorize(context, need.operation(), need.type(), need.name())) {
           return denial(need);
@@ -275,11 +267,9 @@ public final class ApiAuthorization {
         needs.add(Need.txn(AclOperation.WRITE, commit.transactionalId()));
         needs.add(Need.group(AclOperation.READ, commit.groupId()));
       }
-      case OFFSET_DELETE -> {
-        OffsetDeleteRequestData delete = (OffsetDeleteRequestData) request;
-        needs.add(Need.group(AclOperation.DELETE, delete.groupId()));
-        delete.topics().forEach(t -> needs.add(Need.topic(AclOperation.READ, t.name())));
-      }
+      case OFFSET_DELETE ->
+          // Each topic: PerEntryAuthorization.
+          needs.add(Need.group(AclOperation.DELETE, ((OffsetDeleteRequestData) request).groupId()));
       case OFFSET_FETCH -> {
         OffsetFetchRequestData fetch = (OffsetFetchRequestData) request;
         if (fetch.groups().isEmpty()) {
@@ -319,22 +309,13 @@ public final class ApiAuthorization {
           // Batched verification requests come from brokers.
           needs.add(Need.cluster(AclOperation.CLUSTER_ACTION));
         } else {
+          // Each topic: PerEntryAuthorization.
           needs.add(Need.txn(AclOperation.WRITE, add.v3AndBelowTransactionalId()));
-          add.v3AndBelowTopics().forEach(t -> needs.add(Need.topic(AclOperation.WRITE, t.name())));
         }
       }
-      case DELETE_RECORDS ->
-          ((DeleteRecordsRequestData) request)
-              .topics()
-              .forEach(t -> needs.add(Need.topic(AclOperation.DELETE, t.name())));
-      case DESCRIBE_PRODUCERS ->
-          ((DescribeProducersRequestData) request)
-              .topics()
-              .forEach(t -> needs.add(Need.topic(AclOperation.READ, t.name())));
-      case OFFSET_FOR_LEADER_EPOCH ->
-          ((OffsetForLeaderEpochRequestData) request)
-              .topics()
-              .forEach(t -> needs.add(Need.topic(AclOperation.DESCRIBE, t.topic())));
+      case DELETE_RECORDS, DESCRIBE_PRODUCERS, OFFSET_FOR_LEADER_EPOCH -> {
+        // Each topic: PerEntryAuthorization.
+      }
       default -> {
         // Checked per topic in the handler, or open to all (ApiVersions).
       }

@@ -8,20 +8,30 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
+import org.apache.kafka.common.message.DeleteRecordsRequestData;
+import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
+import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.message.DescribeTransactionsRequestData;
 import org.apache.kafka.common.message.DescribeTransactionsResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -36,6 +46,10 @@ import org.apache.kafka.common.resource.ResourceType;
  * own authorization error, and the rest are served. The resources a request names as a whole (the
  * group of an OffsetCommit, the transactional id of a TxnOffsetCommit) stay with {@link
  * ApiAuthorization}'s whole-request check, as in Kafka.
+ *
+ * <p>AddPartitionsToTxn (v0-3, from clients) is the one exception to "serve the rest": as in Kafka,
+ * one denied topic fails the whole transaction's request, the denied partitions answered
+ * TOPIC_AUTHORIZATION_FAILED and the others OPERATION_NOT_ATTEMPTED.
  */
 final class PerEntryAuthorization {
   /** Adds the denied entries to the handler's response. */
@@ -69,6 +83,13 @@ final class PerEntryAuthorization {
       case OFFSET_COMMIT -> offsetCommit((OffsetCommitRequestData) request, check, topicNames);
       case TXN_OFFSET_COMMIT ->
           txnOffsetCommit((TxnOffsetCommitRequestData) request, check, topicNames);
+      case OFFSET_DELETE -> offsetDelete((OffsetDeleteRequestData) request, check);
+      case DELETE_RECORDS -> deleteRecords((DeleteRecordsRequestData) request, check);
+      case DESCRIBE_PRODUCERS -> describeProducers((DescribeProducersRequestData) request, check);
+      case OFFSET_FOR_LEADER_EPOCH ->
+          offsetForLeaderEpoch((OffsetForLeaderEpochRequestData) request, check);
+      case ADD_PARTITIONS_TO_TXN ->
+          addPartitionsToTxn((AddPartitionsToTxnRequestData) request, check);
       default -> Denied.NONE;
     };
   }
@@ -81,8 +102,15 @@ final class PerEntryAuthorization {
           CONSUMER_GROUP_DESCRIBE,
           DESCRIBE_TRANSACTIONS,
           OFFSET_COMMIT,
-          TXN_OFFSET_COMMIT ->
+          TXN_OFFSET_COMMIT,
+          OFFSET_DELETE,
+          DELETE_RECORDS,
+          DESCRIBE_PRODUCERS,
+          OFFSET_FOR_LEADER_EPOCH ->
           true;
+      // v4+ batches come from brokers, checked whole for CLUSTER_ACTION
+      case ADD_PARTITIONS_TO_TXN ->
+          ((AddPartitionsToTxnRequestData) request).transactions().isEmpty();
       case FIND_COORDINATOR -> !((FindCoordinatorRequestData) request).coordinatorKeys().isEmpty();
       case OFFSET_FETCH -> !((OffsetFetchRequestData) request).groups().isEmpty();
       default -> false;
@@ -103,7 +131,14 @@ final class PerEntryAuthorization {
       case DESCRIBE_TRANSACTIONS ->
           !((DescribeTransactionsRequestData) request).transactionalIds().isEmpty();
       case OFFSET_FETCH -> !((OffsetFetchRequestData) request).groups().isEmpty();
-      default -> true; // commits: an empty topic list is a valid request
+      case DELETE_RECORDS -> !((DeleteRecordsRequestData) request).topics().isEmpty();
+      case DESCRIBE_PRODUCERS -> !((DescribeProducersRequestData) request).topics().isEmpty();
+      case OFFSET_FOR_LEADER_EPOCH ->
+          !((OffsetForLeaderEpochRequestData) request).topics().isEmpty();
+      case ADD_PARTITIONS_TO_TXN ->
+          !((AddPartitionsToTxnRequestData) request).v3AndBelowTopics().isEmpty();
+      // commits and OffsetDelete: the group is still checked and answered with no topics left
+      default -> true;
     };
   }
 
@@ -116,6 +151,10 @@ final class PerEntryAuthorization {
       case FIND_COORDINATOR -> new FindCoordinatorResponseData();
       case DESCRIBE_TRANSACTIONS -> new DescribeTransactionsResponseData();
       case OFFSET_FETCH -> new OffsetFetchResponseData();
+      case DELETE_RECORDS -> new DeleteRecordsResponseData();
+      case DESCRIBE_PRODUCERS -> new DescribeProducersResponseData();
+      case OFFSET_FOR_LEADER_EPOCH -> new OffsetForLeaderEpochResponseData();
+      case ADD_PARTITIONS_TO_TXN -> new AddPartitionsToTxnResponseData();
       default -> throw new IllegalArgumentException("no per-entry answer for " + api);
     };
   }
@@ -344,6 +383,158 @@ final class PerEntryAuthorization {
     };
   }
 
+  /** OffsetDelete: the group is checked whole; each topic needs READ, answered per partition. */
+  private static Denied offsetDelete(OffsetDeleteRequestData request, Checker check) {
+    List<OffsetDeleteResponseData.OffsetDeleteResponseTopic> denied =
+        check.removeDeniedByName(
+            AclOperation.READ,
+            request.topics(),
+            t -> t.name(),
+            t ->
+                eachPartition(
+                    t.partitions(),
+                    new OffsetDeleteResponseData.OffsetDeleteResponseTopic().setName(t.name()),
+                    OffsetDeleteResponseData.OffsetDeleteResponseTopic::partitions,
+                    p ->
+                        new OffsetDeleteResponseData.OffsetDeleteResponsePartition()
+                            .setPartitionIndex(p.partitionIndex())
+                            .setErrorCode(TOPIC_DENIED)));
+    return message -> {
+      OffsetDeleteResponseData response = (OffsetDeleteResponseData) message;
+      if (response.errorCode() == Errors.NONE.code()) { // a group error answers alone, as Kafka
+        denied.forEach(t -> response.topics().add(t));
+      }
+    };
+  }
+
+  /** DeleteRecords: each topic needs DELETE; a denied one is answered per partition. */
+  private static Denied deleteRecords(DeleteRecordsRequestData request, Checker check) {
+    List<DeleteRecordsResponseData.DeleteRecordsTopicResult> denied =
+        check.removeDeniedByName(
+            AclOperation.DELETE,
+            request.topics(),
+            t -> t.name(),
+            t ->
+                eachPartition(
+                    t.partitions(),
+                    new DeleteRecordsResponseData.DeleteRecordsTopicResult().setName(t.name()),
+                    DeleteRecordsResponseData.DeleteRecordsTopicResult::partitions,
+                    p ->
+                        new DeleteRecordsResponseData.DeleteRecordsPartitionResult()
+                            .setPartitionIndex(p.partitionIndex())
+                            .setLowWatermark(-1)
+                            .setErrorCode(TOPIC_DENIED)));
+    return message -> denied.forEach(t -> ((DeleteRecordsResponseData) message).topics().add(t));
+  }
+
+  /** DescribeProducers: each topic needs READ; a denied one is answered per partition. */
+  private static Denied describeProducers(DescribeProducersRequestData request, Checker check) {
+    List<DescribeProducersResponseData.TopicResponse> denied =
+        check.removeDeniedByName(
+            AclOperation.READ,
+            request.topics(),
+            t -> t.name(),
+            t ->
+                new DescribeProducersResponseData.TopicResponse()
+                    .setName(t.name())
+                    .setPartitions(
+                        t.partitionIndexes().stream()
+                            .map(
+                                p ->
+                                    new DescribeProducersResponseData.PartitionResponse()
+                                        .setPartitionIndex(p)
+                                        .setErrorCode(TOPIC_DENIED)
+                                        .setErrorMessage(
+                                            Errors.TOPIC_AUTHORIZATION_FAILED.message()))
+                            .toList()));
+    return message -> {
+      DescribeProducersResponseData response = (DescribeProducersResponseData) message;
+      response.setTopics(concat(response.topics(), denied));
+    };
+  }
+
+  /**
+   * OffsetForLeaderEpoch: a follower (or anyone with CLUSTER_ACTION) may ask for any topic; a
+   * consumer needs DESCRIBE on each, a denied one answered per partition.
+   */
+  private static Denied offsetForLeaderEpoch(
+      OffsetForLeaderEpochRequestData request, Checker check) {
+    if (check.clusterActionAllowed()) {
+      return Denied.NONE;
+    }
+    List<OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult> denied =
+        check.removeDeniedByName(
+            AclOperation.DESCRIBE,
+            request.topics(),
+            t -> t.topic(),
+            t ->
+                eachPartition(
+                    t.partitions(),
+                    new OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult()
+                        .setTopic(t.topic()),
+                    OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult::partitions,
+                    p ->
+                        new OffsetForLeaderEpochResponseData.EpochEndOffset()
+                            .setPartition(p.partition())
+                            .setErrorCode(TOPIC_DENIED)));
+    return message ->
+        denied.forEach(t -> ((OffsetForLeaderEpochResponseData) message).topics().add(t));
+  }
+
+  /**
+   * AddPartitionsToTxn v0-3 (the transactional id is checked whole): each topic needs WRITE; if any
+   * is denied nothing is added, the denied partitions answered TOPIC_AUTHORIZATION_FAILED and the
+   * others OPERATION_NOT_ATTEMPTED.
+   */
+  private static Denied addPartitionsToTxn(AddPartitionsToTxnRequestData request, Checker check) {
+    AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection topics =
+        request.v3AndBelowTopics();
+    boolean anyDenied = false;
+    for (AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic topic : topics) {
+      if (!check.allowed(AclOperation.WRITE, ResourceType.TOPIC, topic.name())) {
+        anyDenied = true;
+      }
+    }
+    if (!anyDenied) {
+      return Denied.NONE;
+    }
+    AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResultCollection results =
+        new AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResultCollection();
+    for (AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic topic : topics) {
+      short error =
+          check.allowedQuietly(AclOperation.WRITE, ResourceType.TOPIC, topic.name())
+              ? Errors.OPERATION_NOT_ATTEMPTED.code()
+              : TOPIC_DENIED;
+      AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult result =
+          new AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult().setName(topic.name());
+      for (int partition : topic.partitions()) {
+        result
+            .resultsByPartition()
+            .add(
+                new AddPartitionsToTxnResponseData.AddPartitionsToTxnPartitionResult()
+                    .setPartitionIndex(partition)
+                    .setPartitionErrorCode(error));
+      }
+      results.add(result);
+    }
+    request.setV3AndBelowTopics(
+        new AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection());
+    return message ->
+        ((AddPartitionsToTxnResponseData) message).setResultsByTopicV3AndBelow(results);
+  }
+
+  /** A denied topic's answer, {@code topic}, with one answer per partition of its request. */
+  private static <P, T, R> T eachPartition(
+      Iterable<P> partitions,
+      T topic,
+      Function<T, java.util.Collection<R>> answers,
+      Function<P, R> answer) {
+    for (P partition : partitions) {
+      answers.apply(topic).add(answer.apply(partition));
+    }
+    return topic;
+  }
+
   /**
    * A mutable copy of {@code answered} followed by {@code denied} (a handler's may be immutable).
    */
@@ -362,6 +553,16 @@ final class PerEntryAuthorization {
   private record Checker(RequestContext context, RequestAuthorizer authorizer) {
     boolean allowed(AclOperation operation, ResourceType type, String name) {
       return authorizer.authorize(context, operation, type, name);
+    }
+
+    /** As {@link #allowed}, without a second audit line for a decision already logged. */
+    boolean allowedQuietly(AclOperation operation, ResourceType type, String name) {
+      return authorizer.authorizeQuietly(context, operation, type, name);
+    }
+
+    /** CLUSTER_ACTION on the cluster (a broker), not logged when denied. */
+    boolean clusterActionAllowed() {
+      return authorizer.authorizeClusterQuietly(context, AclOperation.CLUSTER_ACTION);
     }
 
     /** A topic named by name or id; one whose id is unknown is left to the handler. */
@@ -384,16 +585,39 @@ final class PerEntryAuthorization {
         Function<T, Uuid> id,
         Function<Uuid, String> topicNames,
         Function<T, R> answer) {
+      return removeDeniedTopics(AclOperation.READ, topics, name, id, topicNames, answer);
+    }
+
+    /**
+     * Removes the topics the principal may not {@code operation} from {@code topics} (in place) and
+     * returns their answers.
+     */
+    <T, R> List<R> removeDeniedTopics(
+        AclOperation operation,
+        java.util.Collection<T> topics,
+        Function<T, String> name,
+        Function<T, Uuid> id,
+        Function<Uuid, String> topicNames,
+        Function<T, R> answer) {
       List<R> denied = new ArrayList<>();
       topics.removeIf(
           t -> {
-            if (topicAllowed(AclOperation.READ, name.apply(t), id.apply(t), topicNames)) {
+            if (topicAllowed(operation, name.apply(t), id.apply(t), topicNames)) {
               return false;
             }
             denied.add(answer.apply(t));
             return true;
           });
       return denied;
+    }
+
+    /** As {@link #removeDeniedTopics}, for a request that names its topics by name only. */
+    <T, R> List<R> removeDeniedByName(
+        AclOperation operation,
+        java.util.Collection<T> topics,
+        Function<T, String> name,
+        Function<T, R> answer) {
+      return removeDeniedTopics(operation, topics, name, t -> null, id -> null, answer);
     }
 
     /** Removes the denied names from {@code names} (in place) and returns them. */

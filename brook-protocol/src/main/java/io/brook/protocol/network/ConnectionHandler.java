@@ -91,6 +91,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
   private boolean throttled;
 
+  /**
+   * {@code System.nanoTime()} of the connection's last request (or its start): which client
+   * connection is the least recently used when one must go (KIP-402). Written on the event loop,
+   * read by whichever thread admits a connection.
+   */
+  private volatile long lastUsedNanos = System.nanoTime();
+
   ConnectionHandler(
       ApiRegistry registry,
       String listenerName,
@@ -138,6 +145,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     return connectionId;
   }
 
+  String listenerName() {
+    return listenerName;
+  }
+
+  long lastUsedNanos() {
+    return lastUsedNanos;
+  }
+
   /**
    * Stops reading and completes once every request in flight has been answered and flushed, or the
    * connection closed. Callable from any thread.
@@ -171,6 +186,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     if (request instanceof DecodedRequest.Supported supported) {
       inFlightBytes += supported.frameBytes();
     }
+    lastUsedNanos = System.nanoTime();
     inReadBatch = true;
     long sequence = orderer.register();
     dispatch(sequence, request);

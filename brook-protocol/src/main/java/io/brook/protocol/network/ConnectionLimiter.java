@@ -51,6 +51,9 @@ public final class ConnectionLimiter {
   private final Map<String, CreationRate> listenerRates = new HashMap<>();
   private long throttled;
 
+  /** Per-address creation rates: own lock, as they are updated from the metadata's thread. */
+  private final IpConnectionRates ipRates = new IpConnectionRates(System::currentTimeMillis);
+
   public ConnectionLimiter(int maxConnections, int maxConnectionsPerIp) {
     this(maxConnections, maxConnectionsPerIp, Map.of());
   }
@@ -164,6 +167,20 @@ public final class ConnectionLimiter {
     return wait;
   }
 
+  /**
+   * How many connections the node holds beyond {@code max.connections}: only the exempt
+   * inter-broker listener can take it there, and then Kafka closes the least recently used client
+   * connections (KIP-402).
+   */
+  public synchronized int excessConnections() {
+    return Math.max(0, total - maxConnections);
+  }
+
+  /** The listener exempt from the broker-wide limits, or null. */
+  public String exemptListener() {
+    return interBrokerProtected ? acceptLimits.interBrokerListener() : null;
+  }
+
   private boolean isProtected(String listener) {
     return interBrokerProtected && listener.equals(acceptLimits.interBrokerListener());
   }
@@ -189,6 +206,14 @@ public final class ConnectionLimiter {
   /** Open connections counted on {@code listener}. */
   public synchronized int listenerConnections(String listener) {
     return perListener.getOrDefault(listener, 0);
+  }
+
+  /**
+   * The {@code connection_creation_rate} quotas of {@code ip} entities (KIP-612), updated as the
+   * quotas change.
+   */
+  public IpConnectionRates ipConnectionRates() {
+    return ipRates;
   }
 
   /** Connections made to wait by a creation rate since start. */

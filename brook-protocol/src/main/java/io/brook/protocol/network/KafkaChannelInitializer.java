@@ -36,6 +36,7 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
   private final ApiRegistry registry;
   private final RequestMemoryPool memoryPool;
   private final RequestDecoder requestDecoder;
+  private final ConnectionLimiter limiter;
   private final ListenerAdmission admission;
   private final OpenConnections openConnections;
   private final AtomicLong connectionIndex;
@@ -60,6 +61,7 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
     this.registry = registry;
     this.memoryPool = memoryPool;
     this.requestDecoder = new RequestDecoder(new RequestParser(registry));
+    this.limiter = limiter;
     this.admission = new ListenerAdmission(listenerName, limiter, this::setUp, anyReleased);
     this.openConnections = openConnections;
     this.connectionIndex = connectionIndex;
@@ -112,6 +114,10 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
     }
     channel.pipeline().addLast("requests", requestDecoder).addLast("connection", handler);
     openConnections.add(channel, handler);
+    int excess = limiter.excessConnections();
+    if (excess > 0) {
+      openConnections.closeLeastRecentlyUsed(excess, limiter.exemptListener());
+    }
   }
 
   private static String format(InetSocketAddress address) {

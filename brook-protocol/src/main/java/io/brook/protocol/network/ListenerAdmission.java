@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * acceptor does: over the per-address limit a connection is closed at once; without a slot under
  * {@code max.connections} it waits, unread, and the listener stops accepting (further clients wait
  * in the kernel's backlog) until a connection closes; over a creation rate it waits, unread, for
- * its turn, the listener again not accepting meanwhile. A connection is {@linkplain #admit set up}
- * only once admitted.
+ * its turn, the listener again not accepting meanwhile; over its address's {@code
+ * connection_creation_rate} quota it is held, unread and uncounted, for the throttle time and then
+ * closed. A connection is {@linkplain #admit set up} only once admitted.
  *
  * <p>Thread-safe: connections arrive on their event loops, releases come from any of them.
  */
@@ -89,6 +90,11 @@ final class ListenerAdmission {
       }
       case TOO_MANY_CONNECTIONS -> waitForSlot(channel);
       case ADMITTED -> {
+        long addressThrottleMs = limiter.ipConnectionRates().throttleMs(address);
+        if (addressThrottleMs > 0) {
+          closeLater(channel, address, addressThrottleMs);
+          return;
+        }
         channel.closeFuture().addListener(f -> released(address));
         long throttleNanos = limiter.throttleNanos(listenerName);
         if (throttleNanos > 0) {
@@ -97,6 +103,25 @@ final class ListenerAdmission {
           serve(channel);
         }
       }
+    }
+  }
+
+  /**
+   * Over its address's creation rate: Kafka holds the connection, unread and uncounted, for the
+   * throttle time and then closes it, so the client backs off instead of reconnecting at once.
+   */
+  private void closeLater(SocketChannel channel, InetAddress address, long throttleMs) {
+    limiter.release(listenerName, address);
+    anyReleased.run();
+    LOG.debug(
+        "Throttled connection peer={} listener={} reason=connection_creation_rate closeInMs={}",
+        channel.remoteAddress(),
+        listenerName,
+        throttleMs);
+    try {
+      channel.eventLoop().schedule(() -> channel.close(), throttleMs, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      channel.close();
     }
   }
 

@@ -14,11 +14,17 @@ import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The server's open client connections, for a graceful shutdown. Thread-safe. */
+/**
+ * The server's open client connections, for a graceful shutdown and for closing the least recently
+ * used one when the node is over {@code max.connections}. Thread-safe.
+ */
 final class OpenConnections {
   private static final Logger LOG = LoggerFactory.getLogger(OpenConnections.class);
 
   private final Map<Channel, ConnectionHandler> connections = new ConcurrentHashMap<>();
+
+  /** Connections closed for being least recently used, until their close completes. */
+  private final java.util.Set<Channel> evicting = new java.util.HashSet<>();
 
   /** Tracks {@code channel} until it closes. */
   void add(Channel channel, ConnectionHandler handler) {
@@ -28,6 +34,44 @@ final class OpenConnections {
 
   int size() {
     return connections.size();
+  }
+
+  /**
+   * Closes the {@code count} least recently used connections not on {@code exemptListener} (null:
+   * none exempt), KIP-402's answer to inter-broker connections taking the node over {@code
+   * max.connections}. A connection already being closed for this counts as one.
+   */
+  synchronized void closeLeastRecentlyUsed(int count, String exemptListener) {
+    int toClose = count - evicting.size();
+    if (toClose <= 0) {
+      return;
+    }
+    List<Map.Entry<Channel, ConnectionHandler>> candidates = new ArrayList<>();
+    connections.forEach(
+        (channel, handler) -> {
+          if (!handler.listenerName().equals(exemptListener) && !evicting.contains(channel)) {
+            candidates.add(Map.entry(channel, handler));
+          }
+        });
+    candidates.sort(
+        java.util.Comparator.comparingLong(
+            (Map.Entry<Channel, ConnectionHandler> e) -> e.getValue().lastUsedNanos()));
+    for (Map.Entry<Channel, ConnectionHandler> lru :
+        candidates.subList(0, Math.min(toClose, candidates.size()))) {
+      Channel channel = lru.getKey();
+      LOG.info(
+          "Closing the least recently used connection peer={} listener={}"
+              + " reason=max.connections exceeded by inter-broker connections",
+          channel.remoteAddress(),
+          lru.getValue().listenerName());
+      evicting.add(channel);
+      channel.closeFuture().addListener(f -> evicted(channel));
+      channel.close();
+    }
+  }
+
+  private synchronized void evicted(Channel channel) {
+    evicting.remove(channel);
   }
 
   /**

@@ -36,7 +36,11 @@ import org.slf4j.LoggerFactory;
  * (SaslAuthenticate only; or {@code RAW_TOKENS} after a v0 handshake: the next frames are bare SASL
  * tokens) → {@code AUTHENTICATED} (everything; a SaslHandshake starts a re-authentication, {@code
  * REAUTHENTICATE}, back to {@code AUTHENTICATED}) — and {@code FAILED} from anywhere, after which
- * nothing more is read and the connection closes. Event-loop confined.
+ * nothing more is read and the connection closes.
+ *
+ * <p>Event-loop confined, except each step of the SASL server ({@code evaluateResponse}), which
+ * runs on the {@link SaslWorkers} and hands its outcome back to the event loop; while a step runs
+ * the connection may send no other SASL request (clients never do) or it is closed.
  */
 public final class SaslSession {
   private static final Logger LOG = LoggerFactory.getLogger(SaslSession.class);
@@ -62,6 +66,9 @@ public final class SaslSession {
   /** {@code System.nanoTime()} past which the session is over; 0 when it never expires. */
   private long sessionExpiryNanos;
 
+  /** Whether a step of the SASL server is running on a worker. */
+  private boolean evaluating;
+
   public SaslSession(
       SaslListenerConfig config, String listenerName, Channel channel, FrameDecoder frames) {
     this.config = config;
@@ -79,9 +86,10 @@ public final class SaslSession {
   boolean admits(ApiKeys apiKey) {
     return switch (state) {
       case HANDSHAKE -> apiKey == ApiKeys.API_VERSIONS || apiKey == ApiKeys.SASL_HANDSHAKE;
-      case AUTHENTICATE -> apiKey == ApiKeys.SASL_AUTHENTICATE;
+      case AUTHENTICATE -> apiKey == ApiKeys.SASL_AUTHENTICATE && !evaluating;
       case AUTHENTICATED -> !expired() || apiKey == ApiKeys.SASL_HANDSHAKE;
-      case REAUTHENTICATE -> true;
+      case REAUTHENTICATE ->
+          !evaluating || (apiKey != ApiKeys.SASL_AUTHENTICATE && apiKey != ApiKeys.SASL_HANDSHAKE);
       case RAW_TOKENS, FAILED -> false;
     };
   }
@@ -147,20 +155,21 @@ public final class SaslSession {
               .setErrorMessage("SaslAuthenticate without a SaslHandshake"),
           "unexpected SaslAuthenticate");
     }
-    byte[] challenge;
-    try {
-      challenge = server.evaluateResponse(((SaslAuthenticateRequestData) body).authBytes());
-      if (server.isComplete()) {
-        completeAuthentication(server.getAuthorizationID());
-      }
-    } catch (SaslException | SaslAuthenticationException e) {
-      return failAuthentication(response, e);
-    }
-    response.setAuthBytes(challenge);
-    if (state == State.AUTHENTICATED && context.apiVersion() >= 1) {
-      response.setSessionLifetimeMs(config.connectionsMaxReauthMs());
-    }
-    return CompletableFuture.completedFuture(response);
+    CompletableFuture<ApiMessage> answer = new CompletableFuture<>();
+    evaluate(((SaslAuthenticateRequestData) body).authBytes())
+        .thenAccept(
+            step -> {
+              if (step.failure() != null) {
+                failAuthentication(response, step.failure()).thenAccept(answer::complete);
+                return;
+              }
+              response.setAuthBytes(step.challenge());
+              if (state == State.AUTHENTICATED && context.apiVersion() >= 1) {
+                response.setSessionLifetimeMs(config.connectionsMaxReauthMs());
+              }
+              answer.complete(response);
+            });
+    return answer;
   }
 
   /**
@@ -169,26 +178,97 @@ public final class SaslSession {
    * @param token the frame's bytes, not retained
    */
   void rawToken(ByteBuf token) {
-    byte[] bytes = new byte[token.readableBytes()];
-    token.getBytes(token.readerIndex(), bytes);
-    byte[] challenge;
-    try {
-      challenge = server.evaluateResponse(bytes);
-      if (server.isComplete()) {
-        completeAuthentication(server.getAuthorizationID());
-      }
-    } catch (SaslException | SaslAuthenticationException e) {
+    if (evaluating) {
+      LOG.info(
+          "Closing connection peer={} listener={} reason=SASL token before the last was answered",
+          channel.remoteAddress(),
+          listenerName);
       state = State.FAILED;
-      logFailure(e);
-      channel
-          .eventLoop()
-          .schedule(
-              () -> channel.close(), config.failedAuthenticationDelayMs(), TimeUnit.MILLISECONDS);
+      channel.close();
       return;
     }
-    ByteBuf out = channel.alloc().buffer(4 + challenge.length);
-    out.writeInt(challenge.length).writeBytes(challenge);
-    channel.writeAndFlush(out, channel.voidPromise());
+    byte[] bytes = new byte[token.readableBytes()];
+    token.getBytes(token.readerIndex(), bytes);
+    evaluate(bytes)
+        .thenAccept(
+            step -> {
+              if (step.failure() != null) {
+                state = State.FAILED;
+                logFailure(step.failure());
+                channel
+                    .eventLoop()
+                    .schedule(
+                        () -> channel.close(),
+                        config.failedAuthenticationDelayMs(),
+                        TimeUnit.MILLISECONDS);
+                return;
+              }
+              byte[] challenge = step.challenge();
+              ByteBuf out = channel.alloc().buffer(4 + challenge.length);
+              out.writeInt(challenge.length).writeBytes(challenge);
+              channel.writeAndFlush(out, channel.voidPromise());
+            });
+  }
+
+  /** The outcome of one SASL server step: the challenge to send, or why it failed. */
+  private record Step(byte[] challenge, Exception failure) {}
+
+  /**
+   * Runs one step of the SASL server on a {@link SaslWorkers} thread; the returned stage completes
+   * on this connection's event loop, where a completed exchange has already been {@linkplain
+   * #completeAuthentication recorded}.
+   */
+  private CompletionStage<Step> evaluate(byte[] token) {
+    SaslServer current = server;
+    CompletableFuture<Step> outcome = new CompletableFuture<>();
+    evaluating = true;
+    Runnable step =
+        () -> {
+          Step result;
+          String authorizationId = null;
+          try {
+            byte[] challenge = current.evaluateResponse(token);
+            if (current.isComplete()) {
+              authorizationId = current.getAuthorizationID();
+            }
+            result = new Step(challenge, null);
+          } catch (SaslException | SaslAuthenticationException e) {
+            result = new Step(null, e);
+          } catch (RuntimeException e) {
+            LOG.warn("SASL server step failed mechanism={}", mechanism, e);
+            result = new Step(null, new SaslException("authentication failed", e));
+          }
+          Step done = result;
+          String authenticatedAs = authorizationId;
+          try {
+            channel.eventLoop().execute(() -> finish(done, authenticatedAs, outcome));
+          } catch (java.util.concurrent.RejectedExecutionException e) {
+            // The event loop is shutting down and the connection with it.
+          }
+        };
+    try {
+      SaslWorkers.executor().execute(step);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      finish(
+          new Step(null, new SaslAuthenticationException("Too many authentications in progress")),
+          null,
+          outcome);
+    }
+    return outcome;
+  }
+
+  /** Back on the event loop: records a completed exchange, then hands the step on. */
+  private void finish(Step step, String authorizationId, CompletableFuture<Step> outcome) {
+    evaluating = false;
+    if (step.failure() == null && authorizationId != null) {
+      try {
+        completeAuthentication(authorizationId);
+      } catch (SaslAuthenticationException e) {
+        outcome.complete(new Step(null, e));
+        return;
+      }
+    }
+    outcome.complete(step);
   }
 
   private void completeAuthentication(String authorizationId) throws SaslAuthenticationException {

@@ -4,8 +4,9 @@ import org.apache.kafka.common.security.scram.ScramCredential;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 
 /**
- * Where a SCRAM server finds a user's credential: on a broker, its own metadata image. Called on an
- * event loop, so a lookup must not block.
+ * Where a SCRAM server finds a user's credential: on a broker, its own metadata image. Called on a
+ * {@link SaslWorkers} thread (never an event loop); a lookup should still be quick, as the pool is
+ * small.
  */
 @FunctionalInterface
 public interface ScramCredentialStore {

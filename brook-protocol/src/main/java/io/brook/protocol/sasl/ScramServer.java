@@ -27,7 +27,8 @@ import org.apache.kafka.common.security.scram.internals.ScramMessages.ServerFirs
  * sent) are checked as always.
  *
  * <p>No PBKDF2 happens here: the stored and server keys are derived when a credential is created,
- * so an exchange costs a few HMACs and hashes (microseconds) and runs on the event loop.
+ * so an exchange costs a credential lookup and a few HMACs and hashes; like every SASL server step
+ * it runs on a {@link SaslWorkers} thread, not on the event loop.
  */
 public final class ScramServer implements SaslServer {
   private enum State {

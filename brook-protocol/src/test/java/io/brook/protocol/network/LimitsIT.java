@@ -127,6 +127,38 @@ class LimitsIT {
   }
 
   @Test
+  void interBrokerConnectionsOverTheTotalCloseTheLeastRecentlyUsedClientConnection()
+      throws Exception {
+    String replication = "REPLICATION";
+    AcceptLimits limits = new AcceptLimits(Integer.MAX_VALUE, Map.of(), replication);
+    try (TestServer server =
+            TestServer.start(
+                registry,
+                s ->
+                    s.listener(replication, "127.0.0.1", 0)
+                        .maxConnections(2)
+                        .acceptLimits(limits));
+        WireClient leastRecentlyUsed = server.connect();
+        WireClient recentlyUsed = server.connect()) {
+      assertAnswers(leastRecentlyUsed);
+      assertAnswers(recentlyUsed);
+
+      // When: a broker connects on the exempt inter-broker listener, taking the node over 2
+      try (WireClient broker = WireClient.connect(server.server().boundPort(replication))) {
+        assertAnswers(broker);
+
+        // Then: the client connection used least recently is closed, the others serve on
+        leastRecentlyUsed.assertClosedByServer();
+        assertAnswers(recentlyUsed);
+        assertAnswers(broker);
+        await()
+            .atMost(Duration.ofSeconds(5))
+            .until(() -> server.server().connectionLimiter().connections() == 2);
+      }
+    }
+  }
+
+  @Test
   void connectionsOverTheCreationRateAreServedLate() throws Exception {
     AcceptLimits oneASecond = new AcceptLimits(1, Map.of(), null);
     try (TestServer server = TestServer.start(registry, s -> s.acceptLimits(oneASecond));

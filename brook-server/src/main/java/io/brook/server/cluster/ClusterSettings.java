@@ -5,6 +5,7 @@ import io.brook.controller.quorum.ClusterQuorum;
 import io.brook.controller.quorum.QuorumSettings;
 import io.brook.controller.quorum.RaftMetadataObserver;
 import io.brook.controller.quorum.RaftMetadataQuorum;
+import io.brook.protocol.tls.ReloadingTlsManagers;
 import io.brook.protocol.tls.SslEngines;
 import io.brook.server.config.BrokerConfig;
 import io.brook.server.config.Endpoint;
@@ -99,7 +100,10 @@ public record ClusterSettings(
    * Mutual TLS for the quorum when the controller listener speaks SSL, with that listener's {@code
    * ssl.*} settings ({@code listener.name.controller.ssl.*} over the global ones): the node's
    * keystore is its certificate both as a Raft server and as a client, its truststore what it
-   * accepts. The stores are read once, at start-up.
+   * accepts. Ratis builds its gRPC TLS contexts once, from these managers; they follow the store
+   * files ({@link ReloadingTlsManagers}, checked at most every {@code
+   * brook.ssl.store.reload.interval.ms}), so a rotated certificate serves the next quorum
+   * connection without a restart, as on the Kafka listeners.
    */
   private static QuorumSettings.Tls quorumTls(BrokerConfig config) {
     String listener = config.controllerListenerNames().get(0);
@@ -107,10 +111,11 @@ public record ClusterSettings(
     if (protocol != SecurityProtocol.SSL) {
       return null;
     }
-    try (SslEngines engines =
-        SslEngines.createServer(listener, ListenerTls.settings(config, listener))) {
-      return new QuorumSettings.Tls(engines.keyManager(), engines.trustManager());
-    }
+    // Not closed: the quorum uses the stores for as long as the node runs.
+    SslEngines engines = SslEngines.createServer(listener, ListenerTls.settings(config, listener));
+    ReloadingTlsManagers managers =
+        new ReloadingTlsManagers(engines, ListenerTls.storeReloadIntervalMs(config));
+    return new QuorumSettings.Tls(managers.keyManager(), managers.trustManager());
   }
 
   /**

@@ -13,6 +13,7 @@ import io.brook.tests.cluster.ClusterHarness.Node;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -45,18 +46,20 @@ class TlsClusterIT {
   private static ClusterHarness cluster;
   private static TestCertificates certs;
   private static Identity client;
+  private static Map<Integer, Identity> nodes;
 
   @BeforeAll
   static void start() throws Exception {
     certs = TestCertificates.create(dir.resolve("certs"));
     client = certs.issue("client", StoreType.PKCS12);
-    Map<Integer, Identity> nodes = new HashMap<>();
+    nodes = new HashMap<>();
     for (int id = 1; id <= 3; id++) {
       nodes.put(id, certs.issue("node-" + id, id == 2 ? StoreType.JKS : StoreType.PKCS12));
     }
     Map<String, String> extra = new LinkedHashMap<>();
     extra.put("listener.security.protocol.map", "PLAINTEXT:SSL,CONTROLLER:SSL");
     extra.put("ssl.client.auth", "required");
+    extra.put("brook.ssl.store.reload.interval.ms", "200");
     extra.putAll(certs.truststoreConfig(StoreType.PKCS12));
     cluster = ClusterHarness.start(dir, 3, extra, id -> nodes.get(id).keystoreConfig());
   }
@@ -140,6 +143,28 @@ class TlsClusterIT {
 
   @Test
   void theQuorumPortSpeaksTlsWithTheNodesCertificate() throws Exception {
+    assertThat(quorumCertificate(1)).isEqualTo("CN=node-1,O=Brook");
+  }
+
+  @Test
+  void aRotatedKeystoreServesTheNextQuorumConnectionWithoutARestart() throws Exception {
+    // Given: a new certificate for node 3, written next to its keystore and renamed over it
+    Identity rotated = certs.issue("node-3-rotated", StoreType.PKCS12, "CN=node-3-rotated,O=Brook");
+    Path keystore = nodes.get(3).keystore();
+    Files.move(
+        rotated.keystore(),
+        keystore,
+        StandardCopyOption.REPLACE_EXISTING,
+        StandardCopyOption.ATOMIC_MOVE);
+
+    // Then: the Raft quorum's gRPC port presents it to new connections
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> quorumCertificate(3).equals("CN=node-3-rotated,O=Brook"));
+  }
+
+  /** The subject of the certificate a node's quorum (controller) port presents. */
+  private static String quorumCertificate(int nodeId) throws Exception {
     KeyStore keys = KeyStore.getInstance("PKCS12");
     try (InputStream in = Files.newInputStream(client.keystore())) {
       keys.load(in, TestCertificates.PASSWORD.toCharArray());
@@ -155,15 +180,13 @@ class TlsClusterIT {
     tmf.init(trust);
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-    Node node = cluster.node(1);
+    Node node = cluster.node(nodeId);
     try (SSLSocket socket =
         (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", node.controllerPort())) {
       socket.startHandshake();
-      assertThat(
-              ((X509Certificate) socket.getSession().getPeerCertificates()[0])
-                  .getSubjectX500Principal()
-                  .getName())
-          .isEqualTo("CN=node-1,O=Brook");
+      return ((X509Certificate) socket.getSession().getPeerCertificates()[0])
+          .getSubjectX500Principal()
+          .getName();
     }
   }
 

@@ -77,15 +77,7 @@ class AuthorizationIT {
   /** ANONYMOUS may administer the cluster but not act as a broker (no CLUSTER_ACTION). */
   @BeforeAll
   static void acls() throws Exception {
-    List<AclBinding> acls = new ArrayList<>();
-    for (AclOperation op :
-        List.of(
-            AclOperation.CREATE,
-            AclOperation.ALTER,
-            AclOperation.DESCRIBE,
-            AclOperation.IDEMPOTENT_WRITE)) {
-      acls.add(allow(ResourceType.CLUSTER, "kafka-cluster", ANONYMOUS, op));
-    }
+    List<AclBinding> acls = new ArrayList<>(administerButNotClusterAction());
     // "guarded": readable (and so describable), not writable.
     acls.add(allow(ResourceType.TOPIC, "guarded", ANONYMOUS, AclOperation.READ));
     acls.add(
@@ -302,6 +294,20 @@ class AuthorizationIT {
       assertThatThrownBy(() -> admin.describeAcls(AclBindingFilter.ANY).values().get())
           .hasCauseInstanceOf(SecurityDisabledException.class);
     }
+  }
+
+  /** ANONYMOUS may create, alter and describe on the cluster, but has no CLUSTER_ACTION. */
+  static List<AclBinding> administerButNotClusterAction() {
+    List<AclBinding> acls = new ArrayList<>();
+    for (AclOperation op :
+        List.of(
+            AclOperation.CREATE,
+            AclOperation.ALTER,
+            AclOperation.DESCRIBE,
+            AclOperation.IDEMPOTENT_WRITE)) {
+      acls.add(allow(ResourceType.CLUSTER, "kafka-cluster", ANONYMOUS, op));
+    }
+    return acls;
   }
 
   private static AclBinding allow(
