@@ -97,6 +97,7 @@ public final class BrookServer implements AutoCloseable {
   private final ReplicaFetcherManager fetchers;
   private final BrokerMetrics metrics;
   private final GroupCoordinator groupCoordinator;
+  private final ConsumerLagMetrics lagMetrics;
   private final TransactionCoordinator transactionCoordinator;
   private final TxnPartitionVerifier txnVerifier;
   private final InterNodeEventLoops interNode;
@@ -121,6 +122,7 @@ public final class BrookServer implements AutoCloseable {
     this.fetchers = c.fetchers;
     this.metrics = c.metrics;
     this.groupCoordinator = c.groupCoordinator;
+    this.lagMetrics = c.lagMetrics;
     this.transactionCoordinator = c.transactionCoordinator;
     this.txnVerifier = c.txnVerifier;
     this.interNode = c.interNode;
@@ -154,6 +156,7 @@ public final class BrookServer implements AutoCloseable {
 
     FetchSessions fetchSessions;
     GroupCoordinator groupCoordinator;
+    ConsumerLagMetrics lagMetrics;
     TransactionCoordinator transactionCoordinator;
     TxnPartitionVerifier txnVerifier;
     TransactionService transactions;
@@ -174,6 +177,7 @@ public final class BrookServer implements AutoCloseable {
           tls,
           disk,
           fetchers,
+          lagMetrics,
           metrics,
           transactionCoordinator,
           txnVerifier,
@@ -399,6 +403,13 @@ public final class BrookServer implements AutoCloseable {
     c.quorum.addListener(c.groupCoordinator::onMetadata);
     CoordinatorMetrics.register(
         c.metrics, "group-coordinator-metrics", c.groupCoordinator.runtime());
+    c.lagMetrics =
+        ConsumerLagMetrics.start(
+            c.metrics,
+            c.groupCoordinator,
+            c.scheduler,
+            c.config.lagMetricsIntervalMs(),
+            c.config.lagMetricsMaxSeries());
     int nodeId = c.config.nodeId();
     BrokerClusterServices cluster = c.cluster;
     startTransactionCoordinator(
@@ -736,6 +747,7 @@ public final class BrookServer implements AutoCloseable {
         controllerSide,
         disk,
         fetchers,
+        lagMetrics,
         metrics,
         transactionCoordinator,
         txnVerifier,
