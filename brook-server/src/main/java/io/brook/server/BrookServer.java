@@ -16,6 +16,7 @@ import io.brook.broker.coordinator.ReplicaPartitionEnds;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.fetch.FetchSessionCache;
 import io.brook.broker.fetch.FetchSessions;
+import io.brook.broker.metrics.PartitionLogMetrics;
 import io.brook.broker.metrics.ReplicaManagerMetrics;
 import io.brook.broker.quota.ClientQuotaManager;
 import io.brook.broker.replica.DiskWork;
@@ -269,26 +270,6 @@ public final class BrookServer implements AutoCloseable {
   }
 
   /**
-   * Kafka's {@code kafka.controller:type=KafkaController,name=ActiveControllerCount} on a
-   * controller, and the offset of the metadata image this node applied ({@code
-   * kafka.server:type=broker-metadata-metrics}, {@code last-applied-record-offset}).
-   */
-  private static void metadataMetrics(
-      BrokerMetrics metrics, ClusterQuorum quorum, boolean controller) {
-    if (controller) {
-      metrics.gauge(
-          "kafka.controller",
-          "KafkaController",
-          "ActiveControllerCount",
-          () -> quorum.isActiveController() ? 1 : 0);
-    }
-    metrics.gauge(
-        new org.apache.kafka.common.MetricName(
-            "last-applied-record-offset", "kafka.server.broker-metadata-metrics", "", Map.of()),
-        () -> quorum.image().offset());
-  }
-
-  /**
    * The Raft quorum (every node runs it: a voter on a controller, a single node being a one-voter
    * group, a follower of the log on a broker-only node), the controller side and the broker's
    * cluster side built on it (started later, by role), and the cluster id.
@@ -317,7 +298,7 @@ public final class BrookServer implements AutoCloseable {
     c.cluster =
         new BrokerClusterServices(config, quorum, c.controllerSide.adminHandlers(), c.scheduler);
     c.checks.quorum(quorum, c.cluster);
-    metadataMetrics(c.metrics, quorum, config.isController());
+    ControllerMetrics.register(c.metrics, quorum, config.isController());
     c.clusterId =
         ClusterIdResolver.resolve(
             withMetadataLogDir(config.logDirs(), config.metadataLogDir()),
@@ -387,6 +368,7 @@ public final class BrookServer implements AutoCloseable {
         c.metrics, c.replicaManager, c.fetchers::maxLag, c.fetchSessions);
     c.replicaManager.applyMetadata(quorum.image());
     quorum.addListener(c.replicaManager::applyMetadata);
+    quorum.addListener(new PartitionLogMetrics(c.metrics, c.replicaManager));
     // After the replica manager: an image reaching the barrier is applied.
     quorum.addListener(c.metadataBarrier);
   }

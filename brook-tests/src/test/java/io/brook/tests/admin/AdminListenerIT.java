@@ -115,6 +115,16 @@ class AdminListenerIT {
             "kafka_network_requestmetrics_totaltimems{quantile=\"0.99\",request=\"Fetch\"}");
     assertThat(after.get("kafka_server_replicamanager_partitioncount")).isGreaterThanOrEqualTo(1.0);
     assertThat(after.get("kafka_server_replicamanager_underreplicatedpartitions")).isEqualTo(0.0);
+    // And the partition's log gauges and the controller's cluster counts
+    assertThat(after.get("kafka_log_log_size{partition=\"0\",topic=\"metered\"}")).isPositive();
+    assertThat(after.get("kafka_log_log_logendoffset{partition=\"0\",topic=\"metered\"}"))
+        .isEqualTo(200.0);
+    assertThat(after.get("kafka_controller_kafkacontroller_offlinepartitionscount")).isZero();
+    assertThat(after.get("kafka_controller_kafkacontroller_activebrokercount")).isEqualTo(1.0);
+    assertThat(after.get("kafka_controller_kafkacontroller_globalpartitioncount"))
+        .isGreaterThanOrEqualTo(1.0);
+    assertThat(after.get("kafka_controller_kafkacontroller_lastappliedrecordoffset")).isPositive();
+    assertThat(after).containsKey("kafka_controller_controllereventmanager_eventqueuesize");
     // And the JVM's metrics are there too
     assertThat(after.keySet()).anyMatch(name -> name.startsWith("jvm_memory_used_bytes"));
   }
