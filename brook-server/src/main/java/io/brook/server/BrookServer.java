@@ -16,6 +16,7 @@ import io.brook.broker.coordinator.ReplicaPartitionEnds;
 import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.fetch.FetchSessionCache;
 import io.brook.broker.fetch.FetchSessions;
+import io.brook.broker.metrics.PartitionLogMetrics;
 import io.brook.broker.metrics.ReplicaManagerMetrics;
 import io.brook.broker.quota.ClientQuotaManager;
 import io.brook.broker.quota.IpConnectionQuotas;
@@ -98,6 +99,7 @@ public final class BrookServer implements AutoCloseable {
   private final ReplicaFetcherManager fetchers;
   private final BrokerMetrics metrics;
   private final GroupCoordinator groupCoordinator;
+  private final ConsumerLagMetrics lagMetrics;
   private final TransactionCoordinator transactionCoordinator;
   private final TxnPartitionVerifier txnVerifier;
   private final InterNodeEventLoops interNode;
@@ -122,6 +124,7 @@ public final class BrookServer implements AutoCloseable {
     this.fetchers = c.fetchers;
     this.metrics = c.metrics;
     this.groupCoordinator = c.groupCoordinator;
+    this.lagMetrics = c.lagMetrics;
     this.transactionCoordinator = c.transactionCoordinator;
     this.txnVerifier = c.txnVerifier;
     this.interNode = c.interNode;
@@ -155,6 +158,7 @@ public final class BrookServer implements AutoCloseable {
 
     FetchSessions fetchSessions;
     GroupCoordinator groupCoordinator;
+    ConsumerLagMetrics lagMetrics;
     TransactionCoordinator transactionCoordinator;
     TxnPartitionVerifier txnVerifier;
     TransactionService transactions;
@@ -175,6 +179,7 @@ public final class BrookServer implements AutoCloseable {
           tls,
           disk,
           fetchers,
+          lagMetrics,
           metrics,
           transactionCoordinator,
           txnVerifier,
@@ -266,26 +271,6 @@ public final class BrookServer implements AutoCloseable {
   }
 
   /**
-   * Kafka's {@code kafka.controller:type=KafkaController,name=ActiveControllerCount} on a
-   * controller, and the offset of the metadata image this node applied ({@code
-   * kafka.server:type=broker-metadata-metrics}, {@code last-applied-record-offset}).
-   */
-  private static void metadataMetrics(
-      BrokerMetrics metrics, ClusterQuorum quorum, boolean controller) {
-    if (controller) {
-      metrics.gauge(
-          "kafka.controller",
-          "KafkaController",
-          "ActiveControllerCount",
-          () -> quorum.isActiveController() ? 1 : 0);
-    }
-    metrics.gauge(
-        new org.apache.kafka.common.MetricName(
-            "last-applied-record-offset", "kafka.server.broker-metadata-metrics", "", Map.of()),
-        () -> quorum.image().offset());
-  }
-
-  /**
    * The Raft quorum (every node runs it: a voter on a controller, a single node being a one-voter
    * group, a follower of the log on a broker-only node), the controller side and the broker's
    * cluster side built on it (started later, by role), and the cluster id.
@@ -314,7 +299,7 @@ public final class BrookServer implements AutoCloseable {
     c.cluster =
         new BrokerClusterServices(config, quorum, c.controllerSide.adminHandlers(), c.scheduler);
     c.checks.quorum(quorum, c.cluster);
-    metadataMetrics(c.metrics, quorum, config.isController());
+    ControllerMetrics.register(c.metrics, quorum, config.isController());
     c.clusterId =
         ClusterIdResolver.resolve(
             withMetadataLogDir(config.logDirs(), config.metadataLogDir()),
@@ -384,6 +369,7 @@ public final class BrookServer implements AutoCloseable {
         c.metrics, c.replicaManager, c.fetchers::maxLag, c.fetchSessions);
     c.replicaManager.applyMetadata(quorum.image());
     quorum.addListener(c.replicaManager::applyMetadata);
+    quorum.addListener(new PartitionLogMetrics(c.metrics, c.replicaManager));
     // After the replica manager: an image reaching the barrier is applied.
     quorum.addListener(c.metadataBarrier);
   }
@@ -400,6 +386,13 @@ public final class BrookServer implements AutoCloseable {
     c.quorum.addListener(c.groupCoordinator::onMetadata);
     CoordinatorMetrics.register(
         c.metrics, "group-coordinator-metrics", c.groupCoordinator.runtime());
+    c.lagMetrics =
+        ConsumerLagMetrics.start(
+            c.metrics,
+            c.groupCoordinator,
+            c.scheduler,
+            c.config.lagMetricsIntervalMs(),
+            c.config.lagMetricsMaxSeries());
     int nodeId = c.config.nodeId();
     BrokerClusterServices cluster = c.cluster;
     startTransactionCoordinator(
@@ -744,6 +737,7 @@ public final class BrookServer implements AutoCloseable {
         controllerSide,
         disk,
         fetchers,
+        lagMetrics,
         metrics,
         transactionCoordinator,
         txnVerifier,

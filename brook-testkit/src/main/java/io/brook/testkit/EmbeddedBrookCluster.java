@@ -41,15 +41,25 @@ import java.util.stream.Stream;
 public final class EmbeddedBrookCluster implements AutoCloseable {
   private final Path dataDir;
   private final Map<String, String> overrides;
+  private final boolean adminListeners;
+
+  /** Per node: the client, controller and admin listener ports. */
   private final Map<Integer, int[]> ports = new LinkedHashMap<>();
+
   private final Map<Integer, BrookServer> servers = new LinkedHashMap<>();
 
-  private EmbeddedBrookCluster(Path dataDir, int nodes, Map<String, String> overrides) {
+  private EmbeddedBrookCluster(
+      Path dataDir, int nodes, Map<String, String> overrides, boolean adminListeners) {
     this.dataDir = dataDir;
     this.overrides = overrides;
+    this.adminListeners = adminListeners;
     for (int id = 1; id <= nodes; id++) {
-      ports.put(
-          id, new int[] {PortAllocator.shared().allocate(), PortAllocator.shared().allocate()});
+      PortAllocator allocator = PortAllocator.shared();
+      int[] nodePorts =
+          adminListeners
+              ? new int[] {allocator.allocate(), allocator.allocate(), allocator.allocate()}
+              : new int[] {allocator.allocate(), allocator.allocate()};
+      ports.put(id, nodePorts);
     }
   }
 
@@ -65,6 +75,17 @@ public final class EmbeddedBrookCluster implements AutoCloseable {
   /** {@code host:port} of one node's client listener. */
   public String bootstrapServers(int nodeId) {
     return "127.0.0.1:" + ports.get(nodeId)[0];
+  }
+
+  /**
+   * The port of a node's admin HTTP listener, fixed for the cluster's life (so it can be watched
+   * while the node starts); only with {@link Builder#adminListeners()}.
+   */
+  public int adminPort(int nodeId) {
+    if (!adminListeners) {
+      throw new IllegalStateException("the cluster was built without admin listeners");
+    }
+    return ports.get(nodeId)[2];
   }
 
   public List<Integer> nodeIds() {
@@ -123,6 +144,9 @@ public final class EmbeddedBrookCluster implements AutoCloseable {
     props.put("log.dirs", dataDir.resolve("node-" + nodeId).toString());
     props.put("num.network.threads", "1");
     props.put("group.initial.rebalance.delay.ms", "0");
+    if (adminListeners) {
+      props.put("brook.admin.listener", "http://127.0.0.1:" + p[2]);
+    }
     props.putAll(overrides);
     try {
       return BrookServer.start(BrokerConfig.from(props));
@@ -174,6 +198,7 @@ public final class EmbeddedBrookCluster implements AutoCloseable {
   /** Configures an {@link EmbeddedBrookCluster}. */
   public static final class Builder {
     private int nodes = 3;
+    private boolean adminListeners;
     private final Map<String, String> overrides = new LinkedHashMap<>();
 
     private Builder() {}
@@ -184,6 +209,12 @@ public final class EmbeddedBrookCluster implements AutoCloseable {
         throw new IllegalArgumentException("a cluster has at least 2 nodes; use EmbeddedBrook");
       }
       this.nodes = count;
+      return this;
+    }
+
+    /** Gives every node an admin HTTP listener on a port of its own ({@link #adminPort}). */
+    public Builder adminListeners() {
+      this.adminListeners = true;
       return this;
     }
 
@@ -200,7 +231,8 @@ public final class EmbeddedBrookCluster implements AutoCloseable {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      EmbeddedBrookCluster cluster = new EmbeddedBrookCluster(dir, nodes, Map.copyOf(overrides));
+      EmbeddedBrookCluster cluster =
+          new EmbeddedBrookCluster(dir, nodes, Map.copyOf(overrides), adminListeners);
       cluster.startAll();
       return cluster;
     }

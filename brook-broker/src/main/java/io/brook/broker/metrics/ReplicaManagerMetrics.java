@@ -10,6 +10,7 @@ import io.brook.storage.manager.LogManager;
 import java.nio.file.Path;
 import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
+import org.apache.kafka.common.metrics.Sensor;
 
 /**
  * Registers a broker's replication metrics in its {@link BrokerMetrics} under Kafka's names
@@ -24,7 +25,9 @@ import java.util.function.ToIntFunction;
  *   <li>the health of the log directories: {@code
  *       kafka.log:type=LogManager,name=OfflineLogDirectoryCount} and, per directory, {@code
  *       LogDirectoryOffline} and the cleaner's {@code uncleanable-partitions-count} and {@code
- *       uncleanable-bytes} ({@code kafka.log:type=LogCleanerManager});
+ *       uncleanable-bytes} ({@code kafka.log:type=LogCleanerManager}); the cleaner's lag, {@code
+ *       max-dirty-percent} and {@code kafka.log:type=LogCleaner,name=max-compaction-delay-secs};
+ *       the flush times, {@code kafka.log:type=LogFlushStats,name=LogFlushRateAndTimeMs};
  *   <li>the fetch sessions under {@code kafka.server:type=FetchSessionCache}.
  * </ul>
  */
@@ -88,6 +91,18 @@ public final class ReplicaManagerMetrics {
   /** Kafka's log-directory and cleaner gauges, computed when read. */
   private static void logDirGauges(BrokerMetrics metrics, LogManager logs) {
     metrics.gauge(LOG, "LogManager", "OfflineLogDirectoryCount", logs::offlineLogDirectoryCount);
+    Sensor flushTimes = metrics.histogram(LOG, "LogFlushStats", "LogFlushRateAndTimeMs");
+    logs.flushStats().listen(nanos -> flushTimes.record(nanos / 1_000_000.0));
+    metrics.gauge(
+        LOG,
+        "LogCleanerManager",
+        "max-dirty-percent",
+        () -> logs.cleaner().lag().maxDirtyPercent());
+    metrics.gauge(
+        LOG,
+        "LogCleaner",
+        "max-compaction-delay-secs",
+        () -> logs.cleaner().lag().maxCompactionDelaySecs());
     for (Path dir : logs.logDirs()) {
       String path = dir.toString();
       metrics.gauge(

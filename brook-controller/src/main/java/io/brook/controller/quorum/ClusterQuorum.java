@@ -20,6 +20,11 @@ public interface ClusterQuorum extends MetadataQuorum, ControllerChannel {
   /** The quorum as its leader sees it, when this node is the leader; empty elsewhere. */
   Optional<QuorumState> quorumState();
 
+  /** Controller operations waiting for this node's controller thread (0 where there is none). */
+  default int queuedOperations() {
+    return 0;
+  }
+
   /**
    * On the leader: makes the observer {@code (id, directoryId)} a voter (AddRaftVoter), answering
    * once the new voter set is committed, or with Kafka's error.

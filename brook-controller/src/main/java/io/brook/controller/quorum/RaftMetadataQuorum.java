@@ -359,6 +359,11 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   }
 
   @Override
+  public int queuedOperations() {
+    return controllerThread.getQueue().size();
+  }
+
+  @Override
   public boolean isActiveController() {
     DivisionInfo info = info();
     return info != null && info.isLeader() && info.isLeaderReady();

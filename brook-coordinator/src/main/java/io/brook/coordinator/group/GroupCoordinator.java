@@ -3,6 +3,7 @@ package io.brook.coordinator.group;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.TxnResult;
 import io.brook.coordinator.group.lag.GroupLag;
+import io.brook.coordinator.group.lag.GroupPositions;
 import io.brook.coordinator.group.lag.LagCalculator;
 import io.brook.coordinator.group.lag.PartitionLag;
 import io.brook.coordinator.log.CoordinatorLogs;
@@ -123,21 +124,54 @@ public final class GroupCoordinator implements CoordinatorMarkerWriter, AutoClos
             return CompletableFuture.failedFuture(
                 new GroupIdNotFoundException("group " + groupId + " does not exist"));
           }
-          long now = time.milliseconds();
-          List<PartitionLag> partitions = new ArrayList<>();
-          shard
-              .offsets()
-              .committed(groupId)
-              .forEach(
-                  (tp, committed) ->
-                      partitions.add(
-                          lagCalculator.lag(
-                              tp, committed, shard.offsets().previous(groupId, tp), now)));
-          partitions.sort(
-              Comparator.comparing((PartitionLag p) -> p.topicPartition().topic())
-                  .thenComparingInt(p -> p.topicPartition().partition()));
-          return CompletableFuture.completedFuture(new GroupLag(groupId, partitions));
+          return CompletableFuture.completedFuture(
+              lag(positions(shard, groupId), time.milliseconds()));
         });
+  }
+
+  /**
+   * Every group's committed positions in the shards loaded here, each copied on its shard's thread;
+   * {@link #lag(GroupPositions, long)} then computes their lag on the caller's thread.
+   */
+  public CompletableFuture<List<GroupPositions>> positions() {
+    List<CompletableFuture<List<GroupPositions>>> shards =
+        runOnAll(
+            shard -> {
+              List<GroupPositions> groups = new ArrayList<>();
+              for (String groupId : shard.offsets().groupIds()) {
+                groups.add(positions(shard, groupId));
+              }
+              return CompletableFuture.completedFuture(groups);
+            });
+    return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new))
+        .thenApply(done -> shards.stream().flatMap(shard -> shard.join().stream()).toList());
+  }
+
+  /** A group's lag from its positions, its partitions sorted by topic and partition. */
+  public GroupLag lag(GroupPositions group, long nowMs) {
+    List<PartitionLag> partitions = new ArrayList<>(group.positions().size());
+    for (GroupPositions.Position position : group.positions()) {
+      partitions.add(
+          lagCalculator.lag(
+              position.topicPartition(), position.committed(), position.previous(), nowMs));
+    }
+    partitions.sort(
+        Comparator.comparing((PartitionLag p) -> p.topicPartition().topic())
+            .thenComparingInt(p -> p.topicPartition().partition()));
+    return new GroupLag(group.groupId(), partitions);
+  }
+
+  private static GroupPositions positions(GroupCoordinatorShard shard, String groupId) {
+    List<GroupPositions.Position> positions = new ArrayList<>();
+    shard
+        .offsets()
+        .committed(groupId)
+        .forEach(
+            (tp, committed) ->
+                positions.add(
+                    new GroupPositions.Position(
+                        tp, committed, shard.offsets().previous(groupId, tp))));
+    return new GroupPositions(groupId, positions);
   }
 
   @Override

@@ -120,7 +120,7 @@ final class PrometheusBridge implements MultiCollector {
     return PrometheusNaming.sanitizeMetricName(base.toLowerCase(Locale.ROOT).replace('-', '_'));
   }
 
-  private static boolean isCounter(MetricName name) {
+  static boolean isCounter(MetricName name) {
     String yammer = name.tags().get("name");
     if (yammer == null) {
       return name.name().endsWith("-total");

@@ -1,6 +1,10 @@
 package io.brook.server.config;
 
+import static org.apache.kafka.common.config.ConfigDef.Importance.LOW;
 import static org.apache.kafka.common.config.ConfigDef.Importance.MEDIUM;
+import static org.apache.kafka.common.config.ConfigDef.Range.atLeast;
+import static org.apache.kafka.common.config.ConfigDef.Type.INT;
+import static org.apache.kafka.common.config.ConfigDef.Type.LONG;
 import static org.apache.kafka.common.config.ConfigDef.Type.STRING;
 
 import java.net.URI;
@@ -10,6 +14,8 @@ import org.apache.kafka.common.config.ConfigException;
 /** The admin HTTP listener: Prometheus metrics and the health and readiness checks. */
 final class AdminSettings {
   static final String ADMIN_LISTENER = "brook.admin.listener";
+  static final String LAG_INTERVAL_MS = "brook.metrics.lag.interval.ms";
+  static final String LAG_MAX_SERIES = "brook.metrics.lag.max.series";
 
   private AdminSettings() {}
 
@@ -24,7 +30,23 @@ final class AdminSettings {
                 (name, value) -> parse(name, (String) value), () -> "empty, or http://host:port"),
             MEDIUM,
             "Where the admin HTTP listener binds (GET /metrics, /health, /ready), as"
-                + " http://host:port; port 0 picks a free one. Empty: no admin listener.");
+                + " http://host:port; port 0 picks a free one. Empty: no admin listener.")
+        .uses(
+            LAG_INTERVAL_MS,
+            LONG,
+            30_000L,
+            atLeast(100),
+            LOW,
+            "How often the consumer-group lag metrics (lag in records and seconds, the data-loss"
+                + " forecast) are computed for the groups this broker coordinates.")
+        .uses(
+            LAG_MAX_SERIES,
+            INT,
+            10_000,
+            atLeast(0),
+            LOW,
+            "At most this many group-partitions get their own lag metrics; the groups past it"
+                + " (by group id) are published only as one summary per group.");
   }
 
   /** The host and port of {@code value}, or null when it is empty. */

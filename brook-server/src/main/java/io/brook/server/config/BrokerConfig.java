@@ -348,6 +348,16 @@ public final class BrokerConfig {
         AdminSettings.ADMIN_LISTENER, valueString(AdminSettings.ADMIN_LISTENER));
   }
 
+  /** {@code brook.metrics.lag.interval.ms}: how often the consumer-group lag metrics refresh. */
+  public long lagMetricsIntervalMs() {
+    return (Long) value(AdminSettings.LAG_INTERVAL_MS);
+  }
+
+  /** {@code brook.metrics.lag.max.series}: group-partitions with their own lag metrics. */
+  public int lagMetricsMaxSeries() {
+    return (Integer) value(AdminSettings.LAG_MAX_SERIES);
+  }
+
   /** {@code brook.log.max.open.files}: the bound on open segment files across all partitions. */
   public int maxOpenFiles() {
     return (Integer) value(StorageSettings.MAX_OPEN_FILES);

@@ -302,18 +302,60 @@ public final class LogCleaner implements Closeable {
         continue;
       }
       try {
-        CleanableRange range =
-            CleanableRange.of(
-                partitionLog,
-                new ArrayList<>(partitionLog.segments()),
-                firstDirty.getOrDefault(tp, 0L),
-                now);
+        CleanableRange range = rangeNow(partitionLog, now);
         bytes += range == null ? 0 : range.dirtyBytes();
       } catch (RuntimeException e) {
         log.debug("Sizing an uncleanable log failed topicPartition={}", tp, e);
       }
     }
     return bytes;
+  }
+
+  /**
+   * How far the cleaner is behind, computed now over the compacted logs it may clean (Kafka's
+   * cleaner lag figures).
+   *
+   * @param maxDirtyPercent the largest share of a log's cleanable bytes not yet cleaned, 0 to 100
+   *     (Kafka's {@code max-dirty-percent})
+   * @param maxCompactionDelaySecs the longest time a log's oldest dirty record has waited past its
+   *     {@code max.compaction.lag.ms} (Kafka's {@code max-compaction-delay-secs})
+   */
+  public record Lag(double maxDirtyPercent, long maxCompactionDelaySecs) {}
+
+  public Lag lag() {
+    long now = time.milliseconds();
+    double maxDirty = 0;
+    long maxDelayMs = 0;
+    for (PartitionLog candidate : logs.get()) {
+      LogConfig cfg = candidate.config();
+      TopicPartition tp = candidate.topicPartition();
+      if (!cfg.compacted() || candidate.isOffline() || uncleanable.containsKey(tp)) {
+        continue;
+      }
+      try {
+        CleanableRange range = rangeNow(candidate, now);
+        if (range == null) {
+          continue;
+        }
+        maxDirty = Math.max(maxDirty, 100 * range.dirtyRatio());
+        if (range.firstDirtyTimestamp() >= 0) {
+          maxDelayMs =
+              Math.max(maxDelayMs, now - range.firstDirtyTimestamp() - cfg.maxCompactionLagMs());
+        }
+      } catch (RuntimeException e) {
+        log.debug("Sizing a log's dirty part failed topicPartition={}", tp, e);
+      }
+    }
+    return new Lag(maxDirty, maxDelayMs / 1000);
+  }
+
+  /** The log's cleanable range as of now, from its current segments. */
+  private CleanableRange rangeNow(PartitionLog partitionLog, long now) {
+    return CleanableRange.of(
+        partitionLog,
+        new ArrayList<>(partitionLog.segments()),
+        firstDirty.getOrDefault(partitionLog.topicPartition(), 0L),
+        now);
   }
 
   private void writeCheckpoint(Path logDir) {

@@ -32,6 +32,7 @@ final class LogFlusher {
   private final ConcurrentNavigableMap<Long, LogSegment> segments;
   private final LeaderEpochCache epochs;
   private final Time time;
+  private final LogFlushStats stats;
   private final ReentrantLock flushLock = new ReentrantLock();
   private final UnflushedSince unflushedSince = new UnflushedSince();
   private volatile long recoveryPoint;
@@ -42,12 +43,14 @@ final class LogFlusher {
       LeaderEpochCache epochs,
       long recoveryPoint,
       long logEndOffset,
-      Time time) {
+      Time time,
+      LogFlushStats stats) {
     this.segments = segments;
     this.epochs = epochs;
     this.recoveryPoint = recoveryPoint;
     this.appendedEnd = Math.max(recoveryPoint, logEndOffset);
     this.time = time;
+    this.stats = stats;
     if (appendedEnd > recoveryPoint) {
       unflushedSince.opened(recoveryPoint, time.milliseconds());
     }
@@ -104,6 +107,7 @@ final class LogFlusher {
       if (offset <= from) {
         return;
       }
+      long started = System.nanoTime();
       // Appends from now on may land above offset: give them a mark of their own.
       unflushedSince.close();
       Long firstBase = segments.floorKey(from);
@@ -121,6 +125,7 @@ final class LogFlusher {
       }
       recoveryPoint = Math.max(recoveryPoint, offset);
       unflushedSince.flushedUpTo(recoveryPoint, appendedEnd);
+      stats.flushed(System.nanoTime() - started);
     } finally {
       flushLock.unlock();
     }

@@ -23,6 +23,7 @@ import org.apache.kafka.common.utils.Time;
  *     segment under {@code retention.deadline.enable}
  * @param files the node's pool of open segment files ({@code brook.log.max.open.files})
  * @param dirFailures where an I/O error takes the log's whole directory offline
+ * @param flushStats where the log reports its flush times
  */
 public record LogOpenOptions(
     TopicPartition topicPartition,
@@ -35,7 +36,8 @@ public record LogOpenOptions(
     boolean hadCleanShutdown,
     long retentionCheckIntervalMs,
     FileHandlePool files,
-    LogDirFailureChannel dirFailures) {
+    LogDirFailureChannel dirFailures,
+    LogFlushStats flushStats) {
 
   /** Kafka's {@code producer.id.expiration.ms} default: one day. */
   public static final long DEFAULT_PRODUCER_ID_EXPIRATION_MS = 24L * 60 * 60 * 1000;
@@ -59,7 +61,8 @@ public record LogOpenOptions(
         true,
         DEFAULT_RETENTION_CHECK_INTERVAL_MS,
         FileHandlePool.unbounded(),
-        new LogDirFailureChannel());
+        new LogDirFailureChannel(),
+        new LogFlushStats());
   }
 
   public LogOpenOptions withCheckpoints(
@@ -75,7 +78,8 @@ public record LogOpenOptions(
         hadCleanShutdown,
         retentionCheckIntervalMs,
         files,
-        dirFailures);
+        dirFailures,
+        flushStats);
   }
 
   public LogOpenOptions withBackground(Executor executor) {
@@ -90,7 +94,8 @@ public record LogOpenOptions(
         hadCleanShutdown,
         retentionCheckIntervalMs,
         files,
-        dirFailures);
+        dirFailures,
+        flushStats);
   }
 
   public LogOpenOptions withRetentionCheckIntervalMs(long intervalMs) {
@@ -105,7 +110,8 @@ public record LogOpenOptions(
         hadCleanShutdown,
         intervalMs,
         files,
-        dirFailures);
+        dirFailures,
+        flushStats);
   }
 
   public LogOpenOptions withFiles(FileHandlePool pool) {
@@ -120,7 +126,8 @@ public record LogOpenOptions(
         hadCleanShutdown,
         retentionCheckIntervalMs,
         pool,
-        dirFailures);
+        dirFailures,
+        flushStats);
   }
 
   public LogOpenOptions withDirFailures(LogDirFailureChannel channel) {
@@ -135,6 +142,7 @@ public record LogOpenOptions(
         hadCleanShutdown,
         retentionCheckIntervalMs,
         files,
-        channel);
+        channel,
+        flushStats);
   }
 }

@@ -98,7 +98,12 @@ public final class PartitionLog implements ReplicaLog, Closeable {
         new LogOffsetMetadata(active.readNextOffset(), active.baseOffset(), active.sizeInBytes());
     this.flusher =
         new LogFlusher(
-            segments, epochCache, recoveryPoint, logEndOffsetMetadata.messageOffset(), time);
+            segments,
+            epochCache,
+            recoveryPoint,
+            logEndOffsetMetadata.messageOffset(),
+            time,
+            options.flushStats());
     this.deleter = new SegmentDeleter(topicPartition, time);
     this.health = new LogHealth(topicPartition, dir, options.dirFailures());
     this.lastStable = new LastStableOffset(producerState);

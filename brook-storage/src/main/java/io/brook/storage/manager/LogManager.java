@@ -4,6 +4,7 @@ import io.brook.storage.LogDirFailureChannel;
 import io.brook.storage.checkpoint.OffsetCheckpointFile;
 import io.brook.storage.cleaner.LogCleaner;
 import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.LogFlushStats;
 import io.brook.storage.log.LogOpenOptions;
 import io.brook.storage.log.LogRetention;
 import io.brook.storage.log.PartitionLog;
@@ -80,6 +81,7 @@ public final class LogManager implements Closeable {
   private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
   private final FileHandlePool files;
   private final LogDirFailureChannel dirFailures = new LogDirFailureChannel();
+  private final LogFlushStats flushStats = new LogFlushStats();
   private LogCleaner cleaner;
   private volatile RemoteLogManager remote;
   private volatile boolean closed;
@@ -275,7 +277,8 @@ public final class LogManager implements Closeable {
         true,
         config.retentionCheckIntervalMs(),
         files,
-        dirFailures);
+        dirFailures,
+        flushStats);
   }
 
   private void schedulePeriodicTasks() {
@@ -338,6 +341,11 @@ public final class LogManager implements Closeable {
     for (PartitionLog partitionLog : logs.values()) {
       partitionLog.deletePendingFiles();
     }
+  }
+
+  /** Where every log of this manager reports its flush times. */
+  public LogFlushStats flushStats() {
+    return flushStats;
   }
 
   /** The log cleaner (its threads run only if {@code log.cleaner.enable}). */

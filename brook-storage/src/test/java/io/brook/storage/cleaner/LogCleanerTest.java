@@ -1,6 +1,7 @@
 package io.brook.storage.cleaner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.PartitionLog;
@@ -51,6 +52,22 @@ class LogCleanerTest {
     log.updateHighWatermark(log.logEndOffset());
   }
 
+  private record HalfCleaned(LogCleaner cleaner, Cleaner worker) {}
+
+  /**
+   * Ten keys written and cleaned, then written again: half the cleanable bytes dirty, under a dirty
+   * ratio no log reaches and a maximum compaction lag of one minute.
+   */
+  private HalfCleaned halfCleanedWithOneMinuteMaxLag() {
+    LogCleaner cleaner =
+        cleanerFor(compacted().minCleanableDirtyRatio(1.0).maxCompactionLagMs(60_000).build());
+    write(10, 1, false);
+    Cleaner worker = cleaner.newCleaner();
+    cleaner.cleanOnce(worker);
+    write(10, 1, false);
+    return new HalfCleaned(cleaner, worker);
+  }
+
   private static LogConfig.Builder compacted() {
     return LogConfig.builder().compacted(true).fileDeleteDelayMs(0);
   }
@@ -77,12 +94,9 @@ class LogCleanerTest {
   @Test
   void waitsForTheDirtyRatioUnlessMaxCompactionLagPassed() {
     // Given: a dirty ratio no log reaches, and a maximum lag of one minute
-    LogCleaner cleaner =
-        cleanerFor(compacted().minCleanableDirtyRatio(1.0).maxCompactionLagMs(60_000).build());
-    write(10, 1, false);
-    Cleaner worker = cleaner.newCleaner();
-    cleaner.cleanOnce(worker);
-    write(10, 1, false);
+    HalfCleaned given = halfCleanedWithOneMinuteMaxLag();
+    LogCleaner cleaner = given.cleaner();
+    Cleaner worker = given.worker();
 
     // Then: the clean half makes the ratio 0.5 < 1.0
     assertThat(cleaner.cleanOnce(worker)).isFalse();
@@ -93,6 +107,28 @@ class LogCleanerTest {
     // Then
     assertThat(cleaner.cleanOnce(worker)).isTrue();
     assertThat(KeyedRecords.readAll(log)).hasSize(10);
+  }
+
+  @Test
+  void reportsHowFarBehindItIs() {
+    // Given a log half cleaned, half dirty, with a maximum lag of one minute
+    HalfCleaned given = halfCleanedWithOneMinuteMaxLag();
+    LogCleaner cleaner = given.cleaner();
+    Cleaner worker = given.worker();
+
+    // Then half its cleanable bytes are dirty, and not for too long yet
+    assertThat(cleaner.lag().maxDirtyPercent()).isCloseTo(50.0, within(5.0));
+    assertThat(cleaner.lag().maxCompactionDelaySecs()).isZero();
+
+    // When its oldest dirty record is five seconds past the maximum lag
+    fixture.time().advance(65_000);
+
+    // Then
+    assertThat(cleaner.lag().maxCompactionDelaySecs()).isEqualTo(5);
+
+    // And once cleaned, nothing is behind
+    assertThat(cleaner.cleanOnce(worker)).isTrue();
+    assertThat(cleaner.lag()).isEqualTo(new LogCleaner.Lag(0, 0));
   }
 
   @Test

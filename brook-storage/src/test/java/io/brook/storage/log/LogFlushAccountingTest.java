@@ -8,6 +8,8 @@ import io.brook.storage.testing.ManualTime;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +38,27 @@ class LogFlushAccountingTest {
     while ((task = background.poll()) != null) {
       task.run();
     }
+  }
+
+  @Test
+  void reportsTheTimeOfEachFlushThatWroteSomething() throws IOException {
+    // Given a log whose flush times are listened to
+    List<Long> flushNanos = new ArrayList<>();
+    LogOpenOptions options = LogOpenOptions.defaults(LogFixture.TP, time);
+    options.flushStats().listen(flushNanos::add);
+    PartitionLog log =
+        PartitionLog.open(root.resolve("orders-0"), LogConfig.builder().build(), options);
+
+    // When it flushes with nothing to write, then with three records appended
+    log.flush();
+    List<Long> beforeAppend = List.copyOf(flushNanos);
+    log.appendAsLeader(Batches.records(3, time.milliseconds()), 0);
+    log.flush();
+
+    // Then only the second flush was reported
+    assertThat(beforeAppend).isEmpty();
+    assertThat(flushNanos).hasSize(1).allMatch(nanos -> nanos >= 0);
+    log.close();
   }
 
   @Test

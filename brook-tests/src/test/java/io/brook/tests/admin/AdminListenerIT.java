@@ -13,11 +13,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -45,10 +42,6 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(120)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AdminListenerIT {
-  /** One sample line of the text format: name, optional labels, value. */
-  private static final Pattern SAMPLE =
-      Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*\\})? (\\S+)( \\S+)?");
-
   @TempDir static Path root;
   private static EmbeddedBrook brook;
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -77,7 +70,7 @@ class AdminListenerIT {
   void metricsUseKafkasNamesAndBytesInMatchesWhatTheProducerSent() throws Exception {
     // Given
     TestClients.createTopic(brook.bootstrapServers(), "metered", 1);
-    Map<String, Double> before = scrape(null);
+    Map<String, Double> before = scrape();
 
     // When a producer sends 200 records and a consumer reads them
     double sent;
@@ -100,7 +93,7 @@ class AdminListenerIT {
       }
       assertThat(read).isEqualTo(200);
     }
-    Map<String, Double> after = scrape(null);
+    Map<String, Double> after = scrape();
 
     // Then the broker's bytes in equal what the producer sent, within 1%
     double bytesIn = after.get("kafka_server_brokertopicmetrics_bytesin_total{topic=\"metered\"}");
@@ -122,6 +115,16 @@ class AdminListenerIT {
             "kafka_network_requestmetrics_totaltimems{quantile=\"0.99\",request=\"Fetch\"}");
     assertThat(after.get("kafka_server_replicamanager_partitioncount")).isGreaterThanOrEqualTo(1.0);
     assertThat(after.get("kafka_server_replicamanager_underreplicatedpartitions")).isEqualTo(0.0);
+    // And the partition's log gauges and the controller's cluster counts
+    assertThat(after.get("kafka_log_log_size{partition=\"0\",topic=\"metered\"}")).isPositive();
+    assertThat(after.get("kafka_log_log_logendoffset{partition=\"0\",topic=\"metered\"}"))
+        .isEqualTo(200.0);
+    assertThat(after.get("kafka_controller_kafkacontroller_offlinepartitionscount")).isZero();
+    assertThat(after.get("kafka_controller_kafkacontroller_activebrokercount")).isEqualTo(1.0);
+    assertThat(after.get("kafka_controller_kafkacontroller_globalpartitioncount"))
+        .isGreaterThanOrEqualTo(1.0);
+    assertThat(after.get("kafka_controller_kafkacontroller_lastappliedrecordoffset")).isPositive();
+    assertThat(after).containsKey("kafka_controller_controllereventmanager_eventqueuesize");
     // And the JVM's metrics are there too
     assertThat(after.keySet()).anyMatch(name -> name.startsWith("jvm_memory_used_bytes"));
   }
@@ -185,15 +188,7 @@ class AdminListenerIT {
         .contains("\"name\":\"log-dirs\"")
         .contains("\"status\":\"DOWN\"")
         .contains(failing.toString());
-    assertThat(scrape(null).get("kafka_log_logmanager_offlinelogdirectorycount")).isEqualTo(1.0);
-  }
-
-  private static double number(String text) {
-    return switch (text) {
-      case "+Inf" -> Double.POSITIVE_INFINITY;
-      case "-Inf" -> Double.NEGATIVE_INFINITY;
-      default -> Double.parseDouble(text);
-    };
+    assertThat(scrape().get("kafka_log_logmanager_offlinelogdirectorycount")).isEqualTo(1.0);
   }
 
   private static double topicByteTotal(Map<MetricName, ? extends Metric> metrics, String topic) {
@@ -217,25 +212,7 @@ class AdminListenerIT {
         HttpRequest.newBuilder(uri(path)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  /**
-   * Parses the Prometheus text format strictly: every line a comment or a sample; sample keys are
-   * the name with its labels as written.
-   */
-  static Map<String, Double> scrape(String accept) throws Exception {
-    HttpResponse<String> response = get("/metrics");
-    assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.headers().firstValue("Content-Type").orElseThrow())
-        .startsWith("text/plain; version=0.0.4");
-    Map<String, Double> samples = new HashMap<>();
-    for (String line : response.body().split("\n")) {
-      if (line.isEmpty() || line.startsWith("# HELP ") || line.startsWith("# TYPE ")) {
-        continue;
-      }
-      Matcher m = SAMPLE.matcher(line);
-      assertThat(m.matches()).as("not a sample line: %s", line).isTrue();
-      String key = m.group(1) + (m.group(2) == null ? "" : m.group(2));
-      assertThat(samples.put(key, number(m.group(3)))).as("duplicate sample %s", key).isNull();
-    }
-    return samples;
+  private static Map<String, Double> scrape() throws Exception {
+    return PrometheusScrape.scrape(brook.server().adminPort());
   }
 }
