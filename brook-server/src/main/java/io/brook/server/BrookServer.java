@@ -18,6 +18,7 @@ import io.brook.broker.fetch.FetchSessionCache;
 import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.metrics.ReplicaManagerMetrics;
 import io.brook.broker.quota.ClientQuotaManager;
+import io.brook.broker.quota.ControllerMutationQuotas;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
@@ -298,6 +299,14 @@ public final class BrookServer implements AutoCloseable {
     c.quorum = quorum;
     c.describer = new ConfigDescriber(config.defaultLogConfig(), new BrokerConfigEntries(config));
     c.authorizer = requestAuthorizer(c);
+    ControllerMutationQuotas mutationQuotas =
+        new ControllerMutationQuotas(
+            c.metrics.registry(),
+            Time.SYSTEM,
+            config.controllerQuotaWindowNum(),
+            config.controllerQuotaWindowSizeSeconds());
+    mutationQuotas.onMetadata(quorum.image());
+    quorum.addListener(mutationQuotas::onMetadata);
     c.controllerSide =
         new ControllerServices(
             settings.controllerSettings(config),
@@ -309,6 +318,7 @@ public final class BrookServer implements AutoCloseable {
             TopicConfigs::validate,
             new DescribedTopicConfigs(c.describer),
             c.authorizer,
+            mutationQuotas,
             c.scheduler);
     c.cluster =
         new BrokerClusterServices(config, quorum, c.controllerSide.adminHandlers(), c.scheduler);

@@ -16,7 +16,6 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Quota;
 import org.apache.kafka.common.metrics.QuotaViolationException;
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.metrics.stats.Avg;
 import org.apache.kafka.common.metrics.stats.Rate;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -34,9 +33,6 @@ import org.apache.kafka.common.utils.Time;
  * fetches are not recorded. Thread-safe: called from every event loop.
  */
 public final class ClientQuotaManager implements RequestThrottler {
-  /** Kafka drops a client's sensors after an hour without requests. */
-  private static final long INACTIVE_SENSOR_SECONDS = TimeUnit.HOURS.toSeconds(1);
-
   /** Clients whose resolved quotas are cached; past it the cache starts over. */
   private static final int MAX_CACHED_CLIENTS = 10_000;
 
@@ -47,8 +43,7 @@ public final class ClientQuotaManager implements RequestThrottler {
   private final int windowNum;
   private final int windowSizeSeconds;
 
-  private volatile QuotaEntities quotas = QuotaEntities.EMPTY;
-  private volatile Map<Map<String, String>, Map<String, Double>> appliedQuotas = Map.of();
+  private final AppliedQuotas quotas = new AppliedQuotas();
 
   /** Bumped on every quota change: cached clients resolve their quotas again. */
   private volatile long generation;
@@ -70,14 +65,10 @@ public final class ClientQuotaManager implements RequestThrottler {
 
   /** Applies the quotas of a new metadata image; cheap when they did not change. */
   public void onMetadata(MetadataImage image) {
-    Map<Map<String, String>, Map<String, Double>> next = image.clientQuotas();
-    if (next == appliedQuotas) {
-      return;
-    }
-    synchronized (this) {
-      appliedQuotas = next;
-      quotas = QuotaEntities.of(next);
-      generation++;
+    if (quotas.apply(image)) {
+      synchronized (this) {
+        generation++;
+      }
     }
   }
 
@@ -93,7 +84,7 @@ public final class ClientQuotaManager implements RequestThrottler {
         || api == ApiKeys.FETCH && FetchHandler.replicaId((FetchRequestData) request) >= 0) {
       return 0;
     }
-    QuotaEntities current = quotas;
+    QuotaEntities current = quotas.entities();
     long nowMs = time.milliseconds();
     Client client = client(context);
     long throttleMs = 0;
@@ -115,7 +106,7 @@ public final class ClientQuotaManager implements RequestThrottler {
    * fetch; {@link Integer#MAX_VALUE} without a quota.
    */
   public int fetchQuotaWindowBytes(RequestContext context) {
-    QuotaEntities current = quotas;
+    QuotaEntities current = quotas.entities();
     if (!current.enabled(QuotaType.FETCH.key)) {
       return Integer.MAX_VALUE;
     }
@@ -197,7 +188,8 @@ public final class ClientQuotaManager implements RequestThrottler {
 
     /** The entity's sensors, created or shared with other clients of the same entity. */
     private Sensors create(QuotaType type) {
-      QuotaEntities.Resolved resolved = quotas.resolve(type.key, key.user(), key.clientId());
+      QuotaEntities.Resolved resolved =
+          quotas.entities().resolve(type.key, key.user(), key.clientId());
       Map<String, String> tags =
           Map.of("user", resolved.userTag(), "client-id", resolved.clientIdTag());
       String suffix = resolved.userTag() + ":" + resolved.clientIdTag();
@@ -207,7 +199,8 @@ public final class ClientQuotaManager implements RequestThrottler {
               .samples(windowNum)
               .quota(resolved.unlimited() ? null : Quota.upperBound(resolved.bound()));
       synchronized (metrics) {
-        Sensor rate = metrics.sensor(type.group + "-" + suffix, config, INACTIVE_SENSOR_SECONDS);
+        Sensor rate =
+            metrics.sensor(type.group + "-" + suffix, config, QuotaSensors.INACTIVE_SENSOR_SECONDS);
         var rateName =
             metrics.metricName(
                 type.metric, type.group, "Tracking " + type.metric + " per user/client-id", tags);
@@ -217,18 +210,7 @@ public final class ClientQuotaManager implements RequestThrottler {
         } else {
           existing.config(config); // the entity's quota changed
         }
-        Sensor throttle =
-            metrics.sensor(type.group + "ThrottleTime-" + suffix, null, INACTIVE_SENSOR_SECONDS);
-        var throttleName =
-            metrics.metricName(
-                "throttle-time",
-                type.group,
-                "Tracking average throttle-time per user/client-id",
-                tags);
-        if (metrics.metric(throttleName) == null) {
-          throttle.add(throttleName, new Avg());
-        }
-        return new Sensors(rate, throttle);
+        return new Sensors(rate, QuotaSensors.throttleTime(metrics, type, suffix, tags));
       }
     }
   }

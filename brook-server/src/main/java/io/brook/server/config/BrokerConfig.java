@@ -417,6 +417,16 @@ public final class BrokerConfig {
     return (Integer) value("quota.window.size.seconds");
   }
 
+  /** {@code controller.quota.window.num}: samples the controller mutation quota's burst spans. */
+  public int controllerQuotaWindowNum() {
+    return (Integer) value("controller.quota.window.num");
+  }
+
+  /** {@code controller.quota.window.size.seconds}: the length of one such sample. */
+  public int controllerQuotaWindowSizeSeconds() {
+    return (Integer) value("controller.quota.window.size.seconds");
+  }
+
   /** {@code max.incremental.fetch.session.cache.slots}: the most fetch sessions kept. */
   public int maxIncrementalFetchSessionCacheSlots() {
     return (Integer) value("max.incremental.fetch.session.cache.slots");
