@@ -19,6 +19,7 @@ import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.metrics.ReplicaManagerMetrics;
 import io.brook.broker.quota.ClientQuotaManager;
 import io.brook.broker.quota.ControllerMutationQuotas;
+import io.brook.broker.quota.ReplicationQuota;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
@@ -165,6 +166,7 @@ public final class BrookServer implements AutoCloseable {
     AdminChecks checks;
     AdminServer admin;
     ClientQuotaManager quotas;
+    ReplicationQuota leaderThrottle;
 
     void closeQuietly() {
       closeEach(
@@ -360,6 +362,7 @@ public final class BrookServer implements AutoCloseable {
             c.scheduler);
     TieredStorage.attach(config, c.logManager);
     c.delayedOperations = new DelayedOperations();
+    c.leaderThrottle = replicationQuota(c, ReplicationQuota.Side.LEADER);
     c.fetchers =
         new ReplicaFetcherManager(
             nodeId,
@@ -368,7 +371,8 @@ public final class BrookServer implements AutoCloseable {
             ReplicationConfigs.fetch(config),
             Time.SYSTEM,
             c.interNode,
-            InterNodeClients.connections(config, c.tls, "brook-replica-fetcher"));
+            InterNodeClients.connections(config, c.tls, "brook-replica-fetcher"),
+            replicationQuota(c, ReplicationQuota.Side.FOLLOWER));
     c.replicaManager =
         new ReplicaManager(
             nodeId,
@@ -434,6 +438,21 @@ public final class BrookServer implements AutoCloseable {
   /** The feature levels ApiVersions advertises: this version's and the cluster's finalized ones. */
   private static FeatureLevels featureLevels(MetadataImage image) {
     return new FeatureLevels(FeatureControl.SUPPORTED, image.features(), image.offset());
+  }
+
+  /** One side of the replication throttle (KIP-73), following the metadata. */
+  private static ReplicationQuota replicationQuota(Components c, ReplicationQuota.Side side) {
+    ReplicationQuota quota =
+        new ReplicationQuota(
+            side,
+            c.config.nodeId(),
+            c.metrics.registry(),
+            Time.SYSTEM,
+            c.config.replicationQuotaWindowNum(),
+            c.config.replicationQuotaWindowSizeSeconds());
+    quota.onMetadata(c.quorum.image());
+    c.quorum.addListener(quota::onMetadata);
+    return quota;
   }
 
   /**
@@ -525,7 +544,8 @@ public final class BrookServer implements AutoCloseable {
                 ? Optional.of(c.txnVerifier)
                 : Optional.empty(),
             c.authorizer,
-            c.quotas::fetchQuotaWindowBytes));
+            c.quotas::fetchQuotaWindowBytes,
+            c.leaderThrottle));
     handlers.addAll(
         GroupApis.handlers(
             new GroupService(c.groupCoordinator),

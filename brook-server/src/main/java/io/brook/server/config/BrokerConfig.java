@@ -427,6 +427,16 @@ public final class BrokerConfig {
     return (Integer) value("controller.quota.window.size.seconds");
   }
 
+  /** {@code replication.quota.window.num}: samples a replication throttle is measured over. */
+  public int replicationQuotaWindowNum() {
+    return (Integer) value("replication.quota.window.num");
+  }
+
+  /** {@code replication.quota.window.size.seconds}: the length of one such sample. */
+  public int replicationQuotaWindowSizeSeconds() {
+    return (Integer) value("replication.quota.window.size.seconds");
+  }
+
   /** {@code max.incremental.fetch.session.cache.slots}: the most fetch sessions kept. */
   public int maxIncrementalFetchSessionCacheSlots() {
     return (Integer) value("max.incremental.fetch.session.cache.slots");

@@ -7,8 +7,8 @@ import static org.apache.kafka.common.config.ConfigDef.Type.INT;
 /**
  * The sampling windows quotas are measured over. The quota rates themselves (client quotas, {@code
  * leader/follower.replication.throttled.rate}) are dynamic configs, set with AlterClientQuotas /
- * IncrementalAlterConfigs rather than in {@code server.properties}. The client quotas' and the
- * controller mutation quota's windows are used so far (docs/quotas.md).
+ * IncrementalAlterConfigs rather than in {@code server.properties}. The log-directory move windows
+ * are not used yet (docs/quotas.md).
  */
 final class QuotaSettings {
 
@@ -34,14 +34,14 @@ final class QuotaSettings {
             atLeast(1),
             LOW,
             "Length of one client quota sample.")
-        .accepts(
+        .uses(
             "replication.quota.window.num",
             INT,
             SAMPLES,
             atLeast(1),
             LOW,
             "Samples kept for replication throttling.")
-        .accepts(
+        .uses(
             "replication.quota.window.size.seconds",
             INT,
             1,
