@@ -470,7 +470,8 @@ public final class BrookServer implements AutoCloseable {
             c.metrics.registry(),
             Time.SYSTEM,
             config.quotaWindowNum(),
-            config.quotaWindowSizeSeconds());
+            config.quotaWindowSizeSeconds(),
+            config.fairShareBytesPerSecond());
     c.quotas.onMetadata(c.quorum.image());
     c.quorum.addListener(c.quotas::onMetadata);
     c.network =

@@ -4,8 +4,12 @@ import io.brook.broker.api.FetchHandler;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.RequestContext;
 import io.brook.protocol.RequestThrottler;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.FetchRequestData;
@@ -43,6 +47,9 @@ public final class ClientQuotaManager implements RequestThrottler {
   private final int windowNum;
   private final int windowSizeSeconds;
 
+  /** The broker-wide fair share of produce bandwidth; null when off. */
+  private final FairShare fairShare;
+
   private final AppliedQuotas quotas = new AppliedQuotas();
 
   /** Bumped on every quota change: cached clients resolve their quotas again. */
@@ -57,10 +64,28 @@ public final class ClientQuotaManager implements RequestThrottler {
    * @param windowSizeSeconds {@code quota.window.size.seconds}
    */
   public ClientQuotaManager(Metrics metrics, Time time, int windowNum, int windowSizeSeconds) {
+    this(metrics, time, windowNum, windowSizeSeconds, 0);
+  }
+
+  /**
+   * @param fairShareBytesPerSecond {@code brook.quota.fair.share.bytes.per.second}: the produce
+   *     bytes per second past which this broker shares its bandwidth fairly ({@link FairShare}), 0
+   *     for never
+   */
+  public ClientQuotaManager(
+      Metrics metrics,
+      Time time,
+      int windowNum,
+      int windowSizeSeconds,
+      long fairShareBytesPerSecond) {
     this.metrics = metrics;
     this.time = time;
     this.windowNum = windowNum;
     this.windowSizeSeconds = windowSizeSeconds;
+    this.fairShare =
+        fairShareBytesPerSecond > 0
+            ? new FairShare(metrics, fairShareBytesPerSecond, windowNum, windowSizeSeconds)
+            : null;
   }
 
   /** Applies the quotas of a new metadata image; cheap when they did not change. */
@@ -93,6 +118,9 @@ public final class ClientQuotaManager implements RequestThrottler {
     }
     if (api == ApiKeys.PRODUCE) {
       throttleMs = Math.max(throttleMs, client.record(QuotaType.PRODUCE, requestBytes, nowMs));
+      if (fairShare != null) {
+        throttleMs = Math.max(throttleMs, client.overFairShare(requestBytes, nowMs));
+      }
     } else if (api == ApiKeys.FETCH && response instanceof FetchResponseData fetched) {
       throttleMs =
           Math.max(throttleMs, client.record(QuotaType.FETCH, recordBytes(fetched), nowMs));
@@ -154,6 +182,26 @@ public final class ClientQuotaManager implements RequestThrottler {
 
   private record ClientKey(String user, String clientId) {}
 
+  /** The produce rates of the entities that produced within the window, for the fair share. */
+  private double[] producerRates() {
+    Set<Sensors> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Client client : clients.values()) {
+      Sensors s = client.existing(QuotaType.PRODUCE);
+      if (s != null) {
+        seen.add(s);
+      }
+    }
+    double[] rates = new double[seen.size()];
+    int n = 0;
+    for (Sensors s : seen) {
+      double rate = FairShare.rateNow(s.rateMetric());
+      if (rate > 0) {
+        rates[n++] = rate;
+      }
+    }
+    return Arrays.copyOf(rates, n);
+  }
+
   /** One (user, client-id)'s sensors, resolved against the quotas of one generation. */
   private final class Client {
     private final ClientKey key;
@@ -175,6 +223,33 @@ public final class ClientQuotaManager implements RequestThrottler {
         s.throttleTime.record(throttleMs, nowMs);
         return throttleMs;
       }
+    }
+
+    /**
+     * The throttle time of this client's produce rate over the fair share's water level, 0 while
+     * the broker is not saturated or the client is below the level.
+     */
+    long overFairShare(long bytes, long nowMs) {
+      fairShare.record(bytes, nowMs);
+      double level = fairShare.level(nowMs, ClientQuotaManager.this::producerRates);
+      if (level == Double.MAX_VALUE) {
+        return 0;
+      }
+      Sensors s = sensors(QuotaType.PRODUCE);
+      KafkaMetric rate = s.rateMetric();
+      double value = FairShare.rateNow(rate);
+      if (value <= level) {
+        return 0;
+      }
+      long windowMs = ((Rate) rate.measurable()).windowSize(rate.config(), nowMs);
+      long throttleMs = ThrottleTime.of(value, level, windowMs);
+      s.throttleTime.record(throttleMs, nowMs);
+      return throttleMs;
+    }
+
+    /** The sensors of {@code type} if this client has recorded against it in this generation. */
+    synchronized Sensors existing(QuotaType type) {
+      return resolvedGeneration == generation ? sensors.get(type) : null;
     }
 
     private synchronized Sensors sensors(QuotaType type) {
@@ -207,13 +282,14 @@ public final class ClientQuotaManager implements RequestThrottler {
         KafkaMetric existing = metrics.metric(rateName);
         if (existing == null) {
           rate.add(rateName, new Rate());
+          existing = metrics.metric(rateName);
         } else {
           existing.config(config); // the entity's quota changed
         }
-        return new Sensors(rate, QuotaSensors.throttleTime(metrics, type, suffix, tags));
+        return new Sensors(rate, QuotaSensors.throttleTime(metrics, type, suffix, tags), existing);
       }
     }
   }
 
-  private record Sensors(Sensor rate, Sensor throttleTime) {}
+  private record Sensors(Sensor rate, Sensor throttleTime, KafkaMetric rateMetric) {}
 }

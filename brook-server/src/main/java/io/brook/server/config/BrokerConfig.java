@@ -437,6 +437,11 @@ public final class BrokerConfig {
     return (Integer) value("replication.quota.window.size.seconds");
   }
 
+  /** {@code brook.quota.fair.share.bytes.per.second}: the fair share's budget, 0 for off. */
+  public long fairShareBytesPerSecond() {
+    return (Long) value("brook.quota.fair.share.bytes.per.second");
+  }
+
   /** {@code max.incremental.fetch.session.cache.slots}: the most fetch sessions kept. */
   public int maxIncrementalFetchSessionCacheSlots() {
     return (Integer) value("max.incremental.fetch.session.cache.slots");

@@ -3,12 +3,13 @@ package io.brook.server.config;
 import static org.apache.kafka.common.config.ConfigDef.Importance.LOW;
 import static org.apache.kafka.common.config.ConfigDef.Range.atLeast;
 import static org.apache.kafka.common.config.ConfigDef.Type.INT;
+import static org.apache.kafka.common.config.ConfigDef.Type.LONG;
 
 /**
  * The sampling windows quotas are measured over. The quota rates themselves (client quotas, {@code
  * leader/follower.replication.throttled.rate}) are dynamic configs, set with AlterClientQuotas /
  * IncrementalAlterConfigs rather than in {@code server.properties}. The log-directory move windows
- * are not used yet (docs/quotas.md).
+ * are not used yet (docs/quotas.md). Also Brook's broker-wide fair share.
  */
 final class QuotaSettings {
 
@@ -75,6 +76,14 @@ final class QuotaSettings {
             1,
             atLeast(1),
             LOW,
-            "Length of one controller mutation quota sample.");
+            "Length of one controller mutation quota sample.")
+        .uses(
+            "brook.quota.fair.share.bytes.per.second",
+            LONG,
+            0L,
+            atLeast(0),
+            LOW,
+            "Produce bytes per second past which the broker throttles its heaviest clients down to a"
+                + " fair share of it, quotas or not; 0 turns the fair share off.");
   }
 }
