@@ -4,6 +4,7 @@
 
 # start_brook JAR PORT: a fresh single-node Brook from JAR on PORT (and PORT+1 for its controller
 # listener), data in $TMPDIR/bench-brook-PORT; its PID goes to $STARTED_PID. Returns once it listens.
+# BROOK_EXTRA_PROPS, if set, is appended to its server.properties (one property per line).
 start_brook() {
   local jar="$1" port="$2"
   local data="${TMPDIR:-/tmp}/bench-brook-$port"
@@ -21,6 +22,7 @@ offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
+${BROOK_EXTRA_PROPS:-}
 PROPS
   # Same heap and GC flags as the harness gives Kafka (kafka-server-start.sh defaults).
   java -Xms1g -Xmx1g -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \

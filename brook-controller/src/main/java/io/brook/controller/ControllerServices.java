@@ -5,6 +5,7 @@ import static java.util.stream.Collectors.toSet;
 import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.cluster.ForwardingHandler;
 import io.brook.broker.cluster.OffloadedHandler;
+import io.brook.broker.quota.ControllerMutationQuotas;
 import io.brook.controller.api.AllocateProducerIdsHandler;
 import io.brook.controller.api.AlterClientQuotasHandler;
 import io.brook.controller.api.AlterConfigsHandler;
@@ -83,6 +84,7 @@ public final class ControllerServices implements AutoCloseable {
       ConfigValidator topicConfigValidator,
       TopicConfigView topicConfigs,
       RequestAuthorizer authorizer,
+      ControllerMutationQuotas mutationQuotas,
       ScheduledExecutorService scheduler) {
     this.settings = settings;
     this.quorum = quorum;
@@ -91,9 +93,9 @@ public final class ControllerServices implements AutoCloseable {
     this.admin = new TopicAdmin(quorum, controller, topicConfigValidator);
     this.adminHandlers =
         List.of(
-            new CreateTopicsHandler(admin, topicConfigs, authorizer),
-            new DeleteTopicsHandler(admin, authorizer),
-            new CreatePartitionsHandler(admin, authorizer),
+            new CreateTopicsHandler(admin, topicConfigs, authorizer, mutationQuotas),
+            new DeleteTopicsHandler(admin, authorizer, mutationQuotas),
+            new CreatePartitionsHandler(admin, authorizer, mutationQuotas),
             new AlterConfigsHandler(admin, authorizer),
             new IncrementalAlterConfigsHandler(admin, topicConfigs, authorizer),
             new CreateAclsHandler(admin, authorizer),

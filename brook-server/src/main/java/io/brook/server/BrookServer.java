@@ -19,7 +19,9 @@ import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.metrics.PartitionLogMetrics;
 import io.brook.broker.metrics.ReplicaManagerMetrics;
 import io.brook.broker.quota.ClientQuotaManager;
+import io.brook.broker.quota.ControllerMutationQuotas;
 import io.brook.broker.quota.IpConnectionQuotas;
+import io.brook.broker.quota.ReplicationQuota;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
@@ -169,6 +171,7 @@ public final class BrookServer implements AutoCloseable {
     AdminChecks checks;
     AdminServer admin;
     ClientQuotaManager quotas;
+    ReplicationQuota leaderThrottle;
 
     void closeQuietly() {
       closeEach(
@@ -284,6 +287,14 @@ public final class BrookServer implements AutoCloseable {
     c.quorum = quorum;
     c.describer = new ConfigDescriber(config.defaultLogConfig(), new BrokerConfigEntries(config));
     c.authorizer = requestAuthorizer(c);
+    ControllerMutationQuotas mutationQuotas =
+        new ControllerMutationQuotas(
+            c.metrics.registry(),
+            Time.SYSTEM,
+            config.controllerQuotaWindowNum(),
+            config.controllerQuotaWindowSizeSeconds());
+    mutationQuotas.onMetadata(quorum.image());
+    quorum.addListener(mutationQuotas::onMetadata);
     c.controllerSide =
         new ControllerServices(
             settings.controllerSettings(config),
@@ -295,6 +306,7 @@ public final class BrookServer implements AutoCloseable {
             TopicConfigs::validate,
             new DescribedTopicConfigs(c.describer),
             c.authorizer,
+            mutationQuotas,
             c.scheduler);
     c.cluster =
         new BrokerClusterServices(config, quorum, c.controllerSide.adminHandlers(), c.scheduler);
@@ -336,6 +348,7 @@ public final class BrookServer implements AutoCloseable {
             c.scheduler);
     TieredStorage.attach(config, c.logManager);
     c.delayedOperations = new DelayedOperations();
+    c.leaderThrottle = replicationQuota(c, ReplicationQuota.Side.LEADER);
     c.fetchers =
         new ReplicaFetcherManager(
             nodeId,
@@ -344,7 +357,8 @@ public final class BrookServer implements AutoCloseable {
             ReplicationConfigs.fetch(config),
             Time.SYSTEM,
             c.interNode,
-            InterNodeClients.connections(config, c.tls, "brook-replica-fetcher"));
+            InterNodeClients.connections(config, c.tls, "brook-replica-fetcher"),
+            replicationQuota(c, ReplicationQuota.Side.FOLLOWER));
     c.replicaManager =
         new ReplicaManager(
             nodeId,
@@ -420,6 +434,21 @@ public final class BrookServer implements AutoCloseable {
     return new FeatureLevels(FeatureControl.SUPPORTED, image.features(), image.offset());
   }
 
+  /** One side of the replication throttle (KIP-73), following the metadata. */
+  private static ReplicationQuota replicationQuota(Components c, ReplicationQuota.Side side) {
+    ReplicationQuota quota =
+        new ReplicationQuota(
+            side,
+            c.config.nodeId(),
+            c.metrics.registry(),
+            Time.SYSTEM,
+            c.config.replicationQuotaWindowNum(),
+            c.config.replicationQuotaWindowSizeSeconds());
+    quota.onMetadata(c.quorum.image());
+    c.quorum.addListener(quota::onMetadata);
+    return quota;
+  }
+
   /**
    * The broker side: the listeners, bound now (registration advertises the ports) and accepting
    * only once the controller has unfenced this broker: its metadata has then caught up, so it never
@@ -435,7 +464,8 @@ public final class BrookServer implements AutoCloseable {
             c.metrics.registry(),
             Time.SYSTEM,
             config.quotaWindowNum(),
-            config.quotaWindowSizeSeconds());
+            config.quotaWindowSizeSeconds(),
+            config.fairShareBytesPerSecond());
     c.quotas.onMetadata(c.quorum.image());
     c.quorum.addListener(c.quotas::onMetadata);
     c.network =
@@ -516,7 +546,8 @@ public final class BrookServer implements AutoCloseable {
                 ? Optional.of(c.txnVerifier)
                 : Optional.empty(),
             c.authorizer,
-            c.quotas::fetchQuotaWindowBytes));
+            c.quotas::fetchQuotaWindowBytes,
+            c.leaderThrottle));
     handlers.addAll(
         GroupApis.handlers(
             new GroupService(c.groupCoordinator),

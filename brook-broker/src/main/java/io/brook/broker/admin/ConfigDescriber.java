@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
@@ -101,6 +102,62 @@ public final class ConfigDescriber {
     }
     return out;
   }
+
+  /**
+   * A broker's configs: its properties file and defaults, then the dynamic configs set for it or
+   * for every broker in the metadata (the replication throttle rates), as Kafka lists them.
+   */
+  public List<DescribeConfigsResourceResult> describeBroker(
+      MetadataImage image,
+      int brokerId,
+      Collection<String> keys,
+      boolean includeSynonyms,
+      boolean includeDocumentation) {
+    List<DescribeConfigsResourceResult> out =
+        describeBroker(keys, includeSynonyms, includeDocumentation);
+    Map<String, String> own = image.configs(ConfigResource.Type.BROKER, Integer.toString(brokerId));
+    Map<String, String> defaults = image.configs(ConfigResource.Type.BROKER, "");
+    Set<String> names = new TreeSet<>(own.keySet());
+    names.addAll(defaults.keySet());
+    for (String name : names) {
+      if (keys != null && !keys.contains(name)) {
+        continue;
+      }
+      boolean perBroker = own.containsKey(name);
+      String value = perBroker ? own.get(name) : defaults.get(name);
+      byte source =
+          perBroker
+              ? ConfigSources.DYNAMIC_BROKER_CONFIG
+              : ConfigSources.DYNAMIC_DEFAULT_BROKER_CONFIG;
+      DescribeConfigsResourceResult entry =
+          new DescribeConfigsResourceResult()
+              .setName(name)
+              .setValue(value)
+              .setReadOnly(false)
+              .setConfigSource(source)
+              .setIsSensitive(false)
+              .setConfigType(LONG_TYPE);
+      if (includeSynonyms) {
+        if (perBroker) {
+          entry.synonyms().add(synonym(name, value, source));
+        }
+        if (defaults.containsKey(name)) {
+          entry
+              .synonyms()
+              .add(synonym(name, defaults.get(name), ConfigSources.DYNAMIC_DEFAULT_BROKER_CONFIG));
+        }
+      }
+      out.add(entry);
+    }
+    return out;
+  }
+
+  private static DescribeConfigsSynonym synonym(String name, String value, byte source) {
+    return new DescribeConfigsSynonym().setName(name).setValue(value).setSource(source);
+  }
+
+  /** DescribeConfigs' type code of the dynamic broker configs, all longs. */
+  private static final byte LONG_TYPE = 5;
 
   public List<DescribeConfigsResourceResult> describeBroker(
       Collection<String> keys, boolean includeSynonyms, boolean includeDocumentation) {

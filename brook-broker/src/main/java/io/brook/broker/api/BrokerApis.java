@@ -5,6 +5,7 @@ import io.brook.broker.admin.AutoTopicCreator;
 import io.brook.broker.admin.ConfigDescriber;
 import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.fetch.FetchSessions;
+import io.brook.broker.quota.ReplicationQuota;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
@@ -39,7 +40,8 @@ public final class BrokerApis {
       List<CoordinatorMarkerWriter> markerWriters,
       Optional<TxnPartitionVerifier> txnVerifier,
       RequestAuthorizer authorizer,
-      ToIntFunction<RequestContext> fetchQuotaWindowBytes) {
+      ToIntFunction<RequestContext> fetchQuotaWindowBytes,
+      ReplicationQuota leaderThrottle) {
     return List.of(
         new ProduceHandler(replicaManager, disk, txnVerifier, authorizer),
         new FetchHandler(
@@ -48,7 +50,8 @@ public final class BrokerApis {
             fetchMaxBytes,
             fetchSessions,
             authorizer,
-            fetchQuotaWindowBytes),
+            fetchQuotaWindowBytes,
+            leaderThrottle),
         new ListOffsetsHandler(replicaManager, disk, authorizer),
         new MetadataHandler(identity, replicaManager, autoCreate, authorizer),
         new DescribeTopicPartitionsHandler(replicaManager, authorizer),

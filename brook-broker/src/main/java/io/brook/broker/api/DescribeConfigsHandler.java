@@ -89,6 +89,8 @@ public final class DescribeConfigsHandler extends KafkaApi {
           }
           result.setConfigs(
               describer.describeBroker(
+                  image,
+                  identity.brokerId(),
                   resource.configurationKeys(),
                   request.includeSynonyms(),
                   request.includeDocumentation()));

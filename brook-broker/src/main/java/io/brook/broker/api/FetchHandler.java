@@ -6,6 +6,7 @@ import io.brook.broker.fetch.FetchContext;
 import io.brook.broker.fetch.FetchKey;
 import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.metrics.BrokerTopicStats;
+import io.brook.broker.quota.ReplicationQuota;
 import io.brook.broker.replica.FollowerRead;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReadReplicaSelector;
@@ -82,6 +83,7 @@ public final class FetchHandler extends KafkaApi {
   public static final int DEFAULT_FETCH_MAX_BYTES = 55 * 1024 * 1024;
 
   private final ReplicaManager replicaManager;
+  private final ReplicationQuota leaderThrottle;
   private final ReadReplicaSelector readReplicas;
   private final int fetchMaxBytes;
   private final ToIntFunction<RequestContext> quotaWindowBytes;
@@ -131,13 +133,22 @@ public final class FetchHandler extends KafkaApi {
       int fetchMaxBytes,
       FetchSessions sessions,
       RequestAuthorizer authorizer) {
-    this(replicaManager, readReplicas, fetchMaxBytes, sessions, authorizer, c -> Integer.MAX_VALUE);
+    this(
+        replicaManager,
+        readReplicas,
+        fetchMaxBytes,
+        sessions,
+        authorizer,
+        c -> Integer.MAX_VALUE,
+        ReplicationQuota.none(ReplicationQuota.Side.LEADER));
   }
 
   /**
    * @param quotaWindowBytes the most a consumer's fetch may return under its {@code
    *     consumer_byte_rate} quota: a whole quota window's worth, as Kafka caps it, so a throttled
    *     consumer is never handed a huge response first
+   * @param leaderThrottle the leader side of the replication throttle (KIP-73): a throttled replica
+   *     outside the ISR gets no records while the throttled replicas' rate is over it
    */
   public FetchHandler(
       ReplicaManager replicaManager,
@@ -145,9 +156,11 @@ public final class FetchHandler extends KafkaApi {
       int fetchMaxBytes,
       FetchSessions sessions,
       RequestAuthorizer authorizer,
-      ToIntFunction<RequestContext> quotaWindowBytes) {
+      ToIntFunction<RequestContext> quotaWindowBytes,
+      ReplicationQuota leaderThrottle) {
     super(ApiKeys.FETCH);
     this.quotaWindowBytes = quotaWindowBytes;
+    this.leaderThrottle = leaderThrottle;
     this.replicaManager = replicaManager;
     this.readReplicas = readReplicas;
     this.fetchMaxBytes = fetchMaxBytes;
@@ -185,7 +198,8 @@ public final class FetchHandler extends KafkaApi {
       long fetchOffset,
       LogOffsetMetadata at,
       boolean fromLeader,
-      long highWatermark) {}
+      long highWatermark,
+      boolean throttled) {}
 
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
@@ -213,7 +227,7 @@ public final class FetchHandler extends KafkaApi {
       return TieredReads.complete(first.remote())
           .thenApply(
               v -> {
-                countConsumerFetch(wanted, first, replicaId);
+                countFetch(wanted, first, replicaId);
                 return fetch.respond(first.answers());
               });
     }
@@ -222,7 +236,7 @@ public final class FetchHandler extends KafkaApi {
         || first.hasErrors()
         || wanted.isEmpty()
         || (replicaId >= 0 && fetch.hasNews(first.answers(), highWatermarkAtOnce()))) {
-      countConsumerFetch(wanted, first, replicaId);
+      countFetch(wanted, first, replicaId);
       return CompletableFuture.completedFuture(fetch.respond(first.answers()));
     }
     CompletableFuture<ApiMessage> done = new CompletableFuture<>();
@@ -234,7 +248,7 @@ public final class FetchHandler extends KafkaApi {
               protected void onComplete(boolean timedOut) {
                 try {
                   Read last = read(request, limits, version, wanted, replicaId);
-                  countConsumerFetch(wanted, last, replicaId);
+                  countFetch(wanted, last, replicaId);
                   done.complete(fetch.respond(last.answers()));
                 } catch (RuntimeException e) {
                   done.completeExceptionally(e);
@@ -293,11 +307,12 @@ public final class FetchHandler extends KafkaApi {
 
   /**
    * Kafka's BrokerTopicMetrics for a consumer's fetch, from the read that answers it: per partition
-   * a fetch request, its bytes out, or a failure. Replication fetches are not counted (as in
-   * Kafka).
+   * a fetch request, its bytes out, or a failure. Replication fetches are not counted there (as in
+   * Kafka); the bytes of their throttled replicas go to the leader's replication throttle.
    */
-  private void countConsumerFetch(List<Wanted> wanted, Read read, int replicaId) {
+  private void countFetch(List<Wanted> wanted, Read read, int replicaId) {
     if (replicaId >= 0) {
+      recordThrottled(wanted, read);
       return;
     }
     BrokerTopicStats stats = replicaManager.metrics().topicStats();
@@ -309,6 +324,30 @@ public final class FetchHandler extends KafkaApi {
         stats.fetched(tp.topic(), data.records().sizeInBytes(), data.errorCode() != 0);
       }
     }
+  }
+
+  /** Counts the bytes sent for throttled replicas, in sync or not, as Kafka's leader does. */
+  private void recordThrottled(List<Wanted> wanted, Read read) {
+    long bytes = 0;
+    List<FetchContext.Answered> answers = read.answers();
+    for (int i = 0; i < answers.size(); i++) {
+      TopicPartition tp = wanted.get(i).topicPartition();
+      if (tp != null && leaderThrottle.isThrottled(tp)) {
+        bytes += answers.get(i).data().records().sizeInBytes();
+      }
+    }
+    leaderThrottle.record(bytes);
+  }
+
+  /**
+   * Whether a follower's read of a partition is held back: its replica is throttled on this leader,
+   * outside the ISR, and the throttled replicas' rate is over {@code leader.replication
+   * .throttled.rate}. An in-sync follower is never held back (KIP-73).
+   */
+  private boolean leaderThrottled(Partition partition, TopicPartition tp, int replicaId) {
+    return leaderThrottle.isThrottled(tp)
+        && !partition.state().isr().contains(replicaId)
+        && leaderThrottle.isQuotaExceeded();
   }
 
   /** The response of one pass over the partitions, with what the wait condition needs. */
@@ -345,10 +384,19 @@ public final class FetchHandler extends KafkaApi {
         Partition partition = replicaManager.partitionOrThrow(w.topicPartition());
         partition.checkLeaderEpoch(epoch(w.request().currentLeaderEpoch()));
         int limit = Math.min(Math.max(0, w.request().partitionMaxBytes()), remaining);
+        boolean throttled =
+            replicaId >= 0 && leaderThrottled(partition, w.topicPartition(), replicaId);
         Optional<Position> position =
             replicaId >= 0
                 ? readForFollower(
-                    partition, w, replicaId, replicaEpoch(request), limit, bytes == 0, data)
+                    partition,
+                    w,
+                    replicaId,
+                    replicaEpoch(request),
+                    throttled ? 0 : limit,
+                    !throttled && bytes == 0,
+                    throttled,
+                    data)
                 : readForConsumer(partition, w, request, version, limit, bytes == 0, data, remote);
         if (position.isEmpty()
             && !remote.isEmpty()
@@ -388,6 +436,7 @@ public final class FetchHandler extends KafkaApi {
       long replicaEpoch,
       int limit,
       boolean minOneBatch,
+      boolean throttled,
       PartitionData data) {
     long fetchOffset = w.request().fetchOffset();
     FollowerRead read =
@@ -415,7 +464,8 @@ public final class FetchHandler extends KafkaApi {
             fetchOffset,
             read.read().fetchOffsetMetadata(),
             true,
-            read.highWatermark()));
+            read.highWatermark(),
+            throttled));
   }
 
   /**
@@ -480,7 +530,8 @@ public final class FetchHandler extends KafkaApi {
             fetchOffset,
             result.fetchOffsetMetadata(),
             leader,
-            result.highWatermark()));
+            result.highWatermark(),
+            false));
   }
 
   /**
@@ -597,8 +648,8 @@ public final class FetchHandler extends KafkaApi {
             follower
                 ? log.logEndOffsetMetadata()
                 : readCommitted ? log.lastStableOffsetMetadata() : log.highWatermarkMetadata();
-        if (bound.messageOffset() <= position.fetchOffset()) {
-          continue;
+        if (bound.messageOffset() <= position.fetchOffset() || position.throttled()) {
+          continue; // nothing new, or held back by the replication throttle: not worth waking for
         }
         LogOffsetMetadata at = position.at();
         if (!at.isResolved()

@@ -14,9 +14,10 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * {@code Envelope}: {@code apiKey:int16, apiVersion:int16, origin, body} for a request, and the
  * response body at the same version for its answer. The bodies are Kafka's own wire format, written
  * and read by kafka-clients' generated classes. The origin says on whose behalf the call is made,
- * so the controller authorizes a forwarded request as the broker that received it would: {@code
- * 0:int8} for a node's own call, or {@code 1:int8} followed by the client's principal type, name
- * and address (each {@code length:int16, UTF-8 bytes}).
+ * so the controller authorizes a forwarded request as the broker that received it would, and
+ * charges it to the client's quotas: {@code 0:int8} for a node's own call, {@code 1:int8} followed
+ * by the client's principal type, name and address, or {@code 2:int8} followed by those and the
+ * client id (each {@code length:int16, UTF-8 bytes}).
  */
 public final class ControllerEnvelope {
   /** A decoded request. */
@@ -24,11 +25,16 @@ public final class ControllerEnvelope {
       ApiKeys apiKey, short version, ApiMessage body, ByteBuffer bodyBytes, Origin origin) {}
 
   /**
-   * Who a call is made for: a client, by principal and address, or (both null) the sending node
-   * itself.
+   * Who a call is made for: a client, by principal, address and client id, or (all null) the
+   * sending node itself.
    */
-  public record Origin(KafkaPrincipal principal, String clientHost) {
-    public static final Origin NODE = new Origin(null, null);
+  public record Origin(KafkaPrincipal principal, String clientHost, String clientId) {
+    public static final Origin NODE = new Origin(null, null, null);
+
+    /** A client whose client id is not told (a node that predates it). */
+    public Origin(KafkaPrincipal principal, String clientHost) {
+      this(principal, clientHost, null);
+    }
 
     public boolean isNode() {
       return principal == null;
@@ -45,21 +51,36 @@ public final class ControllerEnvelope {
       ApiKeys apiKey, short version, ApiMessage body, Origin origin) {
     ObjectSerializationCache cache = new ObjectSerializationCache();
     int size = body.size(cache, version);
-    byte[][] strings =
-        origin.isNode()
-            ? new byte[0][]
-            : new byte[][] {
-              utf8(origin.principal().getPrincipalType()),
-              utf8(origin.principal().getName()),
-              utf8(origin.clientHost())
-            };
+    byte[][] strings;
+    byte kind;
+    if (origin.isNode()) {
+      strings = new byte[0][];
+      kind = 0;
+    } else if (origin.clientId() == null) {
+      strings =
+          new byte[][] {
+            utf8(origin.principal().getPrincipalType()),
+            utf8(origin.principal().getName()),
+            utf8(origin.clientHost())
+          };
+      kind = 1;
+    } else {
+      strings =
+          new byte[][] {
+            utf8(origin.principal().getPrincipalType()),
+            utf8(origin.principal().getName()),
+            utf8(origin.clientHost()),
+            utf8(origin.clientId())
+          };
+      kind = 2;
+    }
     int originSize = 1;
     for (byte[] string : strings) {
       originSize += 2 + string.length;
     }
     ByteBuffer buffer = ByteBuffer.allocate(4 + originSize + size);
     buffer.putShort(apiKey.id).putShort(version);
-    buffer.put((byte) (origin.isNode() ? 0 : 1));
+    buffer.put(kind);
     for (byte[] string : strings) {
       buffer.putShort((short) string.length).put(string);
     }
@@ -72,10 +93,13 @@ public final class ControllerEnvelope {
     ApiKeys apiKey = ApiKeys.forId(buffer.getShort());
     short version = buffer.getShort();
     Origin origin = Origin.NODE;
-    if (buffer.get() != 0) {
+    byte kind = buffer.get();
+    if (kind != 0) {
       String type = readUtf8(buffer);
       String name = readUtf8(buffer);
-      origin = new Origin(new KafkaPrincipal(type, name), readUtf8(buffer));
+      String host = readUtf8(buffer);
+      String clientId = kind == 2 ? readUtf8(buffer) : null;
+      origin = new Origin(new KafkaPrincipal(type, name), host, clientId);
     }
     ByteBuffer bodyBytes = buffer.slice();
     ApiMessage body = ApiMessageType.fromApiKey(apiKey.id).newRequest();

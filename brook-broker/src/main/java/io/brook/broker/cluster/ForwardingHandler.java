@@ -71,12 +71,13 @@ public final class ForwardingHandler implements ApiHandler {
     if (quorum.isActiveController()) {
       return OffloadedHandler.runOn(executor, local, context, request);
     }
-    // The client's principal goes along: the controller authorizes the request's resources.
+    // The client's principal and id go along: the controller authorizes the request's resources
+    // and charges it to the client's controller mutation quota.
     return controller.sendAdmin(
         apiKey(),
         context.apiVersion(),
         request,
         new ControllerEnvelope.Origin(
-            context.principal(), context.clientAddress().getHostAddress()));
+            context.principal(), context.clientAddress().getHostAddress(), context.clientId()));
   }
 }

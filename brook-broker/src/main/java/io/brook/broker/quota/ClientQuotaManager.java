@@ -4,8 +4,12 @@ import io.brook.broker.api.FetchHandler;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.RequestContext;
 import io.brook.protocol.RequestThrottler;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.FetchRequestData;
@@ -16,7 +20,6 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Quota;
 import org.apache.kafka.common.metrics.QuotaViolationException;
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.metrics.stats.Avg;
 import org.apache.kafka.common.metrics.stats.Rate;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -34,9 +37,6 @@ import org.apache.kafka.common.utils.Time;
  * fetches are not recorded. Thread-safe: called from every event loop.
  */
 public final class ClientQuotaManager implements RequestThrottler {
-  /** Kafka drops a client's sensors after an hour without requests. */
-  private static final long INACTIVE_SENSOR_SECONDS = TimeUnit.HOURS.toSeconds(1);
-
   /** Clients whose resolved quotas are cached; past it the cache starts over. */
   private static final int MAX_CACHED_CLIENTS = 10_000;
 
@@ -47,8 +47,10 @@ public final class ClientQuotaManager implements RequestThrottler {
   private final int windowNum;
   private final int windowSizeSeconds;
 
-  private volatile QuotaEntities quotas = QuotaEntities.EMPTY;
-  private volatile Map<Map<String, String>, Map<String, Double>> appliedQuotas = Map.of();
+  /** The broker-wide fair share of produce bandwidth; null when off. */
+  private final FairShare fairShare;
+
+  private final AppliedQuotas quotas = new AppliedQuotas();
 
   /** Bumped on every quota change: cached clients resolve their quotas again. */
   private volatile long generation;
@@ -62,22 +64,36 @@ public final class ClientQuotaManager implements RequestThrottler {
    * @param windowSizeSeconds {@code quota.window.size.seconds}
    */
   public ClientQuotaManager(Metrics metrics, Time time, int windowNum, int windowSizeSeconds) {
+    this(metrics, time, windowNum, windowSizeSeconds, 0);
+  }
+
+  /**
+   * @param fairShareBytesPerSecond {@code brook.quota.fair.share.bytes.per.second}: the produce
+   *     bytes per second past which this broker shares its bandwidth fairly ({@link FairShare}), 0
+   *     for never
+   */
+  public ClientQuotaManager(
+      Metrics metrics,
+      Time time,
+      int windowNum,
+      int windowSizeSeconds,
+      long fairShareBytesPerSecond) {
     this.metrics = metrics;
     this.time = time;
     this.windowNum = windowNum;
     this.windowSizeSeconds = windowSizeSeconds;
+    this.fairShare =
+        fairShareBytesPerSecond > 0
+            ? new FairShare(metrics, fairShareBytesPerSecond, windowNum, windowSizeSeconds)
+            : null;
   }
 
   /** Applies the quotas of a new metadata image; cheap when they did not change. */
   public void onMetadata(MetadataImage image) {
-    Map<Map<String, String>, Map<String, Double>> next = image.clientQuotas();
-    if (next == appliedQuotas) {
-      return;
-    }
-    synchronized (this) {
-      appliedQuotas = next;
-      quotas = QuotaEntities.of(next);
-      generation++;
+    if (quotas.apply(image)) {
+      synchronized (this) {
+        generation++;
+      }
     }
   }
 
@@ -93,7 +109,7 @@ public final class ClientQuotaManager implements RequestThrottler {
         || api == ApiKeys.FETCH && FetchHandler.replicaId((FetchRequestData) request) >= 0) {
       return 0;
     }
-    QuotaEntities current = quotas;
+    QuotaEntities current = quotas.entities();
     long nowMs = time.milliseconds();
     Client client = client(context);
     long throttleMs = 0;
@@ -102,6 +118,9 @@ public final class ClientQuotaManager implements RequestThrottler {
     }
     if (api == ApiKeys.PRODUCE) {
       throttleMs = Math.max(throttleMs, client.record(QuotaType.PRODUCE, requestBytes, nowMs));
+      if (fairShare != null) {
+        throttleMs = Math.max(throttleMs, client.overFairShare(requestBytes, nowMs));
+      }
     } else if (api == ApiKeys.FETCH && response instanceof FetchResponseData fetched) {
       throttleMs =
           Math.max(throttleMs, client.record(QuotaType.FETCH, recordBytes(fetched), nowMs));
@@ -115,7 +134,7 @@ public final class ClientQuotaManager implements RequestThrottler {
    * fetch; {@link Integer#MAX_VALUE} without a quota.
    */
   public int fetchQuotaWindowBytes(RequestContext context) {
-    QuotaEntities current = quotas;
+    QuotaEntities current = quotas.entities();
     if (!current.enabled(QuotaType.FETCH.key)) {
       return Integer.MAX_VALUE;
     }
@@ -163,6 +182,26 @@ public final class ClientQuotaManager implements RequestThrottler {
 
   private record ClientKey(String user, String clientId) {}
 
+  /** The produce rates of the entities that produced within the window, for the fair share. */
+  private double[] producerRates() {
+    Set<Sensors> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Client client : clients.values()) {
+      Sensors s = client.existing(QuotaType.PRODUCE);
+      if (s != null) {
+        seen.add(s);
+      }
+    }
+    double[] rates = new double[seen.size()];
+    int n = 0;
+    for (Sensors s : seen) {
+      double rate = FairShare.rateNow(s.rateMetric());
+      if (rate > 0) {
+        rates[n++] = rate;
+      }
+    }
+    return Arrays.copyOf(rates, n);
+  }
+
   /** One (user, client-id)'s sensors, resolved against the quotas of one generation. */
   private final class Client {
     private final ClientKey key;
@@ -186,6 +225,33 @@ public final class ClientQuotaManager implements RequestThrottler {
       }
     }
 
+    /**
+     * The throttle time of this client's produce rate over the fair share's water level, 0 while
+     * the broker is not saturated or the client is below the level.
+     */
+    long overFairShare(long bytes, long nowMs) {
+      fairShare.record(bytes, nowMs);
+      double level = fairShare.level(nowMs, ClientQuotaManager.this::producerRates);
+      if (level == Double.MAX_VALUE) {
+        return 0;
+      }
+      Sensors s = sensors(QuotaType.PRODUCE);
+      KafkaMetric rate = s.rateMetric();
+      double value = FairShare.rateNow(rate);
+      if (value <= level) {
+        return 0;
+      }
+      long windowMs = ((Rate) rate.measurable()).windowSize(rate.config(), nowMs);
+      long throttleMs = ThrottleTime.of(value, level, windowMs);
+      s.throttleTime.record(throttleMs, nowMs);
+      return throttleMs;
+    }
+
+    /** The sensors of {@code type} if this client has recorded against it in this generation. */
+    synchronized Sensors existing(QuotaType type) {
+      return resolvedGeneration == generation ? sensors.get(type) : null;
+    }
+
     private synchronized Sensors sensors(QuotaType type) {
       long g = generation;
       if (g != resolvedGeneration) {
@@ -197,7 +263,8 @@ public final class ClientQuotaManager implements RequestThrottler {
 
     /** The entity's sensors, created or shared with other clients of the same entity. */
     private Sensors create(QuotaType type) {
-      QuotaEntities.Resolved resolved = quotas.resolve(type.key, key.user(), key.clientId());
+      QuotaEntities.Resolved resolved =
+          quotas.entities().resolve(type.key, key.user(), key.clientId());
       Map<String, String> tags =
           Map.of("user", resolved.userTag(), "client-id", resolved.clientIdTag());
       String suffix = resolved.userTag() + ":" + resolved.clientIdTag();
@@ -207,31 +274,22 @@ public final class ClientQuotaManager implements RequestThrottler {
               .samples(windowNum)
               .quota(resolved.unlimited() ? null : Quota.upperBound(resolved.bound()));
       synchronized (metrics) {
-        Sensor rate = metrics.sensor(type.group + "-" + suffix, config, INACTIVE_SENSOR_SECONDS);
+        Sensor rate =
+            metrics.sensor(type.group + "-" + suffix, config, QuotaSensors.INACTIVE_SENSOR_SECONDS);
         var rateName =
             metrics.metricName(
                 type.metric, type.group, "Tracking " + type.metric + " per user/client-id", tags);
         KafkaMetric existing = metrics.metric(rateName);
         if (existing == null) {
           rate.add(rateName, new Rate());
+          existing = metrics.metric(rateName);
         } else {
           existing.config(config); // the entity's quota changed
         }
-        Sensor throttle =
-            metrics.sensor(type.group + "ThrottleTime-" + suffix, null, INACTIVE_SENSOR_SECONDS);
-        var throttleName =
-            metrics.metricName(
-                "throttle-time",
-                type.group,
-                "Tracking average throttle-time per user/client-id",
-                tags);
-        if (metrics.metric(throttleName) == null) {
-          throttle.add(throttleName, new Avg());
-        }
-        return new Sensors(rate, throttle);
+        return new Sensors(rate, QuotaSensors.throttleTime(metrics, type, suffix, tags), existing);
       }
     }
   }
 
-  private record Sensors(Sensor rate, Sensor throttleTime) {}
+  private record Sensors(Sensor rate, Sensor throttleTime, KafkaMetric rateMetric) {}
 }

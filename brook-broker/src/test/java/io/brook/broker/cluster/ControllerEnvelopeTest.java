@@ -28,6 +28,20 @@ class ControllerEnvelopeTest {
   }
 
   @Test
+  void aForwardedRequestCarriesItsClientId() {
+    ControllerEnvelope.Origin origin =
+        new ControllerEnvelope.Origin(new KafkaPrincipal("User", "bob"), "10.0.0.8", "creator");
+
+    ControllerEnvelope.Request decoded =
+        ControllerEnvelope.decodeRequest(
+            ControllerEnvelope.encodeRequest(ApiKeys.CREATE_TOPICS, (short) 7, BODY, origin));
+
+    assertThat(decoded.origin()).isEqualTo(origin);
+    assertThat(decoded.origin().clientId()).isEqualTo("creator");
+    assertThat(decoded.body()).isEqualTo(BODY);
+  }
+
+  @Test
   void aNodesOwnCallHasNoClient() {
     ControllerEnvelope.Request decoded =
         ControllerEnvelope.decodeRequest(

@@ -43,8 +43,9 @@ final class ConfigChanges {
   }
 
   /**
-   * Applies changes to a topic's overrides through the controller. Dynamic broker configs are not
-   * applied by Brook yet, so altering them is refused rather than silently ignored.
+   * Applies changes to a topic's overrides, or to the few broker configs Brook changes at runtime
+   * ({@link DynamicBrokerConfigs}), through the controller. Other broker configs are refused rather
+   * than silently ignored.
    */
   private static ApiError alter(
       TopicAdmin admin,
@@ -56,9 +57,10 @@ final class ConfigChanges {
       return admin.alterConfigs(new ConfigResource(type, name), changes, validateOnly);
     }
     if (type == ConfigResource.Type.BROKER) {
-      return new ApiError(
-          Errors.INVALID_REQUEST,
-          "Brook does not support dynamic broker configs yet; set them in the properties file");
+      ApiError refused = DynamicBrokerConfigs.check(name, changes);
+      return refused.isFailure()
+          ? refused
+          : admin.alterConfigs(new ConfigResource(type, name), changes, validateOnly);
     }
     return new ApiError(Errors.INVALID_REQUEST, "Unsupported resource type " + type);
   }

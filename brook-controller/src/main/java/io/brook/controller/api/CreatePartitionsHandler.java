@@ -3,6 +3,8 @@ package io.brook.controller.api;
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
 import io.brook.broker.auth.RequestAuthorizer;
+import io.brook.broker.quota.ControllerMutationQuotas;
+import io.brook.broker.quota.MutationQuota;
 import io.brook.metadata.controller.ApiError;
 import io.brook.protocol.RequestContext;
 import java.util.ArrayList;
@@ -21,22 +23,30 @@ import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * CreatePartitions: grows a topic to a new partition count (never shrinks it). Needs ALTER on the
- * topic.
+ * topic. The new partitions are charged to the client's {@code controller_mutation_rate}.
  */
 public final class CreatePartitionsHandler extends KafkaApi {
+  /** The first version that knows {@code THROTTLING_QUOTA_EXCEEDED} (KIP-599). */
+  private static final short STRICT_QUOTA_SINCE = 3;
+
   private final TopicAdmin admin;
   private final RequestAuthorizer authorizer;
+  private final ControllerMutationQuotas mutationQuotas;
 
-  public CreatePartitionsHandler(TopicAdmin admin, RequestAuthorizer authorizer) {
+  public CreatePartitionsHandler(
+      TopicAdmin admin, RequestAuthorizer authorizer, ControllerMutationQuotas mutationQuotas) {
     super(ApiKeys.CREATE_PARTITIONS);
     this.admin = admin;
     this.authorizer = authorizer;
+    this.mutationQuotas = mutationQuotas;
   }
 
   @Override
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     CreatePartitionsRequestData request = (CreatePartitionsRequestData) message;
     CreatePartitionsResponseData response = new CreatePartitionsResponseData();
+    MutationQuota quota =
+        mutationQuotas.forRequest(context, context.apiVersion() >= STRICT_QUOTA_SINCE);
     for (CreatePartitionsRequestData.CreatePartitionsTopic topic : request.topics()) {
       CreatePartitionsTopicResult result = new CreatePartitionsTopicResult().setName(topic.name());
       response.results().add(result);
@@ -57,13 +67,14 @@ public final class CreatePartitionsHandler extends KafkaApi {
         }
         ApiError error =
             admin.createPartitions(
-                topic.name(), topic.count(), assignments, request.validateOnly());
+                topic.name(), topic.count(), assignments, request.validateOnly(), quota::admit);
         result.setErrorCode(error.error().code()).setErrorMessage(error.message());
       } catch (RuntimeException e) {
         ApiFailure failure = ApiFailure.of(e);
         result.setErrorCode(failure.code()).setErrorMessage(failure.message());
       }
     }
+    response.setThrottleTimeMs(quota.throttleTimeMs());
     return CompletableFuture.completedFuture(response);
   }
 }

@@ -3,6 +3,8 @@ package io.brook.controller.api;
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
 import io.brook.broker.auth.RequestAuthorizer;
+import io.brook.broker.quota.ControllerMutationQuotas;
+import io.brook.broker.quota.MutationQuota;
 import io.brook.controller.state.NewTopic;
 import io.brook.controller.state.TopicResult;
 import io.brook.protocol.RequestContext;
@@ -26,19 +28,28 @@ import org.apache.kafka.common.resource.ResourceType;
 /**
  * CreateTopics: validated and placed by the controller, durable in the metadata log before the
  * answer. A topic named twice in one request is refused, as in Kafka. Needs CREATE on the cluster,
- * or on each topic (TOPIC_AUTHORIZATION_FAILED for the others).
+ * or on each topic (TOPIC_AUTHORIZATION_FAILED for the others). New partitions are charged to the
+ * client's {@code controller_mutation_rate}.
  */
 public final class CreateTopicsHandler extends KafkaApi {
+  /** The first version that knows {@code THROTTLING_QUOTA_EXCEEDED} (KIP-599). */
+  private static final short STRICT_QUOTA_SINCE = 6;
+
   private final TopicAdmin admin;
   private final TopicConfigView configs;
   private final RequestAuthorizer authorizer;
+  private final ControllerMutationQuotas mutationQuotas;
 
   public CreateTopicsHandler(
-      TopicAdmin admin, TopicConfigView configs, RequestAuthorizer authorizer) {
+      TopicAdmin admin,
+      TopicConfigView configs,
+      RequestAuthorizer authorizer,
+      ControllerMutationQuotas mutationQuotas) {
     super(ApiKeys.CREATE_TOPICS);
     this.admin = admin;
     this.configs = configs;
     this.authorizer = authorizer;
+    this.mutationQuotas = mutationQuotas;
   }
 
   @Override
@@ -77,8 +88,11 @@ public final class CreateTopicsHandler extends KafkaApi {
       acceptedResults.add(result);
     }
     // All topics in as few controller operations as possible: one Raft entry in a cluster.
+    MutationQuota quota =
+        mutationQuotas.forRequest(context, context.apiVersion() >= STRICT_QUOTA_SINCE);
     try {
-      List<TopicResult> created = admin.createTopics(accepted, request.validateOnly());
+      List<TopicResult> created =
+          admin.createTopics(accepted, request.validateOnly(), quota::admit);
       for (int i = 0; i < created.size(); i++) {
         fill(created.get(i), request.validateOnly(), acceptedResults.get(i));
       }
@@ -88,6 +102,7 @@ public final class CreateTopicsHandler extends KafkaApi {
         result.setErrorCode(failure.code()).setErrorMessage(failure.message());
       }
     }
+    response.setThrottleTimeMs(quota.throttleTimeMs());
     return CompletableFuture.completedFuture(response);
   }
 

@@ -3,6 +3,8 @@ package io.brook.controller.api;
 import io.brook.broker.api.ApiFailure;
 import io.brook.broker.api.KafkaApi;
 import io.brook.broker.auth.RequestAuthorizer;
+import io.brook.broker.quota.ControllerMutationQuotas;
+import io.brook.broker.quota.MutationQuota;
 import io.brook.metadata.controller.ApiError;
 import io.brook.metadata.image.TopicImage;
 import io.brook.protocol.RequestContext;
@@ -23,16 +25,23 @@ import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * DeleteTopics, by name (all versions) or by topic id (v6+). Each topic needs DELETE
- * (TOPIC_AUTHORIZATION_FAILED otherwise; a topic named by id is then not named back).
+ * (TOPIC_AUTHORIZATION_FAILED otherwise; a topic named by id is then not named back). The deleted
+ * partitions are charged to the client's {@code controller_mutation_rate}.
  */
 public final class DeleteTopicsHandler extends KafkaApi {
+  /** The first version that knows {@code THROTTLING_QUOTA_EXCEEDED} (KIP-599). */
+  private static final short STRICT_QUOTA_SINCE = 5;
+
   private final TopicAdmin admin;
   private final RequestAuthorizer authorizer;
+  private final ControllerMutationQuotas mutationQuotas;
 
-  public DeleteTopicsHandler(TopicAdmin admin, RequestAuthorizer authorizer) {
+  public DeleteTopicsHandler(
+      TopicAdmin admin, RequestAuthorizer authorizer, ControllerMutationQuotas mutationQuotas) {
     super(ApiKeys.DELETE_TOPICS);
     this.admin = admin;
     this.authorizer = authorizer;
+    this.mutationQuotas = mutationQuotas;
   }
 
   @Override
@@ -43,6 +52,8 @@ public final class DeleteTopicsHandler extends KafkaApi {
       wanted.add(new DeleteTopicsRequestData.DeleteTopicState().setName(name));
     }
     DeleteTopicsResponseData response = new DeleteTopicsResponseData();
+    MutationQuota quota =
+        mutationQuotas.forRequest(context, context.apiVersion() >= STRICT_QUOTA_SINCE);
     for (DeleteTopicsRequestData.DeleteTopicState topic : wanted) {
       DeletableTopicResult result =
           new DeletableTopicResult().setName(topic.name()).setTopicId(topic.topicId());
@@ -61,7 +72,9 @@ public final class DeleteTopicsHandler extends KafkaApi {
         }
         existing.ifPresent(t -> result.setName(t.name()).setTopicId(t.id()));
         ApiError error =
-            byId ? admin.deleteTopic(topic.topicId()) : admin.deleteTopic(topic.name());
+            byId
+                ? admin.deleteTopic(topic.topicId(), quota::admit)
+                : admin.deleteTopic(topic.name(), quota::admit);
         if (byId && error.error() == Errors.UNKNOWN_TOPIC_OR_PARTITION) {
           error = ApiError.of(Errors.UNKNOWN_TOPIC_ID);
         }
@@ -71,6 +84,7 @@ public final class DeleteTopicsHandler extends KafkaApi {
         result.setErrorCode(failure.code()).setErrorMessage(failure.message());
       }
     }
+    response.setThrottleTimeMs(quota.throttleTimeMs());
     return CompletableFuture.completedFuture(response);
   }
 }

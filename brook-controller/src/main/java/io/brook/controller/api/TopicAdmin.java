@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntPredicate;
 import org.apache.kafka.common.config.ConfigResource;
 
 /**
@@ -67,22 +68,42 @@ public final class TopicAdmin {
    * @return one result per topic, in order
    */
   public List<TopicResult> createTopics(List<NewTopic> topics, boolean validateOnly) {
+    return createTopics(topics, validateOnly, ClusterController.UNLIMITED);
+  }
+
+  /**
+   * As {@link #createTopics(List, boolean)}, charging each new topic's partitions to {@code
+   * mutations}, the client's {@code controller_mutation_rate}.
+   */
+  public List<TopicResult> createTopics(
+      List<NewTopic> topics, boolean validateOnly, IntPredicate mutations) {
     List<TopicResult> results = new ArrayList<>();
     while (results.size() < topics.size()) {
       List<NewTopic> rest = topics.subList(results.size(), topics.size());
       results.addAll(
           quorum.submit(
-              image -> controller.createTopics(rest, validateOnly, topicConfigValidator)));
+              image ->
+                  controller.createTopics(rest, validateOnly, topicConfigValidator, mutations)));
     }
     return results;
   }
 
   public ApiError deleteTopic(String name) {
-    return quorum.submit(image -> controller.deleteTopic(name));
+    return deleteTopic(name, ClusterController.UNLIMITED);
+  }
+
+  /** Deletes a topic, charging its partitions to {@code mutations}. */
+  public ApiError deleteTopic(String name, IntPredicate mutations) {
+    return quorum.submit(image -> controller.deleteTopic(name, mutations));
   }
 
   public ApiError deleteTopic(org.apache.kafka.common.Uuid topicId) {
-    return quorum.submit(image -> controller.deleteTopic(topicId));
+    return deleteTopic(topicId, ClusterController.UNLIMITED);
+  }
+
+  /** Deletes a topic by id, charging its partitions to {@code mutations}. */
+  public ApiError deleteTopic(org.apache.kafka.common.Uuid topicId, IntPredicate mutations) {
+    return quorum.submit(image -> controller.deleteTopic(topicId, mutations));
   }
 
   public ApiError createPartitions(
@@ -90,8 +111,21 @@ public final class TopicAdmin {
       int newTotalCount,
       Optional<List<List<Integer>>> assignments,
       boolean validateOnly) {
+    return createPartitions(
+        topic, newTotalCount, assignments, validateOnly, ClusterController.UNLIMITED);
+  }
+
+  /** Adds partitions to a topic, charging them to {@code mutations}. */
+  public ApiError createPartitions(
+      String topic,
+      int newTotalCount,
+      Optional<List<List<Integer>>> assignments,
+      boolean validateOnly,
+      IntPredicate mutations) {
     return quorum.submit(
-        image -> controller.createPartitions(topic, newTotalCount, assignments, validateOnly));
+        image ->
+            controller.createPartitions(
+                topic, newTotalCount, assignments, validateOnly, mutations));
   }
 
   public ApiError alterConfigs(

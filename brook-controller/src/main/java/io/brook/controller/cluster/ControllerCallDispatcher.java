@@ -43,8 +43,13 @@ public final class ControllerCallDispatcher implements Function<byte[], Completa
       return CompletableFuture.failedFuture(e);
     }
     ApiHandler handler = handlers.get(request.apiKey());
+    String clientId = request.origin().clientId();
     RequestHeader header =
-        new RequestHeader(request.apiKey(), request.version(), "brook-controller-channel", 0);
+        new RequestHeader(
+            request.apiKey(),
+            request.version(),
+            clientId != null ? clientId : "brook-controller-channel",
+            0);
     if (handler == null) {
       return CompletableFuture.completedFuture(
           error(header, request, new InvalidRequestException("not a controller API")));

@@ -16,11 +16,13 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.IntPredicate;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * The controller's operations. Each reads the current image from the supplier and returns the
@@ -60,6 +62,12 @@ public final class ClusterController {
     this.topics = new TopicControl(config, Objects.requireNonNull(random, "random"));
     this.acls = new AclControl(random);
   }
+
+  /** Admits every partition mutation: no {@code controller_mutation_rate} applies. */
+  public static final IntPredicate UNLIMITED = partitions -> true;
+
+  private static final ApiError THROTTLED =
+      new ApiError(Errors.THROTTLING_QUOTA_EXCEEDED, Errors.THROTTLING_QUOTA_EXCEEDED.message());
 
   /**
    * Creates a topic, as one topic of Kafka's {@code CreateTopics}.
@@ -106,6 +114,20 @@ public final class ClusterController {
    */
   public ControllerResult<List<TopicResult>> createTopics(
       List<NewTopic> topics, boolean validateOnly, ConfigValidator validator) {
+    return createTopics(topics, validateOnly, validator, UNLIMITED);
+  }
+
+  /**
+   * As {@link #createTopics(List, boolean, ConfigValidator)}, charging each valid new topic's
+   * partitions to {@code mutations} (the client's {@code controller_mutation_rate}, KIP-599): a
+   * topic it refuses fails with {@code THROTTLING_QUOTA_EXCEEDED} and is not created. A validation
+   * ({@code validateOnly}) is not charged.
+   */
+  public ControllerResult<List<TopicResult>> createTopics(
+      List<NewTopic> topics,
+      boolean validateOnly,
+      ConfigValidator validator,
+      IntPredicate mutations) {
     MetadataImage current = image.get();
     List<MetadataRecord> records = new ArrayList<>();
     List<TopicResult> results = new ArrayList<>();
@@ -124,7 +146,12 @@ public final class ClusterController {
           && records.size() + one.records().size() > config.maxRecordsPerOperation()) {
         break;
       }
-      results.add(one.response());
+      TopicResult result = one.response();
+      if (!validateOnly && result.error().isSuccess() && !mutations.test(result.numPartitions())) {
+        results.add(TopicResult.failed(topic.name(), THROTTLED));
+        continue;
+      }
+      results.add(result);
       if (!one.records().isEmpty()) {
         records.addAll(one.records());
         current = current.apply(one.records(), current.offset() + one.records().size());
@@ -135,12 +162,46 @@ public final class ClusterController {
 
   /** Deletes a topic by name: {@code UNKNOWN_TOPIC_OR_PARTITION} if there is none. */
   public ControllerResult<ApiError> deleteTopic(String name) {
-    return topics.deleteTopic(image.get(), Objects.requireNonNull(name, "name"));
+    return deleteTopic(name, UNLIMITED);
+  }
+
+  /**
+   * Deletes a topic by name, charging its partitions to {@code mutations} ({@code
+   * THROTTLING_QUOTA_EXCEEDED} and no change if refused).
+   */
+  public ControllerResult<ApiError> deleteTopic(String name, IntPredicate mutations) {
+    MetadataImage current = image.get();
+    return charged(
+        topics.deleteTopic(current, Objects.requireNonNull(name, "name")),
+        () -> current.topic(name).map(t -> t.numPartitions()).orElse(0),
+        mutations);
   }
 
   /** Deletes a topic by id: {@code UNKNOWN_TOPIC_ID} if there is none. */
   public ControllerResult<ApiError> deleteTopic(Uuid topicId) {
-    return topics.deleteTopic(image.get(), Objects.requireNonNull(topicId, "topicId"));
+    return deleteTopic(topicId, UNLIMITED);
+  }
+
+  /** Deletes a topic by id, charging its partitions to {@code mutations}. */
+  public ControllerResult<ApiError> deleteTopic(Uuid topicId, IntPredicate mutations) {
+    MetadataImage current = image.get();
+    return charged(
+        topics.deleteTopic(current, Objects.requireNonNull(topicId, "topicId")),
+        () -> current.topic(topicId).map(t -> t.numPartitions()).orElse(0),
+        mutations);
+  }
+
+  /**
+   * A change that passed validation, if {@code mutations} admits its partitions; else {@code
+   * THROTTLING_QUOTA_EXCEEDED} without records. Changes without records (failures, validations) are
+   * not charged.
+   */
+  private static ControllerResult<ApiError> charged(
+      ControllerResult<ApiError> change, Supplier<Integer> partitions, IntPredicate mutations) {
+    if (change.records().isEmpty() || change.response().isFailure()) {
+      return change;
+    }
+    return mutations.test(partitions.get()) ? change : ControllerResult.of(THROTTLED);
   }
 
   /**
@@ -157,12 +218,26 @@ public final class ClusterController {
       int newTotalCount,
       Optional<List<List<Integer>>> assignments,
       boolean validateOnly) {
-    return topics.createPartitions(
-        image.get(),
-        Objects.requireNonNull(topic, "topic"),
-        newTotalCount,
-        Objects.requireNonNull(assignments, "assignments"),
-        validateOnly);
+    return createPartitions(topic, newTotalCount, assignments, validateOnly, UNLIMITED);
+  }
+
+  /** As {@link #createPartitions}, charging the new partitions to {@code mutations}. */
+  public ControllerResult<ApiError> createPartitions(
+      String topic,
+      int newTotalCount,
+      Optional<List<List<Integer>>> assignments,
+      boolean validateOnly,
+      IntPredicate mutations) {
+    MetadataImage current = image.get();
+    return charged(
+        topics.createPartitions(
+            current,
+            Objects.requireNonNull(topic, "topic"),
+            newTotalCount,
+            Objects.requireNonNull(assignments, "assignments"),
+            validateOnly),
+        () -> newTotalCount - current.topic(topic).map(t -> t.numPartitions()).orElse(0),
+        mutations);
   }
 
   /**

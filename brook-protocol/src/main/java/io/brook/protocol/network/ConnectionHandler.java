@@ -267,6 +267,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       Throwable error) {
     try {
       int throttleMs = error == null ? throttleMs(request, context, handlerNanos, response) : 0;
+      if (response != null) {
+        // A handler's own throttle (the controller's mutation quota) mutes the client as well.
+        throttleMs = Math.max(throttleMs, ThrottleTimes.get(response));
+      }
       if (throttleMs > 0 && response != null) {
         ThrottleTimes.set(response, throttleMs);
       }

@@ -427,6 +427,31 @@ public final class BrokerConfig {
     return (Integer) value("quota.window.size.seconds");
   }
 
+  /** {@code controller.quota.window.num}: samples the controller mutation quota's burst spans. */
+  public int controllerQuotaWindowNum() {
+    return (Integer) value("controller.quota.window.num");
+  }
+
+  /** {@code controller.quota.window.size.seconds}: the length of one such sample. */
+  public int controllerQuotaWindowSizeSeconds() {
+    return (Integer) value("controller.quota.window.size.seconds");
+  }
+
+  /** {@code replication.quota.window.num}: samples a replication throttle is measured over. */
+  public int replicationQuotaWindowNum() {
+    return (Integer) value("replication.quota.window.num");
+  }
+
+  /** {@code replication.quota.window.size.seconds}: the length of one such sample. */
+  public int replicationQuotaWindowSizeSeconds() {
+    return (Integer) value("replication.quota.window.size.seconds");
+  }
+
+  /** {@code brook.quota.fair.share.bytes.per.second}: the fair share's budget, 0 for off. */
+  public long fairShareBytesPerSecond() {
+    return (Long) value("brook.quota.fair.share.bytes.per.second");
+  }
+
   /** {@code max.incremental.fetch.session.cache.slots}: the most fetch sessions kept. */
   public int maxIncrementalFetchSessionCacheSlots() {
     return (Integer) value("max.incremental.fetch.session.cache.slots");

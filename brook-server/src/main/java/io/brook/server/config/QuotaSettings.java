@@ -3,12 +3,13 @@ package io.brook.server.config;
 import static org.apache.kafka.common.config.ConfigDef.Importance.LOW;
 import static org.apache.kafka.common.config.ConfigDef.Range.atLeast;
 import static org.apache.kafka.common.config.ConfigDef.Type.INT;
+import static org.apache.kafka.common.config.ConfigDef.Type.LONG;
 
 /**
  * The sampling windows quotas are measured over. The quota rates themselves (client quotas, {@code
  * leader/follower.replication.throttled.rate}) are dynamic configs, set with AlterClientQuotas /
- * IncrementalAlterConfigs rather than in {@code server.properties}. Only the client quotas' windows
- * are used so far (docs/quotas.md).
+ * IncrementalAlterConfigs rather than in {@code server.properties}. The log-directory move windows
+ * are not used yet (docs/quotas.md). Also Brook's broker-wide fair share.
  */
 final class QuotaSettings {
 
@@ -34,14 +35,14 @@ final class QuotaSettings {
             atLeast(1),
             LOW,
             "Length of one client quota sample.")
-        .accepts(
+        .uses(
             "replication.quota.window.num",
             INT,
             SAMPLES,
             atLeast(1),
             LOW,
             "Samples kept for replication throttling.")
-        .accepts(
+        .uses(
             "replication.quota.window.size.seconds",
             INT,
             1,
@@ -62,19 +63,27 @@ final class QuotaSettings {
             atLeast(1),
             LOW,
             "Length of one log-directory move quota sample.")
-        .accepts(
+        .uses(
             "controller.quota.window.num",
             INT,
             SAMPLES,
             atLeast(1),
             LOW,
-            "Samples kept for the controller mutation quota.")
-        .accepts(
+            "Samples the controller mutation quota's token bucket holds (its burst).")
+        .uses(
             "controller.quota.window.size.seconds",
             INT,
             1,
             atLeast(1),
             LOW,
-            "Length of one controller mutation quota sample.");
+            "Length of one controller mutation quota sample.")
+        .uses(
+            "brook.quota.fair.share.bytes.per.second",
+            LONG,
+            0L,
+            atLeast(0),
+            LOW,
+            "Produce bytes per second past which the broker throttles its heaviest clients down to a"
+                + " fair share of it, quotas or not; 0 turns the fair share off.");
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.testkit.EmbeddedBrookCluster;
+import io.brook.tests.TestClients;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,11 +17,17 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.AlterPartitionReassignmentsOptions;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.PartitionReassignment;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.NoReassignmentInProgressException;
@@ -35,12 +42,24 @@ import org.junit.jupiter.api.io.TempDir;
  * Partition reassignment on three combined nodes, driven by kafka-clients' Admin and by Kafka's own
  * {@code kafka-reassign-partitions} tool. A move that adds a replica completes once the new replica
  * has caught up and joined the ISR; one whose new replica's broker is down stays in progress until
- * cancelled; reorders and shrinks complete at once.
+ * cancelled; reorders and shrinks complete at once. Replication throttles (KIP-73): a move started
+ * with {@code --throttle} copies the log at the throttle rate (measured over 10 MiB, 10 s at the
+ * rate, once the window's first burst is past) and {@code --verify} clears the throttle; a move of
+ * a partition whose replicas are not listed as throttled is not slowed by the brokers' rates.
  */
 @Timeout(300)
 class PartitionReassignmentIT {
   private static final Duration WITHIN = Duration.ofSeconds(20);
   private static final Duration TOOL_TIMEOUT = Duration.ofSeconds(90);
+  private static final long THROTTLE = 1024 * 1024;
+  private static final int VALUE_BYTES = 32 * 1024;
+
+  /** 16 MiB per moved partition; the measured span is the middle 10 MiB. */
+  private static final int RECORDS = 512;
+
+  private static final int MEASURE_FROM = 96;
+  private static final int MEASURE_TO = 416;
+
   private static EmbeddedBrookCluster cluster;
 
   @TempDir static Path tmp;
@@ -52,6 +71,10 @@ class PartitionReassignmentIT {
         EmbeddedBrookCluster.builder()
             .nodes(3)
             .config("auto.leader.rebalance.enable", "false")
+            // Three samples of 1 s: a throttled move's first burst (what the window allows before
+            // it is full) is past before the throttle tests measure
+            .config("replication.quota.window.num", "3")
+            .config("replication.quota.window.size.seconds", "1")
             .start();
   }
 
@@ -270,8 +293,8 @@ class PartitionReassignmentIT {
             "{\"version\":1,\"partitions\":[{\"topic\":\"tooled-single\",\"partition\":0,"
                 + "\"replicas\":[1,3]}]}");
 
-    // When the shrink is executed and verified (throttles preserved: there are none, and clearing
-    // them would ask for dynamic broker configs, which Brook refuses)
+    // When the shrink is executed and verified (throttles preserved: there are none;
+    // ReplicationThrottleIT clears them)
     Result execute =
         tool(
             "--bootstrap-server",
@@ -327,6 +350,145 @@ class PartitionReassignmentIT {
 
   private static Path json(String name, String content) throws IOException {
     return Files.writeString(tmp.resolve(name), content, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aThrottledReassignmentCopiesAtTheThrottleRateAndVerifyClearsIt() throws Exception {
+    // Given: 16 MiB on broker 1 alone
+    TopicPartition tp = new TopicPartition("throttled", 0);
+    try (Admin admin = ClusterClients.admin(cluster.bootstrapServers())) {
+      fill(admin, tp);
+      Path plan =
+          json(
+              "throttled.json",
+              "{\"version\":1,\"partitions\":[{\"topic\":\"throttled\",\"partition\":0,"
+                  + "\"replicas\":[1,2]}]}");
+
+      // When: moved to brokers 1 and 2 with a throttle of 1 MiB/s
+      tool(
+          "--bootstrap-server",
+          cluster.bootstrapServers(),
+          "--reassignment-json-file",
+          plan.toString(),
+          "--execute",
+          "--throttle",
+          "" + THROTTLE);
+      double rate = copyRate(2, tp);
+
+      // Then: the copy went at the throttle rate
+      assertThat(rate).isBetween(THROTTLE * 0.75, THROTTLE * 1.25);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> admin.listPartitionReassignments().reassignments().get().isEmpty());
+      Result verify =
+          tool(
+              "--bootstrap-server",
+              cluster.bootstrapServers(),
+              "--reassignment-json-file",
+              plan.toString(),
+              "--verify");
+      assertThat(verify.stdout()).contains("Clearing broker-level throttles");
+      assertThat(dynamicConfig(admin, new ConfigResource(ConfigResource.Type.BROKER, "1")))
+          .doesNotContainKey("leader.replication.throttled.rate");
+      assertThat(
+              dynamicConfig(admin, new ConfigResource(ConfigResource.Type.TOPIC, tp.topic()))
+                  .getOrDefault("leader.replication.throttled.replicas", ""))
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void aMoveOfReplicasNotListedIsNotThrottled() throws Exception {
+    // Given: every broker's throttle rates set, but no replica of "free" listed as throttled
+    TopicPartition tp = new TopicPartition("free", 0);
+    ConfigResource everyBroker = new ConfigResource(ConfigResource.Type.BROKER, "");
+    try (Admin admin = ClusterClients.admin(cluster.bootstrapServers())) {
+      fill(admin, tp);
+      alter(admin, everyBroker, Optional.of("" + THROTTLE));
+      try {
+        // When: moved to brokers 1 and 3
+        admin
+            .alterPartitionReassignments(
+                Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(1, 3)))))
+            .all()
+            .get(30, TimeUnit.SECONDS);
+        double rate = copyRate(3, tp);
+
+        // Then: well above the throttle rate
+        assertThat(rate).isGreaterThan(THROTTLE * 2.0);
+      } finally {
+        alter(admin, everyBroker, Optional.empty());
+      }
+    }
+  }
+
+  /** Creates {@code tp} on broker 1 alone and writes 16 MiB to it. */
+  private static void fill(Admin admin, TopicPartition tp) throws Exception {
+    admin
+        .createTopics(List.of(new NewTopic(tp.topic(), Map.of(0, List.of(1)))))
+        .all()
+        .get(30, TimeUnit.SECONDS);
+    try (KafkaProducer<byte[], byte[]> producer =
+        TestClients.producer(cluster.bootstrapServers(), "acks", "all", "linger.ms", "5")) {
+      byte[] value = new byte[VALUE_BYTES];
+      for (int i = 0; i < RECORDS; i++) {
+        producer.send(new ProducerRecord<>(tp.topic(), 0, null, value));
+      }
+      producer.flush();
+    }
+  }
+
+  /**
+   * The rate, in bytes per second, at which broker {@code nodeId}'s new replica of {@code tp} grows
+   * over the middle of the copy (from record {@link #MEASURE_FROM} to {@link #MEASURE_TO}).
+   */
+  private static double copyRate(int nodeId, TopicPartition tp) {
+    long startNanos = awaitLogEnd(nodeId, tp, MEASURE_FROM);
+    long endNanos = awaitLogEnd(nodeId, tp, MEASURE_TO);
+    double seconds = (endNanos - startNanos) / 1e9;
+    return (MEASURE_TO - MEASURE_FROM) * (double) VALUE_BYTES / seconds;
+  }
+
+  /** Waits until the replica's log end reaches {@code offset}; the time it did. */
+  private static long awaitLogEnd(int nodeId, TopicPartition tp, long offset) {
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () ->
+                cluster
+                    .server(nodeId)
+                    .replicaManager()
+                    .partition(tp)
+                    .map(p -> p.log().logEndOffset() >= offset)
+                    .orElse(false));
+    return System.nanoTime();
+  }
+
+  /** Sets (or, empty, deletes) both throttle rates of a broker resource. */
+  private static void alter(Admin admin, ConfigResource broker, Optional<String> rate)
+      throws Exception {
+    List<AlterConfigOp> ops =
+        List.of("leader.replication.throttled.rate", "follower.replication.throttled.rate").stream()
+            .map(
+                key ->
+                    new AlterConfigOp(
+                        new ConfigEntry(key, rate.orElse("")),
+                        rate.isPresent() ? AlterConfigOp.OpType.SET : AlterConfigOp.OpType.DELETE))
+            .toList();
+    admin.incrementalAlterConfigs(Map.of(broker, ops)).all().get(30, TimeUnit.SECONDS);
+  }
+
+  /** The dynamic (non-default) config entries of a resource. */
+  private static Map<String, String> dynamicConfig(Admin admin, ConfigResource resource)
+      throws Exception {
+    Config config = admin.describeConfigs(List.of(resource)).all().get().get(resource);
+    return config.entries().stream()
+        .filter(
+            e ->
+                e.source() == ConfigEntry.ConfigSource.DYNAMIC_BROKER_CONFIG
+                    || e.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG)
+        .collect(java.util.stream.Collectors.toMap(ConfigEntry::name, ConfigEntry::value));
   }
 
   /** What a child JVM printed. */

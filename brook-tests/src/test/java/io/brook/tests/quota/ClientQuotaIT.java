@@ -305,24 +305,30 @@ class ClientQuotaIT {
 
   /** Sets one quota and waits until the broker's metadata shows it. */
   static void setQuota(String type, String name, String key, double value) throws Exception {
-    ClientQuotaEntity entity = new ClientQuotaEntity(Map.of(type, name));
     try (Admin admin = admin()) {
-      admin
-          .alterClientQuotas(
-              List.of(
-                  new ClientQuotaAlteration(
-                      entity, List.of(new ClientQuotaAlteration.Op(key, value)))))
-          .all()
-          .get();
-      ClientQuotaFilter filter =
-          ClientQuotaFilter.containsOnly(List.of(ClientQuotaFilterComponent.ofEntity(type, name)));
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () ->
-                  Map.of(key, value)
-                      .equals(admin.describeClientQuotas(filter).entities().get().get(entity)));
+      setQuota(admin, type, name, key, value);
     }
+  }
+
+  /** Sets one quota through {@code admin} and waits until its broker's metadata shows it. */
+  static void setQuota(Admin admin, String type, String name, String key, double value)
+      throws Exception {
+    ClientQuotaEntity entity = new ClientQuotaEntity(Map.of(type, name));
+    admin
+        .alterClientQuotas(
+            List.of(
+                new ClientQuotaAlteration(
+                    entity, List.of(new ClientQuotaAlteration.Op(key, value)))))
+        .all()
+        .get();
+    ClientQuotaFilter filter =
+        ClientQuotaFilter.containsOnly(List.of(ClientQuotaFilterComponent.ofEntity(type, name)));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                Map.of(key, value)
+                    .equals(admin.describeClientQuotas(filter).entities().get().get(entity)));
   }
 
   static double metric(

@@ -1,5 +1,6 @@
 package io.brook.broker.replica.fetcher;
 
+import io.brook.broker.quota.ReplicationQuota;
 import io.brook.broker.replica.Followers;
 import io.brook.broker.replica.Partition;
 import io.brook.protocol.client.ConnectionSecurity;
@@ -30,6 +31,7 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
   private final LongSupplier brokerEpoch;
   private final IntFunction<Optional<Node>> leaderNode;
   private final ReplicaFetchConfig config;
+  private final ReplicationQuota throttle;
   private final Time time;
   private final InterNodeEventLoops loops;
   private final InterNodeClientConfig connections;
@@ -45,6 +47,8 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
    * @param loops the node's inter-node event loops, shared by every fetcher's connections
    * @param connections how fetchers connect (set-up timeouts, reconnect back-off, security); each
    *     fetcher thread gets its own client under its thread name, one fetch in flight at a time
+   * @param throttle the follower side of the replication throttle (KIP-73): a throttled replica
+   *     that is not caught up is left out of fetches while the throttled replicas' rate is over it
    * @throws IllegalArgumentException if the inter-broker listener's security protocol is one the
    *     inter-node client does not speak yet
    */
@@ -55,7 +59,9 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
       ReplicaFetchConfig config,
       Time time,
       InterNodeEventLoops loops,
-      InterNodeClientConfig connections) {
+      InterNodeClientConfig connections,
+      ReplicationQuota throttle) {
+    this.throttle = throttle;
     this.brokerId = brokerId;
     this.brokerEpoch = brokerEpoch;
     this.leaderNode = leaderNode;
@@ -139,6 +145,7 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
             brokerEpoch,
             leaderNode,
             config,
+            throttle,
             time,
             new InterNodeClient(loops, fetcherConnections(name)));
     fetcher.start();

@@ -1,5 +1,6 @@
 package io.brook.broker.replica.fetcher;
 
+import io.brook.broker.quota.ReplicationQuota;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.PartitionState;
 import io.brook.protocol.client.InterNodeClient;
@@ -54,6 +55,12 @@ final class ReplicaFetcherThread extends Thread {
   /** Retry of a partition whose leader has not applied the metadata this follower has. */
   static final long LEADER_NOT_READY_RETRY_MS = 50;
 
+  /**
+   * How soon a fetcher whose partitions are all held back by the replication throttle looks again:
+   * often enough that the rate stays close to the bound.
+   */
+  static final long THROTTLE_RECHECK_MS = 100;
+
   /** Fetch v12, the last naming topics by name, for partitions without a topic id. */
   private static final short LAST_VERSION_WITHOUT_TOPIC_IDS = 12;
 
@@ -69,6 +76,7 @@ final class ReplicaFetcherThread extends Thread {
   private final LongSupplier brokerEpoch;
   private final IntFunction<Optional<Node>> leaderNode;
   private final ReplicaFetchConfig config;
+  private final ReplicationQuota throttle;
   private final Time time;
   private final InterNodeClient client;
   private final FetchSessionHandler session;
@@ -103,9 +111,11 @@ final class ReplicaFetcherThread extends Thread {
       LongSupplier brokerEpoch,
       IntFunction<Optional<Node>> leaderNode,
       ReplicaFetchConfig config,
+      ReplicationQuota throttle,
       Time time,
       InterNodeClient client) {
     super(name);
+    this.throttle = throttle;
     setDaemon(true);
     this.leaderId = leaderId;
     this.brokerId = brokerId;
@@ -229,6 +239,7 @@ final class ReplicaFetcherThread extends Thread {
     FetchSessionHandler.Builder sessionRequest = session.newBuilder();
     Map<TopicPartition, FetchState> fetched = new HashMap<>();
     long nextDelayEnd = Long.MAX_VALUE;
+    boolean overThrottle = throttle.isQuotaExceeded();
     for (Map.Entry<TopicPartition, FetchState> entry : partitions.entrySet()) {
       FetchState fetchState = entry.getValue();
       Partition partition = fetchState.partition;
@@ -238,6 +249,12 @@ final class ReplicaFetcherThread extends Thread {
       }
       if (fetchState.delayedUntilMs > now) {
         nextDelayEnd = Math.min(nextDelayEnd, fetchState.delayedUntilMs);
+        continue;
+      }
+      if (overThrottle && fetchState.lag > 0 && throttle.isThrottled(entry.getKey())) {
+        // KIP-73: a throttled replica still catching up waits while the throttled replicas'
+        // rate is over follower.replication.throttled.rate; one in sync is never held back.
+        nextDelayEnd = Math.min(nextDelayEnd, now + THROTTLE_RECHECK_MS);
         continue;
       }
       ReplicaLog partitionLog = partition.log();
@@ -349,10 +366,12 @@ final class ReplicaFetcherThread extends Thread {
           if (FetchResponse.isDivergingEpoch(data)) {
             FollowerTruncation.onDivergingEpoch(partition, data.divergingEpoch());
           } else if (partition.log().logEndOffset() == sent.fetchOffset) {
-            partition.appendAsFollower(
-                (MemoryRecords) FetchResponse.recordsOrFail(data),
-                data.highWatermark(),
-                data.logStartOffset());
+            MemoryRecords records =
+                WholeBatches.of((MemoryRecords) FetchResponse.recordsOrFail(data));
+            partition.appendAsFollower(records, data.highWatermark(), data.logStartOffset());
+            if (throttle.isThrottled(partition.topicPartition())) {
+              throttle.record(records.sizeInBytes());
+            }
             fetchState.lag = Math.max(0, data.highWatermark() - partition.log().logEndOffset());
           }
         }
