@@ -102,6 +102,7 @@ public final class BrookServer implements AutoCloseable {
   private final InterNodeEventLoops interNode;
   private final KafkaNetworkServer network;
   private final NodeTls tls;
+  private final SaslListeners.Built sasl;
   private final AdminServer admin;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
@@ -126,6 +127,7 @@ public final class BrookServer implements AutoCloseable {
     this.interNode = c.interNode;
     this.network = c.network;
     this.tls = c.tls;
+    this.sasl = c.sasl;
     this.admin = c.admin;
   }
 
@@ -161,6 +163,7 @@ public final class BrookServer implements AutoCloseable {
     InterNodeEventLoops interNode;
     KafkaNetworkServer network;
     NodeTls tls;
+    SaslListeners.Built sasl;
     AdminChecks checks;
     AdminServer admin;
     ClientQuotaManager quotas;
@@ -171,6 +174,7 @@ public final class BrookServer implements AutoCloseable {
           cluster,
           controllerSide,
           network,
+          sasl,
           tls,
           disk,
           fetchers,
@@ -412,7 +416,8 @@ public final class BrookServer implements AutoCloseable {
    * (SASL_PLAINTEXT, SASL_SSL), checking SCRAM credentials against the current metadata image.
    */
   private static Function<String, ListenerSecurity> listenerSecurity(Components c) {
-    Map<String, SaslListenerConfig> sasl = SaslListeners.build(c.config, c.quorum::image);
+    c.sasl = SaslListeners.build(c.config, c.quorum::image);
+    Map<String, SaslListenerConfig> sasl = c.sasl.listeners();
     NodeTls tls = c.tls;
     return listener -> {
       ListenerSecurity below = tls.listenerSecurity(listener);
@@ -731,6 +736,7 @@ public final class BrookServer implements AutoCloseable {
     closeEach(
         admin,
         network,
+        sasl,
         tls,
         cluster,
         controllerSide,
