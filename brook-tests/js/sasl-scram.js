@@ -1,13 +1,15 @@
-// Run by SaslIT: node sasl-scram.js BOOTSTRAP TOPIC MECHANISM USER PASSWORD
-// kafkajs over SASL_PLAINTEXT with SCRAM: a wrong password is refused, the right one produces
-// records and a consumer reads them back. Prints one line per finding; exits non-zero on any error.
+// Run by SaslIT and SaslSslAclIT: node sasl-scram.js BOOTSTRAP TOPIC MECHANISM USER PASSWORD [CA_PEM]
+// kafkajs with SCRAM, over SASL_PLAINTEXT or, given the CA certificate that signed the broker's,
+// over SASL_SSL: a wrong password is refused, the right one produces records and a consumer reads
+// them back. Prints one line per finding; exits non-zero on any error.
 'use strict';
 
+const fs = require('fs');
 const { Kafka, logLevel } = require('kafkajs');
 
-const [bootstrap, topic, mechanism, username, password] = process.argv.slice(2);
+const [bootstrap, topic, mechanism, username, password, caPem] = process.argv.slice(2);
 if (!password) {
-  console.error('usage: node sasl-scram.js BOOTSTRAP TOPIC MECHANISM USER PASSWORD');
+  console.error('usage: node sasl-scram.js BOOTSTRAP TOPIC MECHANISM USER PASSWORD [CA_PEM]');
   process.exit(2);
 }
 
@@ -20,6 +22,8 @@ function client(secret) {
     logLevel: logLevel.NOTHING,
     retry: { retries: 2 },
     sasl: { mechanism: mechanism.toLowerCase(), username, password: secret },
+    // The broker's certificate names 127.0.0.1, which TLS checks as it would a host name.
+    ssl: caPem ? { ca: [fs.readFileSync(caPem, 'utf-8')] } : false,
   });
 }
 

@@ -107,6 +107,7 @@ public final class BrookServer implements AutoCloseable {
   private final InterNodeEventLoops interNode;
   private final KafkaNetworkServer network;
   private final NodeTls tls;
+  private final SaslListeners.Built sasl;
   private final AdminServer admin;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
@@ -132,6 +133,7 @@ public final class BrookServer implements AutoCloseable {
     this.interNode = c.interNode;
     this.network = c.network;
     this.tls = c.tls;
+    this.sasl = c.sasl;
     this.admin = c.admin;
   }
 
@@ -168,6 +170,7 @@ public final class BrookServer implements AutoCloseable {
     InterNodeEventLoops interNode;
     KafkaNetworkServer network;
     NodeTls tls;
+    SaslListeners.Built sasl;
     AdminChecks checks;
     AdminServer admin;
     ClientQuotaManager quotas;
@@ -179,6 +182,7 @@ public final class BrookServer implements AutoCloseable {
           cluster,
           controllerSide,
           network,
+          sasl,
           tls,
           disk,
           fetchers,
@@ -420,7 +424,8 @@ public final class BrookServer implements AutoCloseable {
    * (SASL_PLAINTEXT, SASL_SSL), checking SCRAM credentials against the current metadata image.
    */
   private static Function<String, ListenerSecurity> listenerSecurity(Components c) {
-    Map<String, SaslListenerConfig> sasl = SaslListeners.build(c.config, c.quorum::image);
+    c.sasl = SaslListeners.build(c.config, c.quorum::image);
+    Map<String, SaslListenerConfig> sasl = c.sasl.listeners();
     NodeTls tls = c.tls;
     return listener -> {
       ListenerSecurity below = tls.listenerSecurity(listener);
@@ -763,6 +768,7 @@ public final class BrookServer implements AutoCloseable {
     closeEach(
         admin,
         network,
+        sasl,
         tls,
         cluster,
         controllerSide,

@@ -41,12 +41,13 @@ class SaslListenersTest {
   void plainAndScramListenerBuilds() {
     Map<String, SaslListenerConfig> listeners =
         SaslListeners.build(
-            config(
-                "sasl.enabled.mechanisms",
-                "PLAIN,SCRAM-SHA-512",
-                "listener.name.sasl_plaintext.plain.sasl.jaas.config",
-                PLAIN_JAAS),
-            () -> MetadataImage.EMPTY);
+                config(
+                    "sasl.enabled.mechanisms",
+                    "PLAIN,SCRAM-SHA-512",
+                    "listener.name.sasl_plaintext.plain.sasl.jaas.config",
+                    PLAIN_JAAS),
+                () -> MetadataImage.EMPTY)
+            .listeners();
 
     assertThat(listeners).containsOnlyKeys("SASL_PLAINTEXT");
     assertThat(listeners.get("SASL_PLAINTEXT").mechanismNames())
@@ -55,7 +56,7 @@ class SaslListenersTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"GSSAPI", "OAUTHBEARER", "SCRAM-SHA-1"})
+  @ValueSource(strings = {"GSSAPI", "SCRAM-SHA-1"})
   void anUnimplementedMechanismStopsStartUp(String mechanism) {
     // GSSAPI is also Kafka's default for sasl.enabled.mechanisms.
     assertThatThrownBy(
@@ -74,12 +75,13 @@ class SaslListenersTest {
     // TLS goes under it (NodeTls); the SASL stage is the same as on SASL_PLAINTEXT.
     Map<String, SaslListenerConfig> listeners =
         SaslListeners.build(
-            config(
-                "listener.security.protocol.map",
-                "SASL_PLAINTEXT:SASL_SSL,CONTROLLER:PLAINTEXT",
-                "sasl.enabled.mechanisms",
-                "SCRAM-SHA-256"),
-            () -> MetadataImage.EMPTY);
+                config(
+                    "listener.security.protocol.map",
+                    "SASL_PLAINTEXT:SASL_SSL,CONTROLLER:PLAINTEXT",
+                    "sasl.enabled.mechanisms",
+                    "SCRAM-SHA-256"),
+                () -> MetadataImage.EMPTY)
+            .listeners();
 
     assertThat(listeners.get("SASL_PLAINTEXT").mechanismNames()).containsExactly("SCRAM-SHA-256");
   }
@@ -92,6 +94,85 @@ class SaslListenersTest {
                     config("sasl.enabled.mechanisms", "PLAIN"), () -> MetadataImage.EMPTY))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("listener.name.sasl_plaintext.plain.sasl.jaas.config");
+  }
+
+  private static final String OAUTH_JAAS =
+      "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required"
+          + " unsecuredLoginStringClaim_sub=\"broker\";";
+
+  @Test
+  void oauthBearerWithTheUnsecuredValidatorBuilds() {
+    try (SaslListeners.Built built =
+        SaslListeners.build(
+            config(
+                "sasl.enabled.mechanisms",
+                "OAUTHBEARER,SCRAM-SHA-512",
+                "listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config",
+                OAUTH_JAAS),
+            () -> MetadataImage.EMPTY)) {
+      assertThat(built.listeners().get("SASL_PLAINTEXT").mechanismNames())
+          .containsExactly("OAUTHBEARER", "SCRAM-SHA-512");
+      assertThat(built.handlers()).hasSize(1);
+    }
+  }
+
+  @Test
+  void oauthBearerWithoutAJaasConfigStopsStartUp() {
+    assertThatThrownBy(
+            () ->
+                SaslListeners.build(
+                    config("sasl.enabled.mechanisms", "OAUTHBEARER"), () -> MetadataImage.EMPTY))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config");
+  }
+
+  /** Building an OAUTHBEARER-only listener with the unsecured login module's JAAS and more keys. */
+  private static SaslListeners.Built oauthListener(String key, String value) {
+    return SaslListeners.build(
+        config(
+            "sasl.enabled.mechanisms",
+            "OAUTHBEARER",
+            "listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config",
+            OAUTH_JAAS,
+            key,
+            value),
+        () -> MetadataImage.EMPTY);
+  }
+
+  @Test
+  void theJwksValidatorWithoutAJwksUrlStopsStartUp() {
+    assertThatThrownBy(
+            () ->
+                oauthListener(
+                    "listener.name.sasl_plaintext.oauthbearer.sasl.server.callback.handler.class",
+                    "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("sasl.oauthbearer.jwks.endpoint.url");
+  }
+
+  @Test
+  void aPerListenerOAuthBearerValueThatDoesNotParseStopsStartUp() {
+    assertThatThrownBy(
+            () ->
+                oauthListener(
+                    "listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.clock.skew.seconds",
+                    "soon"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("sasl.oauthbearer.clock.skew.seconds");
+  }
+
+  @Test
+  void oauthBearerBetweenBrokersStopsStartUp() {
+    assertThatThrownBy(
+            () ->
+                SaslListeners.interBrokerCredentials(
+                    config(
+                        "sasl.mechanism.inter.broker.protocol",
+                        "OAUTHBEARER",
+                        "listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config",
+                        OAUTH_JAAS)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("OAUTHBEARER");
   }
 
   @Test

@@ -23,6 +23,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.apache.kafka.common.security.authenticator.SaslInternalConfigs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +69,9 @@ public final class SaslSession {
 
   /** Whether a step of the SASL server is running on a worker. */
   private boolean evaluating;
+
+  /** The session lifetime told to the client (SaslAuthenticate v1+); 0 when it never expires. */
+  private long sessionLifetimeMs;
 
   public SaslSession(
       SaslListenerConfig config, String listenerName, Channel channel, FrameDecoder frames) {
@@ -165,7 +169,7 @@ public final class SaslSession {
               }
               response.setAuthBytes(step.challenge());
               if (state == State.AUTHENTICATED && context.apiVersion() >= 1) {
-                response.setSessionLifetimeMs(config.connectionsMaxReauthMs());
+                response.setSessionLifetimeMs(sessionLifetimeMs);
               }
               answer.complete(response);
             });
@@ -284,18 +288,51 @@ public final class SaslSession {
     // the TLS handshake's, as Kafka's principal builder prefers the SASL identity.
     ConnectionPrincipal.set(channel, new KafkaPrincipal(KafkaPrincipal.USER_TYPE, authorizationId));
     state = State.AUTHENTICATED;
+    Long credentialExpiryMs = credentialExpiryMs(server);
     disposeQuietly(server);
     server = null;
     frames.restoreLimit();
-    long lifetimeMs = config.connectionsMaxReauthMs();
-    sessionExpiryNanos =
-        lifetimeMs == 0 ? 0 : (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lifetimeMs)) | 1;
+    startSession(credentialExpiryMs);
     LOG.debug(
         "Authenticated connection peer={} listener={} principal=User:{} mechanism={}",
         channel.remoteAddress(),
         listenerName,
         authorizationId,
         mechanism);
+  }
+
+  /**
+   * When the credential just presented stops being valid (an OAUTHBEARER token's {@code exp}), in
+   * epoch milliseconds, or null when the mechanism's credentials do not expire.
+   */
+  private static Long credentialExpiryMs(SaslServer server) {
+    Object value =
+        server.getNegotiatedProperty(
+            SaslInternalConfigs.CREDENTIAL_LIFETIME_MS_SASL_NEGOTIATED_PROPERTY_KEY);
+    return value instanceof Long expiry ? expiry : null;
+  }
+
+  /**
+   * The session's lifetime, as Kafka's broker sets it (KIP-368, KIP-255): {@code
+   * connections.max.reauth.ms}, shortened to what is left of the credential when that expires
+   * sooner; a session whose credential has already expired is over at once.
+   */
+  private void startSession(Long credentialExpiryMs) {
+    long maxReauthMs = config.connectionsMaxReauthMs();
+    long now = System.nanoTime();
+    if (credentialExpiryMs == null && maxReauthMs == 0) {
+      sessionLifetimeMs = 0;
+      sessionExpiryNanos = 0;
+      return;
+    }
+    long lifetimeMs = maxReauthMs == 0 ? Long.MAX_VALUE : maxReauthMs;
+    if (credentialExpiryMs != null) {
+      lifetimeMs =
+          Math.min(lifetimeMs, Math.max(0, credentialExpiryMs - System.currentTimeMillis()));
+    }
+    sessionLifetimeMs = lifetimeMs;
+    // | 1: never 0, which means "no expiry"
+    sessionExpiryNanos = (now + TimeUnit.MILLISECONDS.toNanos(lifetimeMs)) | 1;
   }
 
   /**

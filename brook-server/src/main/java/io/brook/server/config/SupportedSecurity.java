@@ -59,21 +59,33 @@ final class SupportedSecurity {
    */
   private static final Pattern AUTHORIZER_KEYS = Pattern.compile("authorizer\\.class\\.name");
 
+  /** OAUTHBEARER token validation: Kafka's {@code sasl.oauthbearer.*} broker keys. */
+  private static final String OAUTHBEARER_KEYS =
+      SaslSettings.OAUTH_KEYS.stream()
+          .map(Pattern::quote)
+          .collect(java.util.stream.Collectors.joining("|"));
+
   /** SASL: Kafka's broker-wide {@code sasl.*} keys ({@link SaslSettings}). */
   private static final Pattern SASL_KEYS =
       Pattern.compile(
           "sasl\\.(enabled\\.mechanisms|mechanism\\.inter\\.broker\\.protocol|jaas\\.config"
-              + "|server\\.max\\.receive\\.size|server\\.callback\\.handler\\.class)");
+              + "|server\\.max\\.receive\\.size|server\\.callback\\.handler\\.class)"
+              + "|"
+              + OAUTHBEARER_KEYS);
 
   /**
-   * SASL per listener: the enabled mechanisms, and the JAAS config and PLAIN callback handler of
-   * one of the mechanisms Brook implements ({@code <mechanism>.sasl.*}, lower case as in Kafka).
+   * SASL per listener: the enabled mechanisms, and the JAAS config and callback handler of one of
+   * the mechanisms Brook implements ({@code <mechanism>.sasl.*}, lower case as in Kafka), and
+   * OAUTHBEARER's validation keys (with or without the mechanism prefix, as Kafka looks them up).
    */
   private static final Pattern SASL_LISTENER_KEYS =
       Pattern.compile(
           "sasl\\.enabled\\.mechanisms"
-              + "|(plain|scram-sha-256|scram-sha-512)\\.sasl\\.jaas\\.config"
-              + "|plain\\.sasl\\.server\\.callback\\.handler\\.class");
+              + "|(plain|scram-sha-256|scram-sha-512|oauthbearer)\\.sasl\\.jaas\\.config"
+              + "|(plain|oauthbearer)\\.sasl\\.server\\.callback\\.handler\\.class"
+              + "|(oauthbearer\\.)?("
+              + OAUTHBEARER_KEYS
+              + ")");
 
   /**
    * Connection limits per listener (not security, but under {@code listener.name.} like the rest;

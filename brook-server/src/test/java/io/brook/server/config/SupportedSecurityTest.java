@@ -22,8 +22,11 @@ class SupportedSecurityTest {
         "sasl.login.callback.handler.class | com.example.Login | sasl.login.callback.handler.class",
         "listener.name.plaintext.gssapi.sasl.jaas.config | x required;"
             + " | listener.name.plaintext.gssapi.sasl.jaas.config",
-        "listener.name.plaintext.oauthbearer.sasl.server.callback.handler.class | com.example.H"
-            + " | listener.name.plaintext.oauthbearer.sasl.server.callback.handler.class",
+        "listener.name.plaintext.oauthbearer.sasl.oauthbearer.jwt.validator.class | com.example.V"
+            + " | listener.name.plaintext.oauthbearer.sasl.oauthbearer.jwt.validator.class",
+        "sasl.oauthbearer.token.endpoint.url | http://idp/token | sasl.oauthbearer.token.endpoint.url",
+        "listener.name.plaintext.scram-sha-256.sasl.oauthbearer.expected.issuer | https://idp"
+            + " | listener.name.plaintext.scram-sha-256.sasl.oauthbearer.expected.issuer",
         "principal.builder.class | com.example.Builder | principal.builder.class",
         "ssl.no.such.setting | x | ssl.no.such.setting",
         "listener.name.plaintext.sasl.kerberos.service.name | kafka"
@@ -82,10 +85,26 @@ class SupportedSecurityTest {
     props.put(
         "listener.name.sasl_plaintext.plain.sasl.server.callback.handler.class", "com.example.H");
     props.put("listener.name.secure.ssl.keystore.location", "/etc/brook/node.p12");
+    props.put("listener.name.secure.oauthbearer.sasl.jaas.config", "x required;");
+    props.put(
+        "listener.name.secure.oauthbearer.sasl.server.callback.handler.class",
+        "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler");
+    props.put(
+        "listener.name.secure.oauthbearer.sasl.oauthbearer.jwks.endpoint.url", "https://idp/jwks");
+    props.put("listener.name.secure.sasl.oauthbearer.expected.audience", "brook");
+    props.put("sasl.oauthbearer.expected.issuer", "https://idp");
+    props.put("sasl.oauthbearer.clock.skew.seconds", "5");
 
     BrokerConfig config = config(props);
 
     assertThat(config.unknownKeys()).isEmpty();
+    assertThat(config.value("sasl.oauthbearer.clock.skew.seconds")).isEqualTo(5);
+    assertThat(ListenerOAuthBearer.settings(config, "SECURE"))
+        .containsEntry("sasl.oauthbearer.jwks.endpoint.url", "https://idp/jwks")
+        .containsEntry("sasl.oauthbearer.expected.audience", java.util.List.of("brook"))
+        .containsEntry("sasl.oauthbearer.expected.issuer", "https://idp")
+        .containsEntry("sasl.oauthbearer.clock.skew.seconds", 5)
+        .containsEntry("sasl.oauthbearer.sub.claim.name", "sub");
   }
 
   @ParameterizedTest(name = "{0}")

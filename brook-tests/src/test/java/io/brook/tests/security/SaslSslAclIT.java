@@ -7,6 +7,7 @@ import io.brook.testkit.BrookExtension;
 import io.brook.testkit.EmbeddedBrook;
 import io.brook.testkit.TestCertificates;
 import io.brook.testkit.TestCertificates.StoreType;
+import io.brook.tests.ChildProcess;
 import io.brook.tests.TestClients;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,11 +46,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * without WRITE is refused with TOPIC_AUTHORIZATION_FAILED, the same user produces and consumes
  * once granted WRITE and READ by an administrator's Admin call, and another user stays refused.
  * SCRAM users are managed over the same listener (AlterUserScramCredentials needs ALTER on the
- * cluster).
+ * cluster). Non-Java clients over the same SASL_SSL listener: kcat (Debian's, librdkafka 2.0.2) and
+ * kafkajs with SCRAM-SHA-512 produce and consume.
  */
 @Timeout(180)
 class SaslSslAclIT {
   private static final String TOPIC = "orders";
+  private static final String KCAT_TOPIC = "kcat-sasl-ssl";
+  private static final String KAFKAJS_TOPIC = "kafkajs-sasl-ssl";
 
   private static final Path CERT_DIR = tempDir();
   private static final TestCertificates CERTS = TestCertificates.create(CERT_DIR);
@@ -145,8 +149,80 @@ class SaslSslAclIT {
   @BeforeAll
   static void topic() throws Exception {
     try (Admin admin = admin("admin", "admin-secret")) {
-      admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(TOPIC, 1, (short) 1),
+                  new NewTopic(KCAT_TOPIC, 1, (short) 1),
+                  new NewTopic(KAFKAJS_TOPIC, 1, (short) 1)))
+          .all()
+          .get();
     }
+  }
+
+  @Test
+  void kcatWithScramSha512OverTlsProducesAndConsumes() throws Exception {
+    // Debian's kcat carries librdkafka 2.0.2, whose SCRAM final message repeats the client nonce.
+    List<String> common =
+        List.of(
+            "-b",
+            bootstrap(),
+            "-X",
+            "security.protocol=sasl_ssl",
+            "-X",
+            "ssl.ca.location=" + CERTS.caPem(),
+            "-X",
+            "sasl.mechanisms=SCRAM-SHA-512",
+            "-X",
+            "sasl.username=admin",
+            "-X",
+            "sasl.password=admin-secret");
+    List<String> produce = new ArrayList<>(List.of("kcat", "-P", "-t", KCAT_TOPIC));
+    produce.addAll(common);
+    ChildProcess.Result produced =
+        ChildProcess.run(produce, "one\ntwo\nthree\n", Duration.ofSeconds(60));
+    assertThat(produced.exitCode()).as(produced.describe()).isZero();
+    List<String> consume =
+        new ArrayList<>(List.of("kcat", "-C", "-t", KCAT_TOPIC, "-o", "beginning", "-e", "-q"));
+    consume.addAll(common);
+    ChildProcess.Result consumed = ChildProcess.run(consume, "", Duration.ofSeconds(60));
+    assertThat(consumed.exitCode()).as(consumed.describe()).isZero();
+    assertThat(consumed.stdout().lines()).containsExactly("one", "two", "three");
+  }
+
+  @Test
+  void kafkajsWithScramOverTlsIsRefusedAWrongPasswordThenProducesAndConsumes() throws Exception {
+    Path js = Path.of(System.getProperty("brook.tests.js.dir", "js")).toAbsolutePath();
+    // The first group lookup creates __consumer_offsets (50 partitions), which can take seconds on
+    // a loaded machine; kafkajs, with the script's two retries, may give up and sit out a restart
+    // back-off meanwhile. Admin waits for the coordinator, so kafkajs finds it in place.
+    try (Admin admin = admin("admin", "admin-secret")) {
+      assertThat(
+              admin
+                  .listConsumerGroupOffsets("brook-kafkajs-sasl")
+                  .partitionsToOffsetAndMetadata()
+                  .get())
+          .isEmpty();
+    }
+    ChildProcess.Result run =
+        ChildProcess.run(
+            List.of(
+                "node",
+                js.resolve("sasl-scram.js").toString(),
+                bootstrap(),
+                KAFKAJS_TOPIC,
+                "SCRAM-SHA-512",
+                "admin",
+                "admin-secret",
+                CERTS.caPem().toString()),
+            "",
+            Duration.ofSeconds(90));
+    assertThat(run.exitCode()).as(run.describe()).isZero();
+    assertThat(run.stdout().lines())
+        .as(run.describe())
+        .contains("sent 10", "consumed 10")
+        .anyMatch(
+            line -> line.startsWith("wrong password refused: KafkaJSSASLAuthenticationError"));
   }
 
   @Test
