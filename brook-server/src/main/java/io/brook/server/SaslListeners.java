@@ -120,8 +120,7 @@ final class SaslListeners {
   }
 
   /** PLAIN's password check: the configured callback handler, or the JAAS user_ options. */
-  private static AuthenticateCallbackHandler plainCallbackHandler(
-      BrokerConfig config, String listener) {
+  static AuthenticateCallbackHandler plainCallbackHandler(BrokerConfig config, String listener) {
     String mechanismPrefix = listenerPrefix(listener) + PLAIN.toLowerCase(Locale.ROOT) + ".";
     String className = listenerValue(config, mechanismPrefix, "sasl.server.callback.handler.class");
     if (className == null) {

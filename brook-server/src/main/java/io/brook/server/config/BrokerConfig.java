@@ -150,6 +150,9 @@ public final class BrokerConfig {
   /** Where {@code brook dev} serves /metrics, /health and /ready. */
   public static final String DEV_ADMIN_LISTENER = "http://localhost:9644";
 
+  /** Where {@code brook dev} serves the HTTP API (/v1). */
+  public static final String DEV_HTTP_LISTENER = "http://localhost:8082";
+
   private static boolean portFree(int port) {
     try (java.net.ServerSocket probe = new java.net.ServerSocket(port)) {
       return true;
@@ -191,6 +194,9 @@ public final class BrokerConfig {
     props.put(GroupSettings.GROUP_INITIAL_REBALANCE_DELAY_MS, "0");
     if (portFree(9644)) {
       props.put(AdminSettings.ADMIN_LISTENER, DEV_ADMIN_LISTENER);
+    }
+    if (portFree(8082)) {
+      props.put(HttpSettings.HTTP_LISTENER, DEV_HTTP_LISTENER);
     }
     return from(props);
   }
@@ -346,6 +352,11 @@ public final class BrokerConfig {
   public java.net.URI adminListener() {
     return AdminSettings.parse(
         AdminSettings.ADMIN_LISTENER, valueString(AdminSettings.ADMIN_LISTENER));
+  }
+
+  /** {@code brook.http.*}: the HTTP API's listener, authentication and bounds. */
+  public HttpApiConfig httpApi() {
+    return HttpSettings.values(this);
   }
 
   /** {@code brook.log.max.open.files}: the bound on open segment files across all partitions. */
