@@ -1,36 +1,21 @@
 package io.brook.server.http;
 
-import static io.brook.server.http.LocalApis.mutable;
+import static io.brook.broker.api.InProcessApis.mutable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.brook.protocol.ZeroCopyRecords;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import java.io.EOFException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.brook.broker.api.ClientRecords;
+import io.brook.broker.api.InProcessApis;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.util.ArrayDeque;
-import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.BaseRecords;
-import org.apache.kafka.common.record.internal.ControlRecordType;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.Record;
-import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.record.internal.Records;
 
 /**
  * {@code GET /v1/topics/{topic}/partitions/{p}/records}: one consumer Fetch through the broker's
@@ -47,18 +32,18 @@ final class FetchRoute {
   private static final int DEFAULT_MAX_WAIT_MS = 500;
   private static final int MAX_WAIT_MS = 30_000;
 
-  private final LocalApis apis;
+  private final InProcessApis apis;
   private final Worker worker;
   private final int fetchMaxBytes;
 
-  FetchRoute(LocalApis apis, Worker worker, int fetchMaxBytes) {
+  FetchRoute(InProcessApis apis, Worker worker, int fetchMaxBytes) {
     this.apis = apis;
     this.worker = worker;
     this.fetchMaxBytes = fetchMaxBytes;
   }
 
   CompletableFuture<Reply> fetch(
-      String topic, int partition, Map<String, List<String>> query, LocalApis.Caller caller) {
+      String topic, int partition, Map<String, List<String>> query, InProcessApis.Caller caller) {
     long offset = Json.query("offset", first(query, "offset"), -1, 0, Long.MAX_VALUE);
     if (offset < 0) {
       throw HttpApiException.badRequest("the offset query parameter is required");
@@ -148,118 +133,30 @@ final class FetchRoute {
     root.put("last_stable_offset", data.lastStableOffset());
     root.put("log_start_offset", data.logStartOffset());
     ArrayNode records = Json.MAPPER.createArrayNode();
-    long next = offset;
-    BaseRecords base = data.records();
-    ByteBuf read = null;
-    try {
-      Records batches;
-      if (base instanceof ZeroCopyRecords file) {
-        read = readFile(file);
-        batches = MemoryRecords.readableRecords(read.nioBuffer());
-      } else if (base instanceof Records inMemory) {
-        batches = inMemory;
-      } else {
-        batches = MemoryRecords.EMPTY;
-      }
-      next = append(records, batches, offset, readCommitted, data.abortedTransactions(), formats);
-    } finally {
-      if (read != null) {
-        read.release();
-      }
-    }
+    long next =
+        ClientRecords.read(
+            data,
+            offset,
+            readCommitted,
+            (recordOffset, timestamp, key, value, headers) ->
+                records.add(render(recordOffset, timestamp, key, value, headers, formats)));
     root.put("next_offset", next);
     root.set("records", records);
     return root;
   }
 
-  /** The file region's bytes in one pooled off-heap buffer (bounded by the fetch's max bytes). */
-  private static ByteBuf readFile(ZeroCopyRecords file) {
-    ByteBuf buffer = ByteBufAllocator.DEFAULT.directBuffer(file.sizeInBytes());
-    try {
-      FileChannel channel = file.file().pin();
-      try {
-        ByteBuffer target = buffer.nioBuffer(0, file.sizeInBytes());
-        long position = file.position();
-        while (target.hasRemaining()) {
-          int n = channel.read(target, position);
-          if (n < 0) {
-            throw new EOFException("segment ended at " + position);
-          }
-          position += n;
-        }
-        buffer.writerIndex(file.sizeInBytes());
-      } finally {
-        file.file().unpin();
-      }
-      return buffer;
-    } catch (IOException e) {
-      buffer.release();
-      throw new UncheckedIOException(e);
-    } catch (RuntimeException e) {
-      buffer.release();
-      throw e;
-    }
-  }
-
-  /**
-   * Adds the records at or after {@code offset} and returns the offset to fetch next. Under
-   * read_committed an aborted transaction's batches are dropped: a producer is aborted from the
-   * first offset the response lists for it until its abort marker, as Kafka's consumer reads them.
-   */
-  private static long append(
-      ArrayNode out,
-      Records records,
+  private static ObjectNode render(
       long offset,
-      boolean readCommitted,
-      List<FetchResponseData.AbortedTransaction> aborted,
+      long timestamp,
+      ByteBuffer key,
+      ByteBuffer value,
+      Header[] headers,
       Formats formats) {
-    ArrayDeque<FetchResponseData.AbortedTransaction> pending = new ArrayDeque<>();
-    if (readCommitted && aborted != null) {
-      aborted.stream()
-          .sorted(Comparator.comparingLong(FetchResponseData.AbortedTransaction::firstOffset))
-          .forEach(pending::add);
-    }
-    Set<Long> abortedProducers = new HashSet<>();
-    long next = offset;
-    for (RecordBatch batch : records.batches()) {
-      next = Math.max(next, batch.nextOffset());
-      while (!pending.isEmpty() && pending.peek().firstOffset() <= batch.lastOffset()) {
-        abortedProducers.add(pending.poll().producerId());
-      }
-      if (batch.isControlBatch()) {
-        if (readCommitted && isAbortMarker(batch)) {
-          abortedProducers.remove(batch.producerId());
-        }
-        continue;
-      }
-      if (readCommitted
-          && batch.isTransactional()
-          && abortedProducers.contains(batch.producerId())) {
-        continue;
-      }
-      for (Record record : batch) {
-        if (record.offset() >= offset) {
-          out.add(render(record, formats));
-        }
-      }
-    }
-    return next;
-  }
-
-  private static boolean isAbortMarker(RecordBatch batch) {
-    for (Record record : batch) {
-      return ControlRecordType.parse(record.key()) == ControlRecordType.ABORT;
-    }
-    return false;
-  }
-
-  private static ObjectNode render(Record record, Formats formats) {
     ObjectNode node = Json.MAPPER.createObjectNode();
-    node.put("offset", record.offset());
-    node.put("timestamp", record.timestamp());
-    put(node, "key", "key_format", record.key(), formats.key());
-    put(node, "value", "value_format", record.value(), formats.value());
-    Header[] headers = record.headers();
+    node.put("offset", offset);
+    node.put("timestamp", timestamp);
+    put(node, "key", "key_format", key, formats.key());
+    put(node, "value", "value_format", value, formats.value());
     if (headers.length > 0) {
       ArrayNode array = node.putArray("headers");
       for (Header header : headers) {

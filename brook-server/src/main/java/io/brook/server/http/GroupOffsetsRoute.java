@@ -1,10 +1,11 @@
 package io.brook.server.http;
 
-import static io.brook.server.http.LocalApis.mutable;
+import static io.brook.broker.api.InProcessApis.mutable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.brook.broker.api.InProcessApis;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,7 +24,6 @@ import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.FindCoordinatorRequest;
 
 /**
  * {@code POST /v1/groups/{group}/offsets} (commit) and {@code GET /v1/groups/{group}/offsets}
@@ -43,18 +43,21 @@ final class GroupOffsetsRoute {
           Errors.COORDINATOR_NOT_AVAILABLE,
           Errors.NOT_COORDINATOR);
 
-  private final LocalApis apis;
+  /** FindCoordinator's key type of a group (Kafka's CoordinatorType.GROUP). */
+  private static final byte GROUP_KEY_TYPE = 0;
+
+  private final InProcessApis apis;
   private final int nodeId;
   private final ScheduledExecutorService timer;
 
-  GroupOffsetsRoute(LocalApis apis, int nodeId, ScheduledExecutorService timer) {
+  GroupOffsetsRoute(InProcessApis apis, int nodeId, ScheduledExecutorService timer) {
     this.apis = apis;
     this.nodeId = nodeId;
     this.timer = timer;
   }
 
   CompletableFuture<Reply> commit(
-      String group, ObjectNode body, LocalApis.Caller caller, int bodyBytes) {
+      String group, ObjectNode body, InProcessApis.Caller caller, int bodyBytes) {
     JsonNode offsets = body.get("offsets");
     if (offsets == null || !offsets.isArray() || offsets.isEmpty()) {
       throw HttpApiException.badRequest("\"offsets\" must be a non-empty array");
@@ -105,7 +108,8 @@ final class GroupOffsetsRoute {
         System.nanoTime() + RETRY_FOR_NANOS);
   }
 
-  private static Reply committed(LocalApis.Answer<OffsetCommitResponseData> answer, int throttle) {
+  private static Reply committed(
+      InProcessApis.Answer<OffsetCommitResponseData> answer, int throttle) {
     ObjectNode root = Json.MAPPER.createObjectNode();
     ArrayNode out = root.putArray("offsets");
     Errors retriable = null;
@@ -133,7 +137,7 @@ final class GroupOffsetsRoute {
     return Reply.ok(root, throttle + answer.throttleMs());
   }
 
-  CompletableFuture<Reply> fetch(String group, LocalApis.Caller caller) {
+  CompletableFuture<Reply> fetch(String group, InProcessApis.Caller caller) {
     Supplier<OffsetFetchRequestData> request =
         () ->
             new OffsetFetchRequestData()
@@ -157,7 +161,7 @@ final class GroupOffsetsRoute {
   }
 
   private static Reply fetched(
-      String group, LocalApis.Answer<OffsetFetchResponseData> answer, int throttle) {
+      String group, InProcessApis.Answer<OffsetFetchResponseData> answer, int throttle) {
     ObjectNode root = Json.MAPPER.createObjectNode();
     root.put("group", group);
     ArrayNode out = root.putArray("offsets");
@@ -194,10 +198,10 @@ final class GroupOffsetsRoute {
    * Completes with FindCoordinator's throttle time once this broker is the group's coordinator
    * (which creates the offsets topic if it does not exist yet), else fails with its error.
    */
-  private CompletableFuture<Integer> onCoordinator(String group, LocalApis.Caller caller) {
+  private CompletableFuture<Integer> onCoordinator(String group, InProcessApis.Caller caller) {
     FindCoordinatorRequestData request =
         new FindCoordinatorRequestData()
-            .setKeyType(FindCoordinatorRequest.CoordinatorType.GROUP.id())
+            .setKeyType(GROUP_KEY_TYPE)
             .setCoordinatorKeys(mutable(group));
     return apis.<FindCoordinatorResponseData>call(
             ApiKeys.FIND_COORDINATOR, (short) 6, request, caller, 0)
@@ -230,16 +234,13 @@ final class GroupOffsetsRoute {
   private <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> attempt, long deadline) {
     return attempt
         .get()
-        .handle(
-            (value, error) -> {
-              if (error == null) {
-                return CompletableFuture.completedFuture(value);
-              }
+        .exceptionallyCompose(
+            error -> {
               Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+              HttpApiException refusal = HttpApiException.of(cause);
               boolean mine =
-                  cause instanceof HttpApiException h
-                      && RETRIED.contains(h.error())
-                      && h.status() != HttpResponseStatus.MISDIRECTED_REQUEST;
+                  RETRIED.contains(refusal.error())
+                      && !refusal.status().equals(HttpResponseStatus.MISDIRECTED_REQUEST);
               if (!mine || System.nanoTime() - deadline > 0) {
                 return CompletableFuture.<T>failedFuture(cause);
               }
@@ -259,7 +260,6 @@ final class GroupOffsetsRoute {
                   BACKOFF_MS,
                   TimeUnit.MILLISECONDS);
               return next;
-            })
-        .thenCompose(f -> f);
+            });
   }
 }

@@ -24,6 +24,19 @@ final class HttpApiException extends RuntimeException {
     this.error = error;
   }
 
+  /**
+   * What a failure answers: itself when it is one, else the Kafka error of the exception (an {@code
+   * ApiException} a handler failed with), UNKNOWN_SERVER_ERROR for anything else.
+   */
+  static HttpApiException of(Throwable failure) {
+    if (failure instanceof HttpApiException h) {
+      return h;
+    }
+    Errors error = Errors.forException(failure);
+    return new HttpApiException(
+        error, failure.getMessage() == null ? error.message() : failure.getMessage());
+  }
+
   /** A request the API cannot read: 400 with INVALID_REQUEST. */
   static HttpApiException badRequest(String message) {
     return new HttpApiException(HttpResponseStatus.BAD_REQUEST, Errors.INVALID_REQUEST, message);

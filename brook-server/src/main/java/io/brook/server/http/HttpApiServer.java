@@ -2,6 +2,7 @@ package io.brook.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.brook.broker.api.InProcessApis;
 import io.brook.protocol.ApiRegistry;
 import io.brook.server.config.HttpApiConfig;
 import io.netty.bootstrap.ServerBootstrap;
@@ -48,13 +49,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP API ({@code brook.http.listener}): JSON over HTTP/1.1 under {@code /v1}, a thin layer
- * over the broker's own Kafka API handlers ({@link LocalApis}). Its own event loop, apart from the
- * Kafka and admin listeners; bodies are bounded ({@code brook.http.max.request.bytes}, refused with
- * 413 from the Content-Length before anything is read); a connection handles one request at a time
- * (it is not read while its request is open, so pipelined requests wait in the socket); requests
- * are bounded in number ({@link #MAX_OPEN_REQUESTS}) and in connections ({@link #MAX_CONNECTIONS}).
- * Routing, authentication and body parsing run on the API's {@link Worker}; waiting (acks=all, a
- * fetch's long poll) holds no thread.
+ * over the broker's own Kafka API handlers ({@link InProcessApis}). Its own event loop, apart from
+ * the Kafka and admin listeners; bodies are bounded ({@code brook.http.max.request.bytes}, refused
+ * with 413 from the Content-Length before anything is read); a connection handles one request at a
+ * time (it is not read while its request is open, so pipelined requests wait in the socket);
+ * requests are bounded in number ({@link #MAX_OPEN_REQUESTS}) and in connections ({@link
+ * #MAX_CONNECTIONS}). Routing, authentication and body parsing run on the API's {@link Worker};
+ * waiting (acks=all, a fetch's long poll) holds no thread.
  */
 public final class HttpApiServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HttpApiServer.class);
@@ -64,6 +65,9 @@ public final class HttpApiServer implements AutoCloseable {
 
   /** Connections open at once; more are closed at once. */
   static final int MAX_CONNECTIONS = 1024;
+
+  /** The client id HTTP requests carry: what client-id quotas and request logs see. */
+  static final String CLIENT_ID = "brook-http";
 
   private static final int WORKER_THREADS = 2;
   private static final int WORKER_QUEUE = 256;
@@ -90,7 +94,7 @@ public final class HttpApiServer implements AutoCloseable {
         new MultiThreadIoEventLoopGroup(
             1, new DefaultThreadFactory("brook-http", true), NioIoHandler.newFactory());
     this.worker = new Worker(WORKER_THREADS, WORKER_QUEUE);
-    LocalApis apis = new LocalApis(registry, listenerName);
+    InProcessApis apis = new InProcessApis(registry, CLIENT_ID, listenerName);
     this.topics = new TopicRoutes(apis);
     this.produce = new ProduceRoute(apis, topics);
     this.fetch = new FetchRoute(apis, worker, config.fetchMaxBytes());
@@ -257,7 +261,7 @@ public final class HttpApiServer implements AutoCloseable {
       throw notFound();
     }
     // Authentication first: an unauthenticated caller learns nothing, not even a 404.
-    LocalApis.Caller caller = caller(ctx, request);
+    InProcessApis.Caller caller = caller(ctx, request);
     int bodyBytes = request.content().readableBytes();
     String resource = path.get(1);
     int n = path.size();
@@ -304,10 +308,18 @@ public final class HttpApiServer implements AutoCloseable {
 
   private static List<String> segments(String rawPath) {
     List<String> segments = new ArrayList<>();
-    for (String segment : rawPath.split("/")) {
-      if (!segment.isEmpty()) {
-        segments.add(QueryStringDecoder.decodeComponent(segment, StandardCharsets.UTF_8));
+    int start = 0;
+    while (start <= rawPath.length()) {
+      int end = rawPath.indexOf('/', start);
+      if (end < 0) {
+        end = rawPath.length();
       }
+      if (end > start) {
+        segments.add(
+            QueryStringDecoder.decodeComponent(
+                rawPath.substring(start, end), StandardCharsets.UTF_8));
+      }
+      start = end + 1;
     }
     return segments;
   }
@@ -337,11 +349,11 @@ public final class HttpApiServer implements AutoCloseable {
   }
 
   /** Who the request acts as: its Basic credentials' user, or ANONYMOUS without authentication. */
-  private LocalApis.Caller caller(ChannelHandlerContext ctx, FullHttpRequest request) {
+  private InProcessApis.Caller caller(ChannelHandlerContext ctx, FullHttpRequest request) {
     InetSocketAddress peer = (InetSocketAddress) ctx.channel().remoteAddress();
     String connectionId = "http-" + ctx.channel().id().asShortText();
     if (authenticator == null) {
-      return new LocalApis.Caller(KafkaPrincipal.ANONYMOUS, peer.getAddress(), connectionId);
+      return new InProcessApis.Caller(KafkaPrincipal.ANONYMOUS, peer.getAddress(), connectionId);
     }
     String header = request.headers().get(HttpHeaderNames.AUTHORIZATION);
     if (header == null || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
@@ -361,7 +373,7 @@ public final class HttpApiServer implements AutoCloseable {
       if (principal == null) {
         throw unauthenticated("authentication failed: invalid user name or password");
       }
-      return new LocalApis.Caller(principal, peer.getAddress(), connectionId);
+      return new InProcessApis.Caller(principal, peer.getAddress(), connectionId);
     } catch (IllegalArgumentException e) {
       throw unauthenticated("malformed Basic credentials");
     } finally {
@@ -381,13 +393,9 @@ public final class HttpApiServer implements AutoCloseable {
         failure instanceof CompletionException && failure.getCause() != null
             ? failure.getCause()
             : failure;
-    HttpApiException refusal;
-    if (cause instanceof HttpApiException h) {
-      refusal = h;
-    } else {
+    HttpApiException refusal = HttpApiException.of(cause);
+    if (refusal.error() == Errors.UNKNOWN_SERVER_ERROR) {
       LOG.warn("HTTP API request failed", cause);
-      Errors code = Errors.forException(cause);
-      refusal = new HttpApiException(code, cause.getMessage());
     }
     ObjectNode body = Json.MAPPER.createObjectNode();
     body.put("error_code", refusal.error().code());

@@ -3,26 +3,20 @@ package io.brook.server.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.nio.ByteBuffer;
+import io.brook.broker.api.ClientRecords;
+import io.brook.broker.api.InProcessApis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.record.internal.DefaultRecord;
-import org.apache.kafka.common.record.internal.DefaultRecordBatch;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Utils;
 
 /**
@@ -37,19 +31,20 @@ final class ProduceRoute {
   private static final int TIMEOUT_MS = 30_000;
   private static final Header[] NO_HEADERS = new Header[0];
 
-  private final LocalApis apis;
+  private final InProcessApis apis;
   private final TopicRoutes topics;
 
-  ProduceRoute(LocalApis apis, TopicRoutes topics) {
+  ProduceRoute(InProcessApis apis, TopicRoutes topics) {
     this.apis = apis;
     this.topics = topics;
   }
 
-  /** One record of the body, its bytes decoded. */
+  /** One record of the body, its bytes decoded (built once, never changed: arrays are safe). */
+  @SuppressWarnings("ArrayRecordComponent")
   private record Input(int partition, long timestamp, byte[] key, byte[] value, Header[] headers) {}
 
   CompletableFuture<Reply> produce(
-      String topic, ObjectNode body, LocalApis.Caller caller, int bodyBytes) {
+      String topic, ObjectNode body, InProcessApis.Caller caller, int bodyBytes) {
     short acks = acks(body.get("acks"));
     RecordFormat keyFormat =
         RecordFormat.parse("key_format", Json.text(body, "key_format", false), RecordFormat.STRING);
@@ -159,60 +154,31 @@ final class ProduceRoute {
     return assigned;
   }
 
-  private CompletableFuture<LocalApis.Answer<ProduceResponseData>> send(
+  private CompletableFuture<InProcessApis.Answer<ProduceResponseData>> send(
       String topic,
       short acks,
       List<Input> inputs,
       int[] assigned,
-      LocalApis.Caller caller,
+      InProcessApis.Caller caller,
       int bodyBytes) {
-    Map<Integer, MemoryRecordsBuilder> batches = new TreeMap<>();
+    Map<Integer, List<ClientRecords.Produced>> batches = new TreeMap<>();
     for (int i = 0; i < assigned.length; i++) {
       Input input = inputs.get(i);
-      MemoryRecordsBuilder builder =
-          batches.computeIfAbsent(assigned[i], p -> builder(inputs, assigned, p));
-      builder.append(
-          input.timestamp(),
-          input.key() == null ? null : ByteBuffer.wrap(input.key()),
-          input.value() == null ? null : ByteBuffer.wrap(input.value()),
-          input.headers());
+      batches
+          .computeIfAbsent(assigned[i], p -> new ArrayList<>())
+          .add(
+              new ClientRecords.Produced(
+                  input.timestamp(), input.key(), input.value(), input.headers()));
     }
     ProduceRequestData.TopicProduceData data =
         new ProduceRequestData.TopicProduceData().setName(topic);
-    for (Map.Entry<Integer, MemoryRecordsBuilder> batch : batches.entrySet()) {
-      data.partitionData()
-          .add(
-              new ProduceRequestData.PartitionProduceData()
-                  .setIndex(batch.getKey())
-                  .setRecords(batch.getValue().build()));
-    }
+    batches.forEach(
+        (partition, records) ->
+            data.partitionData().add(ClientRecords.partition(partition, records)));
     ProduceRequestData request =
         new ProduceRequestData().setAcks(acks).setTimeoutMs(TIMEOUT_MS).setTransactionalId(null);
     request.topicData().add(data);
     return apis.call(ApiKeys.PRODUCE, (short) 12, request, caller, bodyBytes);
-  }
-
-  /** A builder whose buffer fits the partition's records (it grows if the estimate is short). */
-  private static MemoryRecordsBuilder builder(List<Input> inputs, int[] assigned, int partition) {
-    int size = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
-    for (int i = 0; i < assigned.length; i++) {
-      if (assigned[i] == partition) {
-        Input input = inputs.get(i);
-        size +=
-            DefaultRecord.sizeInBytes(
-                i,
-                0,
-                input.key() == null ? -1 : input.key().length,
-                input.value() == null ? -1 : input.value().length,
-                input.headers());
-      }
-    }
-    return MemoryRecords.builder(
-        ByteBuffer.allocate(size),
-        RecordBatch.CURRENT_MAGIC_VALUE,
-        Compression.NONE,
-        TimestampType.CREATE_TIME,
-        0L);
   }
 
   /**

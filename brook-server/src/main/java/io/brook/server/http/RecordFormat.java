@@ -48,28 +48,31 @@ enum RecordFormat {
     if (node == null || node.isNull()) {
       return null;
     }
-    switch (this) {
-      case JSON:
+    return switch (this) {
+      case JSON -> {
         try {
-          return MAPPER.writeValueAsBytes(node);
+          yield MAPPER.writeValueAsBytes(node);
         } catch (JsonProcessingException e) {
           throw HttpApiException.badRequest(field + ": " + e.getOriginalMessage());
         }
-      case STRING:
+      }
+      case STRING -> {
         if (!node.isTextual()) {
           throw HttpApiException.badRequest(field + " must be a string (format string)");
         }
-        return node.textValue().getBytes(StandardCharsets.UTF_8);
-      default:
+        yield node.textValue().getBytes(StandardCharsets.UTF_8);
+      }
+      case BINARY -> {
         if (!node.isTextual()) {
           throw HttpApiException.badRequest(field + " must be a base64 string (format binary)");
         }
         try {
-          return Base64.getDecoder().decode(node.textValue());
+          yield Base64.getDecoder().decode(node.textValue());
         } catch (IllegalArgumentException e) {
           throw HttpApiException.badRequest(field + " is not valid base64: " + e.getMessage());
         }
-    }
+      }
+    };
   }
 
   /**
@@ -80,28 +83,27 @@ enum RecordFormat {
     if (bytes == null) {
       return JsonNodeFactory.instance.nullNode();
     }
-    switch (this) {
-      case JSON:
-        {
-          if (utf8(bytes) == null) {
-            return null;
-          }
-          byte[] array = new byte[bytes.remaining()];
-          bytes.duplicate().get(array);
-          try {
-            JsonNode node = MAPPER.readTree(array);
-            return node == null || node.isMissingNode() ? null : node;
-          } catch (IOException e) {
-            return null;
-          }
-        }
-      case STRING:
-        {
-          String text = utf8(bytes);
-          return text == null ? null : JsonNodeFactory.instance.textNode(text);
-        }
-      default:
-        return binary(bytes);
+    return switch (this) {
+      case JSON -> json(bytes);
+      case STRING -> {
+        String text = utf8(bytes);
+        yield text == null ? null : JsonNodeFactory.instance.textNode(text);
+      }
+      case BINARY -> binary(bytes);
+    };
+  }
+
+  private static JsonNode json(ByteBuffer bytes) {
+    if (utf8(bytes) == null) {
+      return null;
+    }
+    byte[] array = new byte[bytes.remaining()];
+    bytes.duplicate().get(array);
+    try {
+      JsonNode node = MAPPER.readTree(array);
+      return node == null || node.isMissingNode() ? null : node;
+    } catch (IOException e) {
+      return null;
     }
   }
 

@@ -1,10 +1,11 @@
 package io.brook.server.http;
 
-import static io.brook.server.http.LocalApis.mutable;
+import static io.brook.broker.api.InProcessApis.mutable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.brook.broker.api.InProcessApis;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +23,6 @@ import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.DescribeConfigsResponse;
 
 /**
  * {@code GET /v1/metadata} and the topic routes ({@code GET|POST /v1/topics}, {@code GET|DELETE
@@ -34,15 +34,18 @@ final class TopicRoutes {
   /** How long a create or delete may wait for the controller (CreateTopics' timeout_ms). */
   static final int ADMIN_TIMEOUT_MS = 30_000;
 
-  private final LocalApis apis;
+  /** DescribeConfigs' source of a config set on the topic itself. */
+  private static final byte DYNAMIC_TOPIC_CONFIG = 1;
 
-  TopicRoutes(LocalApis apis) {
+  private final InProcessApis apis;
+
+  TopicRoutes(InProcessApis apis) {
     this.apis = apis;
   }
 
   /** Metadata for every topic (null) or the named ones; auto-creation off. */
-  CompletableFuture<LocalApis.Answer<MetadataResponseData>> metadata(
-      List<String> topics, LocalApis.Caller caller) {
+  CompletableFuture<InProcessApis.Answer<MetadataResponseData>> metadata(
+      List<String> topics, InProcessApis.Caller caller) {
     MetadataRequestData request =
         new MetadataRequestData()
             .setAllowAutoTopicCreation(false)
@@ -55,7 +58,7 @@ final class TopicRoutes {
     return apis.call(ApiKeys.METADATA, (short) 12, request, caller, 0);
   }
 
-  CompletableFuture<Reply> clusterMetadata(LocalApis.Caller caller) {
+  CompletableFuture<Reply> clusterMetadata(InProcessApis.Caller caller) {
     return metadata(null, caller)
         .thenApply(
             answer -> {
@@ -82,7 +85,7 @@ final class TopicRoutes {
             });
   }
 
-  CompletableFuture<Reply> list(LocalApis.Caller caller) {
+  CompletableFuture<Reply> list(InProcessApis.Caller caller) {
     return metadata(null, caller)
         .thenApply(
             answer -> {
@@ -108,7 +111,7 @@ final class TopicRoutes {
   }
 
   /** One topic's partitions, leaders and ISR, and the configs set on it. */
-  CompletableFuture<Reply> describe(String topic, LocalApis.Caller caller) {
+  CompletableFuture<Reply> describe(String topic, InProcessApis.Caller caller) {
     return metadata(List.of(topic), caller)
         .thenCompose(
             answer -> {
@@ -138,8 +141,7 @@ final class TopicRoutes {
                           }
                           for (DescribeConfigsResponseData.DescribeConfigsResourceResult c :
                               r.configs()) {
-                            if (c.configSource()
-                                == DescribeConfigsResponse.ConfigSource.TOPIC_CONFIG.id()) {
+                            if (c.configSource() == DYNAMIC_TOPIC_CONFIG) {
                               set.put(c.name(), c.isSensitive() ? null : c.value());
                             }
                           }
@@ -189,7 +191,7 @@ final class TopicRoutes {
     values.forEach(array::add);
   }
 
-  CompletableFuture<Reply> create(ObjectNode body, LocalApis.Caller caller, int bodyBytes) {
+  CompletableFuture<Reply> create(ObjectNode body, InProcessApis.Caller caller, int bodyBytes) {
     String name = Json.text(body, "name", true);
     int partitions = (int) Json.integer(body, "partitions", -1, -1, Integer.MAX_VALUE);
     short replication = (short) Json.integer(body, "replication_factor", -1, -1, Short.MAX_VALUE);
@@ -241,7 +243,7 @@ final class TopicRoutes {
             });
   }
 
-  CompletableFuture<Reply> delete(String name, LocalApis.Caller caller) {
+  CompletableFuture<Reply> delete(String name, InProcessApis.Caller caller) {
     DeleteTopicsRequestData request =
         new DeleteTopicsRequestData()
             .setTimeoutMs(ADMIN_TIMEOUT_MS)

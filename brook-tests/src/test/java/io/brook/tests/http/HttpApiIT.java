@@ -444,4 +444,46 @@ class HttpApiIT {
     Answer badCommit = post("/v1/groups/http-group/offsets", "{\"offsets\":[{\"topic\":\"x\"}]}");
     assertThat(badCommit.status()).isEqualTo(400);
   }
+
+  @Test
+  void readCommittedSkipsAbortedTransactionsAndAcksZeroAndOneAreServed() throws Exception {
+    createTopic("http-txn", 1);
+    try (KafkaProducer<byte[], byte[]> producer =
+        TestClients.producer(BROOK.bootstrapServers(), "transactional.id", "http-txn")) {
+      producer.initTransactions();
+      for (String outcome : List.of("committed-1", "aborted", "committed-2")) {
+        producer.beginTransaction();
+        producer
+            .send(
+                new ProducerRecord<>(
+                    "http-txn", ("\"" + outcome + "\"").getBytes(StandardCharsets.UTF_8)))
+            .get();
+        if (outcome.equals("aborted")) {
+          producer.abortTransaction();
+        } else {
+          producer.commitTransaction();
+        }
+      }
+    }
+    Answer acks0 =
+        post("/v1/topics/http-txn/records", "{\"acks\":0,\"records\":[{\"value\":\"a0\"}]}");
+    assertThat(acks0.status()).isEqualTo(200);
+    assertThat(acks0.body().get("offsets").get(0).has("offset")).isFalse();
+    Answer acks1 =
+        post("/v1/topics/http-txn/records", "{\"acks\":1,\"records\":[{\"value\":\"a1\"}]}");
+    assertThat(acks1.status()).isEqualTo(200);
+    // Three transactional records and three markers, then acks=0's record: acks=1's is at 7.
+    assertThat(acks1.body().get("offsets").get(0).get("offset").asLong()).isEqualTo(7);
+
+    Answer committed =
+        get(
+            "/v1/topics/http-txn/partitions/0/records?offset=0&max_wait_ms=0&isolation=read_committed");
+    assertThat(committed.status()).as(committed.body().toString()).isEqualTo(200);
+    assertThat(committed.body().get("records").findValuesAsText("value"))
+        .containsExactly("committed-1", "committed-2", "a0", "a1");
+    Answer all = get("/v1/topics/http-txn/partitions/0/records?offset=0&max_wait_ms=0");
+    assertThat(all.body().get("records").findValuesAsText("value"))
+        .containsExactly("committed-1", "aborted", "committed-2", "a0", "a1");
+    assertThat(all.body().get("next_offset").asLong()).isEqualTo(8);
+  }
 }

@@ -1,4 +1,4 @@
-package io.brook.server.http;
+package io.brook.broker.api;
 
 import io.brook.protocol.ApiHandler;
 import io.brook.protocol.ApiRegistry;
@@ -11,66 +11,60 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Hands Kafka API requests to this broker's own handlers, in process: the handlers a Kafka listener
  * serves, wrapped the same way (authorization, request metrics, forwarding to the controller,
- * read-your-writes), so an HTTP request is validated, authorized and counted against its quotas
- * exactly as the same Kafka request would be. Nothing is serialized and no socket is involved.
+ * read-your-writes), so a request of the HTTP API is validated, authorized and counted against its
+ * quotas exactly as the same Kafka request would be. Nothing is serialized and no socket is
+ * involved. Callers build their requests with mutable lists ({@link #mutable}): handlers may trim a
+ * request's lists (an authorization check removes the denied entries), as they do decoded ones.
  */
-final class LocalApis {
-  private static final Logger LOG = LoggerFactory.getLogger(LocalApis.class);
-
-  /** The client id HTTP requests carry: what client-id quotas and request logs see. */
-  static final String CLIENT_ID = "brook-http";
-
+public final class InProcessApis {
   private final ApiRegistry registry;
+  private final String clientId;
   private final String listenerName;
   private final AtomicInteger correlationIds = new AtomicInteger();
 
   /**
+   * @param clientId the client id the requests carry: what client-id quotas and request logs see
    * @param listenerName the Kafka listener whose advertised addresses answers name (Metadata,
    *     FindCoordinator)
    */
-  LocalApis(ApiRegistry registry, String listenerName) {
+  public InProcessApis(ApiRegistry registry, String clientId, String listenerName) {
     this.registry = registry;
+    this.clientId = clientId;
     this.listenerName = listenerName;
   }
 
-  /**
-   * A one-element list the handlers may change, as they may change a decoded request's lists (an
-   * authorization check removes the denied entries); the requests built here must not use immutable
-   * ones.
-   */
-  static <T> List<T> mutable(T element) {
-    List<T> list = new ArrayList<>(1);
-    list.add(element);
-    return list;
-  }
-
   /** Who sends a request: the authenticated principal and the peer's address. */
-  record Caller(KafkaPrincipal principal, InetAddress address, String connectionId) {}
+  public record Caller(KafkaPrincipal principal, InetAddress address, String connectionId) {}
 
   /**
    * A handler's answer and how long the caller's quotas throttle it.
    *
    * @param response the response body, null for a request without one (Produce with acks=0)
    */
-  record Answer<T extends ApiMessage>(T response, int throttleMs) {}
+  public record Answer<T extends ApiMessage>(T response, int throttleMs) {}
+
+  /** A one-element list the handlers may change. */
+  public static <T> List<T> mutable(T element) {
+    List<T> list = new ArrayList<>(1);
+    list.add(element);
+    return list;
+  }
 
   /**
    * Sends {@code request} to the handler of {@code key} at {@code version}, or the handler's newest
-   * version when that is older (the handlers of this build serve every version these requests use).
+   * version when that is older. A handler's failure fails the result with its cause (an {@code
+   * ApiException} for a Kafka error), as the network layer would answer it with that error.
    *
-   * @param requestBytes what the request weighs for byte-rate quotas (the HTTP body's size)
+   * @param requestBytes what the request weighs for byte-rate quotas (the size it came in)
    */
   @SuppressWarnings("unchecked")
-  <T extends ApiMessage> CompletableFuture<Answer<T>> call(
+  public <T extends ApiMessage> CompletableFuture<Answer<T>> call(
       ApiKeys key, short version, ApiMessage request, Caller caller, int requestBytes) {
     ApiHandler handler =
         registry
@@ -82,7 +76,7 @@ final class LocalApis {
     }
     RequestContext context =
         new RequestContext(
-            new RequestHeader(key, used, CLIENT_ID, correlationIds.incrementAndGet()),
+            new RequestHeader(key, used, clientId, correlationIds.incrementAndGet()),
             listenerName,
             caller.address(),
             caller.connectionId(),
@@ -100,13 +94,11 @@ final class LocalApis {
     return stage.handle(
         (response, error) -> {
           if (error != null) {
-            Throwable cause = error instanceof CompletionException ? error.getCause() : error;
-            Errors code = Errors.forException(cause);
-            if (code == Errors.UNKNOWN_SERVER_ERROR) {
-              LOG.warn("HTTP API request failed api={}", key, cause);
-            }
-            throw new HttpApiException(
-                code, cause.getMessage() == null ? code.message() : cause.getMessage());
+            Throwable cause =
+                error instanceof CompletionException && error.getCause() != null
+                    ? error.getCause()
+                    : error;
+            throw cause instanceof RuntimeException r ? r : new CompletionException(cause);
           }
           int throttleMs =
               response == null
