@@ -34,6 +34,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -181,7 +182,18 @@ public final class HttpApiServer implements AutoCloseable {
     }
   }
 
+  /**
+   * One connection. Its requests are handled one at a time, in order: the connection is not read
+   * while one is open, and requests a client pipelined before that (already decoded) wait here, at
+   * most {@link #MAX_PIPELINED}; so answers go out in order and a client cannot queue unbounded
+   * work behind a parked fetch. Fields are touched on the connection's event loop only.
+   */
   private final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private static final int MAX_PIPELINED = 16;
+
+    private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
+    private boolean open;
+
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
       if (connections.incrementAndGet() > MAX_CONNECTIONS) {
@@ -194,19 +206,38 @@ public final class HttpApiServer implements AutoCloseable {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
       connections.decrementAndGet();
+      waiting.forEach(FullHttpRequest::release);
+      waiting.clear();
       super.channelInactive(ctx);
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+      if (open) {
+        if (waiting.size() >= MAX_PIPELINED) {
+          ctx.close();
+          return;
+        }
+        waiting.add(request.retain());
+        return;
+      }
+      start(ctx, request.retain());
+    }
+
+    /** Handles {@code request} (retained for this call, which releases it). */
+    private void start(ChannelHandlerContext ctx, FullHttpRequest request) {
+      open = true;
+      ctx.channel().config().setAutoRead(false);
       boolean keepAlive = HttpUtil.isKeepAlive(request);
       if (!request.decoderResult().isSuccess()) {
-        send(ctx, false, error(HttpApiException.badRequest("malformed HTTP request")), 0);
+        request.release();
+        finish(ctx, false, error(HttpApiException.badRequest("malformed HTTP request")), 0);
         return;
       }
       if (openRequests.incrementAndGet() > MAX_OPEN_REQUESTS) {
         openRequests.decrementAndGet();
-        send(
+        request.release();
+        finish(
             ctx,
             false,
             error(
@@ -217,10 +248,6 @@ public final class HttpApiServer implements AutoCloseable {
             0);
         return;
       }
-      // One request at a time per connection: answers go out in order, and a client cannot queue
-      // unbounded work behind a parked fetch.
-      ctx.channel().config().setAutoRead(false);
-      request.retain();
       CompletableFuture<Reply> reply =
           worker.supply(
               () -> {
@@ -233,16 +260,29 @@ public final class HttpApiServer implements AutoCloseable {
       reply.whenComplete(
           (answer, failure) -> {
             openRequests.decrementAndGet();
-            FullHttpResponse response;
-            int throttleMs = 0;
             if (failure != null) {
-              response = error(failure);
+              finish(ctx, keepAlive, error(failure), 0);
             } else {
-              response = json(answer.status(), answer.body());
-              throttleMs = answer.throttleMs();
+              finish(ctx, keepAlive, json(answer.status(), answer.body()), answer.throttleMs());
             }
-            send(ctx, keepAlive, response, throttleMs);
           });
+    }
+
+    /** Sends the answer, then goes on with the next waiting request or reads again. */
+    private void finish(
+        ChannelHandlerContext ctx, boolean keepAlive, FullHttpResponse response, int throttleMs) {
+      send(ctx, keepAlive, response, throttleMs, () -> next(ctx));
+    }
+
+    private void next(ChannelHandlerContext ctx) {
+      open = false;
+      FullHttpRequest queued = waiting.poll();
+      if (queued != null) {
+        start(ctx, queued);
+      } else {
+        ctx.channel().config().setAutoRead(true);
+        ctx.read();
+      }
     }
 
     @Override
@@ -292,7 +332,7 @@ public final class HttpApiServer implements AutoCloseable {
       if (n == 6 && path.get(3).equals("partitions") && path.get(5).equals("records")) {
         only(method, HttpMethod.GET);
         int partition = (int) Json.query("partition", path.get(4), -1, 0, Integer.MAX_VALUE);
-        return fetch.fetch(topic, partition, uri.parameters(), caller);
+        return fetch.fetch(topic, partition, parameters(uri), caller);
       }
     }
     if (resource.equals("groups") && n == 4 && path.get(3).equals("offsets")) {
@@ -315,13 +355,25 @@ public final class HttpApiServer implements AutoCloseable {
         end = rawPath.length();
       }
       if (end > start) {
-        segments.add(
-            QueryStringDecoder.decodeComponent(
-                rawPath.substring(start, end), StandardCharsets.UTF_8));
+        try {
+          segments.add(
+              QueryStringDecoder.decodeComponent(
+                  rawPath.substring(start, end), StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+          throw HttpApiException.badRequest("malformed path: " + e.getMessage());
+        }
       }
       start = end + 1;
     }
     return segments;
+  }
+
+  private static java.util.Map<String, List<String>> parameters(QueryStringDecoder uri) {
+    try {
+      return uri.parameters();
+    } catch (IllegalArgumentException e) {
+      throw HttpApiException.badRequest("malformed query: " + e.getMessage());
+    }
   }
 
   private static ObjectNode body(FullHttpRequest request) {
@@ -426,21 +478,20 @@ public final class HttpApiServer implements AutoCloseable {
 
   /**
    * Writes from any thread (Netty hands the write to the connection's loop), after the caller's
-   * quota throttle, then reads the connection's next request.
+   * quota throttle; {@code then} runs on the connection's loop once a kept-alive answer is written.
    */
   private static void send(
-      ChannelHandlerContext ctx, boolean keepAlive, FullHttpResponse response, int throttleMs) {
+      ChannelHandlerContext ctx,
+      boolean keepAlive,
+      FullHttpResponse response,
+      int throttleMs,
+      Runnable then) {
     HttpUtil.setContentLength(response, response.content().readableBytes());
     Runnable write =
         () -> {
           if (keepAlive) {
             HttpUtil.setKeepAlive(response, true);
-            ctx.writeAndFlush(response)
-                .addListener(
-                    f -> {
-                      ctx.channel().config().setAutoRead(true);
-                      ctx.read();
-                    });
+            ctx.writeAndFlush(response).addListener(f -> then.run());
           } else {
             ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
           }
@@ -448,7 +499,7 @@ public final class HttpApiServer implements AutoCloseable {
     if (throttleMs > 0) {
       ctx.executor().schedule(write, throttleMs, TimeUnit.MILLISECONDS);
     } else {
-      write.run();
+      ctx.executor().execute(write);
     }
   }
 }

@@ -486,4 +486,31 @@ class HttpApiIT {
         .containsExactly("committed-1", "aborted", "committed-2", "a0", "a1");
     assertThat(all.body().get("next_offset").asLong()).isEqualTo(8);
   }
+
+  @Test
+  void pipelinedRequestsAreAnsweredInOrderBehindAParkedFetch() throws Exception {
+    createTopic("http-pipe", 1);
+    String requests =
+        "GET /v1/topics/http-pipe/partitions/0/records?offset=0&max_wait_ms=300 HTTP/1.1\r\n"
+            + "Host: brook\r\n\r\n"
+            + "GET /v1/nothing HTTP/1.1\r\nHost: brook\r\n\r\n"
+            + "GET /v1/topics/%zz HTTP/1.1\r\nHost: brook\r\n\r\n"
+            + "GET /v1/topics HTTP/1.1\r\nHost: brook\r\nConnection: close\r\n\r\n";
+    String answers;
+    try (java.net.Socket socket =
+        new java.net.Socket("127.0.0.1", BROOK.brook().server().httpPort())) {
+      socket.getOutputStream().write(requests.getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().flush();
+      answers = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+    List<String> statuses = new ArrayList<>();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("HTTP/1\\.1 (\\d{3})").matcher(answers);
+    while (m.find()) {
+      statuses.add(m.group(1));
+    }
+    // The parked fetch answers first (empty), then the others in the order sent.
+    assertThat(statuses).containsExactly("200", "404", "400", "200");
+    assertThat(answers).contains("\"records\":[]", "malformed path");
+  }
 }
