@@ -59,6 +59,7 @@ import io.brook.server.cluster.BrokerClusterServices;
 import io.brook.server.cluster.ClusterSettings;
 import io.brook.server.config.BrokerConfig;
 import io.brook.server.config.Endpoint;
+import io.brook.server.http.HttpApiServer;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicConfigs;
 import io.brook.storage.manager.LogManager;
@@ -109,6 +110,7 @@ public final class BrookServer implements AutoCloseable {
   private final NodeTls tls;
   private final SaslListeners.Built sasl;
   private final AdminServer admin;
+  private final HttpApiServer http;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile int exitStatus;
@@ -135,6 +137,7 @@ public final class BrookServer implements AutoCloseable {
     this.tls = c.tls;
     this.sasl = c.sasl;
     this.admin = c.admin;
+    this.http = c.http;
   }
 
   /** What start-up builds, in order; closed in reverse if a later step fails. */
@@ -176,8 +179,14 @@ public final class BrookServer implements AutoCloseable {
     ClientQuotaManager quotas;
     ReplicationQuota leaderThrottle;
 
+    /** What the Kafka listeners serve; the HTTP API sends its requests here too. */
+    ApiRegistry apis;
+
+    HttpApiServer http;
+
     void closeQuietly() {
       closeEach(
+          http,
           admin,
           cluster,
           controllerSide,
@@ -232,6 +241,9 @@ public final class BrookServer implements AutoCloseable {
         c.controllerSide.start(c.clusterId);
       }
       List<BrokerEndpoint> endpoints = config.isBroker() ? startBroker(c) : List.of();
+      if (config.isBroker()) {
+        startHttpApi(c);
+      }
       c.checks.serving();
       BrookServer server = new BrookServer(c);
       c.logManager.dirFailures().addListener(dir -> server.onLogDirFailure());
@@ -473,19 +485,17 @@ public final class BrookServer implements AutoCloseable {
             config.fairShareBytesPerSecond());
     c.quotas.onMetadata(c.quorum.image());
     c.quorum.addListener(c.quotas::onMetadata);
+    c.apis =
+        new ApiRegistry(
+            ApiAuthorization.wrap(
+                apiHandlers(c),
+                c.authorizer,
+                id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
+            List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed),
+            c.quotas,
+            () -> featureLevels(c.replicaManager.image()));
     c.network =
-        KafkaNetworkServer.bind(
-            networkConfig(config),
-            new ApiRegistry(
-                ApiAuthorization.wrap(
-                    apiHandlers(c),
-                    c.authorizer,
-                    id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
-                List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed),
-                c.quotas,
-                () -> featureLevels(c.replicaManager.image())),
-            listenerSecurity(c),
-            c.metrics);
+        KafkaNetworkServer.bind(networkConfig(config), c.apis, listenerSecurity(c), c.metrics);
     IpConnectionQuotas ipQuotas =
         new IpConnectionQuotas(
             c.network.connectionLimiter().ipConnectionRates(),
@@ -523,6 +533,34 @@ public final class BrookServer implements AutoCloseable {
     }
     c.network.startAccepting();
     return endpoints;
+  }
+
+  /**
+   * The HTTP API, when {@code brook.http.listener} is set: over the same handlers as the Kafka
+   * listeners, answering with the addresses of its authentication listener, else of the first
+   * client listener.
+   */
+  private static void startHttpApi(Components c) {
+    BrokerConfig config = c.config;
+    io.brook.server.config.HttpApiConfig settings = config.httpApi();
+    if (settings.listener() == null) {
+      return;
+    }
+    String listener =
+        settings.authenticationListener() != null
+            ? settings.authenticationListener()
+            : config.listeners().stream()
+                .map(io.brook.server.config.Endpoint::listenerName)
+                .filter(name -> !config.controllerListenerNames().contains(name))
+                .findFirst()
+                .orElseThrow();
+    c.http =
+        HttpApiServer.start(
+            settings,
+            c.apis,
+            listener,
+            config.nodeId(),
+            HttpCredentials.of(config, c.quorum::image));
   }
 
   /**
@@ -700,6 +738,11 @@ public final class BrookServer implements AutoCloseable {
     return admin == null ? -1 : admin.port();
   }
 
+  /** The port the HTTP API is bound to, or -1 without one. */
+  public int httpPort() {
+    return http == null ? -1 : http.port();
+  }
+
   /** The port a listener is bound to (useful with port 0). */
   public int boundPort(String listenerName) {
     return network.boundPort(listenerName);
@@ -766,6 +809,7 @@ public final class BrookServer implements AutoCloseable {
       cluster.shutdownBroker();
     }
     closeEach(
+        http,
         admin,
         network,
         sasl,

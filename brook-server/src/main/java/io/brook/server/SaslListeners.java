@@ -156,6 +156,16 @@ final class SaslListeners {
               + " is not supported by Brook (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER"
               + " are)");
     }
+    AuthenticateCallbackHandler handler = plainCallbackHandler(config, listener);
+    handlers.add(handler);
+    return () -> new PlainSaslServer(handler);
+  }
+
+  /**
+   * PLAIN's password check, configured: the listener's callback handler class, or the JAAS {@code
+   * user_} options.
+   */
+  static AuthenticateCallbackHandler plainCallbackHandler(BrokerConfig config, String listener) {
     String className = callbackHandlerClass(config, listener, PLAIN);
     List<AppConfigurationEntry> jaas = jaasEntries(config, listener, PLAIN, className == null);
     AuthenticateCallbackHandler handler =
@@ -163,8 +173,7 @@ final class SaslListeners {
             ? new PlainServerCallbackHandler()
             : newCallbackHandler(className, listener, PLAIN);
     handler.configure(config.originals(), PLAIN, jaas);
-    handlers.add(handler);
-    return () -> new PlainSaslServer(handler);
+    return handler;
   }
 
   /**

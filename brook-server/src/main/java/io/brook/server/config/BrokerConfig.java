@@ -150,6 +150,9 @@ public final class BrokerConfig {
   /** Where {@code brook dev} serves /metrics, /health and /ready. */
   public static final String DEV_ADMIN_LISTENER = "http://localhost:9644";
 
+  /** Where {@code brook dev} serves the HTTP API (/v1). */
+  public static final String DEV_HTTP_LISTENER = "http://localhost:8082";
+
   private static boolean portFree(int port) {
     try (java.net.ServerSocket probe = new java.net.ServerSocket(port)) {
       return true;
@@ -191,6 +194,9 @@ public final class BrokerConfig {
     props.put(GroupSettings.GROUP_INITIAL_REBALANCE_DELAY_MS, "0");
     if (portFree(9644)) {
       props.put(AdminSettings.ADMIN_LISTENER, DEV_ADMIN_LISTENER);
+    }
+    if (portFree(8082)) {
+      props.put(HttpSettings.HTTP_LISTENER, DEV_HTTP_LISTENER);
     }
     return from(props);
   }
@@ -356,6 +362,11 @@ public final class BrokerConfig {
   /** {@code brook.metrics.lag.max.series}: group-partitions with their own lag metrics. */
   public int lagMetricsMaxSeries() {
     return (Integer) value(AdminSettings.LAG_MAX_SERIES);
+  }
+
+  /** {@code brook.http.*}: the HTTP API's listener, authentication and bounds. */
+  public HttpApiConfig httpApi() {
+    return HttpSettings.values(this);
   }
 
   /** {@code brook.log.max.open.files}: the bound on open segment files across all partitions. */

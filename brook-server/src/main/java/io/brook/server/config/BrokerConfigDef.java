@@ -41,6 +41,7 @@ public final class BrokerConfigDef {
     SecuritySettings.define(table);
     AuthorizerSettings.define(table);
     AdminSettings.define(table);
+    HttpSettings.define(table);
     return table;
   }
 

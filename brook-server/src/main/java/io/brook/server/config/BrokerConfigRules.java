@@ -33,6 +33,7 @@ final class BrokerConfigRules {
     checkRequestQueue(c);
     checkCleanerBuffer(c);
     checkGroupTimeouts(c);
+    HttpSettings.check(c);
   }
 
   private static void checkQuorum(BrokerConfig c) {

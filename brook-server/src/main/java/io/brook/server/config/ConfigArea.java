@@ -14,7 +14,8 @@ public enum ConfigArea {
   SASL("Authentication (SASL)"),
   TIERED_STORAGE("Tiered storage"),
   AUTHORIZATION("Authorization"),
-  ADMIN("Admin listener and metrics");
+  ADMIN("Admin listener and metrics"),
+  HTTP("HTTP API");
 
   private final String title;
 

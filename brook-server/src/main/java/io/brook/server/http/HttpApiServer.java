@@ -1,0 +1,505 @@
+package io.brook.server.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.brook.broker.api.InProcessApis;
+import io.brook.protocol.ApiRegistry;
+import io.brook.server.config.HttpApiConfig;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP API ({@code brook.http.listener}): JSON over HTTP/1.1 under {@code /v1}, a thin layer
+ * over the broker's own Kafka API handlers ({@link InProcessApis}). Its own event loop, apart from
+ * the Kafka and admin listeners; bodies are bounded ({@code brook.http.max.request.bytes}, refused
+ * with 413 from the Content-Length before anything is read); a connection handles one request at a
+ * time (it is not read while its request is open, so pipelined requests wait in the socket);
+ * requests are bounded in number ({@link #MAX_OPEN_REQUESTS}) and in connections ({@link
+ * #MAX_CONNECTIONS}). Routing, authentication and body parsing run on the API's {@link Worker};
+ * waiting (acks=all, a fetch's long poll) holds no thread.
+ */
+public final class HttpApiServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(HttpApiServer.class);
+
+  /** Requests open at once (parked fetches included); more are refused with 503. */
+  static final int MAX_OPEN_REQUESTS = 1024;
+
+  /** Connections open at once; more are closed at once. */
+  static final int MAX_CONNECTIONS = 1024;
+
+  /** The client id HTTP requests carry: what client-id quotas and request logs see. */
+  static final String CLIENT_ID = "brook-http";
+
+  private static final int WORKER_THREADS = 2;
+  private static final int WORKER_QUEUE = 256;
+
+  private final EventLoopGroup group;
+  private final Worker worker;
+  private final Channel channel;
+  private final BasicAuthenticator authenticator;
+  private final TopicRoutes topics;
+  private final ProduceRoute produce;
+  private final FetchRoute fetch;
+  private final GroupOffsetsRoute groups;
+  private final AtomicInteger openRequests = new AtomicInteger();
+  private final AtomicInteger connections = new AtomicInteger();
+
+  private HttpApiServer(
+      HttpApiConfig config,
+      ApiRegistry registry,
+      String listenerName,
+      int nodeId,
+      BasicAuthenticator authenticator) {
+    this.authenticator = authenticator;
+    this.group =
+        new MultiThreadIoEventLoopGroup(
+            1, new DefaultThreadFactory("brook-http", true), NioIoHandler.newFactory());
+    this.worker = new Worker(WORKER_THREADS, WORKER_QUEUE);
+    InProcessApis apis = new InProcessApis(registry, CLIENT_ID, listenerName);
+    this.topics = new TopicRoutes(apis);
+    this.produce = new ProduceRoute(apis, topics);
+    this.fetch = new FetchRoute(apis, worker, config.fetchMaxBytes());
+    this.groups = new GroupOffsetsRoute(apis, nodeId, group);
+    int maxRequestBytes = config.maxRequestBytes();
+    try {
+      this.channel =
+          new ServerBootstrap()
+              .group(group)
+              .channel(NioServerSocketChannel.class)
+              .childHandler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      ch.pipeline()
+                          .addLast(new HttpServerCodec())
+                          .addLast(new BoundedAggregator(maxRequestBytes))
+                          .addLast(new Handler());
+                    }
+                  })
+              .bind(config.listener().getHost(), config.listener().getPort())
+              .syncUninterruptibly()
+              .channel();
+    } catch (RuntimeException e) {
+      group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+      worker.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Binds the listener.
+   *
+   * @param registry the broker's Kafka API handlers, as its Kafka listeners serve them
+   * @param listenerName the Kafka listener whose addresses Metadata answers name
+   * @param authenticator checks HTTP Basic credentials, or null to serve every request as {@code
+   *     User:ANONYMOUS}
+   */
+  public static HttpApiServer start(
+      HttpApiConfig config,
+      ApiRegistry registry,
+      String listenerName,
+      int nodeId,
+      BasicAuthenticator authenticator) {
+    HttpApiServer server = new HttpApiServer(config, registry, listenerName, nodeId, authenticator);
+    LOG.info(
+        "HTTP API started address={} authentication={}",
+        server.channel.localAddress(),
+        authenticator == null ? "none" : "basic");
+    return server;
+  }
+
+  /** The port bound (useful with port 0). */
+  public int port() {
+    return ((InetSocketAddress) channel.localAddress()).getPort();
+  }
+
+  @Override
+  public void close() {
+    channel.close().syncUninterruptibly();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    worker.close();
+  }
+
+  /**
+   * Refuses a body over the limit with the API's JSON 413, from its Content-Length if it has one.
+   */
+  private static final class BoundedAggregator extends HttpObjectAggregator {
+    BoundedAggregator(int maxContentLength) {
+      super(maxContentLength);
+    }
+
+    @Override
+    protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
+      ctx.writeAndFlush(
+              error(
+                  new HttpApiException(
+                      HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+                      Errors.INVALID_REQUEST,
+                      "the request body is larger than brook.http.max.request.bytes ("
+                          + maxContentLength()
+                          + " bytes)")))
+          .addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
+  /**
+   * One connection. Its requests are handled one at a time, in order: the connection is not read
+   * while one is open, and requests a client pipelined before that (already decoded) wait here, at
+   * most {@link #MAX_PIPELINED}; so answers go out in order and a client cannot queue unbounded
+   * work behind a parked fetch. Fields are touched on the connection's event loop only.
+   */
+  private final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private static final int MAX_PIPELINED = 16;
+
+    private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
+    private boolean open;
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+      if (connections.incrementAndGet() > MAX_CONNECTIONS) {
+        LOG.warn("HTTP API refused a connection: {} are open", MAX_CONNECTIONS);
+        ctx.close();
+      }
+      super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+      connections.decrementAndGet();
+      waiting.forEach(FullHttpRequest::release);
+      waiting.clear();
+      super.channelInactive(ctx);
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+      if (open) {
+        if (waiting.size() >= MAX_PIPELINED) {
+          ctx.close();
+          return;
+        }
+        waiting.add(request.retain());
+        return;
+      }
+      start(ctx, request.retain());
+    }
+
+    /** Handles {@code request} (retained for this call, which releases it). */
+    private void start(ChannelHandlerContext ctx, FullHttpRequest request) {
+      open = true;
+      ctx.channel().config().setAutoRead(false);
+      boolean keepAlive = HttpUtil.isKeepAlive(request);
+      if (!request.decoderResult().isSuccess()) {
+        request.release();
+        finish(ctx, false, error(HttpApiException.badRequest("malformed HTTP request")), 0);
+        return;
+      }
+      if (openRequests.incrementAndGet() > MAX_OPEN_REQUESTS) {
+        openRequests.decrementAndGet();
+        request.release();
+        finish(
+            ctx,
+            false,
+            error(
+                new HttpApiException(
+                    HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    Errors.REQUEST_TIMED_OUT,
+                    "the HTTP API has too many open requests; retry")),
+            0);
+        return;
+      }
+      CompletableFuture<Reply> reply =
+          worker.supply(
+              () -> {
+                try {
+                  return route(ctx, request);
+                } finally {
+                  request.release();
+                }
+              });
+      reply.whenComplete(
+          (answer, failure) -> {
+            openRequests.decrementAndGet();
+            if (failure != null) {
+              finish(ctx, keepAlive, error(failure), 0);
+            } else {
+              finish(ctx, keepAlive, json(answer.status(), answer.body()), answer.throttleMs());
+            }
+          });
+    }
+
+    /** Sends the answer, then goes on with the next waiting request or reads again. */
+    private void finish(
+        ChannelHandlerContext ctx, boolean keepAlive, FullHttpResponse response, int throttleMs) {
+      send(ctx, keepAlive, response, throttleMs, () -> next(ctx));
+    }
+
+    private void next(ChannelHandlerContext ctx) {
+      open = false;
+      FullHttpRequest queued = waiting.poll();
+      if (queued != null) {
+        start(ctx, queued);
+      } else {
+        ctx.channel().config().setAutoRead(true);
+        ctx.read();
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      LOG.debug("HTTP API connection failed", cause);
+      ctx.close();
+    }
+  }
+
+  /** Dispatches one request; on a worker thread. */
+  private CompletableFuture<Reply> route(ChannelHandlerContext ctx, FullHttpRequest request) {
+    QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+    List<String> path = segments(uri.rawPath());
+    HttpMethod method = request.method();
+    if (path.size() < 2 || !path.get(0).equals("v1")) {
+      throw notFound();
+    }
+    // Authentication first: an unauthenticated caller learns nothing, not even a 404.
+    InProcessApis.Caller caller = caller(ctx, request);
+    int bodyBytes = request.content().readableBytes();
+    String resource = path.get(1);
+    int n = path.size();
+    if (resource.equals("metadata") && n == 2) {
+      only(method, HttpMethod.GET);
+      return topics.clusterMetadata(caller);
+    }
+    if (resource.equals("topics")) {
+      if (n == 2) {
+        if (method.equals(HttpMethod.POST)) {
+          return topics.create(body(request), caller, bodyBytes);
+        }
+        only(method, HttpMethod.GET);
+        return topics.list(caller);
+      }
+      String topic = path.get(2);
+      if (n == 3) {
+        if (method.equals(HttpMethod.DELETE)) {
+          return topics.delete(topic, caller);
+        }
+        only(method, HttpMethod.GET);
+        return topics.describe(topic, caller);
+      }
+      if (n == 4 && path.get(3).equals("records")) {
+        only(method, HttpMethod.POST);
+        return produce.produce(topic, body(request), caller, bodyBytes);
+      }
+      if (n == 6 && path.get(3).equals("partitions") && path.get(5).equals("records")) {
+        only(method, HttpMethod.GET);
+        int partition = (int) Json.query("partition", path.get(4), -1, 0, Integer.MAX_VALUE);
+        return fetch.fetch(topic, partition, parameters(uri), caller);
+      }
+    }
+    if (resource.equals("groups") && n == 4 && path.get(3).equals("offsets")) {
+      String group = path.get(2);
+      if (method.equals(HttpMethod.POST)) {
+        return groups.commit(group, body(request), caller, bodyBytes);
+      }
+      only(method, HttpMethod.GET);
+      return groups.fetch(group, caller);
+    }
+    throw notFound();
+  }
+
+  private static List<String> segments(String rawPath) {
+    List<String> segments = new ArrayList<>();
+    int start = 0;
+    while (start <= rawPath.length()) {
+      int end = rawPath.indexOf('/', start);
+      if (end < 0) {
+        end = rawPath.length();
+      }
+      if (end > start) {
+        try {
+          segments.add(
+              QueryStringDecoder.decodeComponent(
+                  rawPath.substring(start, end), StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+          throw HttpApiException.badRequest("malformed path: " + e.getMessage());
+        }
+      }
+      start = end + 1;
+    }
+    return segments;
+  }
+
+  private static java.util.Map<String, List<String>> parameters(QueryStringDecoder uri) {
+    try {
+      return uri.parameters();
+    } catch (IllegalArgumentException e) {
+      throw HttpApiException.badRequest("malformed query: " + e.getMessage());
+    }
+  }
+
+  private static ObjectNode body(FullHttpRequest request) {
+    try (ByteBufInputStream in = new ByteBufInputStream(request.content().duplicate())) {
+      return Json.object(in, request.content().readableBytes());
+    } catch (IOException e) {
+      throw HttpApiException.badRequest("the body cannot be read: " + e.getMessage());
+    }
+  }
+
+  private static void only(HttpMethod method, HttpMethod allowed) {
+    if (!method.equals(allowed)) {
+      throw new HttpApiException(
+          HttpResponseStatus.METHOD_NOT_ALLOWED,
+          Errors.INVALID_REQUEST,
+          "method " + method + " is not allowed here; use " + allowed);
+    }
+  }
+
+  private static HttpApiException notFound() {
+    return new HttpApiException(
+        HttpResponseStatus.NOT_FOUND,
+        Errors.INVALID_REQUEST,
+        "no such endpoint; the API is under /v1 (see docs/http-api.md)");
+  }
+
+  /** Who the request acts as: its Basic credentials' user, or ANONYMOUS without authentication. */
+  private InProcessApis.Caller caller(ChannelHandlerContext ctx, FullHttpRequest request) {
+    InetSocketAddress peer = (InetSocketAddress) ctx.channel().remoteAddress();
+    String connectionId = "http-" + ctx.channel().id().asShortText();
+    if (authenticator == null) {
+      return new InProcessApis.Caller(KafkaPrincipal.ANONYMOUS, peer.getAddress(), connectionId);
+    }
+    String header = request.headers().get(HttpHeaderNames.AUTHORIZATION);
+    if (header == null || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
+      throw unauthenticated("this API needs HTTP Basic credentials");
+    }
+    char[] password = null;
+    try {
+      byte[] decoded = Base64.getDecoder().decode(header.substring(6).trim());
+      String pair = new String(decoded, StandardCharsets.UTF_8);
+      Arrays.fill(decoded, (byte) 0);
+      int colon = pair.indexOf(':');
+      if (colon < 0) {
+        throw unauthenticated("malformed Basic credentials");
+      }
+      password = pair.substring(colon + 1).toCharArray();
+      KafkaPrincipal principal = authenticator.authenticate(pair.substring(0, colon), password);
+      if (principal == null) {
+        throw unauthenticated("authentication failed: invalid user name or password");
+      }
+      return new InProcessApis.Caller(principal, peer.getAddress(), connectionId);
+    } catch (IllegalArgumentException e) {
+      throw unauthenticated("malformed Basic credentials");
+    } finally {
+      if (password != null) {
+        Arrays.fill(password, '\0');
+      }
+    }
+  }
+
+  private static HttpApiException unauthenticated(String message) {
+    return new HttpApiException(
+        HttpResponseStatus.UNAUTHORIZED, Errors.SASL_AUTHENTICATION_FAILED, message);
+  }
+
+  private static FullHttpResponse error(Throwable failure) {
+    Throwable cause =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    HttpApiException refusal = HttpApiException.of(cause);
+    if (refusal.error() == Errors.UNKNOWN_SERVER_ERROR) {
+      LOG.warn("HTTP API request failed", cause);
+    }
+    ObjectNode body = Json.MAPPER.createObjectNode();
+    body.put("error_code", refusal.error().code());
+    body.put("error", refusal.error().name());
+    body.put("message", refusal.getMessage());
+    FullHttpResponse response = json(refusal.status(), body);
+    if (refusal.status().equals(HttpResponseStatus.UNAUTHORIZED)) {
+      response
+          .headers()
+          .set(HttpHeaderNames.WWW_AUTHENTICATE, "Basic realm=\"brook\", charset=\"UTF-8\"");
+    }
+    return response;
+  }
+
+  private static FullHttpResponse json(HttpResponseStatus status, JsonNode body) {
+    byte[] bytes;
+    try {
+      bytes = Json.MAPPER.writeValueAsBytes(body);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1, status, io.netty.buffer.Unpooled.wrappedBuffer(bytes));
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+    return response;
+  }
+
+  /**
+   * Writes from any thread (Netty hands the write to the connection's loop), after the caller's
+   * quota throttle; {@code then} runs on the connection's loop once a kept-alive answer is written.
+   */
+  private static void send(
+      ChannelHandlerContext ctx,
+      boolean keepAlive,
+      FullHttpResponse response,
+      int throttleMs,
+      Runnable then) {
+    HttpUtil.setContentLength(response, response.content().readableBytes());
+    Runnable write =
+        () -> {
+          if (keepAlive) {
+            HttpUtil.setKeepAlive(response, true);
+            ctx.writeAndFlush(response).addListener(f -> then.run());
+          } else {
+            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+          }
+        };
+    if (throttleMs > 0) {
+      ctx.executor().schedule(write, throttleMs, TimeUnit.MILLISECONDS);
+    } else {
+      ctx.executor().execute(write);
+    }
+  }
+}
