@@ -103,6 +103,17 @@ public final class ChildProcess {
     return Optional.empty();
   }
 
+  /**
+   * Runs one of Kafka's command-line tools ({@code mainClass}, as {@code kafka-run-class.sh} would)
+   * with {@code --bootstrap-server bootstrap ARGS} and no input.
+   */
+  public static Result kafkaTool(
+      String mainClass, String bootstrap, Duration timeout, String... args) {
+    List<String> all = new ArrayList<>(List.of("--bootstrap-server", bootstrap));
+    all.addAll(List.of(args));
+    return run(javaCommand(mainClass, all.toArray(String[]::new)), "", timeout);
+  }
+
   /** {@code java} of the JVM running the tests, with the test classpath, for a child JVM. */
   public static List<String> javaCommand(String mainClass, String... args) {
     List<String> command = new ArrayList<>();

@@ -5,12 +5,19 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
+import org.apache.kafka.common.message.WriteTxnMarkersRequestData.WritableTxnMarker;
+import org.apache.kafka.common.message.WriteTxnMarkersRequestData.WritableTxnMarkerTopic;
+import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.MessageSizeAccumulator;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -78,6 +85,38 @@ public final class RawKafkaClient implements AutoCloseable {
     ByteBuffer body = send(request, version);
     ProduceResponseData response = new ProduceResponseData(new ByteBufferAccessor(body), version);
     return response.responses().iterator().next().partitionResponses().get(0);
+  }
+
+  /**
+   * WriteTxnMarkers {@code version} with one marker of {@code producerId} for partition 0 of {@code
+   * topic}, as a transaction coordinator sends it; returns the partition's error.
+   */
+  public Errors writeTxnMarker(
+      String topic,
+      long producerId,
+      short epoch,
+      boolean commit,
+      int coordinatorEpoch,
+      byte transactionVersion,
+      short version)
+      throws IOException {
+    WritableTxnMarkerTopic markerTopic = new WritableTxnMarkerTopic().setName(topic);
+    markerTopic.partitionIndexes().add(0);
+    WriteTxnMarkersRequestData request = new WriteTxnMarkersRequestData();
+    request
+        .markers()
+        .add(
+            new WritableTxnMarker()
+                .setProducerId(producerId)
+                .setProducerEpoch(epoch)
+                .setTransactionResult(commit)
+                .setCoordinatorEpoch(coordinatorEpoch)
+                .setTransactionVersion(transactionVersion)
+                .setTopics(new ArrayList<>(List.of(markerTopic))));
+    WriteTxnMarkersResponseData response =
+        new WriteTxnMarkersResponseData(new ByteBufferAccessor(send(request, version)), version);
+    return Errors.forCode(
+        response.markers().get(0).topics().get(0).partitions().get(0).errorCode());
   }
 
   /** Sends a request and returns the response body buffer (header consumed). */

@@ -22,10 +22,6 @@ import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
-import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
-import org.apache.kafka.common.message.WriteTxnMarkersRequestData.WritableTxnMarker;
-import org.apache.kafka.common.message.WriteTxnMarkersRequestData.WritableTxnMarkerTopic;
-import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
@@ -179,22 +175,8 @@ class ReadCommittedIT {
   private static void writeMarker(
       RawKafkaClient client, String topicName, long producerId, boolean commit, short version)
       throws Exception {
-    WritableTxnMarkerTopic topic = new WritableTxnMarkerTopic().setName(topicName);
-    topic.partitionIndexes().add(0);
-    WriteTxnMarkersRequestData request = new WriteTxnMarkersRequestData();
-    request
-        .markers()
-        .add(
-            new WritableTxnMarker()
-                .setProducerId(producerId)
-                .setProducerEpoch((short) 0)
-                .setTransactionResult(commit)
-                .setCoordinatorEpoch(1)
-                .setTopics(new ArrayList<>(List.of(topic))));
-    WriteTxnMarkersResponseData response =
-        new WriteTxnMarkersResponseData(
-            new ByteBufferAccessor(client.send(request, version)), version);
-    assertThat(response.markers().get(0).topics().get(0).partitions().get(0).errorCode())
-        .isEqualTo(Errors.NONE.code());
+    assertThat(
+            client.writeTxnMarker(topicName, producerId, (short) 0, commit, 1, (byte) 0, version))
+        .isEqualTo(Errors.NONE);
   }
 }

@@ -186,7 +186,7 @@ public final class WriteTxnMarkersHandler extends KafkaApi {
     }
     int leaderEpoch = partition.state().leaderEpoch();
     return partition
-        .appendAsCoordinator(controlBatch(marker), disk)
+        .appendAsCoordinator(controlBatch(marker), marker.transactionVersion(), disk)
         .handle(
             (info, failure) -> {
               if (failure != null) {

@@ -284,7 +284,17 @@ public final class Partition {
    * applies.
    */
   public LogAppendInfo appendAsCoordinator(MemoryRecords records) {
-    return appendAsLeader(records, (short) -1, true);
+    return appendAsCoordinator(records, (short) 0);
+  }
+
+  /**
+   * {@link #appendAsCoordinator(MemoryRecords)} of transaction markers that end transactions of
+   * {@code transactionVersion} (WriteTxnMarkers v2): from 2 on, a marker's epoch must be above the
+   * producer's epoch here (storage's {@code ProducerStateManager}).
+   */
+  public LogAppendInfo appendAsCoordinator(MemoryRecords records, short transactionVersion) {
+    return appendAsLeader(
+        records, (short) -1, true, true, VerificationGuard.NOT_CHECKED, transactionVersion);
   }
 
   /**
@@ -307,7 +317,7 @@ public final class Partition {
   public CompletableFuture<LogAppendInfo> appendAsLeader(
       MemoryRecords records, short acks, DiskWork disk, VerificationGuard guard) {
     if (offLoopAppends.idle()) {
-      LogAppendInfo info = appendAsLeader(records, acks, false, false, guard);
+      LogAppendInfo info = appendAsLeader(records, acks, false, false, guard, (short) 0);
       if (info != null) {
         return CompletableFuture.completedFuture(info);
       }
@@ -315,17 +325,18 @@ public final class Partition {
     // The request's network buffer is released if its connection closes first: off the loop, the
     // append works on its own copy (one per roll or flush, not per produce).
     MemoryRecords copy = ownCopy(records);
-    return offLoopAppends.submit(() -> appendAsLeader(copy, acks, false, true, guard), disk);
+    return offLoopAppends.submit(
+        () -> appendAsLeader(copy, acks, false, true, guard, (short) 0), disk);
   }
 
   /**
-   * {@link #appendAsCoordinator(MemoryRecords)} from an event loop: always on {@code disk} (a
-   * marker may write the aborted-transaction index), in order with this partition's other off-loop
-   * appends.
+   * {@link #appendAsCoordinator(MemoryRecords, short)} from an event loop: always on {@code disk}
+   * (a marker may write the aborted-transaction index), in order with this partition's other
+   * off-loop appends.
    */
   public CompletableFuture<LogAppendInfo> appendAsCoordinator(
-      MemoryRecords records, DiskWork disk) {
-    return offLoopAppends.submit(() -> appendAsCoordinator(records), disk);
+      MemoryRecords records, short transactionVersion, DiskWork disk) {
+    return offLoopAppends.submit(() -> appendAsCoordinator(records, transactionVersion), disk);
   }
 
   /** A heap copy of {@code records}, for work that outlives the request's network buffer. */
@@ -336,7 +347,8 @@ public final class Partition {
   }
 
   private LogAppendInfo appendAsLeader(MemoryRecords records, short acks, boolean coordinator) {
-    return appendAsLeader(records, acks, coordinator, true, VerificationGuard.NOT_CHECKED);
+    return appendAsLeader(
+        records, acks, coordinator, true, VerificationGuard.NOT_CHECKED, (short) 0);
   }
 
   /** Null when {@code mayBlock} is false and the append would wait for the disk. */
@@ -345,7 +357,8 @@ public final class Partition {
       short acks,
       boolean coordinator,
       boolean mayBlock,
-      VerificationGuard guard) {
+      VerificationGuard guard,
+      short markerTransactionVersion) {
     PartitionState current = state;
     ensureLeader();
     int minIsr = partitionLog.config().minInSyncReplicas();
@@ -360,7 +373,9 @@ public final class Partition {
     }
     LogAppendInfo info;
     if (coordinator) {
-      info = partitionLog.appendAsCoordinator(records, current.leaderEpoch());
+      info =
+          partitionLog.appendAsCoordinator(
+              records, current.leaderEpoch(), markerTransactionVersion);
     } else if (mayBlock) {
       info = partitionLog.appendAsLeader(records, current.leaderEpoch(), guard);
     } else {

@@ -205,7 +205,7 @@ public final class TxnMarkerSender implements TxnMarkerChannel {
                       ? TransactionResult.COMMIT
                       : TransactionResult.ABORT,
                   partitions,
-                  (short) 0)); // transaction protocol V1: Brook offers no V2 (KIP-890)
+                  m.transactionVersion()));
           pending.inFlight.addAll(partitions);
         });
     brokersInFlight.add(broker);

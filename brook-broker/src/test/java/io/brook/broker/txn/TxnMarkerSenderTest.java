@@ -55,6 +55,7 @@ class TxnMarkerSenderTest {
   /** Answers NOT_LEADER_OR_FOLLOWER to the first marker for t-0, a fixed error to producer 66. */
   private static final class ScriptedBroker extends KafkaApi {
     final Map<TopicPartition, AtomicInteger> received = new ConcurrentHashMap<>();
+    final Map<Long, Byte> transactionVersions = new ConcurrentHashMap<>();
 
     ScriptedBroker() {
       super(ApiKeys.WRITE_TXN_MARKERS);
@@ -64,6 +65,7 @@ class TxnMarkerSenderTest {
     public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
       WriteTxnMarkersResponseData response = new WriteTxnMarkersResponseData();
       for (var marker : ((WriteTxnMarkersRequestData) message).markers()) {
+        transactionVersions.put(marker.producerId(), marker.transactionVersion());
         var result =
             new WriteTxnMarkersResponseData.WritableTxnMarkerResult()
                 .setProducerId(marker.producerId());
@@ -148,7 +150,24 @@ class TxnMarkerSenderTest {
   }
 
   private static TxnMarker marker(long producerId, TopicPartition... partitions) {
-    return new TxnMarker(producerId, (short) 0, 3, TxnResult.COMMIT, List.of(partitions));
+    return marker(producerId, (short) 0, partitions);
+  }
+
+  private static TxnMarker marker(
+      long producerId, short transactionVersion, TopicPartition... partitions) {
+    return new TxnMarker(
+        producerId, (short) 1, 3, TxnResult.COMMIT, List.of(partitions), transactionVersion);
+  }
+
+  @Test
+  void theRequestCarriesTheTransactionVersion() throws Exception {
+    TopicPartition t1 = new TopicPartition("t", 1);
+    sender.send(marker(12L, (short) 2, t1)).get(30, TimeUnit.SECONDS);
+    sender.send(marker(13L, (short) 0, t1)).get(30, TimeUnit.SECONDS);
+
+    assertThat(broker.transactionVersions)
+        .containsEntry(12L, (byte) 2)
+        .containsEntry(13L, (byte) 0);
   }
 
   @Test

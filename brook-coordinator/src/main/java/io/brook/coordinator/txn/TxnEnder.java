@@ -205,7 +205,8 @@ final class TxnEnder {
             prepared.producerEpoch(),
             coordinatorEpoch,
             result,
-            new ArrayList<>(prepared.partitions()));
+            new ArrayList<>(prepared.partitions()),
+            prepared.clientTransactionVersion());
     CompletableFuture<Void> sent = markers.send(marker);
     CompletableFuture<Void> previous = sending.put(id, sent);
     if (previous != null) {

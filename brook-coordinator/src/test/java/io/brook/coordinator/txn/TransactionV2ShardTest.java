@@ -67,6 +67,9 @@ class TransactionV2ShardTest {
     assertThat(state().state()).isEqualTo(TransactionState.PREPARE_COMMIT);
     assertThat(sent).hasSize(1);
     assertThat(sent.get(0).producerEpoch()).isEqualTo((short) 1);
+    assertThat(sent.get(0).transactionVersion())
+        .as("WriteTxnMarkers tells the partitions to expect the bumped epoch")
+        .isEqualTo(TxnMetadata.TV2);
     // The next transaction's first write waits until the markers are written.
     assertThat(shard.addPartitionsV2(ID, 100L, (short) 1, Set.of(TP)).join())
         .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);

@@ -157,10 +157,17 @@ public final class PartitionLog implements ReplicaLog, Closeable {
 
   /** Like {@link #appendAsLeader}, for a coordinator that may also write control batches. */
   @Override
-  public LogAppendInfo appendAsCoordinator(MemoryRecords records, int leaderEpoch) {
+  public LogAppendInfo appendAsCoordinator(
+      MemoryRecords records, int leaderEpoch, short transactionVersion) {
     return appendLocked(
-        prepareLeader(
-            records, AppendOrigin.COORDINATOR, leaderEpoch, VerificationGuard.NOT_CHECKED),
+        PreparedAppend.leader(
+            records,
+            config,
+            AppendOrigin.COORDINATOR,
+            leaderEpoch,
+            time.milliseconds(),
+            VerificationGuard.NOT_CHECKED,
+            transactionVersion),
         true);
   }
 
@@ -172,7 +179,8 @@ public final class PartitionLog implements ReplicaLog, Closeable {
 
   private PreparedAppend prepareLeader(
       MemoryRecords records, AppendOrigin origin, int epoch, VerificationGuard guard) {
-    return PreparedAppend.leader(records, config, origin, epoch, time.milliseconds(), guard);
+    return PreparedAppend.leader(
+        records, config, origin, epoch, time.milliseconds(), guard, (short) 0);
   }
 
   /**

@@ -120,6 +120,9 @@ final class PreparedAppend {
   /** What a client's transactional batch must carry to open a transaction. */
   private final VerificationGuard guard;
 
+  /** The transaction version of the transactions a coordinator's markers end; 0 otherwise. */
+  private final short markerTransactionVersion;
+
   private PreparedAppend(
       MemoryRecords records,
       BatchValidator.Summary summary,
@@ -128,7 +131,8 @@ final class PreparedAppend {
       long nowMs,
       int leaderEpoch,
       long logAppendTimeMs,
-      VerificationGuard guard) {
+      VerificationGuard guard,
+      short markerTransactionVersion) {
     this.records = records;
     this.summary = summary;
     this.placement = placement;
@@ -137,13 +141,14 @@ final class PreparedAppend {
     this.leaderEpoch = leaderEpoch;
     this.logAppendTimeMs = logAppendTimeMs;
     this.guard = guard;
+    this.markerTransactionVersion = markerTransactionVersion;
   }
 
   /**
    * A producer's ({@link AppendOrigin#CLIENT}) or a coordinator's ({@link
    * AppendOrigin#COORDINATOR}) append through the leader of {@code leaderEpoch}: validated record
-   * by record here. {@code guard}: see {@link ProducerStateManager#beginAppend(boolean,
-   * VerificationGuard)}.
+   * by record here. {@code guard} and {@code markerTransactionVersion}: see {@link
+   * ProducerStateManager#beginAppend(boolean, VerificationGuard, short)}.
    */
   static PreparedAppend leader(
       MemoryRecords records,
@@ -151,14 +156,23 @@ final class PreparedAppend {
       AppendOrigin origin,
       int leaderEpoch,
       long nowMs,
-      VerificationGuard guard) {
+      VerificationGuard guard,
+      short markerTransactionVersion) {
     if (origin == AppendOrigin.REPLICATION) {
       throw new IllegalArgumentException("a leader append cannot come from replication");
     }
     BatchValidator.Summary summary = BatchValidator.validate(records, config, origin, nowMs);
     long appendTime = config.timestampType() == TimestampType.LOG_APPEND_TIME ? nowMs : -1;
     return new PreparedAppend(
-        records, summary, Placement.LEADER, config, nowMs, leaderEpoch, appendTime, guard);
+        records,
+        summary,
+        Placement.LEADER,
+        config,
+        nowMs,
+        leaderEpoch,
+        appendTime,
+        guard,
+        markerTransactionVersion);
   }
 
   /** Batches copied from the leader: framing checked here, offsets and epochs kept. */
@@ -173,7 +187,8 @@ final class PreparedAppend {
         nowMs,
         RecordBatch.NO_PARTITION_LEADER_EPOCH,
         -1,
-        VerificationGuard.NOT_CHECKED);
+        VerificationGuard.NOT_CHECKED,
+        (short) 0);
   }
 
   MemoryRecords records() {
@@ -199,7 +214,7 @@ final class PreparedAppend {
    * follower's only records what the leader accepted.
    */
   ProducerStateManager.Append beginProducers(ProducerStateManager producerState) {
-    return producerState.beginAppend(placement.checksProducers, guard);
+    return producerState.beginAppend(placement.checksProducers, guard, markerTransactionVersion);
   }
 
   /**

@@ -73,8 +73,22 @@ public interface ReplicaLog {
    */
   VerificationGuard maybeStartTransactionVerification(long producerId, short epoch);
 
-  /** {@link #appendAsLeader} for a coordinator, which may also write control batches. */
-  LogAppendInfo appendAsCoordinator(MemoryRecords records, int leaderEpoch);
+  /**
+   * {@link #appendAsLeader} for a coordinator, which may also write control batches; a transaction
+   * marker is checked under the legacy protocol's rules (transaction version 0).
+   */
+  default LogAppendInfo appendAsCoordinator(MemoryRecords records, int leaderEpoch) {
+    return appendAsCoordinator(records, leaderEpoch, (short) 0);
+  }
+
+  /**
+   * {@link #appendAsLeader} for a coordinator, which may also write control batches. {@code
+   * transactionVersion} is the version of the transaction a marker ends (WriteTxnMarkers v2): from
+   * 2 on (KIP-890 transactions V2) the coordinator bumped the producer epoch when the transaction
+   * ended, so the marker must carry an epoch above the transaction's batches.
+   */
+  LogAppendInfo appendAsCoordinator(
+      MemoryRecords records, int leaderEpoch, short transactionVersion);
 
   /** Batches copied from the leader: framing checked, offsets and leader epochs kept. */
   LogAppendInfo appendAsFollower(MemoryRecords records);

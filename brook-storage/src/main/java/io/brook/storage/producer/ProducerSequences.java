@@ -40,11 +40,15 @@ final class ProducerSequences {
    * </ul>
    *
    * <p>A control batch (transaction marker) is only checked for a fenced epoch, and its marker by
-   * the {@link TransactionRules}; a data batch also by {@link TransactionRules#checkDataBatch}.
-   * {@code batch} must have a producer id.
+   * the {@link TransactionRules} (for {@code markerTransactionVersion} 2 and above, the epoch must
+   * be newer than the producer's: {@link TransactionRules#checkMarkerEpoch}); a data batch also by
+   * {@link TransactionRules#checkDataBatch}. {@code batch} must have a producer id.
    */
   static Optional<BatchMetadata> check(
-      RecordBatch batch, ProducerStateEntry current, Map<Long, Validated> validated) {
+      RecordBatch batch,
+      ProducerStateEntry current,
+      Map<Long, Validated> validated,
+      short markerTransactionVersion) {
     long producerId = batch.producerId();
     short epoch = batch.producerEpoch();
     Validated known = validated.get(producerId);
@@ -64,6 +68,10 @@ final class ProducerSequences {
     if (batch.isControlBatch()) {
       Optional<EndTransactionMarker> marker = TransactionRules.of(batch);
       if (marker.isPresent()) {
+        if (known != null) {
+          TransactionRules.checkMarkerEpoch(
+              batch, known.epoch(), current, markerTransactionVersion);
+        }
         TransactionRules.checkCoordinatorEpoch(marker.get(), current, producerId);
       }
       if (known == null || epoch > known.epoch()) {

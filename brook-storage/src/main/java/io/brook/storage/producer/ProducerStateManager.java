@@ -125,7 +125,17 @@ public final class ProducerStateManager {
    * VerificationGuard#NOT_CHECKED}.
    */
   public Append beginAppend(boolean fromClient, VerificationGuard guard) {
-    return new Append(fromClient, guard);
+    return beginAppend(fromClient, guard, (short) 0);
+  }
+
+  /**
+   * Starts one append of the log whose markers end transactions of {@code markerTransactionVersion}
+   * (a coordinator's WriteTxnMarkers): from version 2 on (KIP-890 transactions V2) a marker must
+   * carry an epoch above the producer's, see {@link ProducerSequences#check}.
+   */
+  public Append beginAppend(
+      boolean fromClient, VerificationGuard guard, short markerTransactionVersion) {
+    return new Append(fromClient, guard, markerTransactionVersion);
   }
 
   /** A producer's guard, the epoch it was asked for and when it was created. */
@@ -171,6 +181,7 @@ public final class ProducerStateManager {
   public final class Append {
     private final boolean fromClient;
     private final VerificationGuard guard;
+    private final short markerTransactionVersion;
 
     /** Producers whose guard a recorded transactional batch or marker drops at commit. */
     private List<Long> verified;
@@ -187,9 +198,10 @@ public final class ProducerStateManager {
     private long endOffset = -1;
     private boolean committed;
 
-    private Append(boolean fromClient, VerificationGuard guard) {
+    private Append(boolean fromClient, VerificationGuard guard, short markerTransactionVersion) {
       this.fromClient = fromClient;
       this.guard = guard;
+      this.markerTransactionVersion = markerTransactionVersion;
     }
 
     /**
@@ -206,7 +218,8 @@ public final class ProducerStateManager {
         return Optional.empty();
       }
       ProducerStateEntry current = currentEntry(batch.producerId());
-      Optional<BatchMetadata> duplicate = ProducerSequences.check(batch, current, validated);
+      Optional<BatchMetadata> duplicate =
+          ProducerSequences.check(batch, current, validated, markerTransactionVersion);
       if (duplicate.isEmpty()) {
         checkVerified(batch, current);
       }

@@ -42,6 +42,39 @@ final class TransactionRules {
   }
 
   /**
+   * Refuses a transactions V2 marker (KIP-890, {@code transactionVersion} 2 and above) whose epoch
+   * is not above {@code knownEpoch}, the producer's epoch here, as Kafka does: the coordinator
+   * bumps the epoch when a V2 transaction ends, so its marker always carries a newer epoch than the
+   * transaction's batches. A marker at the known epoch is otherwise late or from a transaction this
+   * partition never saw end, and writing it would merge two transactions under one epoch. The one
+   * exception is the same marker written again (a coordinator that failed over, or lost the answer,
+   * retries): same epoch and no transaction open here, accepted as Kafka accepts it. Older epochs
+   * are refused for every version before this check.
+   */
+  static void checkMarkerEpoch(
+      RecordBatch marker, short knownEpoch, ProducerStateEntry current, short transactionVersion) {
+    if (transactionVersion < 2 || marker.producerEpoch() > knownEpoch) {
+      return;
+    }
+    boolean retryOfCompleted =
+        marker.producerEpoch() == knownEpoch
+            && (current == null
+                || current.currentTxnFirstOffsetOrNone() == ProducerStateEntry.NO_TXN);
+    if (!retryOfCompleted) {
+      throw new StorageException(
+          StorageError.INVALID_PRODUCER_EPOCH,
+          "Transaction marker of transaction version "
+              + transactionVersion
+              + " must carry an epoch above the producer's: producerId="
+              + marker.producerId()
+              + " epoch="
+              + marker.producerEpoch()
+              + " currentEpoch="
+              + knownEpoch);
+    }
+  }
+
+  /**
    * Refuses a marker from a coordinator older than the last one that wrote a marker for this
    * producer here, as Kafka does: a coordinator that lost its role must not complete transactions.
    */

@@ -308,14 +308,12 @@ class TransactionCoordinatorIT {
   }
 
   private static ChildProcess.Result tool(String... args) {
-    List<String> all = new ArrayList<>(List.of("--bootstrap-server", BROOK.bootstrapServers()));
-    all.addAll(List.of(args));
     ChildProcess.Result result =
-        ChildProcess.run(
-            ChildProcess.javaCommand(
-                "org.apache.kafka.tools.TransactionsCommand", all.toArray(String[]::new)),
-            "",
-            TOOL_TIMEOUT);
+        ChildProcess.kafkaTool(
+            "org.apache.kafka.tools.TransactionsCommand",
+            BROOK.bootstrapServers(),
+            TOOL_TIMEOUT,
+            args);
     assertThat(result.exitCode()).as(result.describe()).isZero();
     return result;
   }

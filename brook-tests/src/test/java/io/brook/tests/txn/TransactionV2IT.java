@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.brook.testkit.BrookExtension;
 import io.brook.testkit.EmbeddedBrook;
+import io.brook.tests.ChildProcess;
+import io.brook.tests.RawKafkaClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +30,13 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.EndTxnResponseData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -268,6 +277,112 @@ class TransactionV2IT {
                               .offset())
                       .isEqualTo(6L)); // the offset after the last record copied
     }
+  }
+
+  @Test
+  void kafkaFeaturesMovesTheLevelAndProducersFollowWithoutARestart() throws Exception {
+    // Given: a new cluster at transaction.version 2, as kafka-features describes it
+    assertThat(features("describe").stdout())
+        .containsPattern(
+            "Feature: transaction.version\\s+SupportedMinVersion: 0\\s+SupportedMaxVersion: 2"
+                + "\\s+FinalizedVersionLevel: 2\\s+Epoch: \\d+");
+    createTopic("tv1-clients");
+    createTopic("tv2-clients");
+    try {
+      // When: kafka-features downgrades it to 1
+      assertThat(features("downgrade", "--feature", "transaction.version=1").stdout())
+          .contains("transaction.version was downgraded to 1.");
+      await().atMost(Duration.ofSeconds(20)).until(() -> finalizedLevel() == 1);
+      assertThat(features("describe").stdout())
+          .containsPattern("Feature: transaction.version\\s+.*FinalizedVersionLevel: 1\\s");
+
+      // Then: as in Kafka 4.x, the level tells clients which protocol to speak and the broker keeps
+      // advertising (and serving) the V2 request versions: a client is never refused for them
+      ApiVersionsResponseData versions = apiVersions();
+      assertThat(versions.finalizedFeatures().find(TV).maxVersionLevel()).isEqualTo((short) 1);
+      assertThat(versions.apiKeys().find(ApiKeys.END_TXN.id).maxVersion()).isEqualTo((short) 5);
+      assertThat(versions.apiKeys().find(ApiKeys.PRODUCE.id).maxVersion())
+          .isGreaterThanOrEqualTo((short) 12);
+      // kafka-clients' producer negotiates V1: its epoch stays the same across transactions.
+      twoTransactions("tv1-clients", "tv1-producer");
+      assertThat(storedBatches("tv1-clients").stream().map(Stored::epoch).distinct()).hasSize(1);
+      // A client that speaks V2 anyway (EndTxn v5) gets V2: the epoch bumps, as Kafka answers it.
+      try (RawKafkaClient raw = new RawKafkaClient("127.0.0.1", BROOK.brook().port())) {
+        InitProducerIdResponseData init =
+            TransactionVerificationIT.initProducerId(raw, "tv1-raw-v2");
+        assertThat(
+                TransactionVerificationIT.produce(
+                    raw,
+                    (short) 12,
+                    "tv1-raw-v2",
+                    init.producerId(),
+                    init.producerEpoch(),
+                    "tv1-clients",
+                    0))
+            .isEqualTo(Errors.NONE);
+        EndTxnResponseData end =
+            TransactionVerificationIT.endTxn(
+                raw, "tv1-raw-v2", init.producerId(), init.producerEpoch(), (short) 5);
+        assertThat(Errors.forCode(end.errorCode())).isEqualTo(Errors.NONE);
+        assertThat(end.producerEpoch()).isEqualTo((short) (init.producerEpoch() + 1));
+      }
+    } finally {
+      // When: kafka-features upgrades it back
+      assertThat(features("upgrade", "--feature", "transaction.version=2").stdout())
+          .contains("transaction.version was upgraded to 2.");
+    }
+    await().atMost(Duration.ofSeconds(20)).until(() -> finalizedLevel() == 2);
+
+    // Then: a producer started now negotiates V2 from the same, running broker
+    twoTransactions("tv2-clients", "tv2-producer");
+    List<Stored> batches = storedBatches("tv2-clients");
+    assertThat(batches.stream().map(Stored::epoch).distinct())
+        .as("two data epochs, each transaction's marker one above its data")
+        .hasSize(3);
+  }
+
+  /** Runs {@code kafka-features.sh --bootstrap-server ... ARGS} as a child JVM; it must succeed. */
+  private static ChildProcess.Result features(String... args) {
+    ChildProcess.Result result =
+        ChildProcess.kafkaTool(
+            "org.apache.kafka.tools.FeatureCommand",
+            BROOK.bootstrapServers(),
+            Duration.ofSeconds(60),
+            args);
+    assertThat(result.exitCode()).as(result.describe()).isZero();
+    return result;
+  }
+
+  private static ApiVersionsResponseData apiVersions() throws IOException {
+    try (RawKafkaClient raw = new RawKafkaClient("127.0.0.1", BROOK.brook().port())) {
+      short version = ApiKeys.API_VERSIONS.latestVersion();
+      return new ApiVersionsResponseData(
+          new ByteBufferAccessor(
+              raw.send(
+                  new ApiVersionsRequestData()
+                      .setClientSoftwareName("brook-tests")
+                      .setClientSoftwareVersion("1"),
+                  version)),
+          version);
+    }
+  }
+
+  /** A new kafka-clients transactional producer commits two transactions to partition 0. */
+  private static void twoTransactions(String topic, String transactionalId) {
+    try (KafkaProducer<String, String> producer = producer(transactionalId)) {
+      producer.initTransactions();
+      for (int txn = 0; txn < 2; txn++) {
+        producer.beginTransaction();
+        producer.send(new ProducerRecord<>(topic, 0, "k", transactionalId + "-" + txn));
+        producer.commitTransaction();
+      }
+    }
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(readCommitted(topic))
+                    .contains(transactionalId + "-0", transactionalId + "-1"));
   }
 
   @Test

@@ -104,17 +104,7 @@ class TransactionVerificationIT {
 
       // When
       Errors produced = produce(raw, (short) 11, "verify-added", producerId, epoch, topic, 1);
-      EndTxnResponseData end =
-          new EndTxnResponseData(
-              new ByteBufferAccessor(
-                  raw.send(
-                      new EndTxnRequestData()
-                          .setTransactionalId("verify-added")
-                          .setProducerId(producerId)
-                          .setProducerEpoch(epoch)
-                          .setCommitted(true),
-                      (short) 4)),
-              (short) 4);
+      EndTxnResponseData end = endTxn(raw, "verify-added", producerId, epoch, (short) 4);
 
       // Then
       assertThat(produced).isEqualTo(Errors.NONE);
@@ -152,6 +142,43 @@ class TransactionVerificationIT {
               .description("verify-implicit")
               .get();
       assertThat(txn.topicPartitions()).containsExactly(new TopicPartition(topic, 0));
+    }
+  }
+
+  @Test
+  void aV2MarkerNeedsTheBumpedEpochAndALateBatchOfTheEndedTransactionIsFenced() throws Exception {
+    // Given: a V2 transaction (Produce v12 added the partition) with one stored batch
+    String topic = "verify-v2-end";
+    TestClients.createTopic(BROOK.bootstrapServers(), topic, 1);
+    try (RawKafkaClient raw = new RawKafkaClient("127.0.0.1", BROOK.brook().port());
+        Admin admin = admin()) {
+      InitProducerIdResponseData init = initProducerId(raw, "verify-v2-end");
+      long producerId = init.producerId();
+      short epoch = init.producerEpoch();
+      assertThat(produce(raw, (short) 12, "verify-v2-end", producerId, epoch, topic, 0))
+          .isEqualTo(Errors.NONE);
+      TopicPartition tp = new TopicPartition(topic, 0);
+
+      // When: a V2 marker comes with the transaction's own epoch (a coordinator must bump it)
+      Errors unbumped = raw.writeTxnMarker(topic, producerId, epoch, true, 0, (byte) 2, (short) 2);
+
+      // Then: refused, nothing written, and the transaction is still open
+      assertThat(unbumped).isEqualTo(Errors.INVALID_PRODUCER_EPOCH);
+      assertThat(TransactionCoordinatorIT.latestOffset(admin, tp, IsolationLevel.READ_UNCOMMITTED))
+          .isEqualTo(1);
+
+      // When: the real end of the transaction (EndTxn v5 bumps the epoch, the marker carries it)
+      EndTxnResponseData end = endTxn(raw, "verify-v2-end", producerId, epoch, (short) 5);
+      assertThat(Errors.forCode(end.errorCode())).isEqualTo(Errors.NONE);
+      assertThat(end.producerEpoch()).isEqualTo((short) (epoch + 1));
+      assertThat(readCommitted(topic, 1, 1)).containsExactly("raw");
+
+      // Then: a produce of the ended transaction arriving late is fenced and stores nothing
+      long end0 = TransactionCoordinatorIT.latestOffset(admin, tp, IsolationLevel.READ_UNCOMMITTED);
+      assertThat(produce(raw, (short) 12, "verify-v2-end", producerId, epoch, topic, 0))
+          .isEqualTo(Errors.INVALID_PRODUCER_EPOCH);
+      assertThat(TransactionCoordinatorIT.latestOffset(admin, tp, IsolationLevel.READ_UNCOMMITTED))
+          .isEqualTo(end0);
     }
   }
 
@@ -225,9 +252,22 @@ class TransactionVerificationIT {
         response.responses().iterator().next().partitionResponses().get(0).errorCode());
   }
 
+  /** A raw EndTxn committing the transaction, as EndTxn {@code version}. */
+  static EndTxnResponseData endTxn(
+      RawKafkaClient raw, String transactionalId, long producerId, short epoch, short version)
+      throws Exception {
+    EndTxnRequestData request =
+        new EndTxnRequestData()
+            .setTransactionalId(transactionalId)
+            .setProducerId(producerId)
+            .setProducerEpoch(epoch)
+            .setCommitted(true);
+    return new EndTxnResponseData(new ByteBufferAccessor(raw.send(request, version)), version);
+  }
+
   /** InitProducerId, retried while the transaction coordinator is being created. */
-  private static InitProducerIdResponseData initProducerId(
-      RawKafkaClient raw, String transactionalId) throws Exception {
+  static InitProducerIdResponseData initProducerId(RawKafkaClient raw, String transactionalId)
+      throws Exception {
     if (transactionalId != null) {
       raw.send(
           new FindCoordinatorRequestData()

@@ -134,14 +134,31 @@ class ExactlyOnceFaultsIT {
     awaitProgress("the cluster with node " + node.id() + " back");
   }
 
-  /** Waits until the group commits at least 100 more input records than it has now. */
+  /**
+   * Waits until the group commits at least 100 more input records than it had when its committed
+   * offsets could first be read. That first read is part of the wait: it comes right after a fault
+   * (or at the start, when the first FindCoordinator creates {@code __consumer_offsets}), while the
+   * group coordinator may be moving or loading, so it fails and is asked again like every later
+   * read; outside the wait it would race the failover against the admin client's timeout.
+   */
   private static void awaitProgress(String by) throws Exception {
-    long before = total(committed());
+    long started = System.nanoTime();
+    AtomicLong before = new AtomicLong(-1);
     await("transactions committed by " + by)
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(200))
         .ignoreExceptions()
-        .until(() -> total(committed()) >= before + 100);
+        .until(
+            () -> {
+              long now = total(committed());
+              if (before.get() < 0) {
+                before.set(now);
+                System.out.printf(
+                    "committed offsets readable %d ms after the wait for %s began%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), by);
+              }
+              return now >= before.get() + 100;
+            });
   }
 
   private static long total(Map<TopicPartition, Long> offsets) {
