@@ -306,7 +306,7 @@ public final class BrookServer implements AutoCloseable {
                 .withUncleanLeaderElectionEnable(
                     (Boolean) config.value("unclean.leader.election.enable"))
                 .withMinInsyncReplicas((Integer) config.value("min.insync.replicas")),
-            TopicConfigs::validate,
+            TieredStorage.topicValidator(config),
             new DescribedTopicConfigs(c.describer),
             c.authorizer,
             c.scheduler);

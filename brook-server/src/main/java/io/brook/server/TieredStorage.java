@@ -2,9 +2,11 @@ package io.brook.server;
 
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.controller.state.ConfigValidator;
 import io.brook.server.config.BrokerConfig;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.TopicConfigs;
 import io.brook.storage.manager.LogManager;
 import io.brook.storage.remote.LocalFsSegmentStore;
 import io.brook.storage.remote.RemoteLogManager;
@@ -15,6 +17,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.utils.Time;
 
 /**
@@ -27,14 +31,37 @@ final class TieredStorage {
 
   /**
    * A topic's settings as this broker acts on them: without tiered storage on the broker, {@code
-   * remote.storage.enable} is stored and described but ignored, so its logs keep ordinary retention
-   * (Kafka refuses to create such a topic instead).
+   * remote.storage.enable} is ignored, so its logs keep ordinary retention. New topics and config
+   * changes are refused on such a cluster ({@link #topicValidator}); this covers a topic created
+   * before the broker lost the setting.
    */
   static LogConfig effective(BrokerConfig config, LogConfig topic) {
     if (topic.remoteStorageEnable() && !config.remoteLogStorageSystemEnable()) {
       return topic.toBuilder().remoteStorageEnable(false).build();
     }
     return topic;
+  }
+
+  /**
+   * The controller's check of a topic's config overrides: Kafka's rules ({@link
+   * TopicConfigs#validate}), and, as Kafka, {@code remote.storage.enable=true} refused unless this
+   * node has {@code remote.log.storage.system.enable=true} (every node of a cluster that tiers must
+   * have it, controllers included).
+   */
+  static ConfigValidator topicValidator(BrokerConfig config) {
+    boolean tiering = config.remoteLogStorageSystemEnable();
+    return overrides -> {
+      TopicConfigs.validate(overrides);
+      if (!tiering
+          && Boolean.parseBoolean(
+              overrides
+                  .getOrDefault(TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG, "false")
+                  .trim())) {
+        throw new InvalidConfigurationException(
+            "Tiered Storage functionality is disabled in the broker. "
+                + "Topic cannot be configured with remote log storage.");
+      }
+    };
   }
 
   /** Creates the remote log manager and hands it to the log manager; nothing if disabled. */
