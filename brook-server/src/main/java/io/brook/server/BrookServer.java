@@ -371,7 +371,7 @@ public final class BrookServer implements AutoCloseable {
             Time.SYSTEM,
             c.periodic);
     c.replicaManager.startIsrShrinkTask();
-    TieredStorage.start(c.logManager, c.replicaManager);
+    TieredStorage.start(c.logManager, c.replicaManager, c.fetchers);
     c.fetchSessions =
         new FetchSessions(
             new FetchSessionCache(

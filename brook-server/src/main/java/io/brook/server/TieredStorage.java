@@ -2,6 +2,7 @@ package io.brook.server;
 
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.controller.state.ConfigValidator;
 import io.brook.server.config.BrokerConfig;
 import io.brook.storage.log.LogConfig;
@@ -73,16 +74,32 @@ final class TieredStorage {
     logs.attachRemote(new RemoteLogManager(store, config.remoteLogManagerConfig(), Time.SYSTEM));
   }
 
-  /** Starts copying the partitions {@code replicas} leads. */
-  static void start(LogManager logs, ReplicaManager replicas) {
-    logs.remote().ifPresent(remote -> remote.start(() -> leaderLogs(replicas)));
+  /**
+   * Starts the periodic tiering work on the partitions {@code replicas} holds: copy and expiry
+   * where it leads, local retention where it follows.
+   */
+  static void start(LogManager logs, ReplicaManager replicas, ReplicaFetcherManager fetchers) {
+    logs.remote()
+        .ifPresent(
+            remote -> {
+              fetchers.tieredFollowerStart(remote::startFollowerAt);
+              remote.start(() -> tieredLogs(replicas));
+            });
   }
 
-  private static Collection<PartitionLog> leaderLogs(ReplicaManager replicas) {
-    List<PartitionLog> out = new ArrayList<>();
+  private static Collection<RemoteLogManager.TieredLog> tieredLogs(ReplicaManager replicas) {
+    List<RemoteLogManager.TieredLog> out = new ArrayList<>();
     for (Partition p : replicas.partitions()) {
-      if (p.isLeader() && p.log() instanceof PartitionLog log) {
-        out.add(log);
+      if (!(p.log() instanceof PartitionLog log) || !log.config().remoteStorageEnable()) {
+        continue;
+      }
+      if (p.isLeader()) {
+        int epoch = p.state().leaderEpoch();
+        out.add(
+            new RemoteLogManager.TieredLog(
+                log, true, epoch, () -> p.isLeader() && p.state().leaderEpoch() == epoch));
+      } else if (p.isFollower()) {
+        out.add(new RemoteLogManager.TieredLog(log, false, -1, () -> false));
       }
     }
     return out;
