@@ -328,6 +328,41 @@ public final class RemoteLogManager implements Closeable {
     return done;
   }
 
+  /**
+   * Deletes every remote object of a partition whose topic was deleted, in the background: the
+   * segments the manifest names, then the manifest. Every replica does it when its log goes; the
+   * deletes are idempotent and nothing is written, so replicas racing cannot bring a manifest back.
+   */
+  public void deleteRemoteData(TopicPartition tp) {
+    tiers.remove(tp);
+    try {
+      copiers.execute(
+          () -> {
+            try {
+              RemoteLogManifest manifest = TieredPartition.readManifest(store, tp);
+              for (RemoteSegment s : manifest.segments()) {
+                store.deleteSegment(tp, s);
+                indexes.remove(s);
+              }
+              store.deleteManifest(tp);
+              log.info(
+                  "Deleted the remote data of a deleted topic's partition topicPartition={}"
+                      + " segments={}",
+                  tp,
+                  manifest.segments().size());
+            } catch (IOException | RuntimeException e) {
+              log.warn(
+                  "Deleting the remote data of a deleted topic's partition failed"
+                      + " topicPartition={}",
+                  tp,
+                  e);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      log.warn("Too much queued remote work, remote data left topicPartition={}", tp);
+    }
+  }
+
   /** Forgets a partition whose log left this broker; its remote data stays. */
   public void forget(TopicPartition tp) {
     tiers.remove(tp);

@@ -133,6 +133,10 @@ class TieredClusterIT {
 
       checkEveryRecord(cluster.bootstrapServers(), 2 * BATCH);
       checkStoreMatchesManifest(store);
+
+      // Deleting the topic deletes its remote data: every segment and the manifest.
+      admin.deleteTopics(List.of(TOPIC)).all().get();
+      await().atMost(Duration.ofSeconds(30)).until(() -> store.listObjects(TP).isEmpty());
     }
   }
 
