@@ -319,7 +319,7 @@ public final class BrookServer implements AutoCloseable {
                 .withUncleanLeaderElectionEnable(
                     (Boolean) config.value("unclean.leader.election.enable"))
                 .withMinInsyncReplicas((Integer) config.value("min.insync.replicas")),
-            TopicConfigs::validate,
+            TieredStorage.topicValidator(config),
             new DescribedTopicConfigs(c.describer),
             c.authorizer,
             mutationQuotas,
@@ -387,7 +387,7 @@ public final class BrookServer implements AutoCloseable {
             Time.SYSTEM,
             c.periodic);
     c.replicaManager.startIsrShrinkTask();
-    TieredStorage.start(c.logManager, c.replicaManager);
+    TieredStorage.start(c.logManager, c.replicaManager, c.fetchers);
     c.fetchSessions =
         new FetchSessions(
             new FetchSessionCache(

@@ -2,9 +2,12 @@ package io.brook.server;
 
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
+import io.brook.controller.state.ConfigValidator;
 import io.brook.server.config.BrokerConfig;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.PartitionLog;
+import io.brook.storage.log.TopicConfigs;
 import io.brook.storage.manager.LogManager;
 import io.brook.storage.remote.LocalFsSegmentStore;
 import io.brook.storage.remote.RemoteLogManager;
@@ -15,6 +18,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.utils.Time;
 
 /**
@@ -27,14 +32,37 @@ final class TieredStorage {
 
   /**
    * A topic's settings as this broker acts on them: without tiered storage on the broker, {@code
-   * remote.storage.enable} is stored and described but ignored, so its logs keep ordinary retention
-   * (Kafka refuses to create such a topic instead).
+   * remote.storage.enable} is ignored, so its logs keep ordinary retention. New topics and config
+   * changes are refused on such a cluster ({@link #topicValidator}); this covers a topic created
+   * before the broker lost the setting.
    */
   static LogConfig effective(BrokerConfig config, LogConfig topic) {
     if (topic.remoteStorageEnable() && !config.remoteLogStorageSystemEnable()) {
       return topic.toBuilder().remoteStorageEnable(false).build();
     }
     return topic;
+  }
+
+  /**
+   * The controller's check of a topic's config overrides: Kafka's rules ({@link
+   * TopicConfigs#validate}), and, as Kafka, {@code remote.storage.enable=true} refused unless this
+   * node has {@code remote.log.storage.system.enable=true} (every node of a cluster that tiers must
+   * have it, controllers included).
+   */
+  static ConfigValidator topicValidator(BrokerConfig config) {
+    boolean tiering = config.remoteLogStorageSystemEnable();
+    return overrides -> {
+      TopicConfigs.validate(overrides);
+      if (!tiering
+          && Boolean.parseBoolean(
+              overrides
+                  .getOrDefault(TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG, "false")
+                  .trim())) {
+        throw new InvalidConfigurationException(
+            "Tiered Storage functionality is disabled in the broker. "
+                + "Topic cannot be configured with remote log storage.");
+      }
+    };
   }
 
   /** Creates the remote log manager and hands it to the log manager; nothing if disabled. */
@@ -46,16 +74,32 @@ final class TieredStorage {
     logs.attachRemote(new RemoteLogManager(store, config.remoteLogManagerConfig(), Time.SYSTEM));
   }
 
-  /** Starts copying the partitions {@code replicas} leads. */
-  static void start(LogManager logs, ReplicaManager replicas) {
-    logs.remote().ifPresent(remote -> remote.start(() -> leaderLogs(replicas)));
+  /**
+   * Starts the periodic tiering work on the partitions {@code replicas} holds: copy and expiry
+   * where it leads, local retention where it follows.
+   */
+  static void start(LogManager logs, ReplicaManager replicas, ReplicaFetcherManager fetchers) {
+    logs.remote()
+        .ifPresent(
+            remote -> {
+              fetchers.tieredFollowerStart(remote::startFollowerAt);
+              remote.start(() -> tieredLogs(replicas));
+            });
   }
 
-  private static Collection<PartitionLog> leaderLogs(ReplicaManager replicas) {
-    List<PartitionLog> out = new ArrayList<>();
+  private static Collection<RemoteLogManager.TieredLog> tieredLogs(ReplicaManager replicas) {
+    List<RemoteLogManager.TieredLog> out = new ArrayList<>();
     for (Partition p : replicas.partitions()) {
-      if (p.isLeader() && p.log() instanceof PartitionLog log) {
-        out.add(log);
+      if (!(p.log() instanceof PartitionLog log) || !log.config().remoteStorageEnable()) {
+        continue;
+      }
+      if (p.isLeader()) {
+        int epoch = p.state().leaderEpoch();
+        out.add(
+            new RemoteLogManager.TieredLog(
+                log, true, epoch, () -> p.isLeader() && p.state().leaderEpoch() == epoch));
+      } else if (p.isFollower()) {
+        out.add(new RemoteLogManager.TieredLog(log, false, -1, () -> false));
       }
     }
     return out;

@@ -1,9 +1,11 @@
 package io.brook.broker.replica;
 
+import io.brook.broker.replica.fetcher.TieredFollowerStart;
 import io.brook.storage.StorageException;
 import io.brook.storage.epoch.EpochEndOffset;
 import io.brook.storage.log.LogAppendInfo;
 import io.brook.storage.log.LogReadResult;
+import io.brook.storage.log.PartitionLog;
 import io.brook.storage.log.ReplicaLog;
 import io.brook.storage.producer.VerificationGuard;
 import java.io.IOException;
@@ -22,6 +24,7 @@ import org.apache.kafka.common.errors.FencedLeaderEpochException;
 import org.apache.kafka.common.errors.KafkaStorageException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.OffsetMovedToTieredStorageException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.UnknownLeaderEpochException;
@@ -451,6 +454,13 @@ public final class Partition {
             partitionLog.logStartOffset());
       }
     }
+    if (fetchOffset < partitionLog.logStartOffset()
+        && partitionLog.config().remoteStorageEnable()) {
+      // KIP-405: a follower never reads remote data through the leader; it starts at this log's
+      // start (sent with the error) with the state below it rebuilt from remote storage.
+      throw new OffsetMovedToTieredStorageException(
+          "offset " + fetchOffset + " of " + topicPartition + " is in remote storage");
+    }
     long leaderEnd = partitionLog.logEndOffset();
     LogReadResult result = partitionLog.read(fetchOffset, maxBytes, leaderEnd, minOneBatch);
     if (!updateFollowerFetchState(
@@ -818,6 +828,31 @@ public final class Partition {
           topicPartition,
           offset);
       partitionLog.truncateFullyAndStartAt(offset);
+    }
+    listener.onProgress(topicPartition);
+  }
+
+  /**
+   * Starts this follower's log afresh at the leader's local log start {@code offset}, with the
+   * leader epochs and producer state of the records below it rebuilt from remote storage (the
+   * leader answered OFFSET_MOVED_TO_TIERED_STORAGE). Blocks on the remote store.
+   */
+  public void restartAsFollowerFromTier(long offset, TieredFollowerStart start) {
+    synchronized (this) {
+      if (!isFollower() || offset < 0 || !(partitionLog instanceof PartitionLog local)) {
+        return;
+      }
+      log.info(
+          "Follower below the leader's local log start, starting over from remote state"
+              + " topicPartition={} offset={}",
+          topicPartition,
+          offset);
+      try {
+        start.startAt(local, offset);
+      } catch (IOException e) {
+        throw new KafkaStorageException(
+            "reading remote state of " + topicPartition + " to start at " + offset, e);
+      }
     }
     listener.onProgress(topicPartition);
   }

@@ -303,7 +303,7 @@ public final class ReplicaManager {
       if (p == null || !p.replicas().contains(brokerId)) {
         Partition hosted = partitions.get(tp);
         if (hosted != null && hosted.topicId().equals(topic.id())) {
-          removePartition(tp);
+          removePartition(tp, now.isEmpty());
         }
         unhosted.remove(tp, topic.id());
       }
@@ -325,7 +325,7 @@ public final class ReplicaManager {
       Partition existing = partitions.get(tp);
       if (existing != null && !existing.topicId().equals(topic.id())) {
         // The topic was deleted and created again under the same name.
-        removePartition(tp);
+        removePartition(tp, true);
         existing = null;
       }
       if (existing == null) {
@@ -426,7 +426,11 @@ public final class ReplicaManager {
     return partition;
   }
 
-  private void removePartition(TopicPartition tp) {
+  /**
+   * @param topicDeleted the partition's topic is gone (not just this replica): its remote data goes
+   *     too
+   */
+  private void removePartition(TopicPartition tp, boolean topicDeleted) {
     Partition removed = partitions.remove(tp);
     if (removed == null) {
       return;
@@ -435,7 +439,7 @@ public final class ReplicaManager {
     removed.markRemoved();
     followers.unfollow(tp);
     try {
-      logManager.deleteLog(tp);
+      logManager.deleteLog(tp, topicDeleted);
       log.info("Removed partition topicPartition={}", tp);
     } catch (IOException e) {
       log.error("Deleting the log of a removed partition failed topicPartition={}", tp, e);

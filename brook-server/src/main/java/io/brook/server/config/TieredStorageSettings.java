@@ -36,7 +36,7 @@ final class TieredStorageSettings {
             false,
             ANY,
             MEDIUM,
-            "Turn tiered storage on for this broker; topics opt in with remote.storage.enable.")
+            "Turn tiered storage on for this broker; topics opt in with remote.storage.enable, which is refused (INVALID_CONFIG) on a cluster without this setting: every node needs it, controllers included.")
         .uses(
             MANAGER_CLASS_NAME,
             STRING,

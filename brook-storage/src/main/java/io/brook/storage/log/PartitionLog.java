@@ -3,6 +3,7 @@ package io.brook.storage.log;
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
 import io.brook.storage.epoch.EpochEndOffset;
+import io.brook.storage.epoch.EpochEntry;
 import io.brook.storage.epoch.LeaderEpochCache;
 import io.brook.storage.producer.BatchMetadata;
 import io.brook.storage.producer.ProducerStateEntry;
@@ -761,6 +762,39 @@ public final class PartitionLog implements ReplicaLog, Closeable {
       truncateFullyAndStartAtLocked(newOffset);
     } catch (IOException e) {
       throw health.markOffline("truncating fully to " + newOffset, e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * A follower starting at the leader's local log start with the state of the records below it,
+   * which stay in remote storage (KIP-405's follower path): the log is emptied and starts at {@code
+   * newOffset}, with {@code epochs} (the leader epochs up to it) and, if given, the producer
+   * snapshot taken at {@code newOffset}. Everything below {@code newOffset} counts as copied.
+   */
+  public void restartFromRemote(
+      long newOffset, List<EpochEntry> epochs, Optional<byte[]> producerSnapshot) {
+    lock.lock();
+    try {
+      health.ensureWritable();
+      truncateFullyAndStartAtLocked(newOffset);
+      for (EpochEntry e : epochs) {
+        epochCache.assign(e.epoch(), e.startOffset());
+      }
+      epochCache.truncateFromStart(newOffset);
+      epochCache.flush();
+      if (producerSnapshot.isPresent()
+          && !producerState.loadSnapshotAt(newOffset, producerSnapshot.get())) {
+        log.warn(
+            "The remote producer snapshot is unusable, starting without producer state"
+                + " topicPartition={} offset={}",
+            topicPartition,
+            newOffset);
+      }
+      remoteCopiedEnd = Math.max(remoteCopiedEnd, newOffset);
+    } catch (IOException e) {
+      throw health.markOffline("restarting at " + newOffset + " from remote state", e);
     } finally {
       lock.unlock();
     }

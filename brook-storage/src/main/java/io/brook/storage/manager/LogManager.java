@@ -432,15 +432,27 @@ public final class LogManager implements Closeable {
     return Collections.unmodifiableMap(logs);
   }
 
-  /** Closes and deletes the log of {@code tp}, if there is one. */
+  /** Closes and deletes the log of {@code tp}, if there is one; its remote data stays. */
   public void deleteLog(TopicPartition tp) throws IOException {
+    deleteLog(tp, false);
+  }
+
+  /**
+   * Closes and deletes the log of {@code tp}, if there is one; with {@code topicDeleted}, the
+   * partition's remote data too (in the background), if its topic was tiered.
+   */
+  public void deleteLog(TopicPartition tp, boolean topicDeleted) throws IOException {
     PartitionLog removed = logs.remove(tp);
     if (cleaner != null) {
       cleaner.remove(tp);
     }
     RemoteLogManager tiered = remote;
     if (tiered != null) {
-      tiered.forget(tp);
+      if (topicDeleted && removed != null && removed.config().remoteStorageEnable()) {
+        tiered.deleteRemoteData(tp);
+      } else {
+        tiered.forget(tp);
+      }
     }
     if (removed != null) {
       removed.delete();

@@ -76,6 +76,16 @@ final class ProducerSnapshots {
   }
 
   /**
+   * Takes {@code content}, a snapshot file written elsewhere (a leader's, from remote storage), as
+   * the state at {@code offset}, replacing a file of that offset. It is checked when loaded.
+   */
+  synchronized void adopt(long offset, byte[] content) throws IOException {
+    Path file = ProducerSnapshotFile.pathFor(partitionDir, offset);
+    AtomicFiles.write(file, content);
+    files.put(offset, file);
+  }
+
+  /**
    * The newest snapshot that reads cleanly, or null if none does. Corrupt snapshots met on the way
    * are logged at WARN and deleted.
    */

@@ -469,6 +469,20 @@ public final class ProducerStateManager {
     }
   }
 
+  /**
+   * Loads the state at {@code offset} from {@code snapshot}, the bytes of a snapshot file written
+   * by another replica (a follower starting from remote storage). A corrupt one is deleted and
+   * leaves the state empty.
+   *
+   * @return whether the snapshot was loaded
+   */
+  public boolean loadSnapshotAt(long offset, byte[] snapshot) throws IOException {
+    synchronized (reloadLock) {
+      snapshots.adopt(offset, snapshot);
+      return loadLatestSnapshot().isPresent();
+    }
+  }
+
   /** Forgets all state, deletes every snapshot and restarts the state at {@code offset}. */
   public void truncateFullyAndStartAt(long offset) throws IOException {
     if (offset < 0) {

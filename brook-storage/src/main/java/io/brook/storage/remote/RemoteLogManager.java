@@ -2,6 +2,7 @@ package io.brook.storage.remote;
 
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
+import io.brook.storage.epoch.EpochEntry;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.txn.AbortedTxn;
 import java.io.Closeable;
@@ -19,6 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -94,19 +96,27 @@ public final class RemoteLogManager implements Closeable {
   }
 
   /**
-   * Starts the periodic copy and expiry of the partitions {@code leaderLogs} lists (the logs this
-   * broker leads).
+   * A log of a tiered topic on this broker: as leader in {@code leaderEpoch} ({@code leading} says
+   * whether it still is, checked before every manifest write), or as a follower.
    */
-  public void start(Supplier<Collection<PartitionLog>> leaderLogs) {
+  public record TieredLog(
+      PartitionLog log, boolean leader, int leaderEpoch, BooleanSupplier leading) {}
+
+  /**
+   * Starts the periodic work on the logs {@code logs} lists: copy and expiry where this broker
+   * leads, local retention of what the leader copied where it follows.
+   */
+  public void start(Supplier<Collection<TieredLog>> logs) {
     ticker.scheduleWithFixedDelay(
-        () -> submitAll(leaderLogs.get()),
+        () -> submitAll(logs.get()),
         config.taskIntervalMs(),
         config.taskIntervalMs(),
         TimeUnit.MILLISECONDS);
   }
 
-  private void submitAll(Collection<PartitionLog> logs) {
-    for (PartitionLog partitionLog : logs) {
+  private void submitAll(Collection<TieredLog> logs) {
+    for (TieredLog tiered : logs) {
+      PartitionLog partitionLog = tiered.log();
       if (!partitionLog.config().remoteStorageEnable() || partitionLog.isOffline()) {
         continue;
       }
@@ -118,7 +128,11 @@ public final class RemoteLogManager implements Closeable {
         copiers.execute(
             () -> {
               try {
-                copyAndExpire(partitionLog);
+                if (tiered.leader()) {
+                  copyAndExpire(partitionLog, tiered.leaderEpoch(), tiered.leading());
+                } else {
+                  followerRetention(partitionLog);
+                }
               } finally {
                 copying.remove(tp);
               }
@@ -131,8 +145,12 @@ public final class RemoteLogManager implements Closeable {
 
   /** One partition's copy then expiry, now, on the calling thread (tests call it directly). */
   public void copyAndExpire(PartitionLog partitionLog) {
+    copyAndExpire(partitionLog, 0, () -> true);
+  }
+
+  private void copyAndExpire(PartitionLog partitionLog, int leaderEpoch, BooleanSupplier leading) {
     try {
-      TieredPartition tier = tier(partitionLog);
+      TieredPartition tier = leaderTier(partitionLog, leaderEpoch, leading);
       tier.copyEligible();
       tier.expire();
     } catch (IOException | RuntimeException e) {
@@ -145,8 +163,84 @@ public final class RemoteLogManager implements Closeable {
   }
 
   /**
-   * The partition's remote tier, opened (manifest read, crash leftovers cleaned) on first use. May
-   * block on the store: background threads only.
+   * A follower's local retention: the manifest says how far the leader has copied, so local
+   * segments below that may go by {@code local.retention.*}, as on the leader. Only reads the
+   * store.
+   */
+  public void followerRetention(PartitionLog partitionLog) {
+    try {
+      long copiedEnd =
+          TieredPartition.readManifest(store, partitionLog.topicPartition()).copiedEnd();
+      partitionLog.remoteCopiedUpTo(copiedEnd);
+      partitionLog.deleteOldSegments();
+    } catch (IOException | RuntimeException e) {
+      log.warn(
+          "Reading the remote manifest failed, retrying later topicPartition={}",
+          partitionLog.topicPartition(),
+          e);
+    }
+  }
+
+  /**
+   * A follower whose fetch offset is below the leader's local log start (OFFSET_MOVED_TO_TIERED_
+   * STORAGE): restarts {@code partitionLog} empty at {@code leaderLocalStart} with the state the
+   * records below it would have built, taken from the remote segment that ends just below it: its
+   * leader-epoch checkpoint and its producer snapshot (Kafka's tier state machine). Without such a
+   * segment (the leader's local start is not a copied boundary) the log starts there without them.
+   * Blocks on the store: call it from the replica fetcher, never an event loop.
+   */
+  public void startFollowerAt(PartitionLog partitionLog, long leaderLocalStart) throws IOException {
+    TopicPartition tp = partitionLog.topicPartition();
+    RemoteLogManifest manifest = TieredPartition.readManifest(store, tp);
+    Optional<RemoteSegment> below = Optional.empty();
+    for (RemoteSegment s : manifest.readable()) {
+      if (s.nextOffset() == leaderLocalStart) {
+        below = Optional.of(s);
+      }
+    }
+    if (below.isEmpty()) {
+      log.info(
+          "No remote segment ends below the leader's local log start, starting the follower"
+              + " without remote state topicPartition={} offset={}",
+          tp,
+          leaderLocalStart);
+      partitionLog.truncateFullyAndStartAt(leaderLocalStart);
+      return;
+    }
+    List<EpochEntry> epochs =
+        RemoteEpochs.parse(
+            store.fetchFile(tp, below.get(), RemoteFileType.LEADER_EPOCH).orElse(new byte[0]));
+    Optional<byte[]> snapshot = store.fetchFile(tp, below.get(), RemoteFileType.PRODUCER_SNAPSHOT);
+    partitionLog.restartFromRemote(leaderLocalStart, epochs, snapshot);
+    log.info(
+        "Follower rebuilt its log start from remote storage topicPartition={} offset={}"
+            + " epochs={} producerSnapshot={}",
+        tp,
+        leaderLocalStart,
+        epochs.size(),
+        snapshot.isPresent());
+  }
+
+  /**
+   * The tier of the leader in {@code leaderEpoch}, opened anew (manifest re-read, leftovers of a
+   * crashed or replaced leader cleaned up) the first time this broker leads in that epoch.
+   */
+  private TieredPartition leaderTier(
+      PartitionLog partitionLog, int leaderEpoch, BooleanSupplier leading) throws IOException {
+    TopicPartition tp = partitionLog.topicPartition();
+    synchronized (this) {
+      TieredPartition tier = tiers.get(tp);
+      if (tier == null || tier.log() != partitionLog || tier.leaderEpoch() != leaderEpoch) {
+        tier = TieredPartition.open(store, indexes, partitionLog, time, leaderEpoch, leading);
+        tiers.put(tp, tier);
+      }
+      return tier;
+    }
+  }
+
+  /**
+   * The partition's remote tier for reads, opened (manifest read) on first use. May block on the
+   * store: background threads only.
    */
   public TieredPartition tier(PartitionLog partitionLog) throws IOException {
     TopicPartition tp = partitionLog.topicPartition();
@@ -157,7 +251,7 @@ public final class RemoteLogManager implements Closeable {
     synchronized (this) {
       tier = tiers.get(tp);
       if (tier == null || tier.log() != partitionLog) {
-        tier = TieredPartition.open(store, indexes, partitionLog, time);
+        tier = TieredPartition.openForReads(store, indexes, partitionLog, time);
         tiers.put(tp, tier);
       }
       return tier;
@@ -232,6 +326,41 @@ public final class RemoteLogManager implements Closeable {
               StorageError.KAFKA_STORAGE_ERROR, "too many pending remote reads", e));
     }
     return done;
+  }
+
+  /**
+   * Deletes every remote object of a partition whose topic was deleted, in the background: the
+   * segments the manifest names, then the manifest. Every replica does it when its log goes; the
+   * deletes are idempotent and nothing is written, so replicas racing cannot bring a manifest back.
+   */
+  public void deleteRemoteData(TopicPartition tp) {
+    tiers.remove(tp);
+    try {
+      copiers.execute(
+          () -> {
+            try {
+              RemoteLogManifest manifest = TieredPartition.readManifest(store, tp);
+              for (RemoteSegment s : manifest.segments()) {
+                store.deleteSegment(tp, s);
+                indexes.remove(s);
+              }
+              store.deleteManifest(tp);
+              log.info(
+                  "Deleted the remote data of a deleted topic's partition topicPartition={}"
+                      + " segments={}",
+                  tp,
+                  manifest.segments().size());
+            } catch (IOException | RuntimeException e) {
+              log.warn(
+                  "Deleting the remote data of a deleted topic's partition failed"
+                      + " topicPartition={}",
+                  tp,
+                  e);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      log.warn("Too much queued remote work, remote data left topicPartition={}", tp);
+    }
   }
 
   /** Forgets a partition whose log left this broker; its remote data stays. */

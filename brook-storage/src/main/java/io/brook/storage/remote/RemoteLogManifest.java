@@ -31,9 +31,15 @@ public record RemoteLogManifest(long logStartOffset, List<RemoteSegment> segment
 
   public RemoteLogManifest {
     segments = List.copyOf(segments);
+    // A leader that took over may roll at other offsets than the one before it, so its first copy
+    // can start below the copied end (the batches there are the same, replicated byte for byte);
+    // each segment must still reach past the one before it. Reads use the first that holds an
+    // offset.
     for (int i = 1; i < segments.size(); i++) {
-      if (segments.get(i).baseOffset() <= segments.get(i - 1).endOffset()) {
-        throw new IllegalArgumentException("remote segments overlap or are out of order");
+      RemoteSegment previous = segments.get(i - 1);
+      RemoteSegment next = segments.get(i);
+      if (next.baseOffset() < previous.baseOffset() || next.endOffset() <= previous.endOffset()) {
+        throw new IllegalArgumentException("remote segments are out of order");
       }
     }
   }

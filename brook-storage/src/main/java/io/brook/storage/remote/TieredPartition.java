@@ -16,12 +16,12 @@ import io.brook.storage.txn.AbortedTxn;
 import io.brook.storage.txn.TransactionIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -57,6 +57,8 @@ public final class TieredPartition {
   private final PartitionLog log;
   private final TopicPartition tp;
   private final Time time;
+  private final int leaderEpoch;
+  private final BooleanSupplier leading;
   private volatile RemoteLogManifest manifest;
 
   private TieredPartition(
@@ -64,29 +66,63 @@ public final class TieredPartition {
       RemoteIndexCache indexes,
       PartitionLog log,
       Time time,
+      int leaderEpoch,
+      BooleanSupplier leading,
       RemoteLogManifest manifest) {
     this.store = store;
     this.indexes = indexes;
     this.log = log;
     this.tp = log.topicPartition();
     this.time = time;
+    this.leaderEpoch = leaderEpoch;
+    this.leading = leading;
     this.manifest = manifest;
   }
 
   /**
-   * Reads the partition's manifest and cleans up what a crash left mid-copy or mid-delete, then
-   * tells the log how far its data is safely remote.
+   * Opens the tier of the leader in {@code leaderEpoch}: reads the partition's manifest and cleans
+   * up what a crash (or a leader that lost its leadership) left mid-copy or mid-delete, then tells
+   * the log how far its data is safely remote. Every later manifest write first checks {@code
+   * leading}, so a leader that was replaced stops writing.
    */
   static TieredPartition open(
-      RemoteSegmentStore store, RemoteIndexCache indexes, PartitionLog log, Time time)
+      RemoteSegmentStore store,
+      RemoteIndexCache indexes,
+      PartitionLog log,
+      Time time,
+      int leaderEpoch,
+      BooleanSupplier leading)
       throws IOException {
-    TopicPartition tp = log.topicPartition();
-    RemoteLogManifest manifest =
-        store.readManifest(tp).map(RemoteLogManifest::decode).orElse(RemoteLogManifest.EMPTY);
-    TieredPartition tier = new TieredPartition(store, indexes, log, time, manifest);
+    TieredPartition tier =
+        new TieredPartition(
+            store,
+            indexes,
+            log,
+            time,
+            leaderEpoch,
+            leading,
+            readManifest(store, log.topicPartition()));
     tier.cleanUpUnfinished();
     log.remoteCopiedUpTo(tier.manifest.copiedEnd());
     return tier;
+  }
+
+  /** Opens the tier for reads only: nothing is cleaned up or written. */
+  static TieredPartition openForReads(
+      RemoteSegmentStore store, RemoteIndexCache indexes, PartitionLog log, Time time)
+      throws IOException {
+    return new TieredPartition(
+        store, indexes, log, time, -1, () -> false, readManifest(store, log.topicPartition()));
+  }
+
+  static RemoteLogManifest readManifest(RemoteSegmentStore store, TopicPartition tp)
+      throws IOException {
+    return store.readManifest(tp).map(RemoteLogManifest::decode).orElse(RemoteLogManifest.EMPTY);
+  }
+
+  /** The leader epoch this tier writes in; -1 if it only reads. */
+  public int leaderEpoch() {
+    return leaderEpoch;
   }
 
   private void cleanUpUnfinished() throws IOException {
@@ -105,6 +141,14 @@ public final class TieredPartition {
   }
 
   private void publish(RemoteLogManifest next) throws IOException {
+    if (!leading.getAsBoolean()) {
+      throw new IOException(
+          "no longer the leader of "
+              + tp
+              + " in epoch "
+              + leaderEpoch
+              + ": not writing its manifest");
+    }
     store.writeManifest(tp, next.encode());
     manifest = next;
   }
@@ -221,11 +265,7 @@ public final class TieredPartition {
         entries.add(e);
       }
     }
-    StringBuilder text = new StringBuilder("0\n").append(entries.size()).append('\n');
-    for (EpochEntry e : entries) {
-      text.append(e.epoch()).append(' ').append(e.startOffset()).append('\n');
-    }
-    return text.toString().getBytes(StandardCharsets.US_ASCII);
+    return RemoteEpochs.encode(entries);
   }
 
   // ---- Expiry ----

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.storage.remote.LocalFsSegmentStore;
-import io.brook.storage.remote.RemoteFileType;
-import io.brook.storage.remote.RemoteLogManifest;
-import io.brook.storage.remote.RemoteSegment;
 import io.brook.storage.remote.RemoteSegmentStore;
 import io.brook.storage.s3.S3SegmentStore;
 import io.brook.testkit.EmbeddedBrook;
@@ -18,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeSet;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -255,29 +251,8 @@ class TieredStorageIT {
     }
   }
 
-  /** Every object the store holds for the partition belongs to a segment the manifest names. */
   private static void checkStoreMatchesManifest(RemoteSegmentStore store, String keyPrefix)
       throws Exception {
-    RemoteLogManifest manifest = RemoteLogManifest.decode(store.readManifest(TP).orElseThrow());
-    assertThat(manifest.readable()).hasSameSizeAs(manifest.segments()).hasSizeGreaterThan(1);
-    TreeSet<String> expected = new TreeSet<>();
-    List<String> logs = new ArrayList<>();
-    for (RemoteSegment s : manifest.segments()) {
-      String stem =
-          keyPrefix + TOPIC + "-0/" + String.format("%020d", s.baseOffset()) + "-" + s.id();
-      for (RemoteFileType type :
-          List.of(
-              RemoteFileType.LOG,
-              RemoteFileType.OFFSET_INDEX,
-              RemoteFileType.TIME_INDEX,
-              RemoteFileType.PRODUCER_SNAPSHOT,
-              RemoteFileType.LEADER_EPOCH)) {
-        expected.add(stem + type.suffix());
-      }
-      logs.add(stem + RemoteFileType.LOG.suffix());
-    }
-    expected.add(keyPrefix + TOPIC + "-0/manifest");
-    assertThat(new TreeSet<>(store.listObjects(TP))).isEqualTo(expected);
-    assertThat(logs).hasSize(manifest.segments().size());
+    RemoteStoreChecks.storeHoldsExactlyTheManifest(store, TP, keyPrefix);
   }
 }

@@ -35,6 +35,7 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
   private final Time time;
   private final InterNodeEventLoops loops;
   private final InterNodeClientConfig connections;
+  private volatile TieredFollowerStart tieredStart = TieredFollowerStart.EMPTY;
   private final Map<FetcherKey, ReplicaFetcherThread> fetchers = new HashMap<>();
   private final Map<TopicPartition, FetcherKey> assignments = new HashMap<>();
   private boolean closed;
@@ -71,6 +72,11 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
     this.connections = connections;
     // Refused now rather than when the first fetcher starts: a protocol no fetcher could speak.
     ConnectionSecurity.of(connections);
+  }
+
+  /** How followers of tiered partitions start at the leader's local log start. */
+  public void tieredFollowerStart(TieredFollowerStart start) {
+    tieredStart = start;
   }
 
   /** Fetches {@code partition} from its current leader, moving it from another leader's thread. */
@@ -147,7 +153,8 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
             config,
             throttle,
             time,
-            new InterNodeClient(loops, fetcherConnections(name)));
+            new InterNodeClient(loops, fetcherConnections(name)),
+            () -> tieredStart);
     fetcher.start();
     log.info("Started replica fetcher leaderId={} index={}", key.leaderId(), key.index());
     return fetcher;

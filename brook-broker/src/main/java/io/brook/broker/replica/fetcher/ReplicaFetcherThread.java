@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.FetchSessionHandler;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
@@ -79,6 +80,7 @@ final class ReplicaFetcherThread extends Thread {
   private final ReplicationQuota throttle;
   private final Time time;
   private final InterNodeClient client;
+  private final Supplier<TieredFollowerStart> tieredStart;
   private final FetchSessionHandler session;
   private volatile CompletableFuture<NodeResponse> inFlight;
   private volatile boolean abandonRequested;
@@ -113,7 +115,8 @@ final class ReplicaFetcherThread extends Thread {
       ReplicaFetchConfig config,
       ReplicationQuota throttle,
       Time time,
-      InterNodeClient client) {
+      InterNodeClient client,
+      Supplier<TieredFollowerStart> tieredStart) {
     super(name);
     this.throttle = throttle;
     setDaemon(true);
@@ -124,6 +127,7 @@ final class ReplicaFetcherThread extends Thread {
     this.config = config;
     this.time = time;
     this.client = client;
+    this.tieredStart = tieredStart;
     this.session =
         new FetchSessionHandler(
             new LogContext("[ReplicaFetcher broker=" + brokerId + " leader=" + leaderId + "] "),
@@ -375,6 +379,11 @@ final class ReplicaFetcherThread extends Thread {
             fetchState.lag = Math.max(0, data.highWatermark() - partition.log().logEndOffset());
           }
         }
+        // KIP-405: what this follower needs is in remote storage; it never fetches that from the
+        // leader, but starts at the leader's local log start (sent as the log start offset) with
+        // the state of the records below it, rebuilt from remote storage.
+        case OFFSET_MOVED_TO_TIERED_STORAGE ->
+            partition.restartAsFollowerFromTier(data.logStartOffset(), tieredStart.get());
         case OFFSET_OUT_OF_RANGE ->
             FollowerTruncation.onOutOfRange(
                 partition, sent.fetchOffset, data.logStartOffset(), data.highWatermark());

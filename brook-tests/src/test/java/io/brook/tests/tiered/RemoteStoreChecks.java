@@ -1,0 +1,45 @@
+package io.brook.tests.tiered;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brook.storage.remote.RemoteFileType;
+import io.brook.storage.remote.RemoteLogManifest;
+import io.brook.storage.remote.RemoteSegment;
+import io.brook.storage.remote.RemoteSegmentStore;
+import java.util.List;
+import java.util.TreeSet;
+import org.apache.kafka.common.TopicPartition;
+
+/** What the tiered ITs check in the remote store itself. */
+final class RemoteStoreChecks {
+  private RemoteStoreChecks() {}
+
+  /**
+   * Every object the store holds for the partition belongs to a finished segment its manifest names
+   * (no orphans, nothing half-copied), and every such segment has all its objects.
+   *
+   * @return the manifest
+   */
+  static RemoteLogManifest storeHoldsExactlyTheManifest(
+      RemoteSegmentStore store, TopicPartition tp, String keyPrefix) throws Exception {
+    RemoteLogManifest manifest = RemoteLogManifest.decode(store.readManifest(tp).orElseThrow());
+    assertThat(manifest.readable()).hasSameSizeAs(manifest.segments()).hasSizeGreaterThan(1);
+    String dir = keyPrefix + tp.topic() + "-" + tp.partition() + "/";
+    TreeSet<String> expected = new TreeSet<>();
+    for (RemoteSegment s : manifest.segments()) {
+      String stem = dir + String.format("%020d", s.baseOffset()) + "-" + s.id();
+      for (RemoteFileType type :
+          List.of(
+              RemoteFileType.LOG,
+              RemoteFileType.OFFSET_INDEX,
+              RemoteFileType.TIME_INDEX,
+              RemoteFileType.PRODUCER_SNAPSHOT,
+              RemoteFileType.LEADER_EPOCH)) {
+        expected.add(stem + type.suffix());
+      }
+    }
+    expected.add(dir + "manifest");
+    assertThat(new TreeSet<>(store.listObjects(tp))).isEqualTo(expected);
+    return manifest;
+  }
+}
