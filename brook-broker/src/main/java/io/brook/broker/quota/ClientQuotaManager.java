@@ -265,8 +265,7 @@ public final class ClientQuotaManager implements RequestThrottler {
     private Sensors create(QuotaType type) {
       QuotaEntities.Resolved resolved =
           quotas.entities().resolve(type.key, key.user(), key.clientId());
-      Map<String, String> tags =
-          Map.of("user", resolved.userTag(), "client-id", resolved.clientIdTag());
+      Map<String, String> tags = resolved.metricTags();
       String suffix = resolved.userTag() + ":" + resolved.clientIdTag();
       MetricConfig config =
           new MetricConfig()

@@ -70,8 +70,7 @@ public final class ControllerMutationQuotas {
 
   private Sensors sensors(QuotaEntities.Resolved resolved) {
     QuotaType type = QuotaType.CONTROLLER_MUTATION;
-    Map<String, String> tags =
-        Map.of("user", resolved.userTag(), "client-id", resolved.clientIdTag());
+    Map<String, String> tags = resolved.metricTags();
     String suffix = resolved.userTag() + ":" + resolved.clientIdTag();
     MetricConfig bucketConfig =
         new MetricConfig()

@@ -18,6 +18,17 @@ final class QuotaEntities {
    * @param clientIdTag the {@code client-id} tag ({@code ""} when the quota is not per client)
    */
   record Resolved(double bound, String userTag, String clientIdTag) {
+    /**
+     * The metric tags of the entity, {@code user} then {@code client-id} as in Kafka's MBean names;
+     * ordered, so every run names the same MBean (an unordered map would not).
+     */
+    Map<String, String> metricTags() {
+      Map<String, String> tags = new java.util.LinkedHashMap<>();
+      tags.put("user", userTag);
+      tags.put("client-id", clientIdTag);
+      return tags;
+    }
+
     boolean unlimited() {
       return bound == Double.MAX_VALUE;
     }
