@@ -70,7 +70,11 @@ class ArchitectureTest {
           "io.brook.broker.cluster.ForwardingHandler",
           "io.brook.broker.cluster.OffloadedHandler",
           "io.brook.broker.time.Scheduler",
-          "io.brook.broker.time.ExecutorScheduler");
+          "io.brook.broker.time.ExecutorScheduler",
+          // controller_mutation_rate is charged where the controller applies topic changes, with
+          // the same entity precedence and sensors as the brokers' client quotas.
+          "io.brook.broker.quota.ControllerMutationQuotas",
+          "io.brook.broker.quota.MutationQuota");
 
   private static JavaClasses brook;
 
