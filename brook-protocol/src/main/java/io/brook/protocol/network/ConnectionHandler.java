@@ -576,12 +576,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
           connectionId,
           failure.toString());
     } else {
+      // Rare and always a bug or a broken invariant: the stack trace is what finds it.
       LOG.warn(
-          "Handler failed unexpectedly {} connection={} error={}",
-          describe(header),
-          connectionId,
-          failure.toString());
-      LOG.debug("Handler failure {} connection={}", describe(header), connectionId, failure);
+          "Handler failed unexpectedly {} connection={}", describe(header), connectionId, failure);
     }
   }
 
