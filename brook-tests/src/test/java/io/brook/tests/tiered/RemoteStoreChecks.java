@@ -46,6 +46,22 @@ final class RemoteStoreChecks {
     return manifest;
   }
 
+  /**
+   * As {@link #storeHoldsExactlyTheManifest}, and the manifest's segments cover the copied offsets
+   * from 0 without a gap, none a re-upload of offsets already covered.
+   */
+  static List<RemoteSegment> storeHoldsContiguousSegmentsFromZero(
+      RemoteSegmentStore store, TopicIdPartition tp, String keyPrefix) throws Exception {
+    List<RemoteSegment> segments = storeHoldsExactlyTheManifest(store, tp, keyPrefix).segments();
+    assertThat(segments.get(0).baseOffset()).isZero();
+    for (int i = 1; i < segments.size(); i++) {
+      assertThat(segments.get(i).baseOffset())
+          .as("segment %d starts right after the one before it", i)
+          .isEqualTo(segments.get(i - 1).nextOffset());
+    }
+    return segments;
+  }
+
   /** The partition with its topic's id, under which its remote data is kept. */
   static TopicIdPartition withTopicId(Admin admin, TopicPartition tp) throws Exception {
     Uuid id =

@@ -3,7 +3,6 @@ package io.brook.tests.tiered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.brook.storage.remote.RemoteSegment;
 import io.brook.storage.s3.S3SegmentStore;
 import io.brook.tests.TestClients;
 import io.brook.tests.cluster.ClusterHarness;
@@ -138,14 +137,7 @@ class TieredLeaderKillIT {
           assertThat(new String(read.get(i).key())).isEqualTo(Integer.toString(i));
         }
         TopicIdPartition tp = RemoteStoreChecks.withTopicId(admin, TP);
-        List<RemoteSegment> segments =
-            RemoteStoreChecks.storeHoldsExactlyTheManifest(store, tp, "").segments();
-        assertThat(segments.get(0).baseOffset()).isZero();
-        for (int i = 1; i < segments.size(); i++) {
-          assertThat(segments.get(i).baseOffset())
-              .as("segment %d starts right after the one before it", i)
-              .isEqualTo(segments.get(i - 1).nextOffset());
-        }
+        RemoteStoreChecks.storeHoldsContiguousSegmentsFromZero(store, tp, "");
       }
     }
   }
