@@ -387,7 +387,7 @@ public final class BrookServer implements AutoCloseable {
             Time.SYSTEM,
             c.periodic);
     c.replicaManager.startIsrShrinkTask();
-    TieredStorage.start(c.logManager, c.replicaManager, c.fetchers);
+    TieredStorage.start(c.logManager, c.replicaManager, c.fetchers, c.metrics);
     c.fetchSessions =
         new FetchSessions(
             new FetchSessionCache(

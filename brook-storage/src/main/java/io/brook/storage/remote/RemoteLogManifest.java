@@ -17,17 +17,28 @@ import java.util.zip.CRC32C;
  * <pre>
  * brook-remote-log-manifest 1
  * logStart 0
+ * leaderEpoch 3
  * segment 3c1f... COPY_SEGMENT_FINISHED 0 4095 1733000000000 1048576
  * crc 12345678
  * </pre>
+ *
+ * <p>{@code leaderEpoch} is the leader epoch of the broker that wrote the manifest (-1 if unknown):
+ * a leader never writes over a manifest from a later epoch (see {@link TieredPartition}).
  */
-public record RemoteLogManifest(long logStartOffset, List<RemoteSegment> segments) {
+public record RemoteLogManifest(
+    long logStartOffset, List<RemoteSegment> segments, int leaderEpoch) {
   private static final String HEADER = "brook-remote-log-manifest 1";
 
   /** The largest manifest read back: far beyond any real partition's, it bounds a corrupt one. */
   static final int MAX_BYTES = 64 * 1024 * 1024;
 
   public static final RemoteLogManifest EMPTY = new RemoteLogManifest(0, List.of());
+
+  private static final String LEADER_EPOCH = "leaderEpoch ";
+
+  public RemoteLogManifest(long logStartOffset, List<RemoteSegment> segments) {
+    this(logStartOffset, segments, -1);
+  }
 
   public RemoteLogManifest {
     segments = List.copyOf(segments);
@@ -102,7 +113,7 @@ public record RemoteLogManifest(long logStartOffset, List<RemoteSegment> segment
     if (!replaced) {
       out.add(segment);
     }
-    return new RemoteLogManifest(logStartOffset, out);
+    return new RemoteLogManifest(logStartOffset, out, leaderEpoch);
   }
 
   public RemoteLogManifest without(String id) {
@@ -112,16 +123,22 @@ public record RemoteLogManifest(long logStartOffset, List<RemoteSegment> segment
         out.add(s);
       }
     }
-    return new RemoteLogManifest(logStartOffset, out);
+    return new RemoteLogManifest(logStartOffset, out, leaderEpoch);
   }
 
   public RemoteLogManifest withLogStartOffset(long newLogStart) {
-    return new RemoteLogManifest(Math.max(logStartOffset, newLogStart), segments);
+    return new RemoteLogManifest(Math.max(logStartOffset, newLogStart), segments, leaderEpoch);
+  }
+
+  /** This manifest as written by the leader in {@code epoch}. */
+  public RemoteLogManifest withLeaderEpoch(int epoch) {
+    return new RemoteLogManifest(logStartOffset, segments, epoch);
   }
 
   public byte[] encode() {
     StringBuilder text = new StringBuilder(64 + segments.size() * 96);
     text.append(HEADER).append('\n').append("logStart ").append(logStartOffset).append('\n');
+    text.append(LEADER_EPOCH).append(leaderEpoch).append('\n');
     for (RemoteSegment s : segments) {
       text.append("segment ")
           .append(s.id())
@@ -170,8 +187,13 @@ public record RemoteLogManifest(long logStartOffset, List<RemoteSegment> segment
     }
     long logStart = Long.parseLong(lines[1].substring("logStart ".length()));
     List<RemoteSegment> segments = new ArrayList<>();
+    int leaderEpoch = -1;
     for (int i = 2; i < lines.length; i++) {
       if (lines[i].isEmpty()) {
+        continue;
+      }
+      if (lines[i].startsWith(LEADER_EPOCH)) {
+        leaderEpoch = Integer.parseInt(lines[i].substring(LEADER_EPOCH.length()));
         continue;
       }
       String[] f = lines[i].split(" ", -1);
@@ -187,7 +209,7 @@ public record RemoteLogManifest(long logStartOffset, List<RemoteSegment> segment
               Integer.parseInt(f[6]),
               RemoteSegmentState.valueOf(f[2])));
     }
-    return new RemoteLogManifest(logStart, segments);
+    return new RemoteLogManifest(logStart, segments, leaderEpoch);
   }
 
   private static long crc(byte[] bytes, int length) {

@@ -53,7 +53,9 @@ class MetricsReferenceIT {
   static void start() throws Exception {
     brook =
         EmbeddedBrook.builder()
-            .dataDir(root)
+            .dataDir(root.resolve("data"))
+            // Tiered storage on (its store next to the data), so its metrics are listed too.
+            .config("remote.log.storage.system.enable", "true")
             .config("brook.admin.listener", "http://127.0.0.1:0")
             .config("brook.metrics.lag.interval.ms", "100")
             .start();
