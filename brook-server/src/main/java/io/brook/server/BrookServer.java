@@ -271,6 +271,7 @@ public final class BrookServer implements AutoCloseable {
     c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
     c.periodic = new ExecutorScheduler(c.scheduler);
     c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
+    c.disk.registerIdleRatio(c.metrics);
     c.interNode = InterNodeClients.startLoops(config);
     c.tls = NodeTls.start(config, c.scheduler);
   }
