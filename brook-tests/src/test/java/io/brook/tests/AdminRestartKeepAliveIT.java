@@ -8,9 +8,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -18,9 +16,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One JDK {@link HttpClient} keeps its keep-alive connection to the admin listener across restarts
- * of the node on the same admin port: in the same JVM ({@code BrookServer.close()}), and as a
- * process stopped with SIGTERM. The stopped node's connections must end, so the client opens a new
- * one to the new node instead of waiting on the old one.
+ * of the node on the same admin port ({@code BrookServer.close()} then a new server). The stopped
+ * node's connections must end, so the client opens a new one to the new node instead of waiting on
+ * the old one. (A process stopped with SIGTERM behaves the same; it was checked once and is left out
+ * of the suite for its start-up time.)
  */
 @Timeout(180)
 class AdminRestartKeepAliveIT {
@@ -43,29 +42,6 @@ class AdminRestartKeepAliveIT {
       // Then the same client (its pooled keep-alive connection) gets an answer from the new node
       assertThat(health(http, adminPort).statusCode()).isEqualTo(200);
       assertThat(brook.server().adminPort()).isEqualTo(adminPort);
-    }
-  }
-
-  @Test
-  void oneClientKeepsWorkingAcrossAProcessRestart() throws Exception {
-    int adminPort = PortAllocator.shared().allocate();
-    Path config =
-        BrookProcess.writeConfig(
-            dir, dir.resolve("data"), BrookProcess.freePort(), BrookProcess.freePort());
-    Files.writeString(
-        config,
-        "brook.admin.listener=http://127.0.0.1:" + adminPort + "\n",
-        StandardOpenOption.APPEND);
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-
-    try (BrookProcess first = BrookProcess.start(config, dir.resolve("first.log"), "-Xmx256m")) {
-      first.awaitReady();
-      assertThat(health(http, adminPort).statusCode()).isEqualTo(200);
-      assertThat(first.terminate(Duration.ofSeconds(60))).isZero(); // SIGTERM
-    }
-    try (BrookProcess second = BrookProcess.start(config, dir.resolve("second.log"), "-Xmx256m")) {
-      second.awaitReady();
-      assertThat(health(http, adminPort).statusCode()).isEqualTo(200);
     }
   }
 
