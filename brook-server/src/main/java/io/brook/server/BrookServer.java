@@ -563,7 +563,9 @@ public final class BrookServer implements AutoCloseable {
             c.apis,
             listener,
             config.nodeId(),
-            HttpCredentials.of(config, c.quorum::image));
+            HttpCredentials.of(config, c.quorum::image),
+            c.tls.httpServer(),
+            new HttpForwarder(c.quorum::image, c.interNode, config, c.tls));
   }
 
   /**
