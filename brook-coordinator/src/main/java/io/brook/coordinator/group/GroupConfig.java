@@ -76,54 +76,6 @@ public record GroupConfig(
     }
   }
 
-  /** With Kafka's default share group settings. */
-  public GroupConfig(
-      int offsetsTopicNumPartitions,
-      short offsetsTopicReplicationFactor,
-      int offsetsTopicSegmentBytes,
-      int offsetsLoadBufferSize,
-      long offsetsRetentionMs,
-      long offsetsRetentionCheckIntervalMs,
-      int offsetsCommitTimeoutMs,
-      int offsetMetadataMaxBytes,
-      int coordinatorThreads,
-      List<String> rebalanceProtocols,
-      int groupInitialRebalanceDelayMs,
-      int groupMinSessionTimeoutMs,
-      int groupMaxSessionTimeoutMs,
-      int groupMaxSize,
-      int consumerSessionTimeoutMs,
-      int consumerMinSessionTimeoutMs,
-      int consumerMaxSessionTimeoutMs,
-      int consumerHeartbeatIntervalMs,
-      int consumerMaxSize,
-      List<String> consumerAssignors,
-      long deadConnectionGraceMs) {
-    this(
-        offsetsTopicNumPartitions,
-        offsetsTopicReplicationFactor,
-        offsetsTopicSegmentBytes,
-        offsetsLoadBufferSize,
-        offsetsRetentionMs,
-        offsetsRetentionCheckIntervalMs,
-        offsetsCommitTimeoutMs,
-        offsetMetadataMaxBytes,
-        coordinatorThreads,
-        rebalanceProtocols,
-        groupInitialRebalanceDelayMs,
-        groupMinSessionTimeoutMs,
-        groupMaxSessionTimeoutMs,
-        groupMaxSize,
-        consumerSessionTimeoutMs,
-        consumerMinSessionTimeoutMs,
-        consumerMaxSessionTimeoutMs,
-        consumerHeartbeatIntervalMs,
-        consumerMaxSize,
-        consumerAssignors,
-        deadConnectionGraceMs,
-        Share.defaults());
-  }
-
   /** Kafka's defaults. */
   public static GroupConfig defaults() {
     return new GroupConfig(
@@ -147,6 +99,7 @@ public record GroupConfig(
         5_000,
         Integer.MAX_VALUE,
         List.of("uniform", "range"),
-        2_000L);
+        2_000L,
+        Share.defaults());
   }
 }
