@@ -25,6 +25,9 @@ import io.brook.broker.quota.ReplicationQuota;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
+import io.brook.broker.share.ShareAcknowledgeHandler;
+import io.brook.broker.share.ShareFetchHandler;
+import io.brook.broker.share.SharePartitionManager;
 import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;
 import io.brook.broker.txn.TxnMarkerSender;
@@ -164,6 +167,10 @@ public final class BrookServer implements AutoCloseable {
     BrokerMetrics metrics;
 
     FetchSessions fetchSessions;
+
+    /** Share groups' delivery state at this node's leaders; its sweep runs on {@link #periodic}. */
+    SharePartitionManager shares;
+
     GroupCoordinator groupCoordinator;
     ConsumerLagMetrics lagMetrics;
     TransactionCoordinator transactionCoordinator;
@@ -400,6 +407,10 @@ public final class BrookServer implements AutoCloseable {
             Time.SYSTEM);
     ReplicaManagerMetrics.register(
         c.metrics, c.replicaManager, c.fetchers::maxLag, c.fetchSessions);
+    c.shares =
+        new SharePartitionManager(
+            c.replicaManager, CoordinatorConfigs.shareLimits(config), System::currentTimeMillis);
+    c.shares.start(c.periodic);
     c.replicaManager.applyMetadata(quorum.image());
     quorum.addListener(c.replicaManager::applyMetadata);
     quorum.addListener(new PartitionLogMetrics(c.metrics, c.replicaManager));
@@ -494,7 +505,8 @@ public final class BrookServer implements AutoCloseable {
                 apiHandlers(c),
                 c.authorizer,
                 id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
-            List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed),
+            List.<ConnectionListener>of(
+                c.groupCoordinator::onConnectionClosed, c.shares::onConnectionClosed),
             c.quotas,
             () -> featureLevels(c.replicaManager.image()));
     c.network =
@@ -604,6 +616,8 @@ public final class BrookServer implements AutoCloseable {
             CoordinatorConfigs.transactionTopic(config),
             c.txnVerifier));
     handlers.addAll(TxnApis.handlers(c.transactions));
+    handlers.add(new ShareFetchHandler(c.shares, c.authorizer));
+    handlers.add(new ShareAcknowledgeHandler(c.shares, c.authorizer));
     // SaslHandshake and SaslAuthenticate on listeners without SASL (a SASL listener's connections
     // answer them themselves).
     handlers.addAll(SaslApis.handlers());
