@@ -30,7 +30,8 @@ export function bytes(n) {
 
 export function rate(n, unit) {
   if (n === null || n === undefined) return '—';
-  return unit === 'B' ? `${bytes(Math.round(n))}/s` : `${n.toFixed(n < 10 ? 1 : 0)}/s`;
+  if (unit === 'B') return n < 10 ? `${n.toFixed(1)} B/s` : `${bytes(Math.round(n))}/s`;
+  return `${n.toFixed(n < 10 ? 1 : 0)}/s`;
 }
 
 export function duration(ms) {

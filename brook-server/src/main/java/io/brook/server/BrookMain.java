@@ -40,10 +40,24 @@ public final class BrookMain implements Callable<Integer> {
                   Runtime.getRuntime().halt(server.exitStatus());
                 },
                 "brook-shutdown"));
-    System.out.println(hint.replace("{port}", Integer.toString(firstPort(server, config))));
+    System.out.println(
+        hint.replace("{port}", Integer.toString(firstPort(server, config)))
+            .replace("{console}", consoleLine(server, config)));
     System.out.flush();
     server.awaitShutdown();
     return server.exitStatus();
+  }
+
+  /** The ready block's console line, when the admin listener (which serves it) is on. */
+  private static String consoleLine(BrookServer server, BrokerConfig config) {
+    if (server.adminPort() < 0 || !config.isBroker()) {
+      return "";
+    }
+    return "  console            http://"
+        + config.adminListener().getHost()
+        + ":"
+        + server.adminPort()
+        + "/console/\n";
   }
 
   private static int firstPort(BrookServer server, BrokerConfig config) {
@@ -88,6 +102,7 @@ public final class BrookMain implements Callable<Integer> {
               + "  bootstrap.servers  "
               + host
               + ":{port}\n"
+              + "{console}"
               + "  data directory     "
               + dir
               + "\n  stop               Ctrl-C or SIGTERM (shuts down cleanly)\n");
