@@ -12,6 +12,7 @@ import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.lag.GroupLag;
+import io.brook.coordinator.group.lag.GroupPositions;
 import io.brook.coordinator.group.lag.PartitionLag;
 import io.brook.metadata.image.BrokerRegistration;
 import io.brook.metadata.image.MetadataImage;
@@ -26,10 +27,14 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -485,32 +490,51 @@ final class ConsoleApi {
               List<String> ids =
                   page.stream().map(ListGroupsResponseData.ListedGroup::groupId).toList();
               CompletableFuture<Map<String, Integer>> members = memberCounts(ids, caller);
-              List<CompletableFuture<Void>> lags = new ArrayList<>();
               for (ListGroupsResponseData.ListedGroup g : page) {
                 ObjectNode row = rows.addObject();
                 row.put("group_id", g.groupId());
                 row.put("state", g.groupState());
                 row.put("protocol_type", g.protocolType());
                 row.put("type", g.groupType());
-                lags.add(lagSummary(g.groupId()).thenAccept(lag -> putLag(row, lag)));
               }
               return members.thenCombine(
-                  CompletableFuture.allOf(lags.toArray(CompletableFuture[]::new)),
-                  (counts, done) -> {
+                  lags(ids),
+                  (counts, lags) -> {
                     for (JsonNode row : rows) {
-                      Integer count = counts.get(row.get("group_id").asText());
+                      String id = row.get("group_id").asText();
+                      Integer count = counts.get(id);
                       if (count != null) {
                         ((ObjectNode) row).put("members", count);
                       }
+                      putLag((ObjectNode) row, lags.get(id));
                     }
                     return (JsonNode) root;
                   });
             });
   }
 
-  /** A group's lag, or null when it has no committed offsets here. */
-  private CompletableFuture<GroupLag> lagSummary(String groupId) {
-    return sources.groups().lag(groupId).exceptionally(e -> null);
+  /**
+   * The lag of the named groups that have committed offsets here. As for the lag metrics ({@code
+   * ConsumerLagMetrics}): the coordinator shards copy the positions on their threads, and the lag,
+   * which reads batch headers from the logs, is computed on the console's worker.
+   */
+  private CompletableFuture<Map<String, GroupLag>> lags(Collection<String> groupIds) {
+    Set<String> wanted = new HashSet<>(groupIds);
+    return sources
+        .groups()
+        .positions()
+        .thenApplyAsync(
+            all -> {
+              long now = System.currentTimeMillis();
+              Map<String, GroupLag> lags = new HashMap<>();
+              for (GroupPositions positions : all) {
+                if (wanted.contains(positions.groupId())) {
+                  lags.put(positions.groupId(), sources.groups().lag(positions, now));
+                }
+              }
+              return lags;
+            },
+            worker);
   }
 
   private static void putLag(ObjectNode row, GroupLag lag) {
@@ -564,7 +588,10 @@ final class ConsoleApi {
         .thenCompose(
             groups -> {
               DescribeGroupsResponseData.DescribedGroup g = groups.get(0);
-              if (g.errorCode() != Errors.NONE.code()) {
+              // Refused: nothing about the group shows. Otherwise a group DescribeGroups cannot
+              // describe (a consumer-protocol group) still shows its offsets and lag.
+              boolean described = g.errorCode() == Errors.NONE.code();
+              if (g.errorCode() == Errors.GROUP_AUTHORIZATION_FAILED.code()) {
                 throw ConsoleException.of(g.errorCode(), g.errorMessage());
               }
               ObjectNode root = JSON.createObjectNode();
@@ -581,9 +608,13 @@ final class ConsoleApi {
                     .put("client_id", m.clientId())
                     .put("host", m.clientHost());
               }
-              return lagSummary(groupId)
+              return lags(List.of(groupId))
                   .thenApply(
-                      lag -> {
+                      lags -> {
+                        GroupLag lag = lags.get(groupId);
+                        if (!described && lag == null) {
+                          throw ConsoleException.of(g.errorCode(), g.errorMessage());
+                        }
                         putLag(root, lag);
                         ArrayNode partitions = root.putArray("partitions");
                         if (lag != null) {

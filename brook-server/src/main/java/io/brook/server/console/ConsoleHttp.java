@@ -96,7 +96,9 @@ public final class ConsoleHttp implements AutoCloseable {
   /** Stops sampling the throughput. */
   @Override
   public void close() {
-    throughput.close();
+    if (throughput != null) {
+      throughput.close();
+    }
   }
 
   /** Whether the console serves: false when {@link ConsoleAccess} refuses it. */

@@ -61,6 +61,11 @@ final class Browser implements AutoCloseable {
     wait.until(ExpectedConditions.textToBe(by, text));
   }
 
+  /** As {@link #waitText(By, String)}, for what takes the cluster longer (fencing a broker). */
+  void waitText(By by, String text, Duration timeout) {
+    new WebDriverWait(driver, timeout).until(ExpectedConditions.textToBe(by, text));
+  }
+
   WebDriver driver() {
     return driver;
   }
