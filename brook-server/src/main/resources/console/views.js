@@ -155,7 +155,7 @@ export async function topic(view, ctx, name) {
     el('h3', {}, 'Configs'),
     t.configs_error ? el('p', { class: 'muted' }, `Configs not shown: ${t.configs_error}`) : '',
     table('configs', ['Name', 'Value', 'Source'],
-      t.configs.map((c) => el('tr', { 'data-config': c.name, class: c.source === 'topic_config' ? 'set' : '' },
+      t.configs.map((c) => el('tr', { 'data-config': c.name, class: c.source === 'dynamic_topic_config' ? 'set' : '' },
         el('td', {}, c.name), el('td', {}, c.sensitive ? '(sensitive)' : (c.value ?? '—')), el('td', {}, c.source)))),
     el('h3', {}, 'Change'), grow, el('p', {}), remove);
   return null;

@@ -65,7 +65,6 @@ import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.DescribeConfigsResponse;
 import org.apache.kafka.common.utils.Utils;
 
 /**
@@ -352,9 +351,19 @@ final class ConsoleApi {
             });
   }
 
-  private static String source(byte id) {
-    DescribeConfigsResponse.ConfigSource source = DescribeConfigsResponse.ConfigSource.forId(id);
-    return source.name().toLowerCase(Locale.ROOT);
+  /** DescribeConfigs' config source, by Kafka's id, as the page shows it. */
+  static String source(byte id) {
+    return switch (id) {
+      case 1 -> "dynamic_topic_config";
+      case 2 -> "dynamic_broker_config";
+      case 3 -> "dynamic_default_broker_config";
+      case 4 -> "static_broker_config";
+      case 5 -> "default_config";
+      case 6 -> "dynamic_broker_logger_config";
+      case 7 -> "client_metrics_config";
+      case 8 -> "group_config";
+      default -> "unknown";
+    };
   }
 
   private CompletableFuture<JsonNode> createTopic(JsonNode body, InProcessApis.Caller caller) {
