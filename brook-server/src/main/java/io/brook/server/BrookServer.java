@@ -62,6 +62,7 @@ import io.brook.server.cluster.BrokerClusterServices;
 import io.brook.server.cluster.ClusterSettings;
 import io.brook.server.config.BrokerConfig;
 import io.brook.server.config.Endpoint;
+import io.brook.server.console.ConsoleHttp;
 import io.brook.server.http.HttpApiServer;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicConfigs;
@@ -250,6 +251,7 @@ public final class BrookServer implements AutoCloseable {
       List<BrokerEndpoint> endpoints = config.isBroker() ? startBroker(c) : List.of();
       if (config.isBroker()) {
         startHttpApi(c);
+        startConsole(c);
       }
       c.checks.serving();
       BrookServer server = new BrookServer(c);
@@ -578,6 +580,60 @@ public final class BrookServer implements AutoCloseable {
             HttpCredentials.of(config, c.quorum::image),
             c.tls.httpServer(),
             new HttpForwarder(c.quorum::image, c.interNode, config, c.tls));
+  }
+
+  /**
+   * The web console on the admin listener, when there is one: a broker's own view of the cluster
+   * (docs/operations.md). Refused, with the reason logged, when the listener is reachable from
+   * other machines while the Kafka listeners need SASL and no login can be checked.
+   */
+  private static void startConsole(Components c) {
+    if (c.admin == null) {
+      return;
+    }
+    BrokerConfig config = c.config;
+    String clientListener =
+        config.listeners().stream()
+            .filter(e -> !config.controllerListenerNames().contains(e.listenerName()))
+            .findFirst()
+            .orElseThrow()
+            .listenerName();
+    boolean sasl =
+        config.listeners().stream()
+            .filter(e -> !config.controllerListenerNames().contains(e.listenerName()))
+            .anyMatch(e -> e.securityProtocol().name().startsWith("SASL_"));
+    LogConfig defaults = config.defaultLogConfig();
+    MetadataQuorum quorum = c.quorum;
+    ConsoleHttp console =
+        c.admin.attachConsole(
+            new ConsoleHttp.Builder()
+                .access(
+                    config.adminListener().getHost(),
+                    sasl,
+                    HttpCredentials.of(config, quorum::image))
+                .sources(
+                    quorum::image,
+                    c.replicaManager,
+                    c.groupCoordinator,
+                    c.cluster::activeControllerId,
+                    () ->
+                        quorum instanceof ClusterQuorum cluster
+                            ? cluster.quorumState()
+                            : Optional.empty(),
+                    c.apis,
+                    clientListener,
+                    config.nodeId(),
+                    defaults.retentionMs(),
+                    String.join(",", defaults.cleanupPolicy()),
+                    defaults.minInSyncReplicas(),
+                    c.metrics,
+                    c.scheduler));
+    if (console.serving()) {
+      log.info(
+          "Console served at /console/ on the admin listener access={}", console.accessReason());
+    } else {
+      log.warn("Console refused: {}", console.accessReason());
+    }
   }
 
   /**
