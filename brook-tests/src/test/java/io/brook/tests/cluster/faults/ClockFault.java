@@ -9,15 +9,17 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One node's clock jumped forward or back by 1-10 minutes for 2-15 s, then set right again, through
- * libfaketime (Debian package {@code faketime}) preloaded into every node from its start.
- * libfaketime moves the monotonic clock with the wall clock: leaving it alone ({@code
- * FAKETIME_DONT_FAKE_MONOTONIC}) made a JVM start ten times slower, too slow for a loaded machine.
- * So a forward jump also fires every timer due within it at once (sessions, request and transaction
- * timeouts, producer-id expiry), and a backward jump holds every timer back for as long as it
- * lasts, then releases them when the clock is set right. The checks: no acknowledged record lost or
- * duplicated, no offset a consumer read replaced (the high watermark never moved back), and no send
- * failed (an idempotent producer expired early would get {@code UNKNOWN_PRODUCER_ID} or an
+ * One node's clock jumped forward by 1-10 minutes, through libfaketime (Debian package {@code
+ * faketime}) preloaded into every node from its start, then 2-15 s of running with it. The jumps
+ * add up: a node's clock is never set back. libfaketime moves the monotonic clock with the wall
+ * clock (leaving the monotonic clock alone, {@code FAKETIME_DONT_FAKE_MONOTONIC}, made a JVM start
+ * ten times slower, too slow for a loaded machine), and setting it back would run the monotonic
+ * clock backwards, which no real clock does: the node's timers would all stop for as long as the
+ * jump (the first campaign run saw a node fall silent for six minutes that way). So a jump fires
+ * every timer due within it at once (sessions, request and transaction timeouts, producer-id
+ * expiry) and leaves the node's wall clock ahead of the others'. The checks: no acknowledged record
+ * lost or duplicated, no offset a consumer read replaced (the high watermark never moved back), and
+ * no send failed (an idempotent producer expired early would get {@code UNKNOWN_PRODUCER_ID} or an
  * out-of-order sequence).
  */
 final class ClockFault implements CampaignFault {
@@ -70,21 +72,16 @@ final class ClockFault implements CampaignFault {
   public Injection inject(FaultContext c) throws Exception {
     Target target = c.pick();
     Path file = offsetFile(c.cluster.dir(), target.node());
-    long seconds = 60 + c.random.nextInt(540);
-    // No "run fast" mode: libfaketime's rate counts from the process's start, so switching a
-    // node that has run for an hour to x10 would jump its clock by nine hours.
-    String offset = (c.random.nextBoolean() ? "+" : "-") + seconds;
+    long before = Long.parseLong(Files.readString(file).trim().substring(1));
+    long jump = 60 + c.random.nextInt(540);
+    String offset = "+" + (before + jump);
     Duration hold = c.between(2_000, 15_000);
     long start = System.nanoTime();
     System.out.printf("clock of node %d: %s%n", target.node(), offset);
     Files.writeString(file, offset + "\n");
-    try {
-      FaultContext.hold(hold);
-    } finally {
-      Files.writeString(file, "+0\n");
-    }
+    FaultContext.hold(hold);
     return new Injection(
-        List.of(new Target(target.node(), target.role() + " clock " + offset)),
+        List.of(new Target(target.node(), target.role() + " clock +" + jump + " s to " + offset)),
         hold.toMillis(),
         start,
         System.nanoTime());

@@ -2,6 +2,7 @@ package io.brook.tests.cluster.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -10,11 +11,14 @@ import org.junit.jupiter.api.Test;
 class CycleRecordTest {
   @Test
   void writesOneLineOfJsonWithEscapedStringsListsAndMaps() {
+    Map<String, Object> target = new LinkedHashMap<>();
+    target.put("node", 2);
+    target.put("role", "leader");
     String json =
         new CycleRecord()
             .put("seed", 7L)
             .put("fault", "kill")
-            .put("targets", List.of(Map.of("node", 2, "role", "leader")))
+            .put("targets", List.of(target))
             .put("violations", List.of("lost: \"p1-3\"\nat 0/3\t\u0001"))
             .put("missing", null)
             .toJson();

@@ -1,5 +1,6 @@
 package io.brook.tests.cluster.faults;
 
+import io.brook.tests.cluster.ClusterClients;
 import io.brook.tests.cluster.ClusterHarness;
 import io.brook.tests.cluster.ClusterHarness.Node;
 import io.brook.tests.cluster.faults.CampaignFault.Injection;
@@ -45,8 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
  * it with the {@code fault-campaign} profile and these system properties:
  *
  * <ul>
- *   <li>{@code brook.faults.classes}: fault classes, comma-separated (default all; see {@link
- *       #FAULTS});
+ *   <li>{@code brook.faults.classes}: fault classes, comma-separated (default all but {@code
+ *       clock}; see {@link #FAULTS});
  *   <li>{@code brook.faults.workloads}: {@code producer} (always runs) and any of {@code txn},
  *       {@code groups}, {@code compacted}, {@code churn} (one picked per cycle);
  *   <li>{@code brook.faults.cycles} (default 50) and {@code brook.faults.minutes}: stop at
@@ -94,7 +95,12 @@ class ReplicationFaultCampaign {
 
   @BeforeAll
   static void start() throws Exception {
-    List<String> names = list("brook.faults.classes", String.join(",", FAULTS.keySet()));
+    // The clock class only when asked for: libfaketime's jumps stalled nodes for minutes
+    // (ClockFault, docs/reliability.md), which then fails the cycles after it.
+    List<String> names =
+        list(
+            "brook.faults.classes",
+            String.join(",", FAULTS.keySet().stream().filter(n -> !n.equals("clock")).toList()));
     for (String name : names) {
       if (!FAULTS.containsKey(name)) {
         throw new IllegalArgumentException(
@@ -274,6 +280,7 @@ class ReplicationFaultCampaign {
     CampaignWorkload extra = extraName == null ? null : workload(extraName);
     long acked = 0;
     try {
+      awaitSettled();
       s = FaultScenario.start(cluster, topic);
       if (extra != null) {
         extra.start(cluster.bootstrapServers(), topic);
@@ -288,7 +295,10 @@ class ReplicationFaultCampaign {
       long from = fault.crash() ? injection.startNanos() : injection.endNanos();
       List<Map<String, Object>> targets = new ArrayList<>();
       for (Target t : injection.targets()) {
-        targets.add(Map.of("node", t.node(), "role", t.role()));
+        Map<String, Object> target = new LinkedHashMap<>();
+        target.put("node", t.node());
+        target.put("role", t.role());
+        targets.add(target);
       }
       record
           .put("targets", targets)
@@ -336,6 +346,24 @@ class ReplicationFaultCampaign {
     }
     System.out.println("cycle " + record.toJson());
     return record;
+  }
+
+  /**
+   * Waits until every broker serves the same metadata and lists every broker as unfenced. The
+   * recovery wait of the cycle before asks one broker, and a broker just back from a fault serves
+   * its stale view for a while; a cycle started then would fail to create its topics with three
+   * replicas, a failure of the cycle before, not its own.
+   */
+  private static void awaitSettled() {
+    List<String> brokers = cluster.brokers().stream().map(Node::bootstrap).toList();
+    ClusterClients.awaitSameServed(
+        brokers,
+        Duration.ofMinutes(2),
+        served -> {
+          if (served.brokers().size() != brokers.size()) {
+            throw new AssertionError("unfenced brokers " + served.brokers().keySet());
+          }
+        });
   }
 
   /** Copies the node logs written during the cycle and the cycle's record. */
