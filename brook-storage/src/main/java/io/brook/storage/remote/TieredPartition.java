@@ -307,9 +307,9 @@ public final class TieredPartition {
       copy(segment, next);
       copied++;
     }
-    if (copied > 0) {
-      log.deleteOldSegments();
-    }
+    // Local retention at every run that copied without failing, not only after a copy: segments
+    // copied before local.retention.* passed would otherwise wait for the broker's retention check.
+    log.deleteOldSegments();
     return copied;
   }
 
