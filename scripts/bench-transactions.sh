@@ -12,6 +12,9 @@
 #   scripts/bench-transactions.sh   env: ROUNDS (5), RECORDS (1000000), RECORD_SIZE (1024),
 #                                        COMMIT_MS (100), RATE (5000), RATE_SECS (20),
 #                                        PARTITIONS (6), LINGER_MS (5), BENCH (scripts/bench)
+#   COMPARE="brook-v1 brook" scripts/bench-transactions.sh
+#       Brook with transactions V1 (transaction.version downgraded to 1 with Kafka's FeatureCommand
+#       after start, so kafka-clients speaks the V1 protocol) against Brook with V2 (the default).
 #
 # Build first: mvn -B -DskipTests verify (brook.jar and brook-tests' test classes).
 set -euo pipefail
@@ -56,8 +59,12 @@ latency() { # broker round workload topic mode
     | tee -a "$RESULTS"
 }
 
-run_once() { # broker round
-  start_cluster "$1"
+run_once() { # label round: kafka, brook, or brook-v1 (Brook at transaction.version 1)
+  start_cluster "${1%-v1}"
+  if [ "$1" = brook-v1 ]; then
+    "${KJAVA[@]}" org.apache.kafka.tools.FeatureCommand --bootstrap-server "$BROKERS" \
+      downgrade --feature transaction.version=1 >"$WORK/features.log" 2>&1
+  fi
   create_topic warmup
   create_topic measured
   create_topic latency-txn
@@ -72,8 +79,9 @@ run_once() { # broker round
   stop_cluster
 }
 
+read -r -a LABELS <<<"${COMPARE:-kafka brook}"
 for round in $(seq 1 "$ROUNDS"); do
-  run_once kafka "$round"
-  run_once brook "$round"
+  run_once "${LABELS[0]}" "$round"
+  run_once "${LABELS[1]}" "$round"
 done
-print_medians
+print_medians "${LABELS[0]}" "${LABELS[1]}"

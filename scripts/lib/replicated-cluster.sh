@@ -46,9 +46,11 @@ broker_ticks() {
   echo "$total"
 }
 
-# Median of every field per broker and workload over the rounds in $RESULTS, with brook / kafka.
-print_medians() {
-  echo "== medians over $ROUNDS rounds (ratio = brook / kafka)"
+# Median of every field per broker and workload over the rounds in $RESULTS, with B / A
+# (labels A and B: the first field of the result lines; kafka and brook unless given).
+print_medians() { # [A B]
+  local a="${1:-kafka}" b="${2:-brook}"
+  echo "== medians over $ROUNDS rounds (ratio = $b / $a)"
   awk '
     { split($0, f, " "); b = f[1];
       for (i = 4; i <= NF; i++) { k = f[2] "." substr(f[i], 1, index(f[i], "=") - 1);
@@ -57,7 +59,8 @@ print_medians() {
       m = n[b, k]; for (i = 1; i <= m; i++) a[i] = v[b, k, i];
       for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
       return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
-    END { for (k in keys) { ka = median("kafka", k); kb = median("brook", k);
-      printf "%-20s kafka=%-10s brook=%-10s ratio=%.2f\n", k, ka, kb, (ka > 0 ? kb / ka : 0) } }' "$RESULTS" | sort
+    END { for (k in keys) { ka = median(la, k); kb = median(lb, k);
+      printf "%-20s %s=%-10s %s=%-10s ratio=%.2f\n", k, la, ka, lb, kb, (ka > 0 ? kb / ka : 0) } }' \
+    la="$a" lb="$b" "$RESULTS" | sort
   echo "(all runs in $RESULTS)"
 }

@@ -75,7 +75,8 @@ class TransactionVerificationProduceTest {
             broker.replicaManager::image,
             BrokerFixture.BROKER_ID,
             "PLAINTEXT",
-            new InterNodeClient(loops, InterNodeClientConfig.builder("test").build()));
+            new InterNodeClient(loops, InterNodeClientConfig.builder("test").build()),
+            TxnPartitionVerifier.ConcurrentRetry.NONE);
     produce = new ProduceHandler(broker.replicaManager, DiskWork.inline(), Optional.of(verifier));
   }
 

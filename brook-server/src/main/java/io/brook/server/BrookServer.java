@@ -750,7 +750,12 @@ public final class BrookServer implements AutoCloseable {
         c.replicaManager::image,
         c.config.nodeId(),
         c.config.interBrokerListenerName(),
-        InterNodeClients.txnVerifier(c.interNode, c.config, c.tls));
+        InterNodeClients.txnVerifier(c.interNode, c.config, c.tls),
+        new TxnPartitionVerifier.ConcurrentRetry(
+            c.periodic,
+            Time.SYSTEM::milliseconds,
+            c.config.addPartitionsToTxnRetryBackoffMs(),
+            c.config.addPartitionsToTxnRetryTimeoutMs()));
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.brook.broker.txn;
 
+import io.brook.broker.time.Scheduler;
 import io.brook.coordinator.service.RequestInfo;
 import io.brook.coordinator.service.TransactionCoordinatorService;
 import io.brook.metadata.image.MetadataImage;
@@ -18,7 +19,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.apache.kafka.common.Node;
@@ -72,6 +75,7 @@ public final class TxnPartitionVerifier implements AutoCloseable {
   private final String listener;
   private final InterNodeClient client;
   private final RequestInfo localInfo;
+  private final ConcurrentRetry concurrentRetry;
 
   private final Object lock = new Object();
   // Guarded by lock.
@@ -107,6 +111,19 @@ public final class TxnPartitionVerifier implements AutoCloseable {
   }
 
   /**
+   * How long {@link #addForProduce} keeps asking while a coordinator answers
+   * CONCURRENT_TRANSACTIONS: every {@code backoffMs} ({@code
+   * add.partitions.to.txn.retry.backoff.ms}) until {@code timeoutMs} passed since the first ask
+   * ({@code add.partitions.to.txn.retry.backoff.max.ms}, at most {@code request.timeout.ms}), on
+   * {@code scheduler}'s clock {@code nowMs}.
+   */
+  public record ConcurrentRetry(
+      Scheduler scheduler, LongSupplier nowMs, long backoffMs, long timeoutMs) {
+    /** Never asks again: the first answer is the answer. */
+    public static final ConcurrentRetry NONE = new ConcurrentRetry(null, () -> 0L, 1, 0);
+  }
+
+  /**
    * @param transactions this broker's transaction coordinator (which transactional id maps to which
    *     partition, and the local calls)
    * @param image the broker's current metadata (coordinators and their endpoints)
@@ -119,7 +136,8 @@ public final class TxnPartitionVerifier implements AutoCloseable {
       Supplier<MetadataImage> image,
       int localBrokerId,
       String listener,
-      InterNodeClient client) {
+      InterNodeClient client,
+      ConcurrentRetry concurrentRetry) {
     this(
         transactions.stateTopic().name(),
         transactions::partitionFor,
@@ -128,7 +146,8 @@ public final class TxnPartitionVerifier implements AutoCloseable {
         image,
         localBrokerId,
         listener,
-        client);
+        client,
+        concurrentRetry);
   }
 
   /** How this broker's own transaction coordinator is asked. */
@@ -150,7 +169,8 @@ public final class TxnPartitionVerifier implements AutoCloseable {
       Supplier<MetadataImage> image,
       int localBrokerId,
       String listener,
-      InterNodeClient client) {
+      InterNodeClient client,
+      ConcurrentRetry concurrentRetry) {
     this.stateTopic = stateTopic;
     this.partitionFor = partitionFor;
     this.local = local;
@@ -159,6 +179,66 @@ public final class TxnPartitionVerifier implements AutoCloseable {
     this.listener = listener;
     this.client = client;
     this.localInfo = new RequestInfo(localVersion, "brook-broker-" + localBrokerId, "", "");
+    this.concurrentRetry = concurrentRetry;
+  }
+
+  /**
+   * Adds {@code partitions} to the producer's transaction for a Produce of transaction protocol V2
+   * ({@link #verify} with {@code verifyOnly} false), asking again while the coordinator answers
+   * CONCURRENT_TRANSACTIONS for any of them, within {@link ConcurrentRetry}'s bounds, as Kafka's
+   * ReplicaManager does. A V2 producer starts its next transaction as soon as EndTxn answers, while
+   * the coordinator still writes the previous one's markers; handing CONCURRENT_TRANSACTIONS back
+   * would make it retry the whole produce request after its own backoff (100 ms, growing), far
+   * longer than the markers take. Completes, never exceptionally, with the last answer.
+   */
+  public CompletableFuture<Map<TopicPartition, Errors>> addForProduce(
+      String transactionalId,
+      long producerId,
+      short producerEpoch,
+      Collection<TopicPartition> partitions) {
+    CompletableFuture<Map<TopicPartition, Errors>> answer = new CompletableFuture<>();
+    List<TopicPartition> asked = List.copyOf(partitions);
+    long deadline = concurrentRetry.nowMs().getAsLong() + concurrentRetry.timeoutMs();
+    askAdding(transactionalId, producerId, producerEpoch, asked, deadline, answer);
+    return answer;
+  }
+
+  private void askAdding(
+      String transactionalId,
+      long producerId,
+      short producerEpoch,
+      List<TopicPartition> partitions,
+      long deadline,
+      CompletableFuture<Map<TopicPartition, Errors>> answer) {
+    verify(transactionalId, producerId, producerEpoch, partitions, false)
+        .thenAccept(
+            errors -> {
+              boolean again =
+                  concurrentRetry.scheduler() != null
+                      && errors.containsValue(Errors.CONCURRENT_TRANSACTIONS)
+                      && concurrentRetry.nowMs().getAsLong() < deadline;
+              if (!again) {
+                answer.complete(errors);
+                return;
+              }
+              try {
+                concurrentRetry
+                    .scheduler()
+                    .schedule(
+                        "retry-add-partitions-to-txn",
+                        () ->
+                            askAdding(
+                                transactionalId,
+                                producerId,
+                                producerEpoch,
+                                partitions,
+                                deadline,
+                                answer),
+                        concurrentRetry.backoffMs());
+              } catch (RejectedExecutionException shuttingDown) {
+                answer.complete(errors);
+              }
+            });
   }
 
   /**

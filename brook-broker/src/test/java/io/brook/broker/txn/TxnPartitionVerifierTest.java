@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.broker.api.KafkaApi;
+import io.brook.broker.time.ManualScheduler;
+import io.brook.broker.time.MockTime;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.metadata.record.MetadataRecord;
@@ -139,7 +141,8 @@ class TxnPartitionVerifierTest {
             () -> image,
             1,
             LISTENER,
-            client);
+            client,
+            TxnPartitionVerifier.ConcurrentRetry.NONE);
   }
 
   @AfterEach
@@ -163,6 +166,93 @@ class TxnPartitionVerifierTest {
     records.add(new PartitionRecord(STATE_TOPIC_ID, 0, List.of(2), List.of(2), 2, 0, 0));
     records.add(new PartitionRecord(STATE_TOPIC_ID, 1, List.of(1), List.of(1), 1, 0, 0));
     return MetadataImage.EMPTY.apply(records, records.size() - 1);
+  }
+
+  /**
+   * A local coordinator that answers CONCURRENT_TRANSACTIONS for every partition to its first
+   * {@code busyAnswers} requests (the producer's previous transaction is still ending), then adds
+   * them.
+   */
+  private TxnPartitionVerifier retrying(
+      ManualScheduler scheduler, int busyAnswers, List<AddPartitionsToTxnRequestData> asked) {
+    return new TxnPartitionVerifier(
+        STATE_TOPIC,
+        id -> 1,
+        (info, request) -> {
+          asked.add(request);
+          AddPartitionsToTxnResponseData answer = HeldCoordinator.answer(request);
+          if (asked.size() <= busyAnswers) {
+            answer
+                .resultsByTransaction()
+                .forEach(
+                    txn ->
+                        txn.topicResults()
+                            .forEach(
+                                topic ->
+                                    topic
+                                        .resultsByPartition()
+                                        .forEach(
+                                            p ->
+                                                p.setPartitionErrorCode(
+                                                    Errors.CONCURRENT_TRANSACTIONS.code()))));
+          }
+          return CompletableFuture.completedFuture(answer);
+        },
+        (short) 5,
+        () -> image(server.boundPort(LISTENER)),
+        1,
+        LISTENER,
+        new InterNodeClient(loops, InterNodeClientConfig.builder("retrying").build()),
+        new TxnPartitionVerifier.ConcurrentRetry(
+            scheduler, scheduler.time()::milliseconds, 20, 100));
+  }
+
+  @Test
+  void aV2ProduceAsksAgainWhileTheCoordinatorEndsThePreviousTransaction() throws Exception {
+    ManualScheduler scheduler = new ManualScheduler(new MockTime());
+    List<AddPartitionsToTxnRequestData> asked = new ArrayList<>();
+    try (TxnPartitionVerifier v = retrying(scheduler, 2, asked)) {
+      var added = v.addForProduce("local-a", 10L, (short) 1, List.of(T0, T1));
+      assertThat(added).isNotDone();
+      assertThat(asked).hasSize(1);
+
+      scheduler.time().sleep(20);
+      assertThat(asked).hasSize(2);
+      assertThat(added).isNotDone();
+      scheduler.time().sleep(20);
+
+      assertThat(added.get(1, TimeUnit.SECONDS)).isEmpty();
+      assertThat(asked).hasSize(3).allMatch(r -> !r.transactions().find("local-a").verifyOnly());
+    }
+  }
+
+  @Test
+  void aV2ProduceGetsConcurrentTransactionsOnceTheRetryTimeIsOver() throws Exception {
+    ManualScheduler scheduler = new ManualScheduler(new MockTime());
+    List<AddPartitionsToTxnRequestData> asked = new ArrayList<>();
+    try (TxnPartitionVerifier v = retrying(scheduler, Integer.MAX_VALUE, asked)) {
+      var added = v.addForProduce("local-a", 10L, (short) 1, List.of(T0));
+      for (int i = 0; i < 10 && !added.isDone(); i++) {
+        scheduler.time().sleep(20);
+      }
+
+      assertThat(added.get(1, TimeUnit.SECONDS))
+          .isEqualTo(Map.of(T0, Errors.CONCURRENT_TRANSACTIONS));
+      assertThat(asked).as("asked at 0, 20, 40, 60, 80 and 100 ms").hasSize(6);
+    }
+  }
+
+  @Test
+  void verifyingForAnOlderProduceNeverAsksAgain() throws Exception {
+    ManualScheduler scheduler = new ManualScheduler(new MockTime());
+    List<AddPartitionsToTxnRequestData> asked = new ArrayList<>();
+    try (TxnPartitionVerifier v = retrying(scheduler, 1, asked)) {
+      var verified = v.verify("local-a", 10L, (short) 1, List.of(T0), true);
+
+      assertThat(verified.get(1, TimeUnit.SECONDS))
+          .isEqualTo(Map.of(T0, Errors.CONCURRENT_TRANSACTIONS));
+      assertThat(scheduler.pending()).isEmpty();
+    }
   }
 
   @Test

@@ -420,6 +420,21 @@ public final class BrokerConfig {
     return (Integer) value(StorageSettings.LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS);
   }
 
+  /** {@code add.partitions.to.txn.retry.backoff.ms}. */
+  public long addPartitionsToTxnRetryBackoffMs() {
+    return (Integer) value(TransactionSettings.ADD_PARTITIONS_TO_TXN_RETRY_BACKOFF_MS);
+  }
+
+  /**
+   * How long a leader keeps asking a coordinator that answers CONCURRENT_TRANSACTIONS: {@code
+   * add.partitions.to.txn.retry.backoff.max.ms}, at most {@code request.timeout.ms}, as Kafka.
+   */
+  public long addPartitionsToTxnRetryTimeoutMs() {
+    return Math.min(
+        (Integer) value(TransactionSettings.ADD_PARTITIONS_TO_TXN_RETRY_BACKOFF_MAX_MS),
+        (Integer) value("request.timeout.ms"));
+  }
+
   public long producerIdExpirationMs() {
     return (Integer) value(TransactionSettings.PRODUCER_ID_EXPIRATION_MS);
   }

@@ -14,6 +14,10 @@ import io.brook.storage.manager.LogManagerConfig;
 /** The transaction coordinator, its state topic, and idempotent-producer state expiry. */
 final class TransactionSettings {
 
+  static final String ADD_PARTITIONS_TO_TXN_RETRY_BACKOFF_MS =
+      "add.partitions.to.txn.retry.backoff.ms";
+  static final String ADD_PARTITIONS_TO_TXN_RETRY_BACKOFF_MAX_MS =
+      "add.partitions.to.txn.retry.backoff.max.ms";
   static final String PRODUCER_ID_EXPIRATION_MS = "producer.id.expiration.ms";
   static final String PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS =
       "producer.id.expiration.check.interval.ms";
@@ -95,6 +99,23 @@ final class TransactionSettings {
             LOW,
             "Before the first transactional write of a producer to a partition, ask its transaction"
                 + " coordinator that the partition is in the transaction; refuse the write if not.")
+        .uses(
+            ADD_PARTITIONS_TO_TXN_RETRY_BACKOFF_MS,
+            INT,
+            20,
+            atLeast(1),
+            HIGH,
+            "How long a partition leader waits before asking a transaction coordinator again to"
+                + " add a partition for a transactions V2 produce, while the coordinator is still"
+                + " ending the producer's previous transaction (CONCURRENT_TRANSACTIONS).")
+        .uses(
+            ADD_PARTITIONS_TO_TXN_RETRY_BACKOFF_MAX_MS,
+            INT,
+            100,
+            atLeast(0),
+            HIGH,
+            "How long a partition leader keeps asking (at most request.timeout.ms) before it hands"
+                + " CONCURRENT_TRANSACTIONS back to the producer, which then retries the produce.")
         .uses(
             PRODUCER_ID_EXPIRATION_MS,
             INT,

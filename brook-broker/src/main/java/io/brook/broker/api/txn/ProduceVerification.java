@@ -111,14 +111,15 @@ public final class ProduceVerification {
       waiting.values().forEach(f -> f.complete(Optional.of(failure)));
       return;
     }
-    boolean verifyOnly = produceVersion < FIRST_ADD_PARTITION_VERSION;
-    verifier
-        .verify(transactionalId, producerId, producerEpoch, waiting.keySet(), verifyOnly)
-        .thenAccept(
-            errors ->
-                waiting.forEach(
-                    (tp, f) ->
-                        f.complete(Optional.ofNullable(errors.get(tp)).map(this::produceFailure))));
+    CompletableFuture<Map<TopicPartition, Errors>> asked =
+        produceVersion < FIRST_ADD_PARTITION_VERSION
+            ? verifier.verify(transactionalId, producerId, producerEpoch, waiting.keySet(), true)
+            : verifier.addForProduce(transactionalId, producerId, producerEpoch, waiting.keySet());
+    asked.thenAccept(
+        errors ->
+            waiting.forEach(
+                (tp, f) ->
+                    f.complete(Optional.ofNullable(errors.get(tp)).map(this::produceFailure))));
   }
 
   /**
