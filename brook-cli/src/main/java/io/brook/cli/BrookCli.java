@@ -29,6 +29,7 @@ import picocli.CommandLine.Spec;
       ProduceCommand.class,
       ConsumeCommand.class,
       GroupCommand.class,
+      VerifyCommand.class,
       ConfigCommand.class,
       ProfileCommand.class,
       CompletionCommand.class,

@@ -22,7 +22,7 @@ final class ClientOptions {
   static final String DEFAULT_BROKERS = "localhost:9092";
 
   @Option(
-      names = {"-b", "--brokers"},
+      names = {"-b", "--brokers", "--bootstrap-server"},
       paramLabel = "HOST:PORT[,...]",
       description = "Bootstrap servers (default: the profile's, else " + DEFAULT_BROKERS + ").")
   String brokers;

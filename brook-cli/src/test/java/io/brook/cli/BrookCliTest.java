@@ -65,7 +65,8 @@ class BrookCliTest {
     }
   }
 
-  private static Run run(String stdin, String... args) {
+  /** Runs {@code brook args} in-process with {@code stdin}; also used by VerifyCommandTest. */
+  static Run run(String stdin, String... args) {
     CommandLine cli =
         BrookCli.commandLine(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
     StringWriter out = new StringWriter();

@@ -2,6 +2,7 @@ package io.brook.tests.cluster.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brook.cli.verify.AckedLog;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

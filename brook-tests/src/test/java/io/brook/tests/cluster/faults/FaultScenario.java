@@ -3,6 +3,9 @@ package io.brook.tests.cluster.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.brook.cli.verify.AckedLog;
+import io.brook.cli.verify.ReplicationChecker;
+import io.brook.cli.verify.ReplicationChecker.Stored;
 import io.brook.tests.cluster.ClusterHarness;
 import io.brook.tests.cluster.ClusterHarness.Node;
 import java.nio.file.Path;
@@ -13,11 +16,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartitionInfo;
 
 /**
@@ -41,6 +46,9 @@ import org.apache.kafka.common.TopicPartitionInfo;
 final class FaultScenario implements AutoCloseable {
   static final int PARTITIONS = 6;
   static final int PRODUCERS = 2;
+
+  /** Violations printed in full; the rest are counted. */
+  private static final int REPORTED = 40;
 
   /** A fault between two instants, {@link System#nanoTime()}. */
   private record Fault(String name, long startNanos, long endNanos) {}
@@ -267,8 +275,7 @@ final class FaultScenario implements AutoCloseable {
     }
     System.out.print(report);
     long checking = System.nanoTime();
-    ReplicationChecker.Summary summary =
-        ReplicationChecker.check(cluster.bootstrapServers(), topic, PARTITIONS, log, watcher);
+    Summary summary = check(log);
     System.out.printf(
         "[%s] checked: %d acknowledged records all present once, in send order, at their offsets;"
             + " %d read (%d unacknowledged); end offsets %s; %d offsets watched during the faults"
@@ -282,6 +289,50 @@ final class FaultScenario implements AutoCloseable {
         (checking - stopping) / 1_000_000,
         (System.nanoTime() - checking) / 1_000_000);
     return windows;
+  }
+
+  /** What a successful check found, for printing. */
+  private record Summary(
+      int acked, int read, int unacknowledgedPresent, Map<Integer, Long> endOffsets) {}
+
+  /**
+   * A fresh consumer reads every partition from the beginning to the high watermark and {@link
+   * ReplicationChecker} checks what it found against the acknowledgements and the watcher.
+   *
+   * @throws AssertionError listing every violation (the first 40 in full)
+   */
+  private Summary check(AckedLog log) {
+    Map<Integer, List<Stored>> read = new TreeMap<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      read.put(p, new ArrayList<>());
+    }
+    for (ConsumerRecord<String, String> r :
+        TopicReader.readAll(OffsetWatcher.config(cluster.bootstrapServers()), topic, PARTITIONS)) {
+      read.get(r.partition()).add(new Stored(r.partition(), r.offset(), r.value()));
+    }
+    List<String> violations =
+        ReplicationChecker.violations(read, log, watcher.seen(), watcher.violations());
+    int total = read.values().stream().mapToInt(List::size).sum();
+    int acked = log.acks().size();
+    Map<Integer, Long> endOffsets = new TreeMap<>();
+    read.forEach(
+        (p, records) ->
+            endOffsets.put(
+                p, records.isEmpty() ? 0 : records.get(records.size() - 1).offset() + 1));
+    if (!violations.isEmpty()) {
+      StringBuilder report = new StringBuilder();
+      report.append(
+          String.format(
+              "%d violations in %s (%d acknowledged, %d read, end offsets %s):",
+              violations.size(), topic, acked, total, endOffsets));
+      violations.stream().limit(REPORTED).forEach(v -> report.append("\n  ").append(v));
+      if (violations.size() > REPORTED) {
+        report.append("\n  ... and ").append(violations.size() - REPORTED).append(" more");
+      }
+      System.out.println(report);
+      throw new AssertionError(report.toString());
+    }
+    return new Summary(acked, total, total - acked, endOffsets);
   }
 
   @Override

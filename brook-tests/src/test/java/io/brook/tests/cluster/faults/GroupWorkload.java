@@ -1,20 +1,17 @@
 package io.brook.tests.cluster.faults;
 
+import io.brook.cli.verify.GroupChecker;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -27,19 +24,16 @@ import org.apache.kafka.common.TopicPartition;
  * timeout) or leaves cleanly, and a new member takes its place. Meanwhile a watcher reads the
  * group's committed offsets every 200 ms.
  *
- * <p>The checks: the committed offset of a partition never goes back (neither in what the watcher
- * read nor in what a member's commit returned), and no partition is owned by two members in one
- * generation (each member notes after every poll the generation and the partitions it holds).
+ * <p>The checks ({@link GroupChecker}): the committed offset of a partition never goes back
+ * (neither in what the watcher read nor in what a member's commit returned), and no partition is
+ * owned by two members in one generation (each member notes after every poll the generation and the
+ * partitions it holds).
  */
 final class GroupWorkload implements CampaignWorkload {
   private static final int PARTITIONS = 6;
   private static final int MEMBERS = 3;
 
-  /** {@code generation/partition -> member} of every ownership a member noted. */
-  private final Map<String, String> owners = new ConcurrentHashMap<>();
-
-  private final Map<Integer, Long> highestCommitted = new ConcurrentHashMap<>();
-  private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+  private GroupChecker checker;
   private final AtomicLong consumed = new AtomicLong();
   private final List<Thread> threads = new ArrayList<>();
   private String bootstrap;
@@ -57,6 +51,7 @@ final class GroupWorkload implements CampaignWorkload {
   public void start(String bootstrap, String prefix) throws Exception {
     this.bootstrap = bootstrap;
     this.topic = prefix + "-groups";
+    this.checker = new GroupChecker(topic);
     TopicReader.create(bootstrap, Map.of(topic, PARTITIONS), Map.of());
     feeder = new Feeder(bootstrap, topic, PARTITIONS, "g");
     daemon("group-offsets-watcher", this::watchCommitted);
@@ -70,29 +65,11 @@ final class GroupWorkload implements CampaignWorkload {
     thread.start();
   }
 
-  /** Notes a committed offset and whether it went back. */
-  private void committed(int partition, long offset, String source) {
-    Long before = highestCommitted.merge(partition, offset, Math::max);
-    if (before != null && before > offset) {
-      violations.add(
-          "committed offset of "
-              + topic
-              + "-"
-              + partition
-              + " went back to "
-              + offset
-              + " after "
-              + before
-              + " ("
-              + source
-              + ")");
-    }
-  }
-
   private void watchCommitted() {
     try (Admin admin = FaultScenario.admin(bootstrap)) {
       while (!stopping) {
         try {
+          long sent = System.nanoTime();
           Map<TopicPartition, OffsetAndMetadata> offsets =
               admin
                   .listConsumerGroupOffsets(FaultContext.COORDINATED_GROUP)
@@ -101,7 +78,7 @@ final class GroupWorkload implements CampaignWorkload {
           offsets.forEach(
               (tp, at) -> {
                 if (tp.topic().equals(topic) && at != null) {
-                  checkNotBelow(tp.partition(), at.offset());
+                  checker.read(tp.partition(), at.offset(), sent, "read by the watcher");
                 }
               });
           TimeUnit.MILLISECONDS.sleep(200);
@@ -112,11 +89,6 @@ final class GroupWorkload implements CampaignWorkload {
         }
       }
     }
-  }
-
-  /** What the watcher read must not be below what it or a member saw committed before. */
-  private void checkNotBelow(int partition, long offset) {
-    committed(partition, offset, "read by the watcher");
   }
 
   private KafkaConsumer<String, String> member() {
@@ -148,7 +120,7 @@ final class GroupWorkload implements CampaignWorkload {
       }
       while (!stopping) {
         for (int i = 0; i < members.size() && !stopping; i++) {
-          pollAndCommit(members.get(i), names.get(i));
+          consumed.addAndGet(checker.pollAndCommit(members.get(i), names.get(i)));
         }
         if (System.nanoTime() - nextDeath > 0) {
           int victim = random.nextInt(members.size());
@@ -173,7 +145,7 @@ final class GroupWorkload implements CampaignWorkload {
         }
       }
     } catch (RuntimeException e) {
-      violations.add("the members' thread failed: " + e);
+      checker.violation("the members' thread failed: " + e);
     } finally {
       for (KafkaConsumer<String, String> member : members) {
         try {
@@ -185,49 +157,6 @@ final class GroupWorkload implements CampaignWorkload {
     }
   }
 
-  private void pollAndCommit(KafkaConsumer<String, String> member, String name) {
-    ConsumerRecords<String, String> records;
-    try {
-      records = member.poll(Duration.ofMillis(100));
-    } catch (RuntimeException e) {
-      return;
-    }
-    int generation = member.groupMetadata().generationId();
-    String id = name + "(" + member.groupMetadata().memberId() + ")";
-    if (generation > 0) {
-      for (TopicPartition tp : member.assignment()) {
-        String key = generation + "/" + tp.partition();
-        String other = owners.putIfAbsent(key, id);
-        if (other != null && !other.equals(id)) {
-          violations.add(
-              "partition "
-                  + tp.partition()
-                  + " owned by "
-                  + other
-                  + " and "
-                  + id
-                  + " in generation "
-                  + generation);
-        }
-      }
-    }
-    consumed.addAndGet(records.count());
-    if (records.isEmpty()) {
-      return;
-    }
-    Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
-    for (TopicPartition tp : records.partitions()) {
-      var of = records.records(tp);
-      next.put(tp, new OffsetAndMetadata(of.get(of.size() - 1).offset() + 1));
-    }
-    try {
-      member.commitSync(next, Duration.ofSeconds(10));
-      next.forEach((tp, at) -> committed(tp.partition(), at.offset(), "committed by " + id));
-    } catch (RuntimeException e) {
-      // A rebalance or a fault: the next owner starts from the last committed offset.
-    }
-  }
-
   @Override
   public Result finish() throws Exception {
     stopping = true;
@@ -235,12 +164,17 @@ final class GroupWorkload implements CampaignWorkload {
       thread.join(60_000);
     }
     feeder.stop();
-    List<String> found = new ArrayList<>(violations);
+    List<String> found = checker.violations();
     synchronized (this) {
       System.out.printf(
           "[%s] %d fed, %d consumed, %d members died or left, %d generation/partition"
               + " ownerships, committed %s%n",
-          topic, feeder.acked(), consumed.get(), deaths, owners.size(), highestCommitted);
+          topic,
+          feeder.acked(),
+          consumed.get(),
+          deaths,
+          checker.ownerships(),
+          checker.highestCommitted());
     }
     return new Result(feeder.acked(), found);
   }

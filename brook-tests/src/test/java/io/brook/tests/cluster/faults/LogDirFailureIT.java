@@ -37,8 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * </ul>
  *
  * <p>Either way the producers carry on and every acknowledged record is present exactly once
- * ({@link ReplicationChecker}). Needs {@code unshare} and {@code nsenter} with the right to mount
- * (root); skipped with the reason printed elsewhere.
+ * ({@link io.brook.cli.verify.ReplicationChecker}). Needs {@code unshare} and {@code nsenter} with
+ * the right to mount (root); skipped with the reason printed elsewhere.
  */
 class LogDirFailureIT {
   private static final int FAILING = 1;

@@ -18,8 +18,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * assigned, from the beginning) and remembers which record it saw at each offset. A consumer is
  * served only what lies below the high watermark, which is never rewritten, so the invariant is: an
  * offset never holds two different records over time. The watcher checks that against everything it
- * reads (a consumer reset to the beginning reads offsets again), and {@link ReplicationChecker}
- * against the final contents of the log.
+ * reads (a consumer reset to the beginning reads offsets again), and {@link
+ * io.brook.cli.verify.ReplicationChecker} against the final contents of the log.
  */
 final class OffsetWatcher implements AutoCloseable {
   /** {@code partition/offset -> record id} of everything read so far. */

@@ -1,5 +1,6 @@
 package io.brook.tests.cluster.faults;
 
+import io.brook.cli.verify.AckedLog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -23,8 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Replication under faults: three combined nodes as separate JVMs, a topic of 6 partitions with
  * replication factor 3 and {@code min.insync.replicas=2}, idempotent acks=all producers and a
  * consumer running throughout each fault ({@link FaultScenario}), then the checks of {@link
- * ReplicationChecker}: every acknowledged record present exactly once, at its offset, in send
- * order; nothing a consumer saw ever replaced. Each test prints its faults' unwritable windows.
+ * io.brook.cli.verify.ReplicationChecker}: every acknowledged record present exactly once, at its
+ * offset, in send order; nothing a consumer saw ever replaced. Each test prints its faults'
+ * unwritable windows.
  *
  * <p>The nodes run in network namespaces where they can be made (root, iproute2), so that a link
  * can be cut; elsewhere on loopback, and the cut test is skipped with the reason printed.

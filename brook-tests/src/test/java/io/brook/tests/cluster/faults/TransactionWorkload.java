@@ -1,5 +1,6 @@
 package io.brook.tests.cluster.faults;
 
+import io.brook.cli.verify.TransactionChecker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -32,9 +33,9 @@ import org.apache.kafka.common.TopicPartition;
  * <p>The checks, reading the output with {@code read_committed} once the processor stopped:
  *
  * <ul>
- *   <li>no record of an attempt the processor aborted itself is visible (aborted read);
- *   <li>every visible attempt is visible whole: as many records as it sent (no partial
- *       transaction);
+ *   <li>no record of an attempt the processor aborted itself is visible (aborted read), and every
+ *       visible attempt is visible whole: as many records as it sent (no partial transaction), both
+ *       by {@link TransactionChecker};
  *   <li>no input record is in the output twice, and every input record below the group's final
  *       committed offset is there (exactly once).
  * </ul>
@@ -42,8 +43,12 @@ import org.apache.kafka.common.TopicPartition;
 final class TransactionWorkload implements CampaignWorkload {
   private static final int PARTITIONS = 3;
 
-  private final Set<Long> abortedAttempts = ConcurrentHashMap.newKeySet();
-  private final Map<Long, Integer> attemptSizes = new ConcurrentHashMap<>();
+  /** Attempts ({@code t<n>}) the processor aborted on purpose. */
+  private final Set<String> abortedAttempts = ConcurrentHashMap.newKeySet();
+
+  /** {@code t<n> -> records sent} of every attempt. */
+  private final Map<String, Integer> attemptSizes = new ConcurrentHashMap<>();
+
   private final List<String> errors = new ArrayList<>();
   private String bootstrap;
   private String input;
@@ -120,7 +125,7 @@ final class TransactionWorkload implements CampaignWorkload {
             var unused = producer.send(new ProducerRecord<>(output, r.partition(), null, value));
             size++;
           }
-          attemptSizes.put(a, size);
+          attemptSizes.put("t" + a, size);
           Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
           for (TopicPartition tp : records.partitions()) {
             List<ConsumerRecord<String, String>> of = records.records(tp);
@@ -129,7 +134,7 @@ final class TransactionWorkload implements CampaignWorkload {
           producer.sendOffsetsToTransaction(next, consumer.groupMetadata());
           if (random.nextInt(5) == 0) {
             producer.abortTransaction();
-            abortedAttempts.add(a);
+            abortedAttempts.add("t" + a);
             rewind(consumer);
           } else {
             producer.commitTransaction();
@@ -199,28 +204,17 @@ final class TransactionWorkload implements CampaignWorkload {
       committed = consumer.committed(new HashSet<>(inputPartitions()), Duration.ofSeconds(60));
     }
     Map<String, Integer> seenInput = new HashMap<>();
-    Map<Long, Integer> seenAttempt = new HashMap<>();
+    List<TransactionChecker.Visible> visible = new ArrayList<>();
     for (ConsumerRecord<String, String> r : readOutput()) {
       String[] parts = r.value().split("\\|");
-      long attempt = Long.parseLong(parts[2].substring(1));
       seenInput.merge(parts[1], 1, Integer::sum);
-      seenAttempt.merge(attempt, 1, Integer::sum);
-      if (abortedAttempts.contains(attempt)) {
-        violations.add("aborted read: " + r.value() + " at " + r.partition() + "/" + r.offset());
-      }
+      visible.add(new TransactionChecker.Visible(parts[2], r.value(), r.partition(), r.offset()));
     }
+    violations.addAll(TransactionChecker.violations(visible, abortedAttempts, attemptSizes));
     seenInput.forEach(
         (in, n) -> {
           if (n > 1) {
             violations.add("input " + in + " processed " + n + " times in committed output");
-          }
-        });
-    seenAttempt.forEach(
-        (attempt, n) -> {
-          Integer sent = attemptSizes.get(attempt);
-          if (sent == null || sent.intValue() != n) {
-            violations.add(
-                "partial transaction: attempt t" + attempt + " sent " + sent + ", visible " + n);
           }
         });
     for (TopicPartition tp : inputPartitions()) {

@@ -1,4 +1,4 @@
-package io.brook.tests.cluster.faults;
+package io.brook.cli.verify;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -9,32 +9,33 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * What the producers of a {@link ProducerWorkload} sent and what the cluster acknowledged: for each
- * record, its id ({@code p<producer>-<seq>}), the partition it went to, and, once acknowledged, the
- * offset the leader gave it and when the acknowledgement arrived. A producer's {@code seq} counts
- * its {@code send()} calls, so within one partition a producer's send order is increasing {@code
- * seq}. Thread-safe: producers' I/O threads add to it while the test reads it.
+ * What a workload's producers sent and what the cluster acknowledged (used by {@code brook verify
+ * produce} and by the fault campaign's producer workload): for each record, its id ({@code
+ * p<producer>-<seq>}), the partition it went to, and, once acknowledged, the offset the leader gave
+ * it and when the acknowledgement arrived. A producer's {@code seq} counts its {@code send()}
+ * calls, so within one partition a producer's send order is increasing {@code seq}. Thread-safe:
+ * producers' I/O threads add to it while the workload reads it.
  */
-final class AckedLog {
+public final class AckedLog {
   /** One acknowledged record. {@code nanos} is {@link System#nanoTime()} at the callback. */
-  record Ack(String id, int producer, long seq, int partition, long offset, long nanos) {}
+  public record Ack(String id, int producer, long seq, int partition, long offset, long nanos) {}
 
   /** A send that failed for good (the producer gave up on it). */
-  record Failure(String id, int partition, String error) {}
+  public record Failure(String id, int partition, String error) {}
 
   /** The longest time a partition went without an acknowledged write. */
-  record Gap(int partition, long millis, long fromNanos, long toNanos) {}
+  public record Gap(int partition, long millis, long fromNanos, long toNanos) {}
 
   private final Map<String, Integer> sent = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Failure> failures = new ConcurrentLinkedQueue<>();
 
-  static String id(int producer, long seq) {
+  public static String id(int producer, long seq) {
     return "p" + producer + "-" + seq;
   }
 
   /** The producer and sequence number of a record id, or null if it is not one of ours. */
-  static long[] parse(String id) {
+  public static long[] parse(String id) {
     if (id == null || !id.startsWith("p")) {
       return null;
     }
@@ -48,31 +49,31 @@ final class AckedLog {
     }
   }
 
-  void sent(String id, int partition) {
+  public void sent(String id, int partition) {
     sent.put(id, partition);
   }
 
-  void acked(int producer, long seq, int partition, long offset) {
+  public void acked(int producer, long seq, int partition, long offset) {
     acks.add(new Ack(id(producer, seq), producer, seq, partition, offset, System.nanoTime()));
   }
 
-  void failed(String id, int partition, Exception error) {
+  public void failed(String id, int partition, Exception error) {
     failures.add(new Failure(id, partition, String.valueOf(error)));
   }
 
-  boolean wasSent(String id) {
+  public boolean wasSent(String id) {
     return sent.containsKey(id);
   }
 
-  int sentCount() {
+  public int sentCount() {
     return sent.size();
   }
 
-  List<Ack> acks() {
+  public List<Ack> acks() {
     return List.copyOf(acks);
   }
 
-  List<Failure> failures() {
+  public List<Failure> failures() {
     return List.copyOf(failures);
   }
 
@@ -80,7 +81,7 @@ final class AckedLog {
    * Whether every partition in {@code 0..partitions-1} had a write acknowledged after {@code
    * nanos}.
    */
-  boolean everyPartitionAckedAfter(int partitions, long nanos) {
+  public boolean everyPartitionAckedAfter(int partitions, long nanos) {
     boolean[] seen = new boolean[partitions];
     int count = 0;
     for (Ack ack : acks) {
@@ -96,7 +97,7 @@ final class AckedLog {
    * When ({@link System#nanoTime()}) the last of the partitions {@code 0..partitions-1} took its
    * first acknowledged write after {@code nanos}, or -1 if one has taken none yet.
    */
-  long everyPartitionAckedAt(int partitions, long nanos) {
+  public long everyPartitionAckedAt(int partitions, long nanos) {
     long[] first = new long[partitions];
     boolean[] seen = new boolean[partitions];
     for (Ack ack : acks) {
@@ -124,7 +125,7 @@ final class AckedLog {
    * which the second came after {@code fromNanos} and the first before {@code toNanos}. Call it
    * once the workload has run on past {@code toNanos}, so that the write ending the window is in.
    */
-  Gap longestGap(int partitions, long fromNanos, long toNanos) {
+  public Gap longestGap(int partitions, long fromNanos, long toNanos) {
     Map<Integer, List<Long>> times = new TreeMap<>();
     for (Ack ack : acks) {
       times.computeIfAbsent(ack.partition(), p -> new ArrayList<>()).add(ack.nanos());

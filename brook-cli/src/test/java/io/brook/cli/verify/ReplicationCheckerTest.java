@@ -1,8 +1,8 @@
-package io.brook.tests.cluster.faults;
+package io.brook.cli.verify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.brook.tests.cluster.faults.ReplicationChecker.Stored;
+import io.brook.cli.verify.ReplicationChecker.Stored;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +48,16 @@ class ReplicationCheckerTest {
     assertThat(check(fourAcked(), partitionZero("p1-0", "p1-1", "p1-1", "p1-2", "p1-3")))
         .contains(
             "duplicate: p1-1 at 0/1 and at 0/2", "moved: p1-2 acknowledged at 0/2, found at 0/3");
+  }
+
+  @Test
+  void findsARecordAtAnotherOffsetThanAcknowledged() {
+    AckedLog log = fourAcked();
+    log.sent("p2-0", 0);
+    assertThat(check(log, partitionZero("p1-0", "p1-1", "p2-0", "p1-2", "p1-3")))
+        .containsExactlyInAnyOrder(
+            "moved: p1-2 acknowledged at 0/2, found at 0/3",
+            "moved: p1-3 acknowledged at 0/3, found at 0/4");
   }
 
   @Test
