@@ -273,13 +273,16 @@ public final class Partition {
   /**
    * The guard a producer's next transactional batch to this partition must carry (KIP-890): {@link
    * VerificationGuard#SENTINEL} when its transaction is open here already, else one that the
-   * coordinator's confirmation lets the append use.
+   * coordinator's confirmation lets the append use. {@code baseSequence} is the batch's first
+   * sequence and {@code supportsEpochBump} whether the request is of transactions V2.
    *
    * @throws NotLeaderOrFollowerException if this broker does not lead the partition
    */
-  public VerificationGuard maybeStartTransactionVerification(long producerId, short epoch) {
+  public VerificationGuard maybeStartTransactionVerification(
+      long producerId, short epoch, int baseSequence, boolean supportsEpochBump) {
     ensureLeader();
-    return partitionLog.maybeStartTransactionVerification(producerId, epoch);
+    return partitionLog.maybeStartTransactionVerification(
+        producerId, epoch, baseSequence, supportsEpochBump);
   }
 
   /**

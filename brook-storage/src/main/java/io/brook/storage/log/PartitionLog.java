@@ -152,8 +152,9 @@ public final class PartitionLog implements ReplicaLog, Closeable {
   }
 
   @Override
-  public VerificationGuard maybeStartTransactionVerification(long producerId, short epoch) {
-    return producerState.maybeStartVerification(producerId, epoch);
+  public VerificationGuard maybeStartTransactionVerification(
+      long producerId, short epoch, int baseSequence, boolean supportsEpochBump) {
+    return producerState.maybeStartVerification(producerId, epoch, baseSequence, supportsEpochBump);
   }
 
   /** Like {@link #appendAsLeader}, for a coordinator that may also write control batches. */

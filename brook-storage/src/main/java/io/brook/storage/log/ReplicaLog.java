@@ -71,7 +71,8 @@ public interface ReplicaLog {
    * The guard a producer's next transactional batch must carry (see {@link
    * io.brook.storage.producer.ProducerStateManager#maybeStartVerification}). Any thread.
    */
-  VerificationGuard maybeStartTransactionVerification(long producerId, short epoch);
+  VerificationGuard maybeStartTransactionVerification(
+      long producerId, short epoch, int baseSequence, boolean supportsEpochBump);
 
   /**
    * {@link #appendAsLeader} for a coordinator, which may also write control batches; a transaction

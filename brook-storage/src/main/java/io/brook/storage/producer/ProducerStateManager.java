@@ -138,15 +138,37 @@ public final class ProducerStateManager {
     return new Append(fromClient, guard, markerTransactionVersion);
   }
 
-  /** A producer's guard, the epoch it was asked for and when it was created. */
-  private record Verification(VerificationGuard guard, short epoch, long createdMs) {}
+  /**
+   * A producer's guard, the epoch it was asked for, the lowest first sequence of the batches
+   * waiting for it at that epoch, whether the producer uses transactions V2 (an epoch bump per
+   * transaction, so its first batch on a partition starts at sequence 0), and when it was created.
+   */
+  private record Verification(
+      VerificationGuard guard,
+      short epoch,
+      int lowestSequence,
+      boolean supportsEpochBump,
+      long createdMs) {}
 
   /**
-   * The guard the producer's next transactional batch must carry: {@link
-   * VerificationGuard#SENTINEL} when its transaction is already open here in {@code epoch} (nothing
-   * to verify), else its pending guard, created if it has none. Any thread.
+   * {@link #maybeStartVerification(long, short, int, boolean)} of a first batch of a V1 producer.
    */
   public VerificationGuard maybeStartVerification(long producerId, short epoch) {
+    return maybeStartVerification(producerId, epoch, 0, false);
+  }
+
+  /**
+   * The guard the producer's next transactional batch, starting at {@code baseSequence}, must
+   * carry: {@link VerificationGuard#SENTINEL} when its transaction is already open here in {@code
+   * epoch} (nothing to verify), else its pending guard, created if it has none. The pending guard
+   * remembers the lowest first sequence asked for at its epoch, so that while the first batch of
+   * the transaction waits (or is retried), a later batch of the same producer cannot be appended
+   * ahead of it: see {@link Append#checkDuplicateOrValidate}. Any thread.
+   *
+   * @param supportsEpochBump the request is of transactions V2 (Produce v12 and later)
+   */
+  public VerificationGuard maybeStartVerification(
+      long producerId, short epoch, int baseSequence, boolean supportsEpochBump) {
     ProducerStateEntry entry = producers.get(producerId);
     if (entry != null
         && entry.producerEpoch() == epoch
@@ -159,12 +181,23 @@ public final class ProducerStateManager {
             producerId,
             (id, existing) -> {
               if (existing == null) {
-                return new Verification(new VerificationGuard(), epoch, nowMs);
+                return new Verification(
+                    new VerificationGuard(), epoch, baseSequence, supportsEpochBump, nowMs);
               }
               // A retry or a concurrent request of the same transaction shares the guard.
-              return existing.epoch() >= epoch
-                  ? existing
-                  : new Verification(existing.guard(), epoch, existing.createdMs());
+              if (existing.epoch() > epoch) {
+                return existing;
+              }
+              int lowest =
+                  existing.epoch() == epoch
+                      ? Math.min(existing.lowestSequence(), baseSequence)
+                      : baseSequence;
+              return new Verification(
+                  existing.guard(),
+                  epoch,
+                  lowest,
+                  existing.supportsEpochBump() || supportsEpochBump,
+                  existing.createdMs());
             })
         .guard();
   }
@@ -218,12 +251,57 @@ public final class ProducerStateManager {
         return Optional.empty();
       }
       ProducerStateEntry current = currentEntry(batch.producerId());
+      boolean noStateYet = current == null && !validated.containsKey(batch.producerId());
       Optional<BatchMetadata> duplicate =
           ProducerSequences.check(batch, current, validated, markerTransactionVersion);
       if (duplicate.isEmpty()) {
+        if (noStateYet) {
+          checkFirstSequence(batch);
+        }
         checkVerified(batch, current);
       }
       return duplicate;
+    }
+
+    /**
+     * The first transactional batch of a producer this partition has no state for, while its
+     * transaction is being verified: with no state, the sequence check accepts any first sequence,
+     * so without this a later batch of the producer could be appended while its first batch still
+     * waits for the coordinator (or is being retried after CONCURRENT_TRANSACTIONS), and the first
+     * batch would then be refused forever as out of order. As Kafka: the batch must start at the
+     * lowest sequence asked for at the guard's epoch, and at 0 for a transactions V2 producer.
+     * OUT_OF_ORDER_SEQUENCE_NUMBER makes the producer retry it after the batches before.
+     */
+    private void checkFirstSequence(RecordBatch batch) {
+      if (guard == VerificationGuard.NOT_CHECKED
+          || !batch.isTransactional()
+          || batch.isControlBatch()) {
+        return;
+      }
+      Verification pending = verifications.get(batch.producerId());
+      if (pending == null) {
+        return;
+      }
+      int first = batch.baseSequence();
+      String refused = null;
+      if (pending.supportsEpochBump() && first != 0) {
+        refused = "a transactions V2 producer's first batch here must start at sequence 0";
+      } else if (pending.epoch() == batch.producerEpoch() && first > pending.lowestSequence()) {
+        refused =
+            "the batch at sequence " + pending.lowestSequence() + " must be appended before it";
+      }
+      if (refused != null) {
+        throw new StorageException(
+            StorageError.OUT_OF_ORDER_SEQUENCE_NUMBER,
+            "Out of order sequence number: producerId="
+                + batch.producerId()
+                + " epoch="
+                + batch.producerEpoch()
+                + " has no state on this partition and "
+                + refused
+                + ", but the batch starts at "
+                + first);
+      }
     }
 
     /**

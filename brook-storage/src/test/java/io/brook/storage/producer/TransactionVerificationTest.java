@@ -115,6 +115,39 @@ class TransactionVerificationTest {
   }
 
   @Test
+  void aLaterBatchCannotOvertakeTheFirstBatchWhileItIsVerified() throws Exception {
+    // Given: the producer has no state on this partition; its first batch (sequences 0-4) waits for
+    // the coordinator, and its next batch (5-9) arrives meanwhile, sharing the guard
+    ProducerStateManager state = state(Long.MAX_VALUE);
+    FakeLog log = new FakeLog(state);
+    long now = time.milliseconds();
+    VerificationGuard guard = state.maybeStartVerification(PID, EPOCH, 0, false);
+    assertThat(state.maybeStartVerification(PID, EPOCH, 5, false)).isSameAs(guard);
+
+    // Then: the second cannot be appended first (nothing would let the first in afterwards)
+    assertThatThrownBy(() -> log.appendFromClient(guard, transactional(PID, EPOCH, 5, 5, now)))
+        .isInstanceOf(StorageException.class)
+        .extracting(e -> ((StorageException) e).error())
+        .isEqualTo(StorageError.OUT_OF_ORDER_SEQUENCE_NUMBER);
+    log.appendFromClient(guard, transactional(PID, EPOCH, 0, 5, now));
+    log.appendFromClient(VerificationGuard.SENTINEL, transactional(PID, EPOCH, 5, 5, now));
+    assertThat(log.logEndOffset).isEqualTo(10);
+  }
+
+  @Test
+  void aV2ProducersFirstBatchWithoutStateHereStartsAtSequenceZero() throws Exception {
+    ProducerStateManager state = state(Long.MAX_VALUE);
+    FakeLog log = new FakeLog(state);
+    long now = time.milliseconds();
+    VerificationGuard guard = state.maybeStartVerification(PID, EPOCH, 3, true);
+
+    assertThatThrownBy(() -> log.appendFromClient(guard, transactional(PID, EPOCH, 3, 1, now)))
+        .isInstanceOf(StorageException.class)
+        .extracting(e -> ((StorageException) e).error())
+        .isEqualTo(StorageError.OUT_OF_ORDER_SEQUENCE_NUMBER);
+  }
+
+  @Test
   void anAppendWithTheSentinelFailsOnceTheTransactionClosed() throws Exception {
     ProducerStateManager state = state(Long.MAX_VALUE);
     FakeLog log = new FakeLog(state);

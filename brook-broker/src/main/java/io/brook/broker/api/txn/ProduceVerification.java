@@ -74,7 +74,11 @@ public final class ProduceVerification {
     if (transactionalId == null || batch == null || !batch.isTransactional()) {
       return VerificationGuard.SENTINEL;
     }
-    return partition.maybeStartTransactionVerification(batch.producerId(), batch.producerEpoch());
+    return partition.maybeStartTransactionVerification(
+        batch.producerId(),
+        batch.producerEpoch(),
+        batch.baseSequence(),
+        produceVersion >= FIRST_ADD_PARTITION_VERSION);
   }
 
   /** Whether an append with {@code guard} must wait for the coordinator. */
