@@ -21,17 +21,25 @@ import org.apache.kafka.common.metrics.Quota;
 import org.apache.kafka.common.metrics.QuotaViolationException;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.stats.Rate;
+import org.apache.kafka.common.metrics.stats.TokenBucket;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.utils.Time;
 
 /**
- * The client quotas of one broker (KIP-13, KIP-55, KIP-124), with Kafka's semantics: produce bytes
- * appended, fetch bytes returned and the share of a thread spent on a client's requests are
- * measured as {@link Rate}s over {@code quota.window.num} windows of {@code
- * quota.window.size.seconds}, per the entity whose quota applies ({@link QuotaEntities}); a client
- * over its quota is throttled for the time that brings its rate back to the quota ({@link
- * ThrottleTime}). Quotas follow the metadata image ({@link #onMetadata}).
+ * The client quotas of one broker (KIP-13, KIP-55, KIP-124), with Kafka's configs and metrics:
+ * produce bytes appended, fetch bytes returned and the share of a thread spent on a client's
+ * requests are charged per the entity whose quota applies ({@link QuotaEntities}). Quotas follow
+ * the metadata image ({@link #onMetadata}).
+ *
+ * <p>Enforcement is a token bucket per entity and quota (kafka-clients' {@link TokenBucket}, as
+ * Kafka uses for {@code controller_mutation_rate}), holding {@code quota × (quota.window.num − 1) ×
+ * quota.window.size.seconds} and refilled continuously at the quota. Every request is charged; one
+ * that leaves the bucket in debt is throttled for the time the debt takes to refill ({@link
+ * ThrottleTime#ofDebt}), so a saturating client is slowed by about its request's size over the
+ * quota at every request: a steady rate. Kafka's sampled {@link Rate} admits the same burst but
+ * then lets a saturating client through in bursts whenever an old sample leaves the window; the
+ * rate is still measured here, for the {@code byte-rate} metrics and the fair share.
  *
  * <p>Replication is never throttled: requests only brokers send (cluster actions) and followers'
  * fetches are not recorded. Thread-safe: called from every event loop.
@@ -143,7 +151,7 @@ public final class ClientQuotaManager implements RequestThrottler {
     if (resolved.unlimited()) {
       return Integer.MAX_VALUE;
     }
-    double bytes = resolved.bound() * Math.max(1, windowNum - 1) * windowSizeSeconds;
+    double bytes = resolved.bound() * burstWindows() * windowSizeSeconds;
     return (int) Math.min(Integer.MAX_VALUE, Math.max(1, bytes));
   }
 
@@ -212,14 +220,17 @@ public final class ClientQuotaManager implements RequestThrottler {
       this.key = key;
     }
 
-    /** Records {@code value} against quota {@code type}; the throttle time, 0 within the quota. */
+    /**
+     * Records {@code value} against quota {@code type}: into the rate, and out of the bucket when
+     * the entity has a quota. The throttle time, 0 while the bucket is not in debt.
+     */
     long record(QuotaType type, double value, long nowMs) {
       Sensors s = sensors(type);
       try {
-        s.rate.record(value, nowMs);
+        s.sensor().record(value, nowMs);
         return 0;
       } catch (QuotaViolationException e) {
-        long throttleMs = ThrottleTime.of(e, nowMs);
+        long throttleMs = ThrottleTime.ofDebt(e);
         s.throttleTime.record(throttleMs, nowMs);
         return throttleMs;
       }
@@ -261,34 +272,65 @@ public final class ClientQuotaManager implements RequestThrottler {
       return sensors.computeIfAbsent(type, this::create);
     }
 
-    /** The entity's sensors, created or shared with other clients of the same entity. */
+    /**
+     * The entity's sensors, created or shared with other clients of the same entity: one sensor
+     * with the reported {@code byte-rate} ({@code request-time}) and, under a quota, the {@code
+     * tokens} bucket that enforces it (the sensor's quota check throws once it is in debt).
+     */
     private Sensors create(QuotaType type) {
       QuotaEntities.Resolved resolved =
           quotas.entities().resolve(type.key, key.user(), key.clientId());
       Map<String, String> tags = resolved.metricTags();
       String suffix = resolved.userTag() + ":" + resolved.clientIdTag();
-      MetricConfig config =
-          new MetricConfig()
-              .timeWindow(windowSizeSeconds, TimeUnit.SECONDS)
-              .samples(windowNum)
-              .quota(resolved.unlimited() ? null : Quota.upperBound(resolved.bound()));
+      MetricConfig rateConfig =
+          new MetricConfig().timeWindow(windowSizeSeconds, TimeUnit.SECONDS).samples(windowNum);
       synchronized (metrics) {
-        Sensor rate =
-            metrics.sensor(type.group + "-" + suffix, config, QuotaSensors.INACTIVE_SENSOR_SECONDS);
+        Sensor sensor =
+            metrics.sensor(
+                type.group + "-" + suffix, rateConfig, QuotaSensors.INACTIVE_SENSOR_SECONDS);
         var rateName =
             metrics.metricName(
                 type.metric, type.group, "Tracking " + type.metric + " per user/client-id", tags);
-        KafkaMetric existing = metrics.metric(rateName);
-        if (existing == null) {
-          rate.add(rateName, new Rate());
-          existing = metrics.metric(rateName);
-        } else {
-          existing.config(config); // the entity's quota changed
+        KafkaMetric rate = metrics.metric(rateName);
+        if (rate == null) {
+          sensor.add(rateName, new Rate(), rateConfig);
+          rate = metrics.metric(rateName);
         }
-        return new Sensors(rate, QuotaSensors.throttleTime(metrics, type, suffix, tags), existing);
+        var tokensName =
+            metrics.metricName(
+                "tokens", type.group, "Tracking remaining tokens per user/client-id", tags);
+        KafkaMetric tokens = metrics.metric(tokensName);
+        MetricConfig bucketConfig = bucketConfig(resolved);
+        if (tokens != null) {
+          tokens.config(bucketConfig); // the entity's quota changed (null: no longer bounded)
+        } else if (bucketConfig.quota() != null) {
+          sensor.add(tokensName, new TokenBucket(), bucketConfig);
+        }
+        return new Sensors(sensor, QuotaSensors.throttleTime(metrics, type, suffix, tags), rate);
       }
     }
   }
 
-  private record Sensors(Sensor rate, Sensor throttleTime, KafkaMetric rateMetric) {}
+  /**
+   * The bucket of a quota: {@code quota.window.num − 1} windows of the quota, the most Kafka's
+   * sampled rate admits from idle and what one fetch may return ({@link #fetchQuotaWindowBytes}),
+   * so clients that burst within their quota on Kafka are not throttled here either.
+   */
+  private MetricConfig bucketConfig(QuotaEntities.Resolved resolved) {
+    return new MetricConfig()
+        .timeWindow(windowSizeSeconds, TimeUnit.SECONDS)
+        .samples(burstWindows())
+        .quota(resolved.unlimited() ? null : Quota.upperBound(resolved.bound()));
+  }
+
+  /** The windows of quota a full bucket holds. */
+  private int burstWindows() {
+    return Math.max(1, windowNum - 1);
+  }
+
+  /**
+   * @param sensor records the entity's usage: its rate and, under a quota, its bucket
+   * @param rateMetric the reported rate
+   */
+  private record Sensors(Sensor sensor, Sensor throttleTime, KafkaMetric rateMetric) {}
 }

@@ -101,13 +101,6 @@ public final class ControllerMutationQuotas {
     }
   }
 
-  /**
-   * The time a bucket {@code -tokens} in debt needs to refill to zero at {@code rate} per second.
-   */
-  static long throttleMs(QuotaViolationException e) {
-    return Math.round(-e.value() / e.bound() * TimeUnit.SECONDS.toMillis(1));
-  }
-
   private record Sensors(Sensor mutations, Sensor throttleTime) {}
 
   /** One request's charge against a bounded quota. */
@@ -135,7 +128,7 @@ public final class ControllerMutationQuotas {
           }
           return true;
         } catch (QuotaViolationException e) {
-          throttleTimeMs = Math.max(throttleTimeMs, throttleMs(e));
+          throttleTimeMs = Math.max(throttleTimeMs, ThrottleTime.ofDebt(e));
           sensors.throttleTime().record(throttleTimeMs, nowMs);
           return !strict;
         }

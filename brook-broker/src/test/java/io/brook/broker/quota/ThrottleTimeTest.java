@@ -10,7 +10,7 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Quota;
 import org.apache.kafka.common.metrics.QuotaViolationException;
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.metrics.stats.Rate;
+import org.apache.kafka.common.metrics.stats.TokenBucket;
 import org.junit.jupiter.api.Test;
 
 class ThrottleTimeTest {
@@ -24,9 +24,9 @@ class ThrottleTimeTest {
   }
 
   @Test
-  void aFreshSensorIsMeasuredOverTheWholeWindowAsKafkaDoes() {
-    // Given: 11 windows of 1 s, a bound of 1,000/s, as quota.window.num and .size.seconds default
-    long now = 1_000_000; // every record at the same instant: no sample has completed
+  void aBucketInDebtIsThrottledUntilItRefillsToZero() {
+    // Given: a bucket of 11 windows of 1 s at 1,000/s, as kafka-clients' TokenBucket sizes it
+    long now = 1_000_000;
     try (Metrics metrics = new Metrics()) {
       MetricConfig config =
           new MetricConfig()
@@ -34,22 +34,24 @@ class ThrottleTimeTest {
               .samples(11)
               .quota(Quota.upperBound(1_000));
       Sensor sensor = metrics.sensor("Produce-:client", config);
-      sensor.add(metrics.metricName("byte-rate", "Produce", "", Map.of()), new Rate());
+      sensor.add(metrics.metricName("tokens", "Produce", "", Map.of()), new TokenBucket());
 
-      // When: 12,000 at once; a fresh rate is measured over the 10 complete windows it may have
+      // When: 13,000 at once, 2,000 more than the bucket holds
       sensor.record(9_000, now);
       QuotaViolationException violation = null;
       try {
-        sensor.record(3_000, now);
+        sensor.record(4_000, now);
       } catch (QuotaViolationException e) {
         violation = e;
       }
 
-      // Then: 1,200/s against 1,000/s over 10 s: 2 s of throttling
+      // Then: 2 s refill the debt; half a second later it is still in debt (and charged 1 more)
       assertThat(violation).isNotNull();
-      assertThat(violation.value()).isEqualTo(1_200.0);
-      assertThat(ThrottleTime.of(violation, now)).isEqualTo(2_000);
-      assertThatThrownBy(() -> sensor.record(1, now)).isInstanceOf(QuotaViolationException.class);
+      assertThat(violation.value()).isEqualTo(-2_000.0);
+      assertThat(ThrottleTime.ofDebt(violation)).isEqualTo(2_000);
+      assertThatThrownBy(() -> sensor.record(1, now + 500))
+          .isInstanceOf(QuotaViolationException.class);
+      sensor.record(1, now + 2_002);
     }
   }
 }
