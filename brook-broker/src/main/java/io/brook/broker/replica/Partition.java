@@ -803,11 +803,17 @@ public final class Partition {
 
   /**
    * Drops this follower's log from {@code offset} on: the tail the leader does not have (found
-   * through leader epochs), which was never committed.
+   * through leader epochs), which was never committed. An offset at or past the log end still drops
+   * the leader epochs recorded at the log end without a record ({@link ReplicaLog#truncateTo}): the
+   * epoch of a leadership this broker held without writing in it.
    */
   public void truncateAsFollower(long offset) {
     synchronized (this) {
-      if (!isFollower() || offset >= partitionLog.logEndOffset()) {
+      if (!isFollower()) {
+        return;
+      }
+      if (offset >= partitionLog.logEndOffset()) {
+        partitionLog.truncateTo(offset);
         return;
       }
       log.info(

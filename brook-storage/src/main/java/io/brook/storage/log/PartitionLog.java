@@ -713,6 +713,12 @@ public final class PartitionLog implements ReplicaLog, Closeable {
   /**
    * Removes every batch at or after {@code targetOffset} (a follower dropping a divergent tail).
    * Producer state and leader epochs are rolled back with it.
+   *
+   * <p>A target at or past the log end removes no batch but still drops the leader epochs that
+   * start at the log end: a broker that became leader (recording its epoch at the log end) and lost
+   * the leadership before writing in that epoch holds an epoch no record carries and the new leader
+   * never had. Kept, it would be this follower's last fetched epoch in every fetch, each answered
+   * with the same divergence, and the follower would never fetch a record again.
    */
   @Override
   public void truncateTo(long targetOffset) {
@@ -720,6 +726,7 @@ public final class PartitionLog implements ReplicaLog, Closeable {
     try {
       health.ensureWritable();
       if (targetOffset >= logEndOffset()) {
+        epochCache.truncateFromEnd(logEndOffset());
         return;
       }
       if (targetOffset < logStartOffset) {

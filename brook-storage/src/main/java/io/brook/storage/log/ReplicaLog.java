@@ -145,7 +145,11 @@ public interface ReplicaLog {
 
   // ---- Truncation ----
 
-  /** Removes every batch at or after {@code targetOffset}, with its producer state and epochs. */
+  /**
+   * Removes every batch at or after {@code targetOffset}, with its producer state and epochs. At or
+   * past the log end it removes no batch but drops the epochs that start at the log end (a
+   * leadership this replica held without writing in it).
+   */
   void truncateTo(long targetOffset);
 
   /** Removes everything and starts empty at {@code newOffset}. */

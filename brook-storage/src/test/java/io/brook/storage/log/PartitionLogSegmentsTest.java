@@ -105,6 +105,26 @@ class PartitionLogSegmentsTest {
   }
 
   @Test
+  void truncationAtTheLogEndDropsAnEpochWithoutRecords() throws Exception {
+    // Given: offsets 0-7 in epoch 0, then epoch 1 recorded at the log end by a leadership that
+    // wrote nothing (the broker lost it before its first append)
+    PartitionLog log = new LogFixture(root).open();
+    log.appendAsLeader(Batches.records(8, 1L), 0);
+    log.assignEpoch(1, 8);
+
+    // When the follower it became truncates to the leader's answer, at (or past) its log end
+    log.truncateTo(8);
+
+    // Then no record goes, and neither does epoch 1: the follower's last fetched epoch is 0 again
+    assertThat(log.logEndOffset()).isEqualTo(8);
+    assertThat(log.leaderEpochCache().latestEpoch()).hasValue(0);
+    assertThat(log.endOffsetForEpoch(0)).isEqualTo(new EpochEndOffset(0, 8));
+    log.truncateTo(20);
+    assertThat(log.logEndOffset()).isEqualTo(8);
+    assertThat(log.leaderEpochCache().latestEpoch()).hasValue(0);
+  }
+
+  @Test
   void truncateFullyStartsAnEmptyLogAtTheGivenOffset() {
     // Given
     PartitionLog log = new LogFixture(root).open();
