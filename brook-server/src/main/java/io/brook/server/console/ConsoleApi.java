@@ -1,7 +1,5 @@
 package io.brook.server.console;
 
-import static io.brook.broker.api.InProcessApis.mutable;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -20,6 +18,7 @@ import io.brook.metadata.image.PartitionImage;
 import io.brook.metadata.image.TopicImage;
 import io.brook.metadata.quorum.QuorumState;
 import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.server.http.KafkaRequests;
 import io.netty.handler.codec.http.HttpMethod;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -42,7 +41,6 @@ import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
@@ -315,16 +313,7 @@ final class ConsoleApi {
         node.put("size_bytes", log.sizeInBytes());
       }
     }
-    DescribeConfigsRequestData request =
-        new DescribeConfigsRequestData()
-            .setIncludeSynonyms(false)
-            .setIncludeDocumentation(false)
-            .setResources(
-                mutable(
-                    new DescribeConfigsRequestData.DescribeConfigsResource()
-                        .setResourceType(ConfigResource.Type.TOPIC.id())
-                        .setResourceName(topic)
-                        .setConfigurationKeys(null)));
+    DescribeConfigsRequestData request = KafkaRequests.describeTopicConfigs(topic);
     return sources
         .apis()
         .<DescribeConfigsResponseData>call(ApiKeys.DESCRIBE_CONFIGS, (short) 4, request, caller, 0)
@@ -371,10 +360,7 @@ final class ConsoleApi {
     int partitions = (int) integer(body, "partitions", -1, -1, 1_000_000);
     short replication = (short) integer(body, "replication_factor", -1, -1, Short.MAX_VALUE);
     CreateTopicsRequestData.CreatableTopic topic =
-        new CreateTopicsRequestData.CreatableTopic()
-            .setName(name)
-            .setNumPartitions(partitions)
-            .setReplicationFactor(replication);
+        KafkaRequests.creatableTopic(name, partitions, replication);
     JsonNode configs = body.get("configs");
     if (configs != null && configs.isObject()) {
       for (Map.Entry<String, JsonNode> entry : configs.properties()) {
@@ -386,8 +372,7 @@ final class ConsoleApi {
                     .setValue(entry.getValue().asText()));
       }
     }
-    CreateTopicsRequestData request = new CreateTopicsRequestData().setTimeoutMs(ADMIN_TIMEOUT_MS);
-    request.topics().add(topic);
+    CreateTopicsRequestData request = KafkaRequests.createTopic(topic, ADMIN_TIMEOUT_MS);
     return sources
         .apis()
         .<CreateTopicsResponseData>call(ApiKeys.CREATE_TOPICS, (short) 7, request, caller, 0)
@@ -409,14 +394,7 @@ final class ConsoleApi {
   }
 
   private CompletableFuture<JsonNode> deleteTopic(String topic, InProcessApis.Caller caller) {
-    DeleteTopicsRequestData request =
-        new DeleteTopicsRequestData()
-            .setTimeoutMs(ADMIN_TIMEOUT_MS)
-            .setTopics(
-                mutable(
-                    new DeleteTopicsRequestData.DeleteTopicState()
-                        .setName(topic)
-                        .setTopicId(Uuid.ZERO_UUID)));
+    DeleteTopicsRequestData request = KafkaRequests.deleteTopic(topic, ADMIN_TIMEOUT_MS);
     return sources
         .apis()
         .<DeleteTopicsResponseData>call(ApiKeys.DELETE_TOPICS, (short) 6, request, caller, 0)
@@ -673,19 +651,7 @@ final class ConsoleApi {
   private CompletableFuture<Long> listOffset(
       String topic, int partition, long timestamp, InProcessApis.Caller caller) {
     ListOffsetsRequestData request =
-        new ListOffsetsRequestData()
-            .setReplicaId(-1)
-            .setIsolationLevel((byte) 0)
-            .setTopics(
-                mutable(
-                    new ListOffsetsRequestData.ListOffsetsTopic()
-                        .setName(topic)
-                        .setPartitions(
-                            mutable(
-                                new ListOffsetsRequestData.ListOffsetsPartition()
-                                    .setPartitionIndex(partition)
-                                    .setCurrentLeaderEpoch(-1)
-                                    .setTimestamp(timestamp)))));
+        KafkaRequests.listOffsets(topic, partition, timestamp, false, ADMIN_TIMEOUT_MS);
     return sources
         .apis()
         .<ListOffsetsResponseData>call(ApiKeys.LIST_OFFSETS, (short) 7, request, caller, 0)
@@ -707,28 +673,7 @@ final class ConsoleApi {
   private CompletableFuture<JsonNode> fetch(
       String topic, int partition, long offset, int limit, InProcessApis.Caller caller) {
     FetchRequestData request =
-        new FetchRequestData()
-            .setReplicaId(-1)
-            .setMaxWaitMs(0)
-            .setMinBytes(0)
-            .setMaxBytes(FETCH_MAX_BYTES)
-            .setIsolationLevel((byte) 0)
-            .setSessionId(0)
-            .setSessionEpoch(-1)
-            .setRackId("");
-    request
-        .topics()
-        .add(
-            new FetchRequestData.FetchTopic()
-                .setTopic(topic)
-                .setPartitions(
-                    mutable(
-                        new FetchRequestData.FetchPartition()
-                            .setPartition(partition)
-                            .setFetchOffset(offset)
-                            .setCurrentLeaderEpoch(-1)
-                            .setLogStartOffset(-1)
-                            .setPartitionMaxBytes(FETCH_MAX_BYTES))));
+        KafkaRequests.fetch(topic, Uuid.ZERO_UUID, partition, offset, 0, 0, FETCH_MAX_BYTES, false);
     return sources
         .apis()
         .<FetchResponseData>call(ApiKeys.FETCH, (short) 12, request, caller, 0)
