@@ -268,6 +268,8 @@ public final class ConsoleHttp implements AutoCloseable {
   public static final class Builder {
     private ConsoleAccess access;
     private BasicAuthenticator authenticator;
+    // Kafka's default, for a builder not told the broker's.
+    private long transactionMaxTimeoutMs = 900_000;
     private ConsoleApi.Sources sources;
     private Executor worker;
     private Throughput throughput;
@@ -315,6 +317,12 @@ public final class ConsoleHttp implements AutoCloseable {
       return this;
     }
 
+    /** {@code transaction.max.timeout.ms}: the transactions page marks older ones as hung. */
+    public Builder transactionMaxTimeoutMs(long timeoutMs) {
+      this.transactionMaxTimeoutMs = timeoutMs;
+      return this;
+    }
+
     /** Where answers that may read the disk are built (the admin worker). */
     public Builder worker(Executor executor) {
       this.worker = executor;
@@ -323,7 +331,11 @@ public final class ConsoleHttp implements AutoCloseable {
 
     public ConsoleHttp build() {
       return new ConsoleHttp(
-          access, authenticator, new ConsoleApi(sources, worker), new ConsoleAssets(), throughput);
+          access,
+          authenticator,
+          new ConsoleApi(sources, worker, transactionMaxTimeoutMs),
+          new ConsoleAssets(),
+          throughput);
     }
   }
 }

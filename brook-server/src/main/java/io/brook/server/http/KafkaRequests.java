@@ -2,6 +2,9 @@ package io.brook.server.http;
 
 import static io.brook.broker.api.InProcessApis.mutable;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -9,6 +12,8 @@ import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
 
 /**
  * The Kafka requests the HTTP API and the console both send to the broker's own handlers for the
@@ -121,5 +126,33 @@ public final class KafkaRequests {
                             .setLogStartOffset(-1)
                             .setPartitionMaxBytes(maxBytes))));
     return request;
+  }
+
+  /**
+   * Metadata of the named topics, or of every topic the caller may describe when {@code topics} is
+   * null; never creates a topic.
+   */
+  public static MetadataRequestData metadata(List<String> topics) {
+    return new MetadataRequestData()
+        .setAllowAutoTopicCreation(false)
+        .setTopics(
+            topics == null
+                ? null
+                : topics.stream()
+                    .map(t -> new MetadataRequestData.MetadataRequestTopic().setName(t))
+                    .collect(Collectors.toCollection(ArrayList::new)));
+  }
+
+  /** OffsetFetch of every offset a group committed, as a client outside the group asks it. */
+  public static OffsetFetchRequestData offsetFetch(String group) {
+    return new OffsetFetchRequestData()
+        .setRequireStable(true)
+        .setGroups(
+            mutable(
+                new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                    .setGroupId(group)
+                    .setMemberId(null)
+                    .setMemberEpoch(-1)
+                    .setTopics(null)));
   }
 }

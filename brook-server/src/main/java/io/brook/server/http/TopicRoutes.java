@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.brook.broker.api.InProcessApis;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -42,15 +41,7 @@ final class TopicRoutes {
   /** Metadata for every topic (null) or the named ones; auto-creation off. */
   CompletableFuture<InProcessApis.Answer<MetadataResponseData>> metadata(
       List<String> topics, InProcessApis.Caller caller) {
-    MetadataRequestData request =
-        new MetadataRequestData()
-            .setAllowAutoTopicCreation(false)
-            .setTopics(
-                topics == null
-                    ? null
-                    : topics.stream()
-                        .map(t -> new MetadataRequestData.MetadataRequestTopic().setName(t))
-                        .collect(java.util.stream.Collectors.toCollection(ArrayList::new)));
+    MetadataRequestData request = KafkaRequests.metadata(topics);
     return apis.call(ApiKeys.METADATA, (short) 12, request, caller, 0);
   }
 
