@@ -58,4 +58,7 @@ export const api = {
   produce: (name, body) => call('POST', `topics/${seg(name)}/records`, body),
   groups: (params) => call('GET', 'groups' + query(params)),
   group: (id) => call('GET', `groups/${seg(id)}`),
+  resetOffsets: (id, body) => call('POST', `groups/${seg(id)}/reset`, body),
+  transactions: () => call('GET', 'transactions'),
+  producers: (topic) => call('GET', `topics/${seg(topic)}/producers`),
 };

@@ -79,6 +79,7 @@ async function route() {
     else if (page === 'groups' && arg) next = await views.group(view, ctx, arg);
     else if (page === 'groups') next = await views.groups(view, ctx);
     else if (page === 'messages') next = await views.messages(view, ctx);
+    else if (page === 'transactions') next = await views.transactions(view, ctx);
     else view.textContent = 'No such page.';
     if (mine === generation && next) {
       refresh = next;

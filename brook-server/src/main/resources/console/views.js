@@ -189,8 +189,10 @@ export async function groups(view, ctx) {
 }
 
 export async function group(view, ctx, id) {
+  const reset = resetForm(ctx, id);
   async function render() {
     const g = await api.group(id);
+    reset.partitions(g.partitions);
     view.replaceChildren(
       el('h2', { id: 'group-id' }, id),
       el('div', { class: 'cards' },
@@ -209,10 +211,104 @@ export async function group(view, ctx, id) {
           el('td', { class: 'num' }, seconds(p.lag_seconds))))),
       el('h3', {}, 'Members'),
       table('group-members', ['Member', 'Client id', 'Host'],
-        g.members.map((m) => el('tr', {}, el('td', {}, m.member_id), el('td', {}, m.client_id), el('td', {}, m.host)))));
+        g.members.map((m) => el('tr', {}, el('td', {}, m.member_id), el('td', {}, m.client_id), el('td', {}, m.host)))),
+      el('h3', {}, 'Reset offsets'), reset.node);
   }
   await render();
-  return render;
+  // The reset form keeps what the operator typed: no auto-refresh on this page.
+  return null;
+}
+
+/**
+ * The group page's offset reset: where to (earliest, latest, a time, an offset), for all or the
+ * ticked partitions; a preview table first, then the commit after a confirmation. The server
+ * refuses while the group has members.
+ */
+function resetForm(ctx, id) {
+  const to = el('select', { id: 'reset-to' },
+    el('option', { value: 'earliest' }, 'Earliest'), el('option', { value: 'latest' }, 'Latest'),
+    el('option', { value: 'timestamp' }, 'Time (UTC)'), el('option', { value: 'offset' }, 'Offset'));
+  const when = el('input', { id: 'reset-time', type: 'datetime-local', step: 1 });
+  const offset = el('input', { id: 'reset-offset', type: 'number', min: 0 });
+  const choices = el('div', { id: 'reset-partitions', class: 'toolbar' });
+  const preview = el('div', { id: 'reset-preview' });
+  const form = el('form', { class: 'inline', id: 'reset-form' },
+    el('label', {}, 'Reset to', to), el('label', {}, 'Time', when), el('label', {}, 'Offset', offset),
+    el('button', { class: 'primary', id: 'reset-preview-button', type: 'submit' }, 'Preview'));
+  function body(apply) {
+    const b = { to: to.value, apply };
+    if (to.value === 'timestamp') b.value = Date.parse(when.value + 'Z');
+    if (to.value === 'offset') b.value = offset.value;
+    const ticked = [...choices.querySelectorAll('input:checked')].map((c) => ({ topic: c.dataset.topic, partition: Number(c.dataset.partition) }));
+    if (ticked.length) b.partitions = ticked;
+    return b;
+  }
+  function draw(r) {
+    preview.replaceChildren(
+      table('reset-rows', ['Topic', { label: 'Partition', num: true }, { label: 'Committed', num: true }, { label: 'New offset', num: true }, { label: 'Skipped (+) / replayed (−)', num: true }],
+        r.partitions.map((p) => el('tr', { 'data-tp': `${p.topic}-${p.partition}` },
+          el('td', {}, p.topic), el('td', { class: 'num' }, p.partition),
+          el('td', { class: 'num current' }, p.current_offset), el('td', { class: 'num new' }, p.new_offset),
+          el('td', { class: 'num skipped' }, p.skipped)))),
+      r.applied ? el('p', { class: 'notice', id: 'reset-done' }, 'Offsets reset.')
+        : el('button', { type: 'button', class: 'danger', id: 'reset-apply', onclick: apply }, 'Apply this reset'));
+  }
+  async function apply() {
+    if (!(await ctx.confirm(`Commit these offsets for group "${id}"? Its consumers start from them.`))) return;
+    await ctx.guard(async () => { draw(await api.resetOffsets(id, body(true))); });
+  }
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    ctx.guard(async () => { draw(await api.resetOffsets(id, body(false))); });
+  });
+  return {
+    node: el('div', {}, form, el('p', { class: 'muted' }, 'Partitions (none ticked: all the group committed):'), choices, preview),
+    partitions(list) {
+      choices.replaceChildren(...list.map((p) => el('label', {},
+        el('input', { type: 'checkbox', 'data-topic': p.topic, 'data-partition': p.partition }), ` ${p.topic}-${p.partition}`)));
+    },
+  };
+}
+
+// ---- Transactions --------------------------------------------------------------------------
+
+export async function transactions(view, ctx) {
+  const body = el('div', {});
+  const topicInput = el('input', { id: 'producers-topic', placeholder: 'topic', value: ctx.params.get('topic') || '' });
+  const producers = el('div', {});
+  const form = el('form', { class: 'inline', id: 'producers-form' }, el('label', {}, 'Topic', topicInput),
+    el('button', { class: 'primary', id: 'producers-load', type: 'submit' }, 'Show producers'));
+  async function loadProducers() {
+    if (!topicInput.value) return;
+    const r = await api.producers(topicInput.value);
+    producers.replaceChildren(
+      table('producers', [{ label: 'Partition', num: true }, { label: 'Producer id', num: true }, { label: 'Epoch', num: true }, { label: 'Last sequence', num: true }, 'Last write', { label: 'Open transaction from offset', num: true }],
+        r.partitions.flatMap((p) => p.error
+          ? [el('tr', { 'data-partition': p.partition }, el('td', { class: 'num' }, p.partition), el('td', { colspan: 5, class: 'muted' }, p.error))]
+          : p.producers.map((s) => el('tr', { 'data-partition': p.partition, 'data-producer': s.producer_id },
+            el('td', { class: 'num' }, p.partition), el('td', { class: 'num' }, s.producer_id), el('td', { class: 'num' }, s.producer_epoch),
+            el('td', { class: 'num' }, s.last_sequence), el('td', {}, time(s.last_timestamp)),
+            el('td', { class: 'num' }, s.current_txn_start_offset < 0 ? '—' : s.current_txn_start_offset))))));
+  }
+  form.addEventListener('submit', (event) => { event.preventDefault(); ctx.guard(loadProducers); });
+  async function load() {
+    const r = await api.transactions();
+    body.replaceChildren(
+      table('transactions', ['Transactional id', 'State', { label: 'Producer id', num: true }, { label: 'Epoch', num: true }, { label: 'Age', num: true }, { label: 'Timeout', num: true }, 'Partitions'],
+        r.transactions.map((t) => el('tr', { 'data-txn': t.transactional_id, class: t.hung ? 'hung' : '' },
+          el('td', {}, t.transactional_id),
+          el('td', { class: 'state' }, t.error || t.state, t.hung ? el('span', { class: 'badge bad' }, ' hung') : ''),
+          el('td', { class: 'num' }, t.producer_id ?? '—'),
+          el('td', { class: 'num' }, t.producer_epoch ?? '—'),
+          el('td', { class: 'num age' }, t.age_ms === undefined ? '—' : seconds(t.age_ms / 1000)),
+          el('td', { class: 'num' }, t.timeout_ms === undefined ? '—' : duration(t.timeout_ms)),
+          el('td', { class: 'partitions' }, (t.partitions || []).map((p) => `${p.topic}-${p.partition}`).join(', '))))),
+      el('p', { class: 'muted' }, `Transactions this broker coordinates (${r.total}); open longer than transaction.max.timeout.ms (${duration(r.max_timeout_ms)}) is marked hung.`));
+  }
+  view.replaceChildren(el('h2', {}, 'Transactions'), body, el('h3', {}, 'Producers by partition'), form, producers);
+  await load();
+  if (topicInput.value) await ctx.guard(loadProducers);
+  return load;
 }
 
 // ---- Messages ------------------------------------------------------------------------------
@@ -224,18 +320,22 @@ export async function messages(view, ctx) {
   const partition = el('input', { id: 'msg-partition', type: 'number', min: 0, value: ctx.params.get('partition') || 0 });
   const offset = el('input', { id: 'msg-offset', type: 'number', min: 0, placeholder: 'earliest' });
   const when = el('input', { id: 'msg-timestamp', type: 'datetime-local', step: 1 });
+  const keyFilter = el('input', { id: 'msg-key', placeholder: 'any key' });
+  const match = el('select', { id: 'msg-match' }, el('option', { value: 'exact' }, 'is'), el('option', { value: 'contains' }, 'contains'));
   const format = el('select', { id: 'msg-format' }, el('option', { value: 'text' }, 'UTF-8'), el('option', { value: 'json' }, 'JSON'), el('option', { value: 'hex' }, 'Hex'));
   const results = el('div', {});
   let last = null;
   const form = el('form', { class: 'inline', id: 'msg-form' },
     el('label', {}, 'Topic', topicInput, names), el('label', {}, 'Partition', partition), el('label', {}, 'From offset', offset),
-    el('label', {}, 'or from time (UTC)', when), el('label', {}, 'Show as', format),
+    el('label', {}, 'or from time (UTC)', when), el('label', {}, 'Key', el('span', {}, match, keyFilter)), el('label', {}, 'Show as', format),
     el('button', { class: 'primary', id: 'msg-load', type: 'submit' }, 'Load'));
   function draw() {
     if (!last) return;
     const f = format.value;
     results.replaceChildren(
       el('p', { class: 'muted', id: 'msg-range' }, `Partition ${last.partition}: log start ${last.log_start_offset}, high watermark ${last.high_watermark}; showing ${last.records.length} from offset ${last.offset}.`),
+      last.key_filter === undefined ? '' : el('p', { class: 'muted', id: 'msg-scanned' },
+        `Key ${last.match === 'contains' ? 'contains' : 'is'} "${last.key_filter}": scanned ${number(last.scanned)} records (offsets ${last.offset} to ${last.next_offset - 1}), ${last.records.length} matched.`),
       table('records', [{ label: 'Offset', num: true }, 'Timestamp', 'Key', 'Value', 'Headers'],
         last.records.map((r) => el('tr', { 'data-offset': r.offset },
           el('td', { class: 'num' }, r.offset),
@@ -243,13 +343,15 @@ export async function messages(view, ctx) {
           el('td', { class: 'key' }, shown(r.key, f)),
           el('td', { class: 'value' }, shown(r.value, f)),
           el('td', { class: 'headers' }, r.headers.map((h) => el('div', { class: 'header' }, el('b', {}, h.key), ': ', shown(h.value, f))))))),
-      el('div', { class: 'pager' }, el('button', { type: 'button', id: 'msg-next', disabled: last.next_offset >= last.high_watermark, onclick: () => { offset.value = last.next_offset; when.value = ''; load(); } }, 'Next page ›')));
+      el('div', { class: 'pager' }, el('button', { type: 'button', id: 'msg-next', disabled: last.next_offset >= last.high_watermark, onclick: () => { offset.value = last.next_offset; when.value = ''; load(); } },
+        last.key_filter === undefined ? 'Next page ›' : 'Continue scanning ›')));
   }
   async function load() {
     if (!topicInput.value) return;
     const params = { partition: partition.value, limit: 20 };
     if (offset.value !== '') params.offset = offset.value;
     else if (when.value) params.timestamp = Date.parse(when.value + 'Z');
+    if (keyFilter.value !== '') { params.key = keyFilter.value; params.match = match.value; }
     await ctx.guard(async () => { last = await api.records(topicInput.value, params); draw(); });
   }
   form.addEventListener('submit', (event) => { event.preventDefault(); load(); });

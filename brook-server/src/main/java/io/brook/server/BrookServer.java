@@ -627,7 +627,8 @@ public final class BrookServer implements AutoCloseable {
                     String.join(",", defaults.cleanupPolicy()),
                     defaults.minInSyncReplicas(),
                     c.metrics,
-                    c.scheduler));
+                    c.scheduler)
+                .transactionMaxTimeoutMs(CoordinatorConfigs.transactions(config).maxTimeoutMs()));
     if (console.serving()) {
       log.info(
           "Console served at /console/ on the admin listener access={}", console.accessReason());

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.testkit.BrookExtension;
-import io.brook.testkit.EmbeddedBrook;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -50,21 +49,7 @@ class SaslIT {
   @RegisterExtension
   static final BrookExtension BROOK =
       new BrookExtension(
-          EmbeddedBrook.builder()
-              .config(
-                  "listeners",
-                  "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0")
-              .config(
-                  "advertised.listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0")
-              .config(
-                  "listener.security.protocol.map",
-                  "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT")
-              .config("inter.broker.listener.name", "PLAINTEXT")
-              .config("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512")
-              .config(
-                  "listener.name.sasl_plaintext.plain.sasl.jaas.config",
-                  "org.apache.kafka.common.security.plain.PlainLoginModule required"
-                      + " user_alice=\"alice-secret\";")
+          TestClients.saslBroker("PLAIN,SCRAM-SHA-256,SCRAM-SHA-512")
               .config(
                   "brook.sasl.scram.bootstrap.credentials",
                   "SCRAM-SHA-256=[name=bob,password=bob-secret]"

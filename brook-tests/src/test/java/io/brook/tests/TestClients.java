@@ -1,5 +1,6 @@
 package io.brook.tests;
 
+import io.brook.testkit.EmbeddedBrook;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,30 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 public final class TestClients {
   private TestClients() {}
+
+  /**
+   * A broker with a PLAINTEXT listener (the test's own clients and the brokers' traffic) and a
+   * SASL_PLAINTEXT one whose PLAIN users are alice ({@code alice-secret}), for the tests of SASL
+   * logins and of the HTTP listeners that check them.
+   *
+   * @param mechanisms {@code sasl.enabled.mechanisms}
+   */
+  public static EmbeddedBrook.Builder saslBroker(String mechanisms) {
+    return EmbeddedBrook.builder()
+        .config(
+            "listeners",
+            "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0")
+        .config("advertised.listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0")
+        .config(
+            "listener.security.protocol.map",
+            "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT")
+        .config("inter.broker.listener.name", "PLAINTEXT")
+        .config("sasl.enabled.mechanisms", mechanisms)
+        .config(
+            "listener.name.sasl_plaintext.plain.sasl.jaas.config",
+            "org.apache.kafka.common.security.plain.PlainLoginModule required"
+                + " user_alice=\"alice-secret\";");
+  }
 
   /** A producer with kafka-clients' defaults (idempotent, acks=all) plus overrides. */
   public static KafkaProducer<byte[], byte[]> producer(String bootstrap, String... overrides) {

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.apache.kafka.common.config.ConfigResource;
 
 /**
@@ -43,10 +44,22 @@ final class ClusterView {
    */
   static Page<TopicRow> topics(
       MetadataImage image, String search, int offset, int limit, Defaults defaults) {
+    return topics(image, name -> true, search, offset, limit, defaults);
+  }
+
+  /** As {@link #topics(MetadataImage, String, int, int, Defaults)}, of the {@code shown} only. */
+  static Page<TopicRow> topics(
+      MetadataImage image,
+      Predicate<String> shown,
+      String search,
+      int offset,
+      int limit,
+      Defaults defaults) {
     String needle = search == null ? "" : search.toLowerCase(Locale.ROOT);
     List<String> names = new ArrayList<>();
     for (String name : image.topicNames()) {
-      if (needle.isEmpty() || name.toLowerCase(Locale.ROOT).contains(needle)) {
+      if (shown.test(name)
+          && (needle.isEmpty() || name.toLowerCase(Locale.ROOT).contains(needle))) {
         names.add(name);
       }
     }

@@ -1,7 +1,5 @@
 package io.brook.server.console;
 
-import static io.brook.broker.api.InProcessApis.mutable;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -20,6 +18,7 @@ import io.brook.metadata.image.PartitionImage;
 import io.brook.metadata.image.TopicImage;
 import io.brook.metadata.quorum.QuorumState;
 import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.server.http.KafkaRequests;
 import io.netty.handler.codec.http.HttpMethod;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -42,7 +41,6 @@ import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
@@ -61,6 +59,7 @@ import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -84,6 +83,17 @@ final class ConsoleApi {
   private static final int MAX_RECORDS = 200;
   private static final int FETCH_MAX_BYTES = 1024 * 1024;
 
+  /**
+   * Records a key-filtered page reads at the most before it answers with what it found and where to
+   * continue: each fetch is at most {@link #FETCH_MAX_BYTES}, read and dropped before the next.
+   */
+  static final int MAX_SCANNED = 10_000;
+
+  /** Partitions by topic, then partition. */
+  static final java.util.Comparator<TopicPartition> TP_ORDER =
+      java.util.Comparator.comparing(TopicPartition::topic)
+          .thenComparingInt(TopicPartition::partition);
+
   /** Bytes of a key, value or header shown as hex at most; the rest is cut. */
   private static final int MAX_SHOWN_BYTES = 16 * 1024;
 
@@ -103,15 +113,26 @@ final class ConsoleApi {
       String clientListener) {}
 
   private final Sources sources;
+  private final ConsoleTransactions transactions;
+  private final OffsetReset offsetReset;
 
   /**
    * Where answers are built when that may read the disk (a fetch's records): never an event loop.
    */
   private final Executor worker;
 
-  ConsoleApi(Sources sources, Executor worker) {
+  /**
+   * @param transactionMaxTimeoutMs {@code transaction.max.timeout.ms}: an open transaction older
+   *     than this is shown as hung
+   */
+  ConsoleApi(Sources sources, Executor worker, long transactionMaxTimeoutMs) {
     this.sources = sources;
     this.worker = worker;
+    // Without sources (a console that refuses every request, or a test of the HTTP layer) nothing
+    // is ever routed here.
+    this.transactions =
+        sources == null ? null : new ConsoleTransactions(sources.apis(), transactionMaxTimeoutMs);
+    this.offsetReset = sources == null ? null : new OffsetReset(sources.apis());
   }
 
   /**
@@ -137,7 +158,7 @@ final class ConsoleApi {
     }
     if (first.equals("topics")) {
       if (n == 1 && get) {
-        return CompletableFuture.completedFuture(topics(query));
+        return topics(query, caller);
       }
       if (n == 1 && post) {
         return createTopic(body, caller);
@@ -158,6 +179,15 @@ final class ConsoleApi {
       if (n == 3 && path.get(2).equals("records") && post) {
         return produce(topic, body, caller);
       }
+      if (n == 3 && path.get(2).equals("producers") && get) {
+        return producers(topic, caller);
+      }
+    }
+    if (first.equals("transactions") && n == 1 && get) {
+      return transactions.transactions(caller);
+    }
+    if (first.equals("groups") && n == 3 && path.get(2).equals("reset") && post) {
+      return offsetReset.reset(path.get(1), body, caller);
     }
     if (first.equals("groups") && get) {
       if (n == 1) {
@@ -239,11 +269,21 @@ final class ConsoleApi {
 
   // ---- Topics ---------------------------------------------------------------------------------
 
-  private JsonNode topics(Map<String, List<String>> query) {
+  /**
+   * The topic list: the image's topics the caller may DESCRIBE (a Metadata request as the caller
+   * names them, as a client's listing does), paged.
+   */
+  private CompletableFuture<JsonNode> topics(
+      Map<String, List<String>> query, InProcessApis.Caller caller) {
+    return describable(null, caller).thenApply(allowed -> topics(query, allowed));
+  }
+
+  private JsonNode topics(Map<String, List<String>> query, Set<String> allowed) {
     MetadataImage image = sources.image().get();
     ClusterView.Page<ClusterView.TopicRow> page =
         ClusterView.topics(
             image,
+            allowed::contains,
             first(query, "q"),
             (int) number(query, "offset", 0, 0, Integer.MAX_VALUE),
             (int) number(query, "limit", DEFAULT_PAGE, 1, ClusterView.MAX_PAGE),
@@ -282,7 +322,48 @@ final class ConsoleApi {
     return size;
   }
 
+  /**
+   * The topics of {@code topics} (every topic when null) the caller may DESCRIBE, as the broker's
+   * Metadata handler answers them for that user.
+   */
+  private CompletableFuture<Set<String>> describable(
+      List<String> topics, InProcessApis.Caller caller) {
+    return sources
+        .apis()
+        .<MetadataResponseData>call(
+            ApiKeys.METADATA, (short) 12, KafkaRequests.metadata(topics), caller, 0)
+        .thenApply(
+            answer -> {
+              Set<String> allowed = new HashSet<>();
+              for (MetadataResponseData.MetadataResponseTopic t : answer.response().topics()) {
+                if (t.errorCode() != Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
+                  allowed.add(t.name());
+                }
+              }
+              return allowed;
+            });
+  }
+
+  /** Fails with 403 unless the caller may DESCRIBE {@code topic}. */
+  private CompletableFuture<Void> requireDescribe(String topic, InProcessApis.Caller caller) {
+    return describable(List.of(topic), caller)
+        .thenAccept(
+            allowed -> {
+              if (!allowed.contains(topic)) {
+                throw ConsoleException.of(
+                    Errors.TOPIC_AUTHORIZATION_FAILED.code(),
+                    "not authorized to describe topic " + topic);
+              }
+            });
+  }
+
   private CompletableFuture<JsonNode> describeTopic(
+      String topic, Map<String, List<String>> query, InProcessApis.Caller caller) {
+    return requireDescribe(topic, caller)
+        .thenCompose(allowed -> describeAllowedTopic(topic, query, caller));
+  }
+
+  private CompletableFuture<JsonNode> describeAllowedTopic(
       String topic, Map<String, List<String>> query, InProcessApis.Caller caller) {
     MetadataImage image = sources.image().get();
     TopicImage t =
@@ -315,16 +396,7 @@ final class ConsoleApi {
         node.put("size_bytes", log.sizeInBytes());
       }
     }
-    DescribeConfigsRequestData request =
-        new DescribeConfigsRequestData()
-            .setIncludeSynonyms(false)
-            .setIncludeDocumentation(false)
-            .setResources(
-                mutable(
-                    new DescribeConfigsRequestData.DescribeConfigsResource()
-                        .setResourceType(ConfigResource.Type.TOPIC.id())
-                        .setResourceName(topic)
-                        .setConfigurationKeys(null)));
+    DescribeConfigsRequestData request = KafkaRequests.describeTopicConfigs(topic);
     return sources
         .apis()
         .<DescribeConfigsResponseData>call(ApiKeys.DESCRIBE_CONFIGS, (short) 4, request, caller, 0)
@@ -371,10 +443,7 @@ final class ConsoleApi {
     int partitions = (int) integer(body, "partitions", -1, -1, 1_000_000);
     short replication = (short) integer(body, "replication_factor", -1, -1, Short.MAX_VALUE);
     CreateTopicsRequestData.CreatableTopic topic =
-        new CreateTopicsRequestData.CreatableTopic()
-            .setName(name)
-            .setNumPartitions(partitions)
-            .setReplicationFactor(replication);
+        KafkaRequests.creatableTopic(name, partitions, replication);
     JsonNode configs = body.get("configs");
     if (configs != null && configs.isObject()) {
       for (Map.Entry<String, JsonNode> entry : configs.properties()) {
@@ -386,8 +455,7 @@ final class ConsoleApi {
                     .setValue(entry.getValue().asText()));
       }
     }
-    CreateTopicsRequestData request = new CreateTopicsRequestData().setTimeoutMs(ADMIN_TIMEOUT_MS);
-    request.topics().add(topic);
+    CreateTopicsRequestData request = KafkaRequests.createTopic(topic, ADMIN_TIMEOUT_MS);
     return sources
         .apis()
         .<CreateTopicsResponseData>call(ApiKeys.CREATE_TOPICS, (short) 7, request, caller, 0)
@@ -409,14 +477,7 @@ final class ConsoleApi {
   }
 
   private CompletableFuture<JsonNode> deleteTopic(String topic, InProcessApis.Caller caller) {
-    DeleteTopicsRequestData request =
-        new DeleteTopicsRequestData()
-            .setTimeoutMs(ADMIN_TIMEOUT_MS)
-            .setTopics(
-                mutable(
-                    new DeleteTopicsRequestData.DeleteTopicState()
-                        .setName(topic)
-                        .setTopicId(Uuid.ZERO_UUID)));
+    DeleteTopicsRequestData request = KafkaRequests.deleteTopic(topic, ADMIN_TIMEOUT_MS);
     return sources
         .apis()
         .<DeleteTopicsResponseData>call(ApiKeys.DELETE_TOPICS, (short) 6, request, caller, 0)
@@ -461,6 +522,20 @@ final class ConsoleApi {
               }
               return JSON.createObjectNode().put("name", topic).put("partitions", count);
             });
+  }
+
+  /** The topic in this broker's metadata image, or 404. */
+  private TopicImage topicImage(String topic) {
+    return sources
+        .image()
+        .get()
+        .topic(topic)
+        .orElseThrow(() -> ConsoleException.notFound("no topic named " + topic));
+  }
+
+  private CompletableFuture<JsonNode> producers(String topic, InProcessApis.Caller caller) {
+    TopicImage t = topicImage(topic);
+    return transactions.producers(t, caller);
   }
 
   // ---- Groups ---------------------------------------------------------------------------------
@@ -599,7 +674,6 @@ final class ConsoleApi {
               DescribeGroupsResponseData.DescribedGroup g = groups.get(0);
               // Refused: nothing about the group shows. Otherwise a group DescribeGroups cannot
               // describe (a consumer-protocol group) still shows its offsets and lag.
-              boolean described = g.errorCode() == Errors.NONE.code();
               if (g.errorCode() == Errors.GROUP_AUTHORIZATION_FAILED.code()) {
                 throw ConsoleException.of(g.errorCode(), g.errorMessage());
               }
@@ -618,84 +692,122 @@ final class ConsoleApi {
                     .put("host", m.clientHost());
               }
               return lags(List.of(groupId))
-                  .thenApply(
+                  .thenCompose(
                       lags -> {
                         GroupLag lag = lags.get(groupId);
-                        if (!described && lag == null) {
-                          throw ConsoleException.of(g.errorCode(), g.errorMessage());
-                        }
-                        putLag(root, lag);
-                        ArrayNode partitions = root.putArray("partitions");
-                        if (lag != null) {
-                          for (PartitionLag p : lag.partitions()) {
-                            ObjectNode node = partitions.addObject();
-                            node.put("topic", p.topicPartition().topic());
-                            node.put("partition", p.topicPartition().partition());
-                            node.put("committed_offset", p.committedOffset());
-                            boolean measured = p.logEndOffset() >= 0;
-                            if (measured) {
-                              node.put("log_end_offset", p.logEndOffset());
-                              node.put("lag_records", p.lagRecords());
-                            }
-                            p.lagTime()
-                                .ifPresent(t -> node.put("lag_seconds", t.toMillis() / 1000.0));
-                          }
-                        }
-                        return (JsonNode) root;
+                        List<String> topics =
+                            lag == null
+                                ? List.of()
+                                : lag.partitions().stream()
+                                    .map(p -> p.topicPartition().topic())
+                                    .distinct()
+                                    .toList();
+                        return describable(topics, caller)
+                            .thenApply(allowed -> groupPartitions(root, g, lag, allowed));
                       });
             });
   }
 
+  /**
+   * The group page's offsets and lag, of the topics the caller may DESCRIBE only (OffsetFetch
+   * leaves the others out for a client too).
+   */
+  private static JsonNode groupPartitions(
+      ObjectNode root,
+      DescribeGroupsResponseData.DescribedGroup g,
+      GroupLag lag,
+      Set<String> allowed) {
+    if (g.errorCode() != Errors.NONE.code() && lag == null) {
+      throw ConsoleException.of(g.errorCode(), g.errorMessage());
+    }
+    putLag(root, lag);
+    ArrayNode partitions = root.putArray("partitions");
+    if (lag != null) {
+      for (PartitionLag p : lag.partitions()) {
+        if (!allowed.contains(p.topicPartition().topic())) {
+          continue;
+        }
+        ObjectNode node = partitions.addObject();
+        node.put("topic", p.topicPartition().topic());
+        node.put("partition", p.topicPartition().partition());
+        node.put("committed_offset", p.committedOffset());
+        if (p.logEndOffset() >= 0) {
+          node.put("log_end_offset", p.logEndOffset());
+          node.put("lag_records", p.lagRecords());
+        }
+        p.lagTime().ifPresent(t -> node.put("lag_seconds", t.toMillis() / 1000.0));
+      }
+    }
+    return root;
+  }
+
   // ---- Messages -------------------------------------------------------------------------------
 
+  /**
+   * A page of a partition's records from an offset or a time. With {@code key}, only the records
+   * whose key is that text ({@code match=exact}, the default) or contains it ({@code
+   * match=contains}): the partition is read fetch by fetch (each at most {@link #FETCH_MAX_BYTES},
+   * dropped before the next) until the page is full, the high watermark is reached or {@link
+   * #MAX_SCANNED} records were looked at; the answer says how many and where to continue.
+   */
   private CompletableFuture<JsonNode> records(
       String topic, Map<String, List<String>> query, InProcessApis.Caller caller) {
     int partition = (int) number(query, "partition", 0, 0, Integer.MAX_VALUE);
     int limit = (int) number(query, "limit", 20, 1, MAX_RECORDS);
     long offset = number(query, "offset", -1, 0, Long.MAX_VALUE);
     long timestamp = number(query, "timestamp", -1, 0, Long.MAX_VALUE);
+    KeyFilter filter = KeyFilter.of(first(query, "key"), first(query, "match"));
     CompletableFuture<Long> start =
         offset >= 0
             ? CompletableFuture.completedFuture(offset)
             // Kafka's EARLIEST (-2) when neither is given.
             : listOffset(topic, partition, timestamp >= 0 ? timestamp : -2, caller);
-    return start.thenCompose(
-        from -> {
-          if (from < 0) {
-            // No record at or after the timestamp: the page is empty at the end of the log.
-            return listOffset(topic, partition, -1, caller)
-                .thenCompose(end -> fetch(topic, partition, end, limit, caller));
-          }
-          return fetch(topic, partition, from, limit, caller);
-        });
+    return start
+        .thenCompose(
+            from -> {
+              if (from < 0) {
+                // No record at or after the timestamp: the page is empty at the end of the log.
+                return listOffset(topic, partition, -1, caller);
+              }
+              return CompletableFuture.completedFuture(from);
+            })
+        .thenCompose(
+            from -> {
+              ObjectNode root = JSON.createObjectNode();
+              root.put("topic", topic);
+              root.put("partition", partition);
+              root.put("offset", from);
+              if (filter != null) {
+                root.put("key_filter", filter.text());
+                root.put("match", filter.contains() ? "contains" : "exact");
+              }
+              Scan scan = new Scan(root, root.putArray("records"), limit, filter, from);
+              return fetch(topic, partition, scan, caller);
+            });
   }
 
   private CompletableFuture<Long> listOffset(
       String topic, int partition, long timestamp, InProcessApis.Caller caller) {
+    return listOffset(sources.apis(), topic, partition, timestamp, caller);
+  }
+
+  /** The offset ListOffsets answers for one partition, as the caller asks it. */
+  static CompletableFuture<Long> listOffset(
+      InProcessApis apis,
+      String topic,
+      int partition,
+      long timestamp,
+      InProcessApis.Caller caller) {
     ListOffsetsRequestData request =
-        new ListOffsetsRequestData()
-            .setReplicaId(-1)
-            .setIsolationLevel((byte) 0)
-            .setTopics(
-                mutable(
-                    new ListOffsetsRequestData.ListOffsetsTopic()
-                        .setName(topic)
-                        .setPartitions(
-                            mutable(
-                                new ListOffsetsRequestData.ListOffsetsPartition()
-                                    .setPartitionIndex(partition)
-                                    .setCurrentLeaderEpoch(-1)
-                                    .setTimestamp(timestamp)))));
-    return sources
-        .apis()
-        .<ListOffsetsResponseData>call(ApiKeys.LIST_OFFSETS, (short) 7, request, caller, 0)
+        KafkaRequests.listOffsets(topic, partition, timestamp, false, ADMIN_TIMEOUT_MS);
+    return apis.<ListOffsetsResponseData>call(ApiKeys.LIST_OFFSETS, (short) 7, request, caller, 0)
         .thenApply(
             answer -> {
               for (ListOffsetsResponseData.ListOffsetsTopicResponse t :
                   answer.response().topics()) {
                 for (ListOffsetsResponseData.ListOffsetsPartitionResponse p : t.partitions()) {
                   if (p.errorCode() != Errors.NONE.code()) {
-                    throw ConsoleException.of(p.errorCode(), null);
+                    throw ConsoleException.of(p.errorCode(), refusal(p.errorCode(), topic));
                   }
                   return p.offset();
                 }
@@ -704,36 +816,95 @@ final class ConsoleApi {
             });
   }
 
+  /** The message for a refused read: which topic, and what the user lacks. */
+  private static String refusal(short errorCode, String topic) {
+    return errorCode == Errors.TOPIC_AUTHORIZATION_FAILED.code()
+        ? "not authorized to read topic " + topic
+        : "topic " + topic;
+  }
+
+  /** A key to look for: its UTF-8 bytes, matched whole or as a part of a record's key. */
+  record KeyFilter(String text, byte[] bytes, boolean contains) {
+    static KeyFilter of(String key, String match) {
+      if (key == null) {
+        return null;
+      }
+      boolean contains;
+      if (match == null || match.equals("exact")) {
+        contains = false;
+      } else if (match.equals("contains")) {
+        contains = true;
+      } else {
+        throw ConsoleException.badRequest("match must be exact or contains, not \"" + match + "\"");
+      }
+      return new KeyFilter(key, key.getBytes(StandardCharsets.UTF_8), contains);
+    }
+
+    /** Compares in place: the record's key is not copied. */
+    boolean matches(ByteBuffer key) {
+      if (key == null) {
+        return false;
+      }
+      int length = key.remaining();
+      if (!contains) {
+        return length == bytes.length && at(key, key.position());
+      }
+      for (int from = key.position(); from + bytes.length <= key.position() + length; from++) {
+        if (at(key, from)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private boolean at(ByteBuffer key, int from) {
+      for (int i = 0; i < bytes.length; i++) {
+        if (key.get(from + i) != bytes[i]) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  /** A page being read: what it shows so far, how many records it looked at, where it is. */
+  private static final class Scan {
+    final ObjectNode root;
+    final ArrayNode records;
+    final int limit;
+    final KeyFilter filter;
+    long next;
+    long scanned;
+
+    Scan(ObjectNode root, ArrayNode records, int limit, KeyFilter filter, long from) {
+      this.root = root;
+      this.records = records;
+      this.limit = limit;
+      this.filter = filter;
+      this.next = from;
+    }
+
+    boolean full() {
+      return records.size() >= limit || scanned >= MAX_SCANNED;
+    }
+
+    JsonNode answer() {
+      root.put("scanned", scanned);
+      root.put("next_offset", next);
+      return root;
+    }
+  }
+
   private CompletableFuture<JsonNode> fetch(
-      String topic, int partition, long offset, int limit, InProcessApis.Caller caller) {
+      String topic, int partition, Scan scan, InProcessApis.Caller caller) {
     FetchRequestData request =
-        new FetchRequestData()
-            .setReplicaId(-1)
-            .setMaxWaitMs(0)
-            .setMinBytes(0)
-            .setMaxBytes(FETCH_MAX_BYTES)
-            .setIsolationLevel((byte) 0)
-            .setSessionId(0)
-            .setSessionEpoch(-1)
-            .setRackId("");
-    request
-        .topics()
-        .add(
-            new FetchRequestData.FetchTopic()
-                .setTopic(topic)
-                .setPartitions(
-                    mutable(
-                        new FetchRequestData.FetchPartition()
-                            .setPartition(partition)
-                            .setFetchOffset(offset)
-                            .setCurrentLeaderEpoch(-1)
-                            .setLogStartOffset(-1)
-                            .setPartitionMaxBytes(FETCH_MAX_BYTES))));
+        KafkaRequests.fetch(
+            topic, Uuid.ZERO_UUID, partition, scan.next, 0, 0, FETCH_MAX_BYTES, false);
     return sources
         .apis()
         .<FetchResponseData>call(ApiKeys.FETCH, (short) 12, request, caller, 0)
         // Reading the answer may read the segment file: on the console's worker.
-        .thenApplyAsync(
+        .thenComposeAsync(
             answer -> {
               if (answer.response().errorCode() != Errors.NONE.code()) {
                 throw ConsoleException.of(answer.response().errorCode(), null);
@@ -742,44 +913,60 @@ final class ConsoleApi {
                   answer.response().responses().get(0).partitions().get(0);
               if (data.errorCode() != Errors.NONE.code()) {
                 throw ConsoleException.of(
-                    data.errorCode(), "topic " + topic + ", partition " + partition);
+                    data.errorCode(),
+                    refusal(data.errorCode(), topic) + ", partition " + partition);
               }
-              ObjectNode root = JSON.createObjectNode();
-              root.put("topic", topic);
-              root.put("partition", partition);
-              root.put("offset", offset);
-              root.put("log_start_offset", data.logStartOffset());
-              root.put("high_watermark", data.highWatermark());
-              ArrayNode records = root.putArray("records");
+              scan.root.put("log_start_offset", data.logStartOffset());
+              scan.root.put("high_watermark", data.highWatermark());
+              long before = scan.next;
               long[] last = {-1};
-              ClientRecords.read(
-                  data,
-                  offset,
-                  false,
-                  (recordOffset, timestamp, key, value, headers) -> {
-                    if (records.size() >= limit) {
-                      return;
-                    }
-                    last[0] = recordOffset;
-                    ObjectNode r = records.addObject();
-                    r.put("offset", recordOffset);
-                    r.put("timestamp", timestamp);
-                    r.set("key", bytes(key));
-                    r.set("value", bytes(value));
-                    ArrayNode h = r.putArray("headers");
-                    for (Header header : headers) {
-                      h.addObject()
-                          .put("key", header.key())
-                          .set(
-                              "value",
-                              bytes(
-                                  header.value() == null ? null : ByteBuffer.wrap(header.value())));
-                    }
-                  });
-              root.put("next_offset", last[0] < 0 ? offset : last[0] + 1);
-              return (JsonNode) root;
+              long after =
+                  ClientRecords.read(
+                      data,
+                      scan.next,
+                      false,
+                      (recordOffset, timestamp, key, value, headers) -> {
+                        if (scan.full()) {
+                          return;
+                        }
+                        scan.scanned++;
+                        last[0] = recordOffset;
+                        if (scan.filter == null || scan.filter.matches(key)) {
+                          scan.records.add(record(recordOffset, timestamp, key, value, headers));
+                        }
+                      });
+              // Where the next page starts: after the last record looked at, or past what the
+              // fetch held when every record of it was looked at (control batches included).
+              scan.next = scan.full() ? last[0] + 1 : Math.max(after, last[0] + 1);
+              if (scan.next < before) {
+                scan.next = before;
+              }
+              boolean more =
+                  scan.filter != null
+                      && !scan.full()
+                      && scan.next > before
+                      && scan.next < data.highWatermark();
+              return more
+                  ? fetch(topic, partition, scan, caller)
+                  : CompletableFuture.completedFuture(scan.answer());
             },
             worker);
+  }
+
+  private static ObjectNode record(
+      long offset, long timestamp, ByteBuffer key, ByteBuffer value, Header[] headers) {
+    ObjectNode r = JSON.createObjectNode();
+    r.put("offset", offset);
+    r.put("timestamp", timestamp);
+    r.set("key", bytes(key));
+    r.set("value", bytes(value));
+    ArrayNode h = r.putArray("headers");
+    for (Header header : headers) {
+      h.addObject()
+          .put("key", header.key())
+          .set("value", bytes(header.value() == null ? null : ByteBuffer.wrap(header.value())));
+    }
+    return r;
   }
 
   /**
@@ -821,12 +1008,7 @@ final class ConsoleApi {
 
   private CompletableFuture<JsonNode> produce(
       String topic, JsonNode body, InProcessApis.Caller caller) {
-    TopicImage t =
-        sources
-            .image()
-            .get()
-            .topic(topic)
-            .orElseThrow(() -> ConsoleException.notFound("no topic named " + topic));
+    TopicImage t = topicImage(topic);
     String key = text(body, "key", false);
     String value = text(body, "value", false);
     byte[] keyBytes = key == null ? null : key.getBytes(StandardCharsets.UTF_8);
@@ -911,7 +1093,7 @@ final class ConsoleApi {
     return parsed;
   }
 
-  private static String text(JsonNode body, String field, boolean required) {
+  static String text(JsonNode body, String field, boolean required) {
     JsonNode node = body == null ? null : body.get(field);
     if (node == null || node.isNull()) {
       if (required) {
@@ -925,7 +1107,7 @@ final class ConsoleApi {
     return node.asText();
   }
 
-  private static long integer(JsonNode body, String field, long fallback, long min, long max) {
+  static long integer(JsonNode body, String field, long fallback, long min, long max) {
     JsonNode node = body == null ? null : body.get(field);
     if (node == null || node.isNull() || (node.isTextual() && node.asText().isBlank())) {
       return fallback;

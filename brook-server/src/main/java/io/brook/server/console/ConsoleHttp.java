@@ -12,6 +12,7 @@ import io.brook.metadata.quorum.QuorumState;
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.metrics.BrokerMetrics;
 import io.brook.server.http.BasicAuthenticator;
+import io.brook.server.http.BasicCredentials;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
@@ -21,8 +22,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -159,32 +158,13 @@ public final class ConsoleHttp implements AutoCloseable {
     if (access.mode() != ConsoleAccess.Mode.LOGIN) {
       return new Caller(KafkaPrincipal.ANONYMOUS, request.peer(), connectionId);
     }
-    String header = request.headers().get(HttpHeaderNames.AUTHORIZATION);
-    if (header == null || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
-      throw unauthorized("the console needs a login (a SASL PLAIN or SCRAM user)");
-    }
-    char[] password = null;
-    try {
-      byte[] decoded = Base64.getDecoder().decode(header.substring(6).trim());
-      String pair = new String(decoded, StandardCharsets.UTF_8);
-      Arrays.fill(decoded, (byte) 0);
-      int colon = pair.indexOf(':');
-      if (colon < 0) {
-        throw unauthorized("malformed Basic credentials");
-      }
-      password = pair.substring(colon + 1).toCharArray();
-      KafkaPrincipal principal = authenticator.authenticate(pair.substring(0, colon), password);
-      if (principal == null) {
-        throw unauthorized("invalid user name or password");
-      }
-      return new Caller(principal, request.peer(), connectionId);
-    } catch (IllegalArgumentException e) {
-      throw unauthorized("malformed Basic credentials");
-    } finally {
-      if (password != null) {
-        Arrays.fill(password, '\0');
-      }
-    }
+    KafkaPrincipal principal =
+        BasicCredentials.authenticate(
+            request.headers().get(HttpHeaderNames.AUTHORIZATION),
+            authenticator,
+            "the console needs a login (a SASL PLAIN or SCRAM user)",
+            ConsoleHttp::unauthorized);
+    return new Caller(principal, request.peer(), connectionId);
   }
 
   private static ConsoleException unauthorized(String message) {
@@ -288,6 +268,8 @@ public final class ConsoleHttp implements AutoCloseable {
   public static final class Builder {
     private ConsoleAccess access;
     private BasicAuthenticator authenticator;
+    // Kafka's default, for a builder not told the broker's.
+    private long transactionMaxTimeoutMs = 900_000;
     private ConsoleApi.Sources sources;
     private Executor worker;
     private Throughput throughput;
@@ -335,6 +317,12 @@ public final class ConsoleHttp implements AutoCloseable {
       return this;
     }
 
+    /** {@code transaction.max.timeout.ms}: the transactions page marks older ones as hung. */
+    public Builder transactionMaxTimeoutMs(long timeoutMs) {
+      this.transactionMaxTimeoutMs = timeoutMs;
+      return this;
+    }
+
     /** Where answers that may read the disk are built (the admin worker). */
     public Builder worker(Executor executor) {
       this.worker = executor;
@@ -343,7 +331,11 @@ public final class ConsoleHttp implements AutoCloseable {
 
     public ConsoleHttp build() {
       return new ConsoleHttp(
-          access, authenticator, new ConsoleApi(sources, worker), new ConsoleAssets(), throughput);
+          access,
+          authenticator,
+          new ConsoleApi(sources, worker, transactionMaxTimeoutMs),
+          new ConsoleAssets(),
+          throughput);
     }
   }
 }

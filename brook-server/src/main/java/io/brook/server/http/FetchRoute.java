@@ -1,7 +1,5 @@
 package io.brook.server.http;
 
-import static io.brook.broker.api.InProcessApis.mutable;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -163,31 +161,8 @@ final class FetchRoute {
 
     /** The request, new for each use (with the topic's id too, for a forwarded fetch). */
     private FetchRequestData request(long offset) {
-      FetchRequestData request =
-          new FetchRequestData()
-              .setReplicaId(-1)
-              .setMaxWaitMs(maxWaitMs)
-              .setMinBytes(1)
-              .setMaxBytes(maxBytes)
-              .setIsolationLevel((byte) (readCommitted ? 1 : 0))
-              .setSessionId(0)
-              .setSessionEpoch(-1)
-              .setRackId("");
-      request
-          .topics()
-          .add(
-              new FetchRequestData.FetchTopic()
-                  .setTopic(topic)
-                  .setTopicId(leaders.topicId(topic))
-                  .setPartitions(
-                      mutable(
-                          new FetchRequestData.FetchPartition()
-                              .setPartition(partition)
-                              .setFetchOffset(offset)
-                              .setCurrentLeaderEpoch(-1)
-                              .setLogStartOffset(-1)
-                              .setPartitionMaxBytes(maxBytes))));
-      return request;
+      return KafkaRequests.fetch(
+          topic, leaders.topicId(topic), partition, offset, maxWaitMs, 1, maxBytes, readCommitted);
     }
   }
 

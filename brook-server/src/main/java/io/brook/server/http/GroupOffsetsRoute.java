@@ -187,17 +187,7 @@ final class GroupOffsetsRoute {
   }
 
   CompletableFuture<Reply> fetch(String group, InProcessApis.Caller caller) {
-    Supplier<OffsetFetchRequestData> request =
-        () ->
-            new OffsetFetchRequestData()
-                .setRequireStable(true)
-                .setGroups(
-                    mutable(
-                        new OffsetFetchRequestData.OffsetFetchRequestGroup()
-                            .setGroupId(group)
-                            .setMemberId(null)
-                            .setMemberEpoch(-1)
-                            .setTopics(null)));
+    Supplier<OffsetFetchRequestData> request = () -> KafkaRequests.offsetFetch(group);
     return retrying(
         () ->
             coordinator(group, caller)

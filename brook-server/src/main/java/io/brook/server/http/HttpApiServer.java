@@ -38,8 +38,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -454,32 +452,13 @@ public final class HttpApiServer implements AutoCloseable {
     if (authenticator == null) {
       return new InProcessApis.Caller(KafkaPrincipal.ANONYMOUS, peer.getAddress(), connectionId);
     }
-    String header = request.headers().get(HttpHeaderNames.AUTHORIZATION);
-    if (header == null || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
-      throw unauthenticated("this API needs HTTP Basic credentials");
-    }
-    char[] password = null;
-    try {
-      byte[] decoded = Base64.getDecoder().decode(header.substring(6).trim());
-      String pair = new String(decoded, StandardCharsets.UTF_8);
-      Arrays.fill(decoded, (byte) 0);
-      int colon = pair.indexOf(':');
-      if (colon < 0) {
-        throw unauthenticated("malformed Basic credentials");
-      }
-      password = pair.substring(colon + 1).toCharArray();
-      KafkaPrincipal principal = authenticator.authenticate(pair.substring(0, colon), password);
-      if (principal == null) {
-        throw unauthenticated("authentication failed: invalid user name or password");
-      }
-      return new InProcessApis.Caller(principal, peer.getAddress(), connectionId);
-    } catch (IllegalArgumentException e) {
-      throw unauthenticated("malformed Basic credentials");
-    } finally {
-      if (password != null) {
-        Arrays.fill(password, '\0');
-      }
-    }
+    KafkaPrincipal principal =
+        BasicCredentials.authenticate(
+            request.headers().get(HttpHeaderNames.AUTHORIZATION),
+            authenticator,
+            "this API needs HTTP Basic credentials",
+            HttpApiServer::unauthenticated);
+    return new InProcessApis.Caller(principal, peer.getAddress(), connectionId);
   }
 
   private static HttpApiException unauthenticated(String message) {

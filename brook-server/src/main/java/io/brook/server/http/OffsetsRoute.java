@@ -1,7 +1,5 @@
 package io.brook.server.http;
 
-import static io.brook.broker.api.InProcessApis.mutable;
-
 import io.brook.broker.api.InProcessApis;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
@@ -89,20 +87,7 @@ final class OffsetsRoute {
 
   private static ListOffsetsRequestData request(
       String topic, int partition, long timestamp, boolean readCommitted) {
-    return new ListOffsetsRequestData()
-        .setReplicaId(-1)
-        .setIsolationLevel((byte) (readCommitted ? 1 : 0))
-        .setTimeoutMs(TIMEOUT_MS)
-        .setTopics(
-            mutable(
-                new ListOffsetsRequestData.ListOffsetsTopic()
-                    .setName(topic)
-                    .setPartitions(
-                        mutable(
-                            new ListOffsetsRequestData.ListOffsetsPartition()
-                                .setPartitionIndex(partition)
-                                .setCurrentLeaderEpoch(-1)
-                                .setTimestamp(timestamp)))));
+    return KafkaRequests.listOffsets(topic, partition, timestamp, readCommitted, TIMEOUT_MS);
   }
 
   private static Errors error(ListOffsetsResponseData response) {

@@ -1,18 +1,13 @@
 package io.brook.server.http;
 
-import static io.brook.broker.api.InProcessApis.mutable;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.brook.broker.api.InProcessApis;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
@@ -46,15 +41,7 @@ final class TopicRoutes {
   /** Metadata for every topic (null) or the named ones; auto-creation off. */
   CompletableFuture<InProcessApis.Answer<MetadataResponseData>> metadata(
       List<String> topics, InProcessApis.Caller caller) {
-    MetadataRequestData request =
-        new MetadataRequestData()
-            .setAllowAutoTopicCreation(false)
-            .setTopics(
-                topics == null
-                    ? null
-                    : topics.stream()
-                        .map(t -> new MetadataRequestData.MetadataRequestTopic().setName(t))
-                        .collect(java.util.stream.Collectors.toCollection(ArrayList::new)));
+    MetadataRequestData request = KafkaRequests.metadata(topics);
     return apis.call(ApiKeys.METADATA, (short) 12, request, caller, 0);
   }
 
@@ -117,16 +104,7 @@ final class TopicRoutes {
             answer -> {
               MetadataResponseData.MetadataResponseTopic t = only(answer.response(), topic);
               ObjectNode node = describe(t);
-              DescribeConfigsRequestData request =
-                  new DescribeConfigsRequestData()
-                      .setIncludeSynonyms(false)
-                      .setIncludeDocumentation(false)
-                      .setResources(
-                          mutable(
-                              new DescribeConfigsRequestData.DescribeConfigsResource()
-                                  .setResourceType(ConfigResource.Type.TOPIC.id())
-                                  .setResourceName(topic)
-                                  .setConfigurationKeys(null)));
+              DescribeConfigsRequestData request = KafkaRequests.describeTopicConfigs(topic);
               return apis.<DescribeConfigsResponseData>call(
                       ApiKeys.DESCRIBE_CONFIGS, (short) 4, request, caller, 0)
                   .thenApply(
@@ -196,10 +174,7 @@ final class TopicRoutes {
     int partitions = (int) Json.integer(body, "partitions", -1, -1, Integer.MAX_VALUE);
     short replication = (short) Json.integer(body, "replication_factor", -1, -1, Short.MAX_VALUE);
     CreateTopicsRequestData.CreatableTopic topic =
-        new CreateTopicsRequestData.CreatableTopic()
-            .setName(name)
-            .setNumPartitions(partitions)
-            .setReplicationFactor(replication);
+        KafkaRequests.creatableTopic(name, partitions, replication);
     JsonNode configs = body.get("configs");
     if (configs != null && !configs.isNull()) {
       if (!configs.isObject()) {
@@ -220,8 +195,7 @@ final class TopicRoutes {
                     .setValue(entry.getValue().asText()));
       }
     }
-    CreateTopicsRequestData request = new CreateTopicsRequestData().setTimeoutMs(ADMIN_TIMEOUT_MS);
-    request.topics().add(topic);
+    CreateTopicsRequestData request = KafkaRequests.createTopic(topic, ADMIN_TIMEOUT_MS);
     return apis.<CreateTopicsResponseData>call(
             ApiKeys.CREATE_TOPICS, (short) 7, request, caller, bodyBytes)
         .thenApply(
@@ -244,14 +218,7 @@ final class TopicRoutes {
   }
 
   CompletableFuture<Reply> delete(String name, InProcessApis.Caller caller) {
-    DeleteTopicsRequestData request =
-        new DeleteTopicsRequestData()
-            .setTimeoutMs(ADMIN_TIMEOUT_MS)
-            .setTopics(
-                mutable(
-                    new DeleteTopicsRequestData.DeleteTopicState()
-                        .setName(name)
-                        .setTopicId(Uuid.ZERO_UUID)));
+    DeleteTopicsRequestData request = KafkaRequests.deleteTopic(name, ADMIN_TIMEOUT_MS);
     return apis.<DeleteTopicsResponseData>call(ApiKeys.DELETE_TOPICS, (short) 6, request, caller, 0)
         .thenApply(
             answer -> {

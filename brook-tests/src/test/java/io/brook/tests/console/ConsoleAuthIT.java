@@ -3,7 +3,7 @@ package io.brook.tests.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.testkit.BrookExtension;
-import io.brook.testkit.EmbeddedBrook;
+import io.brook.tests.TestClients;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,6 +13,9 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
@@ -36,21 +39,7 @@ class ConsoleAuthIT {
   @RegisterExtension
   static final BrookExtension BROOK =
       new BrookExtension(
-          EmbeddedBrook.builder()
-              .config(
-                  "listeners",
-                  "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0")
-              .config(
-                  "advertised.listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0")
-              .config(
-                  "listener.security.protocol.map",
-                  "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT")
-              .config("inter.broker.listener.name", "PLAINTEXT")
-              .config("sasl.enabled.mechanisms", "PLAIN")
-              .config(
-                  "listener.name.sasl_plaintext.plain.sasl.jaas.config",
-                  "org.apache.kafka.common.security.plain.PlainLoginModule required"
-                      + " user_alice=\"alice-secret\";")
+          TestClients.saslBroker("PLAIN")
               .config(
                   "authorizer.class.name",
                   "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
@@ -98,6 +87,49 @@ class ConsoleAuthIT {
     assertThat(overview.body()).contains("\"brokers\"");
     // The metrics stay where they were, without a login.
     assertThat(send(at("/metrics").GET(), null).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void readsActAsTheUserUnderTheAcls() throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", BROOK.bootstrapServers()))) {
+      admin.createTopics(List.of(new NewTopic("secret-ledger", 1, (short) 1))).all().get();
+      try (KafkaProducer<byte[], byte[]> producer =
+          TestClients.producer(BROOK.bootstrapServers())) {
+        producer
+            .send(new ProducerRecord<>("secret-ledger", "k".getBytes(StandardCharsets.UTF_8)))
+            .get();
+      }
+      // Without DESCRIBE the topic is not listed, nor described.
+      HttpResponse<String> listed = send(at("/console/api/topics").GET(), "alice-secret");
+      assertThat(listed.statusCode()).isEqualTo(200);
+      assertThat(listed.body()).doesNotContain("secret-ledger");
+      assertThat(send(at("/console/api/topics/secret-ledger").GET(), "alice-secret").statusCode())
+          .isEqualTo(403);
+      grant(admin, "secret-ledger", AclOperation.DESCRIBE);
+      assertThat(send(at("/console/api/topics").GET(), "alice-secret").body())
+          .contains("secret-ledger");
+      // Without READ its messages are not shown.
+      HttpResponse<String> browse =
+          send(at("/console/api/topics/secret-ledger/records").GET(), "alice-secret");
+      assertThat(browse.statusCode()).isEqualTo(403);
+      assertThat(browse.body()).contains("not authorized to read topic secret-ledger");
+      grant(admin, "secret-ledger", AclOperation.READ);
+      HttpResponse<String> read =
+          send(at("/console/api/topics/secret-ledger/records").GET(), "alice-secret");
+      assertThat(read.statusCode()).as(read.body()).isEqualTo(200);
+      assertThat(read.body()).contains("\"offset\":0");
+    }
+  }
+
+  private static void grant(Admin admin, String topic, AclOperation operation) throws Exception {
+    admin
+        .createAcls(
+            List.of(
+                new AclBinding(
+                    new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                    new AccessControlEntry("User:alice", "*", operation, AclPermissionType.ALLOW))))
+        .all()
+        .get();
   }
 
   @Test

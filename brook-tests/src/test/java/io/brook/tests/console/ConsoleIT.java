@@ -222,6 +222,124 @@ class ConsoleIT {
     assertThat(again.statusCode()).isEqualTo(304);
   }
 
+  @Test
+  @Order(7)
+  void openTransactionShowsWithItsPartitions() throws Exception {
+    TestClients.createTopic(brook.bootstrapServers(), "console-txn", 2);
+    try (KafkaProducer<byte[], byte[]> producer =
+        TestClients.producer(brook.bootstrapServers(), "transactional.id", "console-tx")) {
+      producer.initTransactions();
+      producer.beginTransaction();
+      producer.send(new ProducerRecord<>("console-txn", 1, null, bytes("open"))).get();
+      browser.open(base + "/console/#/transactions", "transactions");
+      By row = By.cssSelector("#transactions tr[data-txn='console-tx']");
+      browser.waitText(
+          By.cssSelector("#transactions tr[data-txn='console-tx'] td.partitions"), "console-txn-1");
+      assertThat(
+              browser.driver().findElement(row).findElement(By.cssSelector("td.state")).getText())
+          .isEqualTo("Ongoing");
+      // The partition's producer, with the offset its open transaction started at.
+      browser.driver().findElement(By.id("producers-topic")).sendKeys("console-txn");
+      browser.driver().findElement(By.id("producers-load")).click();
+      browser.wait.until(
+          ExpectedConditions.numberOfElementsToBe(
+              By.cssSelector("#producers tr[data-partition='1'][data-producer]"), 1));
+      browser.screenshot("transactions");
+      producer.abortTransaction();
+    }
+  }
+
+  @Test
+  @Order(8)
+  void offsetResetIsPreviewedThenAppliedAndSeenByAdmin() throws Exception {
+    // console-group committed 4 on console-lag-0 (10 records) and has no members.
+    TopicPartition tp = new TopicPartition("console-lag", 0);
+    browser.open(base + "/console/#/groups/console-group", "groups");
+    new org.openqa.selenium.support.ui.Select(browser.driver().findElement(By.id("reset-to")))
+        .selectByValue("offset");
+    browser.driver().findElement(By.id("reset-offset")).sendKeys("7");
+    browser.driver().findElement(By.id("reset-preview-button")).click();
+    By row = By.cssSelector("#reset-rows tr[data-tp='console-lag-0']");
+    browser.waitText(By.cssSelector("#reset-rows tr[data-tp='console-lag-0'] td.new"), "7");
+    WebElement preview = browser.driver().findElement(row);
+    assertThat(preview.findElement(By.cssSelector("td.current")).getText()).isEqualTo("4");
+    assertThat(preview.findElement(By.cssSelector("td.skipped")).getText()).isEqualTo("3");
+    // A preview commits nothing.
+    assertThat(committed("console-group", tp)).isEqualTo(4);
+    browser.screenshot("reset-offsets");
+    browser.driver().findElement(By.id("reset-apply")).click();
+    browser.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm-yes")));
+    browser.driver().findElement(By.id("confirm-yes")).click();
+    browser.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("reset-done")));
+    assertThat(committed("console-group", tp)).isEqualTo(7);
+
+    // A group with a member is refused, as kafka-consumer-groups refuses it.
+    try (KafkaConsumer<byte[], byte[]> member =
+        TestClients.consumer(brook.bootstrapServers(), "group.id", "console-group")) {
+      member.subscribe(List.of("console-lag"));
+      while (member.assignment().isEmpty()) {
+        member.poll(java.time.Duration.ofMillis(100));
+      }
+      HttpResponse<String> refused =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create(base + "/console/api/groups/console-group/reset"))
+                      .header("Content-Type", "application/json")
+                      .header("X-Brook-Console", "1")
+                      .POST(
+                          HttpRequest.BodyPublishers.ofString(
+                              "{\"to\":\"earliest\",\"apply\":true}"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(refused.statusCode()).isEqualTo(409);
+      assertThat(refused.body()).contains("is not empty");
+    }
+    assertThat(committed("console-group", tp)).isEqualTo(7);
+  }
+
+  @Test
+  @Order(9)
+  void keyFilterFindsARecordAmongOthers() throws Exception {
+    TestClients.createTopic(brook.bootstrapServers(), "console-keys", 1);
+    try (KafkaProducer<byte[], byte[]> producer = TestClients.producer(brook.bootstrapServers())) {
+      for (int i = 0; i < 50; i++) {
+        String key = i == 31 ? "customer-needle-31" : "customer-" + i;
+        producer.send(new ProducerRecord<>("console-keys", 0, bytes(key), bytes("v" + i)));
+      }
+      producer.flush();
+    }
+    browser.open(base + "/console/#/messages?topic=console-keys", "messages");
+    browser.waitText(By.cssSelector("#records tr[data-offset='0'] td.key"), "customer-0");
+    browser.driver().findElement(By.id("msg-key")).sendKeys("needle");
+    new org.openqa.selenium.support.ui.Select(browser.driver().findElement(By.id("msg-match")))
+        .selectByValue("contains");
+    browser.driver().findElement(By.id("msg-load")).click();
+    browser.waitText(By.cssSelector("#records tr[data-offset='31'] td.key"), "customer-needle-31");
+    assertThat(browser.driver().findElements(By.cssSelector("#records tbody tr"))).hasSize(1);
+    assertThat(browser.driver().findElement(By.id("msg-scanned")).getText())
+        .contains("scanned 50 records");
+    // Exact: the whole key only.
+    WebElement key = browser.driver().findElement(By.id("msg-key"));
+    key.clear();
+    key.sendKeys("customer-4");
+    new org.openqa.selenium.support.ui.Select(browser.driver().findElement(By.id("msg-match")))
+        .selectByValue("exact");
+    browser.driver().findElement(By.id("msg-load")).click();
+    browser.waitText(By.cssSelector("#records tr[data-offset='4'] td.key"), "customer-4");
+    assertThat(browser.driver().findElements(By.cssSelector("#records tbody tr"))).hasSize(1);
+    browser.screenshot("messages-key");
+  }
+
+  private static long committed(String group, TopicPartition tp) throws Exception {
+    return admin
+        .listConsumerGroupOffsets(group)
+        .partitionsToOffsetAndMetadata()
+        .get()
+        .get(tp)
+        .offset();
+  }
+
   private static String ids(List<Node> nodes) {
     return String.join(", ", nodes.stream().map(n -> Integer.toString(n.id())).toList());
   }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.brook.testkit.BrookExtension;
-import io.brook.testkit.EmbeddedBrook;
+import io.brook.tests.TestClients;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -43,21 +43,7 @@ class HttpApiAuthIT {
   @RegisterExtension
   static final BrookExtension BROOK =
       new BrookExtension(
-          EmbeddedBrook.builder()
-              .config(
-                  "listeners",
-                  "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0,CONTROLLER://127.0.0.1:0")
-              .config(
-                  "advertised.listeners", "PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0")
-              .config(
-                  "listener.security.protocol.map",
-                  "PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT")
-              .config("inter.broker.listener.name", "PLAINTEXT")
-              .config("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256")
-              .config(
-                  "listener.name.sasl_plaintext.plain.sasl.jaas.config",
-                  "org.apache.kafka.common.security.plain.PlainLoginModule required"
-                      + " user_alice=\"alice-secret\";")
+          TestClients.saslBroker("PLAIN,SCRAM-SHA-256")
               .config(
                   "brook.sasl.scram.bootstrap.credentials",
                   "SCRAM-SHA-256=[name=carol,password=carol-secret]")

@@ -1,0 +1,158 @@
+package io.brook.server.http;
+
+import static io.brook.broker.api.InProcessApis.mutable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+
+/**
+ * The Kafka requests the HTTP API and the console both send to the broker's own handlers for the
+ * same operation, built in one place so both ask the same thing (a request is new on every call:
+ * the handlers may keep it).
+ */
+public final class KafkaRequests {
+  private KafkaRequests() {}
+
+  /** DescribeConfigs of one topic's configs, all of them, without synonyms or documentation. */
+  public static DescribeConfigsRequestData describeTopicConfigs(String topic) {
+    return new DescribeConfigsRequestData()
+        .setIncludeSynonyms(false)
+        .setIncludeDocumentation(false)
+        .setResources(
+            mutable(
+                new DescribeConfigsRequestData.DescribeConfigsResource()
+                    .setResourceType(ConfigResource.Type.TOPIC.id())
+                    .setResourceName(topic)
+                    .setConfigurationKeys(null)));
+  }
+
+  /** CreateTopics of one topic (its configs added by the caller, which validates them). */
+  public static CreateTopicsRequestData createTopic(
+      CreateTopicsRequestData.CreatableTopic topic, int timeoutMs) {
+    CreateTopicsRequestData request = new CreateTopicsRequestData().setTimeoutMs(timeoutMs);
+    request.topics().add(topic);
+    return request;
+  }
+
+  /** The topic part of a CreateTopics request; -1 takes the broker's default. */
+  public static CreateTopicsRequestData.CreatableTopic creatableTopic(
+      String name, int partitions, short replicationFactor) {
+    return new CreateTopicsRequestData.CreatableTopic()
+        .setName(name)
+        .setNumPartitions(partitions)
+        .setReplicationFactor(replicationFactor);
+  }
+
+  /** DeleteTopics of one topic by name. */
+  public static DeleteTopicsRequestData deleteTopic(String name, int timeoutMs) {
+    return new DeleteTopicsRequestData()
+        .setTimeoutMs(timeoutMs)
+        .setTopics(
+            mutable(
+                new DeleteTopicsRequestData.DeleteTopicState()
+                    .setName(name)
+                    .setTopicId(Uuid.ZERO_UUID)));
+  }
+
+  /**
+   * ListOffsets of one partition as a consumer asks it.
+   *
+   * @param timestamp a time, or Kafka's -1 (latest) / -2 (earliest)
+   */
+  public static ListOffsetsRequestData listOffsets(
+      String topic, int partition, long timestamp, boolean readCommitted, int timeoutMs) {
+    return new ListOffsetsRequestData()
+        .setReplicaId(-1)
+        .setIsolationLevel((byte) (readCommitted ? 1 : 0))
+        .setTimeoutMs(timeoutMs)
+        .setTopics(
+            mutable(
+                new ListOffsetsRequestData.ListOffsetsTopic()
+                    .setName(topic)
+                    .setPartitions(
+                        mutable(
+                            new ListOffsetsRequestData.ListOffsetsPartition()
+                                .setPartitionIndex(partition)
+                                .setCurrentLeaderEpoch(-1)
+                                .setTimestamp(timestamp)))));
+  }
+
+  /**
+   * A consumer's sessionless Fetch of one partition.
+   *
+   * @param topicId the topic's id, or {@link Uuid#ZERO_UUID} for a version that names topics
+   */
+  public static FetchRequestData fetch(
+      String topic,
+      Uuid topicId,
+      int partition,
+      long offset,
+      int maxWaitMs,
+      int minBytes,
+      int maxBytes,
+      boolean readCommitted) {
+    FetchRequestData request =
+        new FetchRequestData()
+            .setReplicaId(-1)
+            .setMaxWaitMs(maxWaitMs)
+            .setMinBytes(minBytes)
+            .setMaxBytes(maxBytes)
+            .setIsolationLevel((byte) (readCommitted ? 1 : 0))
+            .setSessionId(0)
+            .setSessionEpoch(-1)
+            .setRackId("");
+    request
+        .topics()
+        .add(
+            new FetchRequestData.FetchTopic()
+                .setTopic(topic)
+                .setTopicId(topicId)
+                .setPartitions(
+                    mutable(
+                        new FetchRequestData.FetchPartition()
+                            .setPartition(partition)
+                            .setFetchOffset(offset)
+                            .setCurrentLeaderEpoch(-1)
+                            .setLogStartOffset(-1)
+                            .setPartitionMaxBytes(maxBytes))));
+    return request;
+  }
+
+  /**
+   * Metadata of the named topics, or of every topic the caller may describe when {@code topics} is
+   * null; never creates a topic.
+   */
+  public static MetadataRequestData metadata(List<String> topics) {
+    return new MetadataRequestData()
+        .setAllowAutoTopicCreation(false)
+        .setTopics(
+            topics == null
+                ? null
+                : topics.stream()
+                    .map(t -> new MetadataRequestData.MetadataRequestTopic().setName(t))
+                    .collect(Collectors.toCollection(ArrayList::new)));
+  }
+
+  /** OffsetFetch of every offset a group committed, as a client outside the group asks it. */
+  public static OffsetFetchRequestData offsetFetch(String group) {
+    return new OffsetFetchRequestData()
+        .setRequireStable(true)
+        .setGroups(
+            mutable(
+                new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                    .setGroupId(group)
+                    .setMemberId(null)
+                    .setMemberEpoch(-1)
+                    .setTopics(null)));
+  }
+}
