@@ -27,7 +27,8 @@ final class QuotaSettings {
             SAMPLES,
             atLeast(1),
             LOW,
-            "Samples kept for client produce, fetch and request quotas.")
+            "Samples of the client produce, fetch and request rates; the quotas' token bucket holds"
+                + " `quota.window.num − 1` samples' worth of the quota (its burst).")
         .uses(
             "quota.window.size.seconds",
             INT,
