@@ -13,22 +13,23 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * Tells, batch by batch in log order, which batches hold data of an aborted transaction, the way a
  * read_committed consumer does: a producer is in an aborted transaction from the transaction's
  * first offset (from the transaction index) until its next marker. The cleaner neither indexes such
- * batches (an aborted value must never count as the latest of its key) nor keeps their records.
+ * batches (an aborted value must never count as the latest of its key) nor keeps their records; the
+ * remote compaction of tiered compacted topics walks remote batches the same way.
  *
  * <p>Not thread-safe; one instance per walk over the batches.
  */
-final class AbortedBatches {
+public final class AbortedBatches {
   private final ArrayDeque<AbortedTxn> pending;
   private final Set<Long> inAbortedTxn = new HashSet<>();
 
-  AbortedBatches(List<AbortedTxn> aborts) {
+  public AbortedBatches(List<AbortedTxn> aborts) {
     List<AbortedTxn> sorted = new ArrayList<>(aborts);
     sorted.sort(Comparator.comparingLong(AbortedTxn::firstOffset));
     this.pending = new ArrayDeque<>(sorted);
   }
 
   /** Call for every batch, in offset order; true for data of an aborted transaction. */
-  boolean isAborted(RecordBatch batch) {
+  public boolean isAborted(RecordBatch batch) {
     while (!pending.isEmpty() && pending.peekFirst().firstOffset() <= batch.lastOffset()) {
       inAbortedTxn.add(pending.pollFirst().producerId());
     }

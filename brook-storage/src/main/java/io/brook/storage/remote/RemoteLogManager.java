@@ -2,11 +2,13 @@ package io.brook.storage.remote;
 
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
+import io.brook.storage.cleaner.CleanerConfig;
 import io.brook.storage.epoch.EpochEntry;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.txn.AbortedTxn;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -32,8 +35,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The broker's tiered storage (KIP-405): every {@code remote.log.manager.task.interval.ms} it
  * copies and expires the remote data of each partition this broker leads whose topic has {@code
- * remote.storage.enable}, one task per partition at a time on a fixed pool of copier threads; and
- * it serves reads below the local log start on a fixed pool of reader threads with a bounded queue.
+ * remote.storage.enable}, one task per partition at a time on a fixed pool of copier threads (for
+ * compacted topics the same task keeps the remote copy compacted, {@link RemoteCompactor}); and it
+ * serves reads below the local log start on a fixed pool of reader threads with a bounded queue.
  * Nothing here runs on an event loop: a fetch hands its remote read over and is answered when the
  * returned future completes.
  */
@@ -53,6 +57,12 @@ public final class RemoteLogManager implements Closeable {
   private final ScheduledExecutorService ticker;
   private final ThreadPoolExecutor copiers;
   private final ThreadPoolExecutor readers;
+
+  /** The local cleaner's first dirty offset per partition: compacted topics copy below it. */
+  private volatile ToLongFunction<TopicPartition> cleanedUpTo = tp -> 0L;
+
+  /** Null until {@link #attachCleaner}: compacted topics then copy nothing. */
+  private volatile RemoteCompactor compactor;
 
   public RemoteLogManager(RemoteSegmentStore store, RemoteLogManagerConfig config, Time time)
       throws IOException {
@@ -88,6 +98,25 @@ public final class RemoteLogManager implements Closeable {
 
   public RemoteSegmentStore store() {
     return store;
+  }
+
+  /**
+   * Lets compacted topics be tiered: {@code cleanedUpTo} tells how far the local cleaner has
+   * cleaned each log (only that is copied), and remote compaction gets the memory of one cleaner
+   * thread ({@code log.cleaner.dedupe.buffer.size} / {@code log.cleaner.threads}) and builds its
+   * segments in {@code <index cache dir>-compaction}. Call before {@link #start}.
+   */
+  public void attachCleaner(ToLongFunction<TopicPartition> cleanedUpTo, CleanerConfig cleaner)
+      throws IOException {
+    Path cacheDir = config.indexCacheDir();
+    this.compactor =
+        new RemoteCompactor(
+            cleaner.dedupeBufferPerThread(),
+            cleaner.dedupeBufferLoadFactor(),
+            cleaner.ioBufferPerThread(),
+            cacheDir.resolveSibling(cacheDir.getFileName() + "-compaction"),
+            time);
+    this.cleanedUpTo = cleanedUpTo;
   }
 
   /** {@code remote.fetch.max.wait.ms}. */
@@ -153,10 +182,15 @@ public final class RemoteLogManager implements Closeable {
       TieredPartition tier = leaderTier(partitionLog, leaderEpoch, leading);
       tier.copyEligible();
       tier.expire();
+      tier.deleteReplaced();
+      RemoteCompactor remoteCompactor = compactor;
+      if (remoteCompactor != null) {
+        tier.compactIfDirty(remoteCompactor);
+      }
     } catch (IOException | RuntimeException e) {
       // Retried at the next tick; the manifest states make a half-done copy safe to redo.
       log.warn(
-          "Remote copy or expiry failed, retrying later topicPartition={}",
+          "Remote copy, expiry or compaction failed, retrying later topicPartition={}",
           partitionLog.topicPartition(),
           e);
     }
@@ -231,7 +265,16 @@ public final class RemoteLogManager implements Closeable {
     synchronized (this) {
       TieredPartition tier = tiers.get(tp);
       if (tier == null || tier.log() != partitionLog || tier.leaderEpoch() != leaderEpoch) {
-        tier = TieredPartition.open(store, indexes, partitionLog, time, leaderEpoch, leading);
+        ToLongFunction<TopicPartition> cleaned = cleanedUpTo;
+        tier =
+            TieredPartition.open(
+                store,
+                indexes,
+                partitionLog,
+                time,
+                leaderEpoch,
+                leading,
+                () -> cleaned.applyAsLong(tp));
         tiers.put(tp, tier);
       }
       return tier;

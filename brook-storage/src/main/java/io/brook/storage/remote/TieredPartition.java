@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -59,7 +60,11 @@ public final class TieredPartition {
   private final Time time;
   private final int leaderEpoch;
   private final BooleanSupplier leading;
+  private final LongSupplier cleanedUpTo;
   private volatile RemoteLogManifest manifest;
+
+  /** When the tombstones the last remote compaction kept may go (in memory only); -1: none. */
+  private long tombstoneHorizonMs = -1;
 
   private TieredPartition(
       RemoteSegmentStore store,
@@ -68,6 +73,7 @@ public final class TieredPartition {
       Time time,
       int leaderEpoch,
       BooleanSupplier leading,
+      LongSupplier cleanedUpTo,
       RemoteLogManifest manifest) {
     this.store = store;
     this.indexes = indexes;
@@ -76,6 +82,7 @@ public final class TieredPartition {
     this.time = time;
     this.leaderEpoch = leaderEpoch;
     this.leading = leading;
+    this.cleanedUpTo = cleanedUpTo;
     this.manifest = manifest;
   }
 
@@ -83,7 +90,8 @@ public final class TieredPartition {
    * Opens the tier of the leader in {@code leaderEpoch}: reads the partition's manifest and cleans
    * up what a crash (or a leader that lost its leadership) left mid-copy or mid-delete, then tells
    * the log how far its data is safely remote. Every later manifest write first checks {@code
-   * leading}, so a leader that was replaced stops writing.
+   * leading}, so a leader that was replaced stops writing. {@code cleanedUpTo} is the local
+   * cleaner's first dirty offset of the log: a compacted topic copies only segments below it.
    */
   static TieredPartition open(
       RemoteSegmentStore store,
@@ -91,7 +99,8 @@ public final class TieredPartition {
       PartitionLog log,
       Time time,
       int leaderEpoch,
-      BooleanSupplier leading)
+      BooleanSupplier leading,
+      LongSupplier cleanedUpTo)
       throws IOException {
     TieredPartition tier =
         new TieredPartition(
@@ -101,6 +110,7 @@ public final class TieredPartition {
             time,
             leaderEpoch,
             leading,
+            cleanedUpTo,
             readManifest(store, log.topicPartition()));
     tier.cleanUpUnfinished();
     log.remoteCopiedUpTo(tier.manifest.copiedEnd());
@@ -112,7 +122,14 @@ public final class TieredPartition {
       RemoteSegmentStore store, RemoteIndexCache indexes, PartitionLog log, Time time)
       throws IOException {
     return new TieredPartition(
-        store, indexes, log, time, -1, () -> false, readManifest(store, log.topicPartition()));
+        store,
+        indexes,
+        log,
+        time,
+        -1,
+        () -> false,
+        () -> 0L,
+        readManifest(store, log.topicPartition()));
   }
 
   static RemoteLogManifest readManifest(RemoteSegmentStore store, TopicPartition tp)
@@ -140,7 +157,8 @@ public final class TieredPartition {
     }
   }
 
-  private void publish(RemoteLogManifest next) throws IOException {
+  /** Writes {@code next} as the partition's manifest, if this tier still leads. */
+  void publish(RemoteLogManifest next) throws IOException {
     if (!leading.getAsBoolean()) {
       throw new IOException(
           "no longer the leader of "
@@ -166,12 +184,21 @@ public final class TieredPartition {
     return manifest;
   }
 
+  RemoteSegmentStore store() {
+    return store;
+  }
+
+  RemoteIndexCache indexes() {
+    return indexes;
+  }
+
   // ---- Copying ----
 
   /**
    * Copies, oldest first, every rolled segment after the last one copied that lies wholly below
-   * both the high watermark and the last stable offset, then lets local retention delete what is
-   * now remote.
+   * both the high watermark and the last stable offset (and for a compacted topic the local
+   * cleaner's first dirty offset, so that only cleaned data goes remote), then lets local retention
+   * delete what is now remote.
    *
    * @return the number of segments copied
    */
@@ -182,6 +209,9 @@ public final class TieredPartition {
     }
     int copied = 0;
     long bound = Math.min(log.highWatermark(), log.lastStableOffset());
+    if (config.compacted()) {
+      bound = Math.min(bound, cleanedUpTo.getAsLong());
+    }
     List<LogSegment> segments = new ArrayList<>(log.segments());
     for (int i = 0; i + 1 < segments.size(); i++) {
       LogSegment segment = segments.get(i);
@@ -238,7 +268,7 @@ public final class TieredPartition {
   }
 
   /** Kafka's offset index layout: per entry the offset relative to the base, then the position. */
-  private static byte[] offsetIndexBytes(OffsetIndex index) {
+  static byte[] offsetIndexBytes(OffsetIndex index) {
     ByteBuffer out = ByteBuffer.allocate(index.entries() * OffsetIndex.ENTRY_SIZE);
     for (int i = 0; i < index.entries(); i++) {
       OffsetPosition e = index.entry(i);
@@ -248,7 +278,7 @@ public final class TieredPartition {
   }
 
   /** Kafka's time index layout: per entry the timestamp, then the offset relative to the base. */
-  private static byte[] timeIndexBytes(TimeIndex index) {
+  static byte[] timeIndexBytes(TimeIndex index) {
     ByteBuffer out = ByteBuffer.allocate(index.entries() * TimeIndex.ENTRY_SIZE);
     for (int i = 0; i < index.entries(); i++) {
       TimestampOffset e = index.entry(i);
@@ -266,6 +296,71 @@ public final class TieredPartition {
       }
     }
     return RemoteEpochs.encode(entries);
+  }
+
+  // ---- Compaction (compacted topics) ----
+
+  /**
+   * Deletes the objects of the segments a remote compaction replaced (DELETE_SEGMENT_STARTED), one
+   * task after the swap, so that reads that had just picked them have time to finish; then drops
+   * their entries in one manifest write.
+   *
+   * @return the number of segments deleted
+   */
+  public int deleteReplaced() throws IOException {
+    List<RemoteSegment> replaced = new ArrayList<>();
+    for (RemoteSegment s : manifest.segments()) {
+      if (s.state() == RemoteSegmentState.DELETE_SEGMENT_STARTED) {
+        replaced.add(s);
+      }
+    }
+    if (replaced.isEmpty()) {
+      return 0;
+    }
+    RemoteLogManifest next = manifest;
+    for (RemoteSegment s : replaced) {
+      store.deleteSegment(tp, s);
+      indexes.remove(s);
+      next = next.without(s.id());
+    }
+    publish(next);
+    return replaced.size();
+  }
+
+  /**
+   * Runs a remote compaction pass ({@link RemoteCompactor}) if the topic is compacted and its
+   * remote copy is dirty enough: the bytes copied since the last pass make up at least {@code
+   * min.cleanable.dirty.ratio} of the remote bytes, or tombstones the last pass kept have reached
+   * their delete horizon.
+   *
+   * @return whether a pass ran
+   */
+  public boolean compactIfDirty(RemoteCompactor compactor) throws IOException {
+    LogConfig config = log.config();
+    if (!config.compacted()) {
+      return false;
+    }
+    long from = manifest.compactedEnd();
+    long total = 0;
+    long dirty = 0;
+    for (RemoteSegment s : manifest.readable()) {
+      total += s.sizeInBytes();
+      if (s.nextOffset() > from) {
+        dirty += s.sizeInBytes();
+      }
+    }
+    boolean dirtyEnough = dirty > 0 && (double) dirty / total >= config.minCleanableDirtyRatio();
+    boolean tombstonesDue = tombstoneHorizonMs >= 0 && tombstoneHorizonMs <= time.milliseconds();
+    if (!dirtyEnough && !tombstonesDue) {
+      return false;
+    }
+    Optional<RemoteCompactor.Result> result = compactor.tryCompact(this, from);
+    if (result.isEmpty()) {
+      return false;
+    }
+    tombstoneHorizonMs =
+        result.get().retainedTombstones() ? time.milliseconds() + config.deleteRetentionMs() : -1;
+    return true;
   }
 
   // ---- Expiry ----

@@ -45,7 +45,7 @@ class TieredPartitionTest {
   }
 
   private TieredPartition tier(PartitionLog log) throws Exception {
-    return TieredPartition.open(store, cache, log, fixture.time(), 0, () -> true);
+    return TieredPartition.open(store, cache, log, fixture.time(), 0, () -> true, () -> 0L);
   }
 
   /** Appends one batch at {@code timestamp}, keeping its bytes as stored (offsets stamped). */
