@@ -186,6 +186,31 @@ class TieredCompactionTest {
   }
 
   @Test
+  void theManifestSwapsRewrittenSegmentsForReplacedOnesInOneWrite() {
+    RemoteSegment a =
+        new RemoteSegment("a", 0, 9, 1, 100, RemoteSegmentState.COPY_SEGMENT_FINISHED);
+    RemoteSegment b =
+        new RemoteSegment("b", 10, 19, 2, 100, RemoteSegmentState.COPY_SEGMENT_FINISHED);
+    RemoteSegment c =
+        new RemoteSegment("c", 20, 29, 3, 100, RemoteSegmentState.COPY_SEGMENT_FINISHED);
+    RemoteSegment ab =
+        new RemoteSegment("ab", 0, 19, 2, 50, RemoteSegmentState.COPY_SEGMENT_STARTED);
+    RemoteLogManifest before = new RemoteLogManifest(0, List.of(a, b, c)).with(ab);
+    // A manifest without compactedTo reads and writes as before the field existed
+    assertThat(new String(before.encode(), StandardCharsets.UTF_8)).doesNotContain("compactedTo");
+
+    RemoteLogManifest after = before.swap(List.of("a", "b"), List.of(ab)).withCompactedEnd(20);
+
+    assertThat(after.readable()).extracting(RemoteSegment::id).containsExactly("ab", "c");
+    assertThat(after.segments())
+        .filteredOn(s -> s.state() == RemoteSegmentState.DELETE_SEGMENT_STARTED)
+        .extracting(RemoteSegment::id)
+        .containsExactly("a", "b");
+    assertThat(after.copiedEnd()).isEqualTo(30);
+    assertThat(RemoteLogManifest.decode(after.encode())).isEqualTo(after);
+  }
+
+  @Test
   void copiesOnlySegmentsTheLocalCleanerHasCleaned() throws Exception {
     open();
     TieredPartition tier = tier();
