@@ -222,7 +222,9 @@ public final class TieredPartition {
       if (next > bound) {
         break;
       }
-      copy(segment, next);
+      if (!copy(segment, next)) {
+        break;
+      }
       copied++;
     }
     if (copied > 0) {
@@ -231,7 +233,11 @@ public final class TieredPartition {
     return copied;
   }
 
-  private void copy(LogSegment segment, long nextOffset) throws IOException {
+  /**
+   * Copies one segment; false if the log cleaner replaced it meanwhile (its files may then have
+   * been renamed under the upload), in which case the copy is undone and retried next time.
+   */
+  private boolean copy(LogSegment segment, long nextOffset) throws IOException {
     RemoteSegment started =
         new RemoteSegment(
             UUID.randomUUID().toString(),
@@ -244,6 +250,16 @@ public final class TieredPartition {
     try (PinnedSegment pinned = segment.pin()) {
       store.copySegment(tp, started, filesOf(segment, pinned, nextOffset));
     }
+    if (!isLive(segment)) {
+      LOG.info(
+          "A segment was replaced while it was copied, copying it again later topicPartition={}"
+              + " baseOffset={}",
+          tp,
+          segment.baseOffset());
+      store.deleteSegment(tp, started);
+      publish(manifest.without(started.id()));
+      return false;
+    }
     publish(manifest.with(started.withState(RemoteSegmentState.COPY_SEGMENT_FINISHED)));
     log.remoteCopiedUpTo(nextOffset);
     LOG.info(
@@ -252,6 +268,21 @@ public final class TieredPartition {
         started.baseOffset(),
         started.endOffset(),
         started.sizeInBytes());
+    return true;
+  }
+
+  /**
+   * Whether {@code segment} is still one of the log's: a segment the cleaner replaced (or retention
+   * deleted) never comes back, so if it is still there after an upload, the files uploaded were its
+   * own.
+   */
+  private boolean isLive(LogSegment segment) {
+    for (LogSegment s : log.segments()) {
+      if (s == segment) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private LocalSegmentFiles filesOf(LogSegment segment, PinnedSegment pinned, long nextOffset)

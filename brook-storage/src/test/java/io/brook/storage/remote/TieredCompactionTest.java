@@ -56,6 +56,8 @@ class TieredCompactionTest {
 
   private final Set<String> deleted = new HashSet<>();
 
+  private boolean cleanAfterWrite = true;
+
   record Entry(long offset, String key, String value) {}
 
   private void open() throws Exception {
@@ -127,7 +129,9 @@ class TieredCompactionTest {
     }
     log.roll();
     log.updateHighWatermark(log.logEndOffset());
-    cleaner.cleanOnce(cleaner.newCleaner());
+    if (cleanAfterWrite) {
+      cleaner.cleanOnce(cleaner.newCleaner());
+    }
     // Past local.retention.ms (0), so what is copied leaves the local log.
     fixture.time().advance(1);
   }
@@ -235,6 +239,30 @@ class TieredCompactionTest {
     assertThat(cleaner.firstDirtyOffset(LogFixture.TP)).isEqualTo(2);
     assertThat(tier.copyEligible()).isEqualTo(1);
     assertThat(tier.manifest().copiedEnd()).isEqualTo(2);
+  }
+
+  @Test
+  void aSegmentTheCleanerReplacesWhileItIsCopiedIsCopiedAgain() throws Exception {
+    // Given: a cleaned version, then a dirty one the cleaner will merge with it
+    open();
+    TieredPartition tier = tier();
+    writeVersion(0, 0);
+    cleanAfterWrite = false;
+    writeVersion(1, 0);
+    // When: the cleaner replaces the segment in the middle of its upload
+    store.duringCopy(() -> cleaner.cleanOnce(cleaner.newCleaner()));
+    assertThat(tier.copyEligible()).isZero();
+
+    // Then: nothing half-right was recorded, and the next copy takes the cleaned segment
+    assertThat(tier.manifest().segments()).isEmpty();
+    assertNoOrphans(tier);
+    store.duringCopy(() -> {});
+    assertThat(tier.copyEligible()).isPositive();
+    Map<String, Entry> latest = new HashMap<>();
+    for (Entry e : readAll(tier, log)) {
+      latest.put(e.key(), e);
+    }
+    assertThat(latest).isEqualTo(newest());
   }
 
   @Test
@@ -358,6 +386,7 @@ class TieredCompactionTest {
     private String failOp;
     private int failAt;
     private boolean dead;
+    private Runnable duringCopy = () -> {};
 
     FailingStore(RemoteSegmentStore delegate) {
       this.delegate = delegate;
@@ -367,6 +396,11 @@ class TieredCompactionTest {
       calls.clear();
       failOp = op;
       failAt = nth;
+    }
+
+    /** Runs {@code action} in every upload, after its files were chosen and before they go. */
+    void duringCopy(Runnable action) {
+      duringCopy = action;
     }
 
     void revive() {
@@ -399,6 +433,7 @@ class TieredCompactionTest {
     public void copySegment(TopicPartition tp, RemoteSegment segment, LocalSegmentFiles files)
         throws IOException {
       check("copySegment");
+      duringCopy.run();
       delegate.copySegment(tp, segment, files);
     }
 
