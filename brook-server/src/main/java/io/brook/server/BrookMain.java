@@ -3,6 +3,9 @@ package io.brook.server;
 import io.brook.server.config.BrokerConfig;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -15,6 +18,8 @@ import picocli.CommandLine.Parameters;
     description = "Brook, a Kafka-compatible event log.",
     subcommands = {BrookMain.Dev.class, BrookMain.Server.class})
 public final class BrookMain implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(BrookMain.class);
+
   @Override
   public Integer call() {
     CommandLine.usage(this, System.out);
@@ -30,7 +35,8 @@ public final class BrookMain implements Callable<Integer> {
    * node is closed: a signal-initiated JVM exit would otherwise report 143, and a clean stop is not
    * an error. A node that stopped because every log directory failed exits with 1.
    */
-  static int runUntilStopped(BrokerConfig config, String hint) throws Exception {
+  static int runUntilStopped(BrokerConfig config, Function<BrookServer, ReadyBlock> ready)
+      throws Exception {
     BrookServer server = BrookServer.start(config);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -40,8 +46,7 @@ public final class BrookMain implements Callable<Integer> {
                   Runtime.getRuntime().halt(server.exitStatus());
                 },
                 "brook-shutdown"));
-    System.out.println(hint.replace("{port}", Integer.toString(firstPort(server, config))));
-    System.out.flush();
+    ready.apply(server).print(System.out, LOG);
     server.awaitShutdown();
     return server.exitStatus();
   }
@@ -71,6 +76,21 @@ public final class BrookMain implements Callable<Integer> {
     int port;
 
     @Option(
+        names = "--admin-port",
+        defaultValue = "" + BrokerConfig.DEV_ADMIN_PORT,
+        description =
+            "Port of the admin listener: /metrics, /health, /ready (default: ${DEFAULT-VALUE},"
+                + " skipped when taken; 0: off).")
+    int adminPort;
+
+    @Option(
+        names = "--http-port",
+        defaultValue = "" + BrokerConfig.DEV_HTTP_PORT,
+        description =
+            "Port of the HTTP API (default: ${DEFAULT-VALUE}, skipped when taken; 0: off).")
+    int httpPort;
+
+    @Option(
         names = "--advertise",
         paramLabel = "HOST",
         description =
@@ -80,17 +100,24 @@ public final class BrookMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       Path dir = dataDir.toAbsolutePath();
-      BrokerConfig config = BrokerConfig.devDefaults(dir, port, advertise);
+      BrokerConfig config = BrokerConfig.devDefaults(dir, port, advertise, adminPort, httpPort);
       String host = advertise == null ? "localhost" : advertise;
       return runUntilStopped(
           config,
-          "\nBrook is ready.\n"
-              + "  bootstrap.servers  "
-              + host
-              + ":{port}\n"
-              + "  data directory     "
-              + dir
-              + "\n  stop               Ctrl-C or SIGTERM (shuts down cleanly)\n");
+          server -> {
+            ReadyBlock block =
+                new ReadyBlock("Brook is ready.")
+                    .add("bootstrap.servers", host + ":" + firstPort(server, config));
+            if (server.adminPort() > 0) {
+              block.add("admin", "http://localhost:" + server.adminPort());
+            }
+            if (server.httpPort() > 0) {
+              block.add("HTTP API", "http://localhost:" + server.httpPort() + "/v1");
+            }
+            return block
+                .add("data directory", dir.toString())
+                .add("stop", "Ctrl-C or SIGTERM (shuts down cleanly)");
+          });
     }
   }
 
@@ -102,7 +129,15 @@ public final class BrookMain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       BrokerConfig config = BrokerConfig.load(file);
-      return runUntilStopped(config, "Brook is running on port {port}. Stop it with SIGTERM.");
+      return runUntilStopped(
+          config,
+          server -> {
+            String port = Integer.toString(firstPort(server, config));
+            // One line that the process harnesses and scripts wait for.
+            return new ReadyBlock("Brook is running")
+                .add("port", port)
+                .asLine("Brook is running on port " + port + ". Stop it with SIGTERM.");
+          });
     }
   }
 }

@@ -247,13 +247,15 @@ public final class BrookServer implements AutoCloseable {
       c.checks.serving();
       BrookServer server = new BrookServer(c);
       c.logManager.dirFailures().addListener(dir -> server.onLogDirFailure());
-      log.info(
-          "Brook started nodeId={} roles={} clusterId={} listeners={} durationMs={}",
-          config.nodeId(),
-          config.processRoles(),
-          c.clusterId,
-          endpoints,
-          (System.nanoTime() - started) / 1_000_000);
+      // Key-value pairs: fields of their own in JSON logs (docs/operations.md, "Logs").
+      log.atInfo()
+          .setMessage("Brook started")
+          .addKeyValue("nodeId", config.nodeId())
+          .addKeyValue("roles", config.processRoles())
+          .addKeyValue("clusterId", c.clusterId)
+          .addKeyValue("listeners", endpoints)
+          .addKeyValue("durationMs", (System.nanoTime() - started) / 1_000_000)
+          .log();
       return server;
     } catch (IOException | RuntimeException e) {
       c.closeQuietly();
@@ -269,6 +271,7 @@ public final class BrookServer implements AutoCloseable {
     c.scheduler = Executors.newScheduledThreadPool(2, daemonThreads("brook-scheduler"));
     c.periodic = new ExecutorScheduler(c.scheduler);
     c.disk = DiskWork.start(config.numIoThreads(), config.queuedMaxRequests());
+    c.disk.registerIdleRatio(c.metrics);
     c.interNode = InterNodeClients.startLoops(config);
     c.tls = NodeTls.start(config, c.scheduler);
   }
@@ -387,7 +390,7 @@ public final class BrookServer implements AutoCloseable {
             Time.SYSTEM,
             c.periodic);
     c.replicaManager.startIsrShrinkTask();
-    TieredStorage.start(c.logManager, c.replicaManager, c.fetchers);
+    TieredStorage.start(c.logManager, c.replicaManager, c.fetchers, c.metrics);
     c.fetchSessions =
         new FetchSessions(
             new FetchSessionCache(
@@ -560,7 +563,9 @@ public final class BrookServer implements AutoCloseable {
             c.apis,
             listener,
             config.nodeId(),
-            HttpCredentials.of(config, c.quorum::image));
+            HttpCredentials.of(config, c.quorum::image),
+            c.tls.httpServer(),
+            new HttpForwarder(c.quorum::image, c.interNode, config, c.tls));
   }
 
   /**

@@ -27,6 +27,11 @@ final class InterNodeClients {
 
   /** Connections to other brokers' inter-broker listener (per-user bounds are set by each user). */
   static InterNodeClientConfig connections(BrokerConfig config, NodeTls tls, String clientId) {
+    return builder(config, tls, clientId).bounds(1, MARKER_QUEUE).build();
+  }
+
+  /** As {@link #connections}, the bounds left to the caller. */
+  static InterNodeClientConfig.Builder builder(BrokerConfig config, NodeTls tls, String clientId) {
     SecurityProtocol protocol =
         config
             .securityProtocolMap()
@@ -42,9 +47,7 @@ final class InterNodeClients {
             longValue(config, "reconnect.backoff.ms"),
             longValue(config, "reconnect.backoff.max.ms"))
         .requestTimeoutMs(Math.max(1, (int) longValue(config, "request.timeout.ms")))
-        .bounds(1, MARKER_QUEUE)
-        .maxResponseBytes(config.socketRequestMaxBytes())
-        .build();
+        .maxResponseBytes(config.socketRequestMaxBytes());
   }
 
   /** The transaction markers' client. */

@@ -5,6 +5,7 @@ import io.brook.protocol.tls.SslEngines;
 import io.brook.protocol.tls.TlsListenerSecurity;
 import io.brook.server.config.BrokerConfig;
 import io.brook.server.config.Endpoint;
+import io.brook.server.config.HttpApiConfig;
 import io.brook.server.config.ListenerTls;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,17 +29,20 @@ final class NodeTls implements AutoCloseable {
 
   private final Map<String, SslEngines> listeners;
   private final SslEngines interBrokerClient;
+  private final SslEngines http;
   private final ScheduledFuture<?> reloads;
 
   private NodeTls(
       Map<String, SslEngines> listeners,
       SslEngines interBrokerClient,
+      SslEngines http,
       ScheduledExecutorService scheduler,
       long reloadIntervalMs) {
     this.listeners = listeners;
     this.interBrokerClient = interBrokerClient;
+    this.http = http;
     this.reloads =
-        listeners.isEmpty() && interBrokerClient == null
+        listeners.isEmpty() && interBrokerClient == null && http == null
             ? null
             : scheduler.scheduleWithFixedDelay(
                 this::reloadChanged, reloadIntervalMs, reloadIntervalMs, TimeUnit.MILLISECONDS);
@@ -48,6 +52,7 @@ final class NodeTls implements AutoCloseable {
   static NodeTls start(BrokerConfig config, ScheduledExecutorService scheduler) {
     Map<String, SslEngines> listeners = new LinkedHashMap<>();
     SslEngines client = null;
+    SslEngines http = null;
     try {
       for (Endpoint endpoint : config.listeners()) {
         String name = endpoint.listenerName();
@@ -66,11 +71,19 @@ final class NodeTls implements AutoCloseable {
                 "inter-broker client (" + interBroker + ")",
                 ListenerTls.settings(config, interBroker));
       }
+      if (config.isBroker() && config.httpApi().tls()) {
+        String name = HttpApiConfig.TLS_LISTENER_NAME;
+        http = SslEngines.createServer(name, ListenerTls.settings(config, name));
+      }
     } catch (RuntimeException e) {
       listeners.values().forEach(SslEngines::close);
+      if (client != null) {
+        client.close();
+      }
       throw e;
     }
-    return new NodeTls(listeners, client, scheduler, ListenerTls.storeReloadIntervalMs(config));
+    return new NodeTls(
+        listeners, client, http, scheduler, ListenerTls.storeReloadIntervalMs(config));
   }
 
   /** What a data listener puts in front of the Kafka protocol. */
@@ -86,10 +99,18 @@ final class NodeTls implements AutoCloseable {
     return interBrokerClient;
   }
 
+  /** The HTTPS API listener's engines, or null when it is plain HTTP or absent. */
+  SslEngines httpServer() {
+    return http;
+  }
+
   private void reloadChanged() {
     List<SslEngines> all = new ArrayList<>(listeners.values());
     if (interBrokerClient != null) {
       all.add(interBrokerClient);
+    }
+    if (http != null) {
+      all.add(http);
     }
     for (SslEngines engines : all) {
       try {
@@ -109,6 +130,9 @@ final class NodeTls implements AutoCloseable {
     listeners.values().forEach(SslEngines::close);
     if (interBrokerClient != null) {
       interBrokerClient.close();
+    }
+    if (http != null) {
+      http.close();
     }
   }
 }

@@ -1,9 +1,11 @@
 package io.brook.server;
 
+import io.brook.broker.metrics.RemoteStorageMetrics;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.controller.state.ConfigValidator;
+import io.brook.protocol.metrics.BrokerMetrics;
 import io.brook.server.config.BrokerConfig;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.PartitionLog;
@@ -51,18 +53,40 @@ final class TieredStorage {
    */
   static ConfigValidator topicValidator(BrokerConfig config) {
     boolean tiering = config.remoteLogStorageSystemEnable();
-    return overrides -> {
-      TopicConfigs.validate(overrides);
-      if (!tiering
-          && Boolean.parseBoolean(
-              overrides
-                  .getOrDefault(TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG, "false")
-                  .trim())) {
-        throw new InvalidConfigurationException(
-            "Tiered Storage functionality is disabled in the broker. "
-                + "Topic cannot be configured with remote log storage.");
+    return new ConfigValidator() {
+      @Override
+      public void validate(Map<String, String> overrides) {
+        TopicConfigs.validate(overrides);
+        if (!tiering && flag(overrides, TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG)) {
+          throw new InvalidConfigurationException(
+              "Tiered Storage functionality is disabled in the broker. "
+                  + "Topic cannot be configured with remote log storage.");
+        }
+      }
+
+      /**
+       * As Kafka (3.9+): turning {@code remote.storage.enable} off needs {@code
+       * remote.log.delete.on.disable=true} with it, which says the remote data is to be deleted.
+       */
+      @Override
+      public void validateChange(Map<String, String> current, Map<String, String> updated) {
+        validate(updated);
+        if (flag(current, TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG)
+            && !flag(updated, TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG)
+            && !flag(updated, TopicConfig.REMOTE_LOG_DELETE_ON_DISABLE_CONFIG)) {
+          throw new InvalidConfigurationException(
+              "It is invalid to disable remote storage without deleting remote data. If you want"
+                  + " to keep the remote data and turn to read only, please set"
+                  + " `remote.storage.enable=true,remote.log.copy.disable=true`. If you want to"
+                  + " disable remote storage and delete all remote data, please set"
+                  + " `remote.storage.enable=false,remote.log.delete.on.disable=true`.");
+        }
       }
     };
+  }
+
+  private static boolean flag(Map<String, String> overrides, String name) {
+    return Boolean.parseBoolean(overrides.getOrDefault(name, "false").trim());
   }
 
   /** Creates the remote log manager and hands it to the log manager; nothing if disabled. */
@@ -78,10 +102,16 @@ final class TieredStorage {
    * Starts the periodic tiering work on the partitions {@code replicas} holds: copy and expiry
    * where it leads, local retention where it follows.
    */
-  static void start(LogManager logs, ReplicaManager replicas, ReplicaFetcherManager fetchers) {
+  static void start(
+      LogManager logs,
+      ReplicaManager replicas,
+      ReplicaFetcherManager fetchers,
+      BrokerMetrics metrics) {
     logs.remote()
         .ifPresent(
             remote -> {
+              RemoteStorageMetrics.register(metrics, remote);
+              remote.topicIds(tp -> replicas.partition(tp).map(Partition::topicId));
               fetchers.tieredFollowerStart(remote::startFollowerAt);
               remote.start(() -> tieredLogs(replicas));
             });
@@ -90,7 +120,15 @@ final class TieredStorage {
   private static Collection<RemoteLogManager.TieredLog> tieredLogs(ReplicaManager replicas) {
     List<RemoteLogManager.TieredLog> out = new ArrayList<>();
     for (Partition p : replicas.partitions()) {
-      if (!(p.log() instanceof PartitionLog log) || !log.config().remoteStorageEnable()) {
+      if (!(p.log() instanceof PartitionLog log)) {
+        continue;
+      }
+      // A leader also sees a topic whose tiering was turned off to delete its remote data.
+      boolean disabledToDelete =
+          !log.config().remoteStorageEnable()
+              && log.config().remoteLogDeleteOnDisable()
+              && p.isLeader();
+      if (!log.config().remoteStorageEnable() && !disabledToDelete) {
         continue;
       }
       if (p.isLeader()) {

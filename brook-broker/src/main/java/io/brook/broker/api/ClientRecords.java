@@ -52,6 +52,20 @@ public final class ClientRecords {
    */
   public static ProduceRequestData.PartitionProduceData partition(
       int index, List<Produced> records) {
+    return partition(
+        index,
+        records,
+        RecordBatch.NO_PRODUCER_ID,
+        RecordBatch.NO_PRODUCER_EPOCH,
+        RecordBatch.NO_SEQUENCE);
+  }
+
+  /**
+   * As {@link #partition(int, List)}, for an idempotent producer: the batch carries its producer
+   * id, epoch and first sequence, which the partition's leader checks against the producer's state.
+   */
+  public static ProduceRequestData.PartitionProduceData partition(
+      int index, List<Produced> records, long producerId, short producerEpoch, int baseSequence) {
     int size = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
     for (int i = 0; i < records.size(); i++) {
       Produced r = records.get(i);
@@ -69,7 +83,11 @@ public final class ClientRecords {
             RecordBatch.CURRENT_MAGIC_VALUE,
             Compression.NONE,
             TimestampType.CREATE_TIME,
-            0L);
+            0L,
+            RecordBatch.NO_TIMESTAMP,
+            producerId,
+            producerEpoch,
+            baseSequence);
     for (Produced r : records) {
       builder.append(
           r.timestamp(),

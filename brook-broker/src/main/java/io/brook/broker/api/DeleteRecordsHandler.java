@@ -4,9 +4,13 @@ import io.brook.broker.delayed.DelayedOperation;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.protocol.RequestContext;
+import io.brook.storage.log.PartitionLog;
+import io.brook.storage.remote.RemoteLogManager;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
@@ -24,6 +28,11 @@ import org.apache.kafka.common.protocol.Errors;
  * replica has moved its start too (the partition's low watermark, which followers report in their
  * fetches), at most the request's timeout, after which the partitions still behind answer
  * REQUEST_TIMED_OUT; each answered partition reports its low watermark.
+ *
+ * <p>On a tiered partition (KIP-405) the remote log start moves too, before anything is answered:
+ * the leader writes it to the partition's remote manifest (off the event loop), so offsets below it
+ * are unreadable from remote storage as well, and the low watermark reported is the remote log
+ * start when it is below the local ones. The remote segments wholly below it are deleted after.
  */
 public final class DeleteRecordsHandler extends KafkaApi {
   private final ReplicaManager replicaManager;
@@ -33,8 +42,15 @@ public final class DeleteRecordsHandler extends KafkaApi {
     this.replicaManager = replicaManager;
   }
 
-  /** A partition whose start moved on the leader, and the offset its replicas must reach. */
-  private record Deleted(Partition partition, long start, DeleteRecordsPartitionResult out) {
+  /**
+   * A partition whose start moved on the leader, the offset its replicas must reach, and for a
+   * tiered partition its log start across both tiers once the remote manifest has it.
+   */
+  private record Deleted(
+      Partition partition,
+      long start,
+      DeleteRecordsPartitionResult out,
+      CompletableFuture<Long> remoteStart) {
     boolean replicated() {
       return partition.lowWatermark() >= start;
     }
@@ -57,12 +73,65 @@ public final class DeleteRecordsHandler extends KafkaApi {
         try {
           Partition partition =
               replicaManager.partitionOrThrow(new TopicPartition(topic.name(), p.partitionIndex()));
-          deleted.add(new Deleted(partition, partition.deleteRecordsBefore(p.offset()), out));
+          long start = partition.deleteRecordsBefore(p.offset());
+          // -1 resolved to the high watermark, which is then the start.
+          long target = p.offset() == -1 ? start : p.offset();
+          deleted.add(new Deleted(partition, start, out, moveRemoteStart(partition, target)));
         } catch (RuntimeException e) {
           out.setErrorCode(ApiFailure.of(e).code());
         }
       }
     }
+    CompletableFuture<?>[] remote =
+        deleted.stream().map(Deleted::remoteStart).toArray(CompletableFuture<?>[]::new);
+    return CompletableFuture.allOf(remote)
+        .handle((ignored, failure) -> null)
+        .thenCompose(
+            ignored -> {
+              List<Deleted> local = new ArrayList<>();
+              for (Deleted d : deleted) {
+                if (d.remoteStart().isCompletedExceptionally()) {
+                  d.out().setErrorCode(ApiFailure.of(failure(d.remoteStart())).code());
+                } else {
+                  local.add(d);
+                }
+              }
+              return awaitReplicas(request, response, local);
+            });
+  }
+
+  /**
+   * For a tiered partition, moves its remote log start to {@code target}; completes with -1 for a
+   * partition that is not tiered.
+   */
+  private CompletableFuture<Long> moveRemoteStart(Partition partition, long target) {
+    Optional<RemoteLogManager> remote = replicaManager.logManager().remote();
+    if (remote.isEmpty()
+        || !(partition.log() instanceof PartitionLog log)
+        || !log.config().remoteStorageEnable()) {
+      return CompletableFuture.completedFuture(-1L);
+    }
+    int epoch = partition.state().leaderEpoch();
+    return remote
+        .get()
+        .moveLogStart(
+            log,
+            epoch,
+            () -> partition.isLeader() && partition.state().leaderEpoch() == epoch,
+            target);
+  }
+
+  private static Throwable failure(CompletableFuture<Long> future) {
+    try {
+      future.join();
+      throw new IllegalStateException("not failed");
+    } catch (CompletionException e) {
+      return e.getCause() == null ? e : e.getCause();
+    }
+  }
+
+  private CompletionStage<ApiMessage> awaitReplicas(
+      DeleteRecordsRequestData request, DeleteRecordsResponseData response, List<Deleted> deleted) {
     if (deleted.stream().allMatch(Deleted::replicated)) {
       answer(deleted, false);
       return CompletableFuture.completedFuture(response);
@@ -92,7 +161,8 @@ public final class DeleteRecordsHandler extends KafkaApi {
     for (Deleted d : deleted) {
       long low = d.partition().lowWatermark();
       if (low >= d.start()) {
-        d.out().setLowWatermark(low);
+        long remoteStart = d.remoteStart().join();
+        d.out().setLowWatermark(remoteStart >= 0 ? Math.min(low, remoteStart) : low);
       } else if (timedOut) {
         d.out().setErrorCode(Errors.REQUEST_TIMED_OUT.code());
       }

@@ -187,7 +187,11 @@ public final class BrokerLifecycleManager {
               }
               if (error == Errors.NONE && !response.isFenced()) {
                 if (unfenced.complete(null)) {
-                  log.info("Broker unfenced brokerId={} epoch={}", brokerId, brokerEpoch);
+                  log.atInfo()
+                      .setMessage("Broker unfenced")
+                      .addKeyValue("brokerId", brokerId)
+                      .addKeyValue("epoch", brokerEpoch)
+                      .log();
                 }
                 schedule(heartbeatIntervalMs);
               } else {

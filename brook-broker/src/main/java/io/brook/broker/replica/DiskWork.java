@@ -1,5 +1,7 @@
 package io.brook.broker.replica;
 
+import io.brook.protocol.metrics.BrokerMetrics;
+import io.brook.protocol.metrics.IdleRatio;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -8,6 +10,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.apache.kafka.common.errors.TimeoutException;
 
@@ -25,6 +28,11 @@ import org.apache.kafka.common.errors.TimeoutException;
 public final class DiskWork implements AutoCloseable {
   private final ThreadPoolExecutor pool;
   private final Semaphore capacity;
+
+  /** Time the pool's threads spent running tasks, counted when each task ends. */
+  private final LongAdder busyNanos = new LongAdder();
+
+  private final long startNanos = System.nanoTime();
 
   private DiskWork(ThreadPoolExecutor pool, int capacity) {
     this.pool = pool;
@@ -121,8 +129,34 @@ public final class DiskWork implements AutoCloseable {
     if (pool == null) {
       task.run();
     } else {
-      pool.execute(task);
+      pool.execute(
+          () -> {
+            long start = System.nanoTime();
+            try {
+              task.run();
+            } finally {
+              busyNanos.add(System.nanoTime() - start);
+            }
+          });
     }
+  }
+
+  /**
+   * Publishes Kafka's {@code kafka.server:type=KafkaRequestHandlerPool,name=
+   * RequestHandlerAvgIdlePercent} for this pool: Kafka's request handler threads are the threads
+   * requests wait for the disk on, here {@code num.io.threads}. The share of the pool's thread time
+   * not spent running a task since the previous reading (a task's time counts when it ends); 1 for
+   * an inline pool.
+   */
+  public void registerIdleRatio(BrokerMetrics metrics) {
+    int threads = pool == null ? 1 : pool.getMaximumPoolSize();
+    IdleRatio idle =
+        new IdleRatio(
+            () -> threads * (System.nanoTime() - startNanos) - busyNanos.sum(),
+            threads,
+            System::nanoTime);
+    metrics.gauge(
+        "kafka.server", "KafkaRequestHandlerPool", "RequestHandlerAvgIdlePercent", idle::read);
   }
 
   static <T> void complete(CompletableFuture<T> result, Supplier<T> work) {

@@ -201,13 +201,14 @@ public final class Partition {
       }
     }
     followers = fresh;
-    log.info(
-        "Became leader topicPartition={} leaderEpoch={} isr={} logEndOffset={} highWatermark={}",
-        topicPartition,
-        newState.leaderEpoch(),
-        newState.isr(),
-        leaderEpochStartOffset,
-        partitionLog.highWatermark());
+    log.atInfo()
+        .setMessage("Became leader")
+        .addKeyValue("topicPartition", topicPartition)
+        .addKeyValue("leaderEpoch", newState.leaderEpoch())
+        .addKeyValue("isr", newState.isr())
+        .addKeyValue("logEndOffset", leaderEpochStartOffset)
+        .addKeyValue("highWatermark", partitionLog.highWatermark())
+        .log();
   }
 
   /** Replicas added by a reassignment get tracked; removed ones are forgotten. */
@@ -688,11 +689,12 @@ public final class Partition {
                 committed.partitionEpoch(),
                 current.replicas(),
                 committed.isr());
-        log.info(
-            "ISR changed topicPartition={} isr={} partitionEpoch={}",
-            topicPartition,
-            committed.isr(),
-            committed.partitionEpoch());
+        log.atInfo()
+            .setMessage("ISR changed")
+            .addKeyValue("topicPartition", topicPartition)
+            .addKeyValue("isr", committed.isr())
+            .addKeyValue("partitionEpoch", committed.partitionEpoch())
+            .log();
       }
       maximalIsr = state.isr();
     }

@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
+import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
@@ -439,7 +440,11 @@ public final class ReplicaManager {
     removed.markRemoved();
     followers.unfollow(tp);
     try {
-      logManager.deleteLog(tp, topicDeleted);
+      if (topicDeleted) {
+        logManager.deleteLogOfDeletedTopic(new TopicIdPartition(removed.topicId(), tp));
+      } else {
+        logManager.deleteLog(tp);
+      }
       log.info("Removed partition topicPartition={}", tp);
     } catch (IOException e) {
       log.error("Deleting the log of a removed partition failed topicPartition={}", tp, e);

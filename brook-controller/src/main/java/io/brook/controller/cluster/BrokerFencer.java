@@ -37,7 +37,10 @@ public final class BrokerFencer implements Runnable {
       wasActive = true;
     }
     for (int brokerId : sessions.expired(quorum.image())) {
-      log.info("Fencing broker after session timeout brokerId={}", brokerId);
+      log.atInfo()
+          .setMessage("Fencing broker after session timeout")
+          .addKeyValue("brokerId", brokerId)
+          .log();
       quorum
           .submitAsync(image -> controller.fenceBroker(brokerId))
           .whenComplete(

@@ -63,7 +63,7 @@ final class ConfigControl {
       }
       records.add(new ConfigRecord(resource.type(), resource.name(), name, value));
     }
-    ApiError error = validate(validator, updated);
+    ApiError error = validate(() -> validator.validateChange(current, unmodifiable(updated)));
     if (error.isFailure()) {
       return ControllerResult.of(error);
     }
@@ -74,8 +74,16 @@ final class ConfigControl {
 
   /** Runs the validator and turns its exception into an error value. */
   static ApiError validate(ConfigValidator validator, Map<String, String> configs) {
+    return validate(() -> validator.validate(unmodifiable(configs)));
+  }
+
+  private static Map<String, String> unmodifiable(Map<String, String> configs) {
+    return java.util.Collections.unmodifiableMap(configs);
+  }
+
+  private static ApiError validate(Runnable check) {
     try {
-      validator.validate(java.util.Collections.unmodifiableMap(configs));
+      check.run();
       return ApiError.NONE;
     } catch (ApiException e) {
       Errors error = Errors.forException(e);

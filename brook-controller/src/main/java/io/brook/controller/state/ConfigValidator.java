@@ -21,4 +21,16 @@ public interface ConfigValidator {
    * @throws ApiException if they are not acceptable
    */
   void validate(Map<String, String> topicConfigs) throws ApiException;
+
+  /**
+   * Checks an alteration: {@code current} are the overrides before it, {@code updated} after. By
+   * default only the result is checked; rules about transitions (turning remote storage off) need
+   * both.
+   *
+   * @throws ApiException if the change is not acceptable
+   */
+  default void validateChange(Map<String, String> current, Map<String, String> updated)
+      throws ApiException {
+    validate(updated);
+  }
 }

@@ -11,16 +11,17 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * Kafka's {@code kafka.network:type=RequestMetrics} per API ({@code request} tag: {@code Produce},
- * {@code Fetch}...): the {@code RequestsPerSec} meter and the {@code TotalTimeMs}, {@code
- * RequestQueueTimeMs}, {@code LocalTimeMs} and {@code RemoteTimeMs} histograms. Each handler is
- * wrapped once, with its sensors made up front: a request records into them without any lookup.
+ * {@code Fetch}...): the {@code RequestsPerSec} meter and the {@code RequestQueueTimeMs}, {@code
+ * LocalTimeMs} and {@code RemoteTimeMs} histograms; the network layer records the rest ({@code
+ * ResponseQueueTimeMs}, {@code ResponseSendTimeMs}, {@code ThrottleTimeMs}, {@code TotalTimeMs}).
+ * Each handler is wrapped once, with its sensors made up front: a request records into them without
+ * any lookup.
  *
  * <p>Brook's request path differs from Kafka's, so the phases are measured where Brook has them:
  * the queue time is from the frame's arrival to its handler being called (decoding, and waiting
  * behind the connection's earlier reads); the local time is the handler's own work until it returns
  * its stage (on the event loop); the remote time is from then until the stage completes (waiting
- * for the disk pool, for replicas with acks=all, for a fetch's data or a coordinator); the total
- * time is arrival to completion. Writing the response to the socket is not included.
+ * for the disk pool, for replicas with acks=all, for a fetch's data or a coordinator).
  */
 public final class RequestMetrics {
   private static final String DOMAIN = "kafka.network";
@@ -45,7 +46,6 @@ public final class RequestMetrics {
   private static final class Metered implements ApiHandler {
     private final ApiHandler delegate;
     private final Sensor requests;
-    private final Sensor totalTime;
     private final Sensor queueTime;
     private final Sensor localTime;
     private final Sensor remoteTime;
@@ -54,7 +54,6 @@ public final class RequestMetrics {
       this.delegate = delegate;
       String request = requestName(delegate.apiKey());
       requests = metrics.meter(DOMAIN, TYPE, "RequestsPerSec", "request", request);
-      totalTime = metrics.histogram(DOMAIN, TYPE, "TotalTimeMs", "request", request);
       queueTime = metrics.histogram(DOMAIN, TYPE, "RequestQueueTimeMs", "request", request);
       localTime = metrics.histogram(DOMAIN, TYPE, "LocalTimeMs", "request", request);
       remoteTime = metrics.histogram(DOMAIN, TYPE, "RemoteTimeMs", "request", request);
@@ -87,9 +86,7 @@ public final class RequestMetrics {
       if (stage != null) {
         stage.whenComplete(
             (response, failure) -> {
-              long done = System.nanoTime();
-              remoteTime.record(millis(done - returned));
-              totalTime.record(millis(done - received));
+              remoteTime.record(millis(System.nanoTime() - returned));
             });
       }
       return stage;

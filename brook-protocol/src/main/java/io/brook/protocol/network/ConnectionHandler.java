@@ -58,7 +58,21 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   /** This connection's own handlers of some APIs (SASL), in place of the registry's. */
   private final java.util.Map<ApiKeys, ApiHandler> connectionHandlers;
 
-  private final ResponseOrderer<OutboundResponse> orderer = new ResponseOrderer<>();
+  private final ResponseOrderer<Timed> orderer = new ResponseOrderer<>();
+
+  /** The network's request metrics, or null when not measured. */
+  private final ResponseTimes times;
+
+  /**
+   * A response waiting for its turn, with what its request metrics need: times are {@code
+   * System.nanoTime()}; {@code api} null for responses the network layer made itself.
+   */
+  private record Timed(
+      OutboundResponse response,
+      ApiKeys api,
+      long receivedNanos,
+      long completedNanos,
+      int throttleMs) {}
 
   /**
    * Requests handed to a handler and not yet answered; their network buffers are released when the
@@ -114,9 +128,14 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         queuedMaxRequests,
         maxInFlightBytes,
         gate,
-        java.util.Map.of());
+        java.util.Map.of(),
+        null);
   }
 
+  /**
+   * @param connectionHandlers this connection's own handlers of some APIs (SASL)
+   * @param times the network's request metrics to record into, or null
+   */
   ConnectionHandler(
       ApiRegistry registry,
       String listenerName,
@@ -125,7 +144,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       int queuedMaxRequests,
       long maxInFlightBytes,
       ReadGate gate,
-      java.util.Map<ApiKeys, ApiHandler> connectionHandlers) {
+      java.util.Map<ApiKeys, ApiHandler> connectionHandlers,
+      ResponseTimes times) {
+    this.times = times;
     this.connectionHandlers = connectionHandlers;
     this.registry = registry;
     this.listenerName = listenerName;
@@ -200,7 +221,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         try {
           complete(
               sequence,
-              OutboundResponse.to(header, ApiVersionsResponses.of(registry, Errors.NONE)));
+              untimed(OutboundResponse.to(header, ApiVersionsResponses.of(registry, Errors.NONE))));
         } finally {
           release(supported);
         }
@@ -210,12 +231,17 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     } else if (request instanceof DecodedRequest.UnsupportedApiVersions) {
       complete(
           sequence,
-          OutboundResponse.apiVersionsV0(
-              header.correlationId(),
-              ApiVersionsResponses.of(registry, Errors.UNSUPPORTED_VERSION)));
+          untimed(
+              OutboundResponse.apiVersionsV0(
+                  header.correlationId(),
+                  ApiVersionsResponses.of(registry, Errors.UNSUPPORTED_VERSION))));
     } else if (request instanceof DecodedRequest.Unsupported unsupported) {
-      complete(sequence, OutboundResponse.to(header, unsupported.errorResponse()));
+      complete(sequence, untimed(OutboundResponse.to(header, unsupported.errorResponse())));
     }
+  }
+
+  private static Timed untimed(OutboundResponse response) {
+    return new Timed(response, null, 0, 0, 0);
   }
 
   private void invokeHandler(long sequence, DecodedRequest.Supported request) {
@@ -251,8 +277,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     long handlerNanos = System.nanoTime() - startNanos;
     stage.whenComplete(
         (response, error) -> {
+          // When the answer is complete, before the hop back onto the event loop.
+          long completedNanos = times == null ? 0 : System.nanoTime();
           if (!onEventLoop(
-              () -> onHandled(sequence, request, context, handlerNanos, response, error))) {
+              () ->
+                  onHandled(
+                      sequence, request, context, handlerNanos, completedNanos, response, error))) {
             request.release(); // the loop is gone, and with it the connection's accounting
           }
         });
@@ -263,6 +293,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       DecodedRequest.Supported request,
       RequestContext context,
       long handlerNanos,
+      long completedNanos,
       ApiMessage response,
       Throwable error) {
     try {
@@ -274,7 +305,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       if (throttleMs > 0 && response != null) {
         ThrottleTimes.set(response, throttleMs);
       }
-      respond(sequence, request, response, error);
+      respond(sequence, request, completedNanos, throttleMs, response, error);
       if (throttleMs > 0) {
         mute(throttleMs);
       }
@@ -345,9 +376,17 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void respond(
-      long sequence, DecodedRequest.Supported request, ApiMessage response, Throwable error) {
+      long sequence,
+      DecodedRequest.Supported request,
+      long completedNanos,
+      int throttleMs,
+      ApiMessage response,
+      Throwable error) {
     RequestHeader header = request.header();
     if (error == null && response == null) {
+      if (times != null) {
+        times.unanswered(header.apiKey(), request.receivedNanos(), completedNanos);
+      }
       complete(sequence, null);
       return;
     }
@@ -384,11 +423,13 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
       }
       outbound = OutboundResponse.to(header, errorResponse.get());
     }
-    complete(sequence, outbound);
+    complete(
+        sequence,
+        new Timed(outbound, header.apiKey(), request.receivedNanos(), completedNanos, throttleMs));
   }
 
-  private void complete(long sequence, OutboundResponse response) {
-    List<OutboundResponse> ready = orderer.complete(sequence, response);
+  private void complete(long sequence, Timed response) {
+    List<Timed> ready = orderer.complete(sequence, response);
     if (!ready.isEmpty() && state.dispatches() && ctx.channel().isActive()) {
       write(ready);
     }
@@ -396,8 +437,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     maybeFinishDrain();
   }
 
-  private void write(List<OutboundResponse> ready) {
-    for (OutboundResponse response : ready) {
+  private void write(List<Timed> ready) {
+    for (Timed timed : ready) {
+      OutboundResponse response = timed.response();
+      long writeNanos = times == null ? 0 : System.nanoTime();
       List<Object> parts;
       try {
         parts = ResponseEncoder.encode(ctx.alloc(), response);
@@ -407,8 +450,24 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         close("cannot encode the response to correlationId=" + response.correlationId() + ": " + e);
         return;
       }
-      for (Object part : parts) {
-        ctx.write(part, ctx.voidPromise());
+      int last = parts.size() - 1;
+      for (int i = 0; i < last; i++) {
+        ctx.write(parts.get(i), ctx.voidPromise());
+      }
+      if (times != null && timed.api() != null && times.measures(timed.api())) {
+        // The last part written is the whole response written: its send time ends there.
+        ctx.write(parts.get(last))
+            .addListener(
+                f ->
+                    times.sent(
+                        timed.api(),
+                        timed.receivedNanos(),
+                        timed.completedNanos(),
+                        writeNanos,
+                        System.nanoTime(),
+                        timed.throttleMs()));
+      } else {
+        ctx.write(parts.get(last), ctx.voidPromise());
       }
     }
     if (inReadBatch) {
@@ -576,12 +635,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
           connectionId,
           failure.toString());
     } else {
+      // Rare and always a bug or a broken invariant: the stack trace is what finds it.
       LOG.warn(
-          "Handler failed unexpectedly {} connection={} error={}",
-          describe(header),
-          connectionId,
-          failure.toString());
-      LOG.debug("Handler failure {} connection={}", describe(header), connectionId, failure);
+          "Handler failed unexpectedly {} connection={}", describe(header), connectionId, failure);
     }
   }
 

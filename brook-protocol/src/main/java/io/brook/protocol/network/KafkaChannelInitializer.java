@@ -40,6 +40,7 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
   private final ListenerAdmission admission;
   private final OpenConnections openConnections;
   private final AtomicLong connectionIndex;
+  private final ResponseTimes times;
 
   /** How this listener authenticates (SASL_* listeners), or null. */
   private final SaslListenerConfig sasl;
@@ -53,7 +54,9 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
       ConnectionLimiter limiter,
       Runnable anyReleased,
       OpenConnections openConnections,
-      AtomicLong connectionIndex) {
+      AtomicLong connectionIndex,
+      ResponseTimes times) {
+    this.times = times;
     this.sasl = security.sasl();
     this.listenerName = listenerName;
     this.security = security;
@@ -102,7 +105,8 @@ final class KafkaChannelInitializer extends ChannelInitializer<SocketChannel> {
             config.queuedMaxRequests(),
             config.queuedMaxRequestBytesPerConnection(),
             gate,
-            session == null ? Map.of() : session.handlers());
+            session == null ? Map.of() : session.handlers(),
+            times);
     channel
         .pipeline()
         .addLast(

@@ -5,6 +5,7 @@ import io.brook.protocol.NetworkConfig;
 import io.brook.protocol.memory.MemoryPoolMetrics;
 import io.brook.protocol.memory.RequestMemoryPool;
 import io.brook.protocol.metrics.BrokerMetrics;
+import io.brook.protocol.metrics.IdleRatio;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -69,13 +70,19 @@ public final class KafkaNetworkServer implements AutoCloseable {
   /** The metrics registry this server made for itself, when none was given; closed with it. */
   private final BrokerMetrics ownMetrics;
 
+  /** The node's registry, or {@link #ownMetrics}. */
+  private final BrokerMetrics metrics;
+
+  private final IdleTrackingIoHandlers networkLoops = new IdleTrackingIoHandlers();
+
   private boolean closed;
 
   private KafkaNetworkServer(Transport transport, NetworkConfig config, BrokerMetrics metrics) {
     this.transport = transport;
     this.memoryPool = new RequestMemoryPool(config.effectiveQueuedMaxRequestBytes());
     this.ownMetrics = metrics == null ? new BrokerMetrics(Time.SYSTEM) : null;
-    MemoryPoolMetrics.register(metrics == null ? ownMetrics : metrics, memoryPool);
+    this.metrics = metrics == null ? ownMetrics : metrics;
+    MemoryPoolMetrics.register(this.metrics, memoryPool);
     this.acceptGroup =
         new MultiThreadIoEventLoopGroup(
             1, new DefaultThreadFactory("brook-accept"), transport.ioHandlerFactory());
@@ -83,7 +90,13 @@ public final class KafkaNetworkServer implements AutoCloseable {
         new MultiThreadIoEventLoopGroup(
             config.numNetworkThreads(),
             new DefaultThreadFactory("brook-network"),
-            transport.ioHandlerFactory());
+            networkLoops.wrap(transport.ioHandlerFactory()));
+    // Kafka's gauge of its network processors' idle share; here the event loops' time waiting in
+    // the selector (IdleTrackingIoHandlers), averaged over the loops since the previous reading.
+    IdleRatio idle =
+        new IdleRatio(networkLoops::idleNanos, config.numNetworkThreads(), System::nanoTime);
+    this.metrics.gauge(
+        "kafka.network", "SocketServer", "NetworkProcessorAvgIdlePercent", idle::read);
   }
 
   /** Starts on native epoll where available, NIO otherwise. */
@@ -201,6 +214,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
             System::nanoTime);
     Runnable anyReleased = this::retryWaitingConnections;
     AtomicLong connectionIndex = new AtomicLong();
+    ResponseTimes times = new ResponseTimes(metrics, registry);
     for (NetworkConfig.Listener listener : config.listeners()) {
       KafkaChannelInitializer initializer =
           new KafkaChannelInitializer(
@@ -212,7 +226,8 @@ public final class KafkaNetworkServer implements AutoCloseable {
               limiter,
               anyReleased,
               openConnections,
-              connectionIndex);
+              connectionIndex,
+              times);
       ServerBootstrap bootstrap =
           new ServerBootstrap()
               .group(acceptGroup, networkGroup)

@@ -153,6 +153,11 @@ public final class BrokerConfig {
   /** Where {@code brook dev} serves the HTTP API (/v1). */
   public static final String DEV_HTTP_LISTENER = "http://localhost:8082";
 
+  /** The ports of {@link #DEV_ADMIN_LISTENER} and {@link #DEV_HTTP_LISTENER}. */
+  public static final int DEV_ADMIN_PORT = 9644;
+
+  public static final int DEV_HTTP_PORT = 8082;
+
   private static boolean portFree(int port) {
     try (java.net.ServerSocket probe = new java.net.ServerSocket(port)) {
       return true;
@@ -171,6 +176,16 @@ public final class BrokerConfig {
    * under that host, so other machines can reach it.
    */
   public static BrokerConfig devDefaults(Path dataDir, int port, String advertisedHost) {
+    return devDefaults(dataDir, port, advertisedHost, DEV_ADMIN_PORT, DEV_HTTP_PORT);
+  }
+
+  /**
+   * {@link #devDefaults(Path, int, String)} with the admin listener on {@code adminPort} and the
+   * HTTP API on {@code httpPort}: each default port ({@value #DEV_ADMIN_PORT}, {@value
+   * #DEV_HTTP_PORT}) is used only when free, another port always, 0 turns the listener off.
+   */
+  public static BrokerConfig devDefaults(
+      Path dataDir, int port, String advertisedHost, int adminPort, int httpPort) {
     if (port < 1 || port > 65534) {
       throw new IllegalArgumentException("port must be between 1 and 65534, not " + port);
     }
@@ -192,11 +207,11 @@ public final class BrokerConfig {
     props.put("transaction.state.log.replication.factor", "1");
     props.put("transaction.state.log.min.isr", "1");
     props.put(GroupSettings.GROUP_INITIAL_REBALANCE_DELAY_MS, "0");
-    if (portFree(9644)) {
-      props.put(AdminSettings.ADMIN_LISTENER, DEV_ADMIN_LISTENER);
+    if (adminPort > 0 && (adminPort != DEV_ADMIN_PORT || portFree(adminPort))) {
+      props.put(AdminSettings.ADMIN_LISTENER, "http://localhost:" + adminPort);
     }
-    if (portFree(8082)) {
-      props.put(HttpSettings.HTTP_LISTENER, DEV_HTTP_LISTENER);
+    if (httpPort > 0 && (httpPort != DEV_HTTP_PORT || portFree(httpPort))) {
+      props.put(HttpSettings.HTTP_LISTENER, "http://localhost:" + httpPort);
     }
     return from(props);
   }

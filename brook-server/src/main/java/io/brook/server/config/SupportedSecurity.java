@@ -165,6 +165,13 @@ final class SupportedSecurity {
       return;
     }
     String listener = key.substring(PER_LISTENER_PREFIX.length(), key.length() - rest.length() - 1);
+    if (listener.equalsIgnoreCase(HttpApiConfig.TLS_LISTENER_NAME) && c.httpApi().tls()) {
+      // The HTTPS API's TLS settings (listener.name.http.ssl.*): TLS keys only.
+      if (!SSL_KEYS.matcher(rest).matches()) {
+        throw refused(key, value, "is not a TLS setting of the HTTPS API (" + rest + ")");
+      }
+      return;
+    }
     boolean known =
         c.securityProtocolMap().containsKey(listener.toUpperCase(Locale.ROOT))
             || c.listeners().stream().anyMatch(e -> e.listenerName().equalsIgnoreCase(listener));

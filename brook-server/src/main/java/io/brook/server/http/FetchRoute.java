@@ -16,10 +16,13 @@ import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
 
 /**
- * {@code GET /v1/topics/{topic}/partitions/{p}/records}: one consumer Fetch through the broker's
- * Fetch handler (READ authorization, quotas, reading up to the high watermark or, with {@code
+ * {@code GET /v1/topics/{topic}/partitions/{p}/records}: from an offset, or from where ListOffsets
+ * puts a time, {@code earliest} or {@code latest} ({@link OffsetsRoute}), one consumer Fetch
+ * through the broker's Fetch handler, or the partition leader's when this broker is not a replica
+ * ({@link AtLeader}) (READ authorization, quotas, reading up to the high watermark or, with {@code
  * isolation=read_committed}, the last stable offset). With nothing to read it parks like a
  * consumer's fetch, as a delayed operation and not on a thread, until a record arrives or {@code
  * max_wait_ms} passes. The answer's batches are read (from the segment file when the handler
@@ -35,18 +38,24 @@ final class FetchRoute {
   private final InProcessApis apis;
   private final Worker worker;
   private final int fetchMaxBytes;
+  private final AtLeader leaders;
+  private final OffsetsRoute offsets;
 
-  FetchRoute(InProcessApis apis, Worker worker, int fetchMaxBytes) {
+  FetchRoute(InProcessApis apis, Worker worker, int fetchMaxBytes, AtLeader leaders) {
     this.apis = apis;
     this.worker = worker;
     this.fetchMaxBytes = fetchMaxBytes;
+    this.leaders = leaders;
+    this.offsets = new OffsetsRoute(apis, leaders);
   }
 
   CompletableFuture<Reply> fetch(
       String topic, int partition, Map<String, List<String>> query, InProcessApis.Caller caller) {
-    long offset = Json.query("offset", first(query, "offset"), -1, 0, Long.MAX_VALUE);
-    if (offset < 0) {
-      throw HttpApiException.badRequest("the offset query parameter is required");
+    String offsetText = first(query, "offset");
+    String timestampText = first(query, "timestamp");
+    if ((offsetText == null) == (timestampText == null)) {
+      throw HttpApiException.badRequest(
+          "give one of the offset query parameter (a number, earliest or latest) and timestamp");
     }
     int maxBytes =
         (int)
@@ -71,45 +80,126 @@ final class FetchRoute {
             RecordFormat.parse("value_format", first(query, "value_format"), RecordFormat.JSON),
             RecordFormat.parse(
                 "header_format", first(query, "header_format"), RecordFormat.STRING));
-    FetchRequestData request =
-        new FetchRequestData()
-            .setReplicaId(-1)
-            .setMaxWaitMs(maxWaitMs)
-            .setMinBytes(1)
-            .setMaxBytes(maxBytes)
-            .setIsolationLevel((byte) (readCommitted ? 1 : 0))
-            .setSessionId(0)
-            .setSessionEpoch(-1)
-            .setRackId("");
-    request
-        .topics()
-        .add(
-            new FetchRequestData.FetchTopic()
-                .setTopic(topic)
-                .setPartitions(
-                    mutable(
-                        new FetchRequestData.FetchPartition()
-                            .setPartition(partition)
-                            .setFetchOffset(offset)
-                            .setCurrentLeaderEpoch(-1)
-                            .setLogStartOffset(-1)
-                            .setPartitionMaxBytes(maxBytes))));
-    return worker.then(
-        apis.<FetchResponseData>call(ApiKeys.FETCH, (short) 12, request, caller, 0),
-        answer -> {
-          if (answer.response().errorCode() != Errors.NONE.code()) {
-            throw new HttpApiException(Errors.forCode(answer.response().errorCode()), null);
-          }
-          FetchResponseData.PartitionData data =
-              answer.response().responses().get(0).partitions().get(0);
-          if (data.errorCode() != Errors.NONE.code()) {
-            Errors error = Errors.forCode(data.errorCode());
-            throw new HttpApiException(
-                error, error.message() + " (topic " + topic + ", partition " + partition + ")");
-          }
-          return Reply.ok(
-              render(topic, partition, offset, readCommitted, formats, data), answer.throttleMs());
-        });
+    Fetch fetch = new Fetch(topic, partition, maxBytes, maxWaitMs, readCommitted, formats, caller);
+    if (timestampText != null) {
+      long timestamp = Json.query("timestamp", timestampText, -1, 0, Long.MAX_VALUE);
+      return offsets
+          .resolve(topic, partition, timestamp, readCommitted, caller)
+          .thenCompose(fetch::at);
+    }
+    return switch (offsetText) {
+      case "earliest" ->
+          offsets
+              .resolve(
+                  topic, partition, ListOffsetsRequest.EARLIEST_TIMESTAMP, readCommitted, caller)
+              .thenCompose(fetch::at);
+      case "latest" ->
+          offsets
+              .resolve(topic, partition, ListOffsetsRequest.LATEST_TIMESTAMP, readCommitted, caller)
+              .thenCompose(fetch::at);
+      default -> fetch.at(Json.query("offset", offsetText, -1, 0, Long.MAX_VALUE));
+    };
+  }
+
+  /** One fetch's parameters, waiting for the offset to read from. */
+  private final class Fetch {
+    private final String topic;
+    private final int partition;
+    private final int maxBytes;
+    private final int maxWaitMs;
+    private final boolean readCommitted;
+    private final Formats formats;
+    private final InProcessApis.Caller caller;
+
+    Fetch(
+        String topic,
+        int partition,
+        int maxBytes,
+        int maxWaitMs,
+        boolean readCommitted,
+        Formats formats,
+        InProcessApis.Caller caller) {
+      this.topic = topic;
+      this.partition = partition;
+      this.maxBytes = maxBytes;
+      this.maxWaitMs = maxWaitMs;
+      this.readCommitted = readCommitted;
+      this.formats = formats;
+      this.caller = caller;
+    }
+
+    CompletableFuture<Reply> at(OffsetsRoute.Start start) {
+      return at(start.offset()).thenApply(reply -> reply.plusThrottle(start.throttleMs()));
+    }
+
+    CompletableFuture<Reply> at(long offset) {
+      CompletableFuture<InProcessApis.Answer<FetchResponseData>> answer =
+          leaders.partition(
+              topic,
+              partition,
+              apis.call(ApiKeys.FETCH, (short) 12, request(offset), caller, 0),
+              response -> error(response) == Errors.NOT_LEADER_OR_FOLLOWER,
+              ApiKeys.FETCH,
+              () -> request(offset),
+              maxWaitMs,
+              true);
+      return worker.then(
+          answer,
+          a -> {
+            if (a.response().errorCode() != Errors.NONE.code()) {
+              throw new HttpApiException(Errors.forCode(a.response().errorCode()), null);
+            }
+            Errors error = error(a.response());
+            if (error != Errors.NONE) {
+              throw new HttpApiException(
+                  error, error.message() + " (topic " + topic + ", partition " + partition + ")");
+            }
+            FetchResponseData.PartitionData data =
+                a.response().responses().get(0).partitions().get(0);
+            return Reply.ok(
+                render(topic, partition, offset, readCommitted, formats, data), a.throttleMs());
+          });
+    }
+
+    /** The request, new for each use (with the topic's id too, for a forwarded fetch). */
+    private FetchRequestData request(long offset) {
+      FetchRequestData request =
+          new FetchRequestData()
+              .setReplicaId(-1)
+              .setMaxWaitMs(maxWaitMs)
+              .setMinBytes(1)
+              .setMaxBytes(maxBytes)
+              .setIsolationLevel((byte) (readCommitted ? 1 : 0))
+              .setSessionId(0)
+              .setSessionEpoch(-1)
+              .setRackId("");
+      request
+          .topics()
+          .add(
+              new FetchRequestData.FetchTopic()
+                  .setTopic(topic)
+                  .setTopicId(leaders.topicId(topic))
+                  .setPartitions(
+                      mutable(
+                          new FetchRequestData.FetchPartition()
+                              .setPartition(partition)
+                              .setFetchOffset(offset)
+                              .setCurrentLeaderEpoch(-1)
+                              .setLogStartOffset(-1)
+                              .setPartitionMaxBytes(maxBytes))));
+      return request;
+    }
+  }
+
+  /** The partition's error, or the response's when it has no partition (NONE without either). */
+  private static Errors error(FetchResponseData response) {
+    if (response.errorCode() != Errors.NONE.code()) {
+      return Errors.forCode(response.errorCode());
+    }
+    if (response.responses().isEmpty() || response.responses().get(0).partitions().isEmpty()) {
+      return Errors.UNKNOWN_SERVER_ERROR;
+    }
+    return Errors.forCode(response.responses().get(0).partitions().get(0).errorCode());
   }
 
   private record Formats(RecordFormat key, RecordFormat value, RecordFormat header) {}

@@ -29,10 +29,14 @@ import org.apache.kafka.common.protocol.Errors;
  * {@code POST /v1/groups/{group}/offsets} (commit) and {@code GET /v1/groups/{group}/offsets}
  * (fetch): FindCoordinator, then OffsetCommit (as a client outside the group's membership commits:
  * generation -1, no member id, which the coordinator accepts while the group has no members) or
- * OffsetFetch (stable offsets), through the broker's handlers and the group coordinator. The
- * group's coordinator must be this broker; otherwise the answer is NOT_COORDINATOR naming the
- * broker to ask. While the coordinator is still loading or its offsets topic is being created the
- * request is retried here, every 100 ms for up to 10 s, without holding a thread.
+ * OffsetFetch (stable offsets), through the broker's handlers and the group coordinator. When the
+ * group's coordinator is another broker, this broker's handler still checks the request (group and
+ * topic ACLs) and answers NOT_COORDINATOR; the request then goes to the coordinator over the
+ * inter-broker path, and the offsets it lists are narrowed to the topics the caller may describe,
+ * as the coordinator's own handler would have narrowed them. Without forwarding the answer is 421
+ * NOT_COORDINATOR naming the broker to ask. While the coordinator is still loading or its offsets
+ * topic is being created the request is retried here, every 100 ms for up to 10 s, without holding
+ * a thread.
  */
 final class GroupOffsetsRoute {
   private static final long RETRY_FOR_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -49,12 +53,24 @@ final class GroupOffsetsRoute {
   private final InProcessApis apis;
   private final int nodeId;
   private final ScheduledExecutorService timer;
+  private final AtLeader leaders;
+  private final TopicRoutes topics;
 
-  GroupOffsetsRoute(InProcessApis apis, int nodeId, ScheduledExecutorService timer) {
+  GroupOffsetsRoute(
+      InProcessApis apis,
+      int nodeId,
+      ScheduledExecutorService timer,
+      AtLeader leaders,
+      TopicRoutes topics) {
     this.apis = apis;
     this.nodeId = nodeId;
     this.timer = timer;
+    this.leaders = leaders;
+    this.topics = topics;
   }
+
+  /** The group's coordinator and the throttle FindCoordinator asked for. */
+  private record Coordinator(int nodeId, int throttleMs) {}
 
   CompletableFuture<Reply> commit(
       String group, ObjectNode body, InProcessApis.Caller caller, int bodyBytes) {
@@ -99,17 +115,48 @@ final class GroupOffsetsRoute {
                         .collect(java.util.stream.Collectors.toCollection(ArrayList::new)));
     return retrying(
         () ->
-            onCoordinator(group, caller)
+            coordinator(group, caller)
                 .thenCompose(
-                    throttle ->
+                    coordinator ->
                         apis.<OffsetCommitResponseData>call(
                                 ApiKeys.OFFSET_COMMIT, (short) 9, request.get(), caller, bodyBytes)
-                            .thenApply(answer -> committed(answer, throttle))),
+                            .thenCompose(
+                                local ->
+                                    allNotCoordinator(local.response())
+                                            && leaders.elsewhere(coordinator.nodeId())
+                                        ? leaders.<OffsetCommitResponseData>node(
+                                            coordinator.nodeId(),
+                                            ApiKeys.OFFSET_COMMIT,
+                                            withTopicIds(request.get()),
+                                            0,
+                                            false,
+                                            local.throttleMs())
+                                        : CompletableFuture.completedFuture(local))
+                            .thenApply(answer -> committed(answer, coordinator.throttleMs()))),
         System.nanoTime() + RETRY_FOR_NANOS);
   }
 
-  private static Reply committed(
-      InProcessApis.Answer<OffsetCommitResponseData> answer, int throttle) {
+  /** {@code request} with its topics' ids too, for a coordinator that takes them by id. */
+  private OffsetCommitRequestData withTopicIds(OffsetCommitRequestData request) {
+    request.topics().forEach(t -> t.setTopicId(leaders.topicId(t.name())));
+    return request;
+  }
+
+  /** Whether the local handler accepted the commit but this broker does not coordinate it. */
+  private static boolean allNotCoordinator(OffsetCommitResponseData response) {
+    boolean any = false;
+    for (OffsetCommitResponseData.OffsetCommitResponseTopic t : response.topics()) {
+      for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
+        if (p.errorCode() != Errors.NOT_COORDINATOR.code()) {
+          return false;
+        }
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  private Reply committed(InProcessApis.Answer<OffsetCommitResponseData> answer, int throttle) {
     ObjectNode root = Json.MAPPER.createObjectNode();
     ArrayNode out = root.putArray("offsets");
     Errors retriable = null;
@@ -117,7 +164,9 @@ final class GroupOffsetsRoute {
     for (OffsetCommitResponseData.OffsetCommitResponseTopic t : answer.response().topics()) {
       for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
         ObjectNode node =
-            out.addObject().put("topic", t.name()).put("partition", p.partitionIndex());
+            out.addObject()
+                .put("topic", leaders.topicName(t.name(), t.topicId()))
+                .put("partition", p.partitionIndex());
         Errors error = Errors.forCode(p.errorCode());
         if (error != Errors.NONE) {
           node.put("error_code", error.code())
@@ -151,13 +200,79 @@ final class GroupOffsetsRoute {
                             .setTopics(null)));
     return retrying(
         () ->
-            onCoordinator(group, caller)
+            coordinator(group, caller)
                 .thenCompose(
-                    throttle ->
+                    coordinator ->
                         apis.<OffsetFetchResponseData>call(
                                 ApiKeys.OFFSET_FETCH, (short) 9, request.get(), caller, 0)
-                            .thenApply(answer -> fetched(group, answer, throttle))),
+                            .thenCompose(
+                                local ->
+                                    groupError(local.response()) == Errors.NOT_COORDINATOR
+                                            && leaders.elsewhere(coordinator.nodeId())
+                                        ? forwardFetch(coordinator, request.get(), local, caller)
+                                        : CompletableFuture.completedFuture(local))
+                            .thenApply(answer -> fetched(group, answer, coordinator.throttleMs()))),
         System.nanoTime() + RETRY_FOR_NANOS);
+  }
+
+  private static Errors groupError(OffsetFetchResponseData response) {
+    for (OffsetFetchResponseData.OffsetFetchResponseGroup g : response.groups()) {
+      if (g.errorCode() != Errors.NONE.code()) {
+        return Errors.forCode(g.errorCode());
+      }
+    }
+    return Errors.NONE;
+  }
+
+  /**
+   * OffsetFetch at the coordinator, which answers as to this node (every topic); the topics the
+   * caller may not describe are then left out, as the coordinator's handler leaves them out for a
+   * client.
+   */
+  private CompletableFuture<InProcessApis.Answer<OffsetFetchResponseData>> forwardFetch(
+      Coordinator coordinator,
+      OffsetFetchRequestData request,
+      InProcessApis.Answer<OffsetFetchResponseData> local,
+      InProcessApis.Caller caller) {
+    return leaders
+        .<OffsetFetchResponseData>node(
+            coordinator.nodeId(), ApiKeys.OFFSET_FETCH, request, 0, false, local.throttleMs())
+        .thenCompose(
+            answer -> {
+              answer
+                  .response()
+                  .groups()
+                  .forEach(
+                      g ->
+                          g.topics()
+                              .forEach(t -> t.setName(leaders.topicName(t.name(), t.topicId()))));
+              Set<String> names = new java.util.TreeSet<>();
+              answer.response().groups().forEach(g -> g.topics().forEach(t -> names.add(t.name())));
+              if (names.isEmpty()) {
+                return CompletableFuture.completedFuture(answer);
+              }
+              return topics
+                  .metadata(new ArrayList<>(names), caller)
+                  .thenApply(
+                      metadata -> {
+                        Set<String> visible = new java.util.HashSet<>();
+                        metadata
+                            .response()
+                            .topics()
+                            .forEach(
+                                t -> {
+                                  if (t.errorCode() != Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
+                                    visible.add(t.name());
+                                  }
+                                });
+                        answer
+                            .response()
+                            .groups()
+                            .forEach(g -> g.topics().removeIf(t -> !visible.contains(t.name())));
+                        return new InProcessApis.Answer<>(
+                            answer.response(), answer.throttleMs() + metadata.throttleMs());
+                      });
+            });
   }
 
   private static Reply fetched(
@@ -195,10 +310,11 @@ final class GroupOffsetsRoute {
   }
 
   /**
-   * Completes with FindCoordinator's throttle time once this broker is the group's coordinator
-   * (which creates the offsets topic if it does not exist yet), else fails with its error.
+   * The group's coordinator (FindCoordinator creates the offsets topic if it does not exist yet),
+   * or a failure with FindCoordinator's error; without forwarding, a 421 NOT_COORDINATOR naming the
+   * broker to ask when that is another one.
    */
-  private CompletableFuture<Integer> onCoordinator(String group, InProcessApis.Caller caller) {
+  private CompletableFuture<Coordinator> coordinator(String group, InProcessApis.Caller caller) {
     FindCoordinatorRequestData request =
         new FindCoordinatorRequestData()
             .setKeyType(GROUP_KEY_TYPE)
@@ -207,11 +323,13 @@ final class GroupOffsetsRoute {
             ApiKeys.FIND_COORDINATOR, (short) 6, request, caller, 0)
         .thenApply(
             answer -> {
+              int node = nodeId;
               for (FindCoordinatorResponseData.Coordinator c : answer.response().coordinators()) {
                 if (c.errorCode() != Errors.NONE.code()) {
                   throw new HttpApiException(Errors.forCode(c.errorCode()), c.errorMessage());
                 }
-                if (c.nodeId() != nodeId) {
+                node = c.nodeId();
+                if (node != nodeId && !leaders.elsewhere(node)) {
                   throw new HttpApiException(
                       HttpResponseStatus.MISDIRECTED_REQUEST,
                       Errors.NOT_COORDINATOR,
@@ -226,7 +344,7 @@ final class GroupOffsetsRoute {
                           + "); send this request to its HTTP API");
                 }
               }
-              return answer.throttleMs();
+              return new Coordinator(node, answer.throttleMs());
             });
   }
 

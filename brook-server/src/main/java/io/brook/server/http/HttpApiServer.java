@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.brook.broker.api.InProcessApis;
 import io.brook.protocol.ApiRegistry;
+import io.brook.protocol.tls.SslEngines;
 import io.brook.server.config.HttpApiConfig;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufInputStream;
@@ -30,6 +31,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -50,13 +52,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP API ({@code brook.http.listener}): JSON over HTTP/1.1 under {@code /v1}, a thin layer
- * over the broker's own Kafka API handlers ({@link InProcessApis}). Its own event loop, apart from
- * the Kafka and admin listeners; bodies are bounded ({@code brook.http.max.request.bytes}, refused
- * with 413 from the Content-Length before anything is read); a connection handles one request at a
- * time (it is not read while its request is open, so pipelined requests wait in the socket);
- * requests are bounded in number ({@link #MAX_OPEN_REQUESTS}) and in connections ({@link
- * #MAX_CONNECTIONS}). Routing, authentication and body parsing run on the API's {@link Worker};
- * waiting (acks=all, a fetch's long poll) holds no thread.
+ * over the broker's own Kafka API handlers ({@link InProcessApis}), requests for partitions and
+ * groups served elsewhere forwarded to their broker ({@link Forwarder}); plain HTTP or TLS ({@code
+ * https://}, the node's {@link SslEngines}). Its own event loop, apart from the Kafka and admin
+ * listeners; bodies are bounded ({@code brook.http.max.request.bytes}, refused with 413 from the
+ * Content-Length before anything is read); a connection handles one request at a time (it is not
+ * read while its request is open, so pipelined requests wait in the socket); requests are bounded
+ * in number ({@link #MAX_OPEN_REQUESTS}) and in connections ({@link #MAX_CONNECTIONS}). Routing,
+ * authentication and body parsing run on the API's {@link Worker}; waiting (acks=all, a fetch's
+ * long poll) holds no thread.
  */
 public final class HttpApiServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HttpApiServer.class);
@@ -77,6 +81,7 @@ public final class HttpApiServer implements AutoCloseable {
   private final Worker worker;
   private final Channel channel;
   private final BasicAuthenticator authenticator;
+  private final Forwarder forwarder;
   private final TopicRoutes topics;
   private final ProduceRoute produce;
   private final FetchRoute fetch;
@@ -89,17 +94,21 @@ public final class HttpApiServer implements AutoCloseable {
       ApiRegistry registry,
       String listenerName,
       int nodeId,
-      BasicAuthenticator authenticator) {
+      BasicAuthenticator authenticator,
+      SslEngines tls,
+      Forwarder forwarder) {
     this.authenticator = authenticator;
+    this.forwarder = forwarder;
     this.group =
         new MultiThreadIoEventLoopGroup(
             1, new DefaultThreadFactory("brook-http", true), NioIoHandler.newFactory());
     this.worker = new Worker(WORKER_THREADS, WORKER_QUEUE);
     InProcessApis apis = new InProcessApis(registry, CLIENT_ID, listenerName);
+    AtLeader leaders = new AtLeader(forwarder, nodeId);
     this.topics = new TopicRoutes(apis);
-    this.produce = new ProduceRoute(apis, topics);
-    this.fetch = new FetchRoute(apis, worker, config.fetchMaxBytes());
-    this.groups = new GroupOffsetsRoute(apis, nodeId, group);
+    this.produce = new ProduceRoute(apis, topics, leaders);
+    this.fetch = new FetchRoute(apis, worker, config.fetchMaxBytes(), leaders);
+    this.groups = new GroupOffsetsRoute(apis, nodeId, group, leaders, topics);
     int maxRequestBytes = config.maxRequestBytes();
     try {
       this.channel =
@@ -110,6 +119,13 @@ public final class HttpApiServer implements AutoCloseable {
                   new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                      if (tls != null) {
+                        InetSocketAddress peer = ch.remoteAddress();
+                        ch.pipeline()
+                            .addLast(
+                                new SslHandler(
+                                    tls.newServerEngine(peer.getHostString(), peer.getPort())));
+                      }
                       ch.pipeline()
                           .addLast(new HttpServerCodec())
                           .addLast(new BoundedAggregator(maxRequestBytes))
@@ -122,6 +138,9 @@ public final class HttpApiServer implements AutoCloseable {
     } catch (RuntimeException e) {
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       worker.close();
+      if (forwarder != null) {
+        forwarder.close();
+      }
       throw e;
     }
   }
@@ -140,11 +159,32 @@ public final class HttpApiServer implements AutoCloseable {
       String listenerName,
       int nodeId,
       BasicAuthenticator authenticator) {
-    HttpApiServer server = new HttpApiServer(config, registry, listenerName, nodeId, authenticator);
+    return start(config, registry, listenerName, nodeId, authenticator, null, null);
+  }
+
+  /**
+   * Binds the listener, with TLS and forwarding.
+   *
+   * @param tls the listener's TLS (the node reloads its stores), or null for plain HTTP
+   * @param forwarder reaches the leaders and coordinators on other brokers (closed with the
+   *     server), or null to answer their errors instead
+   */
+  public static HttpApiServer start(
+      HttpApiConfig config,
+      ApiRegistry registry,
+      String listenerName,
+      int nodeId,
+      BasicAuthenticator authenticator,
+      SslEngines tls,
+      Forwarder forwarder) {
+    HttpApiServer server =
+        new HttpApiServer(config, registry, listenerName, nodeId, authenticator, tls, forwarder);
     LOG.info(
-        "HTTP API started address={} authentication={}",
+        "HTTP API started address={} tls={} authentication={} forwarding={}",
         server.channel.localAddress(),
-        authenticator == null ? "none" : "basic");
+        tls != null,
+        authenticator == null ? "none" : "basic",
+        forwarder != null);
     return server;
   }
 
@@ -158,6 +198,9 @@ public final class HttpApiServer implements AutoCloseable {
     channel.close().syncUninterruptibly();
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     worker.close();
+    if (forwarder != null) {
+      forwarder.close();
+    }
   }
 
   /**
@@ -308,6 +351,10 @@ public final class HttpApiServer implements AutoCloseable {
     if (resource.equals("metadata") && n == 2) {
       only(method, HttpMethod.GET);
       return topics.clusterMetadata(caller);
+    }
+    if (resource.equals("producers") && n == 2) {
+      only(method, HttpMethod.POST);
+      return produce.newProducer(caller);
     }
     if (resource.equals("topics")) {
       if (n == 2) {

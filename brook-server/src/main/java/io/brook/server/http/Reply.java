@@ -13,4 +13,9 @@ record Reply(HttpResponseStatus status, JsonNode body, int throttleMs) {
   static Reply ok(JsonNode body, int throttleMs) {
     return new Reply(HttpResponseStatus.OK, body, throttleMs);
   }
+
+  /** This answer held back {@code more} milliseconds longer (an earlier request's throttle). */
+  Reply plusThrottle(int more) {
+    return more == 0 ? this : new Reply(status, body, throttleMs + more);
+  }
 }

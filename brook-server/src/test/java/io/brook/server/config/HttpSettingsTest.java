@@ -3,6 +3,7 @@ package io.brook.server.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Test;
@@ -76,5 +77,52 @@ class HttpSettingsTest {
     assertThatThrownBy(() -> config("brook.http.max.request.bytes", "1000000000"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("brook.http.max.request.bytes");
+  }
+
+  private static BrokerConfig withBasicAuth(String listener, String... more) {
+    String[] base = {
+      "listeners", SASL_LISTENERS,
+      "listener.security.protocol.map", PROTOCOLS,
+      "sasl.enabled.mechanisms", "SCRAM-SHA-256",
+      "brook.http.authentication.listener", "SASL_PLAINTEXT",
+      "brook.http.listener", listener
+    };
+    String[] all = java.util.Arrays.copyOf(base, base.length + more.length);
+    System.arraycopy(more, 0, all, base.length, more.length);
+    return config(all);
+  }
+
+  @Test
+  void basicCredentialsOverPlainHttpOnlyOnLoopbackUnlessAllowed() {
+    assertThatThrownBy(() -> withBasicAuth("http://0.0.0.0:8082"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("brook.http.allow.plaintext.auth")
+        .hasMessageContaining("https://");
+    assertThatThrownBy(() -> withBasicAuth("http://192.0.2.7:8082"))
+        .hasMessageContaining("brook.http.allow.plaintext.auth");
+    assertThat(withBasicAuth("http://127.0.0.1:8082").httpApi().tls()).isFalse();
+    assertThat(withBasicAuth("http://localhost:8082").httpApi().listener().getHost())
+        .isEqualTo("localhost");
+    assertThat(
+            withBasicAuth("http://0.0.0.0:8082", "brook.http.allow.plaintext.auth", "true")
+                .httpApi()
+                .listener()
+                .getHost())
+        .isEqualTo("0.0.0.0");
+    HttpApiConfig https = withBasicAuth("https://0.0.0.0:8443").httpApi();
+    assertThat(https.tls()).isTrue();
+    assertThat(https.listener().getPort()).isEqualTo(8443);
+    // Without authentication there is no password to protect.
+    assertThat(config("brook.http.listener", "http://0.0.0.0:8082").httpApi().tls()).isFalse();
+  }
+
+  @Test
+  void theListenerIsHttpOrHttpsWithoutAPath() {
+    for (String bad : List.of("ftp://127.0.0.1:1", "https://127.0.0.1", "https://h:1/v1")) {
+      assertThatThrownBy(() -> config("brook.http.listener", bad))
+          .as(bad)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("brook.http.listener");
+    }
   }
 }

@@ -46,6 +46,26 @@ class SupportedSecurityTest {
   }
 
   @Test
+  void theHttpsApiTakesTlsSettingsUnderListenerNameHttpOnly() {
+    Map<String, String> props = combined();
+    props.put("brook.http.listener", "https://127.0.0.1:8443");
+    props.put("listener.name.http.ssl.keystore.location", "/etc/brook/http.p12");
+    assertThat(config(props).httpApi().tls()).isTrue();
+
+    props.put("listener.name.http.sasl.jaas.config", "x required;");
+    assertThatThrownBy(() -> config(props))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("listener.name.http.sasl.jaas.config");
+
+    // Over plain HTTP the settings would do nothing: refused like any unknown listener's.
+    props.remove("listener.name.http.sasl.jaas.config");
+    props.put("brook.http.listener", "http://127.0.0.1:8082");
+    assertThatThrownBy(() -> config(props))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("listener.name.http");
+  }
+
+  @Test
   void perListenerConnectionLimitsAreAcceptedAndResolved() {
     Map<String, String> props = combined();
     props.put("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093,CLIENTS://:9094");

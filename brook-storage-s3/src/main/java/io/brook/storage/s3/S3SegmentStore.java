@@ -1,5 +1,6 @@
 package io.brook.storage.s3;
 
+import io.brook.storage.remote.ManifestConflictException;
 import io.brook.storage.remote.ObjectSegmentStore;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -48,7 +49,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *       exponential backoff and jitter; {@code s3.api.call.timeout.ms} (default 60000)
  * </ul>
  *
- * <p>An object PUT replaces the previous one atomically, which is what the manifest needs.
+ * <p>An object PUT replaces the previous one atomically, which is what the manifest needs; a
+ * manifest is replaced with a conditional PUT ({@code If-Match} on the ETag its writer read, {@code
+ * If-None-Match: *} for the first one), so a writer that read an older manifest fails with 412
+ * Precondition Failed instead of overwriting a newer one.
  */
 public final class S3SegmentStore extends ObjectSegmentStore {
   static final int MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -200,6 +204,11 @@ public final class S3SegmentStore extends ObjectSegmentStore {
 
   @Override
   protected Optional<byte[]> getAll(String key, int maxBytes) throws IOException {
+    return getVersioned(key, maxBytes).map(StoredManifest::bytes);
+  }
+
+  @Override
+  protected Optional<StoredManifest> getVersioned(String key, int maxBytes) throws IOException {
     ResponseBytes<GetObjectResponse> bytes;
     try {
       bytes = call(() -> s3.getObjectAsBytes(b -> b.bucket(bucket).key(key)));
@@ -213,7 +222,33 @@ public final class S3SegmentStore extends ObjectSegmentStore {
     if (length != null && length > maxBytes) {
       throw new IOException("object " + key + " is larger than " + maxBytes + " bytes");
     }
-    return Optional.of(bytes.asByteArrayUnsafe());
+    return Optional.of(new StoredManifest(bytes.asByteArrayUnsafe(), bytes.response().eTag()));
+  }
+
+  @Override
+  protected String putBytesIf(String key, byte[] bytes, Optional<String> expectedVersion)
+      throws IOException {
+    try {
+      return call(() ->
+              s3.putObject(
+                  b -> {
+                    b.bucket(bucket).key(key);
+                    if (expectedVersion.isPresent()) {
+                      b.ifMatch(expectedVersion.get());
+                    } else {
+                      b.ifNoneMatch("*");
+                    }
+                  },
+                  RequestBody.fromBytes(bytes)))
+          .eTag();
+    } catch (S3IOException e) {
+      // 412: the object is another version; 409: a concurrent conditional write to it won.
+      if (e.status == 412 || e.status == 409) {
+        throw new ManifestConflictException(
+            key + " is no longer version " + expectedVersion.orElse("(none)"), e);
+      }
+      throw e;
+    }
   }
 
   @Override

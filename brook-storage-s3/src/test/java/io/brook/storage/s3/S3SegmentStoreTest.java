@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.brook.storage.remote.LocalSegmentFiles;
+import io.brook.storage.remote.ManifestConflictException;
 import io.brook.storage.remote.RemoteFileType;
 import io.brook.storage.remote.RemoteSegment;
 import io.brook.storage.remote.RemoteSegmentState;
+import io.brook.storage.remote.RemoteSegmentStore;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -16,7 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;
@@ -31,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * deletes, listing and the manifest.
  */
 class S3SegmentStoreTest {
-  private static final TopicPartition TP = new TopicPartition("orders", 3);
+  private static final TopicIdPartition TP =
+      new TopicIdPartition(
+          Uuid.fromString("4lbAbsNpRaGU5TcNkvHNYA"), new TopicPartition("orders", 3));
 
   private static S3Proxy proxy;
 
@@ -112,11 +118,11 @@ class S3SegmentStoreTest {
       assertThat(store.fetchFile(TP, segment, RemoteFileType.TRANSACTION_INDEX)).isEmpty();
       assertThat(store.listObjects(TP))
           .containsExactly(
-              "cluster-a/orders-3/00000000000000000100-seg-1.index",
-              "cluster-a/orders-3/00000000000000000100-seg-1.leader-epoch-checkpoint",
-              "cluster-a/orders-3/00000000000000000100-seg-1.log",
-              "cluster-a/orders-3/00000000000000000100-seg-1.snapshot",
-              "cluster-a/orders-3/00000000000000000100-seg-1.timeindex");
+              "cluster-a/orders-4lbAbsNpRaGU5TcNkvHNYA-3/00000000000000000100-seg-1.index",
+              "cluster-a/orders-4lbAbsNpRaGU5TcNkvHNYA-3/00000000000000000100-seg-1.leader-epoch-checkpoint",
+              "cluster-a/orders-4lbAbsNpRaGU5TcNkvHNYA-3/00000000000000000100-seg-1.log",
+              "cluster-a/orders-4lbAbsNpRaGU5TcNkvHNYA-3/00000000000000000100-seg-1.snapshot",
+              "cluster-a/orders-4lbAbsNpRaGU5TcNkvHNYA-3/00000000000000000100-seg-1.timeindex");
 
       store.deleteSegment(TP, segment);
       store.deleteSegment(TP, segment); // idempotent: a crashed delete is simply repeated
@@ -134,9 +140,28 @@ class S3SegmentStoreTest {
       store.writeManifest(TP, "two".getBytes());
       assertThat(store.readManifest(TP))
           .hasValueSatisfying(b -> assertThat(b).isEqualTo("two".getBytes()));
-      assertThat(store.listObjects(TP)).isEqualTo(List.of("manifests/orders-3/manifest"));
+      assertThat(store.listObjects(TP))
+          .isEqualTo(List.of("manifests/orders-4lbAbsNpRaGU5TcNkvHNYA-3/manifest"));
       store.deleteManifest(TP);
       assertThat(store.readManifest(TP)).isEmpty();
+    }
+  }
+
+  /** If-None-Match / If-Match on a real S3 server: of two writers of one version, one fails. */
+  @Test
+  void manifestReplacementIsConditionalOnTheVersionRead() throws Exception {
+    try (S3SegmentStore store = new S3SegmentStore(settings(proxy, "conditional/"))) {
+      String first = store.replaceManifest(TP, "one".getBytes(), Optional.empty());
+      assertThatThrownBy(() -> store.replaceManifest(TP, "other".getBytes(), Optional.empty()))
+          .isInstanceOf(ManifestConflictException.class);
+      assertThat(store.readManifestVersion(TP).orElseThrow().version()).isEqualTo(first);
+
+      String second = store.replaceManifest(TP, "two".getBytes(), Optional.of(first));
+      assertThatThrownBy(() -> store.replaceManifest(TP, "stale".getBytes(), Optional.of(first)))
+          .isInstanceOf(ManifestConflictException.class);
+      RemoteSegmentStore.StoredManifest stored = store.readManifestVersion(TP).orElseThrow();
+      assertThat(stored.bytes()).isEqualTo("two".getBytes());
+      assertThat(stored.version()).isEqualTo(second).isNotEqualTo(first);
     }
   }
 

@@ -99,7 +99,7 @@ public final class Cleaner {
         buildOffsetMap(
             segments,
             range,
-            new AbortedBatches(
+            new TransactionWalk(
                 partitionLog.collectAbortedTransactions(
                     range.firstDirtyOffset(), range.uncleanableOffset())),
             config.recordLimits());
@@ -109,10 +109,21 @@ public final class Cleaner {
     Stats stats = new Stats();
     boolean tombstones = false;
     List<List<LogSegment>> groups = CleanableRange.groups(segments, mapEnd, config);
-    // One walk over every copied batch, across groups, in offset order.
-    AbortedBatches abortedTxns =
-        new AbortedBatches(
-            partitionLog.collectAbortedTransactions(segments.get(0).baseOffset(), mapEnd));
+    if (groups.isEmpty()) {
+      return new Result(mapEnd, 0, 0, false, true, 0, 0);
+    }
+    // One walk over every copied batch, across groups, in offset order. The aborts up to the end
+    // of the last group, not only up to the map's end: the groups' segments are copied whole, and
+    // the walk must know every abort whose marker it meets (its index entry is carried by it).
+    // A tiered log's data below its first local segment may still be remote: aborts that began
+    // there keep their markers.
+    List<LogSegment> lastGroup = groups.get(groups.size() - 1);
+    long walkStart = segments.get(0).baseOffset();
+    TransactionWalk transactions =
+        new TransactionWalk(
+            partitionLog.collectAbortedTransactions(
+                walkStart, lastGroup.get(lastGroup.size() - 1).readNextOffset()),
+            config.remoteStorageEnable() ? walkStart : Long.MIN_VALUE);
     for (List<LogSegment> group : groups) {
       CompactionFilter filter =
           new CompactionFilter(
@@ -121,8 +132,8 @@ public final class Cleaner {
               now,
               config.deleteRetentionMs(),
               partitionLog.producerState().activeProducers(),
-              abortedTxns);
-      if (!cleanGroup(partitionLog, group, filter, config, stats)) {
+              transactions);
+      if (!cleanGroup(partitionLog, group, filter, transactions, config, stats)) {
         return new Result(firstDirtyOffset, stats.read, stats.written, true, false, 0, 0);
       }
       tombstones |= filter.retainedTombstone();
@@ -159,7 +170,7 @@ public final class Cleaner {
   private long buildOffsetMap(
       List<LogSegment> segments,
       CleanableRange range,
-      AbortedBatches abortedTxns,
+      TransactionWalk transactions,
       RecordLimits limits)
       throws IOException {
     for (LogSegment segment : segments) {
@@ -175,7 +186,11 @@ public final class Cleaner {
             return aborted.getAsBoolean() ? -1 : range.uncleanableOffset();
           }
           throttler.maybeThrottle(batch.sizeInBytes());
-          if (abortedTxns.isAborted(batch) || batch.isControlBatch()) {
+          if (batch.isControlBatch()) {
+            transactions.onMarker(batch);
+            continue;
+          }
+          if (transactions.onDataBatch(batch)) {
             continue;
           }
           long stoppedAt = indexBatch(batch, range.firstDirtyOffset(), limits);
@@ -261,6 +276,7 @@ public final class Cleaner {
       PartitionLog partitionLog,
       List<LogSegment> group,
       CompactionFilter filter,
+      TransactionWalk transactions,
       LogConfig config,
       Stats stats)
       throws IOException {
@@ -282,11 +298,10 @@ public final class Cleaner {
         LastBatch seen = copyFiltered(source, cleaned, filter, config, stats);
         lastBatch = seen != null ? seen : lastBatch;
       }
-      for (LogSegment source : group) {
-        // The cleaner keeps aborted data and markers, so it keeps the aborts' index entries too.
-        for (AbortedTxn txn : source.txnIndex().entries()) {
-          cleaned.txnIndex().append(txn);
-        }
+      // An abort's index entry lives in the segment of its marker: the markers of this group
+      // that still end aborted data keep theirs; a removable marker's entry goes.
+      for (AbortedTxn txn : transactions.drainKeptAborts()) {
+        cleaned.txnIndex().append(txn);
       }
       if (cleaned.readNextOffset() < groupEnd && lastBatch != null) {
         // Keep the group's end visible so recovery knows which segments a swap file replaced.

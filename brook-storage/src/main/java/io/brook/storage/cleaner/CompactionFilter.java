@@ -22,11 +22,10 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *       time it keeps a tombstone in it (KIP-534), and a later pass after that time drops it.
  *   <li>A record without a key cannot be compacted; produce rejects them on compacted topics, so
  *       one found here predates the policy change and is dropped, as Kafka does.
- *   <li>Data of aborted transactions ({@link AbortedBatches}) is dropped, and never indexed, so an
- *       aborted value never counts as the latest of its key (as Kafka). Control batches
- *       (transaction markers) are kept, and so are the aborts' entries in the transaction index
- *       (the cleaner copies them to the cleaned segment); Kafka also drops a marker once its
- *       transaction is fully cleaned and past {@code delete.retention.ms}, Brook does not yet.
+ *   <li>Data of aborted transactions is dropped, and never indexed, so an aborted value never
+ *       counts as the latest of its key (as Kafka). A transaction marker is kept while its
+ *       transaction has batches in the log; after that its batch gets a delete horizon and a pass
+ *       past the horizon drops it ({@link TransactionWalk}).
  *   <li>The last batch of every producer still in the producer state is kept, emptied if need be,
  *       so that its sequence number and epoch survive for duplicate detection and fencing.
  * </ul>
@@ -35,7 +34,7 @@ public final class CompactionFilter extends RecordFilter {
   private final OffsetMap map;
   private final long mapEndOffset;
   private final Map<Long, Long> lastOffsetOfActiveProducer;
-  private final AbortedBatches abortedTxns;
+  private final TransactionWalk transactions;
   private boolean retainedTombstone;
 
   /** Whether the batch whose records are being filtered is data of an aborted transaction. */
@@ -47,10 +46,10 @@ public final class CompactionFilter extends RecordFilter {
       long nowMs,
       long deleteRetentionMs,
       Map<Long, ProducerStateEntry> activeProducers,
-      AbortedBatches abortedTxns) {
+      TransactionWalk transactions) {
     super(nowMs, deleteRetentionMs);
     this.map = map;
-    this.abortedTxns = abortedTxns;
+    this.transactions = transactions;
     this.mapEndOffset = mapEndOffset;
     this.lastOffsetOfActiveProducer = new HashMap<>();
     for (ProducerStateEntry entry : activeProducers.values()) {
@@ -67,12 +66,25 @@ public final class CompactionFilter extends RecordFilter {
     Long last = lastOffsetOfActiveProducer.get(batch.producerId());
     boolean producersLast =
         batch.hasProducerId() && last != null && last.longValue() == batch.lastOffset();
-    inAbortedBatch = abortedTxns.isAborted(batch);
+    boolean removableMarker = false;
+    boolean drop;
+    if (batch.isControlBatch()) {
+      inAbortedBatch = false;
+      removableMarker = transactions.onMarker(batch);
+      OptionalLong horizon = batch.deleteHorizonMs();
+      drop = removableMarker && horizon.isPresent() && horizon.getAsLong() <= currentTime;
+      // A marker waiting for its horizon needs a later pass, as a kept tombstone does.
+      retainedTombstone |= removableMarker && !drop;
+    } else {
+      inAbortedBatch = transactions.onDataBatch(batch);
+      drop = inAbortedBatch;
+    }
     BatchRetention retention =
         producersLast
             ? BatchRetention.RETAIN_EMPTY
-            : inAbortedBatch ? BatchRetention.DELETE : BatchRetention.DELETE_EMPTY;
-    return new BatchRetentionResult(retention, false);
+            : drop ? BatchRetention.DELETE : BatchRetention.DELETE_EMPTY;
+    // A removable marker kept now gets its delete horizon stamped by filterTo (KIP-534).
+    return new BatchRetentionResult(retention, removableMarker);
   }
 
   @Override

@@ -74,7 +74,8 @@ final class TopicConfigSpecs {
           TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG,
           TopicConfig.LOCAL_LOG_RETENTION_MS_CONFIG,
           TopicConfig.LOCAL_LOG_RETENTION_BYTES_CONFIG,
-          TopicConfig.REMOTE_LOG_COPY_DISABLE_CONFIG);
+          TopicConfig.REMOTE_LOG_COPY_DISABLE_CONFIG,
+          TopicConfig.REMOTE_LOG_DELETE_ON_DISABLE_CONFIG);
 
   static final List<Spec> SPECS =
       List.of(

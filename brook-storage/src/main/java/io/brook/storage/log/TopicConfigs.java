@@ -32,7 +32,8 @@ import org.apache.kafka.common.errors.InvalidConfigurationException;
  *
  * <p>Not checked here, because they need broker state: whether tiered storage is enabled on the
  * broker ({@code remote.storage.enable=true} on a broker without it is an error in Kafka), and
- * transitions such as turning remote storage off without {@code remote.log.delete.on.disable}.
+ * transitions such as turning remote storage off without {@code remote.log.delete.on.disable} (the
+ * controller's validator checks both, brook-server's {@code TieredStorage}).
  */
 public final class TopicConfigs {
 

@@ -32,6 +32,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -438,22 +439,27 @@ public final class LogManager implements Closeable {
 
   /** Closes and deletes the log of {@code tp}, if there is one; its remote data stays. */
   public void deleteLog(TopicPartition tp) throws IOException {
-    deleteLog(tp, false);
+    deleteLog(tp, Optional.empty());
   }
 
   /**
-   * Closes and deletes the log of {@code tp}, if there is one; with {@code topicDeleted}, the
-   * partition's remote data too (in the background), if its topic was tiered.
+   * Closes and deletes the log of a partition whose topic was deleted, if there is one, and the
+   * partition's remote data too (in the background, by the deleted topic's id), if it was tiered.
    */
-  public void deleteLog(TopicPartition tp, boolean topicDeleted) throws IOException {
+  public void deleteLogOfDeletedTopic(TopicIdPartition deleted) throws IOException {
+    deleteLog(deleted.topicPartition(), Optional.of(deleted));
+  }
+
+  private void deleteLog(TopicPartition tp, Optional<TopicIdPartition> deletedTopic)
+      throws IOException {
     PartitionLog removed = logs.remove(tp);
     if (cleaner != null) {
       cleaner.remove(tp);
     }
     RemoteLogManager tiered = remote;
     if (tiered != null) {
-      if (topicDeleted && removed != null && removed.config().remoteStorageEnable()) {
-        tiered.deleteRemoteData(tp);
+      if (deletedTopic.isPresent() && removed != null && removed.config().remoteStorageEnable()) {
+        tiered.deleteRemoteData(deletedTopic.get());
       } else {
         tiered.forget(tp);
       }

@@ -3,29 +3,45 @@ package io.brook.storage.remote;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
  * Remote storage in a local directory: for development ({@code bin/brook dev}), single machines and
  * tests. Objects are files under {@code rsm.config.dir}; every write goes to a temporary file, is
- * fsynced and renamed into place, so a crash leaves either the old object or the new one.
+ * fsynced and renamed into place, so a crash leaves either the old object or the new one. A
+ * conditional manifest replacement compares and renames under a lock: a lock object in this JVM and
+ * an OS file lock on a hidden {@code .lock-manifest} next to the manifest for other processes
+ * sharing the directory. A manifest's version is the SHA-256 of its bytes.
  */
 public final class LocalFsSegmentStore extends ObjectSegmentStore {
   /** The {@code rsm.config.} key naming the directory. */
   public static final String DIR_CONFIG = "dir";
 
   private static final String TMP = ".tmp-";
+
+  /** Hidden files (temporary copies, lock files) are no objects. */
+  private static final String HIDDEN = ".";
+
+  private static final String LOCK_PREFIX = ".lock-";
+
+  /** One lock object per manifest path in this JVM (file locks are per process). */
+  private static final ConcurrentHashMap<Path, Object> MANIFEST_LOCKS = new ConcurrentHashMap<>();
 
   private final Path root;
 
@@ -124,6 +140,41 @@ public final class LocalFsSegmentStore extends ObjectSegmentStore {
   }
 
   @Override
+  protected Optional<StoredManifest> getVersioned(String key, int maxBytes) throws IOException {
+    return getAll(key, maxBytes).map(bytes -> new StoredManifest(bytes, version(bytes)));
+  }
+
+  @Override
+  protected String putBytesIf(String key, byte[] bytes, Optional<String> expectedVersion)
+      throws IOException {
+    Path target = path(key);
+    Files.createDirectories(target.getParent());
+    Path lockFile = target.resolveSibling(LOCK_PREFIX + target.getFileName());
+    synchronized (MANIFEST_LOCKS.computeIfAbsent(target, p -> new Object())) {
+      try (FileChannel channel =
+              FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+          FileLock ignored = channel.lock()) {
+        Optional<String> current =
+            getAll(key, RemoteLogManifest.MAX_BYTES).map(LocalFsSegmentStore::version);
+        if (!current.equals(expectedVersion)) {
+          throw new ManifestConflictException(
+              key + " is version " + current.orElse("(none)") + ", not " + expectedVersion);
+        }
+        putBytes(key, bytes);
+        return version(bytes);
+      }
+    }
+  }
+
+  private static String version(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
+  }
+
+  @Override
   protected void delete(String key) throws IOException {
     Files.deleteIfExists(path(key));
   }
@@ -137,7 +188,7 @@ public final class LocalFsSegmentStore extends ObjectSegmentStore {
     }
     try (Stream<Path> files = Files.list(dir)) {
       files
-          .filter(f -> !f.getFileName().toString().startsWith(TMP))
+          .filter(f -> !f.getFileName().toString().startsWith(HIDDEN))
           .forEach(f -> out.add(keyPrefix + f.getFileName()));
     }
     out.sort(null);

@@ -5,15 +5,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicIdPartition;
 
 /**
  * A {@link RemoteSegmentStore} over a flat object namespace (a directory tree, an S3 bucket): the
  * key layout lives here, the object operations in the subclass.
  *
  * <pre>
- * &lt;prefix&gt;&lt;topic&gt;-&lt;partition&gt;/manifest
- * &lt;prefix&gt;&lt;topic&gt;-&lt;partition&gt;/&lt;baseOffset, 20 digits&gt;-&lt;id&gt;.log|.index|.timeindex|...
+ * &lt;prefix&gt;&lt;topic&gt;-&lt;topic id&gt;-&lt;partition&gt;/manifest
+ * &lt;prefix&gt;&lt;topic&gt;-&lt;topic id&gt;-&lt;partition&gt;/&lt;baseOffset, 20 digits&gt;-&lt;id&gt;.log|...
  * </pre>
  */
 public abstract class ObjectSegmentStore implements RemoteSegmentStore {
@@ -41,17 +41,32 @@ public abstract class ObjectSegmentStore implements RemoteSegmentStore {
   /** A whole object, empty if absent; refuses one larger than {@code maxBytes}. */
   protected abstract Optional<byte[]> getAll(String key, int maxBytes) throws IOException;
 
+  /** A whole object with its version, empty if absent; refuses one larger than {@code maxBytes}. */
+  protected abstract Optional<StoredManifest> getVersioned(String key, int maxBytes)
+      throws IOException;
+
+  /**
+   * Stores bytes as one object if the stored one is {@code expectedVersion} (absent when empty),
+   * atomically.
+   *
+   * @return the new object's version
+   * @throws ManifestConflictException otherwise
+   */
+  protected abstract String putBytesIf(String key, byte[] bytes, Optional<String> expectedVersion)
+      throws IOException;
+
   /** Deletes an object; nothing if absent. */
   protected abstract void delete(String key) throws IOException;
 
   /** Keys starting with {@code keyPrefix}. */
   protected abstract List<String> list(String keyPrefix) throws IOException;
 
-  protected final String partitionPrefix(TopicPartition tp) {
-    return prefix + tp.topic() + "-" + tp.partition() + "/";
+  protected final String partitionPrefix(TopicIdPartition tp) {
+    // The topic id keeps a topic created again under the same name apart from its predecessor.
+    return prefix + tp.topic() + "-" + tp.topicId() + "-" + tp.partition() + "/";
   }
 
-  protected final String key(TopicPartition tp, RemoteSegment segment, RemoteFileType type) {
+  protected final String key(TopicIdPartition tp, RemoteSegment segment, RemoteFileType type) {
     return partitionPrefix(tp)
         + String.format("%020d", segment.baseOffset())
         + "-"
@@ -60,7 +75,7 @@ public abstract class ObjectSegmentStore implements RemoteSegmentStore {
   }
 
   @Override
-  public void copySegment(TopicPartition tp, RemoteSegment segment, LocalSegmentFiles files)
+  public void copySegment(TopicIdPartition tp, RemoteSegment segment, LocalSegmentFiles files)
       throws IOException {
     // The log goes last: a segment whose log object exists has all its other files.
     putBytes(key(tp, segment, RemoteFileType.OFFSET_INDEX), files.offsetIndex());
@@ -76,13 +91,13 @@ public abstract class ObjectSegmentStore implements RemoteSegmentStore {
   }
 
   @Override
-  public byte[] fetchLogRange(TopicPartition tp, RemoteSegment segment, long start, int length)
+  public byte[] fetchLogRange(TopicIdPartition tp, RemoteSegment segment, long start, int length)
       throws IOException {
     return getRange(key(tp, segment, RemoteFileType.LOG), start, length);
   }
 
   @Override
-  public Optional<byte[]> fetchFile(TopicPartition tp, RemoteSegment segment, RemoteFileType type)
+  public Optional<byte[]> fetchFile(TopicIdPartition tp, RemoteSegment segment, RemoteFileType type)
       throws IOException {
     if (type == RemoteFileType.LOG) {
       throw new IllegalArgumentException("read a remote log file by range");
@@ -92,7 +107,7 @@ public abstract class ObjectSegmentStore implements RemoteSegmentStore {
   }
 
   @Override
-  public void deleteSegment(TopicPartition tp, RemoteSegment segment) throws IOException {
+  public void deleteSegment(TopicIdPartition tp, RemoteSegment segment) throws IOException {
     // The log first: once it is gone the segment is unreadable, whatever else a crash leaves.
     delete(key(tp, segment, RemoteFileType.LOG));
     for (RemoteFileType type : RemoteFileType.values()) {
@@ -103,22 +118,33 @@ public abstract class ObjectSegmentStore implements RemoteSegmentStore {
   }
 
   @Override
-  public Optional<byte[]> readManifest(TopicPartition tp) throws IOException {
+  public Optional<byte[]> readManifest(TopicIdPartition tp) throws IOException {
     return getAll(partitionPrefix(tp) + MANIFEST, RemoteLogManifest.MAX_BYTES);
   }
 
   @Override
-  public void writeManifest(TopicPartition tp, byte[] manifest) throws IOException {
+  public void writeManifest(TopicIdPartition tp, byte[] manifest) throws IOException {
     putBytes(partitionPrefix(tp) + MANIFEST, manifest);
   }
 
   @Override
-  public void deleteManifest(TopicPartition tp) throws IOException {
+  public Optional<StoredManifest> readManifestVersion(TopicIdPartition tp) throws IOException {
+    return getVersioned(partitionPrefix(tp) + MANIFEST, RemoteLogManifest.MAX_BYTES);
+  }
+
+  @Override
+  public String replaceManifest(
+      TopicIdPartition tp, byte[] manifest, Optional<String> expectedVersion) throws IOException {
+    return putBytesIf(partitionPrefix(tp) + MANIFEST, manifest, expectedVersion);
+  }
+
+  @Override
+  public void deleteManifest(TopicIdPartition tp) throws IOException {
     delete(partitionPrefix(tp) + MANIFEST);
   }
 
   @Override
-  public List<String> listObjects(TopicPartition tp) throws IOException {
+  public List<String> listObjects(TopicIdPartition tp) throws IOException {
     return list(partitionPrefix(tp));
   }
 

@@ -4,7 +4,7 @@ import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicIdPartition;
 
 /**
  * Walks the batch headers of a remote segment's log from a position, fetching it in byte ranges
@@ -20,7 +20,7 @@ final class RemoteBatchCursor {
   private static final int MAX_TIMESTAMP_OFFSET = 35;
 
   private final RemoteSegmentStore store;
-  private final TopicPartition tp;
+  private final TopicIdPartition tp;
   private final RemoteSegment segment;
   private final int chunkBytes;
 
@@ -31,7 +31,7 @@ final class RemoteBatchCursor {
 
   RemoteBatchCursor(
       RemoteSegmentStore store,
-      TopicPartition tp,
+      TopicIdPartition tp,
       RemoteSegment segment,
       long position,
       int chunkBytes) {

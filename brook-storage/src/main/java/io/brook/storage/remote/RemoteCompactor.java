@@ -1,9 +1,9 @@
 package io.brook.storage.remote;
 
-import io.brook.storage.cleaner.AbortedBatches;
 import io.brook.storage.cleaner.Cleaner;
 import io.brook.storage.cleaner.CompactionFilter;
 import io.brook.storage.cleaner.OffsetMap;
+import io.brook.storage.cleaner.TransactionWalk;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.record.BatchRecordReader;
@@ -17,7 +17,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -25,6 +24,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
+import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
@@ -80,7 +80,7 @@ final class RemoteCompactor {
     RemoteIndexCache.emptyDirectory(scratch);
   }
 
-  /** What a pass did: the next pass indexes from {@code indexedEnd}. */
+  /** What a pass did: it indexed keys up to {@code indexedEnd}. */
   record Result(
       long indexedEnd,
       boolean retainedTombstones,
@@ -122,10 +122,12 @@ final class RemoteCompactor {
     if (groups.isEmpty()) {
       return Optional.empty();
     }
-    // One walk over every rewritten batch, across groups, in offset order.
+    // One walk over every rewritten batch, across groups, in offset order, knowing every abort
+    // whose marker it may meet (an abort's index entry goes with its marker's segment).
     List<RemoteSegment> lastGroup = groups.get(groups.size() - 1);
     long rewrittenEnd = lastGroup.get(lastGroup.size() - 1).nextOffset();
-    AbortedBatches aborted = new AbortedBatches(aborts(tier, remote, remoteStart, rewrittenEnd));
+    TransactionWalk transactions =
+        new TransactionWalk(aborts(tier, remote, remoteStart, rewrittenEnd));
     List<RemoteSegment> rewritten = new ArrayList<>();
     List<String> replaced = new ArrayList<>();
     boolean tombstones = false;
@@ -141,8 +143,8 @@ final class RemoteCompactor {
                 now,
                 config.deleteRetentionMs(),
                 log.producerState().activeProducers(),
-                aborted);
-        RemoteSegment written = rewrite(tier, group, filter, walk, config);
+                transactions);
+        RemoteSegment written = rewrite(tier, group, filter, transactions, walk, config);
         rewritten.add(written);
         tombstones |= filter.retainedTombstone();
         for (RemoteSegment s : group) {
@@ -155,7 +157,17 @@ final class RemoteCompactor {
       abandon(tier, e);
       throw e;
     }
-    tier.publish(tier.manifest().swap(replaced, rewritten).withCompactedEnd(indexedEnd));
+    // The next pass indexes from where every remote record below is compacted against all later
+    // keys below it: the indexed end, but not past the remote end, since segments copied after this
+    // pass were cleaned locally only against the keys the local cleaner had seen then.
+    long remoteEnd = remoteStart;
+    for (RemoteSegment s : remote) {
+      remoteEnd = Math.max(remoteEnd, s.nextOffset());
+    }
+    long compactedTo = Math.max(from, Math.min(indexedEnd, remoteEnd));
+    // One conditional write: a leader that lost the partition meanwhile fails here (and its
+    // uploads are left COPY_SEGMENT_STARTED for the new leader to delete).
+    tier.publish(m -> m.swap(replaced, rewritten).withCompactedEnd(compactedTo));
     LOG.info(
         "Compacted remote segments topicPartition={} indexedFrom={} indexedTo={} keys={}"
             + " segments={}->{} bytes={}->{} durationMs={}",
@@ -182,8 +194,8 @@ final class RemoteCompactor {
     try {
       for (RemoteSegment s : tier.manifest().segments()) {
         if (s.state() == RemoteSegmentState.COPY_SEGMENT_STARTED) {
-          tier.store().deleteSegment(tier.topicPartition(), s);
-          tier.publish(tier.manifest().without(s.id()));
+          tier.store().deleteSegment(tier.topicIdPartition(), s);
+          tier.publish(m -> m.without(s.id()));
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -204,7 +216,7 @@ final class RemoteCompactor {
       if (s.nextOffset() <= from || s.baseOffset() >= to) {
         continue;
       }
-      for (AbortedTxn txn : tier.indexes().abortedTxns(tier.store(), tier.topicPartition(), s)) {
+      for (AbortedTxn txn : tier.indexes().abortedTxns(tier.store(), tier.topicIdPartition(), s)) {
         if (txn.lastOffset() >= from && txn.firstOffset() < to) {
           out.add(txn);
         }
@@ -231,7 +243,7 @@ final class RemoteCompactor {
     if (from >= bound) {
       return from;
     }
-    AbortedBatches aborted = new AbortedBatches(aborts);
+    TransactionWalk transactions = new TransactionWalk(aborts);
     RecordLimits limits = tier.log().config().recordLimits();
     Walk walk = new Walk();
     for (RemoteSegment segment : remote) {
@@ -247,7 +259,7 @@ final class RemoteCompactor {
         if (cursor.baseOffset() >= bound) {
           return bound;
         }
-        long stoppedAt = index(batchAt(cursor), aborted, from, limits);
+        long stoppedAt = index(batchAt(cursor), transactions, from, limits);
         if (stoppedAt >= 0) {
           return stoppedAt;
         }
@@ -265,7 +277,7 @@ final class RemoteCompactor {
           if (batch.baseOffset() >= bound) {
             return bound;
           }
-          long stoppedAt = index(batch, aborted, from, limits);
+          long stoppedAt = index(batch, transactions, from, limits);
           if (stoppedAt >= 0) {
             return stoppedAt;
           }
@@ -275,8 +287,13 @@ final class RemoteCompactor {
     return Math.min(bound, Math.max(from, walk.next));
   }
 
-  private long index(RecordBatch batch, AbortedBatches aborted, long from, RecordLimits limits) {
-    if (aborted.isAborted(batch) || batch.isControlBatch()) {
+  private long index(
+      RecordBatch batch, TransactionWalk transactions, long from, RecordLimits limits) {
+    if (batch.isControlBatch()) {
+      transactions.onMarker(batch);
+      return -1;
+    }
+    if (transactions.onDataBatch(batch)) {
       return -1;
     }
     return Cleaner.indexKeys(reader, map, batch, from, limits);
@@ -335,10 +352,11 @@ final class RemoteCompactor {
       TieredPartition tier,
       List<RemoteSegment> group,
       CompactionFilter filter,
+      TransactionWalk transactions,
       Walk walk,
       LogConfig config)
       throws IOException {
-    TopicPartition tp = tier.topicPartition();
+    TopicIdPartition tp = tier.topicIdPartition();
     RemoteSegment last = group.get(group.size() - 1);
     long base = group.get(0).baseOffset();
     LogSegment cleaned = LogSegment.create(scratch, base, config, time);
@@ -346,15 +364,13 @@ final class RemoteCompactor {
     Path snapshot = scratch.resolve(id + SegmentFiles.SNAPSHOT_SUFFIX);
     try {
       LastHeader lastHeader = null;
-      List<AbortedTxn> txns = new ArrayList<>();
       for (RemoteSegment source : group) {
         LastHeader seen = copyFiltered(tier, source, cleaned, filter, walk, config);
         lastHeader = seen != null ? seen : lastHeader;
-        txns.addAll(tier.indexes().abortedTxns(tier.store(), tp, source));
       }
-      // The data of aborts is gone but their markers stay, and so do their index entries.
-      txns.sort(Comparator.comparingLong(AbortedTxn::lastOffset));
-      for (AbortedTxn txn : txns) {
+      // As the local cleaner: an abort's index entry lives in the segment of its marker, and only
+      // the markers of this group that still end aborted data keep theirs.
+      for (AbortedTxn txn : transactions.drainKeptAborts()) {
         cleaned.txnIndex().append(txn);
       }
       if (cleaned.readNextOffset() < last.nextOffset() && lastHeader != null) {
@@ -384,7 +400,7 @@ final class RemoteCompactor {
               maxTimestamp >= 0 ? maxTimestamp : last.maxTimestamp(),
               cleaned.sizeInBytes(),
               RemoteSegmentState.COPY_SEGMENT_STARTED);
-      tier.publish(tier.manifest().with(started));
+      tier.publish(m -> m.with(started));
       try (PinnedSegment pinned = cleaned.pin()) {
         tier.store()
             .copySegment(
@@ -420,7 +436,7 @@ final class RemoteCompactor {
     RecordLimits limits = config.recordLimits();
     LastHeader lastHeader = null;
     RemoteBatchCursor cursor =
-        new RemoteBatchCursor(tier.store(), tier.topicPartition(), source, 0, CHUNK_BYTES);
+        new RemoteBatchCursor(tier.store(), tier.topicIdPartition(), source, 0, CHUNK_BYTES);
     while (cursor.next()) {
       if (!walk.isNew(cursor.baseOffset(), cursor.lastOffset())) {
         continue;
@@ -458,9 +474,9 @@ final class RemoteCompactor {
     int position =
         from <= segment.baseOffset()
             ? 0
-            : tier.indexes().positionFor(tier.store(), tier.topicPartition(), segment, from);
+            : tier.indexes().positionFor(tier.store(), tier.topicIdPartition(), segment, from);
     return new RemoteBatchCursor(
-        tier.store(), tier.topicPartition(), segment, position, CHUNK_BYTES);
+        tier.store(), tier.topicIdPartition(), segment, position, CHUNK_BYTES);
   }
 
   private static RecordBatch batchAt(RemoteBatchCursor cursor) throws IOException {

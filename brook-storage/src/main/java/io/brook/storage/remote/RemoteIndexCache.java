@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicIdPartition;
 
 /**
  * Index files of remote segments, fetched once and kept on local disk, least recently used evicted
@@ -46,7 +46,7 @@ final class RemoteIndexCache {
   }
 
   /** Offset index: the position of the last entry at or below {@code offset}, 0 if none. */
-  int positionFor(RemoteSegmentStore store, TopicPartition tp, RemoteSegment segment, long offset)
+  int positionFor(RemoteSegmentStore store, TopicIdPartition tp, RemoteSegment segment, long offset)
       throws IOException {
     Optional<Path> file = file(store, tp, segment, RemoteFileType.OFFSET_INDEX);
     if (file.isEmpty()) {
@@ -79,7 +79,7 @@ final class RemoteIndexCache {
 
   /** Time index: the offset of the last entry whose timestamp is below {@code timestamp}. */
   long offsetBefore(
-      RemoteSegmentStore store, TopicPartition tp, RemoteSegment segment, long timestamp)
+      RemoteSegmentStore store, TopicIdPartition tp, RemoteSegment segment, long timestamp)
       throws IOException {
     Optional<Path> file = file(store, tp, segment, RemoteFileType.TIME_INDEX);
     if (file.isEmpty()) {
@@ -115,7 +115,7 @@ final class RemoteIndexCache {
   }
 
   /** The aborted transactions of a remote segment's transaction index (none without one). */
-  List<AbortedTxn> abortedTxns(RemoteSegmentStore store, TopicPartition tp, RemoteSegment segment)
+  List<AbortedTxn> abortedTxns(RemoteSegmentStore store, TopicIdPartition tp, RemoteSegment segment)
       throws IOException {
     Optional<Path> file = file(store, tp, segment, RemoteFileType.TRANSACTION_INDEX);
     if (file.isEmpty()) {
@@ -126,7 +126,7 @@ final class RemoteIndexCache {
   }
 
   private Optional<Path> file(
-      RemoteSegmentStore store, TopicPartition tp, RemoteSegment segment, RemoteFileType type)
+      RemoteSegmentStore store, TopicIdPartition tp, RemoteSegment segment, RemoteFileType type)
       throws IOException {
     String key = segment.id() + type.suffix();
     synchronized (this) {

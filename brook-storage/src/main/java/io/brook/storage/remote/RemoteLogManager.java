@@ -23,9 +23,12 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
+import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.Time;
@@ -54,6 +57,11 @@ public final class RemoteLogManager implements Closeable {
   private final ConcurrentHashMap<TopicPartition, TieredPartition> tiers =
       new ConcurrentHashMap<>();
   private final Set<TopicPartition> copying = ConcurrentHashMap.newKeySet();
+
+  /** Logs whose remote data was deleted when their remote storage was turned off. */
+  private final ConcurrentHashMap<TopicPartition, PartitionLog> remoteDataDeleted =
+      new ConcurrentHashMap<>();
+
   private final ScheduledExecutorService ticker;
   private final ThreadPoolExecutor copiers;
   private final ThreadPoolExecutor readers;
@@ -63,6 +71,11 @@ public final class RemoteLogManager implements Closeable {
 
   /** Null until {@link #attachCleaner}: compacted topics then copy nothing. */
   private volatile RemoteCompactor compactor;
+
+  private volatile RemoteLogMetrics metrics = RemoteLogMetrics.NONE;
+
+  /** The id of a partition's topic now: remote data is kept by topic id. */
+  private volatile Function<TopicPartition, Optional<Uuid>> topicIds = tp -> Optional.empty();
 
   public RemoteLogManager(RemoteSegmentStore store, RemoteLogManagerConfig config, Time time)
       throws IOException {
@@ -132,6 +145,50 @@ public final class RemoteLogManager implements Closeable {
       PartitionLog log, boolean leader, int leaderEpoch, BooleanSupplier leading) {}
 
   /**
+   * Tells the manager how to find the topic id of a partition hosted here (its remote data is kept
+   * under it). Set before {@link #start}.
+   */
+  public void topicIds(Function<TopicPartition, Optional<Uuid>> resolver) {
+    this.topicIds = resolver;
+  }
+
+  /** Reports copies and remote reads to {@code metrics} from now on. */
+  public void metrics(RemoteLogMetrics metrics) {
+    this.metrics = metrics;
+  }
+
+  /** Bytes in remote storage of the partitions this broker leads (RemoteLogSizeBytes). */
+  public long remoteLogSizeBytes() {
+    long size = 0;
+    for (TieredPartition tier : tiers.values()) {
+      if (tier.leaderEpoch() >= 0) {
+        size += tier.remoteSizeBytes();
+      }
+    }
+    return size;
+  }
+
+  /** Bytes of rolled segments of the partitions this broker leads not copied yet. */
+  public long copyLagBytes() {
+    long lag = 0;
+    for (TieredPartition tier : tiers.values()) {
+      if (tier.leaderEpoch() >= 0 && !tier.fenced()) {
+        lag += tier.copyLagBytes();
+      }
+    }
+    return lag;
+  }
+
+  private TopicIdPartition idOf(PartitionLog partitionLog) throws IOException {
+    TopicPartition tp = partitionLog.topicPartition();
+    Uuid id =
+        topicIds
+            .apply(tp)
+            .orElseThrow(() -> new IOException("the topic id of " + tp + " is not known here"));
+    return new TopicIdPartition(id, tp);
+  }
+
+  /**
    * Starts the periodic work on the logs {@code logs} lists: copy and expiry where this broker
    * leads, local retention of what the leader copied where it follows.
    */
@@ -146,10 +203,19 @@ public final class RemoteLogManager implements Closeable {
   private void submitAll(Collection<TieredLog> logs) {
     for (TieredLog tiered : logs) {
       PartitionLog partitionLog = tiered.log();
-      if (!partitionLog.config().remoteStorageEnable() || partitionLog.isOffline()) {
+      TopicPartition tp = partitionLog.topicPartition();
+      boolean enabled = partitionLog.config().remoteStorageEnable();
+      boolean deleting =
+          !enabled
+              && partitionLog.config().remoteLogDeleteOnDisable()
+              && tiered.leader()
+              && remoteDataDeleted.get(tp) != partitionLog;
+      if (enabled) {
+        remoteDataDeleted.remove(tp);
+      }
+      if (!(enabled || deleting) || partitionLog.isOffline()) {
         continue;
       }
-      TopicPartition tp = partitionLog.topicPartition();
       if (!copying.add(tp)) {
         continue; // the previous run of this partition has not finished
       }
@@ -157,7 +223,9 @@ public final class RemoteLogManager implements Closeable {
         copiers.execute(
             () -> {
               try {
-                if (tiered.leader()) {
+                if (deleting) {
+                  deleteOnDisable(partitionLog, tiered.leaderEpoch(), tiered.leading());
+                } else if (tiered.leader()) {
                   copyAndExpire(partitionLog, tiered.leaderEpoch(), tiered.leading());
                 } else {
                   followerRetention(partitionLog);
@@ -169,6 +237,36 @@ public final class RemoteLogManager implements Closeable {
       } catch (RejectedExecutionException e) {
         copying.remove(tp);
       }
+    }
+  }
+
+  /**
+   * {@code remote.storage.enable} turned off with {@code remote.log.delete.on.disable=true} (Kafka
+   * 3.9+): the leader deletes the partition's remote data, every segment through the manifest's
+   * DELETE states, then the manifest. Done once per log; retried at the next tick if it fails.
+   */
+  private void deleteOnDisable(
+      PartitionLog partitionLog, int leaderEpoch, BooleanSupplier leading) {
+    TopicPartition tp = partitionLog.topicPartition();
+    try {
+      if (store.readManifestVersion(idOf(partitionLog)).isPresent()) {
+        TieredPartition tier = leaderTier(partitionLog, leaderEpoch, leading);
+        int segments = tier.manifest().segments().size();
+        tier.deleteAll();
+        log.info(
+            "Deleted the remote data of a partition whose remote storage was turned off"
+                + " topicPartition={} segments={}",
+            tp,
+            segments);
+      }
+      tiers.remove(tp);
+      remoteDataDeleted.put(tp, partitionLog);
+    } catch (IOException | RuntimeException e) {
+      log.warn(
+          "Deleting the remote data of a partition whose remote storage was turned off failed,"
+              + " retrying later topicPartition={}",
+          tp,
+          e);
     }
   }
 
@@ -197,14 +295,64 @@ public final class RemoteLogManager implements Closeable {
   }
 
   /**
+   * DeleteRecords on a tiered partition this broker leads in {@code leaderEpoch}: moves the remote
+   * log start offset to {@code offset} in the manifest on a copier thread (the future completes
+   * with the partition's log start after the move, once the manifest is written), then deletes the
+   * remote segments wholly below it unless the partition's periodic task is running (it will).
+   */
+  public CompletableFuture<Long> moveLogStart(
+      PartitionLog partitionLog, int leaderEpoch, BooleanSupplier leading, long offset) {
+    CompletableFuture<Long> done = new CompletableFuture<>();
+    TopicPartition tp = partitionLog.topicPartition();
+    try {
+      copiers.execute(
+          () -> {
+            TieredPartition tier;
+            try {
+              tier = leaderTier(partitionLog, leaderEpoch, leading);
+              done.complete(tier.moveLogStart(offset));
+            } catch (ManifestConflictException e) {
+              // A later leader owns the manifest: as if this broker no longer led (it does not).
+              done.completeExceptionally(
+                  new StorageException(
+                      StorageError.LOG_CLOSED, "another leader writes the manifest of " + tp, e));
+              return;
+            } catch (IOException e) {
+              done.completeExceptionally(
+                  new StorageException(
+                      StorageError.KAFKA_STORAGE_ERROR,
+                      "moving the remote log start offset of " + tp,
+                      e));
+              return;
+            } catch (RuntimeException e) {
+              done.completeExceptionally(e);
+              return;
+            }
+            if (copying.add(tp)) {
+              try {
+                tier.expire();
+              } catch (IOException | RuntimeException e) {
+                log.warn("Remote expiry failed, retrying later topicPartition={}", tp, e);
+              } finally {
+                copying.remove(tp);
+              }
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      done.completeExceptionally(
+          new StorageException(StorageError.KAFKA_STORAGE_ERROR, "too much queued remote work", e));
+    }
+    return done;
+  }
+
+  /**
    * A follower's local retention: the manifest says how far the leader has copied, so local
    * segments below that may go by {@code local.retention.*}, as on the leader. Only reads the
    * store.
    */
   public void followerRetention(PartitionLog partitionLog) {
     try {
-      long copiedEnd =
-          TieredPartition.readManifest(store, partitionLog.topicPartition()).copiedEnd();
+      long copiedEnd = TieredPartition.readManifest(store, idOf(partitionLog)).copiedEnd();
       partitionLog.remoteCopiedUpTo(copiedEnd);
       partitionLog.deleteOldSegments();
     } catch (IOException | RuntimeException e) {
@@ -224,7 +372,7 @@ public final class RemoteLogManager implements Closeable {
    * Blocks on the store: call it from the replica fetcher, never an event loop.
    */
   public void startFollowerAt(PartitionLog partitionLog, long leaderLocalStart) throws IOException {
-    TopicPartition tp = partitionLog.topicPartition();
+    TopicIdPartition tp = idOf(partitionLog);
     RemoteLogManifest manifest = TieredPartition.readManifest(store, tp);
     Optional<RemoteSegment> below = Optional.empty();
     for (RemoteSegment s : manifest.readable()) {
@@ -271,10 +419,12 @@ public final class RemoteLogManager implements Closeable {
                 store,
                 indexes,
                 partitionLog,
+                idOf(partitionLog).topicId(),
                 time,
                 leaderEpoch,
                 leading,
                 () -> cleaned.applyAsLong(tp));
+        tier.reportTo(metrics);
         tiers.put(tp, tier);
       }
       return tier;
@@ -294,7 +444,9 @@ public final class RemoteLogManager implements Closeable {
     synchronized (this) {
       tier = tiers.get(tp);
       if (tier == null || tier.log() != partitionLog) {
-        tier = TieredPartition.openForReads(store, indexes, partitionLog, time);
+        tier =
+            TieredPartition.openForReads(
+                store, indexes, partitionLog, idOf(partitionLog).topicId(), time);
         tiers.put(tp, tier);
       }
       return tier;
@@ -352,8 +504,10 @@ public final class RemoteLogManager implements Closeable {
                 }
                 aborted = tier.abortedTransactions(fetchOffset, upperBound);
               }
+              metrics.fetched(partitionLog.topicPartition().topic(), records.sizeInBytes());
               done.complete(new RemoteRead(records, aborted));
             } catch (IOException e) {
+              metrics.fetchFailed(partitionLog.topicPartition().topic());
               done.completeExceptionally(
                   new StorageException(
                       StorageError.KAFKA_STORAGE_ERROR,
@@ -376,8 +530,8 @@ public final class RemoteLogManager implements Closeable {
    * segments the manifest names, then the manifest. Every replica does it when its log goes; the
    * deletes are idempotent and nothing is written, so replicas racing cannot bring a manifest back.
    */
-  public void deleteRemoteData(TopicPartition tp) {
-    tiers.remove(tp);
+  public void deleteRemoteData(TopicIdPartition tp) {
+    tiers.remove(tp.topicPartition());
     try {
       copiers.execute(
           () -> {

@@ -19,14 +19,19 @@ import java.util.zip.CRC32C;
  * <pre>
  * brook-remote-log-manifest 1
  * logStart 0
+ * leaderEpoch 3
  * compactedTo 8192          (tiered compacted topics only)
  * segment 3c1f... COPY_SEGMENT_FINISHED 0 4095 1733000000000 1048576
  * crc 12345678
  * </pre>
+ *
+ * <p>{@code leaderEpoch} is the leader epoch of the broker that wrote the manifest (-1 if unknown):
+ * a leader never writes over a manifest from a later epoch (see {@link TieredPartition}).
  */
 public record RemoteLogManifest(
-    long logStartOffset, List<RemoteSegment> segments, long compactedEnd) {
+    long logStartOffset, List<RemoteSegment> segments, int leaderEpoch, long compactedEnd) {
   private static final String HEADER = "brook-remote-log-manifest 1";
+  private static final String LEADER_EPOCH = "leaderEpoch ";
   private static final String COMPACTED_TO = "compactedTo ";
 
   /** The largest manifest read back: far beyond any real partition's, it bounds a corrupt one. */
@@ -35,7 +40,11 @@ public record RemoteLogManifest(
   public static final RemoteLogManifest EMPTY = new RemoteLogManifest(0, List.of());
 
   public RemoteLogManifest(long logStartOffset, List<RemoteSegment> segments) {
-    this(logStartOffset, segments, 0);
+    this(logStartOffset, segments, -1, 0);
+  }
+
+  public RemoteLogManifest(long logStartOffset, List<RemoteSegment> segments, int leaderEpoch) {
+    this(logStartOffset, segments, leaderEpoch, 0);
   }
 
   public RemoteLogManifest {
@@ -118,7 +127,7 @@ public record RemoteLogManifest(
     if (!replaced) {
       out.add(segment);
     }
-    return new RemoteLogManifest(logStartOffset, out, compactedEnd);
+    return new RemoteLogManifest(logStartOffset, out, leaderEpoch, compactedEnd);
   }
 
   public RemoteLogManifest without(String id) {
@@ -128,7 +137,7 @@ public record RemoteLogManifest(
         out.add(s);
       }
     }
-    return new RemoteLogManifest(logStartOffset, out, compactedEnd);
+    return new RemoteLogManifest(logStartOffset, out, leaderEpoch, compactedEnd);
   }
 
   /**
@@ -163,21 +172,28 @@ public record RemoteLogManifest(
     if (!inserted) {
       throw new IllegalArgumentException("none of the replaced segments is in the manifest");
     }
-    return new RemoteLogManifest(logStartOffset, out, compactedEnd);
+    return new RemoteLogManifest(logStartOffset, out, leaderEpoch, compactedEnd);
   }
 
   public RemoteLogManifest withLogStartOffset(long newLogStart) {
-    return new RemoteLogManifest(Math.max(logStartOffset, newLogStart), segments, compactedEnd);
+    return new RemoteLogManifest(
+        Math.max(logStartOffset, newLogStart), segments, leaderEpoch, compactedEnd);
   }
 
   /** With {@code end} as where the next remote compaction starts indexing keys. */
   public RemoteLogManifest withCompactedEnd(long end) {
-    return new RemoteLogManifest(logStartOffset, segments, end);
+    return new RemoteLogManifest(logStartOffset, segments, leaderEpoch, end);
+  }
+
+  /** This manifest as written by the leader in {@code epoch}. */
+  public RemoteLogManifest withLeaderEpoch(int epoch) {
+    return new RemoteLogManifest(logStartOffset, segments, epoch, compactedEnd);
   }
 
   public byte[] encode() {
     StringBuilder text = new StringBuilder(64 + segments.size() * 96);
     text.append(HEADER).append('\n').append("logStart ").append(logStartOffset).append('\n');
+    text.append(LEADER_EPOCH).append(leaderEpoch).append('\n');
     if (compactedEnd > 0) {
       // Only tiered compacted topics have it, so every other manifest reads as before.
       text.append(COMPACTED_TO).append(compactedEnd).append('\n');
@@ -230,12 +246,17 @@ public record RemoteLogManifest(
     }
     long logStart = Long.parseLong(lines[1].substring("logStart ".length()));
     List<RemoteSegment> segments = new ArrayList<>();
+    int leaderEpoch = -1;
     long compactedEnd = 0;
     for (int i = 2; i < lines.length; i++) {
       if (lines[i].isEmpty()) {
         continue;
       }
-      if (i == 2 && lines[i].startsWith(COMPACTED_TO)) {
+      if (lines[i].startsWith(LEADER_EPOCH)) {
+        leaderEpoch = Integer.parseInt(lines[i].substring(LEADER_EPOCH.length()));
+        continue;
+      }
+      if (lines[i].startsWith(COMPACTED_TO)) {
         compactedEnd = Long.parseLong(lines[i].substring(COMPACTED_TO.length()));
         continue;
       }
@@ -252,7 +273,7 @@ public record RemoteLogManifest(
               Integer.parseInt(f[6]),
               RemoteSegmentState.valueOf(f[2])));
     }
-    return new RemoteLogManifest(logStart, segments, compactedEnd);
+    return new RemoteLogManifest(logStart, segments, leaderEpoch, compactedEnd);
   }
 
   private static long crc(byte[] bytes, int length) {

@@ -4,7 +4,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
-import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicIdPartition;
 
 /**
  * Where tiered segments live (KIP-405's {@code RemoteStorageManager}), plus the per-partition
@@ -19,7 +19,7 @@ import org.apache.kafka.common.TopicPartition;
 public interface RemoteSegmentStore extends Closeable {
 
   /** Uploads every file of a rolled segment under {@code segment}'s id. */
-  void copySegment(TopicPartition tp, RemoteSegment segment, LocalSegmentFiles files)
+  void copySegment(TopicIdPartition tp, RemoteSegment segment, LocalSegmentFiles files)
       throws IOException;
 
   /**
@@ -27,7 +27,7 @@ public interface RemoteSegmentStore extends Closeable {
    *
    * @throws java.nio.file.NoSuchFileException if the segment is not in the store
    */
-  byte[] fetchLogRange(TopicPartition tp, RemoteSegment segment, long start, int length)
+  byte[] fetchLogRange(TopicIdPartition tp, RemoteSegment segment, long start, int length)
       throws IOException;
 
   /**
@@ -37,21 +37,38 @@ public interface RemoteSegmentStore extends Closeable {
    * @return empty if the segment has no such file (a segment without aborted transactions has no
    *     transaction index)
    */
-  Optional<byte[]> fetchFile(TopicPartition tp, RemoteSegment segment, RemoteFileType type)
+  Optional<byte[]> fetchFile(TopicIdPartition tp, RemoteSegment segment, RemoteFileType type)
       throws IOException;
 
   /** Deletes every file of the segment; nothing if it is absent. */
-  void deleteSegment(TopicPartition tp, RemoteSegment segment) throws IOException;
+  void deleteSegment(TopicIdPartition tp, RemoteSegment segment) throws IOException;
 
   /** The partition's manifest, empty if it has none. */
-  Optional<byte[]> readManifest(TopicPartition tp) throws IOException;
+  Optional<byte[]> readManifest(TopicIdPartition tp) throws IOException;
 
   /** Replaces the partition's manifest atomically: a reader sees the old one or the new one. */
-  void writeManifest(TopicPartition tp, byte[] manifest) throws IOException;
+  void writeManifest(TopicIdPartition tp, byte[] manifest) throws IOException;
+
+  /** A manifest as stored, with the version a conditional replacement names. */
+  record StoredManifest(byte[] bytes, String version) {}
+
+  /** The partition's manifest with its version (an S3 ETag, a hash of the file), empty if none. */
+  Optional<StoredManifest> readManifestVersion(TopicIdPartition tp) throws IOException;
+
+  /**
+   * Replaces the partition's manifest atomically, only if the stored one is still {@code
+   * expectedVersion} (or, when empty, only if there is none): the compare and the replacement are
+   * one step, so of two writers that read the same version one fails.
+   *
+   * @return the new manifest's version
+   * @throws ManifestConflictException if the stored manifest is another version
+   */
+  String replaceManifest(TopicIdPartition tp, byte[] manifest, Optional<String> expectedVersion)
+      throws IOException;
 
   /** Deletes the partition's manifest (after its segments, when its topic is deleted). */
-  void deleteManifest(TopicPartition tp) throws IOException;
+  void deleteManifest(TopicIdPartition tp) throws IOException;
 
   /** The names of every object stored for the partition, for checks and tools. */
-  List<String> listObjects(TopicPartition tp) throws IOException;
+  List<String> listObjects(TopicIdPartition tp) throws IOException;
 }

@@ -18,12 +18,16 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
@@ -56,7 +60,7 @@ public final class TieredPartition {
   private final RemoteSegmentStore store;
   private final RemoteIndexCache indexes;
   private final PartitionLog log;
-  private final TopicPartition tp;
+  private final TopicIdPartition tp;
   private final Time time;
   private final int leaderEpoch;
   private final BooleanSupplier leading;
@@ -66,10 +70,19 @@ public final class TieredPartition {
   /** When the tombstones the last remote compaction kept may go (in memory only); -1: none. */
   private long tombstoneHorizonMs = -1;
 
+  /** The stored manifest's version this tier last read or wrote; empty while there is none. */
+  private Optional<String> manifestVersion = Optional.empty();
+
+  /** Set once another leader's manifest is found: this tier writes nothing any more. */
+  private volatile boolean fenced;
+
+  private volatile RemoteLogMetrics metrics = RemoteLogMetrics.NONE;
+
   private TieredPartition(
       RemoteSegmentStore store,
       RemoteIndexCache indexes,
       PartitionLog log,
+      Uuid topicId,
       Time time,
       int leaderEpoch,
       BooleanSupplier leading,
@@ -78,7 +91,7 @@ public final class TieredPartition {
     this.store = store;
     this.indexes = indexes;
     this.log = log;
-    this.tp = log.topicPartition();
+    this.tp = new TopicIdPartition(topicId, log.topicPartition());
     this.time = time;
     this.leaderEpoch = leaderEpoch;
     this.leading = leading;
@@ -90,28 +103,41 @@ public final class TieredPartition {
    * Opens the tier of the leader in {@code leaderEpoch}: reads the partition's manifest and cleans
    * up what a crash (or a leader that lost its leadership) left mid-copy or mid-delete, then tells
    * the log how far its data is safely remote. Every later manifest write first checks {@code
-   * leading}, so a leader that was replaced stops writing. {@code cleanedUpTo} is the local
-   * cleaner's first dirty offset of the log: a compacted topic copies only segments below it.
+   * leading}, so a leader that was replaced stops writing.
+   *
+   * @param topicId the id of the log's topic: remote data is kept by topic id
+   * @param cleanedUpTo the local cleaner's first dirty offset of the log: a compacted topic copies
+   *     only segments below it
    */
   static TieredPartition open(
       RemoteSegmentStore store,
       RemoteIndexCache indexes,
       PartitionLog log,
+      Uuid topicId,
       Time time,
       int leaderEpoch,
       BooleanSupplier leading,
       LongSupplier cleanedUpTo)
       throws IOException {
+    Optional<RemoteSegmentStore.StoredManifest> stored =
+        store.readManifestVersion(new TopicIdPartition(topicId, log.topicPartition()));
     TieredPartition tier =
         new TieredPartition(
             store,
             indexes,
             log,
+            topicId,
             time,
             leaderEpoch,
             leading,
             cleanedUpTo,
-            readManifest(store, log.topicPartition()));
+            stored.map(m -> RemoteLogManifest.decode(m.bytes())).orElse(RemoteLogManifest.EMPTY));
+    tier.manifestVersion = stored.map(RemoteSegmentStore.StoredManifest::version);
+    if (tier.manifest.leaderEpoch() > leaderEpoch) {
+      // A later leader already wrote: this broker's leadership is over, whatever it believes.
+      tier.fence("it was written in leader epoch " + tier.manifest.leaderEpoch());
+      return tier;
+    }
     tier.cleanUpUnfinished();
     log.remoteCopiedUpTo(tier.manifest.copiedEnd());
     return tier;
@@ -119,20 +145,21 @@ public final class TieredPartition {
 
   /** Opens the tier for reads only: nothing is cleaned up or written. */
   static TieredPartition openForReads(
-      RemoteSegmentStore store, RemoteIndexCache indexes, PartitionLog log, Time time)
+      RemoteSegmentStore store, RemoteIndexCache indexes, PartitionLog log, Uuid topicId, Time time)
       throws IOException {
     return new TieredPartition(
         store,
         indexes,
         log,
+        topicId,
         time,
         -1,
         () -> false,
         () -> 0L,
-        readManifest(store, log.topicPartition()));
+        readManifest(store, new TopicIdPartition(topicId, log.topicPartition())));
   }
 
-  static RemoteLogManifest readManifest(RemoteSegmentStore store, TopicPartition tp)
+  static RemoteLogManifest readManifest(RemoteSegmentStore store, TopicIdPartition tp)
       throws IOException {
     return store.readManifest(tp).map(RemoteLogManifest::decode).orElse(RemoteLogManifest.EMPTY);
   }
@@ -152,13 +179,30 @@ public final class TieredPartition {
             s.state());
         store.deleteSegment(tp, s);
         indexes.remove(s);
-        publish(manifest.without(s.id()));
+        publish(m -> m.without(s.id()));
       }
     }
   }
 
-  /** Writes {@code next} as the partition's manifest, if this tier still leads. */
-  void publish(RemoteLogManifest next) throws IOException {
+  /**
+   * Writes the manifest {@code change} makes of the current one, stamped with this tier's leader
+   * epoch, conditionally: only over the version this tier read or wrote last. Synchronized, because
+   * besides the partition's one copy-and-expiry task a DeleteRecords moves the log start ({@link
+   * #moveLogStart}) from another thread: each change applies to the manifest the one before wrote.
+   *
+   * <p>The leadership check before the write narrows the window of a replaced leader; the
+   * conditional write closes it: a newer leader opening the tier reads (and then replaces) the
+   * manifest, so the old leader's next write names a version that is gone and fails, and the old
+   * tier is fenced for good. A failed write whose stored result is exactly what was sent was this
+   * tier's own (a retried request that had succeeded) and counts as done.
+   *
+   * @throws ManifestConflictException if another writer replaced the manifest (the tier is fenced)
+   */
+  synchronized void publish(UnaryOperator<RemoteLogManifest> change) throws IOException {
+    if (fenced) {
+      throw new ManifestConflictException(
+          "the remote manifest of " + tp + " belongs to a later leader than epoch " + leaderEpoch);
+    }
     if (!leading.getAsBoolean()) {
       throw new IOException(
           "no longer the leader of "
@@ -167,12 +211,71 @@ public final class TieredPartition {
               + leaderEpoch
               + ": not writing its manifest");
     }
-    store.writeManifest(tp, next.encode());
+    RemoteLogManifest next = change.apply(manifest).withLeaderEpoch(leaderEpoch);
+    byte[] bytes = next.encode();
+    try {
+      manifestVersion = Optional.of(store.replaceManifest(tp, bytes, manifestVersion));
+    } catch (ManifestConflictException e) {
+      Optional<RemoteSegmentStore.StoredManifest> stored = store.readManifestVersion(tp);
+      if (stored.isEmpty() || !Arrays.equals(stored.get().bytes(), bytes)) {
+        fence(e.getMessage());
+        throw e;
+      }
+      manifestVersion = Optional.of(stored.get().version());
+    }
     manifest = next;
   }
 
+  private void fence(String why) {
+    fenced = true;
+    LOG.warn(
+        "Another leader wrote the remote manifest, this one stops writing it topicPartition={}"
+            + " leaderEpoch={} reason={}",
+        tp,
+        leaderEpoch,
+        why);
+  }
+
+  /** Reports copies to {@code metrics} from now on. */
+  void reportTo(RemoteLogMetrics metrics) {
+    this.metrics = metrics;
+  }
+
+  /** Bytes of rolled local segments not copied yet (Kafka's RemoteCopyLagBytes). */
+  public long copyLagBytes() {
+    long copiedEnd = manifest.copiedEnd();
+    long lag = 0;
+    LogSegment previous = null;
+    for (LogSegment s : log.segments()) {
+      if (previous != null && previous.baseOffset() >= copiedEnd) {
+        lag += previous.sizeInBytes();
+      }
+      previous = s; // the last one, the active segment, is not counted
+    }
+    return lag;
+  }
+
+  /** Bytes of the readable remote segments. */
+  public long remoteSizeBytes() {
+    long size = 0;
+    for (RemoteSegment s : manifest.readable()) {
+      size += s.sizeInBytes();
+    }
+    return size;
+  }
+
+  /** Whether another leader's manifest was found, so this tier writes nothing any more. */
+  public boolean fenced() {
+    return fenced;
+  }
+
   public TopicPartition topicPartition() {
-    return tp;
+    return tp.topicPartition();
+  }
+
+  /** The topic id this tier's remote data is kept under. */
+  public Uuid topicId() {
+    return tp.topicId();
   }
 
   /** The local log this tier belongs to (a recreated log gets a new tier). */
@@ -182,6 +285,11 @@ public final class TieredPartition {
 
   public RemoteLogManifest manifest() {
     return manifest;
+  }
+
+  /** The key of this tier's remote data. */
+  TopicIdPartition topicIdPartition() {
+    return tp;
   }
 
   RemoteSegmentStore store() {
@@ -204,9 +312,12 @@ public final class TieredPartition {
    */
   public int copyEligible() throws IOException {
     LogConfig config = log.config();
-    if (!config.remoteStorageEnable() || config.remoteLogCopyDisable()) {
+    if (fenced || !config.remoteStorageEnable() || config.remoteLogCopyDisable()) {
       return 0;
     }
+    // A copy or deletion that failed midway (the store went away) left its entry STARTED: its
+    // objects go and its entry is dropped before anything else, as when a tier is opened.
+    cleanUpUnfinished();
     int copied = 0;
     long bound = Math.min(log.highWatermark(), log.lastStableOffset());
     if (config.compacted()) {
@@ -227,9 +338,9 @@ public final class TieredPartition {
       }
       copied++;
     }
-    if (copied > 0) {
-      log.deleteOldSegments();
-    }
+    // Local retention at every run that copied without failing, not only after a copy: segments
+    // copied before local.retention.* passed would otherwise wait for the broker's retention check.
+    log.deleteOldSegments();
     return copied;
   }
 
@@ -246,21 +357,27 @@ public final class TieredPartition {
             segment.largestTimestamp(),
             segment.sizeInBytes(),
             RemoteSegmentState.COPY_SEGMENT_STARTED);
-    publish(manifest.with(started));
-    try (PinnedSegment pinned = segment.pin()) {
-      store.copySegment(tp, started, filesOf(segment, pinned, nextOffset));
+    try {
+      publish(m -> m.with(started));
+      try (PinnedSegment pinned = segment.pin()) {
+        store.copySegment(tp, started, filesOf(segment, pinned, nextOffset));
+      }
+      if (!isLive(segment)) {
+        LOG.info(
+            "A segment was replaced while it was copied, copying it again later topicPartition={}"
+                + " baseOffset={}",
+            tp,
+            segment.baseOffset());
+        store.deleteSegment(tp, started);
+        publish(m -> m.without(started.id()));
+        return false;
+      }
+      publish(m -> m.with(started.withState(RemoteSegmentState.COPY_SEGMENT_FINISHED)));
+    } catch (IOException | RuntimeException e) {
+      metrics.copyFailed(tp.topic());
+      throw e;
     }
-    if (!isLive(segment)) {
-      LOG.info(
-          "A segment was replaced while it was copied, copying it again later topicPartition={}"
-              + " baseOffset={}",
-          tp,
-          segment.baseOffset());
-      store.deleteSegment(tp, started);
-      publish(manifest.without(started.id()));
-      return false;
-    }
-    publish(manifest.with(started.withState(RemoteSegmentState.COPY_SEGMENT_FINISHED)));
+    metrics.copied(tp.topic(), started.sizeInBytes());
     log.remoteCopiedUpTo(nextOffset);
     LOG.info(
         "Copied a segment to remote storage topicPartition={} baseOffset={} endOffset={} bytes={}",
@@ -339,6 +456,9 @@ public final class TieredPartition {
    * @return the number of segments deleted
    */
   public int deleteReplaced() throws IOException {
+    if (fenced) {
+      return 0;
+    }
     List<RemoteSegment> replaced = new ArrayList<>();
     for (RemoteSegment s : manifest.segments()) {
       if (s.state() == RemoteSegmentState.DELETE_SEGMENT_STARTED) {
@@ -348,13 +468,20 @@ public final class TieredPartition {
     if (replaced.isEmpty()) {
       return 0;
     }
-    RemoteLogManifest next = manifest;
+    List<String> ids = new ArrayList<>(replaced.size());
     for (RemoteSegment s : replaced) {
       store.deleteSegment(tp, s);
       indexes.remove(s);
-      next = next.without(s.id());
+      ids.add(s.id());
     }
-    publish(next);
+    publish(
+        m -> {
+          RemoteLogManifest next = m;
+          for (String id : ids) {
+            next = next.without(id);
+          }
+          return next;
+        });
     return replaced.size();
   }
 
@@ -368,7 +495,7 @@ public final class TieredPartition {
    */
   public boolean compactIfDirty(RemoteCompactor compactor) throws IOException {
     LogConfig config = log.config();
-    if (!config.compacted()) {
+    if (fenced || !config.compacted()) {
       return false;
     }
     long from = manifest.compactedEnd();
@@ -405,6 +532,9 @@ public final class TieredPartition {
    * @return the number of segments deleted
    */
   public int expire() throws IOException {
+    if (fenced) {
+      return 0;
+    }
     LogConfig config = log.config();
     long copiedEnd = manifest.copiedEnd();
     long total = 0;
@@ -418,7 +548,12 @@ public final class TieredPartition {
     }
     long now = time.milliseconds();
     int deleted = 0;
-    for (RemoteSegment s : manifest.readable()) {
+    // Copied segments, including those a DeleteRecords left wholly below the log start (no longer
+    // readable, but still to delete).
+    for (RemoteSegment s : manifest.segments()) {
+      if (s.state() != RemoteSegmentState.COPY_SEGMENT_FINISHED) {
+        continue;
+      }
       boolean belowStart = s.endOffset() < manifest.logStartOffset();
       boolean tooBig =
           config.deletes()
@@ -432,17 +567,34 @@ public final class TieredPartition {
         break;
       }
       delete(s);
-      total -= s.sizeInBytes();
+      if (!belowStart) {
+        total -= s.sizeInBytes();
+      }
       deleted++;
     }
     return deleted;
   }
 
+  /**
+   * DeleteRecords: moves the remote log start offset to {@code offset} in the manifest (never
+   * back), so offsets below it are unreadable from remote storage at once, on every broker that
+   * reads the manifest next; {@link #expire} then deletes the segments wholly below it.
+   *
+   * @return the partition's log start offset after the move
+   */
+  public long moveLogStart(long offset) throws IOException {
+    if (offset > manifest.logStartOffset()) {
+      publish(m -> m.withLogStartOffset(offset));
+      LOG.info("Moved the remote log start offset topicPartition={} offset={}", tp, offset);
+    }
+    return logStartOffset();
+  }
+
   private void delete(RemoteSegment s) throws IOException {
-    publish(manifest.with(s.withState(RemoteSegmentState.DELETE_SEGMENT_STARTED)));
+    publish(m -> m.with(s.withState(RemoteSegmentState.DELETE_SEGMENT_STARTED)));
     store.deleteSegment(tp, s);
     indexes.remove(s);
-    publish(manifest.without(s.id()).withLogStartOffset(s.nextOffset()));
+    publish(m -> m.without(s.id()).withLogStartOffset(s.nextOffset()));
     LOG.info(
         "Deleted a remote segment past retention topicPartition={} baseOffset={} endOffset={}",
         tp,

@@ -9,6 +9,7 @@ import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.testing.LogFixture;
 import io.brook.storage.testing.LogReads;
+import io.brook.storage.txn.AbortedTxn;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -21,8 +22,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.internal.ControlRecordType;
+import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.SimpleRecord;
@@ -41,6 +45,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class TieredCompactionTest {
   private static final int KEYS = 40;
   private static final long DELETE_RETENTION_MS = 60_000;
+  private static final Uuid TOPIC_ID = Uuid.fromString("4lbAbsNpRaGU5TcNkvHNYA");
+  private static final TopicIdPartition TP = new TopicIdPartition(TOPIC_ID, LogFixture.TP);
 
   @TempDir Path root;
 
@@ -93,6 +99,7 @@ class TieredCompactionTest {
         store,
         cache,
         log,
+        TOPIC_ID,
         fixture.time(),
         0,
         () -> true,
@@ -181,7 +188,7 @@ class TieredCompactionTest {
   /** Every object in the store belongs to a segment the manifest lists. */
   private void assertNoOrphans(TieredPartition tier) throws IOException {
     List<String> ids = tier.manifest().segments().stream().map(RemoteSegment::id).toList();
-    for (String object : store.listObjects(LogFixture.TP)) {
+    for (String object : store.listObjects(TP)) {
       if (object.endsWith("/manifest")) {
         continue;
       }
@@ -304,6 +311,120 @@ class TieredCompactionTest {
         .allMatch(s -> s.state() == RemoteSegmentState.COPY_SEGMENT_FINISHED);
   }
 
+  /**
+   * The remote pass treats transactions as the local cleaner does: an abort whose data is gone from
+   * the remote copy loses its index entry in the rewritten segment at once, and its marker after
+   * delete.retention.ms.
+   */
+  @Test
+  void remoteCompactionDropsAnAbortsIndexEntryWithoutDataThenItsMarkerPastTheHorizon()
+      throws Exception {
+    open();
+    TieredPartition tier = tier();
+    long now = fixture.time().milliseconds();
+    long producerId = 5;
+    txnData(producerId, 0, "t0", now); // 0, aborted
+    marker(producerId, ControlRecordType.ABORT, now); // 1
+    // The producer's next transaction, so the aborted batch is not its last (kept for sequences).
+    txnData(producerId, 1, "t1", now); // 2
+    marker(producerId, ControlRecordType.COMMIT, now); // 3
+    writeVersion(0, 0);
+    tier.copyEligible();
+    // The local pass dropped the aborted data and kept the marker and entry it had met data for.
+    assertThat(markerOffsets(tier)).contains(1L);
+    assertThat(remoteAborts(tier)).hasSize(1);
+
+    writeVersion(1, 0);
+    tier.copyEligible();
+    assertThat(tier.compactIfDirty(compactor)).isTrue();
+    assertThat(remoteAborts(tier)).as("no aborted data left remotely: the entry goes").isEmpty();
+    assertThat(markerOffsets(tier)).as("the marker waits for its horizon").contains(1L);
+
+    fixture.time().advance(DELETE_RETENTION_MS + 1);
+    writeVersion(2, 0);
+    tier.copyEligible();
+    tier.deleteReplaced();
+    assertThat(tier.compactIfDirty(compactor)).isTrue();
+    assertThat(markerOffsets(tier)).as("past the horizon").doesNotContain(1L).contains(3L);
+    assertThat(tier.abortedTransactions(0, log.logEndOffset())).isEmpty();
+  }
+
+  private void txnData(long producerId, int sequence, String key, long now) {
+    log.appendAsLeader(
+        MemoryRecords.withTransactionalRecords(
+            Compression.NONE,
+            producerId,
+            (short) 0,
+            sequence,
+            new SimpleRecord(
+                now, key.getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8))),
+        0);
+  }
+
+  private void marker(long producerId, ControlRecordType type, long now) {
+    log.appendAsCoordinator(
+        MemoryRecords.withEndTransactionMarker(
+            0L,
+            now,
+            RecordBatch.NO_PARTITION_LEADER_EPOCH,
+            producerId,
+            (short) 0,
+            new EndTransactionMarker(type, 0)),
+        0);
+  }
+
+  /** The abort entries of the readable remote segments' transaction indexes. */
+  private List<AbortedTxn> remoteAborts(TieredPartition tier) throws IOException {
+    List<AbortedTxn> out = new ArrayList<>();
+    for (RemoteSegment s : tier.manifest().readable()) {
+      out.addAll(cache.abortedTxns(store, TP, s));
+    }
+    return out;
+  }
+
+  /** The offsets of the transaction markers in the remote copy. */
+  private static List<Long> markerOffsets(TieredPartition tier) throws IOException {
+    List<Long> out = new ArrayList<>();
+    long next = tier.logStartOffset();
+    while (tier.holds(next)) {
+      for (RecordBatch batch : tier.read(next, 1 << 20, Long.MAX_VALUE, true).batches()) {
+        if (batch.isControlBatch() && batch.iterator().hasNext()) {
+          out.add(batch.baseOffset());
+        }
+        next = batch.nextOffset();
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A pass that indexes local data beyond the remote copy must not mark it compacted: a segment the
+   * local cleaner cleaned before that data came is copied later with older values the pass saw
+   * newer ones of, and the next pass must still remove them.
+   */
+  @Test
+  void dataCopiedAfterAPassIsCompactedAgainstTheKeysThatPassIndexedLocally() throws Exception {
+    open();
+    TieredPartition tier = tier();
+    writeVersion(0, 0);
+    tier.copyEligible();
+    writeVersion(1, 0); // cleaned locally: copyable, not copied yet
+    cleanAfterWrite = false;
+    writeVersion(2, 0); // not cleaned: the local cleaner has not seen it
+    assertThat(tier.compactIfDirty(compactor)).isTrue();
+    assertThat(tier.manifest().compactedEnd()).isLessThanOrEqualTo(tier.manifest().copiedEnd());
+
+    tier.copyEligible(); // version 1, as cleaned before version 2 came
+    cleaner.cleanOnce(cleaner.newCleaner());
+    tier.copyEligible(); // version 2
+    for (int i = 0; i < 2; i++) {
+      tier.deleteReplaced();
+      tier.compactIfDirty(compactor);
+    }
+
+    assertThat(readAll(tier, log)).containsExactlyInAnyOrderElementsOf(newest().values());
+  }
+
   @Test
   void theCompactedEndSurvivesInTheManifest() throws Exception {
     open();
@@ -315,8 +436,7 @@ class TieredCompactionTest {
     }
     long compactedEnd = tier.manifest().compactedEnd();
     assertThat(compactedEnd).isGreaterThan(0);
-    assertThat(TieredPartition.readManifest(store, LogFixture.TP).compactedEnd())
-        .isEqualTo(compactedEnd);
+    assertThat(TieredPartition.readManifest(store, TP).compactedEnd()).isEqualTo(compactedEnd);
     // A clean remote copy is not rewritten again by a reopened tier
     TieredPartition reopened = tier();
     assertThat(reopened.compactIfDirty(compactor)).isFalse();
@@ -430,7 +550,7 @@ class TieredCompactionTest {
     }
 
     @Override
-    public void copySegment(TopicPartition tp, RemoteSegment segment, LocalSegmentFiles files)
+    public void copySegment(TopicIdPartition tp, RemoteSegment segment, LocalSegmentFiles files)
         throws IOException {
       check("copySegment");
       duringCopy.run();
@@ -438,45 +558,58 @@ class TieredCompactionTest {
     }
 
     @Override
-    public byte[] fetchLogRange(TopicPartition tp, RemoteSegment segment, long start, int length)
+    public byte[] fetchLogRange(TopicIdPartition tp, RemoteSegment segment, long start, int length)
         throws IOException {
       check("fetch");
       return delegate.fetchLogRange(tp, segment, start, length);
     }
 
     @Override
-    public Optional<byte[]> fetchFile(TopicPartition tp, RemoteSegment segment, RemoteFileType type)
-        throws IOException {
+    public Optional<byte[]> fetchFile(
+        TopicIdPartition tp, RemoteSegment segment, RemoteFileType type) throws IOException {
       check("fetch");
       return delegate.fetchFile(tp, segment, type);
     }
 
     @Override
-    public void deleteSegment(TopicPartition tp, RemoteSegment segment) throws IOException {
+    public void deleteSegment(TopicIdPartition tp, RemoteSegment segment) throws IOException {
       check("deleteSegment");
       delegate.deleteSegment(tp, segment);
     }
 
     @Override
-    public Optional<byte[]> readManifest(TopicPartition tp) throws IOException {
+    public Optional<byte[]> readManifest(TopicIdPartition tp) throws IOException {
       check("readManifest");
       return delegate.readManifest(tp);
     }
 
     @Override
-    public void writeManifest(TopicPartition tp, byte[] manifest) throws IOException {
+    public void writeManifest(TopicIdPartition tp, byte[] manifest) throws IOException {
       checkManifest(manifest);
       delegate.writeManifest(tp, manifest);
     }
 
     @Override
-    public void deleteManifest(TopicPartition tp) throws IOException {
+    public Optional<StoredManifest> readManifestVersion(TopicIdPartition tp) throws IOException {
+      check("readManifest");
+      return delegate.readManifestVersion(tp);
+    }
+
+    @Override
+    public String replaceManifest(
+        TopicIdPartition tp, byte[] manifest, Optional<String> expectedVersion) throws IOException {
+      checkManifest(manifest);
+      return delegate.replaceManifest(tp, manifest, expectedVersion);
+    }
+
+    @Override
+    public void deleteManifest(TopicIdPartition tp) throws IOException {
       check("deleteManifest");
       delegate.deleteManifest(tp);
     }
 
     @Override
-    public List<String> listObjects(TopicPartition tp) throws IOException {
+    public List<String> listObjects(TopicIdPartition tp) throws IOException {
       return delegate.listObjects(tp);
     }
 

@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.junit.jupiter.api.Test;
@@ -26,6 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TieredPartitionTest {
   private static final long HOUR = 3_600_000L;
+  private static final Uuid TOPIC_ID = Uuid.fromString("4lbAbsNpRaGU5TcNkvHNYA");
+  private static final TopicIdPartition TP = new TopicIdPartition(TOPIC_ID, LogFixture.TP);
 
   @TempDir Path root;
 
@@ -45,7 +49,8 @@ class TieredPartitionTest {
   }
 
   private TieredPartition tier(PartitionLog log) throws Exception {
-    return TieredPartition.open(store, cache, log, fixture.time(), 0, () -> true, () -> 0L);
+    return TieredPartition.open(
+        store, cache, log, TOPIC_ID, fixture.time(), 0, () -> true, () -> 0L);
   }
 
   /** Appends one batch at {@code timestamp}, keeping its bytes as stored (offsets stamped). */
@@ -145,27 +150,27 @@ class TieredPartitionTest {
         new RemoteSegment("crashed-copy", 2, 2, old, 100, RemoteSegmentState.COPY_SEGMENT_STARTED);
     Path fakeLog = Files.write(root.resolve("fake.log"), new byte[100]);
     store.copySegment(
-        LogFixture.TP,
+        TP,
         orphan,
         new LocalSegmentFiles(
             fakeLog, new byte[8], new byte[12], Optional.empty(), Optional.empty(), new byte[0]));
     store.writeManifest(
-        LogFixture.TP,
+        TP,
         first
             .manifest()
             .with(deleting.withState(RemoteSegmentState.DELETE_SEGMENT_STARTED))
             .with(orphan)
             .encode());
-    assertThat(store.listObjects(LogFixture.TP)).anyMatch(k -> k.contains("crashed-copy"));
+    assertThat(store.listObjects(TP)).anyMatch(k -> k.contains("crashed-copy"));
 
     // When: the tier is opened again (a restart)
     TieredPartition reopened = tier(log);
 
     // Then: both are gone from the store and the manifest; the finished copy is readable
-    assertThat(store.listObjects(LogFixture.TP))
+    assertThat(store.listObjects(TP))
         .noneMatch(k -> k.contains("crashed-copy") || k.contains(deleting.id()));
     assertThat(remoteBases(reopened)).containsExactly(1L);
-    assertThat(RemoteLogManifest.decode(store.readManifest(LogFixture.TP).orElseThrow()))
+    assertThat(RemoteLogManifest.decode(store.readManifest(TP).orElseThrow()))
         .isEqualTo(reopened.manifest());
     assertThat(reopened.holds(1)).isTrue();
     assertThat(reopened.holds(0)).isFalse();
@@ -192,7 +197,74 @@ class TieredPartitionTest {
     assertThat(tier.expire()).isEqualTo(3);
     assertThat(remoteBases(tier)).containsExactly(3L);
     assertThat(tier.logStartOffset()).isEqualTo(3);
-    assertThat(store.listObjects(LogFixture.TP))
+    assertThat(store.listObjects(TP))
         .allMatch(k -> k.endsWith("manifest") || k.contains("00000000000000000003-"));
+  }
+
+  @Test
+  void aReplacedLeaderCannotOverwriteTheNewLeadersManifestAndStopsCopying() throws Exception {
+    // Given: the leader in epoch 1 has copied segment 0; a new leader, in epoch 2, opens the tier
+    // and copies segments 1 to 3 while the old one still believes it leads
+    PartitionLog log = open(LogConfig.builder().retentionMs(-1).localRetentionMs(-2));
+    long now = fixture.time().milliseconds();
+    for (int i = 0; i < 5; i++) {
+      append(log, now + i);
+    }
+    log.updateHighWatermark(1);
+    TieredPartition old =
+        TieredPartition.open(store, cache, log, TOPIC_ID, fixture.time(), 1, () -> true, () -> 0L);
+    assertThat(old.copyEligible()).isEqualTo(1);
+    TieredPartition current =
+        TieredPartition.open(store, cache, log, TOPIC_ID, fixture.time(), 2, () -> true, () -> 0L);
+    log.updateHighWatermark(4);
+    assertThat(current.copyEligible()).isEqualTo(3);
+
+    // When: the old leader copies on
+    // Then: its manifest write fails (the version it read is gone), it copies nothing more, and
+    // the store keeps exactly the new leader's manifest and segments
+    assertThatThrownBy(old::copyEligible).isInstanceOf(ManifestConflictException.class);
+    assertThat(old.fenced()).isTrue();
+    assertThat(old.copyEligible()).isZero();
+    assertThatThrownBy(() -> old.moveLogStart(2)).isInstanceOf(ManifestConflictException.class);
+    RemoteLogManifest stored = RemoteLogManifest.decode(store.readManifest(TP).orElseThrow());
+    assertThat(stored).isEqualTo(current.manifest());
+    assertThat(stored.leaderEpoch()).isEqualTo(2);
+    assertThat(remoteBases(current)).containsExactly(0L, 1L, 2L, 3L);
+    assertThat(store.listObjects(TP).stream().filter(k -> k.endsWith(".log"))).hasSize(4);
+
+    // And: a tier opened later for the old epoch writes nothing at all (not even its cleanup)
+    TieredPartition late =
+        TieredPartition.open(store, cache, log, TOPIC_ID, fixture.time(), 1, () -> true, () -> 0L);
+    assertThat(late.fenced()).isTrue();
+    assertThat(late.copyEligible()).isZero();
+    assertThat(store.readManifest(TP).orElseThrow()).isEqualTo(stored.encode());
+  }
+
+  @Test
+  void moveLogStartHidesRemoteOffsetsBelowItAndExpiryDeletesWhollyBelowSegments() throws Exception {
+    PartitionLog log = open(LogConfig.builder().retentionMs(-1).localRetentionMs(0));
+    long now = fixture.time().milliseconds();
+    for (int i = 0; i < 5; i++) {
+      append(log, now + i);
+    }
+    log.updateHighWatermark(5);
+    TieredPartition tier = tier(log);
+    tier.copyEligible();
+    assertThat(remoteBases(tier)).containsExactly(0L, 1L, 2L, 3L);
+
+    assertThat(tier.moveLogStart(2)).isEqualTo(2);
+    assertThat(tier.holds(1)).isFalse();
+    assertThatThrownBy(() -> tier.read(1, 1 << 20, Long.MAX_VALUE, true))
+        .isInstanceOf(StorageException.class)
+        .extracting(e -> ((StorageException) e).error())
+        .isEqualTo(StorageError.OFFSET_OUT_OF_RANGE);
+    assertThat(tier.moveLogStart(1)).as("never moves back").isEqualTo(2);
+
+    assertThat(tier.expire()).isEqualTo(2);
+    assertThat(remoteBases(tier)).containsExactly(2L, 3L);
+    RemoteLogManifest stored = RemoteLogManifest.decode(store.readManifest(TP).orElseThrow());
+    assertThat(stored.logStartOffset()).isEqualTo(2);
+    assertThat(store.listObjects(TP))
+        .noneMatch(k -> k.contains("00000000000000000000-") || k.contains("00000000000000000001-"));
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.brook.protocol.metrics.BrokerMetrics;
 import io.brook.server.admin.MetricsReference;
 import io.brook.testkit.EmbeddedBrook;
 import io.brook.tests.TestClients;
@@ -53,7 +54,9 @@ class MetricsReferenceIT {
   static void start() throws Exception {
     brook =
         EmbeddedBrook.builder()
-            .dataDir(root)
+            .dataDir(root.resolve("data"))
+            // Tiered storage on (its store next to the data), so its metrics are listed too.
+            .config("remote.log.storage.system.enable", "true")
             .config("brook.admin.listener", "http://127.0.0.1:0")
             .config("brook.metrics.lag.interval.ms", "100")
             .start();
@@ -99,6 +102,57 @@ class MetricsReferenceIT {
     assertThat(page)
         .as("docs/operations.md's metrics reference is stale; rerun with -Dbrook.docs.write=true")
         .isEqualTo(generated);
+  }
+
+  @Test
+  void requestTimingMetricsMoveUnderTraffic() throws Exception {
+    List<String> phases =
+        List.of(
+            "RequestQueueTimeMs",
+            "LocalTimeMs",
+            "RemoteTimeMs",
+            "ThrottleTimeMs",
+            "ResponseQueueTimeMs",
+            "ResponseSendTimeMs",
+            "TotalTimeMs");
+    Map<String, Double> before = new java.util.HashMap<>();
+    for (String phase : phases) {
+      before.put(phase, requestCount(phase, "Produce"));
+    }
+
+    // When a producer sends 20 requests, each waiting for its answer
+    try (KafkaProducer<byte[], byte[]> producer = TestClients.producer(brook.bootstrapServers())) {
+      for (int i = 0; i < 20; i++) {
+        producer.send(new ProducerRecord<>("reference", 0, null, new byte[] {(byte) i})).get();
+      }
+    }
+
+    // Then every phase of Produce counted at least those 20 requests
+    for (String phase : phases) {
+      assertThat(requestCount(phase, "Produce") - before.get(phase))
+          .as("%s of Produce requests", phase)
+          .isGreaterThanOrEqualTo(20);
+    }
+    // And the idle shares of the event loops and of the disk pool are published as ratios
+    Map<String, Double> samples = PrometheusScrape.scrape(brook.server().adminPort());
+    assertThat(samples.get("kafka_network_socketserver_networkprocessoravgidlepercent"))
+        .isBetween(0.0, 1.0);
+    assertThat(samples.get("kafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent"))
+        .isBetween(0.0, 1.0);
+  }
+
+  /** How many requests of {@code api} a phase's histogram has recorded (its JMX Count). */
+  private static double requestCount(String phase, String api) {
+    org.apache.kafka.common.Metric count =
+        brook
+            .server()
+            .metrics()
+            .registry()
+            .metric(
+                BrokerMetrics.name(
+                    "kafka.network", "RequestMetrics", phase, BrokerMetrics.COUNT, "request", api));
+    assertThat(count).as("%s of %s", phase, api).isNotNull();
+    return ((Number) count.metricValue()).doubleValue();
   }
 
   @Test

@@ -47,19 +47,38 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * records produced over HTTP read by a consumer byte for byte (keys, values, headers; binary, JSON
  * and string formats) and the other way round; a fetch long-polls until a record arrives; bad JSON,
  * unknown topics and oversized bodies get their errors; topics created, listed, described and
- * deleted over HTTP as Admin sees them; group offsets committed over HTTP as Admin lists them.
+ * deleted over HTTP as Admin sees them; group offsets committed over HTTP as Admin lists them;
+ * fetches from a time, earliest or latest, tiered records included; idempotent requests written
+ * once however often sent; the OpenAPI description parsing and naming every route.
  */
 @Timeout(120)
 class HttpApiIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final java.nio.file.Path REMOTE = remoteStoreDir();
+
+  /** Under the build's target directory, which a clean build removes. */
+  private static java.nio.file.Path remoteStoreDir() {
+    try {
+      return java.nio.file.Files.createTempDirectory(
+              java.nio.file.Files.createDirectories(java.nio.file.Path.of("target")),
+              "http-api-it-remote")
+          .toAbsolutePath();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
 
   @RegisterExtension
   static final BrookExtension BROOK =
       new BrookExtension(
           EmbeddedBrook.builder()
               .config("brook.http.listener", "http://127.0.0.1:0")
-              .config("brook.http.max.request.bytes", "65536"));
+              .config("brook.http.max.request.bytes", "65536")
+              // Tiering for the topics that ask for it (remote.storage.enable), into a directory.
+              .config("remote.log.storage.system.enable", "true")
+              .config("remote.log.manager.task.interval.ms", "100")
+              .config("rsm.config.dir", REMOTE.toString()));
 
   private static Admin admin;
 
@@ -512,5 +531,192 @@ class HttpApiIT {
     // The parked fetch answers first (empty), then the others in the order sent.
     assertThat(statuses).containsExactly("200", "404", "400", "200");
     assertThat(answers).contains("\"records\":[]", "malformed path");
+  }
+
+  @Test
+  void fetchesStartAtATimeOrAtEarliestOrLatestAsListOffsetsResolvesThem() throws Exception {
+    createTopic("http-time", 1);
+    Answer produced =
+        post(
+            "/v1/topics/http-time/records",
+            """
+            {"records": [
+              {"value": "t1000", "partition": 0, "timestamp": 1000},
+              {"value": "t2000", "partition": 0, "timestamp": 2000},
+              {"value": "t3000", "partition": 0, "timestamp": 3000},
+              {"value": "t4000", "partition": 0, "timestamp": 4000}
+            ]}
+            """);
+    assertThat(produced.status()).as(produced.body().toString()).isEqualTo(200);
+    String at = "/v1/topics/http-time/partitions/0/records?max_wait_ms=0&";
+
+    // The first record at or after the time, as ListOffsets (offsetsForTimes) finds it.
+    Answer from2500 = get(at + "timestamp=2500");
+    assertThat(from2500.status()).as(from2500.body().toString()).isEqualTo(200);
+    assertThat(from2500.body().get("records").findValuesAsText("value"))
+        .containsExactly("t3000", "t4000");
+    assertThat(from2500.body().get("records").get(0).get("offset").asLong()).isEqualTo(2);
+    assertThat(get(at + "timestamp=2000").body().get("records").get(0).get("offset").asLong())
+        .isEqualTo(1);
+    assertThat(get(at + "timestamp=0").body().get("records").findValuesAsText("value"))
+        .containsExactly("t1000", "t2000", "t3000", "t4000");
+    // After the last record: the fetch starts at the end and waits there.
+    Answer future = get(at + "timestamp=5000");
+    assertThat(future.status()).isEqualTo(200);
+    assertThat(future.body().get("records")).isEmpty();
+    assertThat(future.body().get("next_offset").asLong()).isEqualTo(4);
+
+    Answer latest = get(at + "offset=latest");
+    assertThat(latest.body().get("records")).isEmpty();
+    assertThat(latest.body().get("next_offset").asLong()).isEqualTo(4);
+    // Earliest follows the log start offset once records are deleted.
+    admin
+        .deleteRecords(
+            Map.of(
+                new TopicPartition("http-time", 0),
+                org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(2)))
+        .all()
+        .get();
+    Answer earliest = get(at + "offset=earliest");
+    assertThat(earliest.status()).as(earliest.body().toString()).isEqualTo(200);
+    assertThat(earliest.body().get("records").findValuesAsText("value"))
+        .containsExactly("t3000", "t4000");
+    assertThat(get(at + "timestamp=1000").body().get("records").get(0).get("offset").asLong())
+        .isEqualTo(2);
+
+    assertThat(get(at + "offset=0&timestamp=1000").status()).isEqualTo(400);
+    assertThat(get(at + "offset=oldest").status()).isEqualTo(400);
+    assertThat(get(at + "timestamp=-5").status()).isEqualTo(400);
+  }
+
+  @Test
+  void anIdempotentRequestSentTwiceWritesOnceAndASequenceGapIsRefused() throws Exception {
+    createTopic("http-idem", 2);
+    Answer producer = post("/v1/producers", "");
+    assertThat(producer.status()).as(producer.body().toString()).isEqualTo(201);
+    long id = producer.body().get("id").asLong();
+    int epoch = producer.body().get("epoch").asInt();
+    String first =
+        "{\"producer\": {\"id\": "
+            + id
+            + ", \"epoch\": "
+            + epoch
+            + ", \"sequence\": 0}, \"records\": [{\"value\": \"a\", \"partition\": 1},"
+            + " {\"value\": \"b\", \"partition\": 1}]}";
+    Answer written = post("/v1/topics/http-idem/records", first);
+    assertThat(written.status()).as(written.body().toString()).isEqualTo(200);
+    assertThat(written.body().get("offsets").findValuesAsText("offset")).containsExactly("0", "1");
+    // The same request again (a client retrying after a lost answer): the same offsets, no write.
+    Answer retried = post("/v1/topics/http-idem/records", first);
+    assertThat(retried.status()).as(retried.body().toString()).isEqualTo(200);
+    assertThat(retried.body().get("offsets").findValuesAsText("offset")).containsExactly("0", "1");
+
+    Answer gap =
+        post("/v1/topics/http-idem/records", first.replace("\"sequence\": 0", "\"sequence\": 5"));
+    assertThat(gap.status()).as(gap.body().toString()).isEqualTo(400);
+    assertThat(gap.body().get("error").asText()).isEqualTo("OUT_OF_ORDER_SEQUENCE_NUMBER");
+    assertThat(gap.body().get("error_code").asInt()).isEqualTo(45);
+    Answer next =
+        post("/v1/topics/http-idem/records", first.replace("\"sequence\": 0", "\"sequence\": 2"));
+    assertThat(next.status()).as(next.body().toString()).isEqualTo(200);
+    assertThat(next.body().get("offsets").findValuesAsText("offset")).containsExactly("2", "3");
+
+    List<ConsumerRecord<byte[], byte[]>> read = consume("http-idem", 2, 4);
+    assertThat(read).hasSize(4);
+    assertThat(
+            read.stream()
+                .map(r -> new String(r.value(), StandardCharsets.UTF_8))
+                .collect(Collectors.toList()))
+        .containsExactly("\"a\"", "\"b\"", "\"a\"", "\"b\"");
+
+    // A keyless record without a partition would land anywhere on a retry: refused.
+    String atFour = "\"producer\": {\"id\": " + id + ", \"epoch\": " + epoch + ", \"sequence\": 4}";
+    Answer unplaced =
+        post("/v1/topics/http-idem/records", "{" + atFour + ", \"records\": [{\"value\": 1}]}");
+    assertThat(unplaced.status()).isEqualTo(400);
+    assertThat(unplaced.body().get("message").asText()).contains("one partition");
+    Answer acks1 =
+        post(
+            "/v1/topics/http-idem/records",
+            "{\"acks\": 1, " + atFour + ", \"records\": [{\"value\": 1, \"partition\": 1}]}");
+    assertThat(acks1.status()).isEqualTo(400);
+  }
+
+  @Test
+  void theOpenApiDescriptionParsesAndDescribesEveryRoute() throws Exception {
+    JsonNode spec =
+        new com.fasterxml.jackson.dataformat.yaml.YAMLMapper()
+            .readTree(java.nio.file.Path.of("..", "docs", "http-api.yaml").toFile());
+    assertThat(spec.get("openapi").asText()).startsWith("3.");
+    List<String> paths = new ArrayList<>();
+    spec.get("paths").fieldNames().forEachRemaining(paths::add);
+    assertThat(paths)
+        .contains(
+            "/v1/metadata",
+            "/v1/topics",
+            "/v1/topics/{topic}",
+            "/v1/topics/{topic}/records",
+            "/v1/producers",
+            "/v1/topics/{topic}/partitions/{partition}/records",
+            "/v1/groups/{group}/offsets");
+    List<String> fetchParameters =
+        spec.get("paths")
+            .get("/v1/topics/{topic}/partitions/{partition}/records")
+            .get("get")
+            .get("parameters")
+            .findValuesAsText("name");
+    assertThat(fetchParameters).contains("offset", "timestamp");
+    assertThat(spec.at("/components/schemas/ProduceRequest/properties/producer").isObject())
+        .isTrue();
+  }
+
+  @Test
+  void aFetchByTimeOrFromEarliestReadsTieredRecords() throws Exception {
+    TestClients.createTopic(
+        BROOK.bootstrapServers(),
+        "http-tiered",
+        1,
+        Map.of(
+            "remote.storage.enable", "true",
+            "local.retention.ms", "1000",
+            "retention.ms", "-1",
+            "segment.bytes", "1048576"));
+    long base = 1_700_000_000_000L;
+    int count = 600;
+    byte[] filler = new byte[4096];
+    try (KafkaProducer<byte[], byte[]> producer = TestClients.producer(BROOK.bootstrapServers())) {
+      for (int i = 0; i < count; i++) {
+        String value = "{\"n\":" + i + ",\"pad\":\"" + b64(filler) + "\"}";
+        producer.send(
+            new ProducerRecord<>(
+                "http-tiered", 0, base + i, null, value.getBytes(StandardCharsets.UTF_8)));
+      }
+      producer.flush();
+    }
+    // The full segments go to the remote store and leave the disk.
+    TopicPartition tp = new TopicPartition("http-tiered", 0);
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                admin
+                        .listOffsets(
+                            Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.earliestLocal()))
+                        .all()
+                        .get()
+                        .get(tp)
+                        .offset()
+                    > 100);
+    String at = "/v1/topics/http-tiered/partitions/0/records?max_wait_ms=0&max_bytes=10000&";
+    Answer byTime = get(at + "timestamp=" + (base + 10));
+    assertThat(byTime.status()).as(byTime.body().toString()).isEqualTo(200);
+    JsonNode first = byTime.body().get("records").get(0);
+    assertThat(first.get("offset").asLong()).isEqualTo(10);
+    assertThat(first.get("timestamp").asLong()).isEqualTo(base + 10);
+    assertThat(first.get("value").get("n").asInt()).isEqualTo(10);
+    Answer earliest = get(at + "offset=earliest");
+    assertThat(earliest.status()).as(earliest.body().toString()).isEqualTo(200);
+    assertThat(earliest.body().get("records").get(0).get("offset").asLong()).isZero();
+    assertThat(earliest.body().get("log_start_offset").asLong()).isZero();
   }
 }

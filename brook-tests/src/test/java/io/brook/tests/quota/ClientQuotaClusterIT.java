@@ -1,8 +1,10 @@
 package io.brook.tests.quota;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.brook.testkit.EmbeddedBrookCluster;
+import io.brook.tests.RawKafkaClient;
 import io.brook.tests.TestClients;
 import java.time.Duration;
 import java.util.List;
@@ -13,6 +15,10 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.quota.ClientQuotaAlteration;
 import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.quota.ClientQuotaFilter;
@@ -81,6 +87,60 @@ class ClientQuotaClusterIT {
     // Then: the quota came back with its metadata, and a new producer is throttled again
     awaitQuotaOn(2);
     assertThrottledWritingTo(2);
+  }
+
+  /**
+   * CreateTopics sent to a broker that is not the active controller is forwarded with its client's
+   * identity, so the client's {@code controller_mutation_rate} applies there too, and the refusal
+   * comes back through the forwarding broker with its throttle time.
+   */
+  @Test
+  void aMutationQuotaHoldsForRequestsAForwardingBrokerPasses() throws Exception {
+    // Given: 1 partition a second (a burst of 11 with the default 11 x 1 s window), and a node
+    // that is not the active controller
+    String client = "remote-creator";
+    int forwarder;
+    try (Admin admin = admin(cluster.bootstrapServers(1))) {
+      admin
+          .alterClientQuotas(
+              List.of(
+                  new ClientQuotaAlteration(
+                      new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, client)),
+                      List.of(new ClientQuotaAlteration.Op("controller_mutation_rate", 1.0)))))
+          .all()
+          .get();
+      int controller = admin.describeMetadataQuorum().quorumInfo().get().leaderId();
+      forwarder = cluster.nodeIds().stream().filter(id -> id != controller).findFirst().get();
+    }
+    String[] hostPort = cluster.bootstrapServers(forwarder).split(":");
+    try (RawKafkaClient raw =
+        new RawKafkaClient(hostPort[0], Integer.parseInt(hostPort[1]), client)) {
+      // When: 12 partitions (admitted: the bucket goes into debt), then one more
+      CreateTopicsResponseData first = createTopic(raw, "remote-a", 12);
+      CreateTopicsResponseData second = createTopic(raw, "remote-b", 1);
+
+      // Then
+      assertThat(first.topics().find("remote-a").errorCode()).isEqualTo(Errors.NONE.code());
+      assertThat(second.topics().find("remote-b").errorCode())
+          .isEqualTo(Errors.THROTTLING_QUOTA_EXCEEDED.code());
+      assertThat(second.throttleTimeMs()).isPositive();
+    }
+  }
+
+  /** A CreateTopics at version 6 (the first that knows THROTTLING_QUOTA_EXCEEDED). */
+  private static CreateTopicsResponseData createTopic(RawKafkaClient raw, String name, int count)
+      throws Exception {
+    CreateTopicsRequestData request = new CreateTopicsRequestData().setTimeoutMs(30_000);
+    request
+        .topics()
+        .add(
+            new CreateTopicsRequestData.CreatableTopic()
+                .setName(name)
+                .setNumPartitions(count)
+                .setReplicationFactor((short) 1));
+    short version = 6;
+    return new CreateTopicsResponseData(
+        new ByteBufferAccessor(raw.send(request, version)), version);
   }
 
   private static void awaitQuotaOn(int node) throws Exception {

@@ -20,6 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -79,6 +80,7 @@ class TieredCompactedIT {
     long lastMainOffset = produce(brook.bootstrapServers(), keys, versions);
 
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
+      TopicIdPartition idTp = RemoteStoreChecks.withTopicId(admin, TP);
       await()
           .atMost(Duration.ofSeconds(180))
           .pollInterval(Duration.ofSeconds(1))
@@ -88,7 +90,7 @@ class TieredCompactedIT {
                 assertThat(offset(admin, OffsetSpec.earliestLocal())).isGreaterThan(lastMainOffset);
                 // ... where only the newest value of each live key is left, deleted keys gone.
                 checkNewestValuesOnly(brook.bootstrapServers(), keys, versions);
-                RemoteStoreChecks.storeHoldsExactlyTheManifest(store, TP, keyPrefix, 1);
+                RemoteStoreChecks.storeHoldsExactlyTheManifest(store, idTp, keyPrefix, 1);
               });
       assertThat(offset(admin, OffsetSpec.earliest())).isZero();
     }

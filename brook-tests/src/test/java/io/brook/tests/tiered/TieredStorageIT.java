@@ -195,14 +195,14 @@ class TieredStorageIT {
       checkOffsets(admin, base);
     }
     checkEveryRecord(brook.bootstrapServers());
-    checkStoreMatchesManifest(store, keyPrefix);
+    checkStoreMatchesManifest(brook, store, keyPrefix);
 
     brook.restart();
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
       checkOffsets(admin, base);
     }
     checkEveryRecord(brook.bootstrapServers());
-    checkStoreMatchesManifest(store, keyPrefix);
+    checkStoreMatchesManifest(brook, store, keyPrefix);
   }
 
   private static byte[] value(Random random) {
@@ -251,8 +251,11 @@ class TieredStorageIT {
     }
   }
 
-  private static void checkStoreMatchesManifest(RemoteSegmentStore store, String keyPrefix)
-      throws Exception {
-    RemoteStoreChecks.storeHoldsExactlyTheManifest(store, TP, keyPrefix);
+  private static void checkStoreMatchesManifest(
+      EmbeddedBrook brook, RemoteSegmentStore store, String keyPrefix) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
+      RemoteStoreChecks.storeHoldsExactlyTheManifest(
+          store, RemoteStoreChecks.withTopicId(admin, TP), keyPrefix);
+    }
   }
 }

@@ -103,7 +103,11 @@ public final class FindCoordinatorHandler extends KafkaApi {
       createInternalTopic(image, topic);
       return error(out, Errors.COORDINATOR_NOT_AVAILABLE, topic.name() + " is being created");
     }
-    int partition = InternalTopic.partitionFor(key, topicImage.get().partitions().size());
+    int partitions = topicImage.get().numPartitions();
+    if (partitions == 0) {
+      return error(out, Errors.COORDINATOR_NOT_AVAILABLE, topic.name() + " has no partitions yet");
+    }
+    int partition = InternalTopic.partitionFor(key, partitions);
     PartitionImage p = topicImage.get().partitions().get(partition);
     Optional<BrokerEndpoint> endpoint =
         p == null || !p.hasLeader()
@@ -134,22 +138,29 @@ public final class FindCoordinatorHandler extends KafkaApi {
             topic.partitions(),
             replicationFactor,
             cappedMinIsr(topic.configs(), replicationFactor));
-    topicCreator
-        .create(capped)
-        .whenComplete(
-            (error, failure) -> {
-              if (failure != null) {
-                log.warn("Creating internal topic failed topic={}", topic.name(), failure);
-              } else if (error != Errors.NONE && error != Errors.TOPIC_ALREADY_EXISTS) {
-                log.warn("Creating internal topic failed topic={} error={}", topic.name(), error);
-              } else if (error == Errors.NONE) {
-                log.info(
-                    "Created internal topic topic={} partitions={} replicationFactor={}",
-                    topic.name(),
-                    topic.partitions(),
-                    replicationFactor);
-              }
-            });
+    CompletionStage<Errors> created;
+    try {
+      created = topicCreator.create(capped);
+    } catch (RuntimeException e) {
+      // As a failed creation: the client asks again (COORDINATOR_NOT_AVAILABLE), as Kafka's does
+      // when its auto-creation fails, instead of taking an unknown server error as final.
+      log.warn("Creating internal topic failed topic={}", topic.name(), e);
+      return;
+    }
+    created.whenComplete(
+        (error, failure) -> {
+          if (failure != null) {
+            log.warn("Creating internal topic failed topic={}", topic.name(), failure);
+          } else if (error != Errors.NONE && error != Errors.TOPIC_ALREADY_EXISTS) {
+            log.warn("Creating internal topic failed topic={} error={}", topic.name(), error);
+          } else if (error == Errors.NONE) {
+            log.info(
+                "Created internal topic topic={} partitions={} replicationFactor={}",
+                topic.name(),
+                topic.partitions(),
+                replicationFactor);
+          }
+        });
   }
 
   /**
