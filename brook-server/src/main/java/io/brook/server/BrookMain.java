@@ -114,6 +114,9 @@ public final class BrookMain implements Callable<Integer> {
             if (server.httpPort() > 0) {
               block.add("HTTP API", "http://localhost:" + server.httpPort() + "/v1");
             }
+            if (server.adminPort() > 0) {
+              block.add("console", "http://localhost:" + server.adminPort() + "/console/");
+            }
             return block
                 .add("data directory", dir.toString())
                 .add("stop", "Ctrl-C or SIGTERM (shuts down cleanly)");

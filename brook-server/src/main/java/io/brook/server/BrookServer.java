@@ -25,6 +25,9 @@ import io.brook.broker.quota.ReplicationQuota;
 import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
+import io.brook.broker.share.ShareAcknowledgeHandler;
+import io.brook.broker.share.ShareFetchHandler;
+import io.brook.broker.share.SharePartitionManager;
 import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;
 import io.brook.broker.txn.TxnMarkerSender;
@@ -59,6 +62,7 @@ import io.brook.server.cluster.BrokerClusterServices;
 import io.brook.server.cluster.ClusterSettings;
 import io.brook.server.config.BrokerConfig;
 import io.brook.server.config.Endpoint;
+import io.brook.server.console.ConsoleHttp;
 import io.brook.server.http.HttpApiServer;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicConfigs;
@@ -164,6 +168,10 @@ public final class BrookServer implements AutoCloseable {
     BrokerMetrics metrics;
 
     FetchSessions fetchSessions;
+
+    /** Share groups' delivery state at this node's leaders; its sweep runs on {@link #periodic}. */
+    SharePartitionManager shares;
+
     GroupCoordinator groupCoordinator;
     ConsumerLagMetrics lagMetrics;
     TransactionCoordinator transactionCoordinator;
@@ -243,6 +251,7 @@ public final class BrookServer implements AutoCloseable {
       List<BrokerEndpoint> endpoints = config.isBroker() ? startBroker(c) : List.of();
       if (config.isBroker()) {
         startHttpApi(c);
+        startConsole(c);
       }
       c.checks.serving();
       BrookServer server = new BrookServer(c);
@@ -400,6 +409,10 @@ public final class BrookServer implements AutoCloseable {
             Time.SYSTEM);
     ReplicaManagerMetrics.register(
         c.metrics, c.replicaManager, c.fetchers::maxLag, c.fetchSessions);
+    c.shares =
+        new SharePartitionManager(
+            c.replicaManager, CoordinatorConfigs.shareLimits(config), System::currentTimeMillis);
+    c.shares.start(c.periodic);
     c.replicaManager.applyMetadata(quorum.image());
     quorum.addListener(c.replicaManager::applyMetadata);
     quorum.addListener(new PartitionLogMetrics(c.metrics, c.replicaManager));
@@ -494,7 +507,8 @@ public final class BrookServer implements AutoCloseable {
                 apiHandlers(c),
                 c.authorizer,
                 id -> c.quorum.image().topic(id).map(TopicImage::name).orElse(null)),
-            List.<ConnectionListener>of(c.groupCoordinator::onConnectionClosed),
+            List.<ConnectionListener>of(
+                c.groupCoordinator::onConnectionClosed, c.shares::onConnectionClosed),
             c.quotas,
             () -> featureLevels(c.replicaManager.image()));
     c.network =
@@ -569,6 +583,60 @@ public final class BrookServer implements AutoCloseable {
   }
 
   /**
+   * The web console on the admin listener, when there is one: a broker's own view of the cluster
+   * (docs/operations.md). Refused, with the reason logged, when the listener is reachable from
+   * other machines while the Kafka listeners need SASL and no login can be checked.
+   */
+  private static void startConsole(Components c) {
+    if (c.admin == null) {
+      return;
+    }
+    BrokerConfig config = c.config;
+    String clientListener =
+        config.listeners().stream()
+            .filter(e -> !config.controllerListenerNames().contains(e.listenerName()))
+            .findFirst()
+            .orElseThrow()
+            .listenerName();
+    boolean sasl =
+        config.listeners().stream()
+            .filter(e -> !config.controllerListenerNames().contains(e.listenerName()))
+            .anyMatch(e -> e.securityProtocol().name().startsWith("SASL_"));
+    LogConfig defaults = config.defaultLogConfig();
+    MetadataQuorum quorum = c.quorum;
+    ConsoleHttp console =
+        c.admin.attachConsole(
+            new ConsoleHttp.Builder()
+                .access(
+                    config.adminListener().getHost(),
+                    sasl,
+                    HttpCredentials.of(config, quorum::image))
+                .sources(
+                    quorum::image,
+                    c.replicaManager,
+                    c.groupCoordinator,
+                    c.cluster::activeControllerId,
+                    () ->
+                        quorum instanceof ClusterQuorum cluster
+                            ? cluster.quorumState()
+                            : Optional.empty(),
+                    c.apis,
+                    clientListener,
+                    config.nodeId(),
+                    defaults.retentionMs(),
+                    String.join(",", defaults.cleanupPolicy()),
+                    defaults.minInSyncReplicas(),
+                    c.metrics,
+                    c.scheduler));
+    if (console.serving()) {
+      log.info(
+          "Console served at /console/ on the admin listener access={}", console.accessReason());
+    } else {
+      log.warn("Console refused: {}", console.accessReason());
+    }
+  }
+
+  /**
    * What a broker listener serves, each component contributing its own APIs: the broker's ({@link
    * BrokerApis}), the group and transaction coordinators' ({@link GroupApis}, {@link TxnApis}) and
    * the controller's admin APIs, forwarded ({@link BrokerClusterServices}); then who runs them (the
@@ -604,6 +672,8 @@ public final class BrookServer implements AutoCloseable {
             CoordinatorConfigs.transactionTopic(config),
             c.txnVerifier));
     handlers.addAll(TxnApis.handlers(c.transactions));
+    handlers.add(new ShareFetchHandler(c.shares, c.authorizer));
+    handlers.add(new ShareAcknowledgeHandler(c.shares, c.authorizer));
     // SaslHandshake and SaslAuthenticate on listeners without SASL (a SASL listener's connections
     // answer them themselves).
     handlers.addAll(SaslApis.handlers());

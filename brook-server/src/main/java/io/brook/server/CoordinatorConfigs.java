@@ -1,5 +1,6 @@
 package io.brook.server;
 
+import io.brook.broker.share.ShareLimits;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.group.GroupConfig;
 import io.brook.coordinator.txn.TransactionCoordinator;
@@ -33,7 +34,22 @@ final class CoordinatorConfigs {
         intValue(config, "group.consumer.heartbeat.interval.ms"),
         intValue(config, "group.consumer.max.size"),
         listValue(config, "group.consumer.assignors"),
-        (Long) config.value("brook.group.dead.connection.grace.ms"));
+        (Long) config.value("brook.group.dead.connection.grace.ms"),
+        new GroupConfig.Share(
+            intValue(config, "group.share.session.timeout.ms"),
+            intValue(config, "group.share.heartbeat.interval.ms"),
+            intValue(config, "group.share.max.size")));
+  }
+
+  /** Share-partition state at the partition leaders. */
+  static ShareLimits shareLimits(BrokerConfig config) {
+    return new ShareLimits(
+        intValue(config, "group.share.record.lock.duration.ms"),
+        intValue(config, "group.share.delivery.count.limit"),
+        intValue(config, "group.share.partition.max.record.locks"),
+        intValue(config, "group.share.max.share.sessions"),
+        intValue(config, "group.share.session.timeout.ms"),
+        "earliest".equals(config.value("brook.share.auto.offset.reset")));
   }
 
   static TxnConfig transactions(BrokerConfig config) {

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * One JDK {@link HttpClient} keeps its keep-alive connection to the admin listener across restarts
  * of the node on the same admin port ({@code BrookServer.close()} then a new server). The stopped
  * node's connections must end, so the client opens a new one to the new node instead of waiting on
- * the old one. (A process stopped with SIGTERM behaves the same; it was checked once and is left out
- * of the suite for its start-up time.)
+ * the old one. (A process stopped with SIGTERM behaves the same; it was checked once and is left
+ * out of the suite for its start-up time.)
  */
 @Timeout(180)
 class AdminRestartKeepAliveIT {

@@ -10,10 +10,10 @@ import java.nio.channels.FileChannel;
  * when it turns a fetched range into a file region, and Netty unpins it when the region is
  * released, so the node's file pool never closes a file while its bytes are being sent.
  */
-final class SegmentFileSource implements PinnableFile {
+public final class SegmentFileSource implements PinnableFile {
   private final SegmentFile file;
 
-  SegmentFileSource(SegmentFile file) {
+  public SegmentFileSource(SegmentFile file) {
     this.file = file;
   }
 

@@ -29,6 +29,10 @@ import org.apache.kafka.common.message.ListTransactionsResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.ShareAcknowledgeRequestData;
+import org.apache.kafka.common.message.ShareFetchRequestData;
+import org.apache.kafka.common.message.ShareGroupDescribeRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -257,6 +261,20 @@ public final class ApiAuthorization {
           needs.add(
               Need.group(
                   AclOperation.READ, ((ConsumerGroupHeartbeatRequestData) request).groupId()));
+      case SHARE_GROUP_HEARTBEAT ->
+          needs.add(
+              Need.group(AclOperation.READ, ((ShareGroupHeartbeatRequestData) request).groupId()));
+      case SHARE_FETCH ->
+          // Each topic: READ, checked by the handler.
+          needs.add(Need.group(AclOperation.READ, ((ShareFetchRequestData) request).groupId()));
+      case SHARE_ACKNOWLEDGE ->
+          needs.add(
+              Need.group(AclOperation.READ, ((ShareAcknowledgeRequestData) request).groupId()));
+      case SHARE_GROUP_DESCRIBE ->
+          // All or nothing (Kafka answers per group).
+          ((ShareGroupDescribeRequestData) request)
+              .groupIds()
+              .forEach(id -> needs.add(Need.group(AclOperation.DESCRIBE, id)));
       case OFFSET_COMMIT -> {
         OffsetCommitRequestData commit = (OffsetCommitRequestData) request;
         // Each topic: PerEntryAuthorization.

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -20,11 +21,23 @@ public final class FeatureControl {
   /** Kafka's transaction protocol feature (KIP-890, KIP-1022). */
   public static final String TRANSACTION_VERSION = "transaction.version";
 
-  /** The highest level of each feature this version supports (the lowest is always 0). */
-  public static final Map<String, Short> SUPPORTED = Map.of(TRANSACTION_VERSION, (short) 2);
+  /**
+   * Kafka's share group feature (KIP-932): at 1 or more the group coordinator serves share groups
+   * and the partition leaders ShareFetch and ShareAcknowledge. Level 2 (Kafka 4.2+: renew
+   * acknowledgements, dead-letter topics) is not supported yet.
+   */
+  public static final String SHARE_VERSION = "share.version";
 
-  /** Kafka 4.x's defaults for a new cluster: transaction protocol V2. */
-  private static final Map<String, Short> NEW_CLUSTER = Map.of(TRANSACTION_VERSION, (short) 2);
+  /** The highest level of each feature this version supports (the lowest is always 0). */
+  public static final Map<String, Short> SUPPORTED =
+      Map.of(TRANSACTION_VERSION, (short) 2, SHARE_VERSION, (short) 1);
+
+  /**
+   * Kafka 4.x's defaults for a new cluster: transaction protocol V2 and share groups on (Kafka 4.4
+   * finalizes share.version 2; Brook its highest, 1).
+   */
+  private static final Map<String, Short> NEW_CLUSTER =
+      new TreeMap<>(Map.of(TRANSACTION_VERSION, (short) 2, SHARE_VERSION, (short) 1));
 
   /** Kafka's UpdateFeatures upgrade types. */
   public enum UpgradeType {
@@ -48,7 +61,7 @@ public final class FeatureControl {
 
   private FeatureControl() {}
 
-  /** The records finalizing a new cluster's feature levels. */
+  /** The records finalizing a new cluster's feature levels, in name order (deterministic). */
   public static List<MetadataRecord> newClusterRecords() {
     List<MetadataRecord> records = new ArrayList<>();
     NEW_CLUSTER.forEach((name, level) -> records.add(new FeatureLevelRecord(name, level)));

@@ -14,14 +14,15 @@ import org.junit.jupiter.api.Test;
 
 class FeatureControlTest {
   private static final String TV = FeatureControl.TRANSACTION_VERSION;
+  private static final String SV = FeatureControl.SHARE_VERSION;
 
   @Test
-  void aNewClusterFinalizesTransactionVersionTwo() {
+  void aNewClusterFinalizesTransactionVersionTwoAndShareVersionOne() {
     try (InMemoryMetadataQuorum quorum = new InMemoryMetadataQuorum()) {
       ClusterController controller =
           new ClusterController(ControllerConfig.DEFAULT, quorum::image, new Random(1));
       quorum.submit(image -> controller.initializeClusterId("id"));
-      assertThat(quorum.image().features()).isEqualTo(Map.of(TV, (short) 2));
+      assertThat(quorum.image().features()).isEqualTo(Map.of(TV, (short) 2, SV, (short) 1));
       assertThat(quorum.image().featureLevel(TV)).isEqualTo((short) 2);
     }
   }
@@ -45,7 +46,7 @@ class FeatureControlTest {
           image ->
               controller.updateFeatures(
                   List.of(new Update(TV, (short) 0, UpgradeType.SAFE_DOWNGRADE)), false));
-      assertThat(quorum.image().features()).isEmpty();
+      assertThat(quorum.image().features()).isEqualTo(Map.of(SV, (short) 1));
 
       Map<String, ApiError> upgraded =
           quorum.submit(

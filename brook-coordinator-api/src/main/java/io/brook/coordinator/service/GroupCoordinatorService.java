@@ -24,6 +24,10 @@ import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.ShareGroupDescribeRequestData;
+import org.apache.kafka.common.message.ShareGroupDescribeResponseData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
@@ -94,6 +98,16 @@ public interface GroupCoordinatorService {
 
   CompletableFuture<ConsumerGroupDescribeResponseData> consumerGroupDescribe(
       RequestInfo info, ConsumerGroupDescribeRequestData request);
+
+  /**
+   * ShareGroupHeartbeat (KIP-932); answers UNSUPPORTED_VERSION while the cluster's {@code
+   * share.version} feature is 0, as Kafka does.
+   */
+  CompletableFuture<ShareGroupHeartbeatResponseData> shareGroupHeartbeat(
+      RequestInfo info, ShareGroupHeartbeatRequestData request);
+
+  CompletableFuture<ShareGroupDescribeResponseData> shareGroupDescribe(
+      RequestInfo info, ShareGroupDescribeRequestData request);
 
   /**
    * A client connection closed: the coordinator drops what was tied to it (a classic member whose

@@ -32,6 +32,10 @@ import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.message.ShareGroupDescribeRequestData;
+import org.apache.kafka.common.message.ShareGroupDescribeResponseData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
@@ -58,6 +62,8 @@ public final class GroupService implements GroupCoordinatorService {
   private final GroupApi deleteOffsets;
   private final GroupApi consumerHeartbeat;
   private final GroupApi consumerDescribe;
+  private final GroupApi shareHeartbeat;
+  private final GroupApi shareDescribe;
   private final ServedApis served;
 
   public GroupService(GroupCoordinator coordinator) {
@@ -75,6 +81,8 @@ public final class GroupService implements GroupCoordinatorService {
     this.deleteOffsets = new OffsetDeleteHandler(coordinator);
     this.consumerHeartbeat = new ConsumerGroupHeartbeatHandler(coordinator);
     this.consumerDescribe = new ConsumerGroupDescribeHandler(coordinator);
+    this.shareHeartbeat = new ShareGroupHeartbeatHandler(coordinator);
+    this.shareDescribe = new ShareGroupDescribeHandler(coordinator);
     this.served =
         new ServedApis(
             join,
@@ -89,7 +97,9 @@ public final class GroupService implements GroupCoordinatorService {
             fetch,
             deleteOffsets,
             consumerHeartbeat,
-            consumerDescribe);
+            consumerDescribe,
+            shareHeartbeat,
+            shareDescribe);
   }
 
   @Override
@@ -188,6 +198,18 @@ public final class GroupService implements GroupCoordinatorService {
   public CompletableFuture<ConsumerGroupDescribeResponseData> consumerGroupDescribe(
       RequestInfo info, ConsumerGroupDescribeRequestData request) {
     return consumerDescribe.serve(info, request, ConsumerGroupDescribeResponseData.class);
+  }
+
+  @Override
+  public CompletableFuture<ShareGroupHeartbeatResponseData> shareGroupHeartbeat(
+      RequestInfo info, ShareGroupHeartbeatRequestData request) {
+    return shareHeartbeat.serve(info, request, ShareGroupHeartbeatResponseData.class);
+  }
+
+  @Override
+  public CompletableFuture<ShareGroupDescribeResponseData> shareGroupDescribe(
+      RequestInfo info, ShareGroupDescribeRequestData request) {
+    return shareDescribe.serve(info, request, ShareGroupDescribeResponseData.class);
   }
 
   @Override

@@ -28,6 +28,7 @@ import java.util.List;
  * @param consumerAssignors {@code group.consumer.assignors}; the first is the default
  * @param deadConnectionGraceMs Brook's {@code brook.group.dead.connection.grace.ms}: how long a
  *     dynamic member whose coordinator connection closed is kept before it is removed
+ * @param share the share groups' membership settings ({@code group.share.*})
  */
 public record GroupConfig(
     int offsetsTopicNumPartitions,
@@ -50,7 +51,8 @@ public record GroupConfig(
     int consumerHeartbeatIntervalMs,
     int consumerMaxSize,
     List<String> consumerAssignors,
-    long deadConnectionGraceMs) {
+    long deadConnectionGraceMs,
+    Share share) {
 
   /** The internal topic holding group state and committed offsets. */
   public static final String OFFSETS_TOPIC = "__consumer_offsets";
@@ -58,6 +60,20 @@ public record GroupConfig(
   public GroupConfig {
     rebalanceProtocols = List.copyOf(rebalanceProtocols);
     consumerAssignors = List.copyOf(consumerAssignors);
+  }
+
+  /**
+   * Share group (KIP-932) membership, under Kafka's names.
+   *
+   * @param sessionTimeoutMs {@code group.share.session.timeout.ms}
+   * @param heartbeatIntervalMs {@code group.share.heartbeat.interval.ms}
+   * @param maxSize {@code group.share.max.size}
+   */
+  public record Share(int sessionTimeoutMs, int heartbeatIntervalMs, int maxSize) {
+    /** Kafka's defaults. */
+    public static Share defaults() {
+      return new Share(45_000, 5_000, 200);
+    }
   }
 
   /** Kafka's defaults. */
@@ -83,6 +99,7 @@ public record GroupConfig(
         5_000,
         Integer.MAX_VALUE,
         List.of("uniform", "range"),
-        2_000L);
+        2_000L,
+        Share.defaults());
   }
 }

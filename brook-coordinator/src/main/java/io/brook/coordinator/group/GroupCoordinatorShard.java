@@ -8,6 +8,7 @@ import io.brook.coordinator.group.offsets.OffsetRecords;
 import io.brook.coordinator.group.offsets.OffsetService;
 import io.brook.coordinator.group.offsets.OffsetStore;
 import io.brook.coordinator.group.offsets.TransactionalOffsetCommits;
+import io.brook.coordinator.group.share.ShareGroupManager;
 import io.brook.coordinator.log.CoordinatorLog;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.CoordinatorShard;
@@ -36,6 +37,7 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
   private final List<GroupTypeManager> managers = new ArrayList<>();
   private final ConsumerGroupManager consumer;
   private final ClassicGroupManager classic;
+  private final ShareGroupManager share;
 
   public GroupCoordinatorShard(ShardContext context, GroupConfig config) {
     this.context = context;
@@ -48,6 +50,8 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
     managers.add(consumer);
     this.classic = new ClassicGroupManager(context, config, groups, offsets);
     managers.add(classic);
+    this.share = new ShareGroupManager(context, config, groups);
+    managers.add(share);
   }
 
   public ShardContext context() {
@@ -79,6 +83,11 @@ public final class GroupCoordinatorShard implements CoordinatorShard {
   /** KIP-848 consumer groups: ConsumerGroupHeartbeat and ConsumerGroupDescribe. */
   public ConsumerGroupManager consumer() {
     return consumer;
+  }
+
+  /** Share groups (KIP-932): ShareGroupHeartbeat and ShareGroupDescribe. */
+  public ShareGroupManager share() {
+    return share;
   }
 
   /** JoinGroup, SyncGroup, Heartbeat, LeaveGroup and DescribeGroups. */

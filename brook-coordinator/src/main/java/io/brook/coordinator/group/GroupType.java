@@ -3,7 +3,8 @@ package io.brook.coordinator.group;
 /** The group protocols, named as ListGroups reports them in its types filter. */
 public enum GroupType {
   CLASSIC("classic"),
-  CONSUMER("consumer");
+  CONSUMER("consumer"),
+  SHARE("share");
 
   private final String wireName;
 

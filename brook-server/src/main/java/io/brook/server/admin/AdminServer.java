@@ -4,9 +4,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.brook.protocol.metrics.BrokerMetrics;
+import io.brook.server.console.ConsoleHttp;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -54,11 +56,16 @@ import org.slf4j.LoggerFactory;
  * {@code GET /health} and {@code GET /ready} (200 or 503 with a JSON body listing each check and
  * why it fails). Its own single event loop, apart from the Kafka listeners'; collecting the metrics
  * and running the checks happen on one admin worker thread (a gauge may walk every partition),
- * never on an event loop. Requests are small: a body over 4 KiB is refused by the aggregator.
+ * never on an event loop. Requests are small: a body over 64 KiB is refused by the aggregator.
+ *
+ * <p>On a broker it also serves the web console ({@link ConsoleHttp}) under {@code /console/},
+ * {@code /} redirecting there.
  */
 public final class AdminServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
-  private static final int MAX_REQUEST_BYTES = 4096;
+
+  /** Bodies are small: a console form (a topic to create, a test record to produce). */
+  private static final int MAX_REQUEST_BYTES = 64 * 1024;
 
   /** Scrapes wait here when one is running; more than this are refused with 503. */
   private static final int MAX_WAITING = 16;
@@ -71,6 +78,9 @@ public final class AdminServer implements AutoCloseable {
   private final Supplier<List<HealthCheck>> health;
   private final Supplier<List<HealthCheck>> ready;
   private final ObjectMapper json = new ObjectMapper();
+
+  /** The web console, once the broker has started ({@link #attachConsole}); null before. */
+  private volatile ConsoleHttp console;
 
   private AdminServer(
       BrokerMetrics metrics,
@@ -140,9 +150,23 @@ public final class AdminServer implements AutoCloseable {
     return ((InetSocketAddress) channel.localAddress()).getPort();
   }
 
+  /**
+   * Starts serving the web console under {@code /console/} (and redirecting {@code /} to it), its
+   * slow work on this listener's worker thread.
+   */
+  public ConsoleHttp attachConsole(ConsoleHttp.Builder builder) {
+    ConsoleHttp built = builder.worker(worker).build();
+    console = built;
+    return built;
+  }
+
   @Override
   public void close() {
     channel.close().syncUninterruptibly();
+    ConsoleHttp attached = console;
+    if (attached != null) {
+      attached.close();
+    }
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     worker.shutdownNow();
   }
@@ -152,6 +176,10 @@ public final class AdminServer implements AutoCloseable {
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
       String path = new QueryStringDecoder(request.uri()).path();
       boolean keepAlive = HttpUtil.isKeepAlive(request);
+      if (path.equals("/") || path.equals("/console") || path.startsWith("/console/")) {
+        console(ctx, request, path, keepAlive);
+        return;
+      }
       if (!request.method().equals(HttpMethod.GET)) {
         send(ctx, keepAlive, text(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "GET only\n"));
         return;
@@ -191,6 +219,65 @@ public final class AdminServer implements AutoCloseable {
       LOG.debug("Admin connection failed", cause);
       ctx.close();
     }
+  }
+
+  /** Hands a console request, copied off its buffer, to the worker. */
+  private void console(
+      ChannelHandlerContext ctx, FullHttpRequest request, String path, boolean keepAlive) {
+    if (path.equals("/") || path.equals("/console")) {
+      send(ctx, keepAlive, response(ctx, ConsoleHttp.redirect()));
+      return;
+    }
+    ConsoleHttp attached = console;
+    if (attached == null) {
+      send(
+          ctx,
+          keepAlive,
+          text(
+              ctx,
+              HttpResponseStatus.SERVICE_UNAVAILABLE,
+              "the console is served by a broker once it has started\n"));
+      return;
+    }
+    ConsoleHttp.Request copy =
+        new ConsoleHttp.Request(
+            request.method(),
+            request.uri(),
+            request.headers().copy(),
+            ByteBufUtil.getBytes(request.content()),
+            ((InetSocketAddress) ctx.channel().remoteAddress()).getAddress(),
+            ctx.channel().id().asShortText());
+    try {
+      worker.execute(
+          () ->
+              attached
+                  .handle(copy)
+                  .whenComplete(
+                      (answer, failure) -> {
+                        if (failure != null) {
+                          LOG.warn("Console request failed path={}", path, failure);
+                          send(
+                              ctx,
+                              false,
+                              text(ctx, HttpResponseStatus.INTERNAL_SERVER_ERROR, "failed\n"));
+                        } else {
+                          send(ctx, keepAlive, response(ctx, answer));
+                        }
+                      }));
+    } catch (RejectedExecutionException e) {
+      send(ctx, false, text(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "busy\n"));
+    }
+  }
+
+  private static FullHttpResponse response(ChannelHandlerContext ctx, ConsoleHttp.Response r) {
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            r.status(),
+            ctx.alloc().buffer(r.body().length).writeBytes(r.body()));
+    response.headers().set(HttpHeaderNames.CONTENT_TYPE, r.contentType());
+    r.headers().forEach(response.headers()::set);
+    return response;
   }
 
   private FullHttpResponse metrics(ChannelHandlerContext ctx, String accept) {

@@ -29,8 +29,9 @@ final class AdminSettings {
             ConfigDef.LambdaValidator.with(
                 (name, value) -> parse(name, (String) value), () -> "empty, or http://host:port"),
             MEDIUM,
-            "Where the admin HTTP listener binds (GET /metrics, /health, /ready), as"
-                + " http://host:port; port 0 picks a free one. Empty: no admin listener.")
+            "Where the admin HTTP listener binds (GET /metrics, /health, /ready, and the web"
+                + " console at /console/ on a broker), as http://host:port; port 0 picks a free"
+                + " one. Empty: no admin listener.")
         .uses(
             LAG_INTERVAL_MS,
             LONG,

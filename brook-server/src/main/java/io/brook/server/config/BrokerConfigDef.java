@@ -14,11 +14,11 @@ import org.apache.kafka.common.config.ConfigDef.Type;
  * it is documented under, and whether Brook acts on it today.
  *
  * <p>The list covers the capabilities Brook is built for: node identity and KRaft roles, listeners,
- * storage, retention and compaction, networking, replication, consumer groups, transactions, quotas
- * tiered storage, TLS, SASL authentication and authorization. Metrics reporters, share and streams
- * groups, and ZooKeeper-era settings are not defined; {@link BrokerConfig} reports them as unknown
- * keys so the server can warn about each (security keys it does not define stop start-up instead:
- * {@link SupportedSecurity}).
+ * storage, retention and compaction, networking, replication, consumer and share groups,
+ * transactions, quotas tiered storage, TLS, SASL authentication and authorization. Metrics
+ * reporters, streams groups, and ZooKeeper-era settings are not defined; {@link BrokerConfig}
+ * reports them as unknown keys so the server can warn about each (security keys it does not define
+ * stop start-up instead: {@link SupportedSecurity}).
  */
 public final class BrokerConfigDef {
 

@@ -24,7 +24,7 @@ public final class ConfigurationDoc {
       types, defaults and validation rules are Kafka's, so a file or a `--config` that works with Kafka
       means the same thing to Brook.
 
-      - **Unknown broker keys** (metrics reporters, share or streams groups, ZooKeeper-era settings,
+      - **Unknown broker keys** (metrics reporters, streams groups, ZooKeeper-era settings,
         anything misspelt) are not errors: the broker logs a warning for each and carries on.
       - **Security settings Brook does not implement** stop start-up with the key named, so a node
         never runs less protected than its file asks: a listener whose security protocol Brook does

@@ -220,5 +220,72 @@ final class GroupSettings {
             "Brook only: how long a classic-group member without group.instance.id is kept after"
                 + " its connection to the coordinator closes before it is removed and its"
                 + " partitions move. Static members keep their full session timeout.");
+    defineShare(table);
+  }
+
+  /** Share groups (KIP-932): membership at the coordinator, delivery state at the leaders. */
+  private static void defineShare(ConfigTable table) {
+    table
+        .section(ConfigArea.GROUPS)
+        .uses(
+            "group.share.session.timeout.ms",
+            INT,
+            45_000,
+            atLeast(1),
+            MEDIUM,
+            "Session timeout of share group members; also how long an unused share session is"
+                + " kept at a partition leader.")
+        .uses(
+            "group.share.heartbeat.interval.ms",
+            INT,
+            5_000,
+            atLeast(1),
+            MEDIUM,
+            "Heartbeat interval given to share group members.")
+        .uses(
+            "group.share.max.size",
+            INT,
+            200,
+            atLeast(1),
+            MEDIUM,
+            "Most members of one share group.")
+        .uses(
+            "group.share.record.lock.duration.ms",
+            INT,
+            30_000,
+            atLeast(1),
+            MEDIUM,
+            "How long a record delivered to a share group member stays locked to it before it"
+                + " can be delivered again.")
+        .uses(
+            "group.share.delivery.count.limit",
+            INT,
+            5,
+            atLeast(1),
+            MEDIUM,
+            "Deliveries after which a record that comes back is archived instead of delivered"
+                + " again.")
+        .uses(
+            "group.share.partition.max.record.locks",
+            INT,
+            2_000,
+            atLeast(1),
+            MEDIUM,
+            "Most records a share-partition tracks past its start offset (the in-flight window).")
+        .uses(
+            "group.share.max.share.sessions",
+            INT,
+            2_000,
+            atLeast(0),
+            MEDIUM,
+            "Most share sessions (share group members fetching) per broker.")
+        .uses(
+            "brook.share.auto.offset.reset",
+            STRING,
+            "latest",
+            ConfigDef.ValidString.in("latest", "earliest"),
+            MEDIUM,
+            "Brook only, until per-group configs exist: where a share group starts on a partition"
+                + " it has not consumed (Kafka's group config share.auto.offset.reset).");
   }
 }

@@ -53,6 +53,9 @@ public final class LogCleaner implements Closeable {
 
   private static final Logger log = LoggerFactory.getLogger(LogCleaner.class);
 
+  /** How long deleting a log waits for a pass over it to stop (it stops at its next batch). */
+  static final long ABORT_WAIT_MS = 30_000;
+
   private final CleanerConfig config;
   private final Supplier<Collection<PartitionLog>> logs;
   private final Time time;
@@ -65,6 +68,13 @@ public final class LogCleaner implements Closeable {
   private volatile UnaryOperator<Pass> passHook = UnaryOperator.identity();
   private final Object checkpointLock = new Object();
   private volatile boolean aborted;
+
+  /** Partitions whose pass must stop at its next check: their log is being deleted. */
+  private final Set<TopicPartition> abortRequested = ConcurrentHashMap.newKeySet();
+
+  /** The partition the calling cleaner thread is cleaning, for {@link #shouldStop()}. */
+  private final ThreadLocal<TopicPartition> cleaning = new ThreadLocal<>();
+
   private ScheduledExecutorService threads;
 
   /** One cleaning pass over one log ({@link Cleaner#clean}); a seam for tests. */
@@ -136,7 +146,48 @@ public final class LogCleaner implements Closeable {
         config.ioBufferPerThread(),
         throttler,
         time,
-        () -> aborted);
+        this::shouldStop);
+  }
+
+  /** For tests: whether {@link #abortCleaning} is waiting for a pass over {@code tp}. */
+  boolean isAbortRequested(TopicPartition tp) {
+    return abortRequested.contains(tp);
+  }
+
+  /** Checked by a pass between batches: the cleaner is closing, or the log is being deleted. */
+  private boolean shouldStop() {
+    if (aborted) {
+      return true;
+    }
+    TopicPartition tp = cleaning.get();
+    return tp != null && abortRequested.contains(tp);
+  }
+
+  /**
+   * Stops a pass over {@code tp} and waits (up to {@link #ABORT_WAIT_MS}) until it has ended: its
+   * log is about to be deleted, and a pass meeting a log deleted under it would take the I/O errors
+   * for a failing disk and the whole directory offline. Call after the log is out of the list this
+   * cleaner picks from, so no new pass starts.
+   */
+  public void abortCleaning(TopicPartition tp) {
+    abortRequested.add(tp);
+    try {
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ABORT_WAIT_MS);
+      synchronized (inProgress) {
+        while (inProgress.contains(tp)) {
+          long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+          if (leftMs <= 0) {
+            log.warn("A cleaning pass did not stop in time topicPartition={}", tp);
+            break;
+          }
+          inProgress.wait(leftMs);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      abortRequested.remove(tp);
+    }
   }
 
   /** For tests: wraps the pass of every thread {@link #startup()} starts. */
@@ -170,6 +221,7 @@ public final class LogCleaner implements Closeable {
       return false;
     }
     TopicPartition tp = chosen.topicPartition();
+    cleaning.set(tp);
     try {
       Cleaner.Result result = pass.clean(chosen, firstDirty.getOrDefault(tp, 0L));
       if (result != null && result.swapped()) {
@@ -183,6 +235,11 @@ public final class LogCleaner implements Closeable {
       }
       return result != null;
     } catch (IOException | UncheckedIOException e) {
+      if (shouldStop()) {
+        // Stopped on purpose (closing, or the log is being deleted): not the disk's fault.
+        log.info("Cleaning stopped topicPartition={} reason={}", tp, e.getMessage());
+        return false;
+      }
       dirFailures.markOffline(chosen.dir().getParent(), "cleaning " + tp, e);
       return false;
     } catch (StorageException e) {
@@ -193,13 +250,15 @@ public final class LogCleaner implements Closeable {
       return false;
     } catch (Throwable e) {
       // Even an Error: it must not end the thread (see the class comment).
-      if (!aborted) {
+      if (!shouldStop()) {
         markUncleanable(chosen, e);
       }
       return false;
     } finally {
+      cleaning.remove();
       synchronized (inProgress) {
         inProgress.remove(tp);
+        inProgress.notifyAll();
       }
     }
   }
@@ -216,6 +275,7 @@ public final class LogCleaner implements Closeable {
         if (!cfg.compacted()
             || candidate.isOffline()
             || inProgress.contains(tp)
+            || abortRequested.contains(tp)
             || uncleanable.containsKey(tp)) {
           continue;
         }

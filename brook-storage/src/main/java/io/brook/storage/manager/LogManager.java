@@ -454,6 +454,7 @@ public final class LogManager implements Closeable {
       throws IOException {
     PartitionLog removed = logs.remove(tp);
     if (cleaner != null) {
+      cleaner.abortCleaning(tp);
       cleaner.remove(tp);
     }
     RemoteLogManager tiered = remote;

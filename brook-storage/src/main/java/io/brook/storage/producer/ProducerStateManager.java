@@ -269,7 +269,7 @@ public final class ProducerStateManager {
       }
       long producerId = batch.producerId();
       short epoch = batch.producerEpoch();
-      if (batch.isTransactional()) {
+      if (batch.isTransactional() && !guardsTheNextTransaction(batch)) {
         // The transaction is open (data) or over (marker): either way the guard has served.
         verified = verified == null ? new ArrayList<>(1) : verified;
         verified.add(producerId);
@@ -301,6 +301,23 @@ public final class ProducerStateManager {
           producerId,
           new ProducerStateEntry(
               producerId, epoch, batches, batch.maxTimestamp(), txnFirstOffset, coordinatorEpoch));
+    }
+
+    /**
+     * Whether {@code batch} is a transactions V2 marker (KIP-890 part 2) and the producer's pending
+     * guard was asked for at the marker's epoch. A V2 marker carries the epoch the coordinator
+     * bumped to when the transaction ended, which is the epoch of the producer's next transaction:
+     * a guard at that epoch belongs to the next transaction, whose first batch the leader may be
+     * verifying while this marker is written, not to the one the marker ends. Dropping it would
+     * fail that batch (the producer would have to abort a transaction that did nothing wrong), as
+     * Kafka avoids too. A V1 marker keeps its transaction's epoch, so it always drops the guard.
+     */
+    private boolean guardsTheNextTransaction(RecordBatch batch) {
+      if (!batch.isControlBatch() || markerTransactionVersion < 2) {
+        return false;
+      }
+      Verification pending = verifications.get(batch.producerId());
+      return pending != null && pending.epoch() == batch.producerEpoch();
     }
 
     /**

@@ -118,6 +118,56 @@ class CleanerFailureTest {
   }
 
   @Test
+  void deletingALogUnderAPassStopsThePassNotTheDirectory() throws Exception {
+    // Given: a cleaner thread inside a pass over a log
+    PartitionLog doomed = open("doomed");
+    write(doomed, 4);
+    cleaner = cleaner(1);
+    java.util.concurrent.CountDownLatch inPass = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch goOn = new java.util.concurrent.CountDownLatch(1);
+    cleaner.setPassHook(
+        real ->
+            (log, firstDirty) -> {
+              inPass.countDown();
+              try {
+                goOn.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+              }
+              return real.clean(log, firstDirty);
+            });
+    cleaner.startup();
+    assertThat(inPass.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+    // When: the log is deleted as LogManager deletes one: out of the cleaner's list, the pass
+    // stopped, then the files removed
+    logs.remove(doomed);
+    Thread deleter =
+        new Thread(
+            () -> {
+              cleaner.abortCleaning(doomed.topicPartition());
+              try {
+                doomed.delete();
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
+    deleter.start();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> cleaner.isAbortRequested(doomed.topicPartition()));
+    goOn.countDown();
+    deleter.join(30_000);
+
+    // Then: the pass stopped before the files went, and the directory stays online
+    assertThat(deleter.isAlive()).isFalse();
+    assertThat(dirFailures.offlineCount()).isZero();
+    assertThat(cleaner.firstDirtyOffsets()).doesNotContainKey(doomed.topicPartition());
+    assertThat(java.nio.file.Files.exists(root.resolve("doomed-0"))).isFalse();
+  }
+
+  @Test
   void aCleanerThreadSurvivesAnOutOfMemoryErrorAndKeepsCleaning() throws IOException {
     // Given: a running cleaner thread whose pass over one log throws an Error
     PartitionLog poisoned = open("poisoned");

@@ -42,6 +42,18 @@ final class FakeLog {
     return Optional.empty();
   }
 
+  /** A coordinator's markers (WriteTxnMarkers) ending transactions of {@code txnVersion}. */
+  void writeMarkers(short txnVersion, MutableRecordBatch... markers) {
+    ProducerStateManager.Append append =
+        state.beginAppend(true, VerificationGuard.NOT_CHECKED, txnVersion);
+    for (MutableRecordBatch batch : markers) {
+      if (append.checkDuplicateOrValidate(batch).isPresent()) {
+        throw new AssertionError("a marker is never a duplicate here");
+      }
+    }
+    write(append, markers);
+  }
+
   /** A follower append: no checks, just tracking. */
   void replicate(MutableRecordBatch... newBatches) {
     ProducerStateManager.Append append = state.beginAppend(false);

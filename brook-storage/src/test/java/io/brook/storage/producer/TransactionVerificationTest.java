@@ -79,6 +79,42 @@ class TransactionVerificationTest {
   }
 
   @Test
+  void aV2MarkerKeepsTheGuardOfTheNextTransactionAtItsEpoch() throws Exception {
+    // Given: a V2 transaction at epoch 3 is open; the coordinator ended it (bumping the epoch to 4)
+    // and the producer's first batch of its next transaction, at epoch 4, is being verified when
+    // the commit marker (epoch 4) is written
+    ProducerStateManager state = state(Long.MAX_VALUE);
+    FakeLog log = new FakeLog(state);
+    long now = time.milliseconds();
+    log.appendFromClient(
+        state.maybeStartVerification(PID, EPOCH), transactional(PID, EPOCH, 0, 1, now));
+    short next = (short) (EPOCH + 1);
+    VerificationGuard guard = state.maybeStartVerification(PID, next);
+    log.writeMarkers((short) 2, marker(PID, next, ControlRecordType.COMMIT, 0, now));
+
+    // Then: the verified batch opens the next transaction
+    log.appendFromClient(guard, transactional(PID, next, 0, 1, now));
+    assertThat(log.logEndOffset).isEqualTo(3);
+    assertThat(state.isVerifying(PID)).isFalse();
+  }
+
+  @Test
+  void aV2MarkerDropsAGuardAtAnotherEpoch() throws Exception {
+    // Given: the guard was asked for at epoch 4 and the coordinator aborted that transaction, so
+    // its marker carries epoch 5
+    ProducerStateManager state = state(Long.MAX_VALUE);
+    FakeLog log = new FakeLog(state);
+    long now = time.milliseconds();
+    short verifiedAt = (short) (EPOCH + 1);
+    VerificationGuard guard = state.maybeStartVerification(PID, verifiedAt);
+    log.writeMarkers(
+        (short) 2, marker(PID, (short) (verifiedAt + 1), ControlRecordType.ABORT, 0, now));
+
+    assertThat(state.isVerifying(PID)).isFalse();
+    assertThat(state.maybeStartVerification(PID, verifiedAt)).isNotSameAs(guard);
+  }
+
+  @Test
   void anAppendWithTheSentinelFailsOnceTheTransactionClosed() throws Exception {
     ProducerStateManager state = state(Long.MAX_VALUE);
     FakeLog log = new FakeLog(state);

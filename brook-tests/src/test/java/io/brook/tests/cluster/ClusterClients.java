@@ -17,7 +17,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /** Real kafka-clients against a cluster, and the check that every broker agrees. */
-final class ClusterClients {
+public final class ClusterClients {
   private ClusterClients() {}
 
   static Admin admin(String bootstrap) {
@@ -88,7 +88,7 @@ final class ClusterClients {
    * The first half of {@link #awaitSameEverywhere}: raw Metadata requests to the listed brokers
    * only. For when a broker outside the list serves something else (an Admin may ask any broker).
    */
-  static ServedMetadata awaitSameServed(
+  public static ServedMetadata awaitSameServed(
       Collection<String> brokers, Duration within, Consumer<ServedMetadata> requirement) {
     ServedMetadata[] agreed = new ServedMetadata[1];
     await("every broker serves the same metadata")

@@ -44,6 +44,7 @@ public final class ClusterHarness implements AutoCloseable {
   private final Map<Integer, Node> nodes = new LinkedHashMap<>();
   private IntFunction<Map<String, String>> nodeConfig = id -> Map.of();
   private IntFunction<List<String>> launchPrefix = id -> List.of();
+  private IntFunction<Map<String, String>> environment = id -> Map.of();
 
   private ClusterHarness(Path dir, NetworkNamespaces network) {
     this.dir = dir;
@@ -119,6 +120,25 @@ public final class ClusterHarness implements AutoCloseable {
   public static ClusterHarness startInNamespaces(
       Path dir, int count, Map<String, String> extraConfig) throws IOException {
     return startInNamespaces(dir, count, 0, extraConfig);
+  }
+
+  /**
+   * {@code count} combined nodes, in network namespaces if {@code inNamespaces}, each started with
+   * the environment variables {@code environment} maps its id to on top of the test JVM's (for
+   * example an {@code LD_PRELOAD} library that fakes the clock or fails disk writes).
+   */
+  public static ClusterHarness startWithEnvironment(
+      Path dir,
+      int count,
+      Map<String, String> extraConfig,
+      boolean inNamespaces,
+      IntFunction<Map<String, String>> environment)
+      throws IOException {
+    List<Integer> ids = nodeIds(count, 0);
+    ClusterHarness harness =
+        new ClusterHarness(dir, inNamespaces ? NetworkNamespaces.create(ids) : null);
+    harness.environment = environment;
+    return harness.startNodes(ids, false, extraConfig, id -> Map.of());
   }
 
   /** As {@link #start(Path, int, int, Map)}, each node in its own network namespace. */
@@ -211,7 +231,9 @@ public final class ClusterHarness implements AutoCloseable {
       }
       Path config = writeConfig(id, roles, e.getValue(), voters, extra);
       List<String> prefix = network == null ? launchPrefix.apply(id) : network.exec(id);
-      nodes.put(id, new Node(id, roles, host(id), e.getValue(), config, dir, prefix));
+      Node node = new Node(id, roles, host(id), e.getValue(), config, dir, prefix);
+      node.environment = environment.apply(id);
+      nodes.put(id, node);
     }
   }
 
@@ -337,6 +359,46 @@ public final class ClusterHarness implements AutoCloseable {
     network.heal(node.id(), NetworkNamespaces.CLIENT);
   }
 
+  /**
+   * Cuts one direction of the link between two nodes: {@code from} cannot send to {@code to}, the
+   * other way still works. Idempotent; only on a harness from {@link #startInNamespaces}.
+   */
+  public void cutOneWay(Node from, Node to) {
+    network().cutOneWay(from.id(), to.id());
+  }
+
+  /** Heals what {@link #cutOneWay} cut (idempotent). */
+  public void healOneWay(Node from, Node to) {
+    network().healOneWay(from.id(), to.id());
+  }
+
+  /** Whether the nodes run in network namespaces, so that links can be cut. */
+  public boolean inNamespaces() {
+    return network != null;
+  }
+
+  /** The directory of the cluster: properties files, data directories and node logs. */
+  public Path dir() {
+    return dir;
+  }
+
+  /**
+   * Starts the given stopped nodes together and waits until all are ready: nodes that together hold
+   * the quorum's majority only become ready once enough of them run, so they cannot be restarted
+   * one after the other.
+   */
+  public void restartTogether(List<Node> stopped) throws IOException {
+    for (Node node : stopped) {
+      assertThat(node.isAlive())
+          .as("node %s must be stopped before a restart", node.id())
+          .isFalse();
+      node.launch();
+    }
+    for (Node node : stopped) {
+      node.awaitReady();
+    }
+  }
+
   /** Heals every cut link. */
   public void healAll() {
     network().healAll();
@@ -412,6 +474,7 @@ public final class ClusterHarness implements AutoCloseable {
     private final int controllerPort;
     private final Path config;
     private final Path dir;
+    private Map<String, String> environment = Map.of();
     private int starts;
     private Process process;
     private Path output;
@@ -467,11 +530,10 @@ public final class ClusterHarness implements AutoCloseable {
       command.add(jar().toString());
       command.add("server");
       command.add(config.toString());
-      Process started =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(output.toFile())
-              .start();
+      ProcessBuilder builder =
+          new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+      builder.environment().putAll(environment);
+      Process started = builder.start();
       Runtime.getRuntime()
           .addShutdownHook(new Thread(() -> started.toHandle().destroyForcibly(), "kill-node"));
       process = started;

@@ -52,6 +52,10 @@ final class NetworkNamespaces implements AutoCloseable {
   private final Map<Integer, String> addresses = new LinkedHashMap<>();
   private final Map<Integer, String> hostLinks = new LinkedHashMap<>();
   private final Set<List<Integer>> cuts = new HashSet<>();
+
+  /** One-way cuts, {@code [from, to]}: {@code from} cannot send to {@code to}. */
+  private final Set<List<Integer>> oneWayCuts = new HashSet<>();
+
   private final Thread shutdownHook = new Thread(this::close, "delete-netns");
   private boolean closed;
 
@@ -184,6 +188,26 @@ final class NetworkNamespaces implements AutoCloseable {
     }
   }
 
+  /**
+   * Cuts one direction of a link: {@code from} can no longer send to {@code to} (its packets go
+   * into a blackhole route in its own namespace), while {@code to} still sends to {@code from}. TCP
+   * between them stalls once either side waits for an answer, but a node that only listens (a
+   * follower fetching, a heartbeat receiver) sees the asymmetry. Idempotent.
+   */
+  synchronized void cutOneWay(int from, int to) {
+    if (from == to || !oneWayCuts.add(List.of(from, to))) {
+      return;
+    }
+    ip(endpoint(from, "route", "replace", "blackhole", peer(to) + "/32"));
+  }
+
+  /** Heals what {@link #cutOneWay} cut; idempotent. */
+  synchronized void healOneWay(int from, int to) {
+    if (oneWayCuts.remove(List.of(from, to))) {
+      deleteRoute(from, to);
+    }
+  }
+
   /** Whether the link between the two endpoints is cut. */
   synchronized boolean isCut(int a, int b) {
     return cuts.contains(pair(a, b));
@@ -195,6 +219,9 @@ final class NetworkNamespaces implements AutoCloseable {
   }
 
   synchronized void healAll() {
+    for (List<Integer> cut : List.copyOf(oneWayCuts)) {
+      healOneWay(cut.get(0), cut.get(1));
+    }
     for (List<Integer> cut : List.copyOf(cuts)) {
       heal(cut.get(0), cut.get(1));
     }

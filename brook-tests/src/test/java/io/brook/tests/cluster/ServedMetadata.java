@@ -23,7 +23,7 @@ import org.apache.kafka.common.protocol.ByteBufferAccessor;
  * @param brokers {@code id -> host:port[/rack]} of the unfenced brokers
  * @param partitions {@code topic-partition -> leader/epoch/replicas/isr}
  */
-record ServedMetadata(
+public record ServedMetadata(
     String clusterId,
     int controllerId,
     Map<Integer, String> brokers,
@@ -76,7 +76,7 @@ record ServedMetadata(
   }
 
   /** The topics this broker serves. */
-  List<String> topics() {
+  public List<String> topics() {
     return partitions.keySet().stream()
         .map(tp -> tp.substring(0, tp.lastIndexOf('-')))
         .distinct()

@@ -21,6 +21,8 @@ import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.ShareGroupDescribeRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -131,6 +133,19 @@ public final class GroupApis {
               ConsumerGroupDescribeRequestData.class,
               groups::consumerGroupDescribe));
     }
+    // Share groups (KIP-932): served while the cluster's share.version feature is 1 or more.
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.SHARE_GROUP_HEARTBEAT,
+            groups.maxVersion(ApiKeys.SHARE_GROUP_HEARTBEAT),
+            ShareGroupHeartbeatRequestData.class,
+            groups::shareGroupHeartbeat));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.SHARE_GROUP_DESCRIBE,
+            groups.maxVersion(ApiKeys.SHARE_GROUP_DESCRIBE),
+            ShareGroupDescribeRequestData.class,
+            groups::shareGroupDescribe));
     return handlers;
   }
 }

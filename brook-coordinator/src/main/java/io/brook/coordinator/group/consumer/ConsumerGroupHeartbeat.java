@@ -1,6 +1,7 @@
 package io.brook.coordinator.group.consumer;
 
 import io.brook.coordinator.group.Group;
+import io.brook.coordinator.group.GroupType;
 import io.brook.coordinator.group.assignor.TopicIdPartition;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import java.util.ArrayList;
@@ -137,7 +138,8 @@ final class ConsumerGroupHeartbeat {
       throw new GroupIdNotFoundException("consumer group " + groupId + " does not exist");
     }
     if (any.isPresent()) {
-      if (!any.get().isEmpty()) {
+      // A share group keeps its id even when empty (its state lives at the partition leaders).
+      if (!any.get().isEmpty() || any.get().type() == GroupType.SHARE) {
         throw new GroupIdNotFoundException("Group " + groupId + " is not a consumer group.");
       }
       log.info("Replacing an empty classic group by a consumer group groupId={}", groupId);

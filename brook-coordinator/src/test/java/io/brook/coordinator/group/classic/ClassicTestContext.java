@@ -82,7 +82,8 @@ final class ClassicTestContext {
         d.consumerHeartbeatIntervalMs(),
         d.consumerMaxSize(),
         d.consumerAssignors(),
-        graceMs);
+        graceMs,
+        d.share());
   }
 
   ClassicGroupManager classic() {

@@ -102,7 +102,8 @@ class ConsumerGroupLifecycleTest {
             d.consumerHeartbeatIntervalMs(),
             1,
             d.consumerAssignors(),
-            d.deadConnectionGraceMs());
+            d.deadConnectionGraceMs(),
+            d.share());
     ConsumerGroupTestContext ctx = new ConsumerGroupTestContext(small).topic("orders", 4);
     ctx.heartbeat(join("a", "orders"));
 

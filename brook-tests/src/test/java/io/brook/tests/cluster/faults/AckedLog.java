@@ -93,6 +93,32 @@ final class AckedLog {
   }
 
   /**
+   * When ({@link System#nanoTime()}) the last of the partitions {@code 0..partitions-1} took its
+   * first acknowledged write after {@code nanos}, or -1 if one has taken none yet.
+   */
+  long everyPartitionAckedAt(int partitions, long nanos) {
+    long[] first = new long[partitions];
+    boolean[] seen = new boolean[partitions];
+    for (Ack ack : acks) {
+      int p = ack.partition();
+      if (ack.nanos() - nanos > 0 && (!seen[p] || ack.nanos() - first[p] < 0)) {
+        seen[p] = true;
+        first[p] = ack.nanos();
+      }
+    }
+    long last = nanos;
+    for (int p = 0; p < partitions; p++) {
+      if (!seen[p]) {
+        return -1;
+      }
+      if (first[p] - last > 0) {
+        last = first[p];
+      }
+    }
+    return last;
+  }
+
+  /**
    * The "unwritable window" of a fault between {@code fromNanos} and {@code toNanos}: over every
    * partition, the longest time between two consecutive acknowledgements (in arrival order) of
    * which the second came after {@code fromNanos} and the first before {@code toNanos}. Call it

@@ -122,6 +122,24 @@ final class FaultScenario implements AutoCloseable {
     return topic;
   }
 
+  Admin admin() {
+    return admin;
+  }
+
+  /** What the producers sent and had acknowledged so far. */
+  AckedLog log() {
+    return workload.log();
+  }
+
+  /**
+   * How long after {@code fromNanos} every partition had taken an acknowledged write: the
+   * unwritable window of a fault measured from that instant; -1 if some partition has not yet.
+   */
+  long writableAfterMillis(long fromNanos) {
+    long at = workload.log().everyPartitionAckedAt(PARTITIONS, fromNanos);
+    return at < 0 ? -1 : Math.max(0, (at - fromNanos) / 1_000_000);
+  }
+
   /** Marks the start of a fault; the test injects it right after. */
   void faultStarts(String name) {
     assertThat(currentFault).as("a fault is already under way").isNull();

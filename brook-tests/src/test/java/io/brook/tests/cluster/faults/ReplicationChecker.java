@@ -2,15 +2,12 @@ package io.brook.tests.cluster.faults;
 
 import io.brook.tests.cluster.faults.AckedLog.Ack;
 import io.brook.tests.cluster.faults.AckedLog.Failure;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 
 /**
  * The checks after the faults have healed and the producers stopped: a fresh consumer reads every
@@ -166,29 +163,12 @@ final class ReplicationChecker {
   private static Map<Integer, List<Stored>> readAll(
       String bootstrap, String topic, int partitions) {
     Map<Integer, List<Stored>> read = new TreeMap<>();
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(OffsetWatcher.config(bootstrap))) {
-      List<TopicPartition> all = new ArrayList<>();
-      for (int p = 0; p < partitions; p++) {
-        all.add(new TopicPartition(topic, p));
-        read.put(p, new ArrayList<>());
-      }
-      consumer.assign(all);
-      consumer.seekToBeginning(all);
-      Map<TopicPartition, Long> ends = consumer.endOffsets(all, Duration.ofSeconds(60));
-      long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-      while (all.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
-        if (System.nanoTime() - deadline > 0) {
-          throw new AssertionError(
-              "final read did not reach the end offsets "
-                  + ends
-                  + " within 180 s; read "
-                  + read.values().stream().mapToInt(List::size).sum());
-        }
-        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-          read.get(r.partition()).add(new Stored(r.partition(), r.offset(), r.value()));
-        }
-      }
+    for (int p = 0; p < partitions; p++) {
+      read.put(p, new ArrayList<>());
+    }
+    for (ConsumerRecord<String, String> r :
+        TopicReader.readAll(OffsetWatcher.config(bootstrap), topic, partitions)) {
+      read.get(r.partition()).add(new Stored(r.partition(), r.offset(), r.value()));
     }
     return read;
   }

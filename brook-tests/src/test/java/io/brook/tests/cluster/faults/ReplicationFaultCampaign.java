@@ -1,13 +1,30 @@
 package io.brook.tests.cluster.faults;
 
+import io.brook.tests.cluster.ClusterClients;
 import io.brook.tests.cluster.ClusterHarness;
 import io.brook.tests.cluster.ClusterHarness.Node;
+import io.brook.tests.cluster.faults.CampaignFault.Injection;
+import io.brook.tests.cluster.faults.CampaignFault.Target;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -15,34 +32,149 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The long replication fault campaign: {@code brook.faults.cycles} (50) random fault cycles on one
- * workload, with the checks of {@link ReplicationFaultsIT}. Each cycle SIGKILLs, SIGSTOPs or
- * SIGTERMs (then restarts or resumes), cuts from the active controller or isolates (the last two in
- * network namespaces only) a random node, a partition leader or the active controller, for 0.5-15
- * s, then waits until every ISR is full and every partition takes writes again.
+ * The long fault campaign: random fault cycles on three combined nodes (in network namespaces where
+ * possible), each cycle on topics of its own. A cycle starts the idempotent acks=all producers and
+ * the offset watcher of {@link FaultScenario} and, if asked, one more {@link CampaignWorkload};
+ * injects one {@link CampaignFault} into a node picked by role (a partition leader, a follower, the
+ * active controller, the group coordinator); waits until every ISR is full and every partition
+ * takes writes; then runs every checker. Each cycle appends one JSON line to {@code cycles.jsonl}
+ * in the output directory (seed, cycle, fault, targets, durations, the unwritable window, records
+ * acknowledged, violations); a failing cycle keeps the nodes' logs under {@code failures/<cycle>/},
+ * and the campaign goes on with the next.
  *
- * <p>Not in the default suite (its name does not end in IT): run it with the {@code fault-campaign}
- * profile, {@code mvn -B -pl brook-tests -am verify -Pfault-campaign -Dbrook.faults.cycles=50
- * [-Dbrook.faults.seed=S]}. The seed is printed; the same seed repeats the same faults.
+ * <p>Not in the default suite (its name does not end in IT): {@code scripts/fault-campaign.sh} runs
+ * it with the {@code fault-campaign} profile and these system properties:
+ *
+ * <ul>
+ *   <li>{@code brook.faults.classes}: fault classes, comma-separated (default all but {@code
+ *       clock}; see {@link #FAULTS});
+ *   <li>{@code brook.faults.workloads}: {@code producer} (always runs) and any of {@code txn},
+ *       {@code groups}, {@code compacted}, {@code churn} (one picked per cycle);
+ *   <li>{@code brook.faults.cycles} (default 50) and {@code brook.faults.minutes}: stop at
+ *       whichever comes first (0: no limit);
+ *   <li>{@code brook.faults.seed}: a cycle's choices come from the seed and its number alone, so
+ *       {@code brook.faults.firstCycle=N} with the same seed repeats cycle N's fault, targets and
+ *       durations;
+ *   <li>{@code brook.faults.out}: the output directory (default {@code target/fault-campaign}).
+ * </ul>
  */
 class ReplicationFaultCampaign {
-  /** The kinds of fault the campaign picks from. */
-  private enum Kind {
-    KILL,
-    PAUSE,
-    STOP,
-    CUT_FROM_CONTROLLER,
-    ISOLATE
-  }
+  /** Every fault class, by name. */
+  static final Map<String, CampaignFault> FAULTS = faults();
 
   @TempDir static Path dir;
   private static ClusterHarness cluster;
-  private static Optional<String> noNetworkFaults;
+  private static List<CampaignFault> selected;
+
+  private static Map<String, CampaignFault> faults() {
+    Map<String, CampaignFault> all = new LinkedHashMap<>();
+    for (CampaignFault f :
+        List.of(
+            new CrashFault(true),
+            new PauseFault(false),
+            new PauseFault(true),
+            new CrashFault(false),
+            new KillTwoFault(),
+            new KillAllFault(),
+            new IsolateFault(),
+            new BridgeFault(),
+            new OneWayCutFault(),
+            new ClockFault(),
+            new DiskErrorFault())) {
+      all.put(f.name(), f);
+    }
+    return all;
+  }
+
+  private static List<String> list(String property, String defaults) {
+    return Arrays.stream(System.getProperty(property, defaults).split(","))
+        .map(String::trim)
+        .filter(s -> !s.isEmpty())
+        .toList();
+  }
 
   @BeforeAll
   static void start() throws Exception {
-    noNetworkFaults = ClusterHarness.networkFaultsUnavailableReason();
-    cluster = FaultScenario.startCluster(dir, "ReplicationFaultCampaign");
+    // The clock class only when asked for: libfaketime's jumps stalled nodes for minutes
+    // (ClockFault, docs/reliability.md), which then fails the cycles after it.
+    List<String> names =
+        list(
+            "brook.faults.classes",
+            String.join(",", FAULTS.keySet().stream().filter(n -> !n.equals("clock")).toList()));
+    for (String name : names) {
+      if (!FAULTS.containsKey(name)) {
+        throw new IllegalArgumentException(
+            "unknown fault class " + name + "; known: " + FAULTS.keySet());
+      }
+    }
+    Optional<String> noNetwork = ClusterHarness.networkFaultsUnavailableReason();
+    Optional<Path> faketime = names.contains("clock") ? ClockFault.library() : Optional.empty();
+    Optional<Path> failio = names.contains("disk") ? DiskErrorFault.build(dir) : Optional.empty();
+    List<String> preload = new ArrayList<>();
+    faketime.ifPresent(p -> preload.add(p.toString()));
+    failio.ifPresent(p -> preload.add(p.toAbsolutePath().toString()));
+    System.out.println(
+        "ReplicationFaultCampaign: "
+            + noNetwork
+                .map(r -> "nodes on loopback, no link cuts: " + r)
+                .orElse("nodes in network namespaces")
+            + (preload.isEmpty() ? "" : "; preloaded " + preload));
+    cluster =
+        ClusterHarness.startWithEnvironment(
+            dir,
+            3,
+            Map.of(),
+            noNetwork.isEmpty(),
+            id -> {
+              Map<String, String> env = new HashMap<>();
+              if (!preload.isEmpty()) {
+                env.put("LD_PRELOAD", String.join(":", preload));
+              }
+              try {
+                if (faketime.isPresent()) {
+                  env.putAll(ClockFault.environment(dir, id));
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+              if (failio.isPresent()) {
+                env.putAll(DiskErrorFault.environment(dir, id));
+              }
+              return env;
+            });
+    anchorCoordinatedGroup();
+    selected = new ArrayList<>();
+    for (String name : names) {
+      CampaignFault fault = FAULTS.get(name);
+      Optional<String> why = fault.unavailable(cluster);
+      if (why.isPresent()) {
+        System.out.println("SKIPPED fault class " + name + ": " + why.get());
+      } else {
+        selected.add(fault);
+      }
+    }
+    if (selected.isEmpty()) {
+      throw new IllegalStateException("none of the fault classes " + names + " can run here");
+    }
+  }
+
+  /**
+   * Commits an offset for {@link FaultContext#COORDINATED_GROUP}, so that the group exists from the
+   * start and its coordinator can be looked up (a group that never existed is not found).
+   */
+  private static void anchorCoordinatedGroup() throws Exception {
+    try (Admin admin = FaultScenario.admin(cluster.bootstrapServers())) {
+      admin
+          .createTopics(List.of(new NewTopic("campaign-anchor", 1, (short) 3)))
+          .all()
+          .get(60, TimeUnit.SECONDS);
+      admin
+          .alterConsumerGroupOffsets(
+              FaultContext.COORDINATED_GROUP,
+              Map.of(new TopicPartition("campaign-anchor", 0), new OffsetAndMetadata(0)))
+          .all()
+          .get(60, TimeUnit.SECONDS);
+    }
   }
 
   @AfterAll
@@ -52,88 +184,232 @@ class ReplicationFaultCampaign {
     }
   }
 
-  @Test
-  // Beyond the suite's 5-minute default: a cycle takes 10-30 s. Every wait in a cycle is bounded
-  // (a restart 90 s, the recovery 2 minutes), so a hang still fails.
-  @Timeout(value = 12, unit = TimeUnit.HOURS)
-  void randomFaultCycles() throws Exception {
-    int cycles = Integer.getInteger("brook.faults.cycles", 50);
-    long seed = Long.getLong("brook.faults.seed", System.nanoTime());
-    System.out.printf(
-        "Fault campaign: %d cycles, seed %d (repeat with -Dbrook.faults.seed=%d)%n",
-        cycles, seed, seed);
-    Random random = new Random(seed);
-    List<Kind> kinds =
-        noNetworkFaults.isEmpty()
-            ? List.of(Kind.values())
-            : List.of(Kind.KILL, Kind.PAUSE, Kind.STOP);
-    long started = System.nanoTime();
-    try (FaultScenario s = FaultScenario.start(cluster, "campaign")) {
-      for (int cycle = 1; cycle <= cycles; cycle++) {
-        Node controller = s.activeController();
-        Node target =
-            switch (random.nextInt(3)) {
-              case 0 -> s.leaderOf(random.nextInt(FaultScenario.PARTITIONS));
-              case 1 -> controller;
-              default -> cluster.nodes().get(random.nextInt(cluster.nodes().size()));
-            };
-        Kind kind = kinds.get(random.nextInt(kinds.size()));
-        if (kind == Kind.CUT_FROM_CONTROLLER && target == controller) {
-          kind = Kind.ISOLATE;
-        }
-        Duration hold = Duration.ofMillis(500 + random.nextInt(14_500));
-        s.faultStarts(
-            String.format("#%d %s %s, %d ms", cycle, kind, s.nodeName(target), hold.toMillis()));
-        inject(kind, target, controller, hold);
-        s.awaitHealthy(Duration.ofMinutes(2));
-        s.awaitWritable(Duration.ofSeconds(60));
-        s.faultEnds();
-        FaultScenario.sleep(Duration.ofMillis(500 + random.nextInt(2_000)));
-      }
-      s.finish();
-    }
-    System.out.printf(
-        "Fault campaign of %d cycles (seed %d) passed in %d s%n",
-        cycles, seed, (System.nanoTime() - started) / 1_000_000_000);
+  private static CampaignWorkload workload(String name) {
+    return switch (name) {
+      case "txn" -> new TransactionWorkload();
+      case "groups" -> new GroupWorkload();
+      case "compacted" -> new CompactedWorkload();
+      case "churn" -> new TopicChurnWorkload(cluster);
+      default ->
+          throw new IllegalArgumentException(
+              "unknown workload " + name + "; known: producer, txn, groups, compacted, churn");
+    };
   }
 
-  private static void inject(Kind kind, Node target, Node controller, Duration hold)
+  @Test
+  // A cycle takes 10-60 s; every wait in one is bounded (a restart 90 s, the recovery 2 minutes),
+  // so a hang still fails. The campaign's own limits are brook.faults.cycles and .minutes.
+  @Timeout(value = 48, unit = TimeUnit.HOURS)
+  void randomFaultCycles() throws Exception {
+    int cycles = Integer.getInteger("brook.faults.cycles", 50);
+    double minutes = Double.parseDouble(System.getProperty("brook.faults.minutes", "0"));
+    long seed = Long.getLong("brook.faults.seed", System.nanoTime() & 0xffffffffL);
+    int first = Integer.getInteger("brook.faults.firstCycle", 1);
+    Path out = Path.of(System.getProperty("brook.faults.out", "target/fault-campaign"));
+    List<String> extras =
+        list("brook.faults.workloads", "producer").stream()
+            .filter(w -> !w.equals("producer"))
+            .toList();
+    extras.forEach(w -> workload(w).close());
+    Files.createDirectories(out);
+    Path jsonl = out.resolve("cycles.jsonl");
+    System.out.printf(
+        "Fault campaign: faults %s, workloads producer%s, %s cycles, %s minutes, seed %d"
+            + " (repeat cycle N with -Dbrook.faults.seed=%d -Dbrook.faults.firstCycle=N"
+            + " -Dbrook.faults.cycles=1), results in %s%n",
+        selected.stream().map(CampaignFault::name).toList(),
+        extras.isEmpty() ? "" : " + one of " + extras,
+        cycles == 0 ? "unlimited" : cycles,
+        minutes == 0 ? "unlimited" : minutes,
+        seed,
+        seed,
+        jsonl.toAbsolutePath());
+    long deadline = System.nanoTime() + (long) (minutes * 60e9);
+    int failed = 0;
+    int run = 0;
+    for (int cycle = first; cycles == 0 || run < cycles; cycle++, run++) {
+      if (minutes > 0 && System.nanoTime() - deadline > 0) {
+        break;
+      }
+      Random random = new Random(mix(seed, cycle));
+      CampaignFault fault = selected.get(random.nextInt(selected.size()));
+      String extra = extras.isEmpty() ? null : extras.get(random.nextInt(extras.size()));
+      CycleRecord record = runCycle(seed, cycle, fault, extra, random, out);
+      Files.writeString(
+          jsonl, record.toJson() + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      if (!((List<?>) record.get("violations")).isEmpty()) {
+        failed++;
+      }
+    }
+    System.out.printf(
+        "Fault campaign: %d cycles (seed %d), %d with violations; see %s%n",
+        run, seed, failed, jsonl.toAbsolutePath());
+    if (failed > 0) {
+      throw new AssertionError(failed + " of " + run + " cycles found violations; see " + jsonl);
+    }
+  }
+
+  /**
+   * The seed of one cycle's random. java.util.Random's first outputs for nearby seeds are nearly
+   * the same, so seed and cycle are scrambled (SplitMix64's finaliser) rather than added.
+   */
+  static long mix(long seed, int cycle) {
+    long z = seed * 0x9E3779B97F4A7C15L + cycle;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  private static CycleRecord runCycle(
+      long seed, int cycle, CampaignFault fault, String extraName, Random random, Path out)
       throws Exception {
-    switch (kind) {
-      case KILL -> {
-        target.kill();
-        FaultScenario.sleep(hold);
-        target.restart();
+    long started = System.currentTimeMillis();
+    CycleRecord record =
+        new CycleRecord()
+            .put("seed", seed)
+            .put("cycle", cycle)
+            .put("started", Instant.ofEpochMilli(started).toString())
+            .put("fault", fault.name())
+            .put(
+                "workloads",
+                extraName == null ? List.of("producer") : List.of("producer", extraName));
+    List<String> violations = new ArrayList<>();
+    Map<String, Object> checks = new LinkedHashMap<>();
+    String topic = "c" + cycle;
+    FaultScenario s = null;
+    CampaignWorkload extra = extraName == null ? null : workload(extraName);
+    long acked = 0;
+    try {
+      awaitSettled();
+      s = FaultScenario.start(cluster, topic);
+      if (extra != null) {
+        extra.start(cluster.bootstrapServers(), topic);
       }
-      case STOP -> {
-        target.stop();
-        FaultScenario.sleep(hold);
-        target.restart();
+      FaultContext.hold(Duration.ofMillis(1_000 + random.nextInt(1_000)));
+      s.faultStarts("#" + cycle + " " + fault.name());
+      Injection injection = fault.inject(new FaultContext(cluster, s, random));
+      s.awaitHealthy(Duration.ofMinutes(2));
+      s.awaitWritable(Duration.ofSeconds(60));
+      long recovered = System.nanoTime();
+      s.faultEnds();
+      long from = fault.crash() ? injection.startNanos() : injection.endNanos();
+      List<Map<String, Object>> targets = new ArrayList<>();
+      for (Target t : injection.targets()) {
+        Map<String, Object> target = new LinkedHashMap<>();
+        target.put("node", t.node());
+        target.put("role", t.role());
+        targets.add(target);
       }
-      case PAUSE -> {
-        target.pause();
-        try {
-          FaultScenario.sleep(hold);
-        } finally {
-          target.resume();
+      record
+          .put("targets", targets)
+          .put("hold_ms", injection.holdMillis())
+          .put("fault_ms", (injection.endNanos() - injection.startNanos()) / 1_000_000)
+          .put("recovery_ms", (recovered - injection.endNanos()) / 1_000_000)
+          .put("window_from", fault.crash() ? "fault start" : "fault end")
+          .put("window_ms", s.writableAfterMillis(from));
+      try {
+        s.finish();
+        checks.put("producer", "ok");
+      } catch (AssertionError e) {
+        checks.put("producer", "violations");
+        violations.add("producer: " + e.getMessage());
+      }
+      acked += s.log().acks().size();
+      if (extra != null) {
+        CampaignWorkload.Result result = extra.finish();
+        acked += result.acknowledged();
+        checks.put(extraName, result.violations().isEmpty() ? "ok" : "violations");
+        result.violations().forEach(v -> violations.add(extraName + ": " + v));
+      }
+    } catch (Exception | AssertionError e) {
+      violations.add("cycle did not complete: " + e);
+      checks.put("cycle", "incomplete");
+      e.printStackTrace(System.out);
+    } finally {
+      if (extra != null) {
+        extra.close();
+      }
+      if (s != null) {
+        s.close();
+      }
+    }
+    record
+        .put("acknowledged", acked)
+        .put("checks", checks)
+        .put("violations", violations)
+        .put("duration_ms", System.currentTimeMillis() - started);
+    if (!violations.isEmpty()) {
+      keepLogs(out.resolve("failures").resolve(Integer.toString(cycle)), started, record);
+      recover();
+    } else {
+      deleteTopics(topic);
+    }
+    System.out.println("cycle " + record.toJson());
+    return record;
+  }
+
+  /**
+   * Waits until every broker serves the same metadata and lists every broker as unfenced. The
+   * recovery wait of the cycle before asks one broker, and a broker just back from a fault serves
+   * its stale view for a while; a cycle started then would fail to create its topics with three
+   * replicas, a failure of the cycle before, not its own.
+   */
+  private static void awaitSettled() {
+    List<String> brokers = cluster.brokers().stream().map(Node::bootstrap).toList();
+    ClusterClients.awaitSameServed(
+        brokers,
+        Duration.ofMinutes(2),
+        served -> {
+          if (served.brokers().size() != brokers.size()) {
+            throw new AssertionError("unfenced brokers " + served.brokers().keySet());
+          }
+        });
+  }
+
+  /** Copies the node logs written during the cycle and the cycle's record. */
+  private static void keepLogs(Path kept, long sinceMillis, CycleRecord record) throws IOException {
+    Files.createDirectories(kept);
+    try (var files = Files.list(dir)) {
+      for (Path log : files.filter(f -> f.getFileName().toString().endsWith(".log")).toList()) {
+        if (Files.getLastModifiedTime(log).toMillis() >= sinceMillis) {
+          Files.copy(log, kept.resolve(log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
         }
       }
-      case CUT_FROM_CONTROLLER -> {
-        cluster.cut(target, controller);
-        try {
-          FaultScenario.sleep(hold);
-        } finally {
-          cluster.heal(target, controller);
-        }
+    }
+    Files.writeString(kept.resolve("cycle.json"), record.toJson() + "\n");
+  }
+
+  /**
+   * After a failed cycle: heals every link, resumes and restarts every node and waits until all are
+   * back, so that the next cycle starts on a whole cluster. Throws if it cannot.
+   */
+  private static void recover() throws Exception {
+    if (cluster.inNamespaces()) {
+      cluster.healAll();
+    }
+    List<Node> down = new ArrayList<>();
+    for (Node node : cluster.nodes()) {
+      if (node.isAlive()) {
+        node.resume();
+      } else {
+        down.add(node);
       }
-      case ISOLATE -> {
-        cluster.isolate(target);
-        try {
-          FaultScenario.sleep(hold);
-        } finally {
-          cluster.rejoin(target);
-        }
-      }
+    }
+    if (!down.isEmpty()) {
+      cluster.restartTogether(down);
+    }
+  }
+
+  /** Deletes a passed cycle's topics, so that thousands of cycles do not pile up partitions. */
+  private static void deleteTopics(String prefix) {
+    try (var admin = FaultScenario.admin(cluster.bootstrapServers())) {
+      List<String> mine =
+          admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
+              .filter(t -> t.equals(prefix) || t.startsWith(prefix + "-"))
+              .toList();
+      admin.deleteTopics(mine).all().get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      System.out.println("Could not delete the topics of " + prefix + ": " + e);
     }
   }
 }

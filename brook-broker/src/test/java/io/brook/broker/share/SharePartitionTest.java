@@ -1,0 +1,188 @@
+package io.brook.broker.share;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brook.broker.share.SharePartition.RecordState;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.Test;
+
+/** The share-partition state machine, with an injected clock. */
+class SharePartitionTest {
+  private static final byte GAP = 0;
+  private static final byte ACCEPT = 1;
+  private static final byte RELEASE = 2;
+  private static final byte REJECT = 3;
+  private static final byte RENEW = 4;
+
+  private final AtomicLong clock = new AtomicLong(1_000);
+
+  private SharePartition partition(long start, int maxLocks, int deliveryLimit) {
+    return new SharePartition(
+        start, new ShareLimits(30_000, deliveryLimit, maxLocks, 10, 45_000, false), clock::get);
+  }
+
+  @Test
+  void acquiresAvailableRecordsAsOneRangeAndLocksThemToTheMember() {
+    SharePartition p = partition(10, 100, 5);
+
+    assertThat(p.nextFetchOffset()).isEqualTo(10);
+    assertThat(p.acquire("a", 10, 19, 500)).containsExactly(new AcquiredRange(10, 19, (short) 1));
+    assertThat(p.state(15)).isEqualTo(RecordState.ACQUIRED);
+    assertThat(p.endOffset()).isEqualTo(20);
+    assertThat(p.nextFetchOffset()).isEqualTo(20);
+    // Another member gets none of them.
+    assertThat(p.acquire("b", 10, 19, 500)).isEmpty();
+    assertThat(p.acknowledge("b", 10, 10, List.of(ACCEPT))).isEqualTo(Errors.INVALID_RECORD_STATE);
+  }
+
+  @Test
+  void acquisitionStopsAtMaxRecordsAndAtTheWindowLimit() {
+    SharePartition p = partition(0, 8, 5);
+
+    assertThat(p.acquire("a", 0, 99, 3)).containsExactly(new AcquiredRange(0, 2, (short) 1));
+    assertThat(p.acquire("b", 0, 99, 500)).containsExactly(new AcquiredRange(3, 7, (short) 1));
+    // The window is full: nothing more until the start offset moves.
+    assertThat(p.nextFetchOffset()).isEqualTo(-1);
+    assertThat(p.hasAvailable(1_000)).isFalse();
+    assertThat(p.acknowledge("a", 0, 2, List.of(ACCEPT))).isEqualTo(Errors.NONE);
+    assertThat(p.startOffset()).isEqualTo(3);
+    assertThat(p.nextFetchOffset()).isEqualTo(8);
+    assertThat(p.acquire("a", 8, 99, 500)).containsExactly(new AcquiredRange(8, 10, (short) 1));
+  }
+
+  @Test
+  void acceptAndRejectAreFinalAndTheStartOffsetPassesTheDonePrefix() {
+    SharePartition p = partition(0, 100, 5);
+    p.acquire("a", 0, 9, 500);
+
+    assertThat(p.acknowledge("a", 2, 4, List.of(ACCEPT))).isEqualTo(Errors.NONE);
+    assertThat(p.startOffset()).isEqualTo(0); // 0 and 1 are still acquired
+    assertThat(p.acknowledge("a", 0, 1, List.of(REJECT, GAP))).isEqualTo(Errors.NONE);
+    assertThat(p.startOffset()).isEqualTo(5);
+    assertThat(p.state(1)).isEqualTo(RecordState.ARCHIVED);
+    // Acknowledging again is refused and changes nothing.
+    assertThat(p.acknowledge("a", 4, 5, List.of(ACCEPT))).isEqualTo(Errors.INVALID_RECORD_STATE);
+    assertThat(p.state(5)).isEqualTo(RecordState.ACQUIRED);
+  }
+
+  @Test
+  void perOffsetTypesMustMatchTheRange() {
+    SharePartition p = partition(0, 100, 5);
+    p.acquire("a", 0, 9, 500);
+
+    assertThat(p.acknowledge("a", 0, 2, List.of(ACCEPT, ACCEPT))).isEqualTo(Errors.INVALID_REQUEST);
+    assertThat(p.acknowledge("a", 0, 0, List.of((byte) 9))).isEqualTo(Errors.INVALID_REQUEST);
+    assertThat(p.acknowledge("a", 5, 4, List.of(ACCEPT))).isEqualTo(Errors.INVALID_REQUEST);
+    assertThat(p.acquiredCount()).isEqualTo(10);
+  }
+
+  @Test
+  void releasedRecordsAreDeliveredAgainWithAHigherCountAndArchivedAtTheLimit() {
+    SharePartition p = partition(0, 100, 3);
+    p.acquire("a", 0, 4, 500);
+
+    assertThat(p.acknowledge("a", 0, 0, List.of(RELEASE))).isEqualTo(Errors.NONE);
+    assertThat(p.state(0)).isEqualTo(RecordState.AVAILABLE);
+    assertThat(p.nextFetchOffset()).isEqualTo(0);
+    assertThat(p.acquire("b", 0, 0, 500)).containsExactly(new AcquiredRange(0, 0, (short) 2));
+    assertThat(p.acknowledge("b", 0, 0, List.of(RELEASE))).isEqualTo(Errors.NONE);
+    assertThat(p.acquire("c", 0, 0, 500)).containsExactly(new AcquiredRange(0, 0, (short) 3));
+    // The third delivery was the last: released again, it is archived.
+    assertThat(p.acknowledge("c", 0, 0, List.of(RELEASE))).isEqualTo(Errors.NONE);
+    assertThat(p.state(0)).isEqualTo(RecordState.ARCHIVED);
+    // Records behind it keep flowing.
+    assertThat(p.acknowledge("a", 1, 4, List.of(ACCEPT))).isEqualTo(Errors.NONE);
+    assertThat(p.startOffset()).isEqualTo(5);
+    assertThat(p.nextFetchOffset()).isEqualTo(5);
+  }
+
+  @Test
+  void anExpiredLockMakesRecordsAvailableAgainAndRenewKeepsThem() {
+    SharePartition p = partition(0, 100, 5);
+    p.acquire("a", 0, 3, 500);
+
+    clock.addAndGet(29_999);
+    assertThat(p.acknowledge("a", 0, 1, List.of(RENEW))).isEqualTo(Errors.NONE);
+    assertThat(p.expireLocks()).isZero();
+    clock.addAndGet(1);
+    assertThat(p.expireLocks()).isEqualTo(2); // 2 and 3; 0 and 1 were renewed
+    assertThat(p.state(2)).isEqualTo(RecordState.AVAILABLE);
+    assertThat(p.state(0)).isEqualTo(RecordState.ACQUIRED);
+    assertThat(p.acquire("b", 0, 3, 500)).containsExactly(new AcquiredRange(2, 3, (short) 2));
+    // The expired member's late acknowledgement is refused.
+    assertThat(p.acknowledge("a", 2, 2, List.of(ACCEPT))).isEqualTo(Errors.INVALID_RECORD_STATE);
+    clock.addAndGet(30_000);
+    assertThat(p.expireLocks()).isEqualTo(4);
+  }
+
+  @Test
+  void anExpiredLockAtTheDeliveryLimitArchives() {
+    SharePartition p = partition(0, 100, 1);
+    p.acquire("a", 0, 0, 500);
+    clock.addAndGet(30_000);
+
+    assertThat(p.expireLocks()).isEqualTo(1);
+    assertThat(p.state(0)).isEqualTo(RecordState.ARCHIVED);
+    assertThat(p.startOffset()).isEqualTo(1);
+  }
+
+  @Test
+  void releaseAllGivesBackOnlyThatMembersRecords() {
+    SharePartition p = partition(0, 100, 5);
+    p.acquire("a", 0, 4, 500);
+    p.acquire("b", 0, 9, 500);
+
+    assertThat(p.releaseAll("a")).isEqualTo(5);
+    assertThat(p.acquiredCount()).isEqualTo(5);
+    assertThat(p.acquire("c", 0, 9, 500)).containsExactly(new AcquiredRange(0, 4, (short) 2));
+  }
+
+  @Test
+  void rangesSplitWhereDeliveryCountsOrOwnershipDiffer() {
+    SharePartition p = partition(0, 100, 5);
+    p.acquire("a", 0, 5, 500);
+    p.acknowledge("a", 1, 1, List.of(RELEASE));
+    p.acknowledge("a", 3, 4, List.of(RELEASE));
+
+    assertThat(p.acquire("b", 0, 7, 500))
+        .containsExactly(
+            new AcquiredRange(1, 1, (short) 2),
+            new AcquiredRange(3, 4, (short) 2),
+            new AcquiredRange(6, 7, (short) 1));
+  }
+
+  @Test
+  void theLogStartPassingTheWindowMovesTheStartOffset() {
+    SharePartition p = partition(0, 100, 5);
+    p.acquire("a", 0, 9, 500);
+
+    p.moveStartTo(5);
+    assertThat(p.startOffset()).isEqualTo(5);
+    assertThat(p.acknowledge("a", 3, 3, List.of(ACCEPT))).isEqualTo(Errors.INVALID_RECORD_STATE);
+    assertThat(p.acknowledge("a", 5, 9, List.of(ACCEPT))).isEqualTo(Errors.NONE);
+    p.moveStartTo(50);
+    assertThat(p.nextFetchOffset()).isEqualTo(50);
+  }
+
+  @Test
+  void theWindowGrowsAndWrapsWithoutLosingState() {
+    SharePartition p = partition(0, 1_000, 5);
+    long next = 0;
+    // Many rounds: acquire 300, accept all but the first, which is accepted one round later.
+    long pending = -1;
+    for (int round = 0; round < 20; round++) {
+      List<AcquiredRange> ranges = p.acquire("a", next, next + 299, 300);
+      assertThat(ranges).containsExactly(new AcquiredRange(next, next + 299, (short) 1));
+      assertThat(p.acknowledge("a", next + 1, next + 299, List.of(ACCEPT))).isEqualTo(Errors.NONE);
+      if (pending >= 0) {
+        assertThat(p.acknowledge("a", pending, pending, List.of(ACCEPT))).isEqualTo(Errors.NONE);
+      }
+      pending = next;
+      next += 300;
+      assertThat(p.startOffset()).isEqualTo(pending);
+    }
+    assertThat(p.acquiredCount()).isEqualTo(1);
+  }
+}

@@ -1,0 +1,153 @@
+package io.brook.coordinator.group.share;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brook.coordinator.group.GroupConfig;
+import io.brook.coordinator.group.GroupCoordinatorShard;
+import io.brook.coordinator.testing.FakeShardContext;
+import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.record.MetadataRecord;
+import io.brook.metadata.record.PartitionRecord;
+import io.brook.metadata.record.TopicRecord;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** ShareGroupHeartbeat on a shard over a fake context: membership, epochs, timeouts, reload. */
+class ShareGroupHeartbeatTest {
+  private static final String GROUP = "queue-app";
+  private static final Uuid ORDERS = new Uuid(1, 42);
+
+  private final FakeShardContext context = new FakeShardContext(0, 1_000_000L);
+  private final List<MetadataRecord> metadata = new ArrayList<>();
+  private GroupCoordinatorShard shard;
+
+  @BeforeEach
+  void start() {
+    shard = new GroupCoordinatorShard(context, GroupConfig.defaults());
+    context.attach(shard);
+    shard.onLoaded();
+    metadata.add(new TopicRecord("orders", ORDERS));
+    partitions(3);
+  }
+
+  private void partitions(int count) {
+    int existing = (int) metadata.stream().filter(r -> r instanceof PartitionRecord).count();
+    for (int p = existing; p < count; p++) {
+      metadata.add(new PartitionRecord(ORDERS, p, List.of(1), List.of(1), 1, 0, 0));
+    }
+    MetadataImage image = MetadataImage.EMPTY.apply(List.copyOf(metadata), metadata.size() - 1L);
+    context.setImage(image);
+    shard.onMetadata(image);
+  }
+
+  private ShareGroupHeartbeatResponseData heartbeat(String member, int epoch, List<String> topics) {
+    return shard
+        .share()
+        .heartbeat(
+            "client",
+            "/127.0.0.1",
+            new ShareGroupHeartbeatRequestData()
+                .setGroupId(GROUP)
+                .setMemberId(member)
+                .setMemberEpoch(epoch)
+                .setSubscribedTopicNames(topics))
+        .join();
+  }
+
+  private static List<Integer> partitionsOf(ShareGroupHeartbeatResponseData response) {
+    return response.assignment().topicPartitions().get(0).partitions();
+  }
+
+  @Test
+  void everyMemberGetsEveryPartitionAndTheEpochMovesWithMembership() {
+    ShareGroupHeartbeatResponseData a = heartbeat("a", 0, List.of("orders"));
+    assertThat(a.errorCode()).isZero();
+    assertThat(a.memberEpoch()).isEqualTo(1);
+    assertThat(partitionsOf(a)).containsExactly(0, 1, 2);
+
+    ShareGroupHeartbeatResponseData b = heartbeat("b", 0, List.of("orders"));
+    assertThat(b.memberEpoch()).isEqualTo(2);
+    assertThat(partitionsOf(b)).containsExactly(0, 1, 2);
+
+    // a is behind: it gets the new epoch and its assignment again; then nothing changes.
+    ShareGroupHeartbeatResponseData again = heartbeat("a", 1, null);
+    assertThat(again.memberEpoch()).isEqualTo(2);
+    assertThat(again.assignment()).isNotNull();
+    assertThat(heartbeat("a", 2, null).assignment()).isNull();
+
+    // A grown topic moves the epoch; members learn the new partition.
+    partitions(4);
+    ShareGroupHeartbeatResponseData grown = heartbeat("a", 2, null);
+    assertThat(grown.memberEpoch()).isEqualTo(3);
+    assertThat(partitionsOf(grown)).containsExactly(0, 1, 2, 3);
+
+    ShareGroup group = shard.share().group(GROUP).orElseThrow();
+    assertThat(group.stateName()).isEqualTo("Stable");
+    assertThat(shard.share().describe(GROUP).members()).hasSize(2);
+  }
+
+  @Test
+  void kafkasErrors() {
+    assertThat(heartbeat("", 0, List.of("orders")).errorCode())
+        .isEqualTo(Errors.INVALID_REQUEST.code());
+    assertThat(heartbeat("a", 0, null).errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
+    assertThat(heartbeat("a", 3, null).errorCode()).isEqualTo(Errors.GROUP_ID_NOT_FOUND.code());
+    heartbeat("a", 0, List.of("orders"));
+    assertThat(heartbeat("z", 1, null).errorCode()).isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
+    assertThat(heartbeat("a", 5, null).errorCode()).isEqualTo(Errors.FENCED_MEMBER_EPOCH.code());
+  }
+
+  @Test
+  void leavingAndTimingOutRemoveMembersAndTheEmptyGroupCanBeDeleted() {
+    heartbeat("a", 0, List.of("orders"));
+    heartbeat("b", 0, List.of("orders"));
+
+    assertThat(heartbeat("a", -1, null).memberEpoch()).isEqualTo(-1);
+    assertThat(shard.share().group(GROUP).orElseThrow().members()).containsOnlyKeys("b");
+    context.advance(GroupConfig.Share.defaults().sessionTimeoutMs());
+    ShareGroup group = shard.share().group(GROUP).orElseThrow();
+    assertThat(group.isEmpty()).isTrue();
+    assertThat(group.stateName()).isEqualTo("Empty");
+    assertThat(group.tombstones()).hasSize(1);
+  }
+
+  @Test
+  void aReloadedShardHasTheGroupAndItsMembers() {
+    heartbeat("a", 0, List.of("orders"));
+    heartbeat("b", 0, List.of("orders"));
+    heartbeat("b", -1, null);
+
+    GroupCoordinatorShard fresh = new GroupCoordinatorShard(context, GroupConfig.defaults());
+    context.replayInto(fresh);
+    fresh.onLoaded();
+    ShareGroup group = fresh.share().group(GROUP).orElseThrow();
+    assertThat(group.groupEpoch()).isEqualTo(3);
+    assertThat(group.members()).containsOnlyKeys("a");
+    assertThat(group.member("a").orElseThrow().memberEpoch()).isEqualTo(3);
+    assertThat(group.member("a").orElseThrow().subscribedTopicNames()).containsExactly("orders");
+  }
+
+  @Test
+  void aConsumerGroupIdIsNotAShareGroup() {
+    shard
+        .consumer()
+        .heartbeat(
+            new io.brook.coordinator.group.consumer.HeartbeatClient("c", "/h", "conn", (short) 0),
+            new org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData()
+                .setGroupId(GROUP)
+                .setMemberId("c1")
+                .setMemberEpoch(0)
+                .setRebalanceTimeoutMs(5000)
+                .setSubscribedTopicNames(List.of("orders"))
+                .setTopicPartitions(List.of()))
+        .join();
+    assertThat(heartbeat("a", 0, List.of("orders")).errorCode())
+        .isEqualTo(Errors.INCONSISTENT_GROUP_PROTOCOL.code());
+  }
+}

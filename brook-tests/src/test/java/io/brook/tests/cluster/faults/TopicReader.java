@@ -1,0 +1,63 @@
+package io.brook.tests.cluster.faults;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+
+/** Topics of the campaign's workloads: creating them, and reading one whole after the faults. */
+final class TopicReader {
+  private TopicReader() {}
+
+  /**
+   * Creates topics of replication factor 3 and {@code min.insync.replicas=2}, with {@code configs}
+   * on top, {@code name -> partitions}.
+   */
+  static void create(String bootstrap, Map<String, Integer> topics, Map<String, String> configs)
+      throws Exception {
+    List<NewTopic> all = new ArrayList<>();
+    topics.forEach(
+        (name, partitions) -> {
+          Map<String, String> merged = new java.util.HashMap<>(configs);
+          merged.put("min.insync.replicas", "2");
+          all.add(new NewTopic(name, partitions, (short) 3).configs(merged));
+        });
+    try (Admin admin = FaultScenario.admin(bootstrap)) {
+      admin.createTopics(all).all().get(60, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Every record of every partition from the beginning to the end offsets (the high watermark, or
+   * the last stable offset for a {@code read_committed} config) at the start of the read.
+   */
+  static List<ConsumerRecord<String, String>> readAll(
+      Properties config, String topic, int partitions) {
+    List<ConsumerRecord<String, String>> read = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
+      List<TopicPartition> all = new ArrayList<>();
+      for (int p = 0; p < partitions; p++) {
+        all.add(new TopicPartition(topic, p));
+      }
+      consumer.assign(all);
+      consumer.seekToBeginning(all);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(all, Duration.ofSeconds(60));
+      long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+      while (all.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new AssertionError(
+              "reading " + topic + " did not reach the end offsets " + ends + " within 180 s");
+        }
+        consumer.poll(Duration.ofMillis(500)).forEach(read::add);
+      }
+    }
+    return read;
+  }
+}
