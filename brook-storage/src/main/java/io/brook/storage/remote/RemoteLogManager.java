@@ -157,26 +157,37 @@ public final class RemoteLogManager implements Closeable {
     this.metrics = metrics;
   }
 
-  /** Bytes in remote storage of the partitions this broker leads (RemoteLogSizeBytes). */
-  public long remoteLogSizeBytes() {
-    long size = 0;
-    for (TieredPartition tier : tiers.values()) {
-      if (tier.leaderEpoch() >= 0) {
-        size += tier.remoteSizeBytes();
-      }
-    }
-    return size;
+  /**
+   * Bytes in remote storage of the partitions of {@code topic} (all topics if null) this broker
+   * leads (RemoteLogSizeBytes).
+   */
+  public long remoteLogSizeBytes(String topic) {
+    return sumOverLed(topic, false, TieredPartition::remoteSizeBytes);
   }
 
-  /** Bytes of rolled segments of the partitions this broker leads not copied yet. */
-  public long copyLagBytes() {
-    long lag = 0;
+  /**
+   * Bytes of rolled segments of {@code topic} (all if null) not copied yet (RemoteCopyLagBytes).
+   */
+  public long copyLagBytes(String topic) {
+    return sumOverLed(topic, true, TieredPartition::copyLagBytes);
+  }
+
+  /** Rolled segments of {@code topic} (all if null) not copied yet (RemoteCopyLagSegments). */
+  public long copyLagSegments(String topic) {
+    return sumOverLed(topic, true, TieredPartition::copyLagSegments);
+  }
+
+  /** Sums {@code value} over the partitions of {@code topic} (null: all) this broker leads. */
+  private long sumOverLed(String topic, boolean skipFenced, ToLongFunction<TieredPartition> value) {
+    long sum = 0;
     for (TieredPartition tier : tiers.values()) {
-      if (tier.leaderEpoch() >= 0 && !tier.fenced()) {
-        lag += tier.copyLagBytes();
+      if (tier.leaderEpoch() >= 0
+          && !(skipFenced && tier.fenced())
+          && (topic == null || topic.equals(tier.topicPartition().topic()))) {
+        sum += value.applyAsLong(tier);
       }
     }
-    return lag;
+    return sum;
   }
 
   private TopicIdPartition idOf(PartitionLog partitionLog) throws IOException {
@@ -504,10 +515,14 @@ public final class RemoteLogManager implements Closeable {
                 }
                 aborted = tier.abortedTransactions(fetchOffset, upperBound);
               }
-              metrics.fetched(partitionLog.topicPartition().topic(), records.sizeInBytes());
+              metrics.succeeded(
+                  partitionLog.topicPartition().topic(),
+                  RemoteLogMetrics.Operation.FETCH,
+                  records.sizeInBytes());
               done.complete(new RemoteRead(records, aborted));
             } catch (IOException e) {
-              metrics.fetchFailed(partitionLog.topicPartition().topic());
+              metrics.failed(
+                  partitionLog.topicPartition().topic(), RemoteLogMetrics.Operation.FETCH);
               done.completeExceptionally(
                   new StorageException(
                       StorageError.KAFKA_STORAGE_ERROR,
@@ -532,6 +547,7 @@ public final class RemoteLogManager implements Closeable {
    */
   public void deleteRemoteData(TopicIdPartition tp) {
     tiers.remove(tp.topicPartition());
+    metrics.topicDeleted(tp.topic());
     try {
       copiers.execute(
           () -> {

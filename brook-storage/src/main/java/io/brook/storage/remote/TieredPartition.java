@@ -243,12 +243,21 @@ public final class TieredPartition {
 
   /** Bytes of rolled local segments not copied yet (Kafka's RemoteCopyLagBytes). */
   public long copyLagBytes() {
+    return copyLag(true);
+  }
+
+  /** Rolled local segments not copied yet (Kafka's RemoteCopyLagSegments). */
+  public long copyLagSegments() {
+    return copyLag(false);
+  }
+
+  private long copyLag(boolean bytes) {
     long copiedEnd = manifest.copiedEnd();
     long lag = 0;
     LogSegment previous = null;
     for (LogSegment s : log.segments()) {
       if (previous != null && previous.baseOffset() >= copiedEnd) {
-        lag += previous.sizeInBytes();
+        lag += bytes ? previous.sizeInBytes() : 1;
       }
       previous = s; // the last one, the active segment, is not counted
     }
@@ -374,10 +383,10 @@ public final class TieredPartition {
       }
       publish(m -> m.with(started.withState(RemoteSegmentState.COPY_SEGMENT_FINISHED)));
     } catch (IOException | RuntimeException e) {
-      metrics.copyFailed(tp.topic());
+      metrics.failed(tp.topic(), RemoteLogMetrics.Operation.COPY);
       throw e;
     }
-    metrics.copied(tp.topic(), started.sizeInBytes());
+    metrics.succeeded(tp.topic(), RemoteLogMetrics.Operation.COPY, started.sizeInBytes());
     log.remoteCopiedUpTo(nextOffset);
     LOG.info(
         "Copied a segment to remote storage topicPartition={} baseOffset={} endOffset={} bytes={}",
@@ -470,7 +479,7 @@ public final class TieredPartition {
     }
     List<String> ids = new ArrayList<>(replaced.size());
     for (RemoteSegment s : replaced) {
-      store.deleteSegment(tp, s);
+      deleteFromStore(s);
       indexes.remove(s);
       ids.add(s.id());
     }
@@ -592,7 +601,7 @@ public final class TieredPartition {
 
   private void delete(RemoteSegment s) throws IOException {
     publish(m -> m.with(s.withState(RemoteSegmentState.DELETE_SEGMENT_STARTED)));
-    store.deleteSegment(tp, s);
+    deleteFromStore(s);
     indexes.remove(s);
     publish(m -> m.without(s.id()).withLogStartOffset(s.nextOffset()));
     LOG.info(
@@ -600,6 +609,17 @@ public final class TieredPartition {
         tp,
         s.baseOffset(),
         s.endOffset());
+  }
+
+  /** Deletes a segment's objects, counted in the delete meters (undoing a copy is not). */
+  private void deleteFromStore(RemoteSegment s) throws IOException {
+    try {
+      store.deleteSegment(tp, s);
+    } catch (IOException | RuntimeException e) {
+      metrics.failed(tp.topic(), RemoteLogMetrics.Operation.DELETE);
+      throw e;
+    }
+    metrics.succeeded(tp.topic(), RemoteLogMetrics.Operation.DELETE, s.sizeInBytes());
   }
 
   /** Deletes every remote segment and the manifest (the topic was deleted). */
