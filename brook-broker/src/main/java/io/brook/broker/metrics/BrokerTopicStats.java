@@ -1,6 +1,7 @@
 package io.brook.broker.metrics;
 
 import io.brook.protocol.metrics.BrokerMetrics;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.metrics.Sensor;
@@ -11,12 +12,33 @@ import org.apache.kafka.common.metrics.Sensor;
  * failures. A topic's sensors are made on its first use and cached, so recording is a lookup of the
  * (interned, hash-cached) topic name and a few sensor updates, nothing allocated.
  *
+ * <p>A topic's meters are removed when the topic is deleted ({@link #removeTopic}).
+ *
  * <p>Until {@link #bind} gives it a registry (a replica manager built for a test has none) every
  * record is dropped.
  */
 public final class BrokerTopicStats {
   static final String DOMAIN = "kafka.server";
   static final String TYPE = "BrokerTopicMetrics";
+
+  private static final String BYTES_IN = "BytesInPerSec";
+  private static final String MESSAGES_IN = "MessagesInPerSec";
+  private static final String BYTES_OUT = "BytesOutPerSec";
+  private static final String PRODUCE_REQUESTS = "TotalProduceRequestsPerSec";
+  private static final String FAILED_PRODUCE_REQUESTS = "FailedProduceRequestsPerSec";
+  private static final String FETCH_REQUESTS = "TotalFetchRequestsPerSec";
+  private static final String FAILED_FETCH_REQUESTS = "FailedFetchRequestsPerSec";
+
+  /** Every meter's name, to remove a deleted topic's. */
+  private static final List<String> NAMES =
+      List.of(
+          BYTES_IN,
+          MESSAGES_IN,
+          BYTES_OUT,
+          PRODUCE_REQUESTS,
+          FAILED_PRODUCE_REQUESTS,
+          FETCH_REQUESTS,
+          FAILED_FETCH_REQUESTS);
 
   /** One topic's meters, or the all-topics ones. */
   public static final class Meters {
@@ -29,13 +51,13 @@ public final class BrokerTopicStats {
     final Sensor failedFetchRequests;
 
     Meters(BrokerMetrics metrics, String... tags) {
-      bytesIn = metrics.meter(DOMAIN, TYPE, "BytesInPerSec", tags);
-      messagesIn = metrics.meter(DOMAIN, TYPE, "MessagesInPerSec", tags);
-      bytesOut = metrics.meter(DOMAIN, TYPE, "BytesOutPerSec", tags);
-      produceRequests = metrics.meter(DOMAIN, TYPE, "TotalProduceRequestsPerSec", tags);
-      failedProduceRequests = metrics.meter(DOMAIN, TYPE, "FailedProduceRequestsPerSec", tags);
-      fetchRequests = metrics.meter(DOMAIN, TYPE, "TotalFetchRequestsPerSec", tags);
-      failedFetchRequests = metrics.meter(DOMAIN, TYPE, "FailedFetchRequestsPerSec", tags);
+      bytesIn = metrics.meter(DOMAIN, TYPE, BYTES_IN, tags);
+      messagesIn = metrics.meter(DOMAIN, TYPE, MESSAGES_IN, tags);
+      bytesOut = metrics.meter(DOMAIN, TYPE, BYTES_OUT, tags);
+      produceRequests = metrics.meter(DOMAIN, TYPE, PRODUCE_REQUESTS, tags);
+      failedProduceRequests = metrics.meter(DOMAIN, TYPE, FAILED_PRODUCE_REQUESTS, tags);
+      fetchRequests = metrics.meter(DOMAIN, TYPE, FETCH_REQUESTS, tags);
+      failedFetchRequests = metrics.meter(DOMAIN, TYPE, FAILED_FETCH_REQUESTS, tags);
     }
 
     void produced(int bytes, long messages) {
@@ -76,6 +98,16 @@ public final class BrokerTopicStats {
       meters = topics.computeIfAbsent(topic, t -> new Meters(registry, "topic", t));
     }
     return meters;
+  }
+
+  /** {@code topic} was deleted: its meters go (the all-topics ones keep their counts). */
+  public void removeTopic(String topic) {
+    BrokerMetrics registry = metrics;
+    if (registry != null && topics.remove(topic) != null) {
+      for (String name : NAMES) {
+        registry.remove(DOMAIN, TYPE, name, "topic", topic);
+      }
+    }
   }
 
   /** A partition's append of {@code bytes} bytes holding {@code messages} records (a leader's). */

@@ -3,106 +3,152 @@ package io.brook.broker.metrics;
 import io.brook.protocol.metrics.BrokerMetrics;
 import io.brook.storage.remote.RemoteLogManager;
 import io.brook.storage.remote.RemoteLogMetrics;
+import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import org.apache.kafka.common.metrics.Sensor;
 
 /**
  * Kafka's remote storage metrics (KIP-405, KIP-963) under {@code
- * kafka.server:type=BrokerTopicMetrics}, per topic ({@code topic} tag) and over all topics: the
- * copy and fetch meters, and over all topics the gauges {@code RemoteLogSizeBytes} (bytes in remote
- * storage of the partitions this broker leads) and {@code RemoteCopyLagBytes} (bytes of rolled
- * local segments of those partitions not yet copied). A topic's sensors are made on first use and
- * cached.
+ * kafka.server:type=BrokerTopicMetrics}, per topic ({@code topic} tag) and over all topics (no
+ * tag), in the registry {@link BrokerTopicStats} uses: for copies, fetches and deletes the meters
+ * {@code Remote<Op>RequestsPerSec} and {@code Remote<Op>ErrorsPerSec}, for copies and fetches
+ * {@code Remote<Op>BytesPerSec}; and the gauges {@code RemoteLogSizeBytes} (bytes in remote storage
+ * of the partitions this broker leads), {@code RemoteCopyLagBytes} and {@code
+ * RemoteCopyLagSegments} (rolled local segments of those partitions not yet copied).
+ *
+ * <p>A topic's metrics are made when the remote log manager first reports on it, and removed when
+ * the topic is deleted. A copy or read of the deleted topic still under way when it is deleted may
+ * report once more and so bring them back, until the name is used again or the broker restarts.
  */
 public final class RemoteStorageMetrics implements RemoteLogMetrics {
   private static final String DOMAIN = BrokerTopicStats.DOMAIN;
   private static final String TYPE = BrokerTopicStats.TYPE;
 
-  /** One topic's meters, or the all-topics ones. */
-  private static final class Meters {
-    final Sensor copyBytes;
-    final Sensor copyRequests;
-    final Sensor failedCopyRequests;
-    final Sensor fetchBytes;
-    final Sensor fetchRequests;
-    final Sensor failedFetchRequests;
+  /** The three meters of one operation, under Kafka's names; {@code bytes} is null for deletes. */
+  private record OperationMeters(Sensor requests, Sensor errors, Sensor bytes) {
+    static OperationMeters of(BrokerMetrics metrics, Operation op, String... tags) {
+      String prefix = "Remote" + name(op);
+      return new OperationMeters(
+          metrics.meter(DOMAIN, TYPE, prefix + "RequestsPerSec", tags),
+          metrics.meter(DOMAIN, TYPE, prefix + "ErrorsPerSec", tags),
+          op == Operation.DELETE
+              ? null
+              : metrics.meter(DOMAIN, TYPE, prefix + "BytesPerSec", tags));
+    }
 
-    Meters(BrokerMetrics metrics, String... tags) {
-      copyBytes = metrics.meter(DOMAIN, TYPE, "RemoteCopyBytesPerSec", tags);
-      copyRequests = metrics.meter(DOMAIN, TYPE, "RemoteCopyRequestsPerSec", tags);
-      failedCopyRequests = metrics.meter(DOMAIN, TYPE, "FailedRemoteCopyRequestsPerSec", tags);
-      fetchBytes = metrics.meter(DOMAIN, TYPE, "RemoteFetchBytesPerSec", tags);
-      fetchRequests = metrics.meter(DOMAIN, TYPE, "RemoteFetchRequestsPerSec", tags);
-      failedFetchRequests = metrics.meter(DOMAIN, TYPE, "FailedRemoteFetchRequestsPerSec", tags);
+    /** One request: failed, or done moving {@code bytes} bytes. */
+    void mark(long bytes, boolean failed) {
+      requests.record();
+      if (failed) {
+        errors.record();
+      } else if (this.bytes != null) {
+        this.bytes.record(bytes);
+      }
+    }
+  }
+
+  /** Gauges per topic and over all topics, with the remote log manager's sum for each. */
+  private enum Gauge {
+    REMOTE_LOG_SIZE_BYTES("RemoteLogSizeBytes"),
+    REMOTE_COPY_LAG_BYTES("RemoteCopyLagBytes"),
+    REMOTE_COPY_LAG_SEGMENTS("RemoteCopyLagSegments");
+
+    final String metricName;
+
+    Gauge(String metricName) {
+      this.metricName = metricName;
+    }
+
+    /** The value for {@code topic}, or over all topics if null. */
+    long read(RemoteLogManager manager, String topic) {
+      return switch (this) {
+        case REMOTE_LOG_SIZE_BYTES -> manager.remoteLogSizeBytes(topic);
+        case REMOTE_COPY_LAG_BYTES -> manager.copyLagBytes(topic);
+        case REMOTE_COPY_LAG_SEGMENTS -> manager.copyLagSegments(topic);
+      };
     }
   }
 
   private final BrokerMetrics metrics;
-  private final Meters all;
-  private final Map<String, Meters> topics = new ConcurrentHashMap<>();
+  private final RemoteLogManager manager;
+  private final Map<Operation, OperationMeters> all;
+  private final Map<String, Map<Operation, OperationMeters>> topics = new ConcurrentHashMap<>();
 
-  private RemoteStorageMetrics(BrokerMetrics metrics) {
+  private RemoteStorageMetrics(BrokerMetrics metrics, RemoteLogManager manager) {
     this.metrics = metrics;
-    this.all = new Meters(metrics);
+    this.manager = manager;
+    this.all = meters();
+    registerGauges(null);
   }
 
   /** Registers the metrics of {@code manager} in {@code metrics} and starts reporting into them. */
   public static void register(BrokerMetrics metrics, RemoteLogManager manager) {
-    RemoteStorageMetrics out = new RemoteStorageMetrics(metrics);
-    metrics.gauge(DOMAIN, TYPE, "RemoteLogSizeBytes", manager::remoteLogSizeBytes);
-    metrics.gauge(DOMAIN, TYPE, "RemoteCopyLagBytes", manager::copyLagBytes);
-    manager.metrics(out);
+    manager.metrics(new RemoteStorageMetrics(metrics, manager));
   }
 
-  private Meters topic(String topic) {
-    return topics.computeIfAbsent(topic, t -> new Meters(metrics, "topic", t));
+  /** "Copy", "Fetch", "Delete", as Kafka spells them in the metric names. */
+  private static String name(Operation op) {
+    String lower = op.name().toLowerCase(Locale.ROOT);
+    return Character.toUpperCase(lower.charAt(0)) + lower.substring(1);
   }
 
-  /** Marks {@code mark} on the all-topics meters and on the topic's. */
-  private void both(String topic, Consumer<Meters> mark) {
-    mark.accept(all);
-    mark.accept(topic(topic));
+  /** The meters of every operation, for {@code tags} (none: over all topics). */
+  private Map<Operation, OperationMeters> meters(String... tags) {
+    Map<Operation, OperationMeters> out = new EnumMap<>(Operation.class);
+    for (Operation op : Operation.values()) {
+      out.put(op, OperationMeters.of(metrics, op, tags));
+    }
+    return out;
   }
 
-  @Override
-  public void copied(String topic, long bytes) {
-    both(
-        topic,
-        m -> {
-          m.copyRequests.record();
-          m.copyBytes.record(bytes);
-        });
+  /** The gauges of {@code topic}, or over all topics if null. */
+  private void registerGauges(String topic) {
+    String[] tags = topic == null ? new String[0] : new String[] {"topic", topic};
+    for (Gauge gauge : Gauge.values()) {
+      metrics.gauge(DOMAIN, TYPE, gauge.metricName, () -> gauge.read(manager, topic), tags);
+    }
   }
 
-  @Override
-  public void copyFailed(String topic) {
-    both(
-        topic,
-        m -> {
-          m.copyRequests.record();
-          m.failedCopyRequests.record();
-        });
-  }
-
-  @Override
-  public void fetched(String topic, long bytes) {
-    both(
-        topic,
-        m -> {
-          m.fetchRequests.record();
-          m.fetchBytes.record(bytes);
-        });
+  private OperationMeters topic(String topic, Operation op) {
+    Map<Operation, OperationMeters> meters = topics.get(topic);
+    if (meters == null) {
+      meters =
+          topics.computeIfAbsent(
+              topic,
+              t -> {
+                registerGauges(t);
+                return meters("topic", t);
+              });
+    }
+    return meters.get(op);
   }
 
   @Override
-  public void fetchFailed(String topic) {
-    both(
-        topic,
-        m -> {
-          m.fetchRequests.record();
-          m.failedFetchRequests.record();
-        });
+  public void succeeded(String topic, Operation operation, long bytes) {
+    all.get(operation).mark(bytes, false);
+    topic(topic, operation).mark(bytes, false);
+  }
+
+  @Override
+  public void failed(String topic, Operation operation) {
+    all.get(operation).mark(0, true);
+    topic(topic, operation).mark(0, true);
+  }
+
+  @Override
+  public void topicDeleted(String topic) {
+    if (topics.remove(topic) == null) {
+      return;
+    }
+    for (Operation op : Operation.values()) {
+      for (String suffix : new String[] {"RequestsPerSec", "ErrorsPerSec", "BytesPerSec"}) {
+        metrics.remove(DOMAIN, TYPE, "Remote" + name(op) + suffix, "topic", topic);
+      }
+    }
+    for (Gauge gauge : Gauge.values()) {
+      metrics.remove(DOMAIN, TYPE, gauge.metricName, "topic", topic);
+    }
   }
 }

@@ -441,6 +441,7 @@ public final class ReplicaManager {
     followers.unfollow(tp);
     try {
       if (topicDeleted) {
+        replication.metrics().topicStats().removeTopic(tp.topic());
         logManager.deleteLogOfDeletedTopic(new TopicIdPartition(removed.topicId(), tp));
       } else {
         logManager.deleteLog(tp);

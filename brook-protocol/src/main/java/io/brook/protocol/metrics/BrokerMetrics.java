@@ -147,6 +147,15 @@ public final class BrokerMetrics implements AutoCloseable {
         });
   }
 
+  /**
+   * Unregisters the meter or histogram ({@link #meter}, {@link #histogram}) and the gauge ({@link
+   * #gauge}) of that name and tags, whichever exist: a topic's metrics when it is deleted.
+   */
+  public synchronized void remove(String domain, String type, String name, String... tags) {
+    metrics.removeSensor(sensorName(domain, type, name, tags));
+    metrics.removeMetric(name(domain, type, name, VALUE, tags));
+  }
+
   /** The sensor of that name, made with {@code stats} the first time it is asked for. */
   private synchronized Sensor sensor(String sensorName, Consumer<Sensor> stats) {
     Sensor existing = metrics.getSensor(sensorName);

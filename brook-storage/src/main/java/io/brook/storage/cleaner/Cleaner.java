@@ -115,12 +115,15 @@ public final class Cleaner {
     // One walk over every copied batch, across groups, in offset order. The aborts up to the end
     // of the last group, not only up to the map's end: the groups' segments are copied whole, and
     // the walk must know every abort whose marker it meets (its index entry is carried by it).
+    // A tiered log's data below its first local segment may still be remote: aborts that began
+    // there keep their markers.
     List<LogSegment> lastGroup = groups.get(groups.size() - 1);
+    long walkStart = segments.get(0).baseOffset();
     TransactionWalk transactions =
         new TransactionWalk(
             partitionLog.collectAbortedTransactions(
-                segments.get(0).baseOffset(),
-                lastGroup.get(lastGroup.size() - 1).readNextOffset()));
+                walkStart, lastGroup.get(lastGroup.size() - 1).readNextOffset()),
+            config.remoteStorageEnable() ? walkStart : Long.MIN_VALUE);
     for (List<LogSegment> group : groups) {
       CompactionFilter filter =
           new CompactionFilter(
@@ -200,16 +203,22 @@ public final class Cleaner {
     return range.uncleanableOffset();
   }
 
-  /**
-   * Returns the first record offset that did not fit in the map, or -1 if all of it fit. A batch
-   * whose records cannot be read within the log's limits (see {@link #isFilterable}) is indexed
-   * only up to the bad record: it is then copied whole, so whatever of it was indexed survives.
-   */
   private long indexBatch(RecordBatch batch, long firstDirtyOffset, RecordLimits limits) {
+    return indexKeys(reader, map, batch, firstDirtyOffset, limits);
+  }
+
+  /**
+   * Puts the keys of {@code batch}'s records from {@code from} on into {@code map}; returns the
+   * first record offset that did not fit, or -1 if all of it fit. A batch whose records cannot be
+   * read within the log's limits (see {@link #isFilterable}) is indexed only up to the bad record:
+   * it is then copied whole, so whatever of it was indexed survives.
+   */
+  public static long indexKeys(
+      BatchRecordReader reader, OffsetMap map, RecordBatch batch, long from, RecordLimits limits) {
     try {
       reader.open(batch, limits, BatchRecordReader.Capture.KEY);
       while (reader.next()) {
-        if (reader.offset() < firstDirtyOffset || !reader.hasKey()) {
+        if (reader.offset() < from || !reader.hasKey()) {
           continue;
         }
         if (map.isFull()) {
@@ -237,6 +246,12 @@ public final class Cleaner {
    * batch (a decompression bomb or a corrupt batch that a follower copied) is kept whole.
    */
   private boolean isFilterable(RecordBatch batch, RecordLimits limits) {
+    return isFilterable(reader, batch, limits);
+  }
+
+  /** {@link #isFilterable(RecordBatch, RecordLimits)} with the caller's reader. */
+  public static boolean isFilterable(
+      BatchRecordReader reader, RecordBatch batch, RecordLimits limits) {
     try {
       reader.open(batch, limits, BatchRecordReader.Capture.NONE);
       long footprint = 0;
@@ -405,6 +420,15 @@ public final class Cleaner {
   }
 
   private static MemoryRecords emptyBatchAt(long offset, LastBatch like) {
+    return emptyBatchAt(offset, like.leaderEpoch(), like.timestampType(), like.maxTimestamp());
+  }
+
+  /**
+   * A batch header without records at {@code offset}: keeps a rewritten segment's end visible when
+   * its last records were removed, so readers and recovery see where it ends.
+   */
+  public static MemoryRecords emptyBatchAt(
+      long offset, int leaderEpoch, TimestampType timestampType, long maxTimestamp) {
     ByteBuffer buffer = ByteBuffer.allocate(DefaultRecordBatch.RECORD_BATCH_OVERHEAD);
     DefaultRecordBatch.writeEmptyHeader(
         buffer,
@@ -414,9 +438,9 @@ public final class Cleaner {
         RecordBatch.NO_SEQUENCE,
         offset,
         offset,
-        like.leaderEpoch(),
-        like.timestampType(),
-        like.maxTimestamp(),
+        leaderEpoch,
+        timestampType,
+        maxTimestamp,
         false,
         false);
     buffer.flip();

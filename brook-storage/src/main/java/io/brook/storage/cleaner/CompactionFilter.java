@@ -30,7 +30,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *       so that its sequence number and epoch survive for duplicate detection and fencing.
  * </ul>
  */
-final class CompactionFilter extends RecordFilter {
+public final class CompactionFilter extends RecordFilter {
   private final OffsetMap map;
   private final long mapEndOffset;
   private final Map<Long, Long> lastOffsetOfActiveProducer;
@@ -40,7 +40,7 @@ final class CompactionFilter extends RecordFilter {
   /** Whether the batch whose records are being filtered is data of an aborted transaction. */
   private boolean inAbortedBatch;
 
-  CompactionFilter(
+  public CompactionFilter(
       OffsetMap map,
       long mapEndOffset,
       long nowMs,
@@ -116,12 +116,12 @@ final class CompactionFilter extends RecordFilter {
    * bounds): whether it goes entirely (aborted transactional data). Consumes the batch in the
    * aborted-transaction walk, as {@code filterTo} would.
    */
-  boolean dropsWhole(RecordBatch batch) {
+  public boolean dropsWhole(RecordBatch batch) {
     return checkBatchRetention(batch).batchRetention == BatchRetention.DELETE;
   }
 
   /** Whether this pass kept a tombstone, so a later pass has one to remove. */
-  boolean retainedTombstone() {
+  public boolean retainedTombstone() {
     return retainedTombstone;
   }
 }

@@ -313,6 +313,14 @@ public final class LogCleaner implements Closeable {
     return Map.copyOf(firstDirty);
   }
 
+  /**
+   * Where the next pass over {@code tp} starts: every offset below it is clean (0 if the log was
+   * never cleaned). Tiered storage copies only segments below it of a compacted topic.
+   */
+  public long firstDirtyOffset(TopicPartition tp) {
+    return firstDirty.getOrDefault(tp, 0L);
+  }
+
   /** Forgets a deleted log, so that a new log under the same name starts dirty. */
   public void remove(TopicPartition tp) {
     firstDirty.remove(tp);

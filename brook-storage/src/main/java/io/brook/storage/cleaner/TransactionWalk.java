@@ -27,11 +27,16 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *       the pass keeps the abort's data-bearing range: when its marker becomes removable the entry
  *       goes, so no consumer is ever told of an abort whose marker is gone (it would skip the
  *       producer's later, committed data).
+ *   <li>Of a tiered log the walk sees only the local segments, while the remote copy may still hold
+ *       data below them: an abort that began below the walk's start (its data may be remote, its
+ *       marker here) counts as having data, so its marker and index entry stay for the
+ *       read_committed consumers of the remote data (the remote compaction, whose walk starts at
+ *       the remote log start, decides for the remote copy).
  * </ul>
  *
  * <p>Not thread-safe; one instance per walk.
  */
-final class TransactionWalk {
+public final class TransactionWalk {
   /** The abort entries whose first offset the walk has not reached, by first offset. */
   private final ArrayDeque<AbortedTxn> pending;
 
@@ -44,23 +49,37 @@ final class TransactionWalk {
   /** Abort entries whose marker this walk keeps with its transaction's data, in walk order. */
   private final List<AbortedTxn> keptAborts = new ArrayList<>();
 
+  /** Aborts that began below this offset may have data the walk does not see. */
+  private final long unseenBelow;
+
   private static final class OngoingAbort {
     final AbortedTxn txn;
     boolean metBatch;
 
-    OngoingAbort(AbortedTxn txn) {
+    OngoingAbort(AbortedTxn txn, boolean metBatch) {
       this.txn = txn;
+      this.metBatch = metBatch;
     }
   }
 
-  TransactionWalk(List<AbortedTxn> aborts) {
+  /** A walk over a whole log: nothing of it lies below the walk's first batch. */
+  public TransactionWalk(List<AbortedTxn> aborts) {
+    this(aborts, Long.MIN_VALUE);
+  }
+
+  /**
+   * A walk that starts at {@code unseenBelow} over a log whose data below it may still exist
+   * elsewhere (a tiered log's remote copy): aborts that began below it keep their markers.
+   */
+  public TransactionWalk(List<AbortedTxn> aborts, long unseenBelow) {
+    this.unseenBelow = unseenBelow;
     List<AbortedTxn> sorted = new ArrayList<>(aborts);
     sorted.sort(Comparator.comparingLong(AbortedTxn::firstOffset));
     this.pending = new ArrayDeque<>(sorted);
   }
 
   /** Call for every data batch, in offset order; true for data of an aborted transaction. */
-  boolean onDataBatch(RecordBatch batch) {
+  public boolean onDataBatch(RecordBatch batch) {
     reach(batch.lastOffset());
     if (!batch.isTransactional()) {
       return false;
@@ -78,7 +97,7 @@ final class TransactionWalk {
    * Call for every control batch, in offset order: whether the marker may go once its delete
    * horizon passes (no batch of its transaction was met by this walk).
    */
-  boolean onMarker(RecordBatch batch) {
+  public boolean onMarker(RecordBatch batch) {
     reach(batch.lastOffset());
     long producerId = batch.producerId();
     OngoingAbort abort = inAbortedTxn.remove(producerId);
@@ -97,7 +116,7 @@ final class TransactionWalk {
    * The abort entries of markers met since the last call whose transaction still had data here: the
    * cleaned segment holding those markers carries them in its transaction index.
    */
-  List<AbortedTxn> drainKeptAborts() {
+  public List<AbortedTxn> drainKeptAborts() {
     List<AbortedTxn> kept = List.copyOf(keptAborts);
     keptAborts.clear();
     return kept;
@@ -106,7 +125,7 @@ final class TransactionWalk {
   private void reach(long offset) {
     while (!pending.isEmpty() && pending.peekFirst().firstOffset() <= offset) {
       AbortedTxn txn = pending.pollFirst();
-      inAbortedTxn.put(txn.producerId(), new OngoingAbort(txn));
+      inAbortedTxn.put(txn.producerId(), new OngoingAbort(txn, txn.firstOffset() < unseenBelow));
     }
   }
 }

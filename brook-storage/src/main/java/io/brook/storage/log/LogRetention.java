@@ -57,6 +57,9 @@ public final class LogRetention {
     boolean tiered = config.remoteStorageEnable();
     long retentionBytes = tiered ? config.effectiveLocalRetentionBytes() : config.retentionBytes();
     long retentionMs = tiered ? config.effectiveLocalRetentionMs() : config.retentionMs();
+    // Local retention of a tiered log also applies under cleanup.policy=compact alone: what it
+    // deletes is already remote, where the total retention (here none) is applied.
+    boolean deletes = config.deletes() || tiered;
     for (Map.Entry<Long, LogSegment> entry : segments.entrySet()) {
       LogSegment segment = entry.getValue();
       Map.Entry<Long, LogSegment> next = segments.higherEntry(entry.getKey());
@@ -70,12 +73,12 @@ public final class LogRetention {
       boolean belowStart = next != null && next.getKey() <= state.logStartOffset();
       boolean tooBig =
           !startOnly
-              && config.deletes()
+              && deletes
               && retentionBytes >= 0
               && bytes - segment.sizeInBytes() >= retentionBytes;
       boolean tooOld =
           !startOnly
-              && config.deletes()
+              && deletes
               && retentionMs >= 0
               && state.nowMs() - largestTimestamp(segment) > retentionMs;
       if (!belowStart && !tooBig && !tooOld) {

@@ -249,13 +249,8 @@ public final class TopicConfigs {
     if (!c.remoteStorageEnable()) {
       return;
     }
-    if (!c.cleanupPolicy().isEmpty()
-        && !c.cleanupPolicy().equals(Set.of(TopicConfig.CLEANUP_POLICY_DELETE))) {
-      throw invalid(
-          TopicConfig.CLEANUP_POLICY_CONFIG,
-          String.join(",", c.cleanupPolicy()),
-          "a topic with remote.storage.enable=true must use delete or an empty list");
-    }
+    // Unlike Kafka, compacted topics may be tiered: only cleaned segments are copied and the
+    // remote copy is compacted in turn (see docs/storage.md, "Compacted topics").
     checkLocalRetention(
         TopicConfig.LOCAL_LOG_RETENTION_BYTES_CONFIG,
         c.localRetentionBytes(),

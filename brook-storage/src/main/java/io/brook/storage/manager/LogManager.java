@@ -103,7 +103,11 @@ public final class LogManager implements Closeable {
   }
 
   /** Hands this broker's tiered storage to the log manager, which closes it before the logs. */
-  public void attachRemote(RemoteLogManager remoteLogManager) {
+  public void attachRemote(RemoteLogManager remoteLogManager) throws IOException {
+    if (cleaner != null) {
+      // Compacted topics copy only what the cleaner has cleaned, and are compacted remotely too.
+      remoteLogManager.attachCleaner(cleaner::firstDirtyOffset, config.cleaner());
+    }
     this.remote = remoteLogManager;
   }
 

@@ -32,6 +32,11 @@ final class RemoteIndexCache {
   RemoteIndexCache(Path dir, long maxBytes) throws IOException {
     this.dir = dir;
     this.maxBytes = maxBytes;
+    emptyDirectory(dir);
+  }
+
+  /** Creates {@code dir} if need be and deletes the files in it. */
+  static void emptyDirectory(Path dir) throws IOException {
     Files.createDirectories(dir);
     try (Stream<Path> stale = Files.list(dir)) {
       for (Path p : (Iterable<Path>) stale::iterator) {

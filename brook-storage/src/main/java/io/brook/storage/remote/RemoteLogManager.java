@@ -2,11 +2,13 @@ package io.brook.storage.remote;
 
 import io.brook.storage.StorageError;
 import io.brook.storage.StorageException;
+import io.brook.storage.cleaner.CleanerConfig;
 import io.brook.storage.epoch.EpochEntry;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.txn.AbortedTxn;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -23,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -35,8 +38,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The broker's tiered storage (KIP-405): every {@code remote.log.manager.task.interval.ms} it
  * copies and expires the remote data of each partition this broker leads whose topic has {@code
- * remote.storage.enable}, one task per partition at a time on a fixed pool of copier threads; and
- * it serves reads below the local log start on a fixed pool of reader threads with a bounded queue.
+ * remote.storage.enable}, one task per partition at a time on a fixed pool of copier threads (for
+ * compacted topics the same task keeps the remote copy compacted, {@link RemoteCompactor}); and it
+ * serves reads below the local log start on a fixed pool of reader threads with a bounded queue.
  * Nothing here runs on an event loop: a fetch hands its remote read over and is answered when the
  * returned future completes.
  */
@@ -61,6 +65,12 @@ public final class RemoteLogManager implements Closeable {
   private final ScheduledExecutorService ticker;
   private final ThreadPoolExecutor copiers;
   private final ThreadPoolExecutor readers;
+
+  /** The local cleaner's first dirty offset per partition: compacted topics copy below it. */
+  private volatile ToLongFunction<TopicPartition> cleanedUpTo = tp -> 0L;
+
+  /** Null until {@link #attachCleaner}: compacted topics then copy nothing. */
+  private volatile RemoteCompactor compactor;
 
   private volatile RemoteLogMetrics metrics = RemoteLogMetrics.NONE;
 
@@ -103,6 +113,25 @@ public final class RemoteLogManager implements Closeable {
     return store;
   }
 
+  /**
+   * Lets compacted topics be tiered: {@code cleanedUpTo} tells how far the local cleaner has
+   * cleaned each log (only that is copied), and remote compaction gets the memory of one cleaner
+   * thread ({@code log.cleaner.dedupe.buffer.size} / {@code log.cleaner.threads}) and builds its
+   * segments in {@code <index cache dir>-compaction}. Call before {@link #start}.
+   */
+  public void attachCleaner(ToLongFunction<TopicPartition> cleanedUpTo, CleanerConfig cleaner)
+      throws IOException {
+    Path cacheDir = config.indexCacheDir();
+    this.compactor =
+        new RemoteCompactor(
+            cleaner.dedupeBufferPerThread(),
+            cleaner.dedupeBufferLoadFactor(),
+            cleaner.ioBufferPerThread(),
+            cacheDir.resolveSibling(cacheDir.getFileName() + "-compaction"),
+            time);
+    this.cleanedUpTo = cleanedUpTo;
+  }
+
   /** {@code remote.fetch.max.wait.ms}. */
   public long fetchMaxWaitMs() {
     return config.fetchMaxWaitMs();
@@ -128,26 +157,37 @@ public final class RemoteLogManager implements Closeable {
     this.metrics = metrics;
   }
 
-  /** Bytes in remote storage of the partitions this broker leads (RemoteLogSizeBytes). */
-  public long remoteLogSizeBytes() {
-    long size = 0;
-    for (TieredPartition tier : tiers.values()) {
-      if (tier.leaderEpoch() >= 0) {
-        size += tier.remoteSizeBytes();
-      }
-    }
-    return size;
+  /**
+   * Bytes in remote storage of the partitions of {@code topic} (all topics if null) this broker
+   * leads (RemoteLogSizeBytes).
+   */
+  public long remoteLogSizeBytes(String topic) {
+    return sumOverLed(topic, false, TieredPartition::remoteSizeBytes);
   }
 
-  /** Bytes of rolled segments of the partitions this broker leads not copied yet. */
-  public long copyLagBytes() {
-    long lag = 0;
+  /**
+   * Bytes of rolled segments of {@code topic} (all if null) not copied yet (RemoteCopyLagBytes).
+   */
+  public long copyLagBytes(String topic) {
+    return sumOverLed(topic, true, TieredPartition::copyLagBytes);
+  }
+
+  /** Rolled segments of {@code topic} (all if null) not copied yet (RemoteCopyLagSegments). */
+  public long copyLagSegments(String topic) {
+    return sumOverLed(topic, true, TieredPartition::copyLagSegments);
+  }
+
+  /** Sums {@code value} over the partitions of {@code topic} (null: all) this broker leads. */
+  private long sumOverLed(String topic, boolean skipFenced, ToLongFunction<TieredPartition> value) {
+    long sum = 0;
     for (TieredPartition tier : tiers.values()) {
-      if (tier.leaderEpoch() >= 0 && !tier.fenced()) {
-        lag += tier.copyLagBytes();
+      if (tier.leaderEpoch() >= 0
+          && !(skipFenced && tier.fenced())
+          && (topic == null || topic.equals(tier.topicPartition().topic()))) {
+        sum += value.applyAsLong(tier);
       }
     }
-    return lag;
+    return sum;
   }
 
   private TopicIdPartition idOf(PartitionLog partitionLog) throws IOException {
@@ -251,10 +291,15 @@ public final class RemoteLogManager implements Closeable {
       TieredPartition tier = leaderTier(partitionLog, leaderEpoch, leading);
       tier.copyEligible();
       tier.expire();
+      tier.deleteReplaced();
+      RemoteCompactor remoteCompactor = compactor;
+      if (remoteCompactor != null) {
+        tier.compactIfDirty(remoteCompactor);
+      }
     } catch (IOException | RuntimeException e) {
       // Retried at the next tick; the manifest states make a half-done copy safe to redo.
       log.warn(
-          "Remote copy or expiry failed, retrying later topicPartition={}",
+          "Remote copy, expiry or compaction failed, retrying later topicPartition={}",
           partitionLog.topicPartition(),
           e);
     }
@@ -379,6 +424,7 @@ public final class RemoteLogManager implements Closeable {
     synchronized (this) {
       TieredPartition tier = tiers.get(tp);
       if (tier == null || tier.log() != partitionLog || tier.leaderEpoch() != leaderEpoch) {
+        ToLongFunction<TopicPartition> cleaned = cleanedUpTo;
         tier =
             TieredPartition.open(
                 store,
@@ -387,7 +433,8 @@ public final class RemoteLogManager implements Closeable {
                 idOf(partitionLog).topicId(),
                 time,
                 leaderEpoch,
-                leading);
+                leading,
+                () -> cleaned.applyAsLong(tp));
         tier.reportTo(metrics);
         tiers.put(tp, tier);
       }
@@ -468,10 +515,14 @@ public final class RemoteLogManager implements Closeable {
                 }
                 aborted = tier.abortedTransactions(fetchOffset, upperBound);
               }
-              metrics.fetched(partitionLog.topicPartition().topic(), records.sizeInBytes());
+              metrics.succeeded(
+                  partitionLog.topicPartition().topic(),
+                  RemoteLogMetrics.Operation.FETCH,
+                  records.sizeInBytes());
               done.complete(new RemoteRead(records, aborted));
             } catch (IOException e) {
-              metrics.fetchFailed(partitionLog.topicPartition().topic());
+              metrics.failed(
+                  partitionLog.topicPartition().topic(), RemoteLogMetrics.Operation.FETCH);
               done.completeExceptionally(
                   new StorageException(
                       StorageError.KAFKA_STORAGE_ERROR,
@@ -496,6 +547,7 @@ public final class RemoteLogManager implements Closeable {
    */
   public void deleteRemoteData(TopicIdPartition tp) {
     tiers.remove(tp.topicPartition());
+    metrics.topicDeleted(tp.topic());
     try {
       copiers.execute(
           () -> {

@@ -7,9 +7,11 @@ import java.util.Optional;
 import java.util.zip.CRC32C;
 
 /**
- * A partition's remote segment metadata: its segments in offset order with their states, and the
- * remote log start offset (moved by retention and DeleteRecords). Immutable; every change writes a
- * whole new manifest, replaced atomically in the store (see docs/adr/0007-remote-log-metadata.md).
+ * A partition's remote segment metadata: its segments in offset order with their states, the remote
+ * log start offset (moved by retention and DeleteRecords), and for a compacted topic where the next
+ * remote compaction starts indexing keys (everything remote below it is compacted against all data
+ * below it; see {@link RemoteCompactor}). Immutable; every change writes a whole new manifest,
+ * replaced atomically in the store (see docs/adr/0007-remote-log-metadata.md).
  *
  * <p>Text, one entry a line, ending with a CRC-32C of everything before it, so a torn or corrupt
  * manifest is refused rather than half-read:
@@ -18,6 +20,7 @@ import java.util.zip.CRC32C;
  * brook-remote-log-manifest 1
  * logStart 0
  * leaderEpoch 3
+ * compactedTo 8192          (tiered compacted topics only)
  * segment 3c1f... COPY_SEGMENT_FINISHED 0 4095 1733000000000 1048576
  * crc 12345678
  * </pre>
@@ -26,18 +29,22 @@ import java.util.zip.CRC32C;
  * a leader never writes over a manifest from a later epoch (see {@link TieredPartition}).
  */
 public record RemoteLogManifest(
-    long logStartOffset, List<RemoteSegment> segments, int leaderEpoch) {
+    long logStartOffset, List<RemoteSegment> segments, int leaderEpoch, long compactedEnd) {
   private static final String HEADER = "brook-remote-log-manifest 1";
+  private static final String LEADER_EPOCH = "leaderEpoch ";
+  private static final String COMPACTED_TO = "compactedTo ";
 
   /** The largest manifest read back: far beyond any real partition's, it bounds a corrupt one. */
   static final int MAX_BYTES = 64 * 1024 * 1024;
 
   public static final RemoteLogManifest EMPTY = new RemoteLogManifest(0, List.of());
 
-  private static final String LEADER_EPOCH = "leaderEpoch ";
-
   public RemoteLogManifest(long logStartOffset, List<RemoteSegment> segments) {
-    this(logStartOffset, segments, -1);
+    this(logStartOffset, segments, -1, 0);
+  }
+
+  public RemoteLogManifest(long logStartOffset, List<RemoteSegment> segments, int leaderEpoch) {
+    this(logStartOffset, segments, leaderEpoch, 0);
   }
 
   public RemoteLogManifest {
@@ -45,13 +52,20 @@ public record RemoteLogManifest(
     // A leader that took over may roll at other offsets than the one before it, so its first copy
     // can start below the copied end (the batches there are the same, replicated byte for byte);
     // each segment must still reach past the one before it. Reads use the first that holds an
-    // offset.
-    for (int i = 1; i < segments.size(); i++) {
-      RemoteSegment previous = segments.get(i - 1);
-      RemoteSegment next = segments.get(i);
-      if (next.baseOffset() < previous.baseOffset() || next.endOffset() <= previous.endOffset()) {
+    // offset. Only copied segments are ordered: a remote compaction uploads rewritten segments
+    // over the offsets of copied ones (COPY_SEGMENT_STARTED), and the ones they replaced stay
+    // listed as DELETE_SEGMENT_STARTED until their objects are gone.
+    RemoteSegment previous = null;
+    for (RemoteSegment next : segments) {
+      if (next.state() != RemoteSegmentState.COPY_SEGMENT_FINISHED) {
+        continue;
+      }
+      if (previous != null
+          && (next.baseOffset() < previous.baseOffset()
+              || next.endOffset() <= previous.endOffset())) {
         throw new IllegalArgumentException("remote segments are out of order");
       }
+      previous = next;
     }
   }
 
@@ -113,7 +127,7 @@ public record RemoteLogManifest(
     if (!replaced) {
       out.add(segment);
     }
-    return new RemoteLogManifest(logStartOffset, out, leaderEpoch);
+    return new RemoteLogManifest(logStartOffset, out, leaderEpoch, compactedEnd);
   }
 
   public RemoteLogManifest without(String id) {
@@ -123,22 +137,67 @@ public record RemoteLogManifest(
         out.add(s);
       }
     }
-    return new RemoteLogManifest(logStartOffset, out, leaderEpoch);
+    return new RemoteLogManifest(logStartOffset, out, leaderEpoch, compactedEnd);
+  }
+
+  /**
+   * The manifest after a remote compaction, in one write: the segments {@code replaced} names
+   * become DELETE_SEGMENT_STARTED, and {@code rewritten} (already listed as COPY_SEGMENT_STARTED)
+   * become COPY_SEGMENT_FINISHED in their place, so readers go from the old segments to the new
+   * ones at once.
+   */
+  public RemoteLogManifest swap(List<String> replaced, List<RemoteSegment> rewritten) {
+    List<String> rewrittenIds = new ArrayList<>(rewritten.size());
+    for (RemoteSegment s : rewritten) {
+      rewrittenIds.add(s.id());
+    }
+    List<RemoteSegment> out = new ArrayList<>(segments.size());
+    boolean inserted = false;
+    for (RemoteSegment s : segments) {
+      if (rewrittenIds.contains(s.id())) {
+        continue;
+      }
+      if (replaced.contains(s.id())) {
+        out.add(s.withState(RemoteSegmentState.DELETE_SEGMENT_STARTED));
+        if (!inserted) {
+          for (RemoteSegment r : rewritten) {
+            out.add(r.withState(RemoteSegmentState.COPY_SEGMENT_FINISHED));
+          }
+          inserted = true;
+        }
+      } else {
+        out.add(s);
+      }
+    }
+    if (!inserted) {
+      throw new IllegalArgumentException("none of the replaced segments is in the manifest");
+    }
+    return new RemoteLogManifest(logStartOffset, out, leaderEpoch, compactedEnd);
   }
 
   public RemoteLogManifest withLogStartOffset(long newLogStart) {
-    return new RemoteLogManifest(Math.max(logStartOffset, newLogStart), segments, leaderEpoch);
+    return new RemoteLogManifest(
+        Math.max(logStartOffset, newLogStart), segments, leaderEpoch, compactedEnd);
+  }
+
+  /** With {@code end} as where the next remote compaction starts indexing keys. */
+  public RemoteLogManifest withCompactedEnd(long end) {
+    return new RemoteLogManifest(logStartOffset, segments, leaderEpoch, end);
   }
 
   /** This manifest as written by the leader in {@code epoch}. */
   public RemoteLogManifest withLeaderEpoch(int epoch) {
-    return new RemoteLogManifest(logStartOffset, segments, epoch);
+    return new RemoteLogManifest(logStartOffset, segments, epoch, compactedEnd);
   }
 
   public byte[] encode() {
     StringBuilder text = new StringBuilder(64 + segments.size() * 96);
     text.append(HEADER).append('\n').append("logStart ").append(logStartOffset).append('\n');
     text.append(LEADER_EPOCH).append(leaderEpoch).append('\n');
+    if (compactedEnd > 0) {
+      // Only tiered compacted topics have it, so every other manifest reads as before.
+      text.append(COMPACTED_TO).append(compactedEnd).append('\n');
+    }
     for (RemoteSegment s : segments) {
       text.append("segment ")
           .append(s.id())
@@ -188,12 +247,17 @@ public record RemoteLogManifest(
     long logStart = Long.parseLong(lines[1].substring("logStart ".length()));
     List<RemoteSegment> segments = new ArrayList<>();
     int leaderEpoch = -1;
+    long compactedEnd = 0;
     for (int i = 2; i < lines.length; i++) {
       if (lines[i].isEmpty()) {
         continue;
       }
       if (lines[i].startsWith(LEADER_EPOCH)) {
         leaderEpoch = Integer.parseInt(lines[i].substring(LEADER_EPOCH.length()));
+        continue;
+      }
+      if (lines[i].startsWith(COMPACTED_TO)) {
+        compactedEnd = Long.parseLong(lines[i].substring(COMPACTED_TO.length()));
         continue;
       }
       String[] f = lines[i].split(" ", -1);
@@ -209,7 +273,7 @@ public record RemoteLogManifest(
               Integer.parseInt(f[6]),
               RemoteSegmentState.valueOf(f[2])));
     }
-    return new RemoteLogManifest(logStart, segments, leaderEpoch);
+    return new RemoteLogManifest(logStart, segments, leaderEpoch, compactedEnd);
   }
 
   private static long crc(byte[] bytes, int length) {

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
@@ -63,7 +64,11 @@ public final class TieredPartition {
   private final Time time;
   private final int leaderEpoch;
   private final BooleanSupplier leading;
+  private final LongSupplier cleanedUpTo;
   private volatile RemoteLogManifest manifest;
+
+  /** When the tombstones the last remote compaction kept may go (in memory only); -1: none. */
+  private long tombstoneHorizonMs = -1;
 
   /** The stored manifest's version this tier last read or wrote; empty while there is none. */
   private Optional<String> manifestVersion = Optional.empty();
@@ -81,6 +86,7 @@ public final class TieredPartition {
       Time time,
       int leaderEpoch,
       BooleanSupplier leading,
+      LongSupplier cleanedUpTo,
       RemoteLogManifest manifest) {
     this.store = store;
     this.indexes = indexes;
@@ -89,6 +95,7 @@ public final class TieredPartition {
     this.time = time;
     this.leaderEpoch = leaderEpoch;
     this.leading = leading;
+    this.cleanedUpTo = cleanedUpTo;
     this.manifest = manifest;
   }
 
@@ -99,6 +106,8 @@ public final class TieredPartition {
    * leading}, so a leader that was replaced stops writing.
    *
    * @param topicId the id of the log's topic: remote data is kept by topic id
+   * @param cleanedUpTo the local cleaner's first dirty offset of the log: a compacted topic copies
+   *     only segments below it
    */
   static TieredPartition open(
       RemoteSegmentStore store,
@@ -107,7 +116,8 @@ public final class TieredPartition {
       Uuid topicId,
       Time time,
       int leaderEpoch,
-      BooleanSupplier leading)
+      BooleanSupplier leading,
+      LongSupplier cleanedUpTo)
       throws IOException {
     Optional<RemoteSegmentStore.StoredManifest> stored =
         store.readManifestVersion(new TopicIdPartition(topicId, log.topicPartition()));
@@ -120,6 +130,7 @@ public final class TieredPartition {
             time,
             leaderEpoch,
             leading,
+            cleanedUpTo,
             stored.map(m -> RemoteLogManifest.decode(m.bytes())).orElse(RemoteLogManifest.EMPTY));
     tier.manifestVersion = stored.map(RemoteSegmentStore.StoredManifest::version);
     if (tier.manifest.leaderEpoch() > leaderEpoch) {
@@ -144,6 +155,7 @@ public final class TieredPartition {
         time,
         -1,
         () -> false,
+        () -> 0L,
         readManifest(store, new TopicIdPartition(topicId, log.topicPartition())));
   }
 
@@ -186,7 +198,7 @@ public final class TieredPartition {
    *
    * @throws ManifestConflictException if another writer replaced the manifest (the tier is fenced)
    */
-  private synchronized void publish(UnaryOperator<RemoteLogManifest> change) throws IOException {
+  synchronized void publish(UnaryOperator<RemoteLogManifest> change) throws IOException {
     if (fenced) {
       throw new ManifestConflictException(
           "the remote manifest of " + tp + " belongs to a later leader than epoch " + leaderEpoch);
@@ -231,12 +243,21 @@ public final class TieredPartition {
 
   /** Bytes of rolled local segments not copied yet (Kafka's RemoteCopyLagBytes). */
   public long copyLagBytes() {
+    return copyLag(true);
+  }
+
+  /** Rolled local segments not copied yet (Kafka's RemoteCopyLagSegments). */
+  public long copyLagSegments() {
+    return copyLag(false);
+  }
+
+  private long copyLag(boolean bytes) {
     long copiedEnd = manifest.copiedEnd();
     long lag = 0;
     LogSegment previous = null;
     for (LogSegment s : log.segments()) {
       if (previous != null && previous.baseOffset() >= copiedEnd) {
-        lag += previous.sizeInBytes();
+        lag += bytes ? previous.sizeInBytes() : 1;
       }
       previous = s; // the last one, the active segment, is not counted
     }
@@ -275,12 +296,26 @@ public final class TieredPartition {
     return manifest;
   }
 
+  /** The key of this tier's remote data. */
+  TopicIdPartition topicIdPartition() {
+    return tp;
+  }
+
+  RemoteSegmentStore store() {
+    return store;
+  }
+
+  RemoteIndexCache indexes() {
+    return indexes;
+  }
+
   // ---- Copying ----
 
   /**
    * Copies, oldest first, every rolled segment after the last one copied that lies wholly below
-   * both the high watermark and the last stable offset, then lets local retention delete what is
-   * now remote.
+   * both the high watermark and the last stable offset (and for a compacted topic the local
+   * cleaner's first dirty offset, so that only cleaned data goes remote), then lets local retention
+   * delete what is now remote.
    *
    * @return the number of segments copied
    */
@@ -294,6 +329,9 @@ public final class TieredPartition {
     cleanUpUnfinished();
     int copied = 0;
     long bound = Math.min(log.highWatermark(), log.lastStableOffset());
+    if (config.compacted()) {
+      bound = Math.min(bound, cleanedUpTo.getAsLong());
+    }
     List<LogSegment> segments = new ArrayList<>(log.segments());
     for (int i = 0; i + 1 < segments.size(); i++) {
       LogSegment segment = segments.get(i);
@@ -304,7 +342,9 @@ public final class TieredPartition {
       if (next > bound) {
         break;
       }
-      copy(segment, next);
+      if (!copy(segment, next)) {
+        break;
+      }
       copied++;
     }
     // Local retention at every run that copied without failing, not only after a copy: segments
@@ -313,7 +353,11 @@ public final class TieredPartition {
     return copied;
   }
 
-  private void copy(LogSegment segment, long nextOffset) throws IOException {
+  /**
+   * Copies one segment; false if the log cleaner replaced it meanwhile (its files may then have
+   * been renamed under the upload), in which case the copy is undone and retried next time.
+   */
+  private boolean copy(LogSegment segment, long nextOffset) throws IOException {
     RemoteSegment started =
         new RemoteSegment(
             UUID.randomUUID().toString(),
@@ -327,12 +371,22 @@ public final class TieredPartition {
       try (PinnedSegment pinned = segment.pin()) {
         store.copySegment(tp, started, filesOf(segment, pinned, nextOffset));
       }
+      if (!isLive(segment)) {
+        LOG.info(
+            "A segment was replaced while it was copied, copying it again later topicPartition={}"
+                + " baseOffset={}",
+            tp,
+            segment.baseOffset());
+        store.deleteSegment(tp, started);
+        publish(m -> m.without(started.id()));
+        return false;
+      }
       publish(m -> m.with(started.withState(RemoteSegmentState.COPY_SEGMENT_FINISHED)));
     } catch (IOException | RuntimeException e) {
-      metrics.copyFailed(tp.topic());
+      metrics.failed(tp.topic(), RemoteLogMetrics.Operation.COPY);
       throw e;
     }
-    metrics.copied(tp.topic(), started.sizeInBytes());
+    metrics.succeeded(tp.topic(), RemoteLogMetrics.Operation.COPY, started.sizeInBytes());
     log.remoteCopiedUpTo(nextOffset);
     LOG.info(
         "Copied a segment to remote storage topicPartition={} baseOffset={} endOffset={} bytes={}",
@@ -340,6 +394,21 @@ public final class TieredPartition {
         started.baseOffset(),
         started.endOffset(),
         started.sizeInBytes());
+    return true;
+  }
+
+  /**
+   * Whether {@code segment} is still one of the log's: a segment the cleaner replaced (or retention
+   * deleted) never comes back, so if it is still there after an upload, the files uploaded were its
+   * own.
+   */
+  private boolean isLive(LogSegment segment) {
+    for (LogSegment s : log.segments()) {
+      if (s == segment) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private LocalSegmentFiles filesOf(LogSegment segment, PinnedSegment pinned, long nextOffset)
@@ -356,7 +425,7 @@ public final class TieredPartition {
   }
 
   /** Kafka's offset index layout: per entry the offset relative to the base, then the position. */
-  private static byte[] offsetIndexBytes(OffsetIndex index) {
+  static byte[] offsetIndexBytes(OffsetIndex index) {
     ByteBuffer out = ByteBuffer.allocate(index.entries() * OffsetIndex.ENTRY_SIZE);
     for (int i = 0; i < index.entries(); i++) {
       OffsetPosition e = index.entry(i);
@@ -366,7 +435,7 @@ public final class TieredPartition {
   }
 
   /** Kafka's time index layout: per entry the timestamp, then the offset relative to the base. */
-  private static byte[] timeIndexBytes(TimeIndex index) {
+  static byte[] timeIndexBytes(TimeIndex index) {
     ByteBuffer out = ByteBuffer.allocate(index.entries() * TimeIndex.ENTRY_SIZE);
     for (int i = 0; i < index.entries(); i++) {
       TimestampOffset e = index.entry(i);
@@ -384,6 +453,81 @@ public final class TieredPartition {
       }
     }
     return RemoteEpochs.encode(entries);
+  }
+
+  // ---- Compaction (compacted topics) ----
+
+  /**
+   * Deletes the objects of the segments a remote compaction replaced (DELETE_SEGMENT_STARTED), one
+   * task after the swap, so that reads that had just picked them have time to finish; then drops
+   * their entries in one manifest write.
+   *
+   * @return the number of segments deleted
+   */
+  public int deleteReplaced() throws IOException {
+    if (fenced) {
+      return 0;
+    }
+    List<RemoteSegment> replaced = new ArrayList<>();
+    for (RemoteSegment s : manifest.segments()) {
+      if (s.state() == RemoteSegmentState.DELETE_SEGMENT_STARTED) {
+        replaced.add(s);
+      }
+    }
+    if (replaced.isEmpty()) {
+      return 0;
+    }
+    List<String> ids = new ArrayList<>(replaced.size());
+    for (RemoteSegment s : replaced) {
+      deleteFromStore(s);
+      indexes.remove(s);
+      ids.add(s.id());
+    }
+    publish(
+        m -> {
+          RemoteLogManifest next = m;
+          for (String id : ids) {
+            next = next.without(id);
+          }
+          return next;
+        });
+    return replaced.size();
+  }
+
+  /**
+   * Runs a remote compaction pass ({@link RemoteCompactor}) if the topic is compacted and its
+   * remote copy is dirty enough: the bytes copied since the last pass make up at least {@code
+   * min.cleanable.dirty.ratio} of the remote bytes, or tombstones the last pass kept have reached
+   * their delete horizon.
+   *
+   * @return whether a pass ran
+   */
+  public boolean compactIfDirty(RemoteCompactor compactor) throws IOException {
+    LogConfig config = log.config();
+    if (fenced || !config.compacted()) {
+      return false;
+    }
+    long from = manifest.compactedEnd();
+    long total = 0;
+    long dirty = 0;
+    for (RemoteSegment s : manifest.readable()) {
+      total += s.sizeInBytes();
+      if (s.nextOffset() > from) {
+        dirty += s.sizeInBytes();
+      }
+    }
+    boolean dirtyEnough = dirty > 0 && (double) dirty / total >= config.minCleanableDirtyRatio();
+    boolean tombstonesDue = tombstoneHorizonMs >= 0 && tombstoneHorizonMs <= time.milliseconds();
+    if (!dirtyEnough && !tombstonesDue) {
+      return false;
+    }
+    Optional<RemoteCompactor.Result> result = compactor.tryCompact(this, from);
+    if (result.isEmpty()) {
+      return false;
+    }
+    tombstoneHorizonMs =
+        result.get().retainedTombstones() ? time.milliseconds() + config.deleteRetentionMs() : -1;
+    return true;
   }
 
   // ---- Expiry ----
@@ -457,7 +601,7 @@ public final class TieredPartition {
 
   private void delete(RemoteSegment s) throws IOException {
     publish(m -> m.with(s.withState(RemoteSegmentState.DELETE_SEGMENT_STARTED)));
-    store.deleteSegment(tp, s);
+    deleteFromStore(s);
     indexes.remove(s);
     publish(m -> m.without(s.id()).withLogStartOffset(s.nextOffset()));
     LOG.info(
@@ -465,6 +609,17 @@ public final class TieredPartition {
         tp,
         s.baseOffset(),
         s.endOffset());
+  }
+
+  /** Deletes a segment's objects, counted in the delete meters (undoing a copy is not). */
+  private void deleteFromStore(RemoteSegment s) throws IOException {
+    try {
+      store.deleteSegment(tp, s);
+    } catch (IOException | RuntimeException e) {
+      metrics.failed(tp.topic(), RemoteLogMetrics.Operation.DELETE);
+      throw e;
+    }
+    metrics.succeeded(tp.topic(), RemoteLogMetrics.Operation.DELETE, s.sizeInBytes());
   }
 
   /** Deletes every remote segment and the manifest (the topic was deleted). */

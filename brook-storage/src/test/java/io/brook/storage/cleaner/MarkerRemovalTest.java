@@ -159,6 +159,48 @@ class MarkerRemovalTest {
     }
   }
 
+  @Test
+  void aTieredLogKeepsTheMarkerOfAnAbortWhoseDataIsOnlyRemote() throws Exception {
+    LogFixture fixture =
+        new LogFixture(root)
+            .config(
+                LogConfig.builder()
+                    .compacted(true)
+                    .remoteStorageEnable(true)
+                    .retentionMs(-1)
+                    .localRetentionMs(0)
+                    .fileDeleteDelayMs(0)
+                    .deleteRetentionMs(DELETE_RETENTION_MS)
+                    .build());
+    try (PartitionLog log = fixture.open()) {
+      long now = fixture.time().milliseconds();
+      txnData(log, TXN_PRODUCER, "k1", now); // 0, aborted
+      log.roll();
+      marker(log, TXN_PRODUCER, ControlRecordType.ABORT, now); // 1
+      plain(log, "k9", now); // 2
+      log.roll();
+      plain(log, "k8", now); // 3
+      log.updateHighWatermark(log.logEndOffset());
+      // The segment with the aborted data was copied, then local retention deleted it: the data
+      // is remote only, its marker local.
+      log.remoteCopiedUpTo(1);
+      fixture.time().advance(1);
+      log.deleteOldSegments();
+      assertThat(log.logStartOffset()).isEqualTo(1);
+
+      Cleaner cleaner = cleaner(fixture);
+      for (int pass = 0; pass < 3; pass++) {
+        cleaner.clean(log, 1);
+        fixture.time().advance(DELETE_RETENTION_MS);
+      }
+
+      assertThat(log.collectAbortedTransactions(1, 4))
+          .as("a read_committed consumer of the remote data must still learn of the abort")
+          .hasSize(1);
+      assertThat(controlOffsets(log)).containsExactly(1L);
+    }
+  }
+
   private LogFixture fixture() {
     return new LogFixture(root)
         .config(

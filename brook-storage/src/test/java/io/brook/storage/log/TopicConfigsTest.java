@@ -302,12 +302,10 @@ class TopicConfigsTest {
 
   @Test
   void remoteStorageRules() {
-    assertThatThrownBy(
-            () ->
-                TopicConfigs.validate(
-                    Map.of("remote.storage.enable", "true", "cleanup.policy", "compact")))
-        .isInstanceOf(InvalidConfigurationException.class)
-        .hasMessageContaining("configuration cleanup.policy");
+    // Beyond Kafka: compacted topics may be tiered.
+    TopicConfigs.validate(Map.of("remote.storage.enable", "true", "cleanup.policy", "compact"));
+    TopicConfigs.validate(
+        Map.of("remote.storage.enable", "true", "cleanup.policy", "compact,delete"));
     assertThatThrownBy(
             () ->
                 TopicConfigs.validate(

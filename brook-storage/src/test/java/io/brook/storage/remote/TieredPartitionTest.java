@@ -49,7 +49,8 @@ class TieredPartitionTest {
   }
 
   private TieredPartition tier(PartitionLog log) throws Exception {
-    return TieredPartition.open(store, cache, log, TOPIC_ID, fixture.time(), 0, () -> true);
+    return TieredPartition.open(
+        store, cache, log, TOPIC_ID, fixture.time(), 0, () -> true, () -> 0L);
   }
 
   /** Appends one batch at {@code timestamp}, keeping its bytes as stored (offsets stamped). */
@@ -211,10 +212,10 @@ class TieredPartitionTest {
     }
     log.updateHighWatermark(1);
     TieredPartition old =
-        TieredPartition.open(store, cache, log, TOPIC_ID, fixture.time(), 1, () -> true);
+        TieredPartition.open(store, cache, log, TOPIC_ID, fixture.time(), 1, () -> true, () -> 0L);
     assertThat(old.copyEligible()).isEqualTo(1);
     TieredPartition current =
-        TieredPartition.open(store, cache, log, TOPIC_ID, fixture.time(), 2, () -> true);
+        TieredPartition.open(store, cache, log, TOPIC_ID, fixture.time(), 2, () -> true, () -> 0L);
     log.updateHighWatermark(4);
     assertThat(current.copyEligible()).isEqualTo(3);
 
@@ -233,7 +234,7 @@ class TieredPartitionTest {
 
     // And: a tier opened later for the old epoch writes nothing at all (not even its cleanup)
     TieredPartition late =
-        TieredPartition.open(store, cache, log, TOPIC_ID, fixture.time(), 1, () -> true);
+        TieredPartition.open(store, cache, log, TOPIC_ID, fixture.time(), 1, () -> true, () -> 0L);
     assertThat(late.fenced()).isTrue();
     assertThat(late.copyEligible()).isZero();
     assertThat(store.readManifest(TP).orElseThrow()).isEqualTo(stored.encode());

@@ -57,6 +57,7 @@ class MetricsReferenceIT {
             .dataDir(root.resolve("data"))
             // Tiered storage on (its store next to the data), so its metrics are listed too.
             .config("remote.log.storage.system.enable", "true")
+            .config("remote.log.manager.task.interval.ms", "100")
             .config("brook.admin.listener", "http://127.0.0.1:0")
             .config("brook.metrics.lag.interval.ms", "100")
             .start();
@@ -75,10 +76,24 @@ class MetricsReferenceIT {
       consumer.poll(java.time.Duration.ofMillis(500));
       consumer.commitSync(Map.of(tp, new OffsetAndMetadata(1)));
     }
-    // The lag metrics appear with the next refresh.
+    // A tiered topic with a rolled segment, so the per-topic remote storage metrics exist too.
+    TestClients.createTopic(
+        brook.bootstrapServers(),
+        "reference-tiered",
+        1,
+        Map.of("remote.storage.enable", "true", "segment.bytes", "1048576"));
+    try (KafkaProducer<byte[], byte[]> producer = TestClients.producer(brook.bootstrapServers())) {
+      for (int i = 0; i < 2; i++) {
+        producer.send(new ProducerRecord<>("reference-tiered", 0, null, new byte[600_000])).get();
+      }
+    }
+    // The lag metrics appear with the next refresh, the remote ones with the first copy.
     while (!PrometheusScrape.scrape(brook.server().adminPort())
-        .containsKey(
-            "kafka_consumergroup_loss_forecast_seconds_min{consumergroup=\"reference-group\"}")) {
+            .containsKey(
+                "kafka_consumergroup_loss_forecast_seconds_min{consumergroup=\"reference-group\"}")
+        || !PrometheusScrape.scrape(brook.server().adminPort())
+            .containsKey(
+                "kafka_server_brokertopicmetrics_remotecopybytes_total{topic=\"reference-tiered\"}")) {
       Thread.sleep(50); // the poll interval of a wait on a condition
     }
   }

@@ -13,7 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Reads a node's {@code /metrics} in the Prometheus text format, strictly. */
-final class PrometheusScrape {
+public final class PrometheusScrape {
   /** One sample line of the text format: name, optional labels, value. */
   private static final Pattern SAMPLE =
       Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*\\})? (\\S+)( \\S+)?");
@@ -36,7 +36,7 @@ final class PrometheusScrape {
    * Every sample of {@code /metrics}: every line must be a comment or a sample; keys are the name
    * with its labels as written (sorted by label name).
    */
-  static Map<String, Double> scrape(int port) throws Exception {
+  public static Map<String, Double> scrape(int port) throws Exception {
     HttpResponse<String> response = get(port, "/metrics");
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("Content-Type").orElseThrow())

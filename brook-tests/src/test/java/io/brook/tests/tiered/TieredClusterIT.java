@@ -18,8 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -58,29 +56,14 @@ class TieredClusterIT {
   @Test
   void followersAndALeaderChangeKeepTheRemoteCopyWholeAndExact() throws Exception {
     Path storeDir = tmp.resolve("store");
-    try (EmbeddedBrookCluster cluster =
-            EmbeddedBrookCluster.builder()
-                .nodes(3)
-                .config("remote.log.storage.system.enable", "true")
-                .config("remote.log.manager.task.interval.ms", "100")
-                .config("rsm.config.dir", storeDir.toString())
-                .start();
+    EmbeddedBrookCluster.Builder builder = EmbeddedBrookCluster.builder().nodes(3);
+    TieredClusters.brokerSettings(Map.of("rsm.config.dir", storeDir.toString()))
+        .forEach(builder::config);
+    try (EmbeddedBrookCluster cluster = builder.start();
         RemoteSegmentStore store = new LocalFsSegmentStore(storeDir);
         Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
-      admin
-          .createTopics(
-              List.of(
-                  new NewTopic(TOPIC, 1, (short) 3)
-                      .configs(
-                          Map.of(
-                              "remote.storage.enable", "true",
-                              "local.retention.ms", "1000",
-                              "retention.ms", "-1",
-                              "segment.bytes", "1048576"))))
-          .all()
-          .get();
-      // Wait for the replicas, then take one follower down before anything is written.
-      await().atMost(Duration.ofSeconds(30)).until(() -> describe(admin).isr().size() == 3);
+      TieredClusters.createReplicated(admin, TOPIC, TieredClusters.topicSettings());
+      // Take one follower down before anything is written.
       int leader = describe(admin).leader().id();
       List<Integer> followers = new ArrayList<>(cluster.nodeIds());
       followers.remove(Integer.valueOf(leader));
@@ -114,22 +97,10 @@ class TieredClusterIT {
 
       // The leader goes; the new one carries on tiering while producing continues.
       cluster.stop(leader);
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> describe(admin).leader() != null && describe(admin).leader().id() != leader);
+      TieredClusters.awaitLeaderOtherThan(admin, TOPIC, leader);
       produce(cluster.bootstrapServers(), base, BATCH, BATCH / 2);
       produce(cluster.bootstrapServers(), base, BATCH + BATCH / 2, BATCH / 2);
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .until(
-              () ->
-                  admin
-                          .listOffsets(Map.of(TP, OffsetSpec.latestTiered()))
-                          .all()
-                          .get()
-                          .get(TP)
-                          .offset()
-                      > BATCH + BATCH / 2);
+      TieredClusters.awaitTieredPast(admin, TP, BATCH + BATCH / 2, Duration.ofSeconds(60));
 
       checkEveryRecord(cluster.bootstrapServers(), 2 * BATCH);
       TopicIdPartition tieredTp = RemoteStoreChecks.withTopicId(admin, TP);
@@ -142,13 +113,7 @@ class TieredClusterIT {
   }
 
   private static TopicPartitionInfo describe(Admin admin) throws Exception {
-    return admin
-        .describeTopics(List.of(TOPIC))
-        .allTopicNames()
-        .get()
-        .get(TOPIC)
-        .partitions()
-        .get(0);
+    return TieredClusters.describe(admin, TOPIC);
   }
 
   private static ReplicaLog log(BrookServer server) {

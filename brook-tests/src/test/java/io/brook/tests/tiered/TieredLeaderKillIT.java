@@ -1,7 +1,6 @@
 package io.brook.tests.tiered;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.brook.storage.s3.S3SegmentStore;
 import io.brook.tests.TestClients;
@@ -9,21 +8,17 @@ import io.brook.tests.cluster.ClusterHarness;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.gaul.s3proxy.blobstore.BlobStore;
 import org.gaul.s3proxy.blobstore.ForwardingBlobStore;
 import org.junit.jupiter.api.Test;
@@ -49,19 +44,20 @@ class TieredLeaderKillIT {
 
   @TempDir Path tmp;
 
-  /** Holds the first segment log upload until released, then fails it. */
+  /** Holds the {@code n}th segment log upload until released, then fails it. */
   static final class HeldUpload extends ForwardingBlobStore {
     final CountDownLatch entered = new CountDownLatch(1);
     final CountDownLatch released = new CountDownLatch(1);
-    private final AtomicBoolean armed = new AtomicBoolean(true);
+    private final AtomicInteger untilHeld;
 
-    HeldUpload(BlobStore delegate) {
+    HeldUpload(BlobStore delegate, int n) {
       super(delegate);
+      this.untilHeld = new AtomicInteger(n);
     }
 
     @Override
     public PutObjectResponse putBlob(PutObjectRequest request, InputStream body) {
-      if (request.key().endsWith(".log") && armed.compareAndSet(true, false)) {
+      if (request.key().endsWith(".log") && untilHeld.decrementAndGet() == 0) {
         entered.countDown();
         try {
           released.await(120, TimeUnit.SECONDS);
@@ -80,31 +76,15 @@ class TieredLeaderKillIT {
     try (S3ProxyServer s3 =
         new S3ProxyServer(
             blobs -> {
-              hook[0] = new HeldUpload(blobs);
+              hook[0] = new HeldUpload(blobs, 1);
               return hook[0];
             })) {
-      Map<String, String> config = new HashMap<>();
-      config.put("remote.log.storage.system.enable", "true");
-      config.put("remote.log.manager.task.interval.ms", "100");
-      config.put("remote.log.storage.manager.class.name", S3SegmentStore.class.getName());
-      s3.settings("").forEach((k, v) -> config.put("rsm.config." + k, v));
-      try (ClusterHarness cluster = ClusterHarness.start(tmp, 3, config);
+      try (ClusterHarness cluster =
+              ClusterHarness.start(tmp, 3, TieredClusters.s3BrokerSettings(s3));
           Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()));
           S3SegmentStore store = new S3SegmentStore(s3.settings(""))) {
-        admin
-            .createTopics(
-                List.of(
-                    new NewTopic(TOPIC, 1, (short) 3)
-                        .configs(
-                            Map.of(
-                                "remote.storage.enable", "true",
-                                "local.retention.ms", "1000",
-                                "retention.ms", "-1",
-                                "segment.bytes", "1048576"))))
-            .all()
-            .get();
-        await().atMost(Duration.ofSeconds(60)).until(() -> describe(admin).isr().size() == 3);
-        int leader = describe(admin).leader().id();
+        TieredClusters.createReplicated(admin, TOPIC, TieredClusters.topicSettings());
+        int leader = TieredClusters.describe(admin, TOPIC).leader().id();
 
         // Two segments' worth: the first one rolls and its copy starts; its log upload is held.
         produce(cluster.bootstrapServers(), 0, RECORDS / 2);
@@ -112,22 +92,9 @@ class TieredLeaderKillIT {
         cluster.node(leader).kill();
         hook[0].released.countDown();
 
-        await()
-            .atMost(Duration.ofSeconds(60))
-            .until(
-                () -> describe(admin).leader() != null && describe(admin).leader().id() != leader);
+        TieredClusters.awaitLeaderOtherThan(admin, TOPIC, leader);
         produce(cluster.bootstrapServers(), RECORDS / 2, RECORDS / 2);
-        await()
-            .atMost(Duration.ofSeconds(120))
-            .until(
-                () ->
-                    admin
-                            .listOffsets(Map.of(TP, OffsetSpec.latestTiered()))
-                            .all()
-                            .get()
-                            .get(TP)
-                            .offset()
-                        > RECORDS / 2);
+        TieredClusters.awaitTieredPast(admin, TP, RECORDS / 2, Duration.ofSeconds(120));
 
         List<ConsumerRecord<byte[], byte[]>> read =
             TestClients.readAll(cluster.bootstrapServers(), TOPIC, 1);
@@ -140,16 +107,6 @@ class TieredLeaderKillIT {
         RemoteStoreChecks.storeHoldsContiguousSegmentsFromZero(store, tp, "");
       }
     }
-  }
-
-  private static TopicPartitionInfo describe(Admin admin) throws Exception {
-    return admin
-        .describeTopics(List.of(TOPIC))
-        .allTopicNames()
-        .get()
-        .get(TOPIC)
-        .partitions()
-        .get(0);
   }
 
   private static void produce(String bootstrap, int from, int count) throws Exception {

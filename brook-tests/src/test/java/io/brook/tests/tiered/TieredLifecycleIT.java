@@ -10,6 +10,7 @@ import io.brook.storage.remote.RemoteSegmentStore;
 import io.brook.storage.s3.S3SegmentStore;
 import io.brook.testkit.EmbeddedBrook;
 import io.brook.tests.TestClients;
+import io.brook.tests.admin.PrometheusScrape;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -60,7 +61,8 @@ class TieredLifecycleIT {
     Map<String, String> settings = s3.settings(KEY_PREFIX);
     EmbeddedBrook.Builder builder =
         TieredStorageIT.tieredBroker(tmp)
-            .config("remote.log.storage.manager.class.name", S3SegmentStore.class.getName());
+            .config("remote.log.storage.manager.class.name", S3SegmentStore.class.getName())
+            .config("brook.admin.listener", "http://127.0.0.1:0");
     settings.forEach((k, v) -> builder.config("rsm.config." + k, v));
     brook = builder.start();
     store = new S3SegmentStore(settings);
@@ -189,9 +191,9 @@ class TieredLifecycleIT {
   /**
    * The store goes away for a while ({@code -Dbrook.tiered.outage.seconds}, 15 by default, 60 for a
    * full minute): producing and reading local data go on, copies fail (counted in
-   * FailedRemoteCopyRequestsPerSec) and no uncopied segment leaves the local disk; once the store
-   * is back the copies resume, every record reads back from offset 0 exactly once, and the store
-   * holds exactly what the manifest names (a copy that failed midway left nothing behind).
+   * RemoteCopyErrorsPerSec) and no uncopied segment leaves the local disk; once the store is back
+   * the copies resume, every record reads back from offset 0 exactly once, and the store holds
+   * exactly what the manifest names (a copy that failed midway left nothing behind).
    */
   @Test
   void aStoreOutageStopsNothingButTheCopiesAndLosesNothing() throws Exception {
@@ -246,12 +248,63 @@ class TieredLifecycleIT {
     RemoteStoreChecks.storeHoldsExactlyTheManifest(store, withId(tp), KEY_PREFIX);
   }
 
+  /**
+   * The remote storage metrics exist per topic on the Prometheus endpoint (as Kafka's {@code
+   * topic}-tagged BrokerTopicMetrics) for a tiered topic, not for one that is not tiered, and a
+   * deleted topic's metrics go with it.
+   */
+  @Test
+  void remoteMetricsArePerTopicAndGoWithTheTopic() throws Exception {
+    TopicPartition tiered = tieredTopicWithRemoteData("metered");
+    String plain = "unmetered";
+    TestClients.createTopic(brook.bootstrapServers(), plain, 1, Map.of());
+    produce(plain, 0, 10);
+    assertThat(TestClients.readAll(brook.bootstrapServers(), plain, 1)).hasSize(10);
+    // Every rolled segment copied: no copy of the topic is under way when it is deleted below.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> sample("remotecopylagsegments", tiered.topic()) == 0.0);
+
+    Map<String, Double> samples = PrometheusScrape.scrape(brook.server().adminPort());
+    assertThat(samples.get(key("remotecopybytes_total", tiered.topic()))).isPositive();
+    assertThat(samples.get(key("remotecopyrequests_total", tiered.topic()))).isPositive();
+    assertThat(samples.get(key("remotelogsizebytes", tiered.topic()))).isPositive();
+    assertThat(samples.get(key("remotecopylagbytes", tiered.topic()))).isZero();
+    assertThat(samples.get("kafka_server_brokertopicmetrics_remotecopybytes_total"))
+        .isGreaterThanOrEqualTo(samples.get(key("remotecopybytes_total", tiered.topic())));
+    assertThat(samples.get(key("bytesin_total", plain))).isPositive();
+    assertThat(samples.keySet())
+        .filteredOn(k -> k.startsWith("kafka_server_brokertopicmetrics_remote"))
+        .noneMatch(k -> k.contains("topic=\"" + plain + "\""));
+
+    admin.deleteTopics(List.of(tiered.topic(), plain)).all().get();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                PrometheusScrape.scrape(brook.server().adminPort()).keySet().stream()
+                    .noneMatch(
+                        k ->
+                            k.contains("topic=\"" + tiered.topic() + "\"")
+                                || k.contains("topic=\"" + plain + "\"")));
+  }
+
+  /** A BrokerTopicMetrics sample of {@code topic}, as the Prometheus endpoint names it. */
+  private static String key(String metric, String topic) {
+    return "kafka_server_brokertopicmetrics_" + metric + "{topic=\"" + topic + "\"}";
+  }
+
+  private static double sample(String metric, String topic) throws Exception {
+    Double value = PrometheusScrape.scrape(brook.server().adminPort()).get(key(metric, topic));
+    return value == null ? -1 : value;
+  }
+
   private static long failedCopies(String topic) {
     MetricName name =
         BrokerMetrics.name(
             "kafka.server",
             "BrokerTopicMetrics",
-            "FailedRemoteCopyRequestsPerSec",
+            "RemoteCopyErrorsPerSec",
             "Count",
             "topic",
             topic);
