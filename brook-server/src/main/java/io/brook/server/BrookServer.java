@@ -436,6 +436,7 @@ public final class BrookServer implements AutoCloseable {
         ConsumerLagMetrics.start(
             c.metrics,
             c.groupCoordinator,
+            InterNodeClients.lagReads(c.interNode, c.config, c.tls, c.replicaManager::image),
             c.scheduler,
             c.config.lagMetricsIntervalMs(),
             c.config.lagMetricsMaxSeries());

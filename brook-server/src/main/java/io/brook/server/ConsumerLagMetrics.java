@@ -4,6 +4,7 @@ import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.group.lag.GroupLag;
 import io.brook.coordinator.group.lag.GroupPositions;
 import io.brook.coordinator.group.lag.PartitionLag;
+import io.brook.coordinator.log.PartitionEnds;
 import io.brook.protocol.metrics.BrokerMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Publishes the lag of every group this broker coordinates, refreshed every {@code
  * brook.metrics.lag.interval.ms} by one task at a time on the node's scheduler: the group shards
- * copy their committed positions on their own threads, and the lag (offsets, and the timestamp of
+ * copy their committed positions on their own threads, the leaders of the partitions other brokers
+ * lead are asked for theirs ({@link LeaderLagReads}), and the lag (offsets, and the timestamp of
  * the batch at each committed offset, found through the offset index and read from its header) is
  * computed here, never on an event loop or a coordinator thread.
  *
@@ -44,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * Only the first {@code brook.metrics.lag.max.series} group-partitions (by group id, topic,
  * partition) get their own series; every group also gets {@code lag-sum}, {@code lag-seconds-max}
  * and {@code loss-forecast-seconds-min}, tagged {@code consumergroup} only. A figure this broker
- * cannot measure (a partition it does not lead) is NaN, which {@code /metrics} leaves out.
+ * could not measure this round (the partition's leader did not answer in time) is NaN, which {@code
+ * /metrics} leaves out.
  */
 final class ConsumerLagMetrics implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConsumerLagMetrics.class);
@@ -52,6 +55,7 @@ final class ConsumerLagMetrics implements AutoCloseable {
 
   private final BrokerMetrics metrics;
   private final GroupCoordinator coordinator;
+  private final LeaderLagReads leaders;
   private final ScheduledExecutorService scheduler;
   private final long intervalMs;
   private final int maxSeries;
@@ -68,12 +72,14 @@ final class ConsumerLagMetrics implements AutoCloseable {
   private ConsumerLagMetrics(
       BrokerMetrics metrics,
       GroupCoordinator coordinator,
+      LeaderLagReads leaders,
       ScheduledExecutorService scheduler,
       long intervalMs,
       int maxSeries,
       Time time) {
     this.metrics = metrics;
     this.coordinator = coordinator;
+    this.leaders = leaders;
     this.scheduler = scheduler;
     this.intervalMs = intervalMs;
     this.maxSeries = maxSeries;
@@ -83,11 +89,13 @@ final class ConsumerLagMetrics implements AutoCloseable {
   static ConsumerLagMetrics start(
       BrokerMetrics metrics,
       GroupCoordinator coordinator,
+      LeaderLagReads leaders,
       ScheduledExecutorService scheduler,
       long intervalMs,
       int maxSeries) {
     ConsumerLagMetrics lag =
-        new ConsumerLagMetrics(metrics, coordinator, scheduler, intervalMs, maxSeries, Time.SYSTEM);
+        new ConsumerLagMetrics(
+            metrics, coordinator, leaders, scheduler, intervalMs, maxSeries, Time.SYSTEM);
     lag.scheduleNext();
     return lag;
   }
@@ -107,9 +115,11 @@ final class ConsumerLagMetrics implements AutoCloseable {
   private void refresh() {
     coordinator
         .positions()
+        .thenCompose(
+            groups -> leaders.read(groups).thenApply(elsewhere -> Map.entry(groups, elsewhere)))
         .whenComplete(
-            (groups, error) -> {
-              // Back on the scheduler: the positions completed on a coordinator thread.
+            (round, error) -> {
+              // Back on the scheduler: this completed on a coordinator thread or an event loop.
               try {
                 scheduler.execute(
                     () -> {
@@ -117,7 +127,7 @@ final class ConsumerLagMetrics implements AutoCloseable {
                         if (error != null) {
                           LOG.debug("Reading group positions for the lag metrics failed", error);
                         } else {
-                          publish(groups);
+                          publish(round.getKey(), round.getValue());
                         }
                       } catch (RuntimeException e) {
                         LOG.warn("Computing the consumer-group lag metrics failed", e);
@@ -132,7 +142,7 @@ final class ConsumerLagMetrics implements AutoCloseable {
   }
 
   /** Under the lock with {@link #close}: nothing registers once the node closes its metrics. */
-  private synchronized void publish(List<GroupPositions> groups) {
+  private synchronized void publish(List<GroupPositions> groups, PartitionEnds elsewhere) {
     if (closed) {
       return;
     }
@@ -142,7 +152,7 @@ final class ConsumerLagMetrics implements AutoCloseable {
     Map<MetricName, Double> next = new HashMap<>();
     int series = 0;
     for (GroupPositions positions : sorted) {
-      GroupLag lag = coordinator.lag(positions, now);
+      GroupLag lag = coordinator.lag(positions, now, elsewhere);
       String group = lag.groupId();
       summary(next, group, lag);
       for (PartitionLag partition : lag.partitions()) {
@@ -198,11 +208,12 @@ final class ConsumerLagMetrics implements AutoCloseable {
     return new MetricName(metric, GROUP, "", tags);
   }
 
-  /** Stops refreshing and unregisters the series. */
+  /** Stops refreshing, unregisters the series and closes the connections to the leaders. */
   @Override
   public synchronized void close() {
     closed = true;
     registered.forEach(metrics.registry()::removeMetric);
     registered.clear();
+    leaders.close();
   }
 }

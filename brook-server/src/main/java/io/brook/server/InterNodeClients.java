@@ -1,10 +1,13 @@
 package io.brook.server;
 
+import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.client.InterNodeClient;
 import io.brook.protocol.client.InterNodeClientConfig;
 import io.brook.protocol.client.InterNodeEventLoops;
 import io.brook.server.config.BrokerConfig;
+import java.util.function.Supplier;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.apache.kafka.common.utils.Time;
 
 /** The inter-node client's settings, read from the broker configuration under Kafka's names. */
 final class InterNodeClients {
@@ -58,6 +61,25 @@ final class InterNodeClients {
   /** Transaction verifications (KIP-890): also one request in flight per broker. */
   static InterNodeClient txnVerifier(InterNodeEventLoops loops, BrokerConfig config, NodeTls tls) {
     return new InterNodeClient(loops, connections(config, tls, "brook-txn-verifier"));
+  }
+
+  /**
+   * The lag metrics' reads of the partitions other brokers lead: one request in flight per leader,
+   * each round given at most the request timeout and the lag interval.
+   */
+  static LeaderLagReads lagReads(
+      InterNodeEventLoops loops, BrokerConfig config, NodeTls tls, Supplier<MetadataImage> image) {
+    InterNodeClient client = new InterNodeClient(loops, connections(config, tls, "brook-lag"));
+    long roundTimeoutMs =
+        Math.min(config.lagMetricsIntervalMs(), longValue(config, "request.timeout.ms"));
+    return new LeaderLagReads(
+        client,
+        image,
+        config.interBrokerListenerName(),
+        config.nodeId(),
+        config.defaultLogConfig(),
+        roundTimeoutMs,
+        Time.SYSTEM);
   }
 
   static long retryBackoffMs(BrokerConfig config) {

@@ -27,14 +27,17 @@ public final class ReplicaPartitionEnds implements PartitionEnds {
   public Optional<Ends> leaderEnds(TopicPartition tp) {
     return leaderLog(tp)
         .map(
-            log -> {
-              LogConfig config = log.config();
-              boolean deletes =
-                  config.cleanupPolicy().contains(TopicConfig.CLEANUP_POLICY_DELETE)
-                      && config.retentionMs() >= 0;
-              return new Ends(
-                  log.logStartOffset(), log.highWatermark(), deletes ? config.retentionMs() : -1);
-            });
+            log ->
+                new Ends(
+                    log.logStartOffset(), log.highWatermark(), deleteRetentionMs(log.config())));
+  }
+
+  /** {@code retention.ms} when {@code config} deletes by age, -1 otherwise ({@link Ends}). */
+  public static long deleteRetentionMs(LogConfig config) {
+    boolean deletes =
+        config.cleanupPolicy().contains(TopicConfig.CLEANUP_POLICY_DELETE)
+            && config.retentionMs() >= 0;
+    return deletes ? config.retentionMs() : -1;
   }
 
   @Override

@@ -5,8 +5,8 @@ import java.util.OptionalLong;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * What the group lag view reads of a data partition this broker leads: its offsets, the age of a
- * batch and its retention. Nothing else of the log.
+ * What the group lag view reads of a data partition: its offsets, the age of a batch and its
+ * retention. Nothing else of the log.
  */
 public interface PartitionEnds {
   /**
@@ -25,4 +25,25 @@ public interface PartitionEnds {
    * its header only; empty when there is none (retention may have deleted it meanwhile).
    */
   OptionalLong batchTimestamp(TopicPartition partition, long offset, long maxOffset);
+
+  /**
+   * This view for the partitions it knows ({@link #leaderEnds} present), {@code others} for the
+   * rest: the broker's own partitions read locally, those led elsewhere as their leaders answered.
+   */
+  default PartitionEnds orElse(PartitionEnds others) {
+    PartitionEnds first = this;
+    return new PartitionEnds() {
+      @Override
+      public Optional<Ends> leaderEnds(TopicPartition partition) {
+        return first.leaderEnds(partition).or(() -> others.leaderEnds(partition));
+      }
+
+      @Override
+      public OptionalLong batchTimestamp(TopicPartition partition, long offset, long maxOffset) {
+        return first.leaderEnds(partition).isPresent()
+            ? first.batchTimestamp(partition, offset, maxOffset)
+            : others.batchTimestamp(partition, offset, maxOffset);
+      }
+    };
+  }
 }

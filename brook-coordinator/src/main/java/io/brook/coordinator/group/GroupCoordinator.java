@@ -34,6 +34,7 @@ import org.apache.kafka.common.utils.Time;
 public final class GroupCoordinator implements CoordinatorMarkerWriter, AutoCloseable {
   private final GroupConfig config;
   private final CoordinatorRuntime<GroupCoordinatorShard> runtime;
+  private final PartitionEnds partitionEnds;
   private final LagCalculator lagCalculator;
   private final Time time;
 
@@ -50,6 +51,7 @@ public final class GroupCoordinator implements CoordinatorMarkerWriter, AutoClos
       Time time) {
     this.config = config;
     this.time = time;
+    this.partitionEnds = partitionEnds;
     this.lagCalculator = new LagCalculator(partitionEnds);
     this.runtime =
         new CoordinatorRuntime<>(
@@ -147,8 +149,23 @@ public final class GroupCoordinator implements CoordinatorMarkerWriter, AutoClos
         .thenApply(done -> shards.stream().flatMap(shard -> shard.join().stream()).toList());
   }
 
-  /** A group's lag from its positions, its partitions sorted by topic and partition. */
+  /**
+   * A group's lag from its positions, its partitions sorted by topic and partition; only those this
+   * broker leads are measured.
+   */
   public GroupLag lag(GroupPositions group, long nowMs) {
+    return lag(group, nowMs, lagCalculator);
+  }
+
+  /**
+   * As {@link #lag(GroupPositions, long)}, the partitions this broker does not lead measured from
+   * {@code elsewhere} (what their leaders answered).
+   */
+  public GroupLag lag(GroupPositions group, long nowMs, PartitionEnds elsewhere) {
+    return lag(group, nowMs, new LagCalculator(partitionEnds.orElse(elsewhere)));
+  }
+
+  private static GroupLag lag(GroupPositions group, long nowMs, LagCalculator lagCalculator) {
     List<PartitionLag> partitions = new ArrayList<>(group.positions().size());
     for (GroupPositions.Position position : group.positions()) {
       partitions.add(

@@ -39,6 +39,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -79,6 +80,7 @@ public final class HttpApiServer implements AutoCloseable {
   private final Worker worker;
   private final Channel channel;
   private final BasicAuthenticator authenticator;
+  private final SslEngines tls;
   private final Forwarder forwarder;
   private final TopicRoutes topics;
   private final ProduceRoute produce;
@@ -96,6 +98,7 @@ public final class HttpApiServer implements AutoCloseable {
       SslEngines tls,
       Forwarder forwarder) {
     this.authenticator = authenticator;
+    this.tls = tls;
     this.forwarder = forwarder;
     this.group =
         new MultiThreadIoEventLoopGroup(
@@ -445,20 +448,48 @@ public final class HttpApiServer implements AutoCloseable {
         "no such endpoint; the API is under /v1 (see docs/http-api.md)");
   }
 
-  /** Who the request acts as: its Basic credentials' user, or ANONYMOUS without authentication. */
+  /**
+   * Who the request acts as: its Basic credentials' user; without a Basic header, its connection's
+   * client certificate (mutual TLS); else ANONYMOUS without authentication.
+   */
   private InProcessApis.Caller caller(ChannelHandlerContext ctx, FullHttpRequest request) {
     InetSocketAddress peer = (InetSocketAddress) ctx.channel().remoteAddress();
     String connectionId = "http-" + ctx.channel().id().asShortText();
+    String header = request.headers().get(HttpHeaderNames.AUTHORIZATION);
+    boolean basic = header != null && header.regionMatches(true, 0, "Basic ", 0, 6);
+    if (authenticator == null || !basic) {
+      Optional<KafkaPrincipal> certificate = certificatePrincipal(ctx, peer);
+      if (certificate.isPresent()) {
+        return new InProcessApis.Caller(certificate.get(), peer.getAddress(), connectionId);
+      }
+    }
     if (authenticator == null) {
       return new InProcessApis.Caller(KafkaPrincipal.ANONYMOUS, peer.getAddress(), connectionId);
     }
     KafkaPrincipal principal =
         BasicCredentials.authenticate(
-            request.headers().get(HttpHeaderNames.AUTHORIZATION),
+            header,
             authenticator,
-            "this API needs HTTP Basic credentials",
+            "this API needs HTTP Basic credentials or a client certificate",
             HttpApiServer::unauthenticated);
     return new InProcessApis.Caller(principal, peer.getAddress(), connectionId);
+  }
+
+  /**
+   * The principal of the connection's verified client certificate ({@code ssl.client.auth} required
+   * or requested), mapped by {@code ssl.principal.mapping.rules} as on the Kafka listeners; empty
+   * on plain HTTP or without a certificate.
+   */
+  private Optional<KafkaPrincipal> certificatePrincipal(
+      ChannelHandlerContext ctx, InetSocketAddress peer) {
+    SslHandler handler = tls == null ? null : ctx.pipeline().get(SslHandler.class);
+    if (handler == null) {
+      return Optional.empty();
+    }
+    KafkaPrincipal principal =
+        tls.principal(
+            handler.engine().getSession(), peer.getAddress(), HttpApiConfig.TLS_LISTENER_NAME);
+    return KafkaPrincipal.ANONYMOUS.equals(principal) ? Optional.empty() : Optional.of(principal);
   }
 
   private static HttpApiException unauthenticated(String message) {

@@ -19,7 +19,7 @@ public record GroupLag(String groupId, List<PartitionLag> partitions) {
     return partitions.stream().mapToLong(PartitionLag::lagRecords).sum();
   }
 
-  /** The largest lag in time over the partitions this broker can measure. */
+  /** The largest lag in time over the partitions measured. */
   public Optional<Duration> maxLagTime() {
     return partitions.stream()
         .map(PartitionLag::lagTime)

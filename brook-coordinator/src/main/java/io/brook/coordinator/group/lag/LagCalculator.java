@@ -8,8 +8,8 @@ import java.util.OptionalLong;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Turns a group's committed offsets into lag, reading only batch headers of the partitions this
- * broker leads.
+ * Turns a group's committed offsets into lag, from the partitions' ends and the batch headers its
+ * {@link PartitionEnds} reads (this broker's logs, or what other leaders answered).
  *
  * <p>Data-loss forecast: records are produced at about {@code lagRecords / lagTime} (the records
  * between the group's position and the end span that much time) and consumed at the rate between

@@ -12,7 +12,7 @@ import org.apache.kafka.common.TopicPartition;
  * @param lagRecords records between the two; 0 when caught up
  * @param lagTime age of the oldest record the group has not consumed (the newest timestamp of the
  *     batch holding the committed offset, so up to one batch's linger younger than exact); zero
- *     when caught up; empty when this broker cannot tell (partition led elsewhere)
+ *     when caught up; empty when it could not be read (the partition's leader did not answer)
  * @param recordsLost records the group never read because retention already deleted them (its
  *     committed offset is below the log start offset)
  * @param dataLossIn when retention will delete records the group has not read yet, at the current
