@@ -194,7 +194,9 @@ public final class TieredPartition {
    * conditional write closes it: a newer leader opening the tier reads (and then replaces) the
    * manifest, so the old leader's next write names a version that is gone and fails, and the old
    * tier is fenced for good. A failed write whose stored result is exactly what was sent was this
-   * tier's own (a retried request that had succeeded) and counts as done.
+   * tier's own (a retried request that had succeeded) and counts as done; a stored manifest of this
+   * tier's own leader epoch is one of its earlier writes whose answer was lost, and the change is
+   * applied to it instead.
    *
    * @throws ManifestConflictException if another writer replaced the manifest (the tier is fenced)
    */
@@ -217,11 +219,31 @@ public final class TieredPartition {
       manifestVersion = Optional.of(store.replaceManifest(tp, bytes, manifestVersion));
     } catch (ManifestConflictException e) {
       Optional<RemoteSegmentStore.StoredManifest> stored = store.readManifestVersion(tp);
-      if (stored.isEmpty() || !Arrays.equals(stored.get().bytes(), bytes)) {
+      if (stored.isPresent() && Arrays.equals(stored.get().bytes(), bytes)) {
+        manifestVersion = Optional.of(stored.get().version());
+      } else if (stored.isPresent()
+          && RemoteLogManifest.decode(stored.get().bytes()).leaderEpoch() == leaderEpoch) {
+        // An earlier write of this tier failed on the way back (a timeout, a broken connection)
+        // after the store had taken it: the stored manifest is this leader's own. Go on from it.
+        next = change.apply(RemoteLogManifest.decode(stored.get().bytes()));
+        next = next.withLeaderEpoch(leaderEpoch);
+        try {
+          manifestVersion =
+              Optional.of(
+                  store.replaceManifest(tp, next.encode(), Optional.of(stored.get().version())));
+        } catch (ManifestConflictException again) {
+          fence(again.getMessage());
+          throw again;
+        }
+        LOG.info(
+            "Went on from the remote manifest a write that failed had stored topicPartition={}"
+                + " leaderEpoch={}",
+            tp,
+            leaderEpoch);
+      } else {
         fence(e.getMessage());
         throw e;
       }
-      manifestVersion = Optional.of(stored.get().version());
     }
     manifest = next;
   }
