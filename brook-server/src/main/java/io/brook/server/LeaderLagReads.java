@@ -1,5 +1,6 @@
 package io.brook.server;
 
+import io.brook.broker.api.ClientRecords;
 import io.brook.broker.coordinator.ReplicaPartitionEnds;
 import io.brook.coordinator.group.lag.GroupPositions;
 import io.brook.coordinator.log.PartitionEnds;
@@ -9,7 +10,6 @@ import io.brook.metadata.image.TopicImage;
 import io.brook.protocol.client.InterNodeClient;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicConfigs;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -26,13 +26,10 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.BaseRecords;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -225,23 +222,42 @@ final class LeaderLagReads implements AutoCloseable {
       if (timeoutMs <= 0) {
         return CompletableFuture.completedFuture(false);
       }
-      Map<TopicPartition, FetchRequest.PartitionData> data = new LinkedHashMap<>();
       Map<Uuid, String> names = new HashMap<>();
+      FetchRequestData request =
+          new FetchRequestData()
+              .setReplicaId(-1)
+              .setMaxWaitMs(0)
+              .setMinBytes(0)
+              .setMaxBytes(Integer.MAX_VALUE)
+              .setIsolationLevel(IsolationLevel.READ_UNCOMMITTED.id())
+              .setSessionId(0)
+              .setSessionEpoch(-1)
+              .setRackId("");
+      Map<String, FetchRequestData.FetchTopic> topics = new LinkedHashMap<>();
       offsets.forEach(
           (tp, offset) -> {
             Uuid id = metadata.topic(tp.topic()).map(TopicImage::id).orElse(Uuid.ZERO_UUID);
             names.put(id, tp.topic());
-            data.put(
-                tp,
-                new FetchRequest.PartitionData(
-                    id, offset, -1, PARTITION_MAX_BYTES, Optional.empty()));
+            topics
+                .computeIfAbsent(
+                    tp.topic(),
+                    t -> {
+                      FetchRequestData.FetchTopic topic =
+                          new FetchRequestData.FetchTopic().setTopic(t).setTopicId(id);
+                      request.topics().add(topic);
+                      return topic;
+                    })
+                .partitions()
+                .add(
+                    new FetchRequestData.FetchPartition()
+                        .setPartition(tp.partition())
+                        .setFetchOffset(offset)
+                        .setCurrentLeaderEpoch(-1)
+                        .setLogStartOffset(-1)
+                        .setPartitionMaxBytes(PARTITION_MAX_BYTES));
           });
-      FetchRequest.Builder request =
-          FetchRequest.Builder.forConsumer(ApiKeys.FETCH.latestVersion(), 0, 0, data)
-              .isolationLevel(IsolationLevel.READ_UNCOMMITTED)
-              .setMaxBytes(Integer.MAX_VALUE);
       return client
-          .send(node, ApiKeys.FETCH, v -> request.build(v).data(), timeoutMs)
+          .send(node, ApiKeys.FETCH, v -> request, timeoutMs)
           .handle(
               (response, error) -> {
                 if (error != null) {
@@ -279,7 +295,7 @@ final class LeaderLagReads implements AutoCloseable {
         ends.put(
             tp, new PartitionEnds.Ends(p.logStartOffset(), p.highWatermark(), retentionMs(tp)));
       }
-      OptionalLong timestamp = newestTimestamp(p.records());
+      OptionalLong timestamp = ClientRecords.newestTimestamp(p);
       Uuid id = metadata.topic(tp.topic()).map(TopicImage::id).orElse(Uuid.ZERO_UUID);
       if (timestamp.isPresent()) {
         timestamps.put(new Position(id, tp.partition(), offset), timestamp.getAsLong());
@@ -336,27 +352,4 @@ final class LeaderLagReads implements AutoCloseable {
   private static CompletableFuture<Void> done() {
     return CompletableFuture.completedFuture(null);
   }
-
-  /**
-   * The newest timestamp in the header of the first batch of {@code records}; empty without a whole
-   * v2 header. Nothing past the header is read.
-   */
-  static OptionalLong newestTimestamp(BaseRecords records) {
-    if (!(records instanceof MemoryRecords memory)) {
-      return OptionalLong.empty();
-    }
-    ByteBuffer buffer = memory.buffer();
-    int start = buffer.position();
-    if (buffer.remaining() < HEADER_BYTES
-        || buffer.get(start + MAGIC_OFFSET) < RecordBatch.MAGIC_VALUE_V2) {
-      return OptionalLong.empty();
-    }
-    return OptionalLong.of(buffer.getLong(start + MAX_TIMESTAMP_OFFSET));
-  }
-
-  /** The v2 batch header's layout (Kafka's record batch format). */
-  private static final int MAGIC_OFFSET = 16;
-
-  private static final int MAX_TIMESTAMP_OFFSET = 35;
-  private static final int HEADER_BYTES = 61;
 }

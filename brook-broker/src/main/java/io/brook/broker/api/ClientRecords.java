@@ -12,6 +12,7 @@ import java.util.ArrayDeque;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
@@ -207,4 +208,26 @@ public final class ClientRecords {
     }
     return false;
   }
+
+  /**
+   * The newest timestamp in the header of the first batch a fetch answered for a partition; empty
+   * without a whole v2 batch header. Nothing past the header is read.
+   */
+  public static OptionalLong newestTimestamp(FetchResponseData.PartitionData partition) {
+    if (!(partition.records() instanceof MemoryRecords memory)) {
+      return OptionalLong.empty();
+    }
+    ByteBuffer buffer = memory.buffer();
+    int start = buffer.position();
+    if (buffer.remaining() < DefaultRecordBatch.RECORD_BATCH_OVERHEAD
+        || buffer.get(start + MAGIC_OFFSET) < RecordBatch.MAGIC_VALUE_V2) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(buffer.getLong(start + MAX_TIMESTAMP_OFFSET));
+  }
+
+  /** Offsets in the v2 batch header (Kafka's record batch format). */
+  private static final int MAGIC_OFFSET = 16;
+
+  private static final int MAX_TIMESTAMP_OFFSET = 35;
 }
