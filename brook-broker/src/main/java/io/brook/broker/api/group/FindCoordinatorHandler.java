@@ -45,7 +45,7 @@ public final class FindCoordinatorHandler extends KafkaApi {
   private final Map<CoordinatorType, InternalTopic> topics;
 
   /**
-   * @param topics the internal topic of each coordinator type served (GROUP, TRANSACTION)
+   * @param topics the internal topic of each coordinator type served (GROUP, TRANSACTION, SHARE)
    */
   public FindCoordinatorHandler(
       ReplicaManager replicaManager,
@@ -100,7 +100,7 @@ public final class FindCoordinatorHandler extends KafkaApi {
     MetadataImage image = replicaManager.image();
     Optional<TopicImage> topicImage = image.topic(topic.name());
     if (topicImage.isEmpty()) {
-      createInternalTopic(image, topic);
+      createInternalTopic(image, topicCreator, topic);
       return error(out, Errors.COORDINATOR_NOT_AVAILABLE, topic.name() + " is being created");
     }
     int partitions = topicImage.get().numPartitions();
@@ -128,7 +128,12 @@ public final class FindCoordinatorHandler extends KafkaApi {
         .setErrorCode(Errors.NONE.code());
   }
 
-  private void createInternalTopic(MetadataImage image, InternalTopic topic) {
+  /**
+   * Asks for {@code topic} to be created, its replication factor and min.insync.replicas capped by
+   * the live brokers; the outcome is only logged (whoever needs the topic asks again).
+   */
+  public static void createInternalTopic(
+      MetadataImage image, InternalTopicCreator topicCreator, InternalTopic topic) {
     long liveBrokers = image.brokers().values().stream().filter(b -> !b.fenced()).count();
     short replicationFactor =
         (short) Math.max(1, Math.min(topic.replicationFactor(), Math.max(1, liveBrokers)));
