@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
@@ -96,6 +97,9 @@ public final class FindCoordinatorHandler extends KafkaApi {
     if (key == null || key.isEmpty()) {
       return error(
           out, Errors.INVALID_REQUEST, "an empty " + type.name().toLowerCase() + " key is invalid");
+    }
+    if (type == CoordinatorType.SHARE && !isShareKey(key)) {
+      return error(out, Errors.INVALID_REQUEST, "a share key is groupId:topicId:partition");
     }
     MetadataImage image = replicaManager.image();
     Optional<TopicImage> topicImage = image.topic(topic.name());
@@ -181,6 +185,20 @@ public final class FindCoordinatorHandler extends KafkaApi {
     Map<String, String> capped = new HashMap<>(configs);
     capped.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Short.toString(rf));
     return capped;
+  }
+
+  /** As Kafka checks a share coordinator key: a group id, a topic id and a partition. */
+  private static boolean isShareKey(String key) {
+    String[] parts = key.split(":");
+    if (parts.length != 3 || parts[0].isEmpty()) {
+      return false;
+    }
+    try {
+      Uuid.fromString(parts[1]);
+      return Integer.parseInt(parts[2]) >= 0;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 
   private static Optional<BrokerEndpoint> endpointOf(BrokerRegistration broker, String listener) {
