@@ -6,6 +6,7 @@ import io.brook.broker.admin.LocalMetadataBarrier;
 import io.brook.broker.admin.ProducerIdManager;
 import io.brook.broker.api.BrokerApis;
 import io.brook.broker.api.group.GroupApis;
+import io.brook.broker.api.group.ShareStateApis;
 import io.brook.broker.api.txn.TxnApis;
 import io.brook.broker.auth.ApiAuthorization;
 import io.brook.broker.auth.RequestAuthorizer;
@@ -28,6 +29,7 @@ import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.broker.share.ShareAcknowledgeHandler;
 import io.brook.broker.share.ShareFetchHandler;
 import io.brook.broker.share.SharePartitionManager;
+import io.brook.broker.share.ShareStatePersister;
 import io.brook.broker.time.ExecutorScheduler;
 import io.brook.broker.time.Scheduler;
 import io.brook.broker.txn.TxnMarkerSender;
@@ -38,6 +40,7 @@ import io.brook.controller.state.ControllerConfig;
 import io.brook.controller.state.FeatureControl;
 import io.brook.coordinator.api.GroupService;
 import io.brook.coordinator.group.GroupCoordinator;
+import io.brook.coordinator.share.ShareCoordinator;
 import io.brook.coordinator.txn.TransactionCoordinator;
 import io.brook.coordinator.txn.api.TransactionService;
 import io.brook.metadata.authorizer.StandardAuthorizer;
@@ -109,6 +112,8 @@ public final class BrookServer implements AutoCloseable {
   private final ConsumerLagMetrics lagMetrics;
   private final TransactionCoordinator transactionCoordinator;
   private final TxnPartitionVerifier txnVerifier;
+  private final ShareCoordinator shareCoordinator;
+  private final SharePartitionManager shares;
   private final InterNodeEventLoops interNode;
   private final KafkaNetworkServer network;
   private final NodeTls tls;
@@ -136,6 +141,8 @@ public final class BrookServer implements AutoCloseable {
     this.lagMetrics = c.lagMetrics;
     this.transactionCoordinator = c.transactionCoordinator;
     this.txnVerifier = c.txnVerifier;
+    this.shareCoordinator = c.shareCoordinator;
+    this.shares = c.shares;
     this.interNode = c.interNode;
     this.network = c.network;
     this.tls = c.tls;
@@ -172,6 +179,9 @@ public final class BrookServer implements AutoCloseable {
     /** Share groups' delivery state at this node's leaders; its sweep runs on {@link #periodic}. */
     SharePartitionManager shares;
 
+    /** The durable state of share-partitions, in {@code __share_group_state}. */
+    ShareCoordinator shareCoordinator;
+
     GroupCoordinator groupCoordinator;
     ConsumerLagMetrics lagMetrics;
     TransactionCoordinator transactionCoordinator;
@@ -207,6 +217,8 @@ public final class BrookServer implements AutoCloseable {
           metrics,
           transactionCoordinator,
           txnVerifier,
+          shares,
+          shareCoordinator,
           interNode,
           groupCoordinator,
           delayedOperations,
@@ -409,9 +421,24 @@ public final class BrookServer implements AutoCloseable {
             Time.SYSTEM);
     ReplicaManagerMetrics.register(
         c.metrics, c.replicaManager, c.fetchers::maxLag, c.fetchSessions);
+    c.shareCoordinator =
+        new ShareCoordinator(
+            CoordinatorConfigs.shareState(config),
+            new ReplicaCoordinatorLogs(c.replicaManager),
+            c.replicaManager::image,
+            Time.SYSTEM);
     c.shares =
         new SharePartitionManager(
-            c.replicaManager, CoordinatorConfigs.shareLimits(config), System::currentTimeMillis);
+            c.replicaManager,
+            CoordinatorConfigs.shareLimits(config),
+            System::currentTimeMillis,
+            new ShareStatePersister(
+                c.shareCoordinator,
+                InternalTopicCreators.viaController(cluster.controllerClient()),
+                c.replicaManager::image,
+                nodeId,
+                config.interBrokerListenerName(),
+                InterNodeClients.shareState(c.interNode, config, c.tls)));
     c.shares.start(c.periodic);
     c.replicaManager.applyMetadata(quorum.image());
     quorum.addListener(c.replicaManager::applyMetadata);
@@ -444,6 +471,9 @@ public final class BrookServer implements AutoCloseable {
     BrokerClusterServices cluster = c.cluster;
     startTransactionCoordinator(
         c, new ProducerIdManager(() -> cluster.allocateProducerIds(nodeId)));
+    c.quorum.addListener(c.shareCoordinator::onMetadata);
+    CoordinatorMetrics.register(
+        c.metrics, "share-coordinator-metrics", c.shareCoordinator.runtime());
     c.transactions = transactionService(c);
     c.txnVerifier = txnVerifier(c, c.transactions);
   }
@@ -672,8 +702,10 @@ public final class BrookServer implements AutoCloseable {
             c.replicaManager,
             InternalTopicCreators.viaController(cluster.controllerClient()),
             CoordinatorConfigs.transactionTopic(config),
+            c.shareCoordinator.stateTopic(),
             c.txnVerifier));
     handlers.addAll(TxnApis.handlers(c.transactions));
+    handlers.addAll(ShareStateApis.handlers(c.shareCoordinator));
     handlers.add(new ShareFetchHandler(c.shares, c.authorizer));
     handlers.add(new ShareAcknowledgeHandler(c.shares, c.authorizer));
     // SaslHandshake and SaslAuthenticate on listeners without SASL (a SASL listener's connections
@@ -904,6 +936,8 @@ public final class BrookServer implements AutoCloseable {
         metrics,
         transactionCoordinator,
         txnVerifier,
+        shares,
+        shareCoordinator,
         interNode,
         groupCoordinator,
         delayedOperations,

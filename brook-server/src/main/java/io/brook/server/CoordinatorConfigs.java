@@ -3,6 +3,7 @@ package io.brook.server;
 import io.brook.broker.share.ShareLimits;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.group.GroupConfig;
+import io.brook.coordinator.share.ShareStateConfig;
 import io.brook.coordinator.txn.TransactionCoordinator;
 import io.brook.coordinator.txn.TxnConfig;
 import io.brook.server.config.BrokerConfig;
@@ -50,6 +51,18 @@ final class CoordinatorConfigs {
         intValue(config, "group.share.max.share.sessions"),
         intValue(config, "group.share.session.timeout.ms"),
         "earliest".equals(config.value("brook.share.auto.offset.reset")));
+  }
+
+  /** The share coordinator and {@code __share_group_state}. */
+  static ShareStateConfig shareState(BrokerConfig config) {
+    return new ShareStateConfig(
+        intValue(config, "share.coordinator.state.topic.num.partitions"),
+        (Short) config.value("share.coordinator.state.topic.replication.factor"),
+        intValue(config, "share.coordinator.state.topic.segment.bytes"),
+        intValue(config, "share.coordinator.state.topic.min.isr"),
+        intValue(config, "share.coordinator.load.buffer.size"),
+        intValue(config, "share.coordinator.write.timeout.ms"),
+        intValue(config, "share.coordinator.threads"));
   }
 
   static TxnConfig transactions(BrokerConfig config) {

@@ -17,6 +17,9 @@ final class InterNodeClients {
    */
   private static final int MARKER_QUEUE = 8;
 
+  private static final int SHARE_STATE_IN_FLIGHT = 5;
+  private static final int SHARE_STATE_QUEUE = 1_000;
+
   private InterNodeClients() {}
 
   /**
@@ -80,6 +83,19 @@ final class InterNodeClients {
         config.defaultLogConfig(),
         roundTimeoutMs,
         Time.SYSTEM);
+  }
+
+  /**
+   * Share-partition state reads and writes at the share coordinators: one call in flight per
+   * share-partition, so a broker may have many for one coordinator; beyond the queue a call fails
+   * at once and the share-partition tries again on its next change or sweep.
+   */
+  static InterNodeClient shareState(InterNodeEventLoops loops, BrokerConfig config, NodeTls tls) {
+    return new InterNodeClient(
+        loops,
+        builder(config, tls, "brook-share-state")
+            .bounds(SHARE_STATE_IN_FLIGHT, SHARE_STATE_QUEUE)
+            .build());
   }
 
   static long retryBackoffMs(BrokerConfig config) {

@@ -231,7 +231,12 @@ public final class ApiAuthorization {
           BROKER_HEARTBEAT,
           ALLOCATE_PRODUCER_IDS,
           ASSIGN_REPLICAS_TO_DIRS,
-          CONTROLLED_SHUTDOWN ->
+          CONTROLLED_SHUTDOWN,
+          INITIALIZE_SHARE_GROUP_STATE,
+          READ_SHARE_GROUP_STATE,
+          WRITE_SHARE_GROUP_STATE,
+          DELETE_SHARE_GROUP_STATE,
+          READ_SHARE_GROUP_STATE_SUMMARY ->
           needs.add(Need.cluster(AclOperation.CLUSTER_ACTION));
       case DESCRIBE_CLUSTER,
           DESCRIBE_ACLS,

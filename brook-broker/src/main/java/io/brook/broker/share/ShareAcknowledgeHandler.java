@@ -62,6 +62,8 @@ public final class ShareAcknowledgeHandler extends KafkaApi {
     ShareDelivery.Resolver resolver = delivery.new Resolver(context);
     ShareAcknowledgeResponseData response =
         new ShareAcknowledgeResponseData().setAcquisitionLockTimeoutMs(lockMs);
+    // Answered once every acknowledgement is durable.
+    List<CompletableFuture<Void>> durable = new ArrayList<>();
     for (ShareAcknowledgeRequestData.AcknowledgeTopic topic : request.topics()) {
       ShareAcknowledgeResponseData.ShareAcknowledgeTopicResponse out =
           new ShareAcknowledgeResponseData.ShareAcknowledgeTopicResponse()
@@ -72,12 +74,13 @@ public final class ShareAcknowledgeHandler extends KafkaApi {
           acks.add(new ShareDelivery.Ack(b.firstOffset(), b.lastOffset(), b.acknowledgeTypes()));
         }
         ShareDelivery.Resolved resolved = resolver.resolve(topic.topicId(), p.partitionIndex());
-        Errors error = delivery.acknowledge(key.groupId(), key.memberId(), resolved, acks);
         ShareAcknowledgeResponseData.PartitionData data =
-            new ShareAcknowledgeResponseData.PartitionData()
-                .setPartitionIndex(p.partitionIndex())
-                .setErrorCode(error.code());
+            new ShareAcknowledgeResponseData.PartitionData().setPartitionIndex(p.partitionIndex());
         out.partitions().add(data);
+        durable.add(
+            delivery
+                .acknowledge(key.groupId(), key.memberId(), resolved, acks)
+                .thenAccept(error -> data.setErrorCode(error.code())));
       }
       response.responses().add(out);
     }
@@ -92,7 +95,8 @@ public final class ShareAcknowledgeHandler extends KafkaApi {
         // Closed meanwhile by its connection or the idle sweep, which released the records.
       }
     }
-    return done(response);
+    return CompletableFuture.allOf(durable.toArray(CompletableFuture[]::new))
+        .thenApply(v -> response);
   }
 
   private static ShareAcknowledgeResponseData error(Errors error, String message, int lockMs) {

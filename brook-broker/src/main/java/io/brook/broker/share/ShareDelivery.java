@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
@@ -102,14 +103,18 @@ final class ShareDelivery {
   /**
    * Applies a member's acknowledgement batches to one partition. Each batch applies whole or not at
    * all; the first error is answered, the other batches still apply.
+   *
+   * @return completes once the changes are durable (written to the share coordinator), with the
+   *     first batch's error or else the write's
    */
-  Errors acknowledge(String groupId, String memberId, Resolved resolved, List<Ack> acks) {
+  CompletableFuture<Errors> acknowledge(
+      String groupId, String memberId, Resolved resolved, List<Ack> acks) {
     if (!resolved.ok()) {
-      return resolved.error();
+      return CompletableFuture.completedFuture(resolved.error());
     }
     Optional<SharePartition> state = manager.existing(groupId, resolved.topicPartition());
     if (state.isEmpty()) {
-      return Errors.INVALID_RECORD_STATE;
+      return CompletableFuture.completedFuture(Errors.INVALID_RECORD_STATE);
     }
     Errors first = Errors.NONE;
     for (Ack ack : acks) {
@@ -121,7 +126,10 @@ final class ShareDelivery {
     }
     // Released records and a moved start offset may let waiting fetches acquire.
     manager.replicaManager().delayedOperations().onProgress(resolved.topicPartition());
-    return first;
+    Errors batchError = first;
+    return manager
+        .persist(groupId, resolved.topicPartition())
+        .thenApply(written -> batchError != Errors.NONE ? batchError : written);
   }
 
   /**
@@ -143,6 +151,9 @@ final class ShareDelivery {
     try {
       Partition partition = resolved.partition();
       SharePartition state = manager.sharePartition(groupId, partition);
+      if (state == null) {
+        return 0; // being read from the share coordinator; the fetch waits for it
+      }
       ReplicaLog log = partition.log();
       state.moveStartTo(log.logStartOffset());
       state.expireLocks();
@@ -188,6 +199,9 @@ final class ShareDelivery {
       return true; // answer at once: the client learns the partition moved
     }
     Optional<SharePartition> state = manager.existing(groupId, resolved.topicPartition());
-    return state.isEmpty() || state.get().hasAvailable(now.get().log().highWatermark());
+    if (state.isEmpty()) {
+      return !manager.loading(groupId, resolved.topicPartition());
+    }
+    return state.get().hasAvailable(now.get().log().highWatermark());
   }
 }

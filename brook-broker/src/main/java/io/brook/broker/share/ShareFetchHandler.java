@@ -96,19 +96,26 @@ public final class ShareFetchHandler extends KafkaApi {
 
     ShareDelivery.Resolver resolver = delivery.new Resolver(context);
     Answer answer = new Answer(lockMs);
+    // The acknowledgements are answered (with the fetch) once they are durable.
+    List<CompletableFuture<Void>> durable = new ArrayList<>();
     for (Map.Entry<ShareSessions.SessionPartition, List<ShareDelivery.Ack>> e : acks.entrySet()) {
       ShareDelivery.Resolved resolved =
           resolver.resolve(e.getKey().topicId(), e.getKey().partition());
-      Errors ackError = delivery.acknowledge(key.groupId(), key.memberId(), resolved, e.getValue());
-      answer.partition(e.getKey()).setAcknowledgeErrorCode(ackError.code());
+      PartitionData data = answer.partition(e.getKey());
+      durable.add(
+          delivery
+              .acknowledge(key.groupId(), key.memberId(), resolved, e.getValue())
+              .thenAccept(ackError -> data.setAcknowledgeErrorCode(ackError.code())));
     }
+    CompletableFuture<Void> acked =
+        CompletableFuture.allOf(durable.toArray(CompletableFuture[]::new));
     if (epoch == ShareSessions.FINAL_EPOCH) {
       try {
         release(key, sessions.close(key));
       } catch (ApiException e) {
         // Closed meanwhile by its connection or the idle sweep, which released the records.
       }
-      return done(answer.build());
+      return acked.thenApply(v -> answer.build());
     }
     boolean full = epoch == ShareSessions.INITIAL_EPOCH;
     boolean renewOnly = request.isRenewAck();
@@ -130,13 +137,13 @@ public final class ShareFetchHandler extends KafkaApi {
     int maxRecords = request.maxRecords() > 0 ? request.maxRecords() : 500;
     int maxBytes = request.maxBytes() > 0 ? request.maxBytes() : Integer.MAX_VALUE;
     if (renewOnly) {
-      return done(answer.build());
+      return acked.thenApply(v -> answer.build());
     }
     int acquired = acquire(key, targets, maxRecords, maxBytes, answer);
     if (acquired > 0 || errors || targets.isEmpty() || request.maxWaitMs() <= 0) {
-      return done(answer.build());
+      return acked.thenApply(v -> answer.build());
     }
-    CompletableFuture<ApiMessage> result = new CompletableFuture<>();
+    CompletableFuture<Void> result = new CompletableFuture<>();
     List<TopicPartition> watched =
         targets.stream().map(t -> t.resolved().topicPartition()).toList();
     manager
@@ -158,14 +165,14 @@ public final class ShareFetchHandler extends KafkaApi {
               protected void onComplete(boolean timedOut) {
                 try {
                   acquire(key, targets, maxRecords, maxBytes, answer);
-                  result.complete(answer.build());
+                  result.complete(null);
                 } catch (RuntimeException e) {
                   result.completeExceptionally(e);
                 }
               }
             },
             request.maxWaitMs());
-    return result;
+    return CompletableFuture.allOf(acked, result).thenApply(v -> answer.build());
   }
 
   /** A session partition this broker leads. */

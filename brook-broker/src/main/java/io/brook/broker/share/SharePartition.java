@@ -3,6 +3,8 @@ package io.brook.broker.share;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
+import org.apache.kafka.common.message.ReadShareGroupStateResponseData;
+import org.apache.kafka.common.message.WriteShareGroupStateRequestData;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -39,6 +41,12 @@ public final class SharePartition {
   private static final byte ACKNOWLEDGED = 2;
   private static final byte ARCHIVED = 3;
   private static final int INITIAL_CAPACITY = 64;
+
+  /** Kafka's codes of the durable states (share-group state records and APIs). */
+  private static final byte DURABLE_AVAILABLE = 0;
+
+  private static final byte DURABLE_ACKNOWLEDGED = 2;
+  private static final byte DURABLE_ARCHIVED = 4;
 
   private final int maxInFlight;
   private final int deliveryCountLimit;
@@ -262,16 +270,108 @@ public final class SharePartition {
   /**
    * The log start moved past records of the window (retention, DeleteRecords): they can never be
    * delivered, so the start offset moves to {@code logStartOffset}.
+   *
+   * @return whether the start offset moved
    */
-  public synchronized void moveStartTo(long logStartOffset) {
+  public synchronized boolean moveStartTo(long logStartOffset) {
     if (logStartOffset <= startOffset) {
-      return;
+      return false;
     }
     for (long o = startOffset; o < Math.min(endOffset, logStartOffset); o++) {
       clear(slot(o));
     }
     startOffset = logStartOffset;
     endOffset = Math.max(endOffset, logStartOffset);
+    return true;
+  }
+
+  /**
+   * What the share coordinator keeps of this share-partition: the start offset and the window as
+   * runs of one state and delivery count.
+   */
+  public record Snapshot(
+      long startOffset, List<WriteShareGroupStateRequestData.StateBatch> batches) {}
+
+  /**
+   * The durable part of the state. An acquisition is not durable (Kafka writes none either): an
+   * acquired record is written as available with its delivery count, so after a failover it is
+   * delivered again and its count goes on from there.
+   */
+  public synchronized Snapshot snapshot() {
+    List<WriteShareGroupStateRequestData.StateBatch> batches = new ArrayList<>();
+    long first = -1;
+    long last = -1;
+    byte runState = 0;
+    short runCount = 0;
+    for (long o = startOffset; o < endOffset; o++) {
+      int s = slot(o);
+      byte durable = durable(states[s]);
+      if (first >= 0 && durable == runState && deliveries[s] == runCount) {
+        last = o;
+        continue;
+      }
+      if (first >= 0) {
+        batches.add(stateBatch(first, last, runState, runCount));
+      }
+      first = o;
+      last = o;
+      runState = durable;
+      runCount = deliveries[s];
+    }
+    if (first >= 0) {
+      batches.add(stateBatch(first, last, runState, runCount));
+    }
+    return new Snapshot(startOffset, batches);
+  }
+
+  /**
+   * Restores the window the share coordinator kept (this share-partition was just created at the
+   * kept start offset). Acknowledged and archived records stay done; every other record is
+   * available with its delivery count. Batches past the window's limit are left out (their records
+   * start over), as are those below the start offset.
+   */
+  public synchronized void restore(List<ReadShareGroupStateResponseData.StateBatch> batches) {
+    long limit = startOffset + maxInFlight;
+    for (ReadShareGroupStateResponseData.StateBatch b : batches) {
+      long first = Math.max(b.firstOffset(), startOffset);
+      long last = Math.min(b.lastOffset(), limit - 1);
+      if (first > last) {
+        continue;
+      }
+      if (last >= endOffset) {
+        extendTo(last + 1);
+      }
+      byte state =
+          switch (b.deliveryState()) {
+            case DURABLE_ACKNOWLEDGED -> ACKNOWLEDGED;
+            case DURABLE_ARCHIVED -> ARCHIVED;
+            default -> AVAILABLE;
+          };
+      short count = (short) Math.max(0, b.deliveryCount());
+      for (long o = first; o <= last; o++) {
+        int s = slot(o);
+        states[s] = state;
+        deliveries[s] = count;
+      }
+    }
+    advanceStart();
+  }
+
+  private static byte durable(byte state) {
+    return switch (state) {
+      case ACKNOWLEDGED -> DURABLE_ACKNOWLEDGED;
+      case ARCHIVED -> DURABLE_ARCHIVED;
+      default -> DURABLE_AVAILABLE;
+    };
+  }
+
+  private static WriteShareGroupStateRequestData.StateBatch stateBatch(
+      long first, long last, byte state, short count) {
+    return new WriteShareGroupStateRequestData.StateBatch()
+        .setFirstOffset(first)
+        .setLastOffset(last)
+        .setDeliveryState(state)
+        .setDeliveryCount(count);
   }
 
   private void release(int s) {

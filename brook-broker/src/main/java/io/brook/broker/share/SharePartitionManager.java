@@ -9,23 +9,38 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ShareSessionLimitReachedException;
+import org.apache.kafka.common.errors.UnknownTopicIdException;
+import org.apache.kafka.common.message.ReadShareGroupStateResponseData;
+import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The share-partitions this broker leads and the share sessions of the consumers that fetch them.
  *
- * <p>A share-partition is created by the first ShareFetch of its group at this leader, starting at
- * the high watermark ({@code share.auto.offset.reset} latest) or the log start (earliest). Its
- * state is in memory only: it does not survive a restart or a leadership move (a new leader starts
- * the group over at the reset offset), and it is dropped when this broker stops leading the
- * partition. A periodic task on the broker's scheduler (never a network thread) releases expired
- * acquisition locks, drops idle sessions and stale share-partitions, and wakes the fetches waiting
- * on a partition whose records became available again.
+ * <p>A share-partition is created by the first ShareFetch of its group at this leader. With a
+ * {@link ShareStatePersister} its state is durable: it is first read from the share coordinator
+ * (the fetch acquires nothing meanwhile and waits, woken when the state is there); a
+ * share-partition the coordinator never saw is initialized there at the high watermark ({@code
+ * share.auto.offset.reset} latest) or the log start (earliest). Every change of its durable state
+ * (acknowledgements, released records, expired locks, a start offset moved by retention) is written
+ * back, coalesced per share-partition ({@link ShareEntry}); an acknowledgement is answered once its
+ * write is done. A leader of a later epoch reads the state again, so after a restart or a
+ * leadership move acknowledged records stay done and everything else is delivered again with its
+ * delivery count. Without a persister (tests) the state lives in memory only and starts over with
+ * each leader epoch.
+ *
+ * <p>A periodic task on the broker's scheduler (never a network thread) releases expired
+ * acquisition locks, drops idle sessions and share-partitions this broker no longer leads, retries
+ * failed writes, and wakes the fetches waiting on a partition whose records became available again.
+ * Loads complete on the scheduler too, not on the network thread that brought the answer.
  */
 public final class SharePartitionManager implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(SharePartitionManager.class);
@@ -39,21 +54,39 @@ public final class SharePartitionManager implements Closeable {
   /** A group's share-partition of {@code topicPartition}. */
   record Key(String groupId, TopicPartition topicPartition) {}
 
-  /** The state and the leader epoch it was created in: a later epoch starts over. */
-  private record Entry(SharePartition state, int leaderEpoch) {}
+  /** How long after a failed load (the share coordinator could not answer) it is tried again. */
+  static final long LOAD_RETRY_MS = 500;
 
   private final ReplicaManager replicaManager;
   private final ShareLimits limits;
   private final LongSupplier clock;
+  private final ShareStatePersister persister;
   private final ShareSessions sessions;
-  private final Map<Key, Entry> partitions = new ConcurrentHashMap<>();
+  private final Map<Key, ShareEntry> partitions = new ConcurrentHashMap<>();
+  private volatile Scheduler scheduler;
   private volatile Scheduler.Task sweep;
 
+  /** Share-partitions in memory only (they start over with every leader epoch). */
   public SharePartitionManager(
       ReplicaManager replicaManager, ShareLimits limits, LongSupplier clock) {
+    this(replicaManager, limits, clock, null);
+  }
+
+  /**
+   * Share-partitions kept durable through the share coordinator.
+   *
+   * @param persister reads and writes the share coordinator's state (closed with the manager), or
+   *     null to keep share-partitions in memory only
+   */
+  public SharePartitionManager(
+      ReplicaManager replicaManager,
+      ShareLimits limits,
+      LongSupplier clock,
+      ShareStatePersister persister) {
     this.replicaManager = replicaManager;
     this.limits = limits;
     this.clock = clock;
+    this.persister = persister;
     this.sessions = new ShareSessions(limits.maxShareSessions());
   }
 
@@ -75,51 +108,188 @@ public final class SharePartitionManager implements Closeable {
 
   /** Starts the periodic sweep: a tenth of the lock duration, between 20 ms and 1 s. */
   public void start(Scheduler scheduler) {
+    this.scheduler = scheduler;
     long period = Math.max(20, Math.min(1_000, limits.recordLockDurationMs() / 10));
     sweep = scheduler.schedulePeriodic("share-partition-sweep", this::sweep, period, period);
   }
 
   /**
-   * The group's share-partition of a partition this broker leads, created at the reset offset if
-   * new (or if it was made under an older leader epoch).
+   * The group's share-partition of a partition this broker leads, created if new (or if it was made
+   * under an older leader epoch).
    *
+   * @return the state, or null while it is being read from the share coordinator (the load is
+   *     started or retried here; the partition's waiting fetches are woken when it completes)
    * @throws ShareSessionLimitReachedException if the broker keeps its maximum of share-partitions
    */
   SharePartition sharePartition(String groupId, Partition partition) {
     int epoch = partition.state().leaderEpoch();
     Key key = new Key(groupId, partition.topicPartition());
-    Entry entry = partitions.get(key);
-    if (entry != null && entry.leaderEpoch() == epoch) {
-      return entry.state();
+    ShareEntry entry = partitions.get(key);
+    if (entry == null || entry.leaderEpoch() != epoch) {
+      if (entry == null && partitions.size() >= MAX_SHARE_PARTITIONS) {
+        throw new ShareSessionLimitReachedException(
+            "This broker keeps its maximum of " + MAX_SHARE_PARTITIONS + " share-partitions.");
+      }
+      entry =
+          partitions.compute(
+              key,
+              (k, existing) ->
+                  existing != null && existing.leaderEpoch() == epoch
+                      ? existing
+                      : newEntry(groupId, partition, epoch));
     }
-    if (entry == null && partitions.size() >= MAX_SHARE_PARTITIONS) {
-      throw new ShareSessionLimitReachedException(
-          "This broker keeps its maximum of " + MAX_SHARE_PARTITIONS + " share-partitions.");
+    SharePartition state = entry.state();
+    if (state == null) {
+      load(key, entry, partition);
     }
-    return partitions
-        .compute(
-            key,
-            (k, existing) -> {
-              if (existing != null && existing.leaderEpoch() == epoch) {
-                return existing;
-              }
-              long start =
-                  limits.earliest()
-                      ? partition.log().logStartOffset()
-                      : partition.log().highWatermark();
-              log.info(
-                  "Share-partition started groupId={} topicPartition={} startOffset={}",
-                  groupId,
-                  k.topicPartition(),
-                  start);
-              return new Entry(new SharePartition(start, limits, clock), epoch);
-            })
-        .state();
+    return state;
+  }
+
+  private ShareEntry newEntry(String groupId, Partition partition, int epoch) {
+    TopicPartition tp = partition.topicPartition();
+    Uuid topicId =
+        replicaManager
+            .image()
+            .topic(tp.topic())
+            .map(t -> t.id())
+            .orElseThrow(() -> new UnknownTopicIdException("no topic id for " + tp.topic()));
+    ShareEntry entry = new ShareEntry(groupId, topicId, tp.partition(), epoch);
+    if (persister == null) {
+      long start = resetOffset(partition);
+      log.info(
+          "Share-partition started groupId={} topicPartition={} startOffset={}",
+          groupId,
+          tp,
+          start);
+      entry.loaded(new SharePartition(start, limits, clock), 0);
+    }
+    return entry;
+  }
+
+  private long resetOffset(Partition partition) {
+    return limits.earliest() ? partition.log().logStartOffset() : partition.log().highWatermark();
+  }
+
+  /**
+   * Reads the share-partition's state from the share coordinator, initializing it there at the
+   * reset offset when the coordinator never saw it.
+   */
+  private void load(Key key, ShareEntry entry, Partition partition) {
+    if (persister == null || !entry.startLoad(nowMs())) {
+      return;
+    }
+    TopicPartition tp = key.topicPartition();
+    persister
+        .read(entry.groupId(), entry.topicId(), tp.partition(), entry.leaderEpoch())
+        .thenCompose(read -> initializeIfNew(entry, partition, read))
+        .whenComplete(
+            (loaded, failure) ->
+                onLoop(
+                    () -> {
+                      if (failure != null || loaded.error() != Errors.NONE) {
+                        Errors error =
+                            failure != null ? Errors.forException(failure) : loaded.error();
+                        log.warn(
+                            "Reading share-partition state failed, retrying groupId={}"
+                                + " topicPartition={} error={}",
+                            entry.groupId(),
+                            tp,
+                            error);
+                        entry.loadFailed(nowMs() + LOAD_RETRY_MS);
+                        return;
+                      }
+                      entry.loaded(loaded.state(), loaded.stateEpoch());
+                      log.info(
+                          "Share-partition loaded groupId={} topicPartition={} leaderEpoch={}"
+                              + " stateEpoch={} startOffset={}",
+                          entry.groupId(),
+                          tp,
+                          entry.leaderEpoch(),
+                          loaded.stateEpoch(),
+                          loaded.state().startOffset());
+                      replicaManager.delayedOperations().onProgress(tp);
+                    }));
+  }
+
+  /** A load's outcome: the state and its state epoch, or the error that stopped it. */
+  private record Loaded(Errors error, SharePartition state, int stateEpoch) {}
+
+  private CompletableFuture<Loaded> initializeIfNew(
+      ShareEntry entry, Partition partition, ReadShareGroupStateResponseData.PartitionResult read) {
+    Errors error = Errors.forCode(read.errorCode());
+    if (error != Errors.NONE) {
+      return CompletableFuture.completedFuture(new Loaded(error, null, 0));
+    }
+    if (read.startOffset() >= 0) {
+      SharePartition state = new SharePartition(read.startOffset(), limits, clock);
+      state.restore(read.stateBatches());
+      return CompletableFuture.completedFuture(new Loaded(Errors.NONE, state, read.stateEpoch()));
+    }
+    long start = resetOffset(partition);
+    int stateEpoch = 0;
+    return persister
+        .initialize(
+            entry.groupId(),
+            entry.topicId(),
+            partition.topicPartition().partition(),
+            stateEpoch,
+            start)
+        .thenApply(
+            initialized ->
+                initialized != Errors.NONE
+                    ? new Loaded(initialized, null, 0)
+                    : new Loaded(
+                        Errors.NONE, new SharePartition(start, limits, clock), stateEpoch));
+  }
+
+  /** Runs {@code task} on the scheduler (not on the network thread that completed a call). */
+  private void onLoop(Runnable task) {
+    Scheduler current = scheduler;
+    if (current == null) {
+      task.run();
+      return;
+    }
+    try {
+      current.schedule("share-partition-state", task, 0);
+    } catch (RejectedExecutionException e) {
+      log.debug("Scheduler stopped; share-partition state update dropped");
+    }
+  }
+
+  /**
+   * Makes the share-partition's current state durable.
+   *
+   * @return the outcome of the write carrying it (at once NONE without a persister)
+   */
+  CompletableFuture<Errors> persist(String groupId, TopicPartition tp) {
+    ShareEntry entry = partitions.get(new Key(groupId, tp));
+    if (persister == null || entry == null || entry.state() == null) {
+      return CompletableFuture.completedFuture(Errors.NONE);
+    }
+    return entry.persist(this::write);
+  }
+
+  private CompletableFuture<Errors> write(ShareEntry entry) {
+    SharePartition.Snapshot snapshot = entry.state().snapshot();
+    return persister.write(
+        entry.groupId(),
+        entry.topicId(),
+        entry.partition(),
+        entry.stateEpoch(),
+        entry.leaderEpoch(),
+        snapshot.startOffset(),
+        snapshot.batches());
+  }
+
+  /** Whether the group's share-partition is being read from the share coordinator. */
+  boolean loading(String groupId, TopicPartition tp) {
+    ShareEntry entry = partitions.get(new Key(groupId, tp));
+    return entry != null && entry.state() == null;
   }
 
   /** The group's existing share-partition, if this broker keeps one. */
   Optional<SharePartition> existing(String groupId, TopicPartition tp) {
-    return Optional.ofNullable(partitions.get(new Key(groupId, tp))).map(Entry::state);
+    return Optional.ofNullable(partitions.get(new Key(groupId, tp))).map(ShareEntry::state);
   }
 
   /**
@@ -130,6 +300,7 @@ public final class SharePartitionManager implements Closeable {
     for (TopicPartition tp : topicPartitions) {
       Optional<SharePartition> state = existing(groupId, tp);
       if (state.isPresent() && state.get().releaseAll(memberId) > 0) {
+        persist(groupId, tp);
         replicaManager.delayedOperations().onProgress(tp);
       }
     }
@@ -165,7 +336,7 @@ public final class SharePartitionManager implements Closeable {
             session.key().memberId());
         releaseSession(session);
       }
-      for (Map.Entry<Key, Entry> e : partitions.entrySet()) {
+      for (Map.Entry<Key, ShareEntry> e : partitions.entrySet()) {
         TopicPartition tp = e.getKey().topicPartition();
         Optional<Partition> partition = replicaManager.partition(tp);
         if (partition.isEmpty()
@@ -175,8 +346,17 @@ public final class SharePartitionManager implements Closeable {
           continue;
         }
         SharePartition state = e.getValue().state();
-        state.moveStartTo(partition.get().log().logStartOffset());
-        if (state.expireLocks() > 0) {
+        if (state == null) {
+          continue;
+        }
+        boolean moved = state.moveStartTo(partition.get().log().logStartOffset());
+        boolean expired = state.expireLocks() > 0;
+        if (moved || expired) {
+          persist(e.getKey().groupId(), tp);
+        } else if (persister != null) {
+          e.getValue().retryIfDirty(this::write);
+        }
+        if (expired) {
           replicaManager.delayedOperations().onProgress(tp);
         }
       }
@@ -208,6 +388,9 @@ public final class SharePartitionManager implements Closeable {
     Scheduler.Task task = sweep;
     if (task != null) {
       task.cancel();
+    }
+    if (persister != null) {
+      persister.close();
     }
   }
 }

@@ -4,12 +4,15 @@ import io.brook.metadata.image.MetadataImage;
 import java.util.Optional;
 import org.apache.kafka.common.Node;
 
-/** Where the transaction machinery reaches another broker: its inter-broker endpoint. */
-final class InterBrokerNodes {
+/**
+ * Where broker-to-broker calls (transactions, share state) reach a broker: its inter-broker
+ * endpoint.
+ */
+public final class InterBrokerNodes {
   private InterBrokerNodes() {}
 
   /** {@code broker}'s endpoint on {@code listener} in {@code image}; empty if it has none. */
-  static Optional<Node> of(MetadataImage image, int broker, String listener) {
+  public static Optional<Node> of(MetadataImage image, int broker, String listener) {
     return image
         .broker(broker)
         .flatMap(b -> b.endpoint(listener))

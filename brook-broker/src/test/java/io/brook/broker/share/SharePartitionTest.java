@@ -185,4 +185,52 @@ class SharePartitionTest {
     }
     assertThat(p.acquiredCount()).isEqualTo(1);
   }
+
+  @Test
+  void aSnapshotRestoredAtAnotherLeaderKeepsDoneRecordsDoneAndDeliveryCounts() {
+    SharePartition p = partition(0, 100, 5);
+    p.acquire("a", 0, 9, 500);
+    assertThat(p.acknowledge("a", 2, 3, List.of(ACCEPT))).isEqualTo(Errors.NONE);
+    assertThat(p.acknowledge("a", 4, 4, List.of(REJECT))).isEqualTo(Errors.NONE);
+    assertThat(p.acknowledge("a", 5, 5, List.of(RELEASE))).isEqualTo(Errors.NONE);
+    p.acquire("b", 5, 5, 500);
+
+    SharePartition.Snapshot snapshot = p.snapshot();
+    assertThat(snapshot.startOffset()).isZero();
+    // Acquisitions are not durable: acquired records are written as available (0) with their
+    // count; acknowledged is 2, archived 4, as Kafka's state codes.
+    assertThat(snapshot.batches())
+        .extracting(
+            b -> List.of(b.firstOffset(), b.lastOffset(), b.deliveryState(), b.deliveryCount()))
+        .containsExactly(
+            List.of(0L, 1L, (byte) 0, (short) 1),
+            List.of(2L, 3L, (byte) 2, (short) 1),
+            List.of(4L, 4L, (byte) 4, (short) 1),
+            List.of(5L, 5L, (byte) 0, (short) 2),
+            List.of(6L, 9L, (byte) 0, (short) 1));
+
+    SharePartition restored = partition(snapshot.startOffset(), 100, 5);
+    List<org.apache.kafka.common.message.ReadShareGroupStateResponseData.StateBatch> read =
+        snapshot.batches().stream()
+            .map(
+                b ->
+                    new org.apache.kafka.common.message.ReadShareGroupStateResponseData.StateBatch()
+                        .setFirstOffset(b.firstOffset())
+                        .setLastOffset(b.lastOffset())
+                        .setDeliveryState(b.deliveryState())
+                        .setDeliveryCount(b.deliveryCount()))
+            .toList();
+    restored.restore(read);
+    assertThat(restored.state(2)).isEqualTo(RecordState.ACKNOWLEDGED);
+    assertThat(restored.state(4)).isEqualTo(RecordState.ARCHIVED);
+    assertThat(restored.state(5)).isEqualTo(RecordState.AVAILABLE);
+    // Every record not done comes again, its count going on.
+    assertThat(restored.acquire("c", 0, 9, 500))
+        .containsExactly(
+            new AcquiredRange(0, 1, (short) 2),
+            new AcquiredRange(5, 5, (short) 3),
+            new AcquiredRange(6, 9, (short) 2));
+    assertThat(restored.acknowledge("c", 0, 1, List.of(ACCEPT))).isEqualTo(Errors.NONE);
+    assertThat(restored.startOffset()).isEqualTo(5);
+  }
 }

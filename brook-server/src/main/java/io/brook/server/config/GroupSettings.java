@@ -286,6 +286,56 @@ final class GroupSettings {
             ConfigDef.ValidString.in("latest", "earliest"),
             MEDIUM,
             "Brook only, until per-group configs exist: where a share group starts on a partition"
-                + " it has not consumed (Kafka's group config share.auto.offset.reset).");
+                + " it has not consumed (Kafka's group config share.auto.offset.reset).")
+        .uses(
+            "share.coordinator.state.topic.num.partitions",
+            INT,
+            50,
+            atLeast(1),
+            HIGH,
+            "Partitions of __share_group_state; do not change after the cluster is created.")
+        .uses(
+            "share.coordinator.state.topic.replication.factor",
+            SHORT,
+            (short) 3,
+            atLeast(1),
+            HIGH,
+            "Replication factor of __share_group_state (capped by the live brokers when it is"
+                + " created).")
+        .uses(
+            "share.coordinator.state.topic.min.isr",
+            INT,
+            2,
+            atLeast(1),
+            HIGH,
+            "min.insync.replicas of __share_group_state.")
+        .uses(
+            "share.coordinator.state.topic.segment.bytes",
+            INT,
+            100 * 1024 * 1024,
+            atLeast(1),
+            HIGH,
+            "Segment size of __share_group_state.")
+        .uses(
+            "share.coordinator.load.buffer.size",
+            INT,
+            5 * 1024 * 1024,
+            atLeast(1),
+            HIGH,
+            "Read size when loading a __share_group_state partition into memory.")
+        .uses(
+            "share.coordinator.threads",
+            INT,
+            1,
+            atLeast(1),
+            MEDIUM,
+            "Threads of the share coordinator.")
+        .uses(
+            "share.coordinator.write.timeout.ms",
+            INT,
+            5_000,
+            atLeast(1),
+            HIGH,
+            "How long a share-partition state write may wait to be replicated before it fails.");
   }
 }

@@ -82,11 +82,11 @@ class BrokerConfigTest {
     assertThat(config.offsetsTopicReplicationFactor()).isEqualTo((short) 1);
     assertThat(config.value("transaction.state.log.min.isr")).isEqualTo(1);
     assertThat(config.defaultLogConfig().retentionMs()).isEqualTo(7L * 24 * 3600 * 1000);
-    // Share groups are not a Brook feature: their settings are reported, not fatal.
-    assertThat(config.unknownKeys())
-        .containsExactly(
-            "share.coordinator.state.topic.min.isr",
-            "share.coordinator.state.topic.replication.factor");
+    // The share coordinator's settings are Brook's too.
+    assertThat(config.unknownKeys()).isEmpty();
+    assertThat(config.value("share.coordinator.state.topic.replication.factor"))
+        .isEqualTo((short) 1);
+    assertThat(config.value("share.coordinator.state.topic.min.isr")).isEqualTo(1);
     assertThat(config.originalString("log.retention.hours")).isEqualTo("168");
   }
 

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
@@ -45,7 +46,7 @@ public final class FindCoordinatorHandler extends KafkaApi {
   private final Map<CoordinatorType, InternalTopic> topics;
 
   /**
-   * @param topics the internal topic of each coordinator type served (GROUP, TRANSACTION)
+   * @param topics the internal topic of each coordinator type served (GROUP, TRANSACTION, SHARE)
    */
   public FindCoordinatorHandler(
       ReplicaManager replicaManager,
@@ -97,10 +98,13 @@ public final class FindCoordinatorHandler extends KafkaApi {
       return error(
           out, Errors.INVALID_REQUEST, "an empty " + type.name().toLowerCase() + " key is invalid");
     }
+    if (type == CoordinatorType.SHARE && !isShareKey(key)) {
+      return error(out, Errors.INVALID_REQUEST, "a share key is groupId:topicId:partition");
+    }
     MetadataImage image = replicaManager.image();
     Optional<TopicImage> topicImage = image.topic(topic.name());
     if (topicImage.isEmpty()) {
-      createInternalTopic(image, topic);
+      createInternalTopic(image, topicCreator, topic);
       return error(out, Errors.COORDINATOR_NOT_AVAILABLE, topic.name() + " is being created");
     }
     int partitions = topicImage.get().numPartitions();
@@ -128,7 +132,12 @@ public final class FindCoordinatorHandler extends KafkaApi {
         .setErrorCode(Errors.NONE.code());
   }
 
-  private void createInternalTopic(MetadataImage image, InternalTopic topic) {
+  /**
+   * Asks for {@code topic} to be created, its replication factor and min.insync.replicas capped by
+   * the live brokers; the outcome is only logged (whoever needs the topic asks again).
+   */
+  public static void createInternalTopic(
+      MetadataImage image, InternalTopicCreator topicCreator, InternalTopic topic) {
     long liveBrokers = image.brokers().values().stream().filter(b -> !b.fenced()).count();
     short replicationFactor =
         (short) Math.max(1, Math.min(topic.replicationFactor(), Math.max(1, liveBrokers)));
@@ -176,6 +185,20 @@ public final class FindCoordinatorHandler extends KafkaApi {
     Map<String, String> capped = new HashMap<>(configs);
     capped.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Short.toString(rf));
     return capped;
+  }
+
+  /** As Kafka checks a share coordinator key: a group id, a topic id and a partition. */
+  private static boolean isShareKey(String key) {
+    String[] parts = key.split(":");
+    if (parts.length != 3 || parts[0].isEmpty()) {
+      return false;
+    }
+    try {
+      Uuid.fromString(parts[1]);
+      return Integer.parseInt(parts[2]) >= 0;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 
   private static Optional<BrokerEndpoint> endpointOf(BrokerRegistration broker, String listener) {

@@ -28,12 +28,13 @@ import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
 
-/** The Kafka APIs the group coordinator serves, and FindCoordinator for both coordinators. */
+/** The Kafka APIs the group coordinator serves, and FindCoordinator for every coordinator. */
 public final class GroupApis {
   private GroupApis() {}
 
   /**
    * @param transactionTopic where transactional ids' coordinators live, for FindCoordinator
+   * @param shareStateTopic where share-partitions' coordinators live, for FindCoordinator
    * @param txnVerifier adds the offsets partition to a transaction protocol V2 producer's
    *     transaction before its TxnOffsetCommit (version 5+)
    */
@@ -42,6 +43,7 @@ public final class GroupApis {
       ReplicaManager replicaManager,
       InternalTopicCreator topicCreator,
       InternalTopic transactionTopic,
+      InternalTopic shareStateTopic,
       TxnPartitionVerifier txnVerifier) {
     List<ApiHandler> handlers = new ArrayList<>();
     handlers.add(
@@ -52,7 +54,9 @@ public final class GroupApis {
                 CoordinatorType.GROUP,
                 groups.offsetsTopic(),
                 CoordinatorType.TRANSACTION,
-                transactionTopic)));
+                transactionTopic,
+                CoordinatorType.SHARE,
+                shareStateTopic)));
     handlers.add(
         new CoordinatorApi<>(
             ApiKeys.OFFSET_COMMIT,
