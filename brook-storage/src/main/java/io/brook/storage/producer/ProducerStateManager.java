@@ -212,12 +212,24 @@ public final class ProducerStateManager {
    * used by the appending thread only, and discarded (never committed) if the append fails.
    */
   public final class Append {
+    /** No pending guard is kept: see {@link #verified}. */
+    private static final int KEEP_NONE = -1;
+
     private final boolean fromClient;
     private final VerificationGuard guard;
     private final short markerTransactionVersion;
 
-    /** Producers whose guard a recorded transactional batch or marker drops at commit. */
-    private List<Long> verified;
+    /**
+     * Producers whose guard a recorded transactional batch or marker drops at commit, each with the
+     * epoch of a pending guard to keep ({@link #KEEP_NONE}: drop whatever is pending): a
+     * transactions V2 marker carries the bumped epoch the producer's next transaction uses, so a
+     * guard at that epoch belongs to the next transaction, whose first batch the leader may be
+     * verifying while this marker is written, and is kept (as Kafka keeps it). A V1 marker keeps
+     * its transaction's epoch, and a data batch has used the guard: both drop it. Decided at
+     * commit, against the guard pending then: a guard created while this append was being written
+     * is judged by the same rule.
+     */
+    private Map<Long, Integer> verified;
 
     /** Entries changed by {@link #record}, to be published by {@link #commit}. */
     private final Map<Long, ProducerStateEntry> updated = new HashMap<>();
@@ -347,10 +359,14 @@ public final class ProducerStateManager {
       }
       long producerId = batch.producerId();
       short epoch = batch.producerEpoch();
-      if (batch.isTransactional() && !guardsTheNextTransaction(batch)) {
+      if (batch.isTransactional()) {
         // The transaction is open (data) or over (marker): either way the guard has served.
-        verified = verified == null ? new ArrayList<>(1) : verified;
-        verified.add(producerId);
+        int keep =
+            batch.isControlBatch() && markerTransactionVersion >= 2
+                ? batch.producerEpoch()
+                : KEEP_NONE;
+        verified = verified == null ? new HashMap<>() : verified;
+        verified.merge(producerId, keep, (a, b) -> a.equals(b) ? a : KEEP_NONE);
       }
       ProducerStateEntry current = currentEntry(producerId);
       List<BatchMetadata> batches = List.of();
@@ -382,23 +398,6 @@ public final class ProducerStateManager {
     }
 
     /**
-     * Whether {@code batch} is a transactions V2 marker (KIP-890 part 2) and the producer's pending
-     * guard was asked for at the marker's epoch. A V2 marker carries the epoch the coordinator
-     * bumped to when the transaction ended, which is the epoch of the producer's next transaction:
-     * a guard at that epoch belongs to the next transaction, whose first batch the leader may be
-     * verifying while this marker is written, not to the one the marker ends. Dropping it would
-     * fail that batch (the producer would have to abort a transaction that did nothing wrong), as
-     * Kafka avoids too. A V1 marker keeps its transaction's epoch, so it always drops the guard.
-     */
-    private boolean guardsTheNextTransaction(RecordBatch batch) {
-      if (!batch.isControlBatch() || markerTransactionVersion < 2) {
-        return false;
-      }
-      Verification pending = verifications.get(batch.producerId());
-      return pending != null && pending.epoch() == batch.producerEpoch();
-    }
-
-    /**
      * Publishes this append's changes and advances {@link #mapEndOffset()} past the last recorded
      * batch (never backwards). The append cannot be used afterwards.
      */
@@ -408,7 +407,10 @@ public final class ProducerStateManager {
       transactions.apply(updated, producers, completed);
       producers.putAll(updated);
       if (verified != null) {
-        verified.forEach(verifications::remove);
+        verified.forEach(
+            (producerId, keep) ->
+                verifications.computeIfPresent(
+                    producerId, (id, pending) -> pending.epoch() == keep ? pending : null));
       }
       if (endOffset > mapEndOffset) {
         mapEndOffset = endOffset;

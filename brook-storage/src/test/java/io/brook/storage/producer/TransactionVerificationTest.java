@@ -99,6 +99,34 @@ class TransactionVerificationTest {
   }
 
   @Test
+  void aGuardTakenWhileAV2MarkerIsBeingWrittenIsJudgedAtCommit() throws Exception {
+    // Given: a V2 transaction at epoch 3 is open; its commit marker (epoch 4) is recorded, and
+    // before the append commits, the leader takes a guard for the next transaction's first batch
+    ProducerStateManager state = state(Long.MAX_VALUE);
+    FakeLog log = new FakeLog(state);
+    long now = time.milliseconds();
+    log.appendFromClient(
+        state.maybeStartVerification(PID, EPOCH), transactional(PID, EPOCH, 0, 1, now));
+    short next = (short) (EPOCH + 1);
+    ProducerStateManager.Append append =
+        state.beginAppend(true, VerificationGuard.NOT_CHECKED, (short) 2);
+    var marker = marker(PID, next, ControlRecordType.COMMIT, 0, now);
+    append.checkDuplicateOrValidate(marker);
+    TestBatches.at(marker, 1);
+    append.record(marker);
+    VerificationGuard guard = state.maybeStartVerification(PID, next, 0, true);
+
+    // When
+    append.commit();
+
+    // Then: the guard survives, and the next transaction's first batch opens with it
+    assertThat(state.isVerifying(PID)).isTrue();
+    log.logEndOffset = 2;
+    log.appendFromClient(guard, transactional(PID, next, 0, 1, now));
+    assertThat(log.logEndOffset).isEqualTo(3);
+  }
+
+  @Test
   void aV2MarkerDropsAGuardAtAnotherEpoch() throws Exception {
     // Given: the guard was asked for at epoch 4 and the coordinator aborted that transaction, so
     // its marker carries epoch 5
