@@ -500,8 +500,7 @@ class TieredCompactionTest {
    * A store that fails the {@code nth} call of one operation and every call after it, as a broker
    * that died at that point would make no more calls; {@link #revive} is the restart.
    */
-  private static final class FailingStore implements RemoteSegmentStore {
-    private final RemoteSegmentStore delegate;
+  private static final class FailingStore extends ForwardingSegmentStore {
     private final Map<String, Integer> calls = new HashMap<>();
     private String failOp;
     private int failAt;
@@ -509,7 +508,7 @@ class TieredCompactionTest {
     private Runnable duringCopy = () -> {};
 
     FailingStore(RemoteSegmentStore delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     void failFrom(String op, int nth) {
@@ -554,68 +553,68 @@ class TieredCompactionTest {
         throws IOException {
       check("copySegment");
       duringCopy.run();
-      delegate.copySegment(tp, segment, files);
+      super.copySegment(tp, segment, files);
     }
 
     @Override
     public byte[] fetchLogRange(TopicIdPartition tp, RemoteSegment segment, long start, int length)
         throws IOException {
       check("fetch");
-      return delegate.fetchLogRange(tp, segment, start, length);
+      return super.fetchLogRange(tp, segment, start, length);
     }
 
     @Override
     public Optional<byte[]> fetchFile(
         TopicIdPartition tp, RemoteSegment segment, RemoteFileType type) throws IOException {
       check("fetch");
-      return delegate.fetchFile(tp, segment, type);
+      return super.fetchFile(tp, segment, type);
     }
 
     @Override
     public void deleteSegment(TopicIdPartition tp, RemoteSegment segment) throws IOException {
       check("deleteSegment");
-      delegate.deleteSegment(tp, segment);
+      super.deleteSegment(tp, segment);
     }
 
     @Override
     public Optional<byte[]> readManifest(TopicIdPartition tp) throws IOException {
       check("readManifest");
-      return delegate.readManifest(tp);
+      return super.readManifest(tp);
     }
 
     @Override
     public void writeManifest(TopicIdPartition tp, byte[] manifest) throws IOException {
       checkManifest(manifest);
-      delegate.writeManifest(tp, manifest);
+      super.writeManifest(tp, manifest);
     }
 
     @Override
     public Optional<StoredManifest> readManifestVersion(TopicIdPartition tp) throws IOException {
       check("readManifest");
-      return delegate.readManifestVersion(tp);
+      return super.readManifestVersion(tp);
     }
 
     @Override
     public String replaceManifest(
         TopicIdPartition tp, byte[] manifest, Optional<String> expectedVersion) throws IOException {
       checkManifest(manifest);
-      return delegate.replaceManifest(tp, manifest, expectedVersion);
+      return super.replaceManifest(tp, manifest, expectedVersion);
     }
 
     @Override
     public void deleteManifest(TopicIdPartition tp) throws IOException {
       check("deleteManifest");
-      delegate.deleteManifest(tp);
+      super.deleteManifest(tp);
     }
 
     @Override
     public List<String> listObjects(TopicIdPartition tp) throws IOException {
-      return delegate.listObjects(tp);
+      return super.listObjects(tp);
     }
 
     @Override
     public void close() throws IOException {
-      delegate.close();
+      super.close();
     }
   }
 }
