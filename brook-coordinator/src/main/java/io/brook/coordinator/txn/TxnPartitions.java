@@ -1,6 +1,7 @@
 package io.brook.coordinator.txn;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -17,6 +18,30 @@ import org.apache.kafka.common.protocol.Errors;
 final class TxnPartitions {
   private final TxnStore store;
 
+  /**
+   * Additions that arrived while their id's previous write (an earlier addition, or the end of the
+   * last transaction) was not yet committed, merged per id: written together once it is.
+   */
+  private final Map<String, WaitingAdd> waiting = new HashMap<>();
+
+  private static final class WaitingAdd {
+    final long producerId;
+    final short producerEpoch;
+    final boolean v2;
+    final Set<TopicPartition> partitions = new HashSet<>();
+    final CompletableFuture<Errors> answer = new CompletableFuture<>();
+
+    WaitingAdd(long producerId, short producerEpoch, boolean v2) {
+      this.producerId = producerId;
+      this.producerEpoch = producerEpoch;
+      this.v2 = v2;
+    }
+
+    boolean sameAs(long otherProducerId, short otherEpoch, boolean otherV2) {
+      return producerId == otherProducerId && producerEpoch == otherEpoch && v2 == otherV2;
+    }
+  }
+
   TxnPartitions(TxnStore store) {
     this.store = store;
   }
@@ -26,6 +51,73 @@ final class TxnPartitions {
    *     to a partition, or its TxnOffsetCommit)
    */
   CompletableFuture<Errors> add(
+      String transactionalId,
+      long producerId,
+      short producerEpoch,
+      Set<TopicPartition> added,
+      boolean v2) {
+    CompletableFuture<Errors> afterWrite =
+        maybeWaitForWrite(transactionalId, producerId, producerEpoch, added, v2);
+    return afterWrite != null
+        ? afterWrite
+        : addNow(transactionalId, producerId, producerEpoch, added, v2);
+  }
+
+  /**
+   * An addition arriving while the id's previous write is not committed waits for that write
+   * instead of answering CONCURRENT_TRANSACTIONS, when that write leaves the transaction open to it
+   * (an addition of other partitions, or the Complete* that ends the previous transaction of a V2
+   * producer, whose epoch is already the new one): with transaction protocol V2 every leader a new
+   * transaction writes to asks at once, and one retry round per leader would add up. Those waiting
+   * are merged into one write. Null when the addition is to be answered now.
+   */
+  private CompletableFuture<Errors> maybeWaitForWrite(
+      String transactionalId,
+      long producerId,
+      short producerEpoch,
+      Set<TopicPartition> added,
+      boolean v2) {
+    if (!store.isPending(transactionalId)) {
+      return null;
+    }
+    TxnMetadata replayed = store.get(transactionalId).orElse(null);
+    if (replayed == null
+        || replayed.producerId() != producerId
+        || replayed.producerEpoch() != producerEpoch
+        || replayed.state().isPrepare()
+        || replayed.state() == TransactionState.DEAD
+        || replayed.state() == TransactionState.PREPARE_EPOCH_FENCE) {
+      return null;
+    }
+    WaitingAdd queued = waiting.get(transactionalId);
+    if (queued == null) {
+      WaitingAdd fresh = new WaitingAdd(producerId, producerEpoch, v2);
+      if (!store.afterWrite(transactionalId, () -> addWaiting(transactionalId))) {
+        return null;
+      }
+      waiting.put(transactionalId, fresh);
+      queued = fresh;
+    } else if (!queued.sameAs(producerId, producerEpoch, v2)) {
+      return null;
+    }
+    queued.partitions.addAll(added);
+    return queued.answer;
+  }
+
+  /** The write the merged additions waited for is over: they are written, or answered, now. */
+  private void addWaiting(String transactionalId) {
+    WaitingAdd queued = waiting.remove(transactionalId);
+    if (queued == null) {
+      return;
+    }
+    addNow(transactionalId, queued.producerId, queued.producerEpoch, queued.partitions, queued.v2)
+        .whenComplete(
+            (error, failure) ->
+                queued.answer.complete(
+                    failure == null ? error : Errors.forException(TxnStore.unwrap(failure))));
+  }
+
+  private CompletableFuture<Errors> addNow(
       String transactionalId,
       long producerId,
       short producerEpoch,

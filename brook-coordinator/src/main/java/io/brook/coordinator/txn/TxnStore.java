@@ -33,6 +33,9 @@ final class TxnStore {
   /** The last committed state of each pending id (absent: none, a new id). */
   private final Map<String, TxnMetadata> beforePending = new HashMap<>();
 
+  /** What runs once a pending id's write is over: at most one per id ({@link #afterWrite}). */
+  private final Map<String, Runnable> afterWrite = new HashMap<>();
+
   private Consumer<TxnMetadata> onRecovered = txn -> {};
   private long reconfirmSequence;
 
@@ -54,6 +57,26 @@ final class TxnStore {
 
   boolean isPending(String transactionalId) {
     return pending.contains(transactionalId);
+  }
+
+  /**
+   * Runs {@code then} on the shard's thread once the pending write of {@code transactionalId} is
+   * over: committed, or failed (then the id may still be pending, see {@link #reconfirm}). One
+   * waiter per id: false, and nothing registered, when the id is not pending or one already waits.
+   */
+  boolean afterWrite(String transactionalId, Runnable then) {
+    if (!pending.contains(transactionalId) || afterWrite.containsKey(transactionalId)) {
+      return false;
+    }
+    afterWrite.put(transactionalId, then);
+    return true;
+  }
+
+  private void runAfterWrite(String transactionalId) {
+    Runnable then = afterWrite.remove(transactionalId);
+    if (then != null) {
+      then.run();
+    }
   }
 
   /**
@@ -121,6 +144,7 @@ final class TxnStore {
           if (failure == null) {
             ids.forEach(this::settled);
             result.complete(null);
+            ids.forEach(this::runAfterWrite);
             return;
           }
           Throwable cause = unwrap(failure);
@@ -130,6 +154,7 @@ final class TxnStore {
             reconfirm(ids);
           }
           result.completeExceptionally(cause);
+          ids.forEach(this::runAfterWrite);
         },
         context.executor());
     return result;

@@ -67,6 +67,13 @@ public final class FakeShardContext implements ShardContext, ShardTimer {
     pending.forEach(f -> f.complete(null));
   }
 
+  /** Fails the writes held so far with {@code error}, as a write not replicated in time fails. */
+  public void failPendingCommits(RuntimeException error) {
+    List<CompletableFuture<Void>> pending = List.copyOf(pendingCommits);
+    pendingCommits.clear();
+    pending.forEach(f -> f.completeExceptionally(error));
+  }
+
   /** Makes every following write fail with {@code error} (null to stop). */
   public void failWrites(RuntimeException error) {
     this.failWrites = error;

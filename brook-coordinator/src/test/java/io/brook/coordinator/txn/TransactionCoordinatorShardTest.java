@@ -165,6 +165,66 @@ class TransactionCoordinatorShardTest {
   }
 
   @Test
+  void additionsArrivingDuringAnUncommittedAdditionWaitAndAreWrittenTogether() {
+    // Given: an addition not yet committed
+    init(-1, (short) -1, 100L);
+    context.holdCommits(true);
+    TopicPartition second = new TopicPartition("orders", 1);
+    TopicPartition third = new TopicPartition("orders", 2);
+    CompletableFuture<Errors> first = shard.addPartitions(ID, 100L, (short) 0, Set.of(TP));
+    int recordsBefore = context.records().size();
+
+    // When: two more arrive (as from the other leaders of a V2 transaction's first writes)
+    CompletableFuture<Errors> secondAdd = shard.addPartitions(ID, 100L, (short) 0, Set.of(second));
+    CompletableFuture<Errors> thirdAdd = shard.addPartitions(ID, 100L, (short) 0, Set.of(third));
+
+    // Then: they wait instead of answering CONCURRENT_TRANSACTIONS, and are written in one record
+    // once the first addition commits
+    assertThat(secondAdd).isNotDone();
+    assertThat(thirdAdd).isNotDone();
+    assertThat(context.records()).hasSize(recordsBefore);
+    context.releaseCommits();
+    assertThat(first.join()).isEqualTo(Errors.NONE);
+    assertThat(context.records()).hasSize(recordsBefore + 1);
+    assertThat(secondAdd).isNotDone();
+    context.holdCommits(false);
+    context.releaseCommits();
+    assertThat(secondAdd.join()).isEqualTo(Errors.NONE);
+    assertThat(thirdAdd.join()).isEqualTo(Errors.NONE);
+    assertThat(state().partitions()).containsExactlyInAnyOrder(TP, second, third);
+  }
+
+  @Test
+  void anAdditionWaitingForAWriteThatFailsIsAnsweredRetriably() {
+    init(-1, (short) -1, 100L);
+    context.holdCommits(true);
+    CompletableFuture<Errors> first = shard.addPartitions(ID, 100L, (short) 0, Set.of(TP));
+    CompletableFuture<Errors> waiting =
+        shard.addPartitions(ID, 100L, (short) 0, Set.of(new TopicPartition("orders", 1)));
+    context.holdCommits(false);
+    context.failWrites(new TimeoutException("not replicated in time"));
+    context.failPendingCommits(new TimeoutException("not replicated in time"));
+
+    assertThat(first.join()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
+    // The id stays pending until its state is written again: the waiting addition is not
+    // written on top of a state that may not be durable.
+    assertThat(waiting.join()).isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
+  }
+
+  @Test
+  void anAdditionDuringTheEndOfTheTransactionIsAnsweredAtOnce() {
+    init(-1, (short) -1, 100L);
+    shard.addPartitions(ID, 100L, (short) 0, Set.of(TP)).join();
+    context.holdCommits(true);
+    CompletableFuture<Errors> end = shard.endTxn(ID, 100L, (short) 0, true);
+
+    assertThat(shard.addPartitions(ID, 100L, (short) 0, Set.of(TP)).join())
+        .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
+    context.releaseCommits();
+    assertThat(end.join()).isEqualTo(Errors.NONE);
+  }
+
+  @Test
   void verificationAnswersFromTheCommittedStateWhileAWriteIsPending() {
     // Given: TP is in the transaction, and the addition of a second partition is not committed
     init(-1, (short) -1, 100L);

@@ -94,6 +94,28 @@ class TransactionV2ShardTest {
   }
 
   @Test
+  void theNextTransactionsFirstWriteWaitsForTheEndOfThePreviousToCommit() {
+    // Given: a committed transaction whose markers are written and whose Complete* is not yet
+    // committed
+    shard.addPartitionsV2(ID, 100L, (short) 0, Set.of(TP)).join();
+    end((short) 0, true);
+    context.holdCommits(true);
+    ackMarkers();
+    assertThat(state().state()).isEqualTo(TransactionState.COMPLETE_COMMIT);
+
+    // When: a leader adds a partition for the next transaction (the bumped epoch)
+    CompletableFuture<Errors> add = shard.addPartitionsV2(ID, 100L, (short) 1, Set.of(TP));
+
+    // Then: it waits for the Complete* instead of answering CONCURRENT_TRANSACTIONS
+    assertThat(add).isNotDone();
+    context.holdCommits(false);
+    context.releaseCommits();
+    assertThat(add.join()).isEqualTo(Errors.NONE);
+    assertThat(state().state()).isEqualTo(TransactionState.ONGOING);
+    assertThat(state().partitions()).containsExactly(TP);
+  }
+
+  @Test
   void anIdleIdMayBeAbortedButNotCommitted() {
     assertThat(end((short) 0, true).error()).isEqualTo(Errors.INVALID_TXN_STATE);
     assertThat(end((short) 0, false)).isEqualTo(EndTxnResult.ok(100L, (short) 1));
