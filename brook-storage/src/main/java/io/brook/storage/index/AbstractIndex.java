@@ -254,6 +254,23 @@ abstract sealed class AbstractIndex<E> implements Closeable permits OffsetIndex,
     return slot < 0 ? none() : entryAt(buf, slot);
   }
 
+  /**
+   * The greatest entry whose lookup key is at most {@code target} ({@link #none()} if there is
+   * none) and the entry after it (null if there is none), read from one snapshot of the index.
+   */
+  final Bracket<E> bracket(long target) {
+    int count = entries;
+    ByteBuffer buf = mmap;
+    int n = readable(count, buf);
+    int slot = floorSlot(buf, n, target, false);
+    E floor = slot < 0 ? none() : entryAt(buf, slot);
+    E next = slot + 1 < n ? entryAt(buf, slot + 1) : null;
+    return new Bracket<>(floor, next);
+  }
+
+  /** Two neighbouring entries around a lookup key; {@code next} may be null. */
+  record Bracket<E>(E floor, E next) {}
+
   /** The {@code n}th entry; {@link IndexOutOfBoundsException} unless 0 <= n < entries. */
   final E entryNumber(int n) {
     int count = entries;

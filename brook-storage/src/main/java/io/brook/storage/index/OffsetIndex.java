@@ -103,6 +103,22 @@ public final class OffsetIndex extends AbstractIndex<OffsetPosition> {
   }
 
   /**
+   * {@link #lookup} and the entry after the one it finds: the greatest entry whose offset is at
+   * most {@code targetOffset} ({@code (baseOffset, 0)} if there is none) as {@code floor}, and the
+   * next entry, whose offset is above the target, as {@code next} (null when there is none). The
+   * log names each entry by a batch's last offset at that batch's position, so the batch holding
+   * the target lies after {@code floor}'s and, when every batch is indexed, exactly at {@code
+   * next}'s. Lock-free, allocates only the result.
+   */
+  public Neighbours neighbours(long targetOffset) {
+    Bracket<OffsetPosition> bracket = bracket(targetOffset);
+    return new Neighbours(bracket.floor(), bracket.next());
+  }
+
+  /** What {@link #neighbours} finds; {@code next} is null when {@code floor} is the last entry. */
+  public record Neighbours(OffsetPosition floor, OffsetPosition next) {}
+
+  /**
    * The {@code n}th entry (0-based), with its absolute offset.
    *
    * @throws IndexOutOfBoundsException unless {@code 0 <= n < entries()}.

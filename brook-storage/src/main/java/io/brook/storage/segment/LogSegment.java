@@ -266,7 +266,7 @@ public final class LogSegment implements Closeable {
 
   /**
    * Where the first batch holding an offset at or above {@code offset} starts, searching from the
-   * index entry at or below it; null if no such batch is in this segment.
+   * index entries around it ({@link BatchPositions}); null if no such batch is in this segment.
    */
   public FileRecords.LogOffsetPosition translateOffset(long offset, int startingPosition) {
     file.pinUnchecked();
@@ -278,13 +278,8 @@ public final class LogSegment implements Closeable {
   }
 
   private FileRecords.LogOffsetPosition translatePinned(long offset, int startingPosition) {
-    OffsetPosition mapping = file.offsetIndexUnchecked().lookup(offset);
-    FileRecords log = file.records();
-    int from = Math.max(mapping.position(), startingPosition);
-    if (from > log.sizeInBytes()) {
-      from = startingPosition;
-    }
-    return log.searchForOffsetFromPosition(offset, from);
+    return BatchPositions.find(
+        file.records(), file.offsetIndexUnchecked().neighbours(offset), offset, startingPosition);
   }
 
   /**
