@@ -16,6 +16,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -73,6 +74,14 @@ public final class AdminServer implements AutoCloseable {
   private final EventLoopGroup group;
   private final ExecutorService worker;
   private final Channel channel;
+
+  /**
+   * The accepted connections, closed explicitly on {@link #close}: a client's keep-alive connection
+   * must end with this server, so its next request opens one to whatever listens on the port next
+   * instead of being written to a socket nobody reads any more.
+   */
+  private final ChannelGroup connections;
+
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final ExpositionFormats formats = ExpositionFormats.init();
   private final Supplier<List<HealthCheck>> health;
@@ -112,6 +121,7 @@ public final class AdminServer implements AutoCloseable {
                   new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                      connections.add(ch);
                       ch.pipeline()
                           .addLast(new HttpServerCodec())
                           .addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES))
@@ -163,6 +173,7 @@ public final class AdminServer implements AutoCloseable {
   @Override
   public void close() {
     channel.close().syncUninterruptibly();
+    connections.close().awaitUninterruptibly();
     ConsoleHttp attached = console;
     if (attached != null) {
       attached.close();
