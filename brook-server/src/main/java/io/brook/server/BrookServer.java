@@ -179,6 +179,8 @@ public final class BrookServer implements AutoCloseable {
     /** Share groups' delivery state at this node's leaders; its sweep runs on {@link #periodic}. */
     SharePartitionManager shares;
 
+    ShareStatePersister shareStates;
+
     /** The durable state of share-partitions, in {@code __share_group_state}. */
     ShareCoordinator shareCoordinator;
 
@@ -427,18 +429,21 @@ public final class BrookServer implements AutoCloseable {
             new ReplicaCoordinatorLogs(c.replicaManager),
             c.replicaManager::image,
             Time.SYSTEM);
+    c.shareStates =
+        new ShareStatePersister(
+            c.shareCoordinator,
+            InternalTopicCreators.viaController(cluster.controllerClient()),
+            c.replicaManager::image,
+            nodeId,
+            config.interBrokerListenerName(),
+            InterNodeClients.shareState(c.interNode, config, c.tls));
+    // The leaders' persister is also how the group coordinator reaches the share coordinators.
     c.shares =
         new SharePartitionManager(
             c.replicaManager,
             CoordinatorConfigs.shareLimits(config),
             System::currentTimeMillis,
-            new ShareStatePersister(
-                c.shareCoordinator,
-                InternalTopicCreators.viaController(cluster.controllerClient()),
-                c.replicaManager::image,
-                nodeId,
-                config.interBrokerListenerName(),
-                InterNodeClients.shareState(c.interNode, config, c.tls)));
+            c.shareStates);
     c.shares.start(c.periodic);
     c.replicaManager.applyMetadata(quorum.image());
     quorum.addListener(c.replicaManager::applyMetadata);
@@ -698,7 +703,7 @@ public final class BrookServer implements AutoCloseable {
             c.leaderThrottle));
     handlers.addAll(
         GroupApis.handlers(
-            new GroupService(c.groupCoordinator),
+            new GroupService(c.groupCoordinator, c.shareStates),
             c.replicaManager,
             InternalTopicCreators.viaController(cluster.controllerClient()),
             CoordinatorConfigs.transactionTopic(config),

@@ -17,7 +17,11 @@ import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.DeleteShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.DescribeShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.DescribeShareGroupOffsetsResponseData;
 import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -138,6 +142,8 @@ public final class ApiAuthorization {
       return switch (apiKey()) {
         case LIST_GROUPS, LIST_TRANSACTIONS ->
             answer.thenApply(response -> filterListing(context, response));
+        case DESCRIBE_SHARE_GROUP_OFFSETS ->
+            answer.thenApply(response -> filterShareOffsets(context, response));
         default -> answer;
       };
     }
@@ -176,6 +182,28 @@ public final class ApiAuthorization {
         }
       }
       return null;
+    }
+
+    /**
+     * A share group's offsets keep the topics the principal may DESCRIBE (named topics were checked
+     * before; this drops those of a request for all topics, as Kafka does).
+     */
+    private ApiMessage filterShareOffsets(RequestContext context, ApiMessage response) {
+      if (response instanceof DescribeShareGroupOffsetsResponseData offsets) {
+        offsets
+            .groups()
+            .forEach(
+                g ->
+                    g.topics()
+                        .removeIf(
+                            t ->
+                                !authorizer.authorizeQuietly(
+                                    context,
+                                    AclOperation.DESCRIBE,
+                                    ResourceType.TOPIC,
+                                    t.topicName())));
+      }
+      return response;
     }
 
     /** A listing keeps what the principal may describe (all of it with DESCRIBE on the cluster). */
@@ -280,6 +308,30 @@ public final class ApiAuthorization {
           ((ShareGroupDescribeRequestData) request)
               .groupIds()
               .forEach(id -> needs.add(Need.group(AclOperation.DESCRIBE, id)));
+      case DESCRIBE_SHARE_GROUP_OFFSETS ->
+          // All or nothing (Kafka answers per group and topic); without topics, the topics
+          // described are those the principal may DESCRIBE (filtered from the response).
+          ((DescribeShareGroupOffsetsRequestData) request)
+              .groups()
+              .forEach(
+                  g -> {
+                    needs.add(Need.group(AclOperation.DESCRIBE, g.groupId()));
+                    if (g.topics() != null) {
+                      g.topics()
+                          .forEach(
+                              t -> needs.add(Need.topic(AclOperation.DESCRIBE, t.topicName())));
+                    }
+                  });
+      case ALTER_SHARE_GROUP_OFFSETS ->
+          // Each topic: PerEntryAuthorization.
+          needs.add(
+              Need.group(
+                  AclOperation.READ, ((AlterShareGroupOffsetsRequestData) request).groupId()));
+      case DELETE_SHARE_GROUP_OFFSETS ->
+          // Each topic: PerEntryAuthorization.
+          needs.add(
+              Need.group(
+                  AclOperation.DELETE, ((DeleteShareGroupOffsetsRequestData) request).groupId()));
       case OFFSET_COMMIT -> {
         OffsetCommitRequestData commit = (OffsetCommitRequestData) request;
         // Each topic: PerEntryAuthorization.

@@ -10,12 +10,16 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
+import org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.AlterShareGroupOffsetsResponseData;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DeleteRecordsResponseData;
+import org.apache.kafka.common.message.DeleteShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.DeleteShareGroupOffsetsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
@@ -84,6 +88,10 @@ final class PerEntryAuthorization {
       case TXN_OFFSET_COMMIT ->
           txnOffsetCommit((TxnOffsetCommitRequestData) request, check, topicNames);
       case OFFSET_DELETE -> offsetDelete((OffsetDeleteRequestData) request, check);
+      case ALTER_SHARE_GROUP_OFFSETS ->
+          alterShareGroupOffsets((AlterShareGroupOffsetsRequestData) request, check);
+      case DELETE_SHARE_GROUP_OFFSETS ->
+          deleteShareGroupOffsets((DeleteShareGroupOffsetsRequestData) request, check);
       case DELETE_RECORDS -> deleteRecords((DeleteRecordsRequestData) request, check);
       case DESCRIBE_PRODUCERS -> describeProducers((DescribeProducersRequestData) request, check);
       case OFFSET_FOR_LEADER_EPOCH ->
@@ -104,6 +112,8 @@ final class PerEntryAuthorization {
           OFFSET_COMMIT,
           TXN_OFFSET_COMMIT,
           OFFSET_DELETE,
+          ALTER_SHARE_GROUP_OFFSETS,
+          DELETE_SHARE_GROUP_OFFSETS,
           DELETE_RECORDS,
           DESCRIBE_PRODUCERS,
           OFFSET_FOR_LEADER_EPOCH ->
@@ -403,6 +413,62 @@ final class PerEntryAuthorization {
       OffsetDeleteResponseData response = (OffsetDeleteResponseData) message;
       if (response.errorCode() == Errors.NONE.code()) { // a group error answers alone, as Kafka
         denied.forEach(t -> response.topics().add(t));
+      }
+    };
+  }
+
+  /**
+   * AlterShareGroupOffsets: the group is checked whole (READ); each topic needs READ, answered per
+   * partition.
+   */
+  private static Denied alterShareGroupOffsets(
+      AlterShareGroupOffsetsRequestData request, Checker check) {
+    List<AlterShareGroupOffsetsResponseData.AlterShareGroupOffsetsResponseTopic> denied =
+        check.removeDeniedByName(
+            AclOperation.READ,
+            request.topics(),
+            t -> t.topicName(),
+            t ->
+                eachPartition(
+                    t.partitions(),
+                    new AlterShareGroupOffsetsResponseData.AlterShareGroupOffsetsResponseTopic()
+                        .setTopicName(t.topicName()),
+                    AlterShareGroupOffsetsResponseData.AlterShareGroupOffsetsResponseTopic
+                        ::partitions,
+                    p ->
+                        new AlterShareGroupOffsetsResponseData
+                                .AlterShareGroupOffsetsResponsePartition()
+                            .setPartitionIndex(p.partitionIndex())
+                            .setErrorCode(TOPIC_DENIED)
+                            .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message())));
+    return message -> {
+      AlterShareGroupOffsetsResponseData response = (AlterShareGroupOffsetsResponseData) message;
+      if (response.errorCode() == Errors.NONE.code()) { // a group error answers alone
+        denied.forEach(t -> response.responses().add(t));
+      }
+    };
+  }
+
+  /**
+   * DeleteShareGroupOffsets: the group is checked whole (DELETE); each topic needs READ, answered
+   * per topic.
+   */
+  private static Denied deleteShareGroupOffsets(
+      DeleteShareGroupOffsetsRequestData request, Checker check) {
+    List<DeleteShareGroupOffsetsResponseData.DeleteShareGroupOffsetsResponseTopic> denied =
+        check.removeDeniedByName(
+            AclOperation.READ,
+            request.topics(),
+            t -> t.topicName(),
+            t ->
+                new DeleteShareGroupOffsetsResponseData.DeleteShareGroupOffsetsResponseTopic()
+                    .setTopicName(t.topicName())
+                    .setErrorCode(TOPIC_DENIED)
+                    .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message()));
+    return message -> {
+      DeleteShareGroupOffsetsResponseData response = (DeleteShareGroupOffsetsResponseData) message;
+      if (response.errorCode() == Errors.NONE.code()) { // a group error answers alone
+        response.setResponses(concat(response.responses(), denied));
       }
     };
   }

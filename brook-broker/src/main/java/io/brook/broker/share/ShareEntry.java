@@ -38,6 +38,7 @@ final class ShareEntry {
   private boolean writing;
   private boolean dirty;
   private List<CompletableFuture<Errors>> waiting = new ArrayList<>();
+  private List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
 
   ShareEntry(String groupId, Uuid topicId, int partition, int leaderEpoch) {
     this.groupId = groupId;
@@ -133,17 +134,46 @@ final class ShareEntry {
     }
   }
 
+  /**
+   * Completes once no write is in flight (at once when none is): what a share-partition read again
+   * after this entry left memory waits for, so it reads the last write.
+   */
+  CompletableFuture<Void> idle() {
+    synchronized (lock) {
+      if (!writing) {
+        return CompletableFuture.completedFuture(null);
+      }
+      CompletableFuture<Void> idle = new CompletableFuture<>();
+      idleWaiters.add(idle);
+      return idle;
+    }
+  }
+
+  /** Takes the idle waiters; called under the lock when writing stops. */
+  private List<CompletableFuture<Void>> takeIdleWaiters() {
+    List<CompletableFuture<Void>> idle = idleWaiters;
+    idleWaiters = new ArrayList<>();
+    return idle;
+  }
+
   private void writeNext(Writer writer) {
-    List<CompletableFuture<Errors>> carried;
+    List<CompletableFuture<Errors>> taken = null;
+    List<CompletableFuture<Void>> idle = List.of();
     synchronized (lock) {
       if (!dirty) {
         writing = false;
-        return;
+        idle = takeIdleWaiters();
+      } else {
+        taken = waiting;
+        waiting = new ArrayList<>();
+        dirty = false;
       }
-      carried = waiting;
-      waiting = new ArrayList<>();
-      dirty = false;
     }
+    if (taken == null) {
+      idle.forEach(f -> f.complete(null));
+      return;
+    }
+    List<CompletableFuture<Errors>> carried = taken;
     CompletableFuture<Errors> written;
     try {
       written = writer.write(this);
@@ -154,6 +184,7 @@ final class ShareEntry {
         (error, failure) -> {
           Errors outcome = failure != null ? Errors.COORDINATOR_NOT_AVAILABLE : error;
           boolean retryNow;
+          List<CompletableFuture<Void>> stopped = List.of();
           synchronized (lock) {
             if (outcome != Errors.NONE) {
               // Written again by the sweep (or the next change); the state stays in memory.
@@ -162,9 +193,11 @@ final class ShareEntry {
             retryNow = outcome == Errors.NONE && dirty;
             if (!retryNow) {
               writing = false;
+              stopped = takeIdleWaiters();
             }
           }
           carried.forEach(f -> f.complete(outcome));
+          stopped.forEach(f -> f.complete(null));
           if (retryNow) {
             writeNext(writer);
           }

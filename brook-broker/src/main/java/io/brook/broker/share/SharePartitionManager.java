@@ -37,6 +37,11 @@ import org.slf4j.LoggerFactory;
  * delivery count. Without a persister (tests) the state lives in memory only and starts over with
  * each leader epoch.
  *
+ * <p>With a persister, a group's share-partitions leave memory once no member of the group has a
+ * session here, and one whose write is refused with FENCED_STATE_EPOCH leaves at once: the group's
+ * state may have been reset or deleted by the share-group admin APIs, and the next fetch reads it
+ * again.
+ *
  * <p>A periodic task on the broker's scheduler (never a network thread) releases expired
  * acquisition locks, drops idle sessions and share-partitions this broker no longer leads, retries
  * failed writes, and wakes the fetches waiting on a partition whose records became available again.
@@ -63,6 +68,13 @@ public final class SharePartitionManager implements Closeable {
   private final ShareStatePersister persister;
   private final ShareSessions sessions;
   private final Map<Key, ShareEntry> partitions = new ConcurrentHashMap<>();
+
+  /**
+   * The last writes of share-partitions that left memory, still in flight: reading one again waits
+   * for its write, so it reads what was written.
+   */
+  private final Map<Key, CompletableFuture<Void>> draining = new ConcurrentHashMap<>();
+
   private volatile Scheduler scheduler;
   private volatile Scheduler.Task sweep;
 
@@ -179,8 +191,12 @@ public final class SharePartitionManager implements Closeable {
       return;
     }
     TopicPartition tp = key.topicPartition();
-    persister
-        .read(entry.groupId(), entry.topicId(), tp.partition(), entry.leaderEpoch())
+    draining
+        .getOrDefault(key, CompletableFuture.completedFuture(null))
+        .thenCompose(
+            drained ->
+                persister.read(
+                    entry.groupId(), entry.topicId(), tp.partition(), entry.leaderEpoch()))
         .thenCompose(read -> initializeIfNew(entry, partition, read))
         .whenComplete(
             (loaded, failure) ->
@@ -271,14 +287,36 @@ public final class SharePartitionManager implements Closeable {
 
   private CompletableFuture<Errors> write(ShareEntry entry) {
     SharePartition.Snapshot snapshot = entry.state().snapshot();
-    return persister.write(
-        entry.groupId(),
-        entry.topicId(),
-        entry.partition(),
-        entry.stateEpoch(),
-        entry.leaderEpoch(),
-        snapshot.startOffset(),
-        snapshot.batches());
+    return persister
+        .write(
+            entry.groupId(),
+            entry.topicId(),
+            entry.partition(),
+            entry.stateEpoch(),
+            entry.leaderEpoch(),
+            snapshot.startOffset(),
+            snapshot.batches())
+        .thenApply(
+            error -> {
+              if (error == Errors.FENCED_STATE_EPOCH) {
+                dropFenced(entry);
+              }
+              return error;
+            });
+  }
+
+  /**
+   * The share-partition's state was initialized again since it was read (an offset reset of its
+   * group): it leaves memory, and the next fetch reads the new state.
+   */
+  private void dropFenced(ShareEntry entry) {
+    if (partitions.values().remove(entry)) {
+      log.info(
+          "Share-partition state was reset, reading it again groupId={} topicId={} partition={}",
+          entry.groupId(),
+          entry.topicId(),
+          entry.partition());
+    }
   }
 
   /** Whether the group's share-partition is being read from the share coordinator. */
@@ -302,6 +340,34 @@ public final class SharePartitionManager implements Closeable {
       if (state.isPresent() && state.get().releaseAll(memberId) > 0) {
         persist(groupId, tp);
         replicaManager.delayedOperations().onProgress(tp);
+      }
+    }
+    if (persister != null && !sessions.hasGroup(groupId)) {
+      forget(groupId, topicPartitions);
+    }
+  }
+
+  /**
+   * The group has no session here any more: its share-partitions of {@code topicPartitions} leave
+   * memory (their last writes carry on), so the next member's first fetch reads them again. An
+   * empty group's state may be reset or deleted by the admin APIs meanwhile (a new state epoch, or
+   * no state), which the read then finds.
+   */
+  private void forget(String groupId, Set<TopicPartition> topicPartitions) {
+    for (TopicPartition tp : topicPartitions) {
+      Key key = new Key(groupId, tp);
+      ShareEntry gone = partitions.remove(key);
+      if (gone == null) {
+        continue;
+      }
+      log.debug(
+          "Share-partition dropped, no session of its group here groupId={} topicPartition={}",
+          groupId,
+          tp);
+      CompletableFuture<Void> idle = gone.idle();
+      if (!idle.isDone()) {
+        draining.put(key, idle);
+        idle.whenComplete((ok, failure) -> draining.remove(key, idle));
       }
     }
   }

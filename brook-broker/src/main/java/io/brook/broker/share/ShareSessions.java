@@ -133,6 +133,16 @@ public final class ShareSessions {
     return sessions.containsKey(key);
   }
 
+  /** Whether any member of {@code groupId} has a session here. */
+  public synchronized boolean hasGroup(String groupId) {
+    for (Key key : sessions.keySet()) {
+      if (key.groupId().equals(groupId)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   public synchronized int size() {
     return sessions.size();
   }

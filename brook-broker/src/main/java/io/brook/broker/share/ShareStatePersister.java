@@ -6,6 +6,7 @@ import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.InternalTopicCreator;
 import io.brook.coordinator.service.RequestInfo;
 import io.brook.coordinator.service.ShareCoordinatorService;
+import io.brook.coordinator.service.ShareStateClient;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.PartitionImage;
 import io.brook.metadata.image.TopicImage;
@@ -25,6 +26,8 @@ import org.apache.kafka.common.message.InitializeShareGroupStateRequestData;
 import org.apache.kafka.common.message.InitializeShareGroupStateResponseData;
 import org.apache.kafka.common.message.ReadShareGroupStateRequestData;
 import org.apache.kafka.common.message.ReadShareGroupStateResponseData;
+import org.apache.kafka.common.message.ReadShareGroupStateSummaryRequestData;
+import org.apache.kafka.common.message.ReadShareGroupStateSummaryResponseData;
 import org.apache.kafka.common.message.WriteShareGroupStateRequestData;
 import org.apache.kafka.common.message.WriteShareGroupStateResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -45,8 +48,11 @@ import org.slf4j.LoggerFactory;
  * this broker keeps. The futures never fail: a coordinator that cannot be reached answers
  * COORDINATOR_NOT_AVAILABLE (or the network error), and the caller tries again later. When {@code
  * __share_group_state} does not exist yet it is created, as FindCoordinator creates it.
+ *
+ * <p>The group coordinator uses it too ({@link ShareStateClient}), for the share-group admin APIs
+ * and for deleting a share group's state.
  */
-public final class ShareStatePersister implements AutoCloseable {
+public final class ShareStatePersister implements ShareStateClient, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ShareStatePersister.class);
 
   private final ShareCoordinatorService local;
@@ -111,7 +117,43 @@ public final class ShareStatePersister implements AutoCloseable {
         ShareStatePersister::failedRead);
   }
 
+  @Override
+  public CompletableFuture<ReadShareGroupStateSummaryResponseData.PartitionResult> readSummary(
+      String groupId, Uuid topicId, int partition) {
+    ReadShareGroupStateSummaryRequestData request =
+        new ReadShareGroupStateSummaryRequestData()
+            .setGroupId(groupId)
+            .setTopics(
+                List.of(
+                    new ReadShareGroupStateSummaryRequestData.ReadStateSummaryData()
+                        .setTopicId(topicId)
+                        .setPartitions(
+                            List.of(
+                                new ReadShareGroupStateSummaryRequestData.PartitionData()
+                                    .setPartition(partition)
+                                    .setLeaderEpoch(-1)))));
+    return call(
+        groupId,
+        topicId,
+        partition,
+        ApiKeys.READ_SHARE_GROUP_STATE_SUMMARY,
+        request,
+        r -> local.readShareGroupStateSummary(localInfo, r),
+        ReadShareGroupStateSummaryResponseData.class,
+        response -> {
+          for (ReadShareGroupStateSummaryResponseData.ReadStateSummaryResult t :
+              response.results()) {
+            for (ReadShareGroupStateSummaryResponseData.PartitionResult p : t.partitions()) {
+              return p;
+            }
+          }
+          return failedSummary(Errors.UNKNOWN_SERVER_ERROR);
+        },
+        ShareStatePersister::failedSummary);
+  }
+
   /** Starts the share-partition's state over at {@code startOffset} with {@code stateEpoch}. */
+  @Override
   public CompletableFuture<Errors> initialize(
       String groupId, Uuid topicId, int partition, int stateEpoch, long startOffset) {
     InitializeShareGroupStateRequestData request =
@@ -182,6 +224,7 @@ public final class ShareStatePersister implements AutoCloseable {
   }
 
   /** Deletes the share-partition's state. */
+  @Override
   public CompletableFuture<Errors> delete(String groupId, Uuid topicId, int partition) {
     DeleteShareGroupStateRequestData request =
         new DeleteShareGroupStateRequestData()
@@ -288,6 +331,15 @@ public final class ShareStatePersister implements AutoCloseable {
   private static ReadShareGroupStateResponseData.PartitionResult failedRead(Errors error) {
     return new ReadShareGroupStateResponseData.PartitionResult()
         .setErrorCode(error.code())
+        .setStartOffset(-1);
+  }
+
+  private static ReadShareGroupStateSummaryResponseData.PartitionResult failedSummary(
+      Errors error) {
+    return new ReadShareGroupStateSummaryResponseData.PartitionResult()
+        .setErrorCode(error.code())
+        .setStateEpoch(0)
+        .setLeaderEpoch(-1)
         .setStartOffset(-1);
   }
 

@@ -2,14 +2,20 @@ package io.brook.coordinator.service;
 
 import io.brook.coordinator.InternalTopic;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.AlterShareGroupOffsetsResponseData;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
+import org.apache.kafka.common.message.DeleteShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.DeleteShareGroupOffsetsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.DescribeShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.DescribeShareGroupOffsetsResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
@@ -108,6 +114,21 @@ public interface GroupCoordinatorService {
 
   CompletableFuture<ShareGroupDescribeResponseData> shareGroupDescribe(
       RequestInfo info, ShareGroupDescribeRequestData request);
+
+  /**
+   * DescribeShareGroupOffsets: the start offsets of a share group's share-partitions, read from
+   * their share coordinators.
+   */
+  CompletableFuture<DescribeShareGroupOffsetsResponseData> describeShareGroupOffsets(
+      RequestInfo info, DescribeShareGroupOffsetsRequestData request);
+
+  /** AlterShareGroupOffsets: resets an empty share group's share-partitions. */
+  CompletableFuture<AlterShareGroupOffsetsResponseData> alterShareGroupOffsets(
+      RequestInfo info, AlterShareGroupOffsetsRequestData request);
+
+  /** DeleteShareGroupOffsets: deletes an empty share group's state of whole topics. */
+  CompletableFuture<DeleteShareGroupOffsetsResponseData> deleteShareGroupOffsets(
+      RequestInfo info, DeleteShareGroupOffsetsRequestData request);
 
   /**
    * A client connection closed: the coordinator drops what was tied to it (a classic member whose

@@ -13,13 +13,19 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
-/** DeleteGroups: removes empty groups and their offsets, each at its own coordinator shard. */
+/**
+ * DeleteGroups: removes empty groups and their offsets, each at its own coordinator shard. An empty
+ * share group's state is deleted at the share coordinators first (DeleteShareGroupState of each of
+ * its state partitions); when that fails the group stays and answers the error, as in Kafka.
+ */
 public final class DeleteGroupsHandler extends GroupApi {
   private final GroupCoordinator coordinator;
+  private final ShareAdmin shares;
 
-  public DeleteGroupsHandler(GroupCoordinator coordinator) {
+  DeleteGroupsHandler(ShareAdmin shares) {
     super(ApiKeys.DELETE_GROUPS);
-    this.coordinator = coordinator;
+    this.coordinator = shares.coordinator();
+    this.shares = shares;
   }
 
   @Override
@@ -34,13 +40,36 @@ public final class DeleteGroupsHandler extends GroupApi {
         continue;
       }
       results.add(
-          coordinator
-              .run(groupId, shard -> shard.listings().delete(groupId))
+          deleteShareState(groupId)
+              .thenCompose(
+                  shareError ->
+                      shareError != Errors.NONE
+                          ? CompletableFuture.completedFuture(shareError)
+                          : coordinator.run(groupId, shard -> shard.listings().delete(groupId)))
               .handle(
                   (error, failure) ->
                       result.setErrorCode(
                           failure != null ? errorOf(failure).code() : error.code())));
     }
+    return all(results);
+  }
+
+  /**
+   * Deletes the state of an empty share group's share-partitions; NONE at once for any other group
+   * (the shard's delete answers for it).
+   */
+  private CompletableFuture<Errors> deleteShareState(String groupId) {
+    return shares
+        .onShard(groupId, share -> CompletableFuture.completedFuture(share.adminView(groupId)))
+        .thenCompose(
+            view ->
+                view.error() != Errors.NONE || !view.empty()
+                    ? CompletableFuture.completedFuture(Errors.NONE)
+                    : shares.deleteState(groupId, ShareAdmin.all(view)));
+  }
+
+  private static CompletionStage<ApiMessage> all(
+      List<CompletableFuture<DeletableGroupResult>> results) {
     return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new))
         .thenApply(
             ignored -> {

@@ -9,15 +9,22 @@ import io.brook.coordinator.api.classic.SyncGroupHandler;
 import io.brook.coordinator.group.GroupCoordinator;
 import io.brook.coordinator.service.GroupCoordinatorService;
 import io.brook.coordinator.service.RequestInfo;
+import io.brook.coordinator.service.ShareStateClient;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.AlterShareGroupOffsetsResponseData;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
+import org.apache.kafka.common.message.DeleteShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.DeleteShareGroupOffsetsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.DescribeShareGroupOffsetsRequestData;
+import org.apache.kafka.common.message.DescribeShareGroupOffsetsResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
@@ -64,17 +71,25 @@ public final class GroupService implements GroupCoordinatorService {
   private final GroupApi consumerDescribe;
   private final GroupApi shareHeartbeat;
   private final GroupApi shareDescribe;
+  private final GroupApi shareDescribeOffsets;
+  private final GroupApi shareAlterOffsets;
+  private final GroupApi shareDeleteOffsets;
   private final ServedApis served;
 
-  public GroupService(GroupCoordinator coordinator) {
+  /**
+   * @param shareStates reaches the share coordinators, for the share-group admin APIs and for
+   *     deleting a share group's state
+   */
+  public GroupService(GroupCoordinator coordinator, ShareStateClient shareStates) {
     this.coordinator = coordinator;
+    ShareAdmin shareAdmin = new ShareAdmin(coordinator, shareStates);
     this.join = new JoinGroupHandler(coordinator);
     this.sync = new SyncGroupHandler(coordinator);
     this.heartbeat = new HeartbeatHandler(coordinator);
     this.leave = new LeaveGroupHandler(coordinator);
     this.describe = new DescribeGroupsHandler(coordinator);
     this.list = new ListGroupsHandler(coordinator);
-    this.delete = new DeleteGroupsHandler(coordinator);
+    this.delete = new DeleteGroupsHandler(shareAdmin);
     this.commit = new OffsetCommitHandler(coordinator);
     this.txnCommit = new TxnOffsetCommitHandler(coordinator);
     this.fetch = new OffsetFetchHandler(coordinator);
@@ -83,6 +98,9 @@ public final class GroupService implements GroupCoordinatorService {
     this.consumerDescribe = new ConsumerGroupDescribeHandler(coordinator);
     this.shareHeartbeat = new ShareGroupHeartbeatHandler(coordinator);
     this.shareDescribe = new ShareGroupDescribeHandler(coordinator);
+    this.shareDescribeOffsets = new DescribeShareGroupOffsetsHandler(shareAdmin);
+    this.shareAlterOffsets = new AlterShareGroupOffsetsHandler(shareAdmin);
+    this.shareDeleteOffsets = new DeleteShareGroupOffsetsHandler(shareAdmin);
     this.served =
         new ServedApis(
             join,
@@ -99,7 +117,10 @@ public final class GroupService implements GroupCoordinatorService {
             consumerHeartbeat,
             consumerDescribe,
             shareHeartbeat,
-            shareDescribe);
+            shareDescribe,
+            shareDescribeOffsets,
+            shareAlterOffsets,
+            shareDeleteOffsets);
   }
 
   @Override
@@ -210,6 +231,24 @@ public final class GroupService implements GroupCoordinatorService {
   public CompletableFuture<ShareGroupDescribeResponseData> shareGroupDescribe(
       RequestInfo info, ShareGroupDescribeRequestData request) {
     return shareDescribe.serve(info, request, ShareGroupDescribeResponseData.class);
+  }
+
+  @Override
+  public CompletableFuture<DescribeShareGroupOffsetsResponseData> describeShareGroupOffsets(
+      RequestInfo info, DescribeShareGroupOffsetsRequestData request) {
+    return shareDescribeOffsets.serve(info, request, DescribeShareGroupOffsetsResponseData.class);
+  }
+
+  @Override
+  public CompletableFuture<AlterShareGroupOffsetsResponseData> alterShareGroupOffsets(
+      RequestInfo info, AlterShareGroupOffsetsRequestData request) {
+    return shareAlterOffsets.serve(info, request, AlterShareGroupOffsetsResponseData.class);
+  }
+
+  @Override
+  public CompletableFuture<DeleteShareGroupOffsetsResponseData> deleteShareGroupOffsets(
+      RequestInfo info, DeleteShareGroupOffsetsRequestData request) {
+    return shareDeleteOffsets.serve(info, request, DeleteShareGroupOffsetsResponseData.class);
   }
 
   @Override

@@ -10,10 +10,13 @@ import io.brook.protocol.ApiHandler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.message.AlterShareGroupOffsetsRequestData;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
+import org.apache.kafka.common.message.DeleteShareGroupOffsetsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeShareGroupOffsetsRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
@@ -150,6 +153,24 @@ public final class GroupApis {
             groups.maxVersion(ApiKeys.SHARE_GROUP_DESCRIBE),
             ShareGroupDescribeRequestData.class,
             groups::shareGroupDescribe));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS,
+            groups.maxVersion(ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS),
+            DescribeShareGroupOffsetsRequestData.class,
+            groups::describeShareGroupOffsets));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.ALTER_SHARE_GROUP_OFFSETS,
+            groups.maxVersion(ApiKeys.ALTER_SHARE_GROUP_OFFSETS),
+            AlterShareGroupOffsetsRequestData.class,
+            groups::alterShareGroupOffsets));
+    handlers.add(
+        new CoordinatorApi<>(
+            ApiKeys.DELETE_SHARE_GROUP_OFFSETS,
+            groups.maxVersion(ApiKeys.DELETE_SHARE_GROUP_OFFSETS),
+            DeleteShareGroupOffsetsRequestData.class,
+            groups::deleteShareGroupOffsets));
     return handlers;
   }
 }

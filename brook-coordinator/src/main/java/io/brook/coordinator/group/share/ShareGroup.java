@@ -9,7 +9,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.LongSupplier;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 
@@ -20,9 +23,13 @@ import org.apache.kafka.common.errors.GroupNotEmptyException;
  * Changed only by replaying its records, on the shard's thread.
  */
 public final class ShareGroup implements Group {
+  /** A topic the group has share state on: its name and the partitions. */
+  public record StateTopic(String name, Set<Integer> partitions) {}
+
   private final String groupId;
   private final LongSupplier clock;
   private final Map<String, ShareGroupMember> members = new LinkedHashMap<>();
+  private Map<Uuid, StateTopic> statePartitions = Map.of();
   private int groupEpoch;
   private long stateTimestampMs;
 
@@ -95,8 +102,44 @@ public final class ShareGroup implements Group {
   public List<CoordinatorRecord> tombstones() {
     List<CoordinatorRecord> records = new ArrayList<>();
     members.keySet().forEach(id -> records.add(ShareGroupRecords.memberTombstone(groupId, id)));
+    if (!statePartitions.isEmpty()) {
+      records.add(ShareGroupRecords.statePartitionsTombstone(groupId));
+    }
     records.add(ShareGroupRecords.groupTombstone(groupId));
     return records;
+  }
+
+  /**
+   * The topic-partitions the group has (or may have) share state for, by topic id: what its admin
+   * APIs describe and reset, and what deleting it deletes at the share coordinators.
+   */
+  public Map<Uuid, StateTopic> statePartitions() {
+    return statePartitions;
+  }
+
+  /**
+   * The state partitions with {@code added} (topic id to name and partitions) merged in, or null
+   * when they hold nothing new.
+   */
+  Map<Uuid, StateTopic> withStatePartitions(Map<Uuid, StateTopic> added) {
+    Map<Uuid, StateTopic> merged = new LinkedHashMap<>(statePartitions);
+    boolean changed = false;
+    for (Map.Entry<Uuid, StateTopic> e : added.entrySet()) {
+      StateTopic before = merged.get(e.getKey());
+      Set<Integer> partitions = new TreeSet<>();
+      if (before != null) {
+        partitions.addAll(before.partitions());
+      }
+      if (partitions.addAll(e.getValue().partitions()) || before == null) {
+        changed = true;
+        merged.put(e.getKey(), new StateTopic(e.getValue().name(), Set.copyOf(partitions)));
+      }
+    }
+    return changed ? merged : null;
+  }
+
+  void applyStatePartitions(Map<Uuid, StateTopic> topics) {
+    statePartitions = Collections.unmodifiableMap(new LinkedHashMap<>(topics));
   }
 
   public int groupEpoch() {

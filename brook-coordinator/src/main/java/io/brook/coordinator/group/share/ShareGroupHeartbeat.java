@@ -4,9 +4,13 @@ import io.brook.coordinator.group.Group;
 import io.brook.coordinator.group.consumer.CoordinatorErrors;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.FencedMemberEpochException;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
@@ -168,9 +172,11 @@ final class ShareGroupHeartbeat {
     if (joining || request.memberEpoch() != epoch) {
       ShareGroupHeartbeatResponseData.Assignment assignment =
           new ShareGroupHeartbeatResponseData.Assignment();
-      for (ShareGroupManager.TopicAssignment t :
+      List<ShareGroupManager.TopicAssignment> assigned =
           ShareGroupManager.assignment(
-              group.member(memberId).orElseThrow(), manager.context().image())) {
+              group.member(memberId).orElseThrow(), manager.context().image());
+      recordStatePartitions(group, assigned, writes);
+      for (ShareGroupManager.TopicAssignment t : assigned) {
         assignment
             .topicPartitions()
             .add(
@@ -181,6 +187,24 @@ final class ShareGroupHeartbeat {
       response.setAssignment(assignment);
     }
     return response;
+  }
+
+  /**
+   * Adds the assigned partitions to the group's state partitions (the leaders initialize their
+   * state on the first fetch), so the admin APIs and deleting the group find them.
+   */
+  private void recordStatePartitions(
+      ShareGroup group,
+      List<ShareGroupManager.TopicAssignment> assigned,
+      List<CompletableFuture<Void>> writes) {
+    Map<Uuid, ShareGroup.StateTopic> added = new LinkedHashMap<>();
+    for (ShareGroupManager.TopicAssignment t : assigned) {
+      added.put(t.topicId(), new ShareGroup.StateTopic(t.topicName(), Set.copyOf(t.partitions())));
+    }
+    Map<Uuid, ShareGroup.StateTopic> merged = group.withStatePartitions(added);
+    if (merged != null) {
+      write(List.of(ShareGroupRecords.statePartitions(group.groupId(), merged)), writes);
+    }
   }
 
   private ShareGroup existing(String groupId) {

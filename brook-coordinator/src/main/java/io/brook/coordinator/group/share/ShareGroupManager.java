@@ -12,9 +12,11 @@ import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.TopicImage;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
@@ -106,7 +108,10 @@ public final class ShareGroupManager implements GroupTypeManager {
       return true;
     }
     ShareGroup group = existing.orElseGet(() -> create(key.groupId()));
-    if (record.type() == ShareGroupRecords.GROUP_METADATA) {
+    if (record.type() == ShareGroupRecords.STATE_PARTITIONS) {
+      group.applyStatePartitions(
+          record.isTombstone() ? Map.of() : ShareGroupRecords.readStatePartitions(record));
+    } else if (record.type() == ShareGroupRecords.GROUP_METADATA) {
       if (record.isTombstone()) {
         groups.remove(key.groupId());
         topicShapes.remove(key.groupId());
@@ -216,6 +221,84 @@ public final class ShareGroupManager implements GroupTypeManager {
     return List.of(
         ShareGroupRecords.memberTombstone(group.groupId(), memberId),
         ShareGroupRecords.groupEpoch(group.groupId(), group.groupEpoch() + 1));
+  }
+
+  // ---- the share-group admin APIs
+
+  /**
+   * What the share-group admin APIs see of a group: an error (GROUP_ID_NOT_FOUND when it does not
+   * exist or is not a share group), or whether it is empty and its state partitions.
+   */
+  public record AdminView(
+      Errors error,
+      String message,
+      boolean empty,
+      Map<Uuid, ShareGroup.StateTopic> statePartitions) {
+    public static AdminView failed(Errors error, String message) {
+      return new AdminView(error, message, false, Map.of());
+    }
+  }
+
+  /** The group as the share-group admin APIs see it. */
+  public AdminView adminView(String groupId) {
+    Optional<Group> any = groups.get(groupId);
+    if (any.isEmpty()) {
+      return AdminView.failed(Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " not found.");
+    }
+    if (!(any.get() instanceof ShareGroup group)) {
+      return AdminView.failed(
+          Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " is not a share group.");
+    }
+    return new AdminView(Errors.NONE, null, group.isEmpty(), group.statePartitions());
+  }
+
+  /**
+   * Before an offset reset: the group must be an empty share group (it is created when it does not
+   * exist, as a reset of a consumer group's offsets creates it); the partitions reset are added to
+   * its state partitions.
+   *
+   * @return the view after the change, or the error (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND)
+   */
+  public CompletableFuture<AdminView> prepareReset(
+      String groupId, Map<Uuid, ShareGroup.StateTopic> partitions) {
+    Optional<Group> any = groups.get(groupId);
+    if (any.isPresent() && !(any.get() instanceof ShareGroup)) {
+      return CompletableFuture.completedFuture(
+          AdminView.failed(
+              Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " is not a share group."));
+    }
+    ShareGroup group = (ShareGroup) any.orElse(null);
+    if (group != null && !group.isEmpty()) {
+      return CompletableFuture.completedFuture(
+          AdminView.failed(
+              Errors.NON_EMPTY_GROUP,
+              "The group has active members; its share offsets can only be reset when it is"
+                  + " empty."));
+    }
+    Map<Uuid, ShareGroup.StateTopic> merged =
+        group == null ? partitions : group.withStatePartitions(partitions);
+    if (merged == null || merged.isEmpty()) {
+      return CompletableFuture.completedFuture(adminView(groupId));
+    }
+    return context
+        .write(List.of(ShareGroupRecords.statePartitions(groupId, merged)))
+        .thenApply(ok -> adminView(groupId));
+  }
+
+  /** After their state was deleted: {@code topicIds} leave the group's state partitions. */
+  public CompletableFuture<Void> removeStateTopics(String groupId, Set<Uuid> topicIds) {
+    Optional<ShareGroup> group = group(groupId);
+    if (group.isEmpty()
+        || topicIds.stream().noneMatch(group.get().statePartitions()::containsKey)) {
+      return CompletableFuture.completedFuture(null);
+    }
+    Map<Uuid, ShareGroup.StateTopic> kept = new LinkedHashMap<>(group.get().statePartitions());
+    kept.keySet().removeAll(topicIds);
+    return context.write(
+        List.of(
+            kept.isEmpty()
+                ? ShareGroupRecords.statePartitionsTombstone(groupId)
+                : ShareGroupRecords.statePartitions(groupId, kept)));
   }
 
   // ---- assignment and describe

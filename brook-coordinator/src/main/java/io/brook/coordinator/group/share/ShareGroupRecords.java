@@ -3,11 +3,18 @@ package io.brook.coordinator.group.share;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.runtime.GeneratedRecords;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.generated.ShareGroupMemberMetadataKey;
 import org.apache.kafka.coordinator.group.generated.ShareGroupMemberMetadataValue;
 import org.apache.kafka.coordinator.group.generated.ShareGroupMetadataKey;
 import org.apache.kafka.coordinator.group.generated.ShareGroupMetadataValue;
+import org.apache.kafka.coordinator.group.generated.ShareGroupStatePartitionMetadataKey;
+import org.apache.kafka.coordinator.group.generated.ShareGroupStatePartitionMetadataValue;
 
 /**
  * The records of share groups (KIP-932) in {@code __consumer_offsets}, written and read with
@@ -17,15 +24,22 @@ import org.apache.kafka.coordinator.group.generated.ShareGroupMetadataValue;
  * type key             value
  * 10   group, member   member metadata: rack, client id/host, subscribed names (tombstone: left)
  * 11   group           group epoch                                     (tombstone: group gone)
+ * 15   group           the topic-partitions the group has share state for (tombstone: group gone)
  * </pre>
  *
- * Brook derives a share group's assignment from its members' subscriptions and the metadata image
- * (every member gets every partition of the topics it subscribes to), so it writes no assignment
- * records (Kafka's types 12 to 15); loading a partition Kafka wrote ignores them.
+ * Type 15 lists the topic-partitions whose state the group's admin APIs describe, reset and delete:
+ * every partition a member was assigned (its leader initializes the state on the first fetch) and
+ * every partition an offset reset initialized, as Kafka's initialized topics; Brook writes no
+ * initializing or deleting topics (it initializes at the leaders and deletes before removing).
+ *
+ * <p>Brook derives a share group's assignment from its members' subscriptions and the metadata
+ * image (every member gets every partition of the topics it subscribes to), so it writes no
+ * assignment records (Kafka's types 12 to 15); loading a partition Kafka wrote ignores them.
  */
 public final class ShareGroupRecords {
   public static final short MEMBER_METADATA = 10;
   public static final short GROUP_METADATA = 11;
+  public static final short STATE_PARTITIONS = 15;
 
   private static final short VALUE_VERSION = 0;
 
@@ -35,7 +49,7 @@ public final class ShareGroupRecords {
   public record Key(String groupId, String memberId) {}
 
   public static boolean handles(short type) {
-    return type == MEMBER_METADATA || type == GROUP_METADATA;
+    return type == MEMBER_METADATA || type == GROUP_METADATA || type == STATE_PARTITIONS;
   }
 
   public static CoordinatorRecord groupEpoch(String groupId, int epoch) {
@@ -60,6 +74,51 @@ public final class ShareGroupRecords {
     return GeneratedRecords.tombstone(memberKey(groupId, memberId));
   }
 
+  /** The topic-partitions with share state, by topic id. */
+  public static CoordinatorRecord statePartitions(
+      String groupId, Map<Uuid, ShareGroup.StateTopic> topics) {
+    ShareGroupStatePartitionMetadataValue value = new ShareGroupStatePartitionMetadataValue();
+    topics.forEach(
+        (id, topic) ->
+            value
+                .initializedTopics()
+                .add(
+                    new ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo()
+                        .setTopicId(id)
+                        .setTopicName(topic.name())
+                        .setPartitions(new ArrayList<>(topic.partitions()))));
+    return GeneratedRecords.record(
+        new ShareGroupStatePartitionMetadataKey().setGroupId(groupId), VALUE_VERSION, value);
+  }
+
+  public static CoordinatorRecord statePartitionsTombstone(String groupId) {
+    return GeneratedRecords.tombstone(
+        new ShareGroupStatePartitionMetadataKey().setGroupId(groupId));
+  }
+
+  /**
+   * The topic-partitions of a type 15 record: its initialized topics and, from a partition Kafka
+   * wrote, the initializing ones too (their state may exist); deleting topics are left out.
+   */
+  public static Map<Uuid, ShareGroup.StateTopic> readStatePartitions(CoordinatorRecord record) {
+    ShareGroupStatePartitionMetadataValue value =
+        GeneratedRecords.readValue(
+            record, VALUE_VERSION, VALUE_VERSION, ShareGroupStatePartitionMetadataValue::new);
+    Map<Uuid, ShareGroup.StateTopic> topics = new LinkedHashMap<>();
+    List<ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo> all =
+        new ArrayList<>(value.initializedTopics());
+    all.addAll(value.initializingTopics());
+    for (ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo t : all) {
+      ShareGroup.StateTopic before = topics.get(t.topicId());
+      Set<Integer> partitions = new TreeSet<>(t.partitions());
+      if (before != null) {
+        partitions.addAll(before.partitions());
+      }
+      topics.put(t.topicId(), new ShareGroup.StateTopic(t.topicName(), Set.copyOf(partitions)));
+    }
+    return topics;
+  }
+
   public static CoordinatorRecord groupTombstone(String groupId) {
     return GeneratedRecords.tombstone(new ShareGroupMetadataKey().setGroupId(groupId));
   }
@@ -73,6 +132,11 @@ public final class ShareGroupRecords {
       ShareGroupMemberMetadataKey key =
           GeneratedRecords.readKey(record, ShareGroupMemberMetadataKey::new);
       return new Key(key.groupId(), key.memberId());
+    }
+    if (record.type() == STATE_PARTITIONS) {
+      return new Key(
+          GeneratedRecords.readKey(record, ShareGroupStatePartitionMetadataKey::new).groupId(),
+          null);
     }
     return new Key(GeneratedRecords.readKey(record, ShareGroupMetadataKey::new).groupId(), null);
   }

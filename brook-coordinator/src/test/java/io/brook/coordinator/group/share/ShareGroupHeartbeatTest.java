@@ -114,7 +114,12 @@ class ShareGroupHeartbeatTest {
     ShareGroup group = shard.share().group(GROUP).orElseThrow();
     assertThat(group.isEmpty()).isTrue();
     assertThat(group.stateName()).isEqualTo("Empty");
-    assertThat(group.tombstones()).hasSize(1);
+    // The group's epoch record and the record of its state partitions (what it was assigned).
+    assertThat(group.tombstones())
+        .extracting(r -> r.type())
+        .containsExactlyInAnyOrder(
+            ShareGroupRecords.STATE_PARTITIONS, ShareGroupRecords.GROUP_METADATA);
+    assertThat(group.statePartitions().get(ORDERS).partitions()).containsExactlyInAnyOrder(0, 1, 2);
   }
 
   @Test

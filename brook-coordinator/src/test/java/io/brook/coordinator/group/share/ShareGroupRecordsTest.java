@@ -6,11 +6,18 @@ import static io.brook.coordinator.testing.KafkaRecords.assertKafkaReadsValue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.coordinator.runtime.CoordinatorRecord;
+import io.brook.coordinator.runtime.GeneratedRecords;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.generated.ShareGroupMemberMetadataKey;
 import org.apache.kafka.coordinator.group.generated.ShareGroupMemberMetadataValue;
 import org.apache.kafka.coordinator.group.generated.ShareGroupMetadataKey;
 import org.apache.kafka.coordinator.group.generated.ShareGroupMetadataValue;
+import org.apache.kafka.coordinator.group.generated.ShareGroupStatePartitionMetadataKey;
+import org.apache.kafka.coordinator.group.generated.ShareGroupStatePartitionMetadataValue;
 import org.junit.jupiter.api.Test;
 
 /** Share group records are Kafka's bytes, both ways. */
@@ -50,6 +57,62 @@ class ShareGroupRecordsTest {
     assertThat(brook.type()).isEqualTo(ShareGroupRecords.MEMBER_METADATA);
     assertThat(ShareGroupRecords.readKey(brook)).isEqualTo(new ShareGroupRecords.Key("g", "m"));
     assertThat(ShareGroupRecords.readMember("m", brook)).isEqualTo(MEMBER.withEpoch(0));
+  }
+
+  @Test
+  void statePartitionsAreKafkasInitializedTopics() {
+    Uuid orders = new Uuid(1, 2);
+    Map<Uuid, ShareGroup.StateTopic> topics = new LinkedHashMap<>();
+    topics.put(orders, new ShareGroup.StateTopic("orders", Set.of(0)));
+    CoordinatorRecord brook = ShareGroupRecords.statePartitions("g", topics);
+    ShareGroupStatePartitionMetadataKey key =
+        new ShareGroupStatePartitionMetadataKey().setGroupId("g");
+    ShareGroupStatePartitionMetadataValue value =
+        new ShareGroupStatePartitionMetadataValue()
+            .setInitializedTopics(
+                List.of(
+                    new ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo()
+                        .setTopicId(orders)
+                        .setTopicName("orders")
+                        .setPartitions(List.of(0))));
+
+    assertKafkaBytes(brook, key, V0, value);
+    assertKafkaReadsValue(brook, ShareGroupStatePartitionMetadataValue::new, value);
+    assertThat(brook.type()).isEqualTo(ShareGroupRecords.STATE_PARTITIONS);
+    assertThat(ShareGroupRecords.readKey(brook)).isEqualTo(new ShareGroupRecords.Key("g", null));
+    assertThat(ShareGroupRecords.readStatePartitions(brook)).isEqualTo(topics);
+    assertThat(ShareGroupRecords.statePartitionsTombstone("g").isTombstone()).isTrue();
+  }
+
+  @Test
+  void aPartitionKafkaWroteCountsItsInitializingTopicsAsState() {
+    Uuid orders = new Uuid(1, 2);
+    Uuid gone = new Uuid(3, 4);
+    ShareGroupStatePartitionMetadataValue value =
+        new ShareGroupStatePartitionMetadataValue()
+            .setInitializedTopics(
+                List.of(
+                    new ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo()
+                        .setTopicId(orders)
+                        .setTopicName("orders")
+                        .setPartitions(List.of(0))))
+            .setInitializingTopics(
+                List.of(
+                    new ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo()
+                        .setTopicId(orders)
+                        .setTopicName("orders")
+                        .setPartitions(List.of(1))))
+            .setDeletingTopics(
+                List.of(
+                    new ShareGroupStatePartitionMetadataValue.TopicInfo()
+                        .setTopicId(gone)
+                        .setTopicName("gone")));
+    CoordinatorRecord kafka =
+        GeneratedRecords.record(
+            new ShareGroupStatePartitionMetadataKey().setGroupId("g"), V0, value);
+
+    assertThat(ShareGroupRecords.readStatePartitions(kafka))
+        .containsExactly(Map.entry(orders, new ShareGroup.StateTopic("orders", Set.of(0, 1))));
   }
 
   @Test
