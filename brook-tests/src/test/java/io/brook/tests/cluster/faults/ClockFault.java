@@ -30,12 +30,12 @@ import java.util.concurrent.TimeUnit;
  * condition variable would compute their deadlines from a faked monotonic time ("forced monotonic
  * fix", on by default with glibc 2.30 and later) and return at once, spinning every waiting thread
  * ({@code Object.wait(200)} returned after 0 ms; the JVM started ten times slower): {@code
- * FAKETIME_FORCE_MONOTONIC_FIX=0} passes those deadlines through unchanged. For the same reason
- * the rates do not use libfaketime's {@code x} rate modifier, which also rescales every timed
- * wait's deadline (hanging a Java 17 JVM's timed waits for decades when faster than 1): a fast or
- * slow clock is instead a step of the offset every second, (rate - 1) seconds each, which is how
- * often libfaketime reads the offset file again ({@code FAKETIME_CACHE_DURATION=0}: whenever the
- * second changes). So a slow clock goes back a little every second rather than only lagging.
+ * FAKETIME_FORCE_MONOTONIC_FIX=0} passes those deadlines through unchanged. For the same reason the
+ * rates do not use libfaketime's {@code x} rate modifier, which also rescales every timed wait's
+ * deadline (hanging a Java 17 JVM's timed waits for decades when faster than 1): a fast or slow
+ * clock is instead a step of the offset every second, (rate - 1) seconds each, which is how often
+ * libfaketime reads the offset file again ({@code FAKETIME_CACHE_DURATION=0}: whenever the second
+ * changes). So a slow clock goes back a little every second rather than only lagging.
  *
  * <p>What it tests is wall-clock-based expiry and ordering: producer-id and transaction timeouts,
  * retention, timestamps, on a node whose clock is wrong and then corrected. The checks: no
