@@ -9,13 +9,13 @@
 #   scripts/fault-campaign.sh --summary DIR     # only print (and write) the summary of DIR
 #
 # Fault classes: kill pause-short pause-long term kill-two kill-all isolate bridge one-way clock
-# disk (default: all but clock, which stalls nodes, see docs/reliability.md; the network ones need
-# root and iproute2, clock needs libfaketime:
+# disk (default: all; the network ones need root and iproute2, clock needs libfaketime:
 # `apt-get install -y faketime`, disk needs gcc; a class that cannot run is skipped with the
 # reason). Workloads: producer (always) plus any of txn groups compacted churn (one per cycle).
 # Stops after N cycles or T minutes, whichever comes first (default 50 cycles). A cycle's choices
 # depend only on the seed and its number: `--seed S --first-cycle C --cycles 1` repeats cycle C.
-# Each cycle is one JSON line in OUT/cycles.jsonl; a failing cycle keeps the node logs under
+# Each cycle is one JSON line in OUT/cycles.jsonl; a cycle with violations, or after which a node
+# had to be restarted to get the cluster whole again, keeps the node logs under
 # OUT/failures/<cycle>/. Cycles accumulate across runs into the same OUT. The summary goes to
 # stdout and OUT/summary.md. Needs jq. Build brook-server's jar first is not needed: Maven's
 # reactor (-am) builds it.
@@ -57,26 +57,34 @@ summarise() {
   local dir=$1 jsonl=$1/cycles.jsonl
   [ -s "$jsonl" ] || { echo "no cycles in $jsonl"; return 0; }
   {
-    echo "| fault class | cycles | acknowledged records | cycles with violations | unwritable window p50 / p99 / max (ms) |"
-    echo "|---|---:|---:|---:|---|"
+    # A cycle completed when every checker ran; its violations are the checkers' findings. A
+    # restart is a node the recovery after the cycle had to restart (it had exited, or was not a
+    # registered, unfenced broker within the bound).
+    echo "| fault class | cycles | completed | cycles with violations | cycles needing a restart | acknowledged records | unwritable window p50 / p99 / max (ms) |"
+    echo "|---|---:|---:|---:|---:|---:|---|"
     jq -rs '
       def pct(q): if length == 0 then "-" else .[((q * length) | ceil) - 1] | tostring end;
+      def completed: .checks.cycle != "incomplete";
+      def restarted: ((.recovery // []) | map(select(.action != "none")) | length) > 0;
       def row(name): {
           name: name,
           cycles: length,
+          completed: (map(select(completed)) | length),
+          bad: (map(select(completed and (.violations | length) > 0)) | length),
+          restarted: (map(select(restarted)) | length),
           acked: (map(.acknowledged // 0) | add),
-          bad: (map(select((.violations | length) > 0)) | length),
           w: (map(.window_ms // -1 | select(. >= 0)) | sort)
         }
-        | "| \(.name) | \(.cycles) | \(.acked) | \(.bad) | \(.w | pct(0.5)) / \(.w | pct(0.99)) / \(.w | pct(1)) |";
+        | "| \(.name) | \(.cycles) | \(.completed) | \(.bad) | \(.restarted) | \(.acked) | \(.w | pct(0.5)) / \(.w | pct(0.99)) / \(.w | pct(1)) |";
       (group_by(.fault) | map(row(.[0].fault)) | .[]), row("**all**")' "$jsonl"
     echo
-    echo "| workload | cycles | cycles with violations |"
-    echo "|---|---:|---:|"
+    echo "| workload | cycles | completed | cycles with violations |"
+    echo "|---|---:|---:|---:|"
     jq -rs '
-      map(. as $c | .workloads[] | {w: ., bad: (($c.violations | length) > 0)})
+      map(. as $c | .workloads[]
+        | {w: ., done: ($c.checks.cycle != "incomplete"), bad: (($c.violations | length) > 0)})
       | group_by(.w) | .[]
-      | "| \(.[0].w) | \(length) | \(map(select(.bad)) | length) |"' "$jsonl"
+      | "| \(.[0].w) | \(length) | \(map(select(.done)) | length) | \(map(select(.done and .bad)) | length) |"' "$jsonl"
     echo
     jq -rs '"Seeds: \(map(.seed) | unique | map(tostring) | join(", ")); cycles \(length),"
       + " from \(map(.started) | min) to \(map(.started) | max)."' "$jsonl"
@@ -88,6 +96,15 @@ summarise() {
       echo "Cycles with violations (logs under failures/<cycle>/):"
       echo
       echo "$failing"
+    fi
+    local restarts
+    restarts=$(jq -rs 'map(select((.recovery // []) | length > 0)) | .[]
+      | "- cycle \(.cycle) (seed \(.seed), \(.fault)): \(.recovery | map("node \(.node): \(.reason) -> \(.action)") | join("; ") | .[0:300])"' "$jsonl")
+    if [ -n "$restarts" ]; then
+      echo
+      echo "Recovery after cycles (logs under failures/<cycle>/):"
+      echo
+      echo "$restarts"
     fi
   } | tee "$dir/summary.md"
 }

@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A Brook cluster as users run it: N combined nodes, each {@code java -jar brook.jar server
@@ -39,12 +40,16 @@ public final class ClusterHarness implements AutoCloseable {
    */
   static final String READY_LINE = "Brook is running on port ";
 
+  /** How long a node may take from its launch to {@link #READY_LINE}, unless told otherwise. */
+  public static final Duration DEFAULT_READY_TIMEOUT = Duration.ofSeconds(90);
+
   private final Path dir;
   private final NetworkNamespaces network;
   private final Map<Integer, Node> nodes = new LinkedHashMap<>();
   private IntFunction<Map<String, String>> nodeConfig = id -> Map.of();
   private IntFunction<List<String>> launchPrefix = id -> List.of();
   private IntFunction<Map<String, String>> environment = id -> Map.of();
+  private Duration readyTimeout = DEFAULT_READY_TIMEOUT;
 
   private ClusterHarness(Path dir, NetworkNamespaces network) {
     this.dir = dir;
@@ -125,19 +130,22 @@ public final class ClusterHarness implements AutoCloseable {
   /**
    * {@code count} combined nodes, in network namespaces if {@code inNamespaces}, each started with
    * the environment variables {@code environment} maps its id to on top of the test JVM's (for
-   * example an {@code LD_PRELOAD} library that fakes the clock or fails disk writes).
+   * example an {@code LD_PRELOAD} library that fakes the clock or fails disk writes), every start
+   * given {@code readyTimeout} to become ready (a preloaded library can slow a JVM's start).
    */
   public static ClusterHarness startWithEnvironment(
       Path dir,
       int count,
       Map<String, String> extraConfig,
       boolean inNamespaces,
-      IntFunction<Map<String, String>> environment)
+      IntFunction<Map<String, String>> environment,
+      Duration readyTimeout)
       throws IOException {
     List<Integer> ids = nodeIds(count, 0);
     ClusterHarness harness =
         new ClusterHarness(dir, inNamespaces ? NetworkNamespaces.create(ids) : null);
     harness.environment = environment;
+    harness.readyTimeout = readyTimeout;
     return harness.startNodes(ids, false, extraConfig, id -> Map.of());
   }
 
@@ -233,6 +241,7 @@ public final class ClusterHarness implements AutoCloseable {
       List<String> prefix = network == null ? launchPrefix.apply(id) : network.exec(id);
       Node node = new Node(id, roles, host(id), e.getValue(), config, dir, prefix);
       node.environment = environment.apply(id);
+      node.readyTimeout = readyTimeout;
       nodes.put(id, node);
     }
   }
@@ -475,6 +484,7 @@ public final class ClusterHarness implements AutoCloseable {
     private final Path config;
     private final Path dir;
     private Map<String, String> environment = Map.of();
+    private Duration readyTimeout = DEFAULT_READY_TIMEOUT;
     private int starts;
     private Process process;
     private Path output;
@@ -542,7 +552,7 @@ public final class ClusterHarness implements AutoCloseable {
     /** Waits for the ready line; fails early if the process died. */
     public Node awaitReady() {
       await("node " + id + " prints '" + READY_LINE + "' (output: " + output + ")")
-          .atMost(Duration.ofSeconds(90))
+          .atMost(readyTimeout)
           .pollInterval(Duration.ofMillis(50))
           .until(
               () -> {
@@ -598,6 +608,34 @@ public final class ClusterHarness implements AutoCloseable {
     public int awaitExit(Duration timeout) throws InterruptedException {
       waitForExit(timeout);
       return process.exitValue();
+    }
+
+    /**
+     * SIGQUIT: the JVM prints every thread's stack to the node's output, which this waits (up to
+     * {@code within}) to see there, so that a node about to be killed for being stuck shows where
+     * it was. Returns whether the dump appeared.
+     */
+    public boolean dumpThreads(Duration within) {
+      String header = "Full thread dump";
+      int before = occurrences(log(), header);
+      signal("QUIT");
+      try {
+        await("node " + id + "'s thread dump")
+            .atMost(within)
+            .pollInterval(Duration.ofMillis(100))
+            .until(() -> occurrences(log(), header) > before);
+        return true;
+      } catch (ConditionTimeoutException e) {
+        return false;
+      }
+    }
+
+    private static int occurrences(String text, String part) {
+      int count = 0;
+      for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length())) {
+        count++;
+      }
+      return count;
     }
 
     /** SIGSTOP: the process stays, silent, holding its ports. */

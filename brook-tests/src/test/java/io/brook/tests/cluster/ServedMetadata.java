@@ -30,7 +30,8 @@ public record ServedMetadata(
     Map<String, String> partitions) {
   static final short VERSION = 12;
 
-  static ServedMetadata from(String bootstrap) {
+  /** What the broker at {@code bootstrap} ({@code host:port}) serves now. */
+  public static ServedMetadata from(String bootstrap) {
     String[] hostPort = bootstrap.split(":");
     try (RawKafkaClient client = new RawKafkaClient(hostPort[0], Integer.parseInt(hostPort[1]))) {
       ByteBuffer body =

@@ -1,8 +1,6 @@
 package io.brook.tests.cluster.faults;
 
-import io.brook.tests.cluster.ClusterClients;
 import io.brook.tests.cluster.ClusterHarness;
-import io.brook.tests.cluster.ClusterHarness.Node;
 import io.brook.tests.cluster.faults.CampaignFault.Injection;
 import io.brook.tests.cluster.faults.CampaignFault.Target;
 import java.io.IOException;
@@ -39,15 +37,17 @@ import org.junit.jupiter.api.io.TempDir;
  * active controller, the group coordinator); waits until every ISR is full and every partition
  * takes writes; then runs every checker. Each cycle appends one JSON line to {@code cycles.jsonl}
  * in the output directory (seed, cycle, fault, targets, durations, the unwritable window, records
- * acknowledged, violations); a failing cycle keeps the nodes' logs under {@code failures/<cycle>/},
- * and the campaign goes on with the next.
+ * acknowledged, violations, the recovery's actions). After every cycle {@link ClusterRecovery}
+ * heals the cluster and restarts any node that exited or is not a registered, unfenced broker
+ * within a bound; a cycle with violations or such a restart keeps the nodes' logs under {@code
+ * failures/<cycle>/}, and the campaign goes on with the next.
  *
  * <p>Not in the default suite (its name does not end in IT): {@code scripts/fault-campaign.sh} runs
  * it with the {@code fault-campaign} profile and these system properties:
  *
  * <ul>
- *   <li>{@code brook.faults.classes}: fault classes, comma-separated (default all but {@code
- *       clock}; see {@link #FAULTS});
+ *   <li>{@code brook.faults.classes}: fault classes, comma-separated (default all; see {@link
+ *       #FAULTS});
  *   <li>{@code brook.faults.workloads}: {@code producer} (always runs) and any of {@code txn},
  *       {@code groups}, {@code compacted}, {@code churn} (one picked per cycle);
  *   <li>{@code brook.faults.cycles} (default 50) and {@code brook.faults.minutes}: stop at
@@ -64,6 +64,7 @@ class ReplicationFaultCampaign {
 
   @TempDir static Path dir;
   private static ClusterHarness cluster;
+  private static ClusterRecovery recovery;
   private static List<CampaignFault> selected;
 
   private static Map<String, CampaignFault> faults() {
@@ -95,12 +96,7 @@ class ReplicationFaultCampaign {
 
   @BeforeAll
   static void start() throws Exception {
-    // The clock class only when asked for: libfaketime's jumps stalled nodes for minutes
-    // (ClockFault, docs/reliability.md), which then fails the cycles after it.
-    List<String> names =
-        list(
-            "brook.faults.classes",
-            String.join(",", FAULTS.keySet().stream().filter(n -> !n.equals("clock")).toList()));
+    List<String> names = list("brook.faults.classes", String.join(",", FAULTS.keySet()));
     for (String name : names) {
       if (!FAULTS.containsKey(name)) {
         throw new IllegalArgumentException(
@@ -141,7 +137,9 @@ class ReplicationFaultCampaign {
                 env.putAll(DiskErrorFault.environment(dir, id));
               }
               return env;
-            });
+            },
+            faketime.isPresent() ? ClockFault.READY_TIMEOUT : ClusterHarness.DEFAULT_READY_TIMEOUT);
+    recovery = new ClusterRecovery(cluster, ClusterRecovery.SETTLE);
     anchorCoordinatedGroup();
     selected = new ArrayList<>();
     for (String name : names) {
@@ -280,7 +278,12 @@ class ReplicationFaultCampaign {
     CampaignWorkload extra = extraName == null ? null : workload(extraName);
     long acked = 0;
     try {
-      awaitSettled();
+      recovery
+          .awaitSettled(ClusterRecovery.SETTLE)
+          .ifPresent(
+              why -> {
+                throw new AssertionError("the cluster had not settled before the cycle: " + why);
+              });
       s = FaultScenario.start(cluster, topic);
       if (extra != null) {
         extra.start(cluster.bootstrapServers(), topic);
@@ -333,37 +336,27 @@ class ReplicationFaultCampaign {
         s.close();
       }
     }
-    record
-        .put("acknowledged", acked)
-        .put("checks", checks)
-        .put("violations", violations)
-        .put("duration_ms", System.currentTimeMillis() - started);
-    if (!violations.isEmpty()) {
-      keepLogs(out.resolve("failures").resolve(Integer.toString(cycle)), started, record);
-      recover();
-    } else {
+    record.put("acknowledged", acked).put("checks", checks).put("violations", violations);
+    if (violations.isEmpty()) {
       deleteTopics(topic);
+    }
+    // After the deletion: a node that a deletion shut down is the cycle's too.
+    List<ClusterRecovery.Action> actions;
+    try {
+      actions = recovery.recover();
+    } catch (RuntimeException | AssertionError e) {
+      // A node that cannot even be killed: the next cycle's start says whether the cluster is back.
+      e.printStackTrace(System.out);
+      actions = List.of(new ClusterRecovery.Action(0, "the recovery failed", String.valueOf(e), 0));
+    }
+    record
+        .put("recovery", actions.stream().map(ClusterRecovery.Action::toMap).toList())
+        .put("duration_ms", System.currentTimeMillis() - started);
+    if (!violations.isEmpty() || !actions.isEmpty()) {
+      keepLogs(out.resolve("failures").resolve(Integer.toString(cycle)), started, record);
     }
     System.out.println("cycle " + record.toJson());
     return record;
-  }
-
-  /**
-   * Waits until every broker serves the same metadata and lists every broker as unfenced. The
-   * recovery wait of the cycle before asks one broker, and a broker just back from a fault serves
-   * its stale view for a while; a cycle started then would fail to create its topics with three
-   * replicas, a failure of the cycle before, not its own.
-   */
-  private static void awaitSettled() {
-    List<String> brokers = cluster.brokers().stream().map(Node::bootstrap).toList();
-    ClusterClients.awaitSameServed(
-        brokers,
-        Duration.ofMinutes(2),
-        served -> {
-          if (served.brokers().size() != brokers.size()) {
-            throw new AssertionError("unfenced brokers " + served.brokers().keySet());
-          }
-        });
   }
 
   /** Copies the node logs written during the cycle and the cycle's record. */
@@ -377,27 +370,6 @@ class ReplicationFaultCampaign {
       }
     }
     Files.writeString(kept.resolve("cycle.json"), record.toJson() + "\n");
-  }
-
-  /**
-   * After a failed cycle: heals every link, resumes and restarts every node and waits until all are
-   * back, so that the next cycle starts on a whole cluster. Throws if it cannot.
-   */
-  private static void recover() throws Exception {
-    if (cluster.inNamespaces()) {
-      cluster.healAll();
-    }
-    List<Node> down = new ArrayList<>();
-    for (Node node : cluster.nodes()) {
-      if (node.isAlive()) {
-        node.resume();
-      } else {
-        down.add(node);
-      }
-    }
-    if (!down.isEmpty()) {
-      cluster.restartTogether(down);
-    }
   }
 
   /** Deletes a passed cycle's topics, so that thousands of cycles do not pile up partitions. */
