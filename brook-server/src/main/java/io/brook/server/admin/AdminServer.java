@@ -104,6 +104,7 @@ public final class AdminServer implements AutoCloseable {
     this.group =
         new MultiThreadIoEventLoopGroup(
             1, new DefaultThreadFactory("brook-admin-http", true), NioIoHandler.newFactory());
+    this.connections = new DefaultChannelGroup("brook-admin-connections", group.next());
     this.worker =
         new ThreadPoolExecutor(
             1,
