@@ -19,6 +19,13 @@ function list(values) {
   return values.join(', ');
 }
 
+// The brokers a cluster-wide listing could not ask, named so a partial page does not pass for whole.
+function unanswered(list) {
+  if (!list || !list.length) return '';
+  return el('p', { class: 'notice bad', id: 'unanswered' },
+    'Not shown: ', list.map((u) => `broker ${u.broker} (${u.reason})`).join('; '), '.');
+}
+
 function pager(page, total, go) {
   const from = total === 0 ? 0 : page.offset + 1;
   const to = page.offset + page.count;
@@ -52,15 +59,20 @@ export async function overview(view, ctx) {
       c.voters ? el('p', { class: 'muted', id: 'quorum' }, `Controller quorum: leader ${c.active}, voters ${list(c.voters)}, epoch ${c.leader_epoch}`)
                : el('p', { class: 'muted', id: 'quorum' }, 'Controller quorum: its voters are shown on the active controller.'),
       el('h3', {}, 'Brokers'),
-      table('brokers', ['Id', 'Address', 'Rack', 'State', { label: 'Leaders', num: true }, { label: 'Bytes in', num: true }, { label: 'Bytes out', num: true }],
+      table('brokers', ['Id', 'Address', 'Rack', 'State', { label: 'Leaders', num: true }, { label: 'Disk used', num: true }, { label: 'Bytes in', num: true }, { label: 'Bytes out', num: true }],
         o.brokers.map((b) => el('tr', { 'data-broker-id': b.id },
           el('td', {}, b.id, b.id === o.node_id ? el('span', { class: 'muted' }, ' (this node)') : ''),
           el('td', {}, b.address || '—'),
           el('td', {}, b.rack || '—'),
           el('td', { class: 'state' }, el('span', { class: `badge ${b.fenced ? 'bad' : 'ok'}` }, b.fenced ? 'fenced' : 'active')),
           el('td', { class: 'num' }, number(b.leaders)),
+          el('td', { class: 'num disk' }, b.disk_error ? el('span', { class: 'muted' }, b.disk_error)
+            : b.disk_total_bytes === undefined ? '—' : `${bytes(b.disk_used_bytes)} of ${bytes(b.disk_total_bytes)}`),
           el('td', { class: 'num' }, rate(b.bytes_in_per_sec, 'B')),
           el('td', { class: 'num' }, rate(b.bytes_out_per_sec, 'B'))))),
+      el('p', { class: 'muted' }, o.disk_shown
+        ? 'Disk: the file systems of each broker\'s log directories (DescribeLogDirs). Bytes in and out: this node\'s meters; each broker\'s console shows its own.'
+        : 'Disk is shown to users who may describe the cluster. Bytes in and out: this node\'s meters; each broker\'s console shows its own.'),
       el('div', { class: 'two' },
         lineChart('chart-bytes', 'Bytes per second (this node)', [
           { name: 'in', values: samples.map((s) => [s.time, s.bytes_in]) },
@@ -141,7 +153,7 @@ export async function topic(view, ctx, name) {
     el('h2', { id: 'topic-name' }, name),
     el('p', { class: 'muted' }, `${t.partition_count} partitions · id ${t.topic_id} · ${bytes(t.local_size_bytes)} on this broker · `,
       link(`#/messages?topic=${encodeURIComponent(name)}`, 'browse messages')),
-    table('partitions', [{ label: 'Partition', num: true }, { label: 'Leader', num: true }, 'Replicas', 'ISR', { label: 'Log start', num: true }, { label: 'Log end', num: true }, { label: 'High watermark', num: true }, { label: 'Size', num: true }],
+    table('partitions', [{ label: 'Partition', num: true }, { label: 'Leader', num: true }, 'Replicas', 'ISR', { label: 'Log start', num: true }, { label: 'Log end', num: true }, { label: 'High watermark', num: true }, { label: 'Size (leader)', num: true }, { label: 'Remote size', num: true }, 'Size per replica'],
       t.partitions.map((p) => el('tr', { 'data-partition': p.partition },
         el('td', { class: 'num' }, p.partition),
         el('td', { class: 'num leader' }, p.leader < 0 ? 'none' : p.leader),
@@ -149,8 +161,12 @@ export async function topic(view, ctx, name) {
         el('td', { class: 'isr' }, list(p.isr)),
         el('td', { class: 'num log-start' }, p.log_start_offset ?? '—'),
         el('td', { class: 'num log-end' }, p.log_end_offset ?? '—'),
-        el('td', { class: 'num hw' }, p.high_watermark ?? '—'),
-        el('td', { class: 'num' }, bytes(p.size_bytes))))),
+        el('td', { class: 'num hw' }, p.high_watermark ?? (p.leader_error ? el('span', { class: 'muted' }, p.leader_error) : '—')),
+        el('td', { class: 'num size' }, bytes(p.size_bytes)),
+        el('td', { class: 'num remote' }, bytes(p.remote_size_bytes)),
+        el('td', { class: 'replica-sizes' }, (p.replica_sizes || []).map((r) =>
+          `${r.broker}: ${r.error ? r.error : bytes(r.size_bytes)}`).join(', '))))),
+    el('p', { class: 'muted' }, 'Log start and high watermark from each partition\'s leader, sizes from the broker holding each replica; log end and remote (tiered) size where this broker leads.'),
     t.partition_count > t.partitions.length ? el('p', { class: 'muted' }, `First ${t.partitions.length} of ${t.partition_count} partitions.`) : '',
     el('h3', {}, 'Configs'),
     t.configs_error ? el('p', { class: 'muted' }, `Configs not shown: ${t.configs_error}`) : '',
@@ -172,6 +188,7 @@ export async function groups(view, ctx) {
   async function load() {
     const page = await api.groups({ q: search, offset, limit: PAGE });
     body.replaceChildren(
+      unanswered(page.unanswered),
       table('groups', ['Group', 'State', 'Protocol type', { label: 'Members', num: true }, { label: 'Lag (records)', num: true }, { label: 'Lag (time)', num: true }],
         page.groups.map((g) => el('tr', { 'data-group': g.group_id },
           el('td', {}, link(`#/groups/${encodeURIComponent(g.group_id)}`, g.group_id)),
@@ -183,7 +200,7 @@ export async function groups(view, ctx) {
       pager({ offset: page.offset, count: page.groups.length }, page.total, (next) => { offset = next; load(); }));
   }
   view.replaceChildren(el('h2', {}, 'Consumer groups'), el('div', { class: 'toolbar' }, input), body,
-    el('p', { class: 'muted' }, 'Groups this broker coordinates; lag is measured on the partitions this broker leads.'));
+    el('p', { class: 'muted' }, 'The groups of every broker; lag from each group\'s committed offsets and each partition\'s leader.'));
   await load();
   return load;
 }
@@ -197,6 +214,7 @@ export async function group(view, ctx, id) {
       el('h2', { id: 'group-id' }, id),
       el('div', { class: 'cards' },
         el('div', { class: 'card', id: 'group-state' }, el('div', { class: 'label' }, 'State'), el('div', { class: 'value' }, g.state)),
+        el('div', { class: 'card', id: 'group-coordinator' }, el('div', { class: 'label' }, 'Coordinator'), el('div', { class: 'value' }, g.coordinator)),
         el('div', { class: 'card' }, el('div', { class: 'label' }, 'Members'), el('div', { class: 'value' }, g.members.length)),
         el('div', { class: 'card', id: 'group-lag' }, el('div', { class: 'label' }, 'Total lag'), el('div', { class: 'value' }, number(g.lag_records))),
         el('div', { class: 'card' }, el('div', { class: 'label' }, 'Max lag time'), el('div', { class: 'value' }, seconds(g.lag_seconds)))),
@@ -282,11 +300,11 @@ export async function transactions(view, ctx) {
     if (!topicInput.value) return;
     const r = await api.producers(topicInput.value);
     producers.replaceChildren(
-      table('producers', [{ label: 'Partition', num: true }, { label: 'Producer id', num: true }, { label: 'Epoch', num: true }, { label: 'Last sequence', num: true }, 'Last write', { label: 'Open transaction from offset', num: true }],
+      table('producers', [{ label: 'Partition', num: true }, { label: 'Leader', num: true }, { label: 'Producer id', num: true }, { label: 'Epoch', num: true }, { label: 'Last sequence', num: true }, 'Last write', { label: 'Open transaction from offset', num: true }],
         r.partitions.flatMap((p) => p.error
-          ? [el('tr', { 'data-partition': p.partition }, el('td', { class: 'num' }, p.partition), el('td', { colspan: 5, class: 'muted' }, p.error))]
+          ? [el('tr', { 'data-partition': p.partition }, el('td', { class: 'num' }, p.partition), el('td', { class: 'num' }, p.leader), el('td', { colspan: 5, class: 'muted' }, p.error))]
           : p.producers.map((s) => el('tr', { 'data-partition': p.partition, 'data-producer': s.producer_id },
-            el('td', { class: 'num' }, p.partition), el('td', { class: 'num' }, s.producer_id), el('td', { class: 'num' }, s.producer_epoch),
+            el('td', { class: 'num' }, p.partition), el('td', { class: 'num' }, p.leader), el('td', { class: 'num' }, s.producer_id), el('td', { class: 'num' }, s.producer_epoch),
             el('td', { class: 'num' }, s.last_sequence), el('td', {}, time(s.last_timestamp)),
             el('td', { class: 'num' }, s.current_txn_start_offset < 0 ? '—' : s.current_txn_start_offset))))));
   }
@@ -294,16 +312,18 @@ export async function transactions(view, ctx) {
   async function load() {
     const r = await api.transactions();
     body.replaceChildren(
-      table('transactions', ['Transactional id', 'State', { label: 'Producer id', num: true }, { label: 'Epoch', num: true }, { label: 'Age', num: true }, { label: 'Timeout', num: true }, 'Partitions'],
+      unanswered(r.unanswered),
+      table('transactions', ['Transactional id', { label: 'Coordinator', num: true }, 'State', { label: 'Producer id', num: true }, { label: 'Epoch', num: true }, { label: 'Age', num: true }, { label: 'Timeout', num: true }, 'Partitions'],
         r.transactions.map((t) => el('tr', { 'data-txn': t.transactional_id, class: t.hung ? 'hung' : '' },
           el('td', {}, t.transactional_id),
+          el('td', { class: 'num coordinator' }, t.coordinator ?? '—'),
           el('td', { class: 'state' }, t.error || t.state, t.hung ? el('span', { class: 'badge bad' }, ' hung') : ''),
           el('td', { class: 'num' }, t.producer_id ?? '—'),
           el('td', { class: 'num' }, t.producer_epoch ?? '—'),
           el('td', { class: 'num age' }, t.age_ms === undefined ? '—' : seconds(t.age_ms / 1000)),
           el('td', { class: 'num' }, t.timeout_ms === undefined ? '—' : duration(t.timeout_ms)),
           el('td', { class: 'partitions' }, (t.partitions || []).map((p) => `${p.topic}-${p.partition}`).join(', '))))),
-      el('p', { class: 'muted' }, `Transactions this broker coordinates (${r.total}); open longer than transaction.max.timeout.ms (${duration(r.max_timeout_ms)}) is marked hung.`));
+      el('p', { class: 'muted' }, `Transactions of every broker (${r.total}); open longer than transaction.max.timeout.ms (${duration(r.max_timeout_ms)}) is marked hung.`));
   }
   view.replaceChildren(el('h2', {}, 'Transactions'), body, el('h3', {}, 'Producers by partition'), form, producers);
   await load();

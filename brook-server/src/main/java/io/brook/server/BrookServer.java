@@ -618,10 +618,19 @@ public final class BrookServer implements AutoCloseable {
             new HttpForwarder(c.quorum::image, c.interNode, config, c.tls));
   }
 
+  /** Console requests in flight to one other broker, and queued behind them; more fail at once. */
+  private static final int CONSOLE_IN_FLIGHT = 8;
+
+  private static final int CONSOLE_QUEUED = 32;
+
+  /** How long the console waits for the leaders' ends of a page's groups. */
+  private static final long CONSOLE_LAG_TIMEOUT_MS = 5_000;
+
   /**
-   * The web console on the admin listener, when there is one: a broker's own view of the cluster
-   * (docs/operations.md). Refused, with the reason logged, when the listener is reachable from
-   * other machines while the Kafka listeners need SASL and no login can be checked.
+   * The web console on the admin listener, when there is one: the whole cluster as seen from this
+   * broker, asking the other brokers what only they know (docs/operations.md). Refused, with the
+   * reason logged, when the listener is reachable from other machines while the Kafka listeners
+   * need SASL and no login can be checked.
    */
   private static void startConsole(Components c) {
     if (c.admin == null) {
@@ -640,6 +649,20 @@ public final class BrookServer implements AutoCloseable {
             .anyMatch(e -> e.securityProtocol().name().startsWith("SASL_"));
     LogConfig defaults = config.defaultLogConfig();
     MetadataQuorum quorum = c.quorum;
+    // The console's own connections to the other brokers, closed with it: a few requests in
+    // flight per broker and a short queue, so a page's fan-out stays bounded.
+    HttpForwarder peers =
+        new HttpForwarder(
+            quorum::image,
+            c.interNode,
+            config,
+            c.tls,
+            "brook-console",
+            CONSOLE_IN_FLIGHT,
+            CONSOLE_QUEUED);
+    LeaderLagReads leaderEnds =
+        InterNodeClients.consoleLagReads(
+            c.interNode, config, c.tls, c.replicaManager::image, CONSOLE_LAG_TIMEOUT_MS);
     ConsoleHttp console =
         c.admin.attachConsole(
             new ConsoleHttp.Builder()
@@ -664,6 +687,7 @@ public final class BrookServer implements AutoCloseable {
                     defaults.minInSyncReplicas(),
                     c.metrics,
                     c.scheduler)
+                .cluster(peers, leaderEnds::read, peers, leaderEnds)
                 .transactionMaxTimeoutMs(CoordinatorConfigs.transactions(config).maxTimeoutMs()));
     if (console.serving()) {
       log.info(

@@ -36,19 +36,33 @@ final class HttpForwarder implements Forwarder {
 
   HttpForwarder(
       Supplier<MetadataImage> image, InterNodeEventLoops loops, BrokerConfig config, NodeTls tls) {
+    this(image, loops, config, tls, "brook-http-forwarder", MAX_IN_FLIGHT, MAX_QUEUED);
+  }
+
+  /**
+   * @param clientId the connections' client id (the fetch connection's gets {@code -fetch})
+   * @param maxInFlight requests in flight on one connection
+   * @param maxQueued requests queued behind them; more fail at once
+   */
+  HttpForwarder(
+      Supplier<MetadataImage> image,
+      InterNodeEventLoops loops,
+      BrokerConfig config,
+      NodeTls tls,
+      String clientId,
+      int maxInFlight,
+      int maxQueued) {
     this.image = image;
     this.listener = config.interBrokerListenerName();
     this.requests =
         new InterNodeClient(
             loops,
-            InterNodeClients.builder(config, tls, "brook-http-forwarder")
-                .bounds(MAX_IN_FLIGHT, MAX_QUEUED)
-                .build());
+            InterNodeClients.builder(config, tls, clientId).bounds(maxInFlight, maxQueued).build());
     this.fetches =
         new InterNodeClient(
             loops,
-            InterNodeClients.builder(config, tls, "brook-http-forwarder-fetch")
-                .bounds(MAX_IN_FLIGHT, MAX_QUEUED)
+            InterNodeClients.builder(config, tls, clientId + "-fetch")
+                .bounds(maxInFlight, maxQueued)
                 .build());
   }
 

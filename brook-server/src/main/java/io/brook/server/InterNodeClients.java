@@ -72,9 +72,32 @@ final class InterNodeClients {
    */
   static LeaderLagReads lagReads(
       InterNodeEventLoops loops, BrokerConfig config, NodeTls tls, Supplier<MetadataImage> image) {
-    InterNodeClient client = new InterNodeClient(loops, connections(config, tls, "brook-lag"));
-    long roundTimeoutMs =
-        Math.min(config.lagMetricsIntervalMs(), longValue(config, "request.timeout.ms"));
+    return lagReads(loops, config, tls, image, "brook-lag", config.lagMetricsIntervalMs());
+  }
+
+  /**
+   * The web console's own reads of the leaders' ends for a page's groups (its own connections and
+   * timestamp cache, so a console page never delays or thins the lag metrics' round), each read
+   * given at most the request timeout and {@code maxRoundMs}.
+   */
+  static LeaderLagReads consoleLagReads(
+      InterNodeEventLoops loops,
+      BrokerConfig config,
+      NodeTls tls,
+      Supplier<MetadataImage> image,
+      long maxRoundMs) {
+    return lagReads(loops, config, tls, image, "brook-console-lag", maxRoundMs);
+  }
+
+  private static LeaderLagReads lagReads(
+      InterNodeEventLoops loops,
+      BrokerConfig config,
+      NodeTls tls,
+      Supplier<MetadataImage> image,
+      String clientId,
+      long maxRoundMs) {
+    InterNodeClient client = new InterNodeClient(loops, connections(config, tls, clientId));
+    long roundTimeoutMs = Math.min(maxRoundMs, longValue(config, "request.timeout.ms"));
     return new LeaderLagReads(
         client,
         image,

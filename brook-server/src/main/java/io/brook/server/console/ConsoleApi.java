@@ -9,26 +9,23 @@ import io.brook.broker.api.InProcessApis;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.group.GroupCoordinator;
-import io.brook.coordinator.group.lag.GroupLag;
 import io.brook.coordinator.group.lag.GroupPositions;
-import io.brook.coordinator.group.lag.PartitionLag;
+import io.brook.coordinator.log.PartitionEnds;
 import io.brook.metadata.image.BrokerRegistration;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.image.PartitionImage;
 import io.brook.metadata.image.TopicImage;
 import io.brook.metadata.quorum.QuorumState;
 import io.brook.metadata.record.BrokerEndpoint;
+import io.brook.server.http.Forwarder;
 import io.brook.server.http.KafkaRequests;
 import io.netty.handler.codec.http.HttpMethod;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -37,6 +34,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
@@ -51,15 +49,8 @@ import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
-import org.apache.kafka.common.message.DescribeGroupsRequestData;
-import org.apache.kafka.common.message.DescribeGroupsResponseData;
-import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
-import org.apache.kafka.common.message.ListGroupsRequestData;
-import org.apache.kafka.common.message.ListGroupsResponseData;
-import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
-import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -67,14 +58,13 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.utils.Utils;
 
 /**
- * The console's JSON endpoints under {@code /console/api}. Reads of cluster state come from the
- * broker's own structures (the metadata image, the replica manager's local logs, the group
- * coordinator's lag view, the throughput ring), paged and aggregated here; everything a Kafka
- * client could do (create, delete and grow topics, describe configs, list and describe groups,
- * produce, fetch, list offsets) is one request to the broker's own Kafka handlers ({@link
- * InProcessApis}), as the HTTP API sends them, so it is validated and authorized as the same Kafka
- * request would be. Log figures (start, end, high watermark, size) are this broker's replicas'; a
- * partition it does not host shows none.
+ * The console's JSON endpoints under {@code /console/api}, showing the whole cluster whichever
+ * broker serves them. Cluster state comes from the broker's own structures (the metadata image, the
+ * throughput ring), paged and aggregated here; everything a Kafka client could do (create, delete
+ * and grow topics, describe configs, list and describe groups, produce, fetch, list offsets) is a
+ * request to the broker's own Kafka handlers ({@link InProcessApis}), as the HTTP API sends them,
+ * so it is validated and authorized as the same Kafka request would be; what only another broker
+ * knows (its groups, transactions, logs) is asked of it ({@link ConsoleCluster}).
  */
 final class ConsoleApi {
   static final String CLIENT_ID = "brook-console";
@@ -110,9 +100,14 @@ final class ConsoleApi {
       Throughput throughput,
       ClusterView.Defaults defaults,
       int nodeId,
-      String clientListener) {}
+      String clientListener,
+      Forwarder forwarder,
+      Function<List<GroupPositions>, CompletableFuture<PartitionEnds>> leaderEnds) {}
 
   private final Sources sources;
+  private final ConsoleCluster cluster;
+  private final ConsoleGroups groups;
+  private final ConsoleLogs logs;
   private final ConsoleTransactions transactions;
   private final OffsetReset offsetReset;
 
@@ -130,9 +125,19 @@ final class ConsoleApi {
     this.worker = worker;
     // Without sources (a console that refuses every request, or a test of the HTTP layer) nothing
     // is ever routed here.
+    this.cluster =
+        sources == null
+            ? null
+            : new ConsoleCluster(
+                sources.apis(), sources.forwarder(), sources.image(), sources.nodeId());
+    this.groups =
+        sources == null
+            ? null
+            : new ConsoleGroups(cluster, sources.groups(), sources.leaderEnds(), worker);
+    this.logs = sources == null ? null : new ConsoleLogs(cluster, sources.replicas());
     this.transactions =
-        sources == null ? null : new ConsoleTransactions(sources.apis(), transactionMaxTimeoutMs);
-    this.offsetReset = sources == null ? null : new OffsetReset(sources.apis());
+        sources == null ? null : new ConsoleTransactions(cluster, transactionMaxTimeoutMs);
+    this.offsetReset = sources == null ? null : new OffsetReset(cluster);
   }
 
   /**
@@ -151,7 +156,7 @@ final class ConsoleApi {
     boolean get = method.equals(HttpMethod.GET);
     boolean post = method.equals(HttpMethod.POST);
     if (first.equals("overview") && n == 1 && get) {
-      return CompletableFuture.completedFuture(overview());
+      return overview(caller);
     }
     if (first.equals("throughput") && n == 1 && get) {
       return CompletableFuture.completedFuture(throughput());
@@ -194,7 +199,7 @@ final class ConsoleApi {
         return groups(query, caller);
       }
       if (n == 2) {
-        return group(path.get(1), caller);
+        return groups.group(path.get(1), caller);
       }
     }
     throw ConsoleException.notFound("no such console endpoint: " + method + " /" + path);
@@ -202,7 +207,17 @@ final class ConsoleApi {
 
   // ---- Overview -------------------------------------------------------------------------------
 
-  private JsonNode overview() {
+  /**
+   * The overview: the cluster from this broker's metadata image, each broker's disk from its
+   * DescribeLogDirs (when the caller may describe log directories), this node's rates.
+   */
+  private CompletableFuture<JsonNode> overview(InProcessApis.Caller caller) {
+    return logs.disks(caller).thenApply(this::overview);
+  }
+
+  private JsonNode overview(Optional<List<ConsoleCluster.Reply<ConsoleLogs.Disk>>> disks) {
+    Map<Integer, ConsoleCluster.Reply<ConsoleLogs.Disk>> disk = new HashMap<>();
+    disks.ifPresent(replies -> replies.forEach(r -> disk.put(r.node(), r)));
     MetadataImage image = sources.image().get();
     ClusterView.Health health = ClusterView.health(image, sources.defaults());
     ObjectNode root = JSON.createObjectNode();
@@ -233,6 +248,14 @@ final class ConsoleApi {
       node.put("rack", b.rack().orElse(null));
       node.put("fenced", b.fenced());
       node.put("leaders", health.leaders().getOrDefault(b.id(), 0));
+      ConsoleCluster.Reply<ConsoleLogs.Disk> d = disk.get(b.id());
+      if (d != null && d.answered()) {
+        node.put("disk_total_bytes", d.value().totalBytes());
+        node.put("disk_used_bytes", d.value().totalBytes() - d.value().usableBytes());
+        node.put("offline_log_dirs", d.value().offlineDirs());
+      } else if (d != null) {
+        node.put("disk_error", d.failure());
+      }
       // Rates are this node's own meters: other brokers' are on their consoles.
       if (b.id() == sources.nodeId() && latest != null) {
         node.put("bytes_in_per_sec", latest.bytesIn());
@@ -242,6 +265,7 @@ final class ConsoleApi {
         node.putNull("bytes_out_per_sec");
       }
     }
+    root.put("disk_shown", disks.isPresent());
     ObjectNode partitions = root.putObject("partitions");
     partitions.put("topics", health.topics());
     partitions.put("total", health.partitions());
@@ -322,26 +346,10 @@ final class ConsoleApi {
     return size;
   }
 
-  /**
-   * The topics of {@code topics} (every topic when null) the caller may DESCRIBE, as the broker's
-   * Metadata handler answers them for that user.
-   */
+  /** The topics of {@code topics} (every topic when null) the caller may DESCRIBE. */
   private CompletableFuture<Set<String>> describable(
       List<String> topics, InProcessApis.Caller caller) {
-    return sources
-        .apis()
-        .<MetadataResponseData>call(
-            ApiKeys.METADATA, (short) 12, KafkaRequests.metadata(topics), caller, 0)
-        .thenApply(
-            answer -> {
-              Set<String> allowed = new HashSet<>();
-              for (MetadataResponseData.MetadataResponseTopic t : answer.response().topics()) {
-                if (t.errorCode() != Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
-                  allowed.add(t.name());
-                }
-              }
-              return allowed;
-            });
+    return cluster.describable(topics, caller);
   }
 
   /** Fails with 403 unless the caller may DESCRIBE {@code topic}. */
@@ -379,6 +387,7 @@ final class ConsoleApi {
     ArrayNode partitions = root.putArray("partitions");
     List<Integer> ids = new ArrayList<>(t.partitions().keySet());
     ids.sort(null);
+    Map<Integer, ObjectNode> rows = new TreeMap<>();
     for (int id : ids.subList(Math.min(offset, ids.size()), Math.min(offset + limit, ids.size()))) {
       PartitionImage p = t.partitions().get(id);
       ObjectNode node = partitions.addObject();
@@ -387,15 +396,13 @@ final class ConsoleApi {
       node.put("leader_epoch", p.leaderEpoch());
       p.replicas().forEach(node.putArray("replicas")::add);
       p.isr().forEach(node.putArray("isr")::add);
-      Optional<Partition> local = sources.replicas().partition(new TopicPartition(topic, id));
-      if (local.isPresent()) {
-        var log = local.get().log();
-        node.put("log_start_offset", log.logStartOffset());
-        node.put("log_end_offset", log.logEndOffset());
-        node.put("high_watermark", log.highWatermark());
-        node.put("size_bytes", log.sizeInBytes());
-      }
+      rows.put(id, node);
     }
+    return logs.partitions(t, rows).thenCompose(figures -> configs(topic, root, caller));
+  }
+
+  private CompletableFuture<JsonNode> configs(
+      String topic, ObjectNode root, InProcessApis.Caller caller) {
     DescribeConfigsRequestData request = KafkaRequests.describeTopicConfigs(topic);
     return sources
         .apis()
@@ -545,200 +552,7 @@ final class ConsoleApi {
     String search = Optional.ofNullable(first(query, "q")).orElse("").toLowerCase(Locale.ROOT);
     int offset = (int) number(query, "offset", 0, 0, Integer.MAX_VALUE);
     int limit = (int) number(query, "limit", DEFAULT_PAGE, 1, ClusterView.MAX_PAGE);
-    ListGroupsRequestData request =
-        new ListGroupsRequestData()
-            .setStatesFilter(new ArrayList<>())
-            .setTypesFilter(new ArrayList<>());
-    return sources
-        .apis()
-        .<ListGroupsResponseData>call(ApiKeys.LIST_GROUPS, (short) 5, request, caller, 0)
-        .thenCompose(
-            answer -> {
-              if (answer.response().errorCode() != Errors.NONE.code()) {
-                throw ConsoleException.of(answer.response().errorCode(), null);
-              }
-              List<ListGroupsResponseData.ListedGroup> listed = new ArrayList<>();
-              for (ListGroupsResponseData.ListedGroup g : answer.response().groups()) {
-                if (search.isEmpty() || g.groupId().toLowerCase(Locale.ROOT).contains(search)) {
-                  listed.add(g);
-                }
-              }
-              listed.sort((a, b) -> a.groupId().compareTo(b.groupId()));
-              int from = Math.min(offset, listed.size());
-              List<ListGroupsResponseData.ListedGroup> page =
-                  listed.subList(from, Math.min(from + limit, listed.size()));
-              ObjectNode root = JSON.createObjectNode();
-              root.put("total", listed.size());
-              root.put("offset", from);
-              ArrayNode rows = root.putArray("groups");
-              List<String> ids =
-                  page.stream().map(ListGroupsResponseData.ListedGroup::groupId).toList();
-              CompletableFuture<Map<String, Integer>> members = memberCounts(ids, caller);
-              for (ListGroupsResponseData.ListedGroup g : page) {
-                ObjectNode row = rows.addObject();
-                row.put("group_id", g.groupId());
-                row.put("state", g.groupState());
-                row.put("protocol_type", g.protocolType());
-                row.put("type", g.groupType());
-              }
-              return members.thenCombine(
-                  lags(ids),
-                  (counts, lags) -> {
-                    for (JsonNode row : rows) {
-                      String id = row.get("group_id").asText();
-                      Integer count = counts.get(id);
-                      if (count != null) {
-                        ((ObjectNode) row).put("members", count);
-                      }
-                      putLag((ObjectNode) row, lags.get(id));
-                    }
-                    return (JsonNode) root;
-                  });
-            });
-  }
-
-  /**
-   * The lag of the named groups that have committed offsets here. As for the lag metrics ({@code
-   * ConsumerLagMetrics}): the coordinator shards copy the positions on their threads, and the lag,
-   * which reads batch headers from the logs, is computed on the console's worker.
-   */
-  private CompletableFuture<Map<String, GroupLag>> lags(Collection<String> groupIds) {
-    Set<String> wanted = new HashSet<>(groupIds);
-    return sources
-        .groups()
-        .positions()
-        .thenApplyAsync(
-            all -> {
-              long now = System.currentTimeMillis();
-              Map<String, GroupLag> lags = new HashMap<>();
-              for (GroupPositions positions : all) {
-                if (wanted.contains(positions.groupId())) {
-                  lags.put(positions.groupId(), sources.groups().lag(positions, now));
-                }
-              }
-              return lags;
-            },
-            worker);
-  }
-
-  private static void putLag(ObjectNode row, GroupLag lag) {
-    if (lag == null) {
-      row.putNull("lag_records");
-      row.putNull("lag_seconds");
-      return;
-    }
-    row.put("lag_records", lag.totalLagRecords());
-    Optional<Duration> time = lag.maxLagTime();
-    if (time.isPresent()) {
-      row.put("lag_seconds", time.get().toMillis() / 1000.0);
-    } else {
-      row.putNull("lag_seconds");
-    }
-  }
-
-  private CompletableFuture<Map<String, Integer>> memberCounts(
-      List<String> ids, InProcessApis.Caller caller) {
-    if (ids.isEmpty()) {
-      return CompletableFuture.completedFuture(Map.of());
-    }
-    return describeGroups(ids, caller)
-        .thenApply(
-            groups -> {
-              Map<String, Integer> counts = new TreeMap<>();
-              for (DescribeGroupsResponseData.DescribedGroup g : groups) {
-                if (g.errorCode() == Errors.NONE.code()) {
-                  counts.put(g.groupId(), g.members().size());
-                }
-              }
-              return counts;
-            });
-  }
-
-  private CompletableFuture<List<DescribeGroupsResponseData.DescribedGroup>> describeGroups(
-      List<String> ids, InProcessApis.Caller caller) {
-    DescribeGroupsRequestData request =
-        new DescribeGroupsRequestData()
-            .setGroups(new ArrayList<>(ids))
-            .setIncludeAuthorizedOperations(false);
-    return sources
-        .apis()
-        .<DescribeGroupsResponseData>call(ApiKeys.DESCRIBE_GROUPS, (short) 5, request, caller, 0)
-        .thenApply(answer -> answer.response().groups());
-  }
-
-  private CompletableFuture<JsonNode> group(String groupId, InProcessApis.Caller caller) {
-    // Describing first also checks the caller may DESCRIBE the group before its offsets show.
-    return describeGroups(List.of(groupId), caller)
-        .thenCompose(
-            groups -> {
-              DescribeGroupsResponseData.DescribedGroup g = groups.get(0);
-              // Refused: nothing about the group shows. Otherwise a group DescribeGroups cannot
-              // describe (a consumer-protocol group) still shows its offsets and lag.
-              if (g.errorCode() == Errors.GROUP_AUTHORIZATION_FAILED.code()) {
-                throw ConsoleException.of(g.errorCode(), g.errorMessage());
-              }
-              ObjectNode root = JSON.createObjectNode();
-              root.put("group_id", groupId);
-              root.put("state", g.groupState());
-              root.put("protocol_type", g.protocolType());
-              root.put("protocol", g.protocolData());
-              ArrayNode members = root.putArray("members");
-              for (DescribeGroupsResponseData.DescribedGroupMember m : g.members()) {
-                members
-                    .addObject()
-                    .put("member_id", m.memberId())
-                    .put("instance_id", m.groupInstanceId())
-                    .put("client_id", m.clientId())
-                    .put("host", m.clientHost());
-              }
-              return lags(List.of(groupId))
-                  .thenCompose(
-                      lags -> {
-                        GroupLag lag = lags.get(groupId);
-                        List<String> topics =
-                            lag == null
-                                ? List.of()
-                                : lag.partitions().stream()
-                                    .map(p -> p.topicPartition().topic())
-                                    .distinct()
-                                    .toList();
-                        return describable(topics, caller)
-                            .thenApply(allowed -> groupPartitions(root, g, lag, allowed));
-                      });
-            });
-  }
-
-  /**
-   * The group page's offsets and lag, of the topics the caller may DESCRIBE only (OffsetFetch
-   * leaves the others out for a client too).
-   */
-  private static JsonNode groupPartitions(
-      ObjectNode root,
-      DescribeGroupsResponseData.DescribedGroup g,
-      GroupLag lag,
-      Set<String> allowed) {
-    if (g.errorCode() != Errors.NONE.code() && lag == null) {
-      throw ConsoleException.of(g.errorCode(), g.errorMessage());
-    }
-    putLag(root, lag);
-    ArrayNode partitions = root.putArray("partitions");
-    if (lag != null) {
-      for (PartitionLag p : lag.partitions()) {
-        if (!allowed.contains(p.topicPartition().topic())) {
-          continue;
-        }
-        ObjectNode node = partitions.addObject();
-        node.put("topic", p.topicPartition().topic());
-        node.put("partition", p.topicPartition().partition());
-        node.put("committed_offset", p.committedOffset());
-        if (p.logEndOffset() >= 0) {
-          node.put("log_end_offset", p.logEndOffset());
-          node.put("lag_records", p.lagRecords());
-        }
-        p.lagTime().ifPresent(t -> node.put("lag_seconds", t.toMillis() / 1000.0));
-      }
-    }
-    return root;
+    return groups.list(search, offset, limit, caller);
   }
 
   // ---- Messages -------------------------------------------------------------------------------
@@ -788,23 +602,33 @@ final class ConsoleApi {
 
   private CompletableFuture<Long> listOffset(
       String topic, int partition, long timestamp, InProcessApis.Caller caller) {
-    return listOffset(sources.apis(), topic, partition, timestamp, caller);
+    return listOffset(cluster, topic, partition, timestamp, caller);
   }
 
-  /** The offset ListOffsets answers for one partition, as the caller asks it. */
+  /**
+   * The offset ListOffsets answers for one partition, as the caller asks it: this broker's handler
+   * checks the caller's rights, and the partition's leader answers.
+   */
   static CompletableFuture<Long> listOffset(
-      InProcessApis apis,
+      ConsoleCluster cluster,
       String topic,
       int partition,
       long timestamp,
       InProcessApis.Caller caller) {
-    ListOffsetsRequestData request =
-        KafkaRequests.listOffsets(topic, partition, timestamp, false, ADMIN_TIMEOUT_MS);
-    return apis.<ListOffsetsResponseData>call(ApiKeys.LIST_OFFSETS, (short) 7, request, caller, 0)
+    return cluster
+        .<ListOffsetsResponseData>atOwner(
+            ApiKeys.LIST_OFFSETS,
+            (short) 7,
+            () -> KafkaRequests.listOffsets(topic, partition, timestamp, false, ADMIN_TIMEOUT_MS),
+            caller,
+            answer ->
+                answer.topics().stream()
+                    .flatMap(t -> t.partitions().stream())
+                    .anyMatch(p -> p.errorCode() == Errors.NOT_LEADER_OR_FOLLOWER.code()),
+            () -> CompletableFuture.completedFuture(cluster.leader(topic, partition)))
         .thenApply(
             answer -> {
-              for (ListOffsetsResponseData.ListOffsetsTopicResponse t :
-                  answer.response().topics()) {
+              for (ListOffsetsResponseData.ListOffsetsTopicResponse t : answer.topics()) {
                 for (ListOffsetsResponseData.ListOffsetsPartitionResponse p : t.partitions()) {
                   if (p.errorCode() != Errors.NONE.code()) {
                     throw ConsoleException.of(p.errorCode(), refusal(p.errorCode(), topic));
@@ -897,20 +721,32 @@ final class ConsoleApi {
 
   private CompletableFuture<JsonNode> fetch(
       String topic, int partition, Scan scan, InProcessApis.Caller caller) {
-    FetchRequestData request =
-        KafkaRequests.fetch(
-            topic, Uuid.ZERO_UUID, partition, scan.next, 0, 0, FETCH_MAX_BYTES, false);
-    return sources
-        .apis()
-        .<FetchResponseData>call(ApiKeys.FETCH, (short) 12, request, caller, 0)
+    long from = scan.next;
+    // This broker's handler checks the caller may READ the topic; a partition another broker
+    // leads is then read from its leader (by name and id: a newer version names topics by id).
+    return cluster
+        .<FetchResponseData>atOwner(
+            ApiKeys.FETCH,
+            (short) 12,
+            () ->
+                KafkaRequests.fetch(
+                    topic, Uuid.ZERO_UUID, partition, from, 0, 0, FETCH_MAX_BYTES, false),
+            () ->
+                KafkaRequests.fetch(
+                    topic, cluster.topicId(topic), partition, from, 0, 0, FETCH_MAX_BYTES, false),
+            caller,
+            answer ->
+                answer.responses().stream()
+                    .flatMap(t -> t.partitions().stream())
+                    .anyMatch(p -> p.errorCode() == Errors.NOT_LEADER_OR_FOLLOWER.code()),
+            () -> CompletableFuture.completedFuture(cluster.leader(topic, partition)))
         // Reading the answer may read the segment file: on the console's worker.
         .thenComposeAsync(
             answer -> {
-              if (answer.response().errorCode() != Errors.NONE.code()) {
-                throw ConsoleException.of(answer.response().errorCode(), null);
+              if (answer.errorCode() != Errors.NONE.code()) {
+                throw ConsoleException.of(answer.errorCode(), null);
               }
-              FetchResponseData.PartitionData data =
-                  answer.response().responses().get(0).partitions().get(0);
+              FetchResponseData.PartitionData data = answer.responses().get(0).partitions().get(0);
               if (data.errorCode() != Errors.NONE.code()) {
                 throw ConsoleException.of(
                     data.errorCode(),

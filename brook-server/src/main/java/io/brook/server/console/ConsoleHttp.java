@@ -7,12 +7,15 @@ import io.brook.broker.api.InProcessApis;
 import io.brook.broker.api.InProcessApis.Caller;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.group.GroupCoordinator;
+import io.brook.coordinator.group.lag.GroupPositions;
+import io.brook.coordinator.log.PartitionEnds;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.QuorumState;
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.metrics.BrokerMetrics;
 import io.brook.server.http.BasicAuthenticator;
 import io.brook.server.http.BasicCredentials;
+import io.brook.server.http.Forwarder;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
@@ -30,6 +33,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
@@ -79,24 +83,36 @@ public final class ConsoleHttp implements AutoCloseable {
   private final ConsoleAssets assets;
   private final Throughput throughput;
 
+  /** What the console closes with it: its connections to other brokers. */
+  private final List<AutoCloseable> owned;
+
   private ConsoleHttp(
       ConsoleAccess access,
       BasicAuthenticator authenticator,
       ConsoleApi api,
       ConsoleAssets assets,
-      Throughput throughput) {
+      Throughput throughput,
+      List<AutoCloseable> owned) {
     this.access = access;
     this.authenticator = authenticator;
     this.api = api;
     this.assets = assets;
     this.throughput = throughput;
+    this.owned = List.copyOf(owned);
   }
 
-  /** Stops sampling the throughput. */
+  /** Stops sampling the throughput and closes the connections to other brokers. */
   @Override
   public void close() {
     if (throughput != null) {
       throughput.close();
+    }
+    for (AutoCloseable c : owned) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        LOG.warn("Closing the console's {} failed", c, e);
+      }
     }
   }
 
@@ -273,6 +289,9 @@ public final class ConsoleHttp implements AutoCloseable {
     private ConsoleApi.Sources sources;
     private Executor worker;
     private Throughput throughput;
+    private Forwarder forwarder;
+    private Function<List<GroupPositions>, CompletableFuture<PartitionEnds>> leaderEnds;
+    private final List<AutoCloseable> owned = new ArrayList<>();
 
     /**
      * @param adminHost the host {@code brook.admin.listener} binds
@@ -313,7 +332,26 @@ public final class ConsoleHttp implements AutoCloseable {
               throughput,
               new ClusterView.Defaults(retentionMs, cleanupPolicy, minInSyncReplicas),
               nodeId,
-              clientListener);
+              clientListener,
+              null,
+              null);
+      return this;
+    }
+
+    /**
+     * How the console reaches the other brokers, so its pages show the whole cluster: their
+     * inter-broker listener, as this node, and the ends of the partitions they lead, for the lag.
+     * Without it the console shows what this broker serves only.
+     *
+     * @param owned closed with the console (the connections)
+     */
+    public Builder cluster(
+        Forwarder forwarder,
+        Function<List<GroupPositions>, CompletableFuture<PartitionEnds>> leaderEnds,
+        AutoCloseable... owned) {
+      this.forwarder = forwarder;
+      this.leaderEnds = leaderEnds;
+      this.owned.addAll(List.of(owned));
       return this;
     }
 
@@ -330,12 +368,29 @@ public final class ConsoleHttp implements AutoCloseable {
     }
 
     public ConsoleHttp build() {
+      ConsoleApi.Sources all =
+          sources == null
+              ? null
+              : new ConsoleApi.Sources(
+                  sources.image(),
+                  sources.replicas(),
+                  sources.groups(),
+                  sources.activeController(),
+                  sources.quorum(),
+                  sources.apis(),
+                  sources.throughput(),
+                  sources.defaults(),
+                  sources.nodeId(),
+                  sources.clientListener(),
+                  forwarder,
+                  leaderEnds);
       return new ConsoleHttp(
           access,
           authenticator,
-          new ConsoleApi(sources, worker, transactionMaxTimeoutMs),
+          new ConsoleApi(all, worker, transactionMaxTimeoutMs),
           new ConsoleAssets(),
-          throughput);
+          throughput,
+          owned);
     }
   }
 }

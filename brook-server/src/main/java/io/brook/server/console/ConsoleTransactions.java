@@ -9,6 +9,8 @@ import io.brook.metadata.image.TopicImage;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.DescribeProducersResponseData;
@@ -20,12 +22,14 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * The transactions page's endpoints: the transactions this broker coordinates (ListTransactions,
- * then DescribeTransactions for their state, age and partitions) and the producers a topic's
- * partitions know (DescribeProducers), each one request to the broker's own handlers as the caller,
- * so a user sees what {@code kafka-transactions} would show them. A transaction open longer than
- * {@code transaction.max.timeout.ms} is marked hung: no producer may ask for a longer timeout, so
- * the coordinator should already have aborted it.
+ * The transactions page's endpoints, over the whole cluster: the transactions every broker
+ * coordinates (ListTransactions of every broker, then DescribeTransactions at each one's
+ * coordinator for its state, age and partitions) and the producers each partition of a topic knows
+ * (DescribeProducers at its leader). Each request goes first to this broker's handler as the
+ * caller, or the caller's rights are checked there before another broker's answer shows ({@link
+ * ConsoleCluster}), so a user sees what {@code kafka-transactions} would show them. A transaction
+ * open longer than {@code transaction.max.timeout.ms} is marked hung: no producer may ask for a
+ * longer timeout, so the coordinator should already have aborted it.
  */
 final class ConsoleTransactions {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -33,56 +37,90 @@ final class ConsoleTransactions {
   /** Transactional ids described per page at the most (the list itself is not cut). */
   static final int MAX_DESCRIBED = 200;
 
-  private final InProcessApis apis;
+  private final ConsoleCluster cluster;
   private final long maxTimeoutMs;
 
-  ConsoleTransactions(InProcessApis apis, long maxTimeoutMs) {
-    this.apis = apis;
+  ConsoleTransactions(ConsoleCluster cluster, long maxTimeoutMs) {
+    this.cluster = cluster;
     this.maxTimeoutMs = maxTimeoutMs;
   }
 
   /** Open and recent transactions with their state, producer, age and partitions. */
   CompletableFuture<JsonNode> transactions(InProcessApis.Caller caller) {
-    ListTransactionsRequestData list =
-        new ListTransactionsRequestData()
-            .setStateFilters(new ArrayList<>())
-            .setProducerIdFilters(new ArrayList<>());
-    return apis.<ListTransactionsResponseData>call(
-            ApiKeys.LIST_TRANSACTIONS, (short) 0, list, caller, 0)
+    return ConsoleCluster.fanOut(
+            cluster.brokers(),
+            node ->
+                cluster.<ListTransactionsResponseData>at(
+                    node,
+                    ApiKeys.LIST_TRANSACTIONS,
+                    (short) 0,
+                    new ListTransactionsRequestData()
+                        .setStateFilters(new ArrayList<>())
+                        .setProducerIdFilters(new ArrayList<>()),
+                    caller),
+            ConsoleCluster.TIMEOUT_MS)
         .thenCompose(
-            listed -> {
-              if (listed.response().errorCode() != Errors.NONE.code()) {
-                throw ConsoleException.of(listed.response().errorCode(), null);
+            replies ->
+                cluster.merge(
+                    ConsoleCluster.TRANSACTION,
+                    replies,
+                    answer ->
+                        answer.transactionStates().stream()
+                            .map(ListTransactionsResponseData.TransactionState::transactionalId)
+                            .toList(),
+                    ListTransactionsResponseData::errorCode,
+                    caller))
+        .thenCompose(listing -> describe(listing, caller));
+  }
+
+  private CompletableFuture<JsonNode> describe(
+      ConsoleCluster.Merged listing, InProcessApis.Caller caller) {
+    List<String> ids = new ArrayList<>(listing.coordinators().keySet());
+    int total = ids.size();
+    List<String> described = ids.subList(0, Math.min(total, MAX_DESCRIBED));
+    ObjectNode root = JSON.createObjectNode();
+    root.put("total", total);
+    root.put("max_timeout_ms", maxTimeoutMs);
+    root.set("unanswered", listing.unanswered());
+    ArrayNode rows = root.putArray("transactions");
+    Map<Integer, List<String>> byCoordinator = new TreeMap<>();
+    for (String id : described) {
+      byCoordinator.computeIfAbsent(listing.coordinators().get(id), n -> new ArrayList<>()).add(id);
+    }
+    return ConsoleCluster.fanOut(
+            byCoordinator.keySet(),
+            node ->
+                cluster.<DescribeTransactionsResponseData>at(
+                    node,
+                    ApiKeys.DESCRIBE_TRANSACTIONS,
+                    (short) 0,
+                    new DescribeTransactionsRequestData()
+                        .setTransactionalIds(new ArrayList<>(byCoordinator.get(node))),
+                    caller),
+            ConsoleCluster.TIMEOUT_MS)
+        .thenApply(
+            replies -> {
+              long now = System.currentTimeMillis();
+              Map<String, ObjectNode> byId = new TreeMap<>();
+              for (ConsoleCluster.Reply<DescribeTransactionsResponseData> reply : replies) {
+                if (!reply.answered()) {
+                  for (String id : byCoordinator.get(reply.node())) {
+                    byId.put(
+                        id,
+                        JSON.createObjectNode()
+                            .put("transactional_id", id)
+                            .put("coordinator", reply.node())
+                            .put("error", reply.failure()));
+                  }
+                  continue;
+                }
+                for (DescribeTransactionsResponseData.TransactionState t :
+                    reply.value().transactionStates()) {
+                  byId.put(t.transactionalId(), row(t, now).put("coordinator", reply.node()));
+                }
               }
-              List<String> ids = new ArrayList<>();
-              for (ListTransactionsResponseData.TransactionState t :
-                  listed.response().transactionStates()) {
-                ids.add(t.transactionalId());
-              }
-              ids.sort(null);
-              int total = ids.size();
-              List<String> described = ids.subList(0, Math.min(total, MAX_DESCRIBED));
-              ObjectNode root = JSON.createObjectNode();
-              root.put("total", total);
-              root.put("max_timeout_ms", maxTimeoutMs);
-              ArrayNode rows = root.putArray("transactions");
-              if (described.isEmpty()) {
-                return CompletableFuture.completedFuture((JsonNode) root);
-              }
-              DescribeTransactionsRequestData describe =
-                  new DescribeTransactionsRequestData()
-                      .setTransactionalIds(new ArrayList<>(described));
-              return apis.<DescribeTransactionsResponseData>call(
-                      ApiKeys.DESCRIBE_TRANSACTIONS, (short) 0, describe, caller, 0)
-                  .thenApply(
-                      answer -> {
-                        long now = System.currentTimeMillis();
-                        for (DescribeTransactionsResponseData.TransactionState t :
-                            answer.response().transactionStates()) {
-                          rows.add(row(t, now));
-                        }
-                        return (JsonNode) root;
-                      });
+              byId.values().forEach(rows::add);
+              return (JsonNode) root;
             });
   }
 
@@ -117,51 +155,108 @@ final class ConsoleTransactions {
     return row;
   }
 
-  /** The producers each partition of {@code topic} knows, from the partitions' leaders here. */
+  /**
+   * The producers each partition of {@code topic} knows: DescribeProducers to this broker's handler
+   * as the caller (which checks the caller may READ the topic), then, for the partitions another
+   * broker leads, to each leader; a leader that does not answer is shown as such.
+   */
   CompletableFuture<JsonNode> producers(TopicImage topic, InProcessApis.Caller caller) {
     List<Integer> partitions = new ArrayList<>(topic.partitions().keySet());
     partitions.sort(null);
+    return describeProducers(cluster.nodeId(), topic.name(), partitions, caller)
+        .thenCompose(
+            local -> {
+              Map<Integer, DescribeProducersResponseData.PartitionResponse> answers =
+                  new TreeMap<>();
+              Map<Integer, List<Integer>> byLeader = new TreeMap<>();
+              for (DescribeProducersResponseData.PartitionResponse p : partitions(local)) {
+                if (p.errorCode() == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
+                  throw ConsoleException.of(
+                      p.errorCode(), "not authorized to read topic " + topic.name());
+                }
+                int leader = cluster.leader(topic.name(), p.partitionIndex());
+                if (p.errorCode() == Errors.NOT_LEADER_OR_FOLLOWER.code()
+                    && cluster.reaches(leader)) {
+                  byLeader.computeIfAbsent(leader, l -> new ArrayList<>()).add(p.partitionIndex());
+                } else {
+                  answers.put(p.partitionIndex(), p);
+                }
+              }
+              return ConsoleCluster.fanOut(
+                      byLeader.keySet(),
+                      leader ->
+                          describeProducers(leader, topic.name(), byLeader.get(leader), caller),
+                      ConsoleCluster.TIMEOUT_MS)
+                  .thenApply(
+                      replies -> {
+                        ObjectNode root = JSON.createObjectNode();
+                        root.put("topic", topic.name());
+                        Map<Integer, String> silent = new TreeMap<>();
+                        for (ConsoleCluster.Reply<DescribeProducersResponseData> reply : replies) {
+                          if (reply.answered()) {
+                            partitions(reply.value())
+                                .forEach(p -> answers.put(p.partitionIndex(), p));
+                          } else {
+                            byLeader
+                                .get(reply.node())
+                                .forEach(
+                                    p ->
+                                        silent.put(
+                                            p, "broker " + reply.node() + ": " + reply.failure()));
+                          }
+                        }
+                        ArrayNode rows = root.putArray("partitions");
+                        for (int partition : partitions) {
+                          ObjectNode row = rows.addObject();
+                          row.put("partition", partition);
+                          row.put("leader", cluster.leader(topic.name(), partition));
+                          DescribeProducersResponseData.PartitionResponse p =
+                              answers.get(partition);
+                          if (p == null) {
+                            row.put("error", silent.getOrDefault(partition, "no answer"));
+                            continue;
+                          }
+                          producers(row, p);
+                        }
+                        return (JsonNode) root;
+                      });
+            });
+  }
+
+  private CompletableFuture<DescribeProducersResponseData> describeProducers(
+      int node, String topic, List<Integer> partitions, InProcessApis.Caller caller) {
     DescribeProducersRequestData request = new DescribeProducersRequestData();
     request
         .topics()
         .add(
             new DescribeProducersRequestData.TopicRequest()
-                .setName(topic.name())
-                .setPartitionIndexes(partitions));
-    return apis.<DescribeProducersResponseData>call(
-            ApiKeys.DESCRIBE_PRODUCERS, (short) 0, request, caller, 0)
-        .thenApply(
-            answer -> {
-              ObjectNode root = JSON.createObjectNode();
-              root.put("topic", topic.name());
-              ArrayNode rows = root.putArray("partitions");
-              for (DescribeProducersResponseData.TopicResponse t : answer.response().topics()) {
-                for (DescribeProducersResponseData.PartitionResponse p : t.partitions()) {
-                  if (p.errorCode() == Errors.TOPIC_AUTHORIZATION_FAILED.code()) {
-                    throw ConsoleException.of(
-                        p.errorCode(), "not authorized to read topic " + topic.name());
-                  }
-                  ObjectNode row = rows.addObject();
-                  row.put("partition", p.partitionIndex());
-                  if (p.errorCode() != Errors.NONE.code()) {
-                    // A partition another broker leads: its producers are on that broker.
-                    row.put("error", Errors.forCode(p.errorCode()).name());
-                    continue;
-                  }
-                  ArrayNode producers = row.putArray("producers");
-                  for (DescribeProducersResponseData.ProducerState s : p.activeProducers()) {
-                    producers
-                        .addObject()
-                        .put("producer_id", s.producerId())
-                        .put("producer_epoch", s.producerEpoch())
-                        .put("last_sequence", s.lastSequence())
-                        .put("last_timestamp", s.lastTimestamp())
-                        .put("coordinator_epoch", s.coordinatorEpoch())
-                        .put("current_txn_start_offset", s.currentTxnStartOffset());
-                  }
-                }
-              }
-              return (JsonNode) root;
-            });
+                .setName(topic)
+                .setPartitionIndexes(new ArrayList<>(partitions)));
+    return cluster.at(node, ApiKeys.DESCRIBE_PRODUCERS, (short) 0, request, caller);
+  }
+
+  private static List<DescribeProducersResponseData.PartitionResponse> partitions(
+      DescribeProducersResponseData response) {
+    List<DescribeProducersResponseData.PartitionResponse> all = new ArrayList<>();
+    response.topics().forEach(t -> all.addAll(t.partitions()));
+    return all;
+  }
+
+  private static void producers(ObjectNode row, DescribeProducersResponseData.PartitionResponse p) {
+    if (p.errorCode() != Errors.NONE.code()) {
+      row.put("error", Errors.forCode(p.errorCode()).name());
+      return;
+    }
+    ArrayNode producers = row.putArray("producers");
+    for (DescribeProducersResponseData.ProducerState s : p.activeProducers()) {
+      producers
+          .addObject()
+          .put("producer_id", s.producerId())
+          .put("producer_epoch", s.producerEpoch())
+          .put("last_sequence", s.lastSequence())
+          .put("last_timestamp", s.lastTimestamp())
+          .put("coordinator_epoch", s.coordinatorEpoch())
+          .put("current_txn_start_offset", s.currentTxnStartOffset());
+    }
   }
 }

@@ -18,12 +18,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
-import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -36,8 +37,11 @@ import org.apache.kafka.common.protocol.Errors;
  * the group would skip (positive) or read again (negative); applying commits them. Only a group
  * without members is reset: its consumers would overwrite the offsets with their next commit, so
  * the tool refuses too, and so does the coordinator (the commit comes from outside the group's
- * generation). Every step is a Kafka request as the caller (DescribeGroups, OffsetFetch,
- * ListOffsets, OffsetCommit), so the group and topic ACLs apply as to the tool.
+ * generation). Every step is a Kafka request as the caller to this broker's handlers
+ * (DescribeGroups, OffsetFetch, ListOffsets, OffsetCommit), so the group and topic ACLs apply as to
+ * the tool; when the group's coordinator or a partition's leader is another broker, the handler
+ * answers NOT_COORDINATOR or NOT_LEADER_OR_FOLLOWER once the caller is authorized, and the request
+ * goes to that broker ({@link ConsoleCluster#atOwner}).
  */
 final class OffsetReset {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -64,10 +68,10 @@ final class OffsetReset {
   /** One partition's offsets for the preview. */
   private record Row(TopicPartition tp, long current, long next) {}
 
-  private final InProcessApis apis;
+  private final ConsoleCluster cluster;
 
-  OffsetReset(InProcessApis apis) {
-    this.apis = apis;
+  OffsetReset(ConsoleCluster cluster) {
+    this.cluster = cluster;
   }
 
   /**
@@ -130,15 +134,22 @@ final class OffsetReset {
 
   /** Fails unless the group has no members (or is not a group DescribeGroups knows yet). */
   private CompletableFuture<Void> requireEmpty(String group, InProcessApis.Caller caller) {
-    DescribeGroupsRequestData request =
-        new DescribeGroupsRequestData()
-            .setGroups(mutable(group))
-            .setIncludeAuthorizedOperations(false);
-    return apis.<DescribeGroupsResponseData>call(
-            ApiKeys.DESCRIBE_GROUPS, (short) 5, request, caller, 0)
+    return cluster
+        .<DescribeGroupsResponseData>atOwner(
+            ApiKeys.DESCRIBE_GROUPS,
+            (short) 5,
+            () ->
+                new DescribeGroupsRequestData()
+                    .setGroups(mutable(group))
+                    .setIncludeAuthorizedOperations(false),
+            caller,
+            answer ->
+                answer.groups().stream()
+                    .anyMatch(g -> g.errorCode() == Errors.NOT_COORDINATOR.code()),
+            () -> coordinator(group, caller))
         .thenApply(
             answer -> {
-              for (DescribeGroupsResponseData.DescribedGroup g : answer.response().groups()) {
+              for (DescribeGroupsResponseData.DescribedGroup g : answer.groups()) {
                 if (g.errorCode() == Errors.GROUP_AUTHORIZATION_FAILED.code()) {
                   throw ConsoleException.of(g.errorCode(), g.errorMessage());
                 }
@@ -163,26 +174,44 @@ final class OffsetReset {
   /** The group's committed offsets, as the caller may see them (OffsetFetch leaves out others). */
   private CompletableFuture<Map<TopicPartition, Long>> committed(
       String group, InProcessApis.Caller caller) {
-    OffsetFetchRequestData request = KafkaRequests.offsetFetch(group);
-    return apis.<OffsetFetchResponseData>call(ApiKeys.OFFSET_FETCH, (short) 9, request, caller, 0)
-        .thenApply(
+    return cluster
+        .<OffsetFetchResponseData>atOwner(
+            ApiKeys.OFFSET_FETCH,
+            (short) 9,
+            () -> KafkaRequests.offsetFetch(group),
+            caller,
+            answer ->
+                answer.groups().stream()
+                    .anyMatch(g -> g.errorCode() == Errors.NOT_COORDINATOR.code()),
+            () -> coordinator(group, caller))
+        .thenCompose(
             answer -> {
               Map<TopicPartition, Long> committed = new TreeMap<>(ConsoleApi.TP_ORDER);
-              for (OffsetFetchResponseData.OffsetFetchResponseGroup g :
-                  answer.response().groups()) {
+              for (OffsetFetchResponseData.OffsetFetchResponseGroup g : answer.groups()) {
                 if (g.errorCode() != Errors.NONE.code()) {
                   throw ConsoleException.of(g.errorCode(), "group " + group);
                 }
                 for (OffsetFetchResponseData.OffsetFetchResponseTopics t : g.topics()) {
+                  String topic = cluster.topicName(t.name(), t.topicId());
                   for (OffsetFetchResponseData.OffsetFetchResponsePartitions p : t.partitions()) {
                     if (p.errorCode() == Errors.NONE.code() && p.committedOffset() >= 0) {
                       committed.put(
-                          new TopicPartition(t.name(), p.partitionIndex()), p.committedOffset());
+                          new TopicPartition(topic, p.partitionIndex()), p.committedOffset());
                     }
                   }
                 }
               }
-              return committed;
+              // The coordinator answered this node every topic: keep those the caller may
+              // describe, as this broker's handler keeps them for the caller.
+              List<String> topics =
+                  committed.keySet().stream().map(TopicPartition::topic).distinct().toList();
+              return cluster
+                  .describable(topics, caller)
+                  .thenApply(
+                      allowed -> {
+                        committed.keySet().removeIf(tp -> !allowed.contains(tp.topic()));
+                        return committed;
+                      });
             });
   }
 
@@ -209,7 +238,11 @@ final class OffsetReset {
 
   private CompletableFuture<Long> list(
       TopicPartition tp, long timestamp, InProcessApis.Caller caller) {
-    return ConsoleApi.listOffset(apis, tp.topic(), tp.partition(), timestamp, caller);
+    return ConsoleApi.listOffset(cluster, tp.topic(), tp.partition(), timestamp, caller);
+  }
+
+  private CompletableFuture<Integer> coordinator(String group, InProcessApis.Caller caller) {
+    return cluster.coordinator(ConsoleCluster.GROUP, group, caller);
   }
 
   private CompletableFuture<Void> commit(
@@ -229,19 +262,35 @@ final class OffsetReset {
                   .setCommittedMetadata(""));
     }
     // From outside the group's generation, as an admin commits: the coordinator takes it only
-    // while the group has no members.
-    OffsetCommitRequestData request =
-        new OffsetCommitRequestData()
-            .setGroupId(group)
-            .setGenerationIdOrMemberEpoch(-1)
-            .setMemberId("")
-            .setGroupInstanceId(null)
-            .setTopics(new ArrayList<>(topics.values()));
-    return apis.<OffsetCommitResponseData>call(ApiKeys.OFFSET_COMMIT, (short) 9, request, caller, 0)
+    // while the group has no members. Built anew for each broker (a handler may trim its copy);
+    // to another broker with the topics' ids too, for a coordinator that takes them by id.
+    Supplier<OffsetCommitRequestData> request =
+        () ->
+            new OffsetCommitRequestData()
+                .setGroupId(group)
+                .setGenerationIdOrMemberEpoch(-1)
+                .setMemberId("")
+                .setGroupInstanceId(null)
+                .setTopics(
+                    topics.values().stream()
+                        .map(OffsetCommitRequestData.OffsetCommitRequestTopic::duplicate)
+                        .collect(Collectors.toCollection(ArrayList::new)));
+    return cluster
+        .<OffsetCommitResponseData>atOwner(
+            ApiKeys.OFFSET_COMMIT,
+            (short) 9,
+            request,
+            () -> {
+              OffsetCommitRequestData data = request.get();
+              data.topics().forEach(t -> t.setTopicId(cluster.topicId(t.name())));
+              return data;
+            },
+            caller,
+            KafkaRequests::allNotCoordinator,
+            () -> coordinator(group, caller))
         .thenApply(
             answer -> {
-              for (OffsetCommitResponseData.OffsetCommitResponseTopic t :
-                  answer.response().topics()) {
+              for (OffsetCommitResponseData.OffsetCommitResponseTopic t : answer.topics()) {
                 for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
                   Errors error = Errors.forCode(p.errorCode());
                   switch (error) {
@@ -250,7 +299,8 @@ final class OffsetReset {
                         throw notEmpty(group, "a consumer joined: " + error.name());
                     default ->
                         throw ConsoleException.of(
-                            p.errorCode(), t.name() + "-" + p.partitionIndex());
+                            p.errorCode(),
+                            cluster.topicName(t.name(), t.topicId()) + "-" + p.partitionIndex());
                   }
                 }
               }

@@ -122,7 +122,7 @@ final class GroupOffsetsRoute {
                                 ApiKeys.OFFSET_COMMIT, (short) 9, request.get(), caller, bodyBytes)
                             .thenCompose(
                                 local ->
-                                    allNotCoordinator(local.response())
+                                    KafkaRequests.allNotCoordinator(local.response())
                                             && leaders.elsewhere(coordinator.nodeId())
                                         ? leaders.<OffsetCommitResponseData>node(
                                             coordinator.nodeId(),
@@ -140,20 +140,6 @@ final class GroupOffsetsRoute {
   private OffsetCommitRequestData withTopicIds(OffsetCommitRequestData request) {
     request.topics().forEach(t -> t.setTopicId(leaders.topicId(t.name())));
     return request;
-  }
-
-  /** Whether the local handler accepted the commit but this broker does not coordinate it. */
-  private static boolean allNotCoordinator(OffsetCommitResponseData response) {
-    boolean any = false;
-    for (OffsetCommitResponseData.OffsetCommitResponseTopic t : response.topics()) {
-      for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
-        if (p.errorCode() != Errors.NOT_COORDINATOR.code()) {
-          return false;
-        }
-        any = true;
-      }
-    }
-    return any;
   }
 
   private Reply committed(InProcessApis.Answer<OffsetCommitResponseData> answer, int throttle) {

@@ -13,12 +13,14 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * The Kafka requests the HTTP API and the console both send to the broker's own handlers for the
  * same operation, built in one place so both ask the same thing (a request is new on every call:
- * the handlers may keep it).
+ * the handlers may keep it), and the reading of an answer both read alike.
  */
 public final class KafkaRequests {
   private KafkaRequests() {}
@@ -154,5 +156,22 @@ public final class KafkaRequests {
                     .setMemberId(null)
                     .setMemberEpoch(-1)
                     .setTopics(null)));
+  }
+
+  /**
+   * Whether a broker's handler accepted an OffsetCommit (valid, authorized) but does not coordinate
+   * its group: every partition answered NOT_COORDINATOR.
+   */
+  public static boolean allNotCoordinator(OffsetCommitResponseData response) {
+    boolean any = false;
+    for (OffsetCommitResponseData.OffsetCommitResponseTopic t : response.topics()) {
+      for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
+        if (p.errorCode() != Errors.NOT_COORDINATOR.code()) {
+          return false;
+        }
+        any = true;
+      }
+    }
+    return any;
   }
 }

@@ -166,6 +166,14 @@ public final class RemoteLogManager implements Closeable {
   }
 
   /**
+   * Bytes in remote storage of {@code partition} when this broker leads it and tiers it, else -1.
+   */
+  public long remoteSizeBytes(TopicPartition partition) {
+    TieredPartition tier = tiers.get(partition);
+    return tier == null || tier.leaderEpoch() < 0 ? -1 : tier.remoteSizeBytes();
+  }
+
+  /**
    * Bytes of rolled segments of {@code topic} (all if null) not copied yet (RemoteCopyLagBytes).
    */
   public long copyLagBytes(String topic) {

@@ -1,0 +1,423 @@
+package io.brook.server.console;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.brook.broker.api.InProcessApis;
+import io.brook.coordinator.group.GroupCoordinator;
+import io.brook.coordinator.group.lag.GroupLag;
+import io.brook.coordinator.group.lag.GroupPositions;
+import io.brook.coordinator.group.lag.PartitionLag;
+import io.brook.coordinator.group.offsets.CommittedOffset;
+import io.brook.coordinator.log.PartitionEnds;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * The consumer groups pages, over the whole cluster:
+ *
+ * <ul>
+ *   <li>the list: ListGroups of every broker (this one's handler as the user, the others as this
+ *       node), merged; a group another broker lists is shown when FindCoordinator as the user says
+ *       the user may DESCRIBE it. Then, for the page's groups only, DescribeGroups at each group's
+ *       coordinator (members) and their lag;
+ *   <li>a group's page: its coordinator's DescribeGroups and committed offsets, and the lag.
+ * </ul>
+ *
+ * Lag is the lag view's ({@code GroupCoordinator#lag}): the committed positions, of this broker's
+ * shards or, for a group another broker coordinates, its OffsetFetch answer; the ends of the
+ * partitions this broker leads read locally, the others' asked of their leaders (the lag metrics'
+ * reads); a partition whose leader did not answer has no lag.
+ */
+final class ConsoleGroups {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** No ends for any partition: when the console cannot ask other leaders. */
+  private static final PartitionEnds NONE =
+      new PartitionEnds() {
+        @Override
+        public Optional<Ends> leaderEnds(TopicPartition partition) {
+          return Optional.empty();
+        }
+
+        @Override
+        public OptionalLong batchTimestamp(TopicPartition partition, long offset, long maxOffset) {
+          return OptionalLong.empty();
+        }
+      };
+
+  private final ConsoleCluster cluster;
+  private final GroupCoordinator coordinator;
+  private final Function<List<GroupPositions>, CompletableFuture<PartitionEnds>> leaderEnds;
+  private final Executor worker;
+
+  /**
+   * @param leaderEnds the ends of the partitions other brokers lead, asked of them; null: none
+   */
+  ConsoleGroups(
+      ConsoleCluster cluster,
+      GroupCoordinator coordinator,
+      Function<List<GroupPositions>, CompletableFuture<PartitionEnds>> leaderEnds,
+      Executor worker) {
+    this.cluster = cluster;
+    this.coordinator = coordinator;
+    this.leaderEnds = leaderEnds;
+    this.worker = worker;
+  }
+
+  /** A page of the cluster's groups whose id contains {@code search} (lower case), by id. */
+  CompletableFuture<JsonNode> list(
+      String search, int offset, int limit, InProcessApis.Caller caller) {
+    return ConsoleCluster.fanOut(
+            cluster.brokers(),
+            node ->
+                cluster.<ListGroupsResponseData>at(
+                    node,
+                    ApiKeys.LIST_GROUPS,
+                    (short) 5,
+                    new ListGroupsRequestData()
+                        .setStatesFilter(new ArrayList<>())
+                        .setTypesFilter(new ArrayList<>()),
+                    caller),
+            ConsoleCluster.TIMEOUT_MS)
+        .thenCompose(replies -> merge(replies, caller))
+        .thenCompose(listing -> page(listing, search, offset, limit, caller));
+  }
+
+  /** The merged listing: each group with its coordinator, and the brokers that gave no answer. */
+  record Listing(
+      Map<String, ListGroupsResponseData.ListedGroup> groups,
+      Map<String, Integer> coordinators,
+      ArrayNode unanswered) {}
+
+  /**
+   * This broker's groups as its handler listed them for the user, and the other brokers' groups the
+   * user may describe (FindCoordinator as the user), with their coordinators.
+   */
+  CompletableFuture<Listing> merge(
+      List<ConsoleCluster.Reply<ListGroupsResponseData>> replies, InProcessApis.Caller caller) {
+    return cluster
+        .merge(
+            ConsoleCluster.GROUP,
+            replies,
+            answer ->
+                answer.groups().stream().map(ListGroupsResponseData.ListedGroup::groupId).toList(),
+            ListGroupsResponseData::errorCode,
+            caller)
+        .thenApply(
+            merged -> {
+              // Each shown group as the first broker listing it describes it.
+              Map<String, ListGroupsResponseData.ListedGroup> groups = new TreeMap<>();
+              for (ConsoleCluster.Reply<ListGroupsResponseData> reply : replies) {
+                if (reply.answered()) {
+                  for (ListGroupsResponseData.ListedGroup g : reply.value().groups()) {
+                    if (merged.coordinators().containsKey(g.groupId())) {
+                      groups.putIfAbsent(g.groupId(), g);
+                    }
+                  }
+                }
+              }
+              return new Listing(groups, merged.coordinators(), merged.unanswered());
+            });
+  }
+
+  private CompletableFuture<JsonNode> page(
+      Listing listing, String search, int offset, int limit, InProcessApis.Caller caller) {
+    List<ListGroupsResponseData.ListedGroup> listed = new ArrayList<>();
+    for (ListGroupsResponseData.ListedGroup g : listing.groups().values()) {
+      if (search.isEmpty() || g.groupId().toLowerCase(Locale.ROOT).contains(search)) {
+        listed.add(g);
+      }
+    }
+    int from = Math.min(offset, listed.size());
+    List<ListGroupsResponseData.ListedGroup> page =
+        listed.subList(from, Math.min(from + limit, listed.size()));
+    ObjectNode root = JSON.createObjectNode();
+    root.put("total", listed.size());
+    root.put("offset", from);
+    root.set("unanswered", listing.unanswered());
+    ArrayNode rows = root.putArray("groups");
+    Map<Integer, List<String>> byCoordinator = new TreeMap<>();
+    for (ListGroupsResponseData.ListedGroup g : page) {
+      int node = listing.coordinators().getOrDefault(g.groupId(), cluster.nodeId());
+      byCoordinator.computeIfAbsent(node, n -> new ArrayList<>()).add(g.groupId());
+      rows.addObject()
+          .put("group_id", g.groupId())
+          .put("state", g.groupState())
+          .put("protocol_type", g.protocolType())
+          .put("type", g.groupType())
+          .put("coordinator", node);
+    }
+    return memberCounts(byCoordinator, caller)
+        .thenCombine(
+            lags(byCoordinator),
+            (counts, lags) -> {
+              for (JsonNode row : rows) {
+                String id = row.get("group_id").asText();
+                Integer count = counts.get(id);
+                if (count != null) {
+                  ((ObjectNode) row).put("members", count);
+                }
+                putLag((ObjectNode) row, lags.get(id));
+              }
+              return root;
+            });
+  }
+
+  /** Members of each group, from its coordinator's DescribeGroups; a silent one gives none. */
+  private CompletableFuture<Map<String, Integer>> memberCounts(
+      Map<Integer, List<String>> byCoordinator, InProcessApis.Caller caller) {
+    return ConsoleCluster.fanOut(
+            byCoordinator.keySet(),
+            node -> describe(node, byCoordinator.get(node), caller),
+            ConsoleCluster.TIMEOUT_MS)
+        .thenApply(
+            replies -> {
+              Map<String, Integer> counts = new HashMap<>();
+              for (ConsoleCluster.Reply<List<DescribeGroupsResponseData.DescribedGroup>> r :
+                  replies) {
+                if (r.answered()) {
+                  for (DescribeGroupsResponseData.DescribedGroup g : r.value()) {
+                    if (g.errorCode() == Errors.NONE.code()) {
+                      counts.put(g.groupId(), g.members().size());
+                    }
+                  }
+                }
+              }
+              return counts;
+            });
+  }
+
+  private CompletableFuture<List<DescribeGroupsResponseData.DescribedGroup>> describe(
+      int node, List<String> ids, InProcessApis.Caller caller) {
+    DescribeGroupsRequestData request =
+        new DescribeGroupsRequestData()
+            .setGroups(new ArrayList<>(ids))
+            .setIncludeAuthorizedOperations(false);
+    return cluster
+        .<DescribeGroupsResponseData>at(node, ApiKeys.DESCRIBE_GROUPS, (short) 5, request, caller)
+        .thenApply(DescribeGroupsResponseData::groups);
+  }
+
+  /**
+   * The lag of the groups, by coordinator: this broker's from its shards, the others' from their
+   * coordinators' OffsetFetch. A coordinator that does not answer leaves its groups without lag.
+   */
+  private CompletableFuture<Map<String, GroupLag>> lags(Map<Integer, List<String>> byCoordinator) {
+    return ConsoleCluster.fanOut(
+            byCoordinator.keySet(),
+            node -> positions(node, byCoordinator.get(node)),
+            ConsoleCluster.TIMEOUT_MS)
+        .thenCompose(
+            replies -> {
+              List<GroupPositions> all = new ArrayList<>();
+              replies.forEach(
+                  r -> {
+                    if (r.answered()) {
+                      all.addAll(r.value());
+                    }
+                  });
+              return lag(all);
+            });
+  }
+
+  /** The committed positions of {@code ids} at their coordinator {@code node}. */
+  private CompletableFuture<List<GroupPositions>> positions(int node, Collection<String> ids) {
+    if (node == cluster.nodeId() || !cluster.reaches(node)) {
+      Set<String> wanted = new HashSet<>(ids);
+      return coordinator
+          .positions()
+          .thenApply(all -> all.stream().filter(p -> wanted.contains(p.groupId())).toList());
+    }
+    OffsetFetchRequestData request = new OffsetFetchRequestData().setRequireStable(false);
+    for (String id : ids) {
+      request
+          .groups()
+          .add(
+              new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                  .setGroupId(id)
+                  .setMemberId(null)
+                  .setMemberEpoch(-1)
+                  .setTopics(null));
+    }
+    return cluster
+        .<OffsetFetchResponseData>at(node, ApiKeys.OFFSET_FETCH, (short) 9, request, null)
+        .thenApply(this::committedPositions);
+  }
+
+  /** An OffsetFetch answer as committed positions (without the previous commit: no rate). */
+  List<GroupPositions> committedPositions(OffsetFetchResponseData answer) {
+    List<GroupPositions> groups = new ArrayList<>();
+    for (OffsetFetchResponseData.OffsetFetchResponseGroup g : answer.groups()) {
+      if (g.errorCode() != Errors.NONE.code()) {
+        continue;
+      }
+      List<GroupPositions.Position> positions = new ArrayList<>();
+      for (OffsetFetchResponseData.OffsetFetchResponseTopics t : g.topics()) {
+        String topic = cluster.topicName(t.name(), t.topicId());
+        for (OffsetFetchResponseData.OffsetFetchResponsePartitions p : t.partitions()) {
+          if (p.errorCode() == Errors.NONE.code() && p.committedOffset() >= 0) {
+            positions.add(
+                new GroupPositions.Position(
+                    new TopicPartition(topic, p.partitionIndex()),
+                    new CommittedOffset(
+                        p.committedOffset(), p.committedLeaderEpoch(), p.metadata(), -1),
+                    Optional.empty()));
+          }
+        }
+      }
+      // A group without offsets has no lag, as one of this broker's shards shows none.
+      if (!positions.isEmpty()) {
+        groups.add(new GroupPositions(g.groupId(), positions));
+      }
+    }
+    return groups;
+  }
+
+  /**
+   * The lag of {@code groups}: the partitions this broker leads read here, the others' ends asked
+   * of their leaders; computed on the console's worker (it reads batch headers from the logs).
+   */
+  private CompletableFuture<Map<String, GroupLag>> lag(List<GroupPositions> groups) {
+    if (groups.isEmpty()) {
+      return CompletableFuture.completedFuture(Map.of());
+    }
+    CompletableFuture<PartitionEnds> elsewhere =
+        leaderEnds == null ? CompletableFuture.completedFuture(NONE) : leaderEnds.apply(groups);
+    return elsewhere.thenApplyAsync(
+        ends -> {
+          long now = System.currentTimeMillis();
+          Map<String, GroupLag> lags = new HashMap<>();
+          for (GroupPositions positions : groups) {
+            lags.put(positions.groupId(), coordinator.lag(positions, now, ends));
+          }
+          return lags;
+        },
+        worker);
+  }
+
+  /** A group's page, served by its coordinator wherever that is. */
+  CompletableFuture<JsonNode> group(String groupId, InProcessApis.Caller caller) {
+    // FindCoordinator as the user also checks the user may DESCRIBE the group (403 otherwise).
+    return cluster
+        .coordinator(ConsoleCluster.GROUP, groupId, caller)
+        .thenCompose(
+            node ->
+                describe(node, List.of(groupId), caller)
+                    .thenCompose(groups -> group(groupId, node, groups.get(0), caller)));
+  }
+
+  private CompletableFuture<JsonNode> group(
+      String groupId,
+      int node,
+      DescribeGroupsResponseData.DescribedGroup g,
+      InProcessApis.Caller caller) {
+    // Refused: nothing about the group shows. Otherwise a group DescribeGroups cannot describe (a
+    // consumer-protocol group) still shows its offsets and lag.
+    if (g.errorCode() == Errors.GROUP_AUTHORIZATION_FAILED.code()) {
+      throw ConsoleException.of(g.errorCode(), g.errorMessage());
+    }
+    ObjectNode root = JSON.createObjectNode();
+    root.put("group_id", groupId);
+    root.put("coordinator", node);
+    root.put("state", g.groupState());
+    root.put("protocol_type", g.protocolType());
+    root.put("protocol", g.protocolData());
+    ArrayNode members = root.putArray("members");
+    for (DescribeGroupsResponseData.DescribedGroupMember m : g.members()) {
+      members
+          .addObject()
+          .put("member_id", m.memberId())
+          .put("instance_id", m.groupInstanceId())
+          .put("client_id", m.clientId())
+          .put("host", m.clientHost());
+    }
+    return positions(node, List.of(groupId))
+        .thenCompose(this::lag)
+        .thenCompose(
+            lags -> {
+              GroupLag lag = lags.get(groupId);
+              List<String> topics =
+                  lag == null
+                      ? List.of()
+                      : lag.partitions().stream()
+                          .map(p -> p.topicPartition().topic())
+                          .distinct()
+                          .toList();
+              return cluster
+                  .describable(topics, caller)
+                  .thenApply(allowed -> groupPartitions(root, g, lag, allowed));
+            });
+  }
+
+  /**
+   * The group page's offsets and lag, of the topics the caller may DESCRIBE only (OffsetFetch
+   * leaves the others out for a client too).
+   */
+  private static JsonNode groupPartitions(
+      ObjectNode root,
+      DescribeGroupsResponseData.DescribedGroup g,
+      GroupLag lag,
+      Set<String> allowed) {
+    if (g.errorCode() != Errors.NONE.code() && lag == null) {
+      throw ConsoleException.of(g.errorCode(), g.errorMessage());
+    }
+    putLag(root, lag);
+    ArrayNode partitions = root.putArray("partitions");
+    if (lag != null) {
+      for (PartitionLag p : lag.partitions()) {
+        if (!allowed.contains(p.topicPartition().topic())) {
+          continue;
+        }
+        ObjectNode node = partitions.addObject();
+        node.put("topic", p.topicPartition().topic());
+        node.put("partition", p.topicPartition().partition());
+        node.put("committed_offset", p.committedOffset());
+        if (p.logEndOffset() >= 0) {
+          node.put("log_end_offset", p.logEndOffset());
+          node.put("lag_records", p.lagRecords());
+        }
+        p.lagTime().ifPresent(t -> node.put("lag_seconds", t.toMillis() / 1000.0));
+      }
+    }
+    return root;
+  }
+
+  private static void putLag(ObjectNode row, GroupLag lag) {
+    if (lag == null) {
+      row.putNull("lag_records");
+      row.putNull("lag_seconds");
+      return;
+    }
+    row.put("lag_records", lag.totalLagRecords());
+    Optional<Duration> time = lag.maxLagTime();
+    if (time.isPresent()) {
+      row.put("lag_seconds", time.get().toMillis() / 1000.0);
+    } else {
+      row.putNull("lag_seconds");
+    }
+  }
+}
