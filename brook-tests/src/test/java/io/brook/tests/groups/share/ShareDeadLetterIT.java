@@ -128,7 +128,7 @@ class ShareDeadLetterIT {
     Config described = admin.describeConfigs(List.of(resource)).all().get().get(resource);
     assertThat(described.get("brook.share.dlq.topic").value()).isEqualTo("dlq-somewhere");
     assertThat(described.get("brook.share.dlq.topic").source())
-        .isEqualTo(ConfigEntry.ConfigSource.GROUP_CONFIG);
+        .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG);
     assertThat(described.get("brook.share.redelivery.backoff.ms").value()).isEqualTo("250");
     assertThat(described.get("brook.share.redelivery.backoff.max.ms").value()).isEqualTo("60000");
     assertThat(described.get("brook.share.redelivery.backoff.max.ms").source())
