@@ -82,6 +82,7 @@ public final class ControllerServices implements AutoCloseable {
       ClusterQuorum quorum,
       ControllerConfig controllerConfig,
       ConfigValidator topicConfigValidator,
+      ConfigValidator groupConfigValidator,
       TopicConfigView topicConfigs,
       RequestAuthorizer authorizer,
       ControllerMutationQuotas mutationQuotas,
@@ -90,7 +91,7 @@ public final class ControllerServices implements AutoCloseable {
     this.quorum = quorum;
     this.controller = new ClusterController(controllerConfig, quorum::image, new SecureRandom());
     this.scheduler = scheduler;
-    this.admin = new TopicAdmin(quorum, controller, topicConfigValidator);
+    this.admin = new TopicAdmin(quorum, controller, topicConfigValidator, groupConfigValidator);
     this.adminHandlers =
         List.of(
             new CreateTopicsHandler(admin, topicConfigs, authorizer, mutationQuotas),

@@ -27,7 +27,9 @@ import io.brook.broker.replica.DiskWork;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.replica.fetcher.ReplicaFetcherManager;
 import io.brook.broker.share.ShareAcknowledgeHandler;
+import io.brook.broker.share.ShareDeadLetters;
 import io.brook.broker.share.ShareFetchHandler;
+import io.brook.broker.share.ShareGroupConfig;
 import io.brook.broker.share.SharePartitionManager;
 import io.brook.broker.share.ShareStatePersister;
 import io.brook.broker.time.ExecutorScheduler;
@@ -346,6 +348,7 @@ public final class BrookServer implements AutoCloseable {
                     (Boolean) config.value("unclean.leader.election.enable"))
                 .withMinInsyncReplicas((Integer) config.value("min.insync.replicas")),
             TieredStorage.topicValidator(config),
+            ShareGroupConfig::validate,
             new DescribedTopicConfigs(c.describer),
             c.authorizer,
             mutationQuotas,
@@ -443,8 +446,14 @@ public final class BrookServer implements AutoCloseable {
             c.replicaManager,
             CoordinatorConfigs.shareLimits(config),
             System::currentTimeMillis,
-            c.shareStates);
+            c.shareStates,
+            new ShareDeadLetters(
+                c.replicaManager::image,
+                config.interBrokerListenerName(),
+                InterNodeClients.shareDeadLetters(c.interNode, config, c.tls),
+                ((Number) config.value("request.timeout.ms")).intValue()));
     c.shares.start(c.periodic);
+    ShareGroupMetrics.register(c.metrics, c.shares, c.periodic);
     c.replicaManager.applyMetadata(quorum.image());
     quorum.addListener(c.replicaManager::applyMetadata);
     quorum.addListener(new PartitionLogMetrics(c.metrics, c.replicaManager));

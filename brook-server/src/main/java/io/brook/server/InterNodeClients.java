@@ -121,6 +121,19 @@ final class InterNodeClients {
             .build());
   }
 
+  /**
+   * Share groups' dead-letter writes (Produce, and the Fetch that looks for a record after a failed
+   * attempt) to the leaders of their dead-letter partitions, bounded as the state calls are.
+   */
+  static InterNodeClient shareDeadLetters(
+      InterNodeEventLoops loops, BrokerConfig config, NodeTls tls) {
+    return new InterNodeClient(
+        loops,
+        builder(config, tls, "brook-share-dlq")
+            .bounds(SHARE_STATE_IN_FLIGHT, SHARE_STATE_QUEUE)
+            .build());
+  }
+
   static long retryBackoffMs(BrokerConfig config) {
     return longValue(config, "retry.backoff.ms");
   }

@@ -146,8 +146,8 @@ public final class RequestAuthorizer {
 
   /**
    * Why the request may not read or change a resource's configs ({@code DESCRIBE_CONFIGS} or {@code
-   * ALTER_CONFIGS}: a topic's on the topic, a broker's on the cluster), or null when it may. Other
-   * resource types are left to the handler, which refuses them.
+   * ALTER_CONFIGS}: a topic's on the topic, a broker's on the cluster, a group's on the group), or
+   * null when it may. Other resource types are left to the handler, which refuses them.
    */
   public ApiFailure configsRefusal(
       RequestContext context, byte resourceType, String resourceName, AclOperation operation) {
@@ -159,6 +159,10 @@ public final class RequestAuthorizer {
     if ((type == ConfigResource.Type.BROKER || type == ConfigResource.Type.BROKER_LOGGER)
         && !authorizeCluster(context, operation)) {
       return ApiFailure.of(Errors.CLUSTER_AUTHORIZATION_FAILED);
+    }
+    if (type == ConfigResource.Type.GROUP
+        && !authorize(context, operation, ResourceType.GROUP, resourceName)) {
+      return ApiFailure.of(Errors.GROUP_AUTHORIZATION_FAILED);
     }
     return null;
   }

@@ -30,6 +30,9 @@ final class ShareEntry {
   private final int leaderEpoch;
   private volatile SharePartition state;
 
+  /** Dead letters are not tried again before this time (the last attempt failed). */
+  private volatile long deadLetterRetryAtMs;
+
   private final Object lock = new Object();
   // Guarded by lock.
   private int stateEpoch;
@@ -61,6 +64,14 @@ final class ShareEntry {
 
   int leaderEpoch() {
     return leaderEpoch;
+  }
+
+  long deadLetterRetryAtMs() {
+    return deadLetterRetryAtMs;
+  }
+
+  void deadLetterRetryAfter(long atMs) {
+    deadLetterRetryAtMs = atMs;
   }
 
   /** The state, or null while it is being read from the share coordinator. */

@@ -3,7 +3,10 @@ package io.brook.broker.share;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.broker.time.Scheduler;
+import io.brook.storage.log.LogReadResult;
+import io.brook.storage.log.ReplicaLog;
 import java.io.Closeable;
+import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -15,10 +18,13 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ShareSessionLimitReachedException;
 import org.apache.kafka.common.errors.UnknownTopicIdException;
 import org.apache.kafka.common.message.ReadShareGroupStateResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,8 +50,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A periodic task on the broker's scheduler (never a network thread) releases expired
  * acquisition locks, drops idle sessions and share-partitions this broker no longer leads, retries
- * failed writes, and wakes the fetches waiting on a partition whose records became available again.
- * Loads complete on the scheduler too, not on the network thread that brought the answer.
+ * failed writes, and wakes the fetches waiting on a partition whose records became available again
+ * (a lock expired, a redelivery backoff ended). Loads complete on the scheduler too, not on the
+ * network thread that brought the answer.
+ *
+ * <p><b>Dead letters</b>: a record a share-partition owes its group's dead-letter topic is written
+ * there ({@link ShareDeadLetters}) only after a write of the state that says it is owed succeeded,
+ * and archived (written again) only after it is in the topic. A failed attempt is retried by the
+ * sweep, looking for the record in the topic first. So after any crash the durable state says the
+ * record is in flight (it was never written), owed (written or not: checked), or archived (written
+ * once).
  */
 public final class SharePartitionManager implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(SharePartitionManager.class);
@@ -66,6 +80,7 @@ public final class SharePartitionManager implements Closeable {
   private final ShareLimits limits;
   private final LongSupplier clock;
   private final ShareStatePersister persister;
+  private final ShareDeadLetters deadLetters;
   private final ShareSessions sessions;
   private final Map<Key, ShareEntry> partitions = new ConcurrentHashMap<>();
 
@@ -75,13 +90,14 @@ public final class SharePartitionManager implements Closeable {
    */
   private final Map<Key, CompletableFuture<Void>> draining = new ConcurrentHashMap<>();
 
+  private final Map<String, ShareGroupStats> stats = new ConcurrentHashMap<>();
   private volatile Scheduler scheduler;
   private volatile Scheduler.Task sweep;
 
   /** Share-partitions in memory only (they start over with every leader epoch). */
   public SharePartitionManager(
       ReplicaManager replicaManager, ShareLimits limits, LongSupplier clock) {
-    this(replicaManager, limits, clock, null);
+    this(replicaManager, limits, clock, null, null);
   }
 
   /**
@@ -89,17 +105,36 @@ public final class SharePartitionManager implements Closeable {
    *
    * @param persister reads and writes the share coordinator's state (closed with the manager), or
    *     null to keep share-partitions in memory only
+   * @param deadLetters writes to groups' dead-letter topics (closed with the manager), or null to
+   *     keep records owed to one until there is
    */
   public SharePartitionManager(
       ReplicaManager replicaManager,
       ShareLimits limits,
       LongSupplier clock,
-      ShareStatePersister persister) {
+      ShareStatePersister persister,
+      ShareDeadLetters deadLetters) {
     this.replicaManager = replicaManager;
     this.limits = limits;
     this.clock = clock;
     this.persister = persister;
+    this.deadLetters = deadLetters;
     this.sessions = new ShareSessions(limits.maxShareSessions());
+  }
+
+  /** A group's configs as this broker's metadata has them now. */
+  ShareGroupConfig groupConfig(String groupId) {
+    return ShareGroupConfig.of(replicaManager.image().configs(ConfigResource.Type.GROUP, groupId));
+  }
+
+  /** The group's counters at this broker. */
+  public ShareGroupStats stats(String groupId) {
+    return stats.computeIfAbsent(groupId, g -> new ShareGroupStats());
+  }
+
+  private SharePartition newState(String groupId, long startOffset) {
+    return new SharePartition(
+        startOffset, limits, clock, () -> groupConfig(groupId), stats(groupId));
   }
 
   public ShareLimits limits() {
@@ -173,7 +208,7 @@ public final class SharePartitionManager implements Closeable {
           groupId,
           tp,
           start);
-      entry.loaded(new SharePartition(start, limits, clock), 0);
+      entry.loaded(newState(groupId, start), 0);
     }
     return entry;
   }
@@ -237,7 +272,7 @@ public final class SharePartitionManager implements Closeable {
       return CompletableFuture.completedFuture(new Loaded(error, null, 0));
     }
     if (read.startOffset() >= 0) {
-      SharePartition state = new SharePartition(read.startOffset(), limits, clock);
+      SharePartition state = newState(entry.groupId(), read.startOffset());
       state.restore(read.stateBatches());
       return CompletableFuture.completedFuture(new Loaded(Errors.NONE, state, read.stateEpoch()));
     }
@@ -254,8 +289,7 @@ public final class SharePartitionManager implements Closeable {
             initialized ->
                 initialized != Errors.NONE
                     ? new Loaded(initialized, null, 0)
-                    : new Loaded(
-                        Errors.NONE, new SharePartition(start, limits, clock), stateEpoch));
+                    : new Loaded(Errors.NONE, newState(entry.groupId(), start), stateEpoch));
   }
 
   /** Runs {@code task} on the scheduler (not on the network thread that completed a call). */
@@ -279,14 +313,24 @@ public final class SharePartitionManager implements Closeable {
    */
   CompletableFuture<Errors> persist(String groupId, TopicPartition tp) {
     ShareEntry entry = partitions.get(new Key(groupId, tp));
-    if (persister == null || entry == null || entry.state() == null) {
+    if (entry == null || entry.state() == null) {
+      return CompletableFuture.completedFuture(Errors.NONE);
+    }
+    if (persister == null) {
+      // In memory only: what is owed to the dead-letter topic is as durable as it gets.
+      SharePartition state = entry.state();
+      state.deadLettersDurable(state.snapshot().deadLetters());
+      if (state.hasDeadLettersToWrite()) {
+        onLoop(() -> writeDeadLetters(entry));
+      }
       return CompletableFuture.completedFuture(Errors.NONE);
     }
     return entry.persist(this::write);
   }
 
   private CompletableFuture<Errors> write(ShareEntry entry) {
-    SharePartition.Snapshot snapshot = entry.state().snapshot();
+    SharePartition state = entry.state();
+    SharePartition.Snapshot snapshot = state.snapshot();
     return persister
         .write(
             entry.groupId(),
@@ -300,6 +344,11 @@ public final class SharePartitionManager implements Closeable {
             error -> {
               if (error == Errors.FENCED_STATE_EPOCH) {
                 dropFenced(entry);
+              }
+              if (error == Errors.NONE && !snapshot.deadLetters().isEmpty()) {
+                // The records are durably owed: now they may be written to the topic.
+                state.deadLettersDurable(snapshot.deadLetters());
+                onLoop(() -> writeDeadLetters(entry));
               }
               return error;
             });
@@ -317,6 +366,114 @@ public final class SharePartitionManager implements Closeable {
           entry.topicId(),
           entry.partition());
     }
+  }
+
+  /**
+   * Writes the records {@code entry} owes its group's dead-letter topic and whose owing is durable,
+   * each then archived and the state written again. Runs on the scheduler (it reads the log).
+   */
+  private void writeDeadLetters(ShareEntry entry) {
+    SharePartition state = entry.state();
+    if (deadLetters == null || state == null || nowMs() < entry.deadLetterRetryAtMs()) {
+      return;
+    }
+    Optional<String> topicName = replicaManager.image().topic(entry.topicId()).map(t -> t.name());
+    if (topicName.isEmpty()) {
+      return; // deleted: the share-partition goes with the next sweep
+    }
+    TopicPartition tp = new TopicPartition(topicName.get(), entry.partition());
+    Optional<Partition> partition = replicaManager.partition(tp);
+    boolean leading =
+        partition.isPresent()
+            && partition.get().isLeader()
+            && partition.get().state().leaderEpoch() == entry.leaderEpoch();
+    String topic = groupConfig(entry.groupId()).deadLetterTopic();
+    for (SharePartition.DeadLetter letter : state.takeDeadLetters()) {
+      if (!leading) {
+        state.deadLetterFailed(letter.offset()); // the next leader writes it
+        continue;
+      }
+      if (topic == null) {
+        // The group's dead-letter topic was unset meanwhile: archived as Kafka archives.
+        if (state.deadLettered(letter.offset())) {
+          persist(entry.groupId(), tp);
+        }
+        continue;
+      }
+      ShareDeadLetters.SourceRecord record;
+      try {
+        record = sourceRecord(partition.get(), letter.offset());
+      } catch (RuntimeException e) {
+        log.warn(
+            "Reading a dead letter failed groupId={} topicPartition={} offset={}",
+            entry.groupId(),
+            tp,
+            letter.offset(),
+            e);
+        state.deadLetterFailed(letter.offset());
+        entry.deadLetterRetryAfter(nowMs() + LOAD_RETRY_MS);
+        continue;
+      }
+      if (record == null) {
+        // No record at that offset any more (compacted away): nothing to write.
+        if (state.deadLettered(letter.offset())) {
+          persist(entry.groupId(), tp);
+        }
+        continue;
+      }
+      deadLetters
+          .write(topic, new ShareDeadLetters.Letter(entry.groupId(), tp, letter, record), nowMs())
+          .thenAccept(
+              error ->
+                  onLoop(
+                      () -> {
+                        if (error == Errors.NONE) {
+                          if (state.deadLettered(letter.offset())) {
+                            stats(entry.groupId()).deadLettered();
+                            persist(entry.groupId(), tp);
+                            replicaManager.delayedOperations().onProgress(tp);
+                          }
+                          return;
+                        }
+                        log.warn(
+                            "Writing a dead letter failed, retrying groupId={} topicPartition={}"
+                                + " offset={} topic={} error={}",
+                            entry.groupId(),
+                            tp,
+                            letter.offset(),
+                            topic,
+                            error);
+                        state.deadLetterFailed(letter.offset());
+                        entry.deadLetterRetryAfter(nowMs() + LOAD_RETRY_MS);
+                      }));
+    }
+  }
+
+  /** The record at {@code offset} of the partition's log, or null if there is none. */
+  private static ShareDeadLetters.SourceRecord sourceRecord(Partition partition, long offset) {
+    ReplicaLog log = partition.log();
+    LogReadResult read = log.read(offset, 1, log.highWatermark(), true);
+    for (RecordBatch batch : read.slice().copyToMemory().batches()) {
+      if (batch.isControlBatch()) {
+        continue;
+      }
+      for (Record r : batch) {
+        if (r.offset() == offset) {
+          return new ShareDeadLetters.SourceRecord(
+              r.timestamp(), bytes(r.key()), bytes(r.value()), r.headers());
+        }
+      }
+    }
+    return null;
+  }
+
+  private static byte[] bytes(ByteBuffer buffer) {
+    if (buffer == null) {
+      return null;
+    }
+    byte[] out = new byte[buffer.remaining()];
+    buffer.duplicate().get(out);
+    return out;
   }
 
   /** Whether the group's share-partition is being read from the share coordinator. */
@@ -422,7 +579,11 @@ public final class SharePartitionManager implements Closeable {
         } else if (persister != null) {
           e.getValue().retryIfDirty(this::write);
         }
-        if (expired) {
+        if (state.hasDeadLettersToWrite()) {
+          writeDeadLetters(e.getValue());
+        }
+        boolean backoffEnded = state.backoffsEnded();
+        if (expired || backoffEnded) {
           replicaManager.delayedOperations().onProgress(tp);
         }
       }
@@ -434,6 +595,37 @@ public final class SharePartitionManager implements Closeable {
   /** Share-partitions kept, for tests and metrics. */
   public int size() {
     return partitions.size();
+  }
+
+  /** A share group's gauges at this broker, summed over the share-partitions it leads. */
+  public record GroupGauges(
+      long inFlight, long acquired, long deadLetterPending, long oldestAcquisitionAgeMs) {}
+
+  /** The gauges of every group with a share-partition here (one pass over them). */
+  public Map<String, GroupGauges> groupGauges() {
+    long now = nowMs();
+    Map<String, long[]> sums = new java.util.HashMap<>();
+    for (Map.Entry<Key, ShareEntry> e : partitions.entrySet()) {
+      SharePartition state = e.getValue().state();
+      if (state == null) {
+        continue;
+      }
+      SharePartition.Gauges g = state.gauges();
+      long[] sum =
+          sums.computeIfAbsent(e.getKey().groupId(), k -> new long[] {0, 0, 0, Long.MAX_VALUE});
+      sum[0] += g.inFlight();
+      sum[1] += g.acquired();
+      sum[2] += state.deadLetterCount();
+      sum[3] = Math.min(sum[3], g.oldestAcquiredAtMs());
+    }
+    Map<String, GroupGauges> out = new java.util.HashMap<>();
+    sums.forEach(
+        (group, s) ->
+            out.put(
+                group,
+                new GroupGauges(
+                    s[0], s[1], s[2], s[3] == Long.MAX_VALUE ? 0 : Math.max(0, now - s[3]))));
+    return out;
   }
 
   /** Fetch and acknowledge both need these; package-private helpers for the handlers. */
@@ -457,6 +649,9 @@ public final class SharePartitionManager implements Closeable {
     }
     if (persister != null) {
       persister.close();
+    }
+    if (deadLetters != null) {
+      deadLetters.close();
     }
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.brook.broker.share.SharePartition.RecordState;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.message.ReadShareGroupStateResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.Test;
 
@@ -232,5 +233,149 @@ class SharePartitionTest {
             new AcquiredRange(6, 9, (short) 2));
     assertThat(restored.acknowledge("c", 0, 1, List.of(ACCEPT))).isEqualTo(Errors.NONE);
     assertThat(restored.startOffset()).isEqualTo(5);
+  }
+
+  private SharePartition withGroup(long start, int deliveryLimit, ShareGroupConfig group) {
+    return new SharePartition(
+        start,
+        new ShareLimits(30_000, deliveryLimit, 100, 10, 45_000, false),
+        clock::get,
+        () -> group,
+        new ShareGroupStats());
+  }
+
+  private static List<ReadShareGroupStateResponseData.StateBatch> asRead(
+      SharePartition.Snapshot snapshot) {
+    return snapshot.batches().stream()
+        .map(
+            b ->
+                new ReadShareGroupStateResponseData.StateBatch()
+                    .setFirstOffset(b.firstOffset())
+                    .setLastOffset(b.lastOffset())
+                    .setDeliveryState(b.deliveryState())
+                    .setDeliveryCount(b.deliveryCount()))
+        .toList();
+  }
+
+  @Test
+  void theRedeliveryBackoffDoublesPerDeliveryUpToItsCap() {
+    ShareGroupConfig group = new ShareGroupConfig(null, 1_000, 3_000);
+
+    assertThat(group.backoffMs(1)).isEqualTo(1_000);
+    assertThat(group.backoffMs(2)).isEqualTo(2_000);
+    assertThat(group.backoffMs(3)).isEqualTo(3_000);
+    assertThat(group.backoffMs(30)).isEqualTo(3_000);
+    assertThat(ShareGroupConfig.DEFAULTS.backoffMs(3)).isZero();
+  }
+
+  @Test
+  void aReleasedRecordWaitsOutItsBackoffWhileTheRecordsBehindItAreDelivered() {
+    SharePartition p = withGroup(0, 5, new ShareGroupConfig(null, 1_000, 3_000));
+    p.acquire("a", 0, 2, 500);
+
+    assertThat(p.acknowledge("a", 0, 0, List.of(RELEASE))).isEqualTo(Errors.NONE);
+    assertThat(p.state(0)).isEqualTo(RecordState.AVAILABLE);
+    assertThat(p.availableAtMs(0)).isEqualTo(clock.get() + 1_000);
+    // Not before its time: a fetch reads on past it.
+    assertThat(p.nextFetchOffset()).isEqualTo(3);
+    assertThat(p.acquire("b", 0, 5, 500)).containsExactly(new AcquiredRange(3, 5, (short) 1));
+    assertThat(p.backoffsEnded()).isFalse();
+
+    clock.addAndGet(1_000);
+    assertThat(p.backoffsEnded()).isTrue();
+    assertThat(p.nextFetchOffset()).isZero();
+    assertThat(p.acquire("b", 0, 5, 500)).containsExactly(new AcquiredRange(0, 0, (short) 2));
+    // An expired lock backs off too, twice as long after the second delivery.
+    clock.addAndGet(30_000);
+    assertThat(p.expireLocks()).isEqualTo(6);
+    assertThat(p.availableAtMs(0)).isEqualTo(clock.get() + 2_000);
+    assertThat(p.availableAtMs(3)).isEqualTo(clock.get() + 1_000);
+    assertThat(p.hasAvailable(100)).isTrue(); // 6 onwards, never delivered, have no backoff
+    assertThat(p.acquire("c", 0, 5, 500)).isEmpty();
+  }
+
+  @Test
+  void aRejectedRecordIsOwedToTheDeadLetterTopicOnlyOnceThatIsDurableAndArchivedOnceWritten() {
+    SharePartition p = withGroup(0, 5, new ShareGroupConfig("dlq", 0, 0));
+    p.acquire("a", 0, 2, 500);
+
+    assertThat(p.acknowledge("a", 0, 0, List.of(REJECT))).isEqualTo(Errors.NONE);
+    assertThat(p.acknowledge("a", 1, 2, List.of(ACCEPT))).isEqualTo(Errors.NONE);
+    assertThat(p.state(0)).isEqualTo(RecordState.DEAD_LETTER);
+    // Done for consumers, but the start offset waits for it.
+    assertThat(p.startOffset()).isZero();
+    assertThat(p.nextFetchOffset()).isEqualTo(3);
+    // Not to be written before the state saying it is owed is durable.
+    assertThat(p.takeDeadLetters()).isEmpty();
+    SharePartition.Snapshot snapshot = p.snapshot();
+    assertThat(snapshot.deadLetters()).containsExactly(0L);
+    assertThat(snapshot.batches().get(0).deliveryState())
+        .isEqualTo(SharePartition.DURABLE_DEAD_LETTER_REJECTED);
+
+    p.deadLettersDurable(snapshot.deadLetters());
+    assertThat(p.takeDeadLetters())
+        .containsExactly(
+            new SharePartition.DeadLetter(0, SharePartition.DeadLetterReason.REJECTED, 1, false));
+    assertThat(p.takeDeadLetters()).isEmpty(); // being written
+    p.deadLetterFailed(0);
+    // Tried again, looking for it in the topic first.
+    assertThat(p.takeDeadLetters())
+        .containsExactly(
+            new SharePartition.DeadLetter(0, SharePartition.DeadLetterReason.REJECTED, 1, true));
+    assertThat(p.deadLettered(0)).isTrue();
+    assertThat(p.state(0)).isEqualTo(RecordState.ARCHIVED);
+    assertThat(p.startOffset()).isEqualTo(3);
+    assertThat(p.deadLettered(0)).isFalse();
+  }
+
+  @Test
+  void aRecordOwedToTheDeadLetterTopicIsStillOwedAfterARestoreAndCheckedForFirst() {
+    SharePartition p = withGroup(0, 2, new ShareGroupConfig("dlq", 0, 0));
+    p.acquire("a", 0, 1, 500);
+    p.acknowledge("a", 0, 1, List.of(RELEASE));
+    p.acquire("b", 0, 1, 500);
+    // The second delivery was the last: both are owed to the dead-letter topic.
+    clock.addAndGet(30_000);
+    assertThat(p.expireLocks()).isEqualTo(2);
+    assertThat(p.state(1)).isEqualTo(RecordState.DEAD_LETTER);
+    SharePartition.Snapshot snapshot = p.snapshot();
+    assertThat(snapshot.batches())
+        .extracting(b -> List.of(b.firstOffset(), b.lastOffset(), b.deliveryState()))
+        .containsExactly(List.of(0L, 1L, SharePartition.DURABLE_DEAD_LETTER_LIMIT));
+
+    SharePartition restored =
+        withGroup(snapshot.startOffset(), 2, new ShareGroupConfig("dlq", 0, 0));
+    restored.restore(asRead(snapshot));
+    assertThat(restored.state(0)).isEqualTo(RecordState.DEAD_LETTER);
+    assertThat(restored.acquire("c", 0, 1, 500)).isEmpty();
+    assertThat(restored.takeDeadLetters())
+        .containsExactly(
+            new SharePartition.DeadLetter(
+                0, SharePartition.DeadLetterReason.DELIVERY_LIMIT, 2, true),
+            new SharePartition.DeadLetter(
+                1, SharePartition.DeadLetterReason.DELIVERY_LIMIT, 2, true));
+    restored.deadLettered(1);
+    assertThat(restored.startOffset()).isZero();
+    restored.deadLettered(0);
+    assertThat(restored.startOffset()).isEqualTo(2);
+  }
+
+  @Test
+  void withoutADeadLetterTopicRejectedRecordsAreArchivedAtOnce() {
+    ShareGroupStats stats = new ShareGroupStats();
+    SharePartition p =
+        new SharePartition(
+            0,
+            new ShareLimits(30_000, 5, 100, 10, 45_000, false),
+            clock::get,
+            () -> ShareGroupConfig.DEFAULTS,
+            stats);
+    p.acquire("a", 0, 1, 500);
+
+    p.acknowledge("a", 0, 1, List.of(REJECT, RELEASE));
+    assertThat(p.state(0)).isEqualTo(RecordState.ARCHIVED);
+    assertThat(p.snapshot().deadLetters()).isEmpty();
+    assertThat(stats.archivedTotal()).isEqualTo(1);
+    assertThat(stats.redeliveredTotal()).isEqualTo(1);
   }
 }

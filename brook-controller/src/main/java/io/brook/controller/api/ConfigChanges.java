@@ -43,9 +43,9 @@ final class ConfigChanges {
   }
 
   /**
-   * Applies changes to a topic's overrides, or to the few broker configs Brook changes at runtime
-   * ({@link DynamicBrokerConfigs}), through the controller. Other broker configs are refused rather
-   * than silently ignored.
+   * Applies changes to a topic's overrides, a group's configs, or to the few broker configs Brook
+   * changes at runtime ({@link DynamicBrokerConfigs}), through the controller. Other broker configs
+   * are refused rather than silently ignored.
    */
   private static ApiError alter(
       TopicAdmin admin,
@@ -53,7 +53,7 @@ final class ConfigChanges {
       String name,
       Map<String, Optional<String>> changes,
       boolean validateOnly) {
-    if (type == ConfigResource.Type.TOPIC) {
+    if (type == ConfigResource.Type.TOPIC || type == ConfigResource.Type.GROUP) {
       return admin.alterConfigs(new ConfigResource(type, name), changes, validateOnly);
     }
     if (type == ConfigResource.Type.BROKER) {

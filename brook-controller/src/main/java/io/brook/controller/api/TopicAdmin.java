@@ -26,12 +26,27 @@ public final class TopicAdmin {
   private final MetadataQuorum quorum;
   private final ClusterController controller;
   private final ConfigValidator topicConfigValidator;
+  private final ConfigValidator groupConfigValidator;
 
+  /** Group configs are not checked. */
   public TopicAdmin(
       MetadataQuorum quorum, ClusterController controller, ConfigValidator topicConfigValidator) {
+    this(quorum, controller, topicConfigValidator, ConfigValidator.NONE);
+  }
+
+  /**
+   * @param topicConfigValidator checks a topic's overrides
+   * @param groupConfigValidator checks a group's configs (the GROUP config resource)
+   */
+  public TopicAdmin(
+      MetadataQuorum quorum,
+      ClusterController controller,
+      ConfigValidator topicConfigValidator,
+      ConfigValidator groupConfigValidator) {
     this.quorum = quorum;
     this.controller = controller;
     this.topicConfigValidator = topicConfigValidator;
+    this.groupConfigValidator = groupConfigValidator;
   }
 
   /**
@@ -131,7 +146,11 @@ public final class TopicAdmin {
   public ApiError alterConfigs(
       ConfigResource resource, Map<String, Optional<String>> changes, boolean validateOnly) {
     ConfigValidator validator =
-        resource.type() == ConfigResource.Type.TOPIC ? topicConfigValidator : configs -> {};
+        switch (resource.type()) {
+          case TOPIC -> topicConfigValidator;
+          case GROUP -> groupConfigValidator;
+          default -> ConfigValidator.NONE;
+        };
     return quorum.submit(
         image -> controller.alterConfigs(resource, changes, validateOnly, validator));
   }

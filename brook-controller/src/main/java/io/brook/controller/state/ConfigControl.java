@@ -16,7 +16,7 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.Errors;
 
-/** Config overrides of topics and brokers. */
+/** Config overrides of topics, brokers and groups. */
 final class ConfigControl {
   private ConfigControl() {}
 
@@ -39,6 +39,13 @@ final class ConfigControl {
         if (!isBrokerResourceName(resource.name())) {
           return ControllerResult.of(
               new ApiError(Errors.INVALID_REQUEST, "Invalid broker id: " + resource.name()));
+        }
+        break;
+      case GROUP:
+        // Kafka's group configs: the group need not exist yet (it may be created later).
+        if (resource.name().isEmpty()) {
+          return ControllerResult.of(
+              new ApiError(Errors.INVALID_REQUEST, "A group config resource needs a group id."));
         }
         break;
       default:

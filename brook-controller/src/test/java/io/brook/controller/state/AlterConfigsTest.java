@@ -172,12 +172,49 @@ class AlterConfigsTest {
     assertThat(
             ctx.controller
                 .alterConfigs(
-                    new ConfigResource(ConfigResource.Type.GROUP, "g"),
+                    new ConfigResource(ConfigResource.Type.CLIENT_METRICS, "g"),
                     Map.of("a", Optional.of("1")),
                     false,
                     ConfigValidator.NONE)
                 .response()
                 .error())
         .isEqualTo(Errors.INVALID_REQUEST);
+    assertThat(
+            ctx.controller
+                .alterConfigs(
+                    new ConfigResource(ConfigResource.Type.GROUP, ""),
+                    Map.of("a", Optional.of("1")),
+                    false,
+                    ConfigValidator.NONE)
+                .response()
+                .error())
+        .isEqualTo(Errors.INVALID_REQUEST);
+  }
+
+  @Test
+  void aGroupsConfigsAreStoredWithoutTheGroupExistingAndCheckedByTheValidator() {
+    // Given
+    ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1).build();
+    ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, "orders");
+    ConfigValidator onlyKnown =
+        configs -> {
+          if (!configs.keySet().stream().allMatch(k -> k.startsWith("known."))) {
+            throw new InvalidConfigurationException("unknown group config");
+          }
+        };
+
+    // When
+    ControllerResult<ApiError> set =
+        ctx.controller.alterConfigs(group, Map.of("known.a", Optional.of("1")), false, onlyKnown);
+    ctx.replay(set);
+    ControllerResult<ApiError> refused =
+        ctx.controller.alterConfigs(group, Map.of("other", Optional.of("1")), false, onlyKnown);
+
+    // Then
+    assertThat(set.response()).isEqualTo(ApiError.NONE);
+    assertThat(ctx.image.configs(ConfigResource.Type.GROUP, "orders"))
+        .isEqualTo(Map.of("known.a", "1"));
+    assertThat(refused.response().error()).isEqualTo(Errors.INVALID_CONFIG);
+    assertThat(refused.records()).isEmpty();
   }
 }

@@ -1,17 +1,19 @@
 package io.brook.server.config;
 
+import io.brook.broker.share.ShareGroupConfig;
 import io.brook.storage.log.TopicConfigs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.apache.kafka.common.config.ConfigDef;
 
 /**
- * Renders {@code docs/configuration.md} from {@link BrokerConfigDef} and {@link TopicConfigs}, so
- * the tables cannot drift from the code. {@code ConfigurationDocTest} fails when the committed file
- * is stale; regenerate it with {@code mvn -pl brook-server -am test -Dtest=ConfigurationDocTest
- * -Dbrook.docs.write=true -Dsurefire.failIfNoSpecifiedTests=false}.
+ * Renders {@code docs/configuration.md} from {@link BrokerConfigDef}, {@link TopicConfigs} and
+ * {@link ShareGroupConfig}, so the tables cannot drift from the code. {@code ConfigurationDocTest}
+ * fails when the committed file is stale; regenerate it with {@code mvn -pl brook-server -am test
+ * -Dtest=ConfigurationDocTest -Dbrook.docs.write=true -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 public final class ConfigurationDoc {
 
@@ -109,6 +111,23 @@ public final class ConfigurationDoc {
           .append(escape(TopicConfigs.documentation(name)))
           .append(" | ")
           .append(TopicConfigs.usedByBrook(name) ? "yes" : "not yet")
+          .append(" |\n");
+    }
+    out.append("\n## Group-level configs\n\n");
+    out.append(
+        "Set per group with IncrementalAlterConfigs on the GROUP resource (`kafka-configs.sh"
+            + " --entity-type groups --entity-name <group> --alter --add-config ...`), as Kafka's"
+            + " group configs are; DescribeConfigs shows a group's values and defaults. Brook's"
+            + " own, for share groups (`docs/groups.md`); a group accepts no other names.\n\n");
+    out.append("| name | default | meaning |\n");
+    out.append("|---|---|---|\n");
+    for (ConfigDef.ConfigKey key : ShareGroupConfig.DEF.configKeys().values()) {
+      out.append("| `")
+          .append(key.name)
+          .append("` | ")
+          .append(renderDefault(ConfigDef.convertToString(key.defaultValue, key.type)))
+          .append(" | ")
+          .append(escape(key.documentation))
           .append(" |\n");
     }
     return out.toString();

@@ -285,8 +285,9 @@ final class GroupSettings {
             "latest",
             ConfigDef.ValidString.in("latest", "earliest"),
             MEDIUM,
-            "Brook only, until per-group configs exist: where a share group starts on a partition"
-                + " it has not consumed (Kafka's group config share.auto.offset.reset).")
+            "Brook only, for every share group: where a share group starts on a partition it has"
+                + " not consumed (Kafka's group config share.auto.offset.reset, which Brook's group"
+                + " configs do not take yet).")
         .uses(
             "share.coordinator.state.topic.num.partitions",
             INT,

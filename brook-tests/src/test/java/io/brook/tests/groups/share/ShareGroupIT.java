@@ -5,8 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.brook.testkit.BrookExtension;
 import io.brook.testkit.EmbeddedBrook;
+import io.brook.tests.ChildProcess;
 import io.brook.tests.TestClients;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -120,7 +123,7 @@ class ShareGroupIT {
   void eightConsumersShareThreePartitionsAndAcknowledgeEachRecordOnce() throws Exception {
     String topic = "share-orders";
     String group = "share-orders-group";
-    int records = 20_000;
+    int records = 100_000;
     int consumers = 8;
     TestClients.createTopic(BROOK.bootstrapServers(), topic, 3);
     Map<String, AtomicInteger> acknowledged = new ConcurrentHashMap<>();
@@ -269,6 +272,69 @@ class ShareGroupIT {
       assertThat(counts.get(key))
           .as("delivery count of %s", key)
           .isEqualTo(heldByFirst.contains(key) ? (short) 2 : (short) 1);
+    }
+  }
+
+  @Test
+  void recordsHeldByAConsumerProcessKilledWithoutAcknowledgingGoToAnotherWithDeliveryCountTwo()
+      throws Exception {
+    String topic = "share-killed";
+    String group = "share-killed-group";
+    TestClients.createTopic(BROOK.bootstrapServers(), topic, 1);
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      keys.add("k-" + i);
+    }
+    produce(topic, keys);
+    Path dir = Files.createTempDirectory("share-child");
+    Path out = dir.resolve("held.txt");
+    // Given a member in another JVM that was given records and holds them
+    Process child =
+        new ProcessBuilder(
+                ChildProcess.javaCommand(
+                    ShareChildMain.class.getName(),
+                    BROOK.bootstrapServers(),
+                    topic,
+                    group,
+                    out.toString()))
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("child.log").toFile())
+            .start();
+    Set<String> held = new HashSet<>();
+    try {
+      await().atMost(TIMEOUT).until(() -> Files.exists(out));
+      for (String line : Files.readAllLines(out)) {
+        if (line.startsWith("R ")) {
+          String[] parts = line.split(" ");
+          assertThat(parts[2]).as("first delivery of %s", parts[1]).isEqualTo("1");
+          held.add(parts[1]);
+        }
+      }
+      // When it is SIGKILLed without acknowledging anything
+      child.toHandle().destroyForcibly();
+      child.waitFor();
+    } finally {
+      child.toHandle().destroyForcibly();
+    }
+    // Then another member gets every record, those the killed one held for the second time
+    Map<String, Short> counts = new ConcurrentHashMap<>();
+    try (KafkaShareConsumer<String, String> other = consumer(group)) {
+      other.subscribe(List.of(topic));
+      pollUntil(
+          other,
+          r -> {
+            assertThat(counts.put(r.key(), r.deliveryCount().orElseThrow()))
+                .as("%s delivered again after it was accepted", r.key())
+                .isNull();
+            return AcknowledgeType.ACCEPT;
+          },
+          got -> counts.size() == keys.size());
+    }
+    assertThat(held).isNotEmpty();
+    for (String key : keys) {
+      assertThat(counts.get(key))
+          .as("delivery count of %s", key)
+          .isEqualTo(held.contains(key) ? (short) 2 : (short) 1);
     }
   }
 
