@@ -513,6 +513,12 @@ public final class SharePartitionManager implements Closeable {
   private void forget(String groupId, Set<TopicPartition> topicPartitions) {
     for (TopicPartition tp : topicPartitions) {
       Key key = new Key(groupId, tp);
+      ShareEntry owing = partitions.get(key);
+      if (owing != null && owing.state() != null && owing.state().deadLetterCount() > 0) {
+        // It still owes its group's dead-letter topic records, which the sweep writes: it stays
+        // until a later session of the group ends with nothing owed.
+        continue;
+      }
       ShareEntry gone = partitions.remove(key);
       if (gone == null) {
         continue;
