@@ -15,18 +15,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,10 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The metrics reference of docs/operations.md is the registry of a real node (one that served a
- * producer, a consumer group and a share group, so the per-topic, per-partition and per-group
- * metrics exist): the test fails when they differ; run it with {@code -Dbrook.docs.write=true} to
- * rewrite the page. And every metric the Grafana dashboard and the Prometheus alerting rules name
- * is one the node publishes.
+ * producer and a consumer group, so the per-topic, per-partition and per-group metrics exist): the
+ * test fails when they differ; run it with {@code -Dbrook.docs.write=true} to rewrite the page. And
+ * every metric the Grafana dashboard and the Prometheus alerting rules name is one the node
+ * publishes.
  */
 @Timeout(120)
 class MetricsReferenceIT {
@@ -90,27 +87,14 @@ class MetricsReferenceIT {
         producer.send(new ProducerRecord<>("reference-tiered", 0, null, new byte[600_000])).get();
       }
     }
-    // A share group fetching, so its metrics exist (from its first share-partition on).
-    Properties shareProps = new Properties();
-    shareProps.put("bootstrap.servers", brook.bootstrapServers());
-    shareProps.put("group.id", "reference-share");
-    try (KafkaShareConsumer<byte[], byte[]> share =
-        new KafkaShareConsumer<>(
-            shareProps, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      share.subscribe(List.of("reference"));
-      // The lag and share group metrics appear with the next refresh, the remote ones with the
-      // first copy.
-      while (!PrometheusScrape.scrape(brook.server().adminPort())
-              .containsKey(
-                  "kafka_consumergroup_loss_forecast_seconds_min{consumergroup=\"reference-group\"}")
-          || !PrometheusScrape.scrape(brook.server().adminPort())
-              .containsKey(
-                  "kafka_server_brokertopicmetrics_remotecopybytes_total{topic=\"reference-tiered\"}")
-          || !PrometheusScrape.scrape(brook.server().adminPort())
-              .containsKey(
-                  "kafka_server_share_group_metrics_in_flight_records{group=\"reference-share\"}")) {
-        share.poll(java.time.Duration.ofMillis(50)); // also the poll interval of the wait
-      }
+    // The lag metrics appear with the next refresh, the remote ones with the first copy.
+    while (!PrometheusScrape.scrape(brook.server().adminPort())
+            .containsKey(
+                "kafka_consumergroup_loss_forecast_seconds_min{consumergroup=\"reference-group\"}")
+        || !PrometheusScrape.scrape(brook.server().adminPort())
+            .containsKey(
+                "kafka_server_brokertopicmetrics_remotecopybytes_total{topic=\"reference-tiered\"}")) {
+      Thread.sleep(50); // the poll interval of a wait on a condition
     }
   }
 
