@@ -855,6 +855,8 @@ public final class BrookServer implements AutoCloseable {
         .maxConnectionsPerIpOverrides(
             NetworkConfig.parseOverrides(config.valueString("max.connections.per.ip.overrides")))
         .acceptLimits(config.acceptLimits())
+        .socketSendBufferBytes(config.socketSendBufferBytes())
+        .socketReceiveBufferBytes(config.socketReceiveBufferBytes())
         .build();
   }
 
