@@ -445,7 +445,7 @@ public final class BrookServer implements AutoCloseable {
         new SharePartitionManager(
             c.replicaManager,
             CoordinatorConfigs.shareLimits(config),
-            System::currentTimeMillis,
+            Time.SYSTEM::hiResClockMs,
             c.shareStates,
             new ShareDeadLetters(
                 c.replicaManager::image,
@@ -825,7 +825,7 @@ public final class BrookServer implements AutoCloseable {
         InterNodeClients.txnVerifier(c.interNode, c.config, c.tls),
         new TxnPartitionVerifier.ConcurrentRetry(
             c.periodic,
-            Time.SYSTEM::milliseconds,
+            Time.SYSTEM::hiResClockMs,
             c.config.addPartitionsToTxnRetryBackoffMs(),
             c.config.addPartitionsToTxnRetryTimeoutMs()));
   }
