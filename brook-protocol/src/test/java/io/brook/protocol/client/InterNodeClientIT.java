@@ -130,8 +130,9 @@ class InterNodeClientIT {
     client.send(node(server.port()), ApiKeys.DESCRIBE_CLUSTER, cluster()).get(10, TimeUnit.SECONDS);
 
     // Then
-    assertThat(client.channel(NODE_ID).config().getOption(ChannelOption.SO_RCVBUF))
-        .isEqualTo(SocketBuffers.kernelReports(receive, "rmem_max"));
+    io.netty.channel.Channel channel = client.channel(NODE_ID);
+    assertThat(channel.config().getOption(ChannelOption.SO_RCVBUF))
+        .isEqualTo(SocketBuffers.reportedFor(channel, receive, "rmem_max"));
   }
 
   @Test
