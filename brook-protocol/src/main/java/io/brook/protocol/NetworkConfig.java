@@ -40,6 +40,11 @@ import java.util.Set;
  *     resolved when the listeners are bound)
  * @param acceptLimits per-listener connection limits, creation rates and the inter-broker
  *     listener's exemption
+ * @param socketSendBufferBytes {@code socket.send.buffer.bytes}: {@code SO_SNDBUF} of every
+ *     accepted connection; -1 leaves the operating system's default (Linux then sizes it itself)
+ * @param socketReceiveBufferBytes {@code socket.receive.buffer.bytes}: {@code SO_RCVBUF} of every
+ *     listening socket, which the connections it accepts inherit (set before the handshake, so the
+ *     window scale they agree fits it); -1 leaves the operating system's default
  */
 public record NetworkConfig(
     List<Listener> listeners,
@@ -53,7 +58,9 @@ public record NetworkConfig(
     long queuedMaxRequestBytesPerConnection,
     long requestReceiveTimeoutMs,
     Map<String, Integer> maxConnectionsPerIpOverrides,
-    AcceptLimits acceptLimits) {
+    AcceptLimits acceptLimits,
+    int socketSendBufferBytes,
+    int socketReceiveBufferBytes) {
 
   /** Kafka's default {@code socket.request.max.bytes}: 100 MiB. */
   public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
@@ -75,6 +82,15 @@ public record NetworkConfig(
 
   /** {@code brook.request.receive.timeout.ms}: 60 s, twice kafka-clients' request.timeout.ms. */
   public static final long DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS = 60_000L;
+
+  /** Kafka's default {@code socket.send.buffer.bytes}: 100 KiB. */
+  public static final int DEFAULT_SOCKET_SEND_BUFFER_BYTES = 100 * 1024;
+
+  /** Kafka's default {@code socket.receive.buffer.bytes}: 100 KiB. */
+  public static final int DEFAULT_SOCKET_RECEIVE_BUFFER_BYTES = 100 * 1024;
+
+  /** A socket buffer size that leaves the operating system's default, as in Kafka. */
+  public static final int OS_DEFAULT_BUFFER_BYTES = -1;
 
   public NetworkConfig {
     Objects.requireNonNull(listeners, "listeners");
@@ -100,6 +116,8 @@ public record NetworkConfig(
     requirePositive(
         "brook.queued.max.request.bytes.per.connection", queuedMaxRequestBytesPerConnection);
     requirePositive("brook.request.receive.timeout.ms", requestReceiveTimeoutMs);
+    requireBufferSize("socket.send.buffer.bytes", socketSendBufferBytes);
+    requireBufferSize("socket.receive.buffer.bytes", socketReceiveBufferBytes);
     maxConnectionsPerIpOverrides = Map.copyOf(maxConnectionsPerIpOverrides);
     Objects.requireNonNull(acceptLimits, "acceptLimits");
     maxConnectionsPerIpOverrides.forEach(
@@ -188,7 +206,10 @@ public record NetworkConfig(
         new AcceptLimits(
             intProperty(properties, "max.connection.creation.rate", Integer.MAX_VALUE),
             Map.of(),
-            null));
+            null),
+        intProperty(properties, "socket.send.buffer.bytes", DEFAULT_SOCKET_SEND_BUFFER_BYTES),
+        intProperty(
+            properties, "socket.receive.buffer.bytes", DEFAULT_SOCKET_RECEIVE_BUFFER_BYTES));
   }
 
   /** The listener with this name. */
@@ -222,6 +243,14 @@ public record NetworkConfig(
       return Long.parseLong(value.toString().trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(name + " is not an integer: " + value, e);
+    }
+  }
+
+  /** -1 (the operating system's default) or a size; the socket layer refuses 0 and below. */
+  private static void requireBufferSize(String name, int value) {
+    if (value != OS_DEFAULT_BUFFER_BYTES && value <= 0) {
+      throw new IllegalArgumentException(
+          name + " must be positive, or -1 for the operating system's default, was " + value);
     }
   }
 
@@ -305,6 +334,8 @@ public record NetworkConfig(
     private long requestReceiveTimeoutMs = DEFAULT_REQUEST_RECEIVE_TIMEOUT_MS;
     private Map<String, Integer> maxConnectionsPerIpOverrides = Map.of();
     private AcceptLimits acceptLimits = AcceptLimits.NONE;
+    private int socketSendBufferBytes = DEFAULT_SOCKET_SEND_BUFFER_BYTES;
+    private int socketReceiveBufferBytes = DEFAULT_SOCKET_RECEIVE_BUFFER_BYTES;
 
     private Builder() {}
 
@@ -373,6 +404,16 @@ public record NetworkConfig(
       return this;
     }
 
+    public Builder socketSendBufferBytes(int value) {
+      socketSendBufferBytes = value;
+      return this;
+    }
+
+    public Builder socketReceiveBufferBytes(int value) {
+      socketReceiveBufferBytes = value;
+      return this;
+    }
+
     public NetworkConfig build() {
       return new NetworkConfig(
           listeners,
@@ -386,7 +427,9 @@ public record NetworkConfig(
           queuedMaxRequestBytesPerConnection,
           requestReceiveTimeoutMs,
           maxConnectionsPerIpOverrides,
-          acceptLimits);
+          acceptLimits,
+          socketSendBufferBytes,
+          socketReceiveBufferBytes);
     }
   }
 }

@@ -20,6 +20,8 @@ class NetworkConfigTest {
     assertThat(config.connectionsMaxIdleMs()).isEqualTo(600000L);
     assertThat(config.numNetworkThreads()).isEqualTo(3);
     assertThat(config.queuedMaxRequests()).isEqualTo(500);
+    assertThat(config.socketSendBufferBytes()).isEqualTo(102400);
+    assertThat(config.socketReceiveBufferBytes()).isEqualTo(102400);
   }
 
   @Test
@@ -33,7 +35,9 @@ class NetworkConfigTest {
                 "max.connections.per.ip", "3",
                 "connections.max.idle.ms", "1000",
                 "num.network.threads", "2",
-                "queued.max.requests", "9"));
+                "queued.max.requests", "9",
+                "socket.send.buffer.bytes", "-1",
+                "socket.receive.buffer.bytes", "65536"));
 
     assertThat(config.listeners())
         .containsExactly(
@@ -49,6 +53,8 @@ class NetworkConfigTest {
             NetworkConfig::numNetworkThreads,
             NetworkConfig::queuedMaxRequests)
         .containsExactly(1024, 7, 3, 1000L, 2, 9);
+    assertThat(config.socketSendBufferBytes()).isEqualTo(NetworkConfig.OS_DEFAULT_BUFFER_BYTES);
+    assertThat(config.socketReceiveBufferBytes()).isEqualTo(65536);
     assertThat(config.listener("V6").toString()).isEqualTo("V6://[::1]:9094");
   }
 
@@ -71,5 +77,12 @@ class NetworkConfigTest {
                 NetworkConfig.fromProperties(
                     Map.of("listeners", "A://:1", "num.network.threads", "many")))
         .hasMessageContaining("num.network.threads");
+    // -1 is the operating system's default; no socket takes a buffer of 0 or -2 bytes
+    assertThatThrownBy(
+            () -> NetworkConfig.builder().listener("A", "", 1).socketSendBufferBytes(0).build())
+        .hasMessageContaining("socket.send.buffer.bytes");
+    assertThatThrownBy(
+            () -> NetworkConfig.builder().listener("A", "", 1).socketReceiveBufferBytes(-2).build())
+        .hasMessageContaining("socket.receive.buffer.bytes");
   }
 }

@@ -445,7 +445,7 @@ public final class BrookServer implements AutoCloseable {
         new SharePartitionManager(
             c.replicaManager,
             CoordinatorConfigs.shareLimits(config),
-            System::currentTimeMillis,
+            Time.SYSTEM::hiResClockMs,
             c.shareStates,
             new ShareDeadLetters(
                 c.replicaManager::image,
@@ -825,7 +825,7 @@ public final class BrookServer implements AutoCloseable {
         InterNodeClients.txnVerifier(c.interNode, c.config, c.tls),
         new TxnPartitionVerifier.ConcurrentRetry(
             c.periodic,
-            Time.SYSTEM::milliseconds,
+            Time.SYSTEM::hiResClockMs,
             c.config.addPartitionsToTxnRetryBackoffMs(),
             c.config.addPartitionsToTxnRetryTimeoutMs()));
   }
@@ -855,6 +855,8 @@ public final class BrookServer implements AutoCloseable {
         .maxConnectionsPerIpOverrides(
             NetworkConfig.parseOverrides(config.valueString("max.connections.per.ip.overrides")))
         .acceptLimits(config.acceptLimits())
+        .socketSendBufferBytes(config.socketSendBufferBytes())
+        .socketReceiveBufferBytes(config.socketReceiveBufferBytes())
         .build();
   }
 

@@ -126,7 +126,7 @@ final class LeaderLagReads implements AutoCloseable {
             .add(p.committed().offset());
       }
     }
-    Round round = new Round(metadata, time.milliseconds() + roundTimeoutMs);
+    Round round = new Round(metadata, time.hiResClockMs() + roundTimeoutMs);
     List<CompletableFuture<Void>> leaders = new ArrayList<>(byLeader.size());
     byLeader.forEach((leader, partitions) -> leaders.add(round.ask(leader, partitions)));
     return CompletableFuture.allOf(leaders.toArray(CompletableFuture[]::new))
@@ -140,7 +140,10 @@ final class LeaderLagReads implements AutoCloseable {
   /** One round's answers; written on event loops, read once every leader is done. */
   private final class Round {
     private final MetadataImage metadata;
+
+    /** The round's end on the clock's monotonic milliseconds, as a timeout is measured. */
     private final long deadlineMs;
+
     private final Map<TopicPartition, PartitionEnds.Ends> ends = new ConcurrentHashMap<>();
     private final Map<Position, Long> timestamps = new ConcurrentHashMap<>();
 
@@ -218,7 +221,7 @@ final class LeaderLagReads implements AutoCloseable {
      */
     private CompletableFuture<Boolean> fetch(
         Node node, Map<TopicPartition, Long> offsets, boolean recordEnds) {
-      int timeoutMs = (int) Math.min(Integer.MAX_VALUE, deadlineMs - time.milliseconds());
+      int timeoutMs = (int) Math.min(Integer.MAX_VALUE, deadlineMs - time.hiResClockMs());
       if (timeoutMs <= 0) {
         return CompletableFuture.completedFuture(false);
       }

@@ -9,19 +9,26 @@ package io.brook.broker.replica;
  * means it was caught up at that previous fetch. So a follower of a busy leader, which can never
  * equal the moving log end, still counts as caught up while it keeps pace.
  *
+ * <p>Times are the clock's monotonic milliseconds ({@code Time.hiResClockMs()}): a wall clock
+ * stepped forward would otherwise drop every follower from the ISR at once, and one stepped back
+ * would keep a dead follower in it for as long as the step.
+ *
  * <p>Thread-safe: fetches update it under its own lock; the log end offset is read without one.
  */
 final class FollowerState {
+  /** A time before any other: never caught up, or no fetch yet. */
+  static final long NEVER = Long.MIN_VALUE;
+
   private volatile long logEndOffset = -1;
   private long lastCaughtUpTimeMs;
-  private long lastFetchTimeMs;
+  private long lastFetchTimeMs = NEVER;
   private long lastFetchLeaderLogEndOffset = -1;
   private long brokerEpoch = -1;
   private volatile long logStartOffset = -1;
 
   /**
    * @param caughtUpAtMs when the follower counts as last caught up before any fetch: now for an ISR
-   *     member (so a new leader does not shrink its ISR at once), 0 for the others
+   *     member (so a new leader does not shrink its ISR at once), {@link #NEVER} for the others
    */
   FollowerState(long caughtUpAtMs) {
     this.lastCaughtUpTimeMs = caughtUpAtMs;
@@ -72,6 +79,6 @@ final class FollowerState {
   }
 
   synchronized boolean caughtUpWithin(long nowMs, long lagTimeMaxMs) {
-    return nowMs - lastCaughtUpTimeMs <= lagTimeMaxMs;
+    return lastCaughtUpTimeMs != NEVER && nowMs - lastCaughtUpTimeMs <= lagTimeMaxMs;
   }
 }

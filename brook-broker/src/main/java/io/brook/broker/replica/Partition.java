@@ -65,7 +65,12 @@ public final class Partition {
   private volatile List<Integer> maximalIsr;
   private PendingIsrChange pendingIsrChange;
   private long leaderEpochStartOffset;
-  private long isrChangeRetryAtMs;
+
+  /**
+   * Until when (the clock's monotonic ms, as every ISR time here) no ISR change is proposed after
+   * one the controller refused.
+   */
+  private long isrChangeRetryAtMs = Long.MIN_VALUE;
 
   /** Told when a partition moves, to complete the operations waiting on it. */
   public interface HighWatermarkListener {
@@ -193,11 +198,13 @@ public final class Partition {
       partitionLog.markOffline("recording leader epoch " + newState.leaderEpoch(), e);
     }
     leaderEpochStartOffset = partitionLog.logEndOffset();
-    long now = replication.time().milliseconds();
+    long now = replication.time().hiResClockMs();
     Map<Integer, FollowerState> fresh = new ConcurrentHashMap<>();
     for (int replica : newState.replicas()) {
       if (replica != localBrokerId) {
-        fresh.put(replica, new FollowerState(newState.isr().contains(replica) ? now : 0));
+        fresh.put(
+            replica,
+            new FollowerState(newState.isr().contains(replica) ? now : FollowerState.NEVER));
       }
     }
     followers = fresh;
@@ -218,7 +225,7 @@ public final class Partition {
     for (int replica : newState.replicas()) {
       if (replica != localBrokerId) {
         FollowerState existing = current.get(replica);
-        updated.put(replica, existing != null ? existing : new FollowerState(0));
+        updated.put(replica, existing != null ? existing : new FollowerState(FollowerState.NEVER));
       }
     }
     followers = updated;
@@ -497,7 +504,7 @@ public final class Partition {
     if (follower == null) {
       return false;
     }
-    long now = replication.time().milliseconds();
+    long now = replication.time().hiResClockMs();
     boolean startMoved =
         follower.onFetch(
             fetchOffset, followerLogStartOffset, leaderLogEndOffset, now, followerBrokerEpoch);
@@ -593,7 +600,7 @@ public final class Partition {
     if (!isLeader() || pendingIsrChange != null) {
       return;
     }
-    long now = replication.time().milliseconds();
+    long now = replication.time().hiResClockMs();
     if (now < isrChangeRetryAtMs) {
       return;
     }
@@ -675,7 +682,7 @@ public final class Partition {
       PartitionState current = state;
       if (failure != null) {
         maximalIsr = current.isr();
-        isrChangeRetryAtMs = replication.time().milliseconds() + ISR_CHANGE_RETRY_MS;
+        isrChangeRetryAtMs = replication.time().hiResClockMs() + ISR_CHANGE_RETRY_MS;
         log.warn(
             "ISR change refused topicPartition={} newIsr={} error={}",
             topicPartition,

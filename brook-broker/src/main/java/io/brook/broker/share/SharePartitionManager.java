@@ -103,6 +103,10 @@ public final class SharePartitionManager implements Closeable {
   /**
    * Share-partitions kept durable through the share coordinator.
    *
+   * @param clock milliseconds of a monotonic clock ({@code Time.hiResClockMs}): acquisition locks,
+   *     session idleness and retries are durations, which a wall clock stepped back would stretch
+   *     and one stepped forward would cut short (releasing records a live consumer holds); the
+   *     dead-letter records' timestamps are wall clock
    * @param persister reads and writes the share coordinator's state (closed with the manager), or
    *     null to keep share-partitions in memory only
    * @param deadLetters writes to groups' dead-letter topics (closed with the manager), or null to
@@ -422,7 +426,10 @@ public final class SharePartitionManager implements Closeable {
         continue;
       }
       deadLetters
-          .write(topic, new ShareDeadLetters.Letter(entry.groupId(), tp, letter, record), nowMs())
+          .write(
+              topic,
+              new ShareDeadLetters.Letter(entry.groupId(), tp, letter, record),
+              System.currentTimeMillis())
           .thenAccept(
               error ->
                   onLoop(

@@ -22,7 +22,10 @@ public final class MockTime implements Time {
   }
 
   private final AtomicLong nowNanos;
-  private final long wallClockOffsetMs;
+
+  /** The wall clock minus the monotonic one; moved by {@link #stepWallClock}. */
+  private final AtomicLong wallClockOffsetMs;
+
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
 
   /** Starts at a fixed wall-clock time, so runs with the same inputs see the same timestamps. */
@@ -33,7 +36,7 @@ public final class MockTime implements Time {
   /** Starts at {@code wallClockMs}; the monotonic clock starts at 0. */
   public MockTime(long wallClockMs) {
     this.nowNanos = new AtomicLong();
-    this.wallClockOffsetMs = wallClockMs;
+    this.wallClockOffsetMs = new AtomicLong(wallClockMs);
   }
 
   public void addListener(Listener listener) {
@@ -42,7 +45,7 @@ public final class MockTime implements Time {
 
   @Override
   public long milliseconds() {
-    return wallClockOffsetMs + TimeUnit.NANOSECONDS.toMillis(nowNanos.get());
+    return wallClockOffsetMs.get() + TimeUnit.NANOSECONDS.toMillis(nowNanos.get());
   }
 
   @Override
@@ -57,6 +60,18 @@ public final class MockTime implements Time {
       throw new IllegalArgumentException("time cannot go back: " + ms);
     }
     nowNanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(ms));
+    for (Listener listener : listeners) {
+      listener.onTimeUpdated();
+    }
+  }
+
+  /**
+   * Steps the wall clock ({@link #milliseconds}) by {@code deltaMs}, back when negative, as NTP or
+   * an operator steps a machine's clock; the monotonic clock ({@link #nanoseconds}) does not move.
+   * Tells the listeners.
+   */
+  public void stepWallClock(long deltaMs) {
+    wallClockOffsetMs.addAndGet(deltaMs);
     for (Listener listener : listeners) {
       listener.onTimeUpdated();
     }

@@ -72,7 +72,10 @@ public final class TxnMarkerSender implements TxnMarkerChannel {
   // Touched only by the sender thread.
   private final List<PendingMarker> active = new ArrayList<>();
   private final Set<Integer> brokersInFlight = new HashSet<>();
+
+  /** Until when (the clock's monotonic ms) a broker is left alone after a failure. */
   private final Map<Integer, Long> brokerBackoffUntil = new HashMap<>();
+
   private final Map<Integer, Integer> brokerFailures = new HashMap<>();
 
   /** One transaction's marker and the partitions still without it. */
@@ -142,7 +145,7 @@ public final class TxnMarkerSender implements TxnMarkerChannel {
     // At most MAX_QUEUED in progress: the rest wait in the bounded queue, whose full state
     // answers new transactions' ends with a retriable error.
     incoming.drainTo(active, Math.max(0, MAX_QUEUED - active.size()));
-    long now = time.milliseconds();
+    long now = time.hiResClockMs();
     Map<Integer, Map<PendingMarker, List<TopicPartition>>> byBroker = route(image.get());
     byBroker.forEach((broker, markers) -> maybeSend(broker, markers, now));
     try {
@@ -185,7 +188,8 @@ public final class TxnMarkerSender implements TxnMarkerChannel {
   }
 
   private void maybeSend(int broker, Map<PendingMarker, List<TopicPartition>> markers, long now) {
-    if (brokersInFlight.contains(broker) || brokerBackoffUntil.getOrDefault(broker, 0L) > now) {
+    if (brokersInFlight.contains(broker)
+        || brokerBackoffUntil.getOrDefault(broker, Long.MIN_VALUE) > now) {
       return;
     }
     Optional<Node> node = InterBrokerNodes.of(image.get(), broker, listener);
@@ -256,7 +260,7 @@ public final class TxnMarkerSender implements TxnMarkerChannel {
 
   private void backOff(int broker) {
     int failures = brokerFailures.merge(broker, 1, Integer::sum);
-    brokerBackoffUntil.put(broker, time.milliseconds() + retryBackoff.backoff(failures - 1));
+    brokerBackoffUntil.put(broker, time.hiResClockMs() + retryBackoff.backoff(failures - 1));
   }
 
   /** Records one marker's answers; whether some partition is to be retried. */

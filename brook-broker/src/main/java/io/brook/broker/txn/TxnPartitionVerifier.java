@@ -115,7 +115,8 @@ public final class TxnPartitionVerifier implements AutoCloseable {
    * CONCURRENT_TRANSACTIONS: every {@code backoffMs} ({@code
    * add.partitions.to.txn.retry.backoff.ms}) until {@code timeoutMs} passed since the first ask
    * ({@code add.partitions.to.txn.retry.backoff.max.ms}, at most {@code request.timeout.ms}), on
-   * {@code scheduler}'s clock {@code nowMs}.
+   * {@code scheduler}'s clock {@code nowMs}: monotonic milliseconds ({@code Time.hiResClockMs}), so
+   * a wall clock stepped back does not stretch the retries.
    */
   public record ConcurrentRetry(
       Scheduler scheduler, LongSupplier nowMs, long backoffMs, long timeoutMs) {

@@ -148,6 +148,43 @@ class PartitionTest {
   }
 
   @Test
+  void aWallClockSteppedForwardShrinksNoIsr() throws Exception {
+    // Given: followers that keep up
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
+    leader.appendAsLeader(records(10), (short) -1);
+    leader.updateFollowerFetchState(2, 10, 0, 10, 100);
+    leader.updateFollowerFetchState(3, 10, 0, 10, 300);
+    leader.appendAsLeader(records(5), (short) -1);
+
+    // When the wall clock jumps a day ahead (NTP, an operator) while little real time passes
+    time.stepWallClock(86_400_000L);
+    time.sleep(1);
+    leader.maybeShrinkIsr();
+
+    // Then
+    assertThat(sender.requests).isEmpty();
+  }
+
+  @Test
+  void aWallClockSteppedBackKeepsNoSilentFollowerInTheIsr() throws Exception {
+    // Given: broker 3 stops fetching, broker 2 keeps up
+    Partition leader = partition(1, 1, leaderState(List.of(1, 2, 3)));
+    leader.appendAsLeader(records(10), (short) -1);
+    leader.updateFollowerFetchState(3, 10, 0, 10, 300);
+    leader.appendAsLeader(records(5), (short) -1);
+
+    // When the wall clock is stepped an hour back, then the lag time passes
+    time.stepWallClock(-3_600_000L);
+    time.sleep(LAG_MS + 1);
+    leader.updateFollowerFetchState(2, 15, 0, 15, 100);
+    leader.maybeShrinkIsr();
+
+    // Then broker 3 leaves the ISR as without the step
+    assertThat(sender.requests).hasSize(1);
+    assertThat(sender.requests.get(0).isr()).containsExactly(1, 2);
+  }
+
+  @Test
   void aCaughtUpFollowerIsAddedAndCountsForTheHighWatermarkWhilePending() throws Exception {
     Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
     leader.appendAsLeader(records(10), (short) 1);

@@ -1,5 +1,6 @@
 package io.brook.protocol.client;
 
+import io.netty.channel.Channel;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -84,6 +85,12 @@ public final class InterNodeClient implements AutoCloseable {
     return connection == null
         ? new ConnectionStatus(ConnectionPhase.IDLE, 0, 0, 0)
         : connection.status();
+  }
+
+  /** The channel to {@code nodeId} now, null when there is none (for tests of its options). */
+  Channel channel(int nodeId) {
+    NodeConnection connection = connections.get(nodeId);
+    return connection == null ? null : connection.channel();
   }
 
   private NodeConnection connection(int nodeId) {

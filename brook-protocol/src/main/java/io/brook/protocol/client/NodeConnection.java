@@ -101,6 +101,11 @@ final class NodeConnection {
     return status;
   }
 
+  /** The channel now, null when there is none (read on the event loop; for tests). */
+  Channel channel() {
+    return loop.submit(() -> channel).syncUninterruptibly().getNow();
+  }
+
   /** Any thread. */
   CompletableFuture<NodeResponse> send(
       String host, int port, ApiKeys apiKey, RequestBuilder builder, int timeoutMs) {

@@ -1,5 +1,6 @@
 package io.brook.protocol.metrics;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,7 +70,8 @@ public final class BrokerMetrics implements AutoCloseable {
   public BrokerMetrics(Time time) {
     // Two 30-second windows: the rates read as a one-minute rate, like Yammer's OneMinuteRate.
     MetricConfig config = new MetricConfig().samples(2).timeWindow(30, TimeUnit.SECONDS);
-    this.metrics = new Metrics(config, List.of(new KafkaJmxReporter()), time);
+    // A mutable list: Metrics.addReporter adds to it (a test records every registration so).
+    this.metrics = new Metrics(config, new ArrayList<>(List.of(new KafkaJmxReporter())), time);
   }
 
   /** The registry itself, for components that build their own sensors and stats. */

@@ -236,6 +236,7 @@ public final class KafkaNetworkServer implements AutoCloseable {
               .childOption(ChannelOption.TCP_NODELAY, true)
               .childOption(ChannelOption.SO_KEEPALIVE, true)
               .childHandler(initializer);
+      socketBuffers(bootstrap, config);
       InetSocketAddress address =
           listener.host().isEmpty()
               ? new InetSocketAddress(listener.port())
@@ -252,6 +253,26 @@ public final class KafkaNetworkServer implements AutoCloseable {
       initializer.admission().bound(bound.channel(), accept);
       admissions.add(initializer.admission());
     }
+  }
+
+  /**
+   * Kafka's socket buffer sizes, -1 leaving the operating system's: {@code SO_RCVBUF} on the
+   * listening socket, which accepted connections inherit from it (a receive buffer set after the
+   * handshake would not widen the window scale agreed in it), {@code SO_SNDBUF} on each accepted
+   * connection.
+   */
+  private static void socketBuffers(ServerBootstrap bootstrap, NetworkConfig config) {
+    if (config.socketReceiveBufferBytes() != NetworkConfig.OS_DEFAULT_BUFFER_BYTES) {
+      bootstrap.option(ChannelOption.SO_RCVBUF, config.socketReceiveBufferBytes());
+    }
+    if (config.socketSendBufferBytes() != NetworkConfig.OS_DEFAULT_BUFFER_BYTES) {
+      bootstrap.childOption(ChannelOption.SO_SNDBUF, config.socketSendBufferBytes());
+    }
+  }
+
+  /** The connections open now, on every listener (for tests of their socket options). */
+  List<Channel> openChannels() {
+    return openConnections.channels();
   }
 
   /** A connection closed: connections waiting for a slot, on any listener, try again. */

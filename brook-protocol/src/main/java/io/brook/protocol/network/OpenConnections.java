@@ -36,6 +36,11 @@ final class OpenConnections {
     return connections.size();
   }
 
+  /** The connections open now. */
+  List<Channel> channels() {
+    return List.copyOf(connections.keySet());
+  }
+
   /**
    * Closes the {@code count} least recently used connections not on {@code exemptListener} (null:
    * none exempt), KIP-402's answer to inter-broker connections taking the node over {@code

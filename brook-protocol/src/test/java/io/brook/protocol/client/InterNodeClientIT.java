@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.testing.HeldRequests;
+import io.brook.protocol.testing.SocketBuffers;
 import io.brook.protocol.testing.TestHandlers;
 import io.brook.protocol.testing.TestServer;
+import io.netty.channel.ChannelOption;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -110,6 +112,27 @@ class InterNodeClientIT {
           .isEqualTo("answer-to-" + sentIds.get(i));
     }
     assertThat(requests.get(0).context().clientId()).isEqualTo("internode-test");
+  }
+
+  @Test
+  void theConnectionHasTheConfiguredReceiveBuffer() throws Exception {
+    // Given: a receive buffer as replica.socket.receive.buffer.bytes gives a follower's fetches
+    TestServer server =
+        closing(
+            TestServer.start(
+                ApiRegistry.of(
+                    TestHandlers.answering(
+                        ApiKeys.DESCRIBE_CLUSTER, (c, r) -> new DescribeClusterResponseData()))));
+    int receive = 70_000;
+    InterNodeClient client = client(config().receiveBufferBytes(receive).build());
+
+    // When: the client connects, for a request
+    client.send(node(server.port()), ApiKeys.DESCRIBE_CLUSTER, cluster()).get(10, TimeUnit.SECONDS);
+
+    // Then
+    io.netty.channel.Channel channel = client.channel(NODE_ID);
+    assertThat(channel.config().getOption(ChannelOption.SO_RCVBUF))
+        .isEqualTo(SocketBuffers.reportedFor(channel, receive, "rmem_max"));
   }
 
   @Test

@@ -1,6 +1,8 @@
 package io.brook.server.admin;
 
 import io.brook.protocol.metrics.BrokerMetrics;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -9,8 +11,10 @@ import org.apache.kafka.common.MetricName;
 /**
  * The metrics reference of docs/operations.md, generated from a node's registry: one row per
  * Prometheus family that {@code /metrics} publishes, with its type, labels and the JMX object name
- * and attributes it comes from. A test compares the page with it, so the page cannot drift from the
- * registry.
+ * and attributes it comes from. The families registered per topic, partition, group or client come
+ * from {@link PerInstanceMetrics} rather than the registry, which has them only while an instance
+ * exists; so the reference is the same whenever it is generated. A test compares the page with it,
+ * so the page cannot drift from the registry.
  */
 public final class MetricsReference {
   /** The page's generated part lies between these lines. */
@@ -29,10 +33,33 @@ public final class MetricsReference {
     final Map<String, TreeSet<String>> jmx = new TreeMap<>();
   }
 
-  /** Every family of {@code metrics}, as markdown table rows under a header. */
+  /**
+   * Every family of {@code metrics}, those registered per instance whether an instance exists now
+   * or not, as markdown table rows under a header.
+   */
   public static String markdown(BrokerMetrics metrics) {
-    Map<String, Row> rows = new TreeMap<>();
+    List<MetricName> names = new ArrayList<>();
     for (MetricName name : metrics.all().keySet()) {
+      if (!PerInstanceMetrics.isPerInstance(name)) {
+        names.add(name);
+      }
+    }
+    names.addAll(PerInstanceMetrics.all());
+    return markdown(names);
+  }
+
+  /**
+   * How the reference lists {@code name}: its family, JMX object name (tag values as {@code <tag>})
+   * and attribute; null if {@code /metrics} does not publish it (a meter's rate).
+   */
+  public static String entry(MetricName name) {
+    String family = PrometheusBridge.familyName(name);
+    return family == null ? null : family + " " + jmxName(name) + " " + name.name();
+  }
+
+  private static String markdown(List<MetricName> names) {
+    Map<String, Row> rows = new TreeMap<>();
+    for (MetricName name : names) {
       String family = PrometheusBridge.familyName(name);
       if (family == null) {
         continue;

@@ -101,20 +101,24 @@ final class NetworkSettings {
                 + " its connection, so a client trickling bytes cannot hold request memory others"
                 + " wait for. The default is twice a client's default request.timeout.ms, after"
                 + " which the client has given up on the request anyway.")
-        .accepts(
+        .uses(
             SOCKET_SEND_BUFFER_BYTES,
             INT,
             100 * 1024,
             ANY,
             HIGH,
-            "SO_SNDBUF of client sockets; -1 uses the operating system's default.")
-        .accepts(
+            "SO_SNDBUF of the connections the Kafka listeners accept; -1 leaves the operating"
+                + " system's default (on Linux, sized by the kernel as the connection needs); 0 and"
+                + " other negative values stop start-up.")
+        .uses(
             SOCKET_RECEIVE_BUFFER_BYTES,
             INT,
             100 * 1024,
             ANY,
             HIGH,
-            "SO_RCVBUF of client sockets; -1 uses the operating system's default.")
+            "SO_RCVBUF of the Kafka listeners' sockets, which the connections they accept"
+                + " inherit; -1 leaves the operating system's default; 0 and other negative values"
+                + " stop start-up.")
         .uses(
             SOCKET_REQUEST_MAX_BYTES,
             INT,

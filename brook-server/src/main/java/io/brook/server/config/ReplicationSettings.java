@@ -66,7 +66,7 @@ final class ReplicationSettings {
             64 * 1024,
             ANY,
             HIGH,
-            "SO_RCVBUF of follower fetch connections.")
+            "SO_RCVBUF of follower fetch connections; -1 leaves the operating system's default.")
         .uses(
             "replica.fetch.max.bytes",
             INT,

@@ -11,19 +11,15 @@ import io.brook.server.http.KafkaRequests;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
-import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -247,44 +243,18 @@ final class OffsetReset {
 
   private CompletableFuture<Void> commit(
       String group, List<Row> plan, InProcessApis.Caller caller) {
-    Map<String, OffsetCommitRequestData.OffsetCommitRequestTopic> topics = new LinkedHashMap<>();
+    KafkaRequests.AdminOffsetCommit commit = KafkaRequests.adminOffsetCommit(group);
     for (Row row : plan) {
-      topics
-          .computeIfAbsent(
-              row.tp().topic(),
-              t -> new OffsetCommitRequestData.OffsetCommitRequestTopic().setName(t))
-          .partitions()
-          .add(
-              new OffsetCommitRequestData.OffsetCommitRequestPartition()
-                  .setPartitionIndex(row.tp().partition())
-                  .setCommittedOffset(row.next())
-                  .setCommittedLeaderEpoch(-1)
-                  .setCommittedMetadata(""));
+      commit.add(row.tp().topic(), row.tp().partition(), row.next(), "");
     }
-    // From outside the group's generation, as an admin commits: the coordinator takes it only
-    // while the group has no members. Built anew for each broker (a handler may trim its copy);
-    // to another broker with the topics' ids too, for a coordinator that takes them by id.
-    Supplier<OffsetCommitRequestData> request =
-        () ->
-            new OffsetCommitRequestData()
-                .setGroupId(group)
-                .setGenerationIdOrMemberEpoch(-1)
-                .setMemberId("")
-                .setGroupInstanceId(null)
-                .setTopics(
-                    topics.values().stream()
-                        .map(OffsetCommitRequestData.OffsetCommitRequestTopic::duplicate)
-                        .collect(Collectors.toCollection(ArrayList::new)));
+    // From outside the group's generation: the coordinator takes it only while the group has no
+    // members. To another broker with the topics' ids too.
     return cluster
         .<OffsetCommitResponseData>atOwner(
             ApiKeys.OFFSET_COMMIT,
             (short) 9,
-            request,
-            () -> {
-              OffsetCommitRequestData data = request.get();
-              data.topics().forEach(t -> t.setTopicId(cluster.topicId(t.name())));
-              return data;
-            },
+            () -> commit.request(),
+            () -> commit.request(cluster::topicId),
             caller,
             KafkaRequests::allNotCoordinator,
             () -> coordinator(group, caller))

@@ -8,8 +8,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.brook.broker.api.InProcessApis;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -18,7 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
-import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
@@ -78,7 +75,7 @@ final class GroupOffsetsRoute {
     if (offsets == null || !offsets.isArray() || offsets.isEmpty()) {
       throw HttpApiException.badRequest("\"offsets\" must be a non-empty array");
     }
-    Map<String, OffsetCommitRequestData.OffsetCommitRequestTopic> topics = new LinkedHashMap<>();
+    KafkaRequests.AdminOffsetCommit commit = KafkaRequests.adminOffsetCommit(group);
     for (int i = 0; i < offsets.size(); i++) {
       JsonNode entry = offsets.get(i);
       if (!entry.isObject()) {
@@ -90,36 +87,19 @@ final class GroupOffsetsRoute {
       if (partition < 0 || offset < 0) {
         throw HttpApiException.badRequest("offsets[" + i + "] needs partition and offset");
       }
-      topics
-          .computeIfAbsent(
-              topic, t -> new OffsetCommitRequestData.OffsetCommitRequestTopic().setName(t))
-          .partitions()
-          .add(
-              new OffsetCommitRequestData.OffsetCommitRequestPartition()
-                  .setPartitionIndex((int) partition)
-                  .setCommittedOffset(offset)
-                  .setCommittedLeaderEpoch(-1)
-                  .setCommittedMetadata(Json.text(entry, "metadata", false)));
+      commit.add(topic, (int) partition, offset, Json.text(entry, "metadata", false));
     }
-    // Built anew for every attempt: handlers may trim a request's lists (denied entries).
-    Supplier<OffsetCommitRequestData> request =
-        () ->
-            new OffsetCommitRequestData()
-                .setGroupId(group)
-                .setGenerationIdOrMemberEpoch(-1)
-                .setMemberId("")
-                .setGroupInstanceId(null)
-                .setTopics(
-                    topics.values().stream()
-                        .map(OffsetCommitRequestData.OffsetCommitRequestTopic::duplicate)
-                        .collect(java.util.stream.Collectors.toCollection(ArrayList::new)));
     return retrying(
         () ->
             coordinator(group, caller)
                 .thenCompose(
                     coordinator ->
                         apis.<OffsetCommitResponseData>call(
-                                ApiKeys.OFFSET_COMMIT, (short) 9, request.get(), caller, bodyBytes)
+                                ApiKeys.OFFSET_COMMIT,
+                                (short) 9,
+                                commit.request(),
+                                caller,
+                                bodyBytes)
                             .thenCompose(
                                 local ->
                                     KafkaRequests.allNotCoordinator(local.response())
@@ -127,19 +107,13 @@ final class GroupOffsetsRoute {
                                         ? leaders.<OffsetCommitResponseData>node(
                                             coordinator.nodeId(),
                                             ApiKeys.OFFSET_COMMIT,
-                                            withTopicIds(request.get()),
+                                            commit.request(leaders::topicId),
                                             0,
                                             false,
                                             local.throttleMs())
                                         : CompletableFuture.completedFuture(local))
                             .thenApply(answer -> committed(answer, coordinator.throttleMs()))),
         System.nanoTime() + RETRY_FOR_NANOS);
-  }
-
-  /** {@code request} with its topics' ids too, for a coordinator that takes them by id. */
-  private OffsetCommitRequestData withTopicIds(OffsetCommitRequestData request) {
-    request.topics().forEach(t -> t.setTopicId(leaders.topicId(t.name())));
-    return request;
   }
 
   private Reply committed(InProcessApis.Answer<OffsetCommitResponseData> answer, int throttle) {

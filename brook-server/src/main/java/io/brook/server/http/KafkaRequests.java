@@ -3,7 +3,10 @@ package io.brook.server.http;
 import static io.brook.broker.api.InProcessApis.mutable;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
@@ -13,6 +16,7 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.protocol.Errors;
@@ -156,6 +160,68 @@ public final class KafkaRequests {
                     .setMemberId(null)
                     .setMemberEpoch(-1)
                     .setTopics(null)));
+  }
+
+  /**
+   * An OffsetCommit from outside the group's generation, as an admin client or {@code
+   * kafka-consumer-groups --reset-offsets} commits: generation -1 and no member id, which the
+   * coordinator accepts only while the group has no members.
+   */
+  public static AdminOffsetCommit adminOffsetCommit(String group) {
+    return new AdminOffsetCommit(group);
+  }
+
+  /**
+   * The offsets of an {@link #adminOffsetCommit}, grouped by topic in the order added; each {@code
+   * request} call builds a new request, since a handler may trim its copy's lists (denied entries)
+   * and the same commit may go to this broker and then to the coordinator.
+   */
+  public static final class AdminOffsetCommit {
+    private final String group;
+    private final Map<String, OffsetCommitRequestData.OffsetCommitRequestTopic> topics =
+        new LinkedHashMap<>();
+
+    private AdminOffsetCommit(String group) {
+      this.group = group;
+    }
+
+    /** Adds a partition's offset, with no leader epoch. */
+    public AdminOffsetCommit add(String topic, int partition, long offset, String metadata) {
+      topics
+          .computeIfAbsent(
+              topic, t -> new OffsetCommitRequestData.OffsetCommitRequestTopic().setName(t))
+          .partitions()
+          .add(
+              new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                  .setPartitionIndex(partition)
+                  .setCommittedOffset(offset)
+                  .setCommittedLeaderEpoch(-1)
+                  .setCommittedMetadata(metadata));
+      return this;
+    }
+
+    /** A new request naming the topics by name. */
+    public OffsetCommitRequestData request() {
+      return new OffsetCommitRequestData()
+          .setGroupId(group)
+          .setGenerationIdOrMemberEpoch(-1)
+          .setMemberId("")
+          .setGroupInstanceId(null)
+          .setTopics(
+              topics.values().stream()
+                  .map(OffsetCommitRequestData.OffsetCommitRequestTopic::duplicate)
+                  .collect(Collectors.toCollection(ArrayList::new)));
+    }
+
+    /**
+     * A new request naming the topics by name and by {@code topicIds}' id, for a coordinator on
+     * another broker, which may take them by id.
+     */
+    public OffsetCommitRequestData request(Function<String, Uuid> topicIds) {
+      OffsetCommitRequestData request = request();
+      request.topics().forEach(t -> t.setTopicId(topicIds.apply(t.name())));
+      return request;
+    }
   }
 
   /**

@@ -37,26 +37,42 @@ final class BatchPositions {
   /** The header bytes read per batch: up to and including the last offset delta. */
   static final int PREFIX_BYTES = LAST_OFFSET_DELTA_OFFSET + Integer.BYTES;
 
+  /** What {@link #read} found: no whole batch starts there (the file ends first). */
+  private static final int NONE = -1;
+
+  /** What {@link #read} found: bytes that are not a v2 batch header. */
+  private static final int ODD = -2;
+
+  /**
+   * Each thread's header buffer: fetches position on several threads at once (network threads, the
+   * disk pool, followers' reads), and a lookup is short and never nested, so one buffer per thread
+   * serves every segment without a lock and without allocating per lookup. Direct, so the
+   * positional read fills it without the JDK's copy through a temporary direct buffer.
+   */
+  private static final ThreadLocal<ByteBuffer> HEADER =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(PREFIX_BYTES));
+
   private BatchPositions() {}
 
   /**
    * The first batch at or after {@code startingPosition} whose last offset is at least {@code
    * target}, as {@code (last offset, position, size)}; null if none lies wholly within {@code
-   * records}.
+   * records}. Allocates nothing but its answer.
    */
   static FileRecords.LogOffsetPosition find(
       FileRecords records, OffsetIndex.Neighbours index, long target, int startingPosition) {
     FileChannel channel = records.channel();
     int end = records.sizeInBytes();
-    ByteBuffer header = ByteBuffer.allocate(PREFIX_BYTES);
+    ByteBuffer header = HEADER.get();
     try {
       OffsetPosition next = index.next();
       if (next != null && next.position() >= startingPosition) {
         // The entry's batch ends at the entry's offset, above the target: the batch holding the
         // target is this one unless an unindexed batch lies between the two entries.
-        Header at = read(channel, end, next.position(), header);
-        if (at != null && at.holds(target)) {
-          return at.toPosition();
+        int position = next.position();
+        int size = read(channel, end, position, header);
+        if (size > 0 && baseOffset(header) <= target && lastOffset(header) >= target) {
+          return new FileRecords.LogOffsetPosition(lastOffset(header), position, size);
         }
       }
       int from = Math.max(index.floor().position(), startingPosition);
@@ -74,58 +90,55 @@ final class BatchPositions {
       throws IOException {
     int position = from;
     while (true) {
-      Header at = read(channel, end, position, header);
-      if (at == null) {
+      int size = read(channel, end, position, header);
+      if (size == NONE) {
         return null;
       }
-      if (at == Header.ODD) {
+      if (size == ODD) {
         return records.searchForOffsetFromPosition(target, position);
       }
-      if (at.lastOffset() >= target) {
-        return at.toPosition();
+      long last = lastOffset(header);
+      if (last >= target) {
+        return new FileRecords.LogOffsetPosition(last, position, size);
       }
-      position += at.size();
+      position += size;
     }
   }
 
-  /** A batch header as far as positioning needs it. */
-  private record Header(long baseOffset, long lastOffset, int position, int size) {
-    /** Bytes that are not a v2 batch header: another magic, or a length too short for one. */
-    static final Header ODD = new Header(-1, -1, -1, -1);
+  /** The base offset of the header {@link #read} last read into {@code header}. */
+  private static long baseOffset(ByteBuffer header) {
+    return header.getLong(Records.OFFSET_OFFSET);
+  }
 
-    boolean holds(long target) {
-      return this != ODD && baseOffset <= target && lastOffset >= target;
-    }
-
-    FileRecords.LogOffsetPosition toPosition() {
-      return new FileRecords.LogOffsetPosition(lastOffset, position, size);
-    }
+  /** The last offset of the header {@link #read} last read into {@code header}. */
+  private static long lastOffset(ByteBuffer header) {
+    return baseOffset(header) + header.getInt(LAST_OFFSET_DELTA_OFFSET);
   }
 
   /**
-   * The header of the batch at {@code position}; null if no whole batch starts there (the file ends
-   * first), {@link Header#ODD} if the bytes there are not a v2 batch header.
+   * Reads the header of the batch at {@code position} into {@code header}; returns the batch's size
+   * in bytes, {@link #NONE} if no whole batch starts there (the file ends first), {@link #ODD} if
+   * the bytes there are not a v2 batch header.
    */
-  private static Header read(FileChannel channel, int end, int position, ByteBuffer header)
+  private static int read(FileChannel channel, int end, int position, ByteBuffer header)
       throws IOException {
     if (position < 0 || position + PREFIX_BYTES > end) {
-      return null;
+      return NONE;
     }
     header.clear();
     while (header.hasRemaining()) {
       if (channel.read(header, position + header.position()) < 0) {
-        return null;
+        return NONE;
       }
     }
     int size = Records.LOG_OVERHEAD + header.getInt(Records.SIZE_OFFSET);
     if (header.get(Records.MAGIC_OFFSET) != RecordBatch.MAGIC_VALUE_V2
         || size < DefaultRecordBatch.RECORD_BATCH_OVERHEAD) {
-      return Header.ODD;
+      return ODD;
     }
     if (position > end - size) {
-      return null;
+      return NONE;
     }
-    long base = header.getLong(Records.OFFSET_OFFSET);
-    return new Header(base, base + header.getInt(LAST_OFFSET_DELTA_OFFSET), position, size);
+    return size;
   }
 }

@@ -8,12 +8,17 @@ import io.brook.storage.index.OffsetPosition;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.testing.Batches;
 import io.brook.storage.testing.ManualTime;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -103,6 +108,89 @@ class BatchPositionsTest {
       assertThatThrownBy(() -> BatchPositions.find(records, noEntry, Long.MAX_VALUE, valid))
           .isInstanceOf(CorruptRecordException.class);
     }
+  }
+
+  @Test
+  void lookupsOnSeveralThreadsAtOnceFindTheSameBatchesAsKafkaClients() throws Exception {
+    // Given: one segment, with unindexed batches, read by four threads at once
+    LogConfig config = LogConfig.builder().indexIntervalBytes(4_096).build();
+    LogSegment segment = LogSegment.create(dir, BASE, config, time);
+    long end = fill(segment, new Random(5), 60, true);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try (PinnedSegment pinned = segment.pin()) {
+      FileRecords records = pinned.records();
+      List<Callable<Void>> readers = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        readers.add(
+            () -> {
+              for (int round = 0; round < 20; round++) {
+                for (long target = BASE; target <= end; target++) {
+                  // When
+                  FileRecords.LogOffsetPosition found = segment.translateOffset(target, 0);
+
+                  // Then
+                  assertSame(found, records.searchForOffsetFromPosition(target, 0), target);
+                }
+              }
+              return null;
+            });
+      }
+      for (Future<Void> reader : pool.invokeAll(readers)) {
+        reader.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aLookupAllocatesNothingButItsAnswer() throws Exception {
+    // Given: lookups through the index entry after the target and walks over unindexed batches
+    LogConfig config = LogConfig.builder().indexIntervalBytes(1).build();
+    LogSegment segment = LogSegment.create(dir, BASE, config, time);
+    fill(segment, new Random(11), 40, false);
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    assertThat(threads.isThreadAllocatedMemorySupported()).isTrue();
+    threads.setThreadAllocatedMemoryEnabled(true);
+    try (PinnedSegment pinned = segment.pin()) {
+      FileRecords records = pinned.records();
+      List<OffsetIndex.Neighbours> neighbours = new ArrayList<>();
+      List<Long> targets = new ArrayList<>();
+      OffsetPosition previous = new OffsetPosition(BASE, 0);
+      for (var batch : records.batches()) {
+        OffsetPosition entry = new OffsetPosition(batch.lastOffset(), batch.position());
+        neighbours.add(new OffsetIndex.Neighbours(previous, entry)); // the entry's batch
+        targets.add(batch.baseOffset());
+        neighbours.add(new OffsetIndex.Neighbours(new OffsetPosition(BASE, 0), null)); // a walk
+        targets.add(batch.lastOffset());
+        previous = entry;
+      }
+      long positions = lookUpAll(records, neighbours, targets); // the thread's buffer, loaded code
+
+      // When
+      int rounds = 200;
+      long before = threads.getCurrentThreadAllocatedBytes();
+      for (int i = 0; i < rounds; i++) {
+        positions += lookUpAll(records, neighbours, targets);
+      }
+      long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+      // Then: at most the answer's few bytes per lookup (a heap buffer and a header object per
+      // batch visited would be several times that)
+      assertThat(positions).isPositive();
+      assertThat(allocated / (rounds * (long) targets.size())).isLessThanOrEqualTo(48);
+    }
+  }
+
+  /** Looks up every target with its neighbours; the sum of the positions found. */
+  private static long lookUpAll(
+      FileRecords records, List<OffsetIndex.Neighbours> neighbours, List<Long> targets) {
+    long sum = 0;
+    for (int i = 0; i < targets.size(); i++) {
+      sum += BatchPositions.find(records, neighbours.get(i), targets.get(i), 0).position;
+    }
+    return sum;
   }
 
   private static void assertSame(

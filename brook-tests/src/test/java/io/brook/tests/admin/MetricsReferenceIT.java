@@ -7,23 +7,36 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.brook.protocol.metrics.BrokerMetrics;
 import io.brook.server.admin.MetricsReference;
+import io.brook.server.admin.PerInstanceMetrics;
 import io.brook.testkit.EmbeddedBrook;
 import io.brook.tests.TestClients;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.KafkaMetric;
+import org.apache.kafka.common.metrics.MetricsReporter;
+import org.apache.kafka.common.quota.ClientQuotaAlteration;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,11 +44,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The metrics reference of docs/operations.md is the registry of a real node (one that served a
- * producer and a consumer group, so the per-topic, per-partition and per-group metrics exist): the
- * test fails when they differ; run it with {@code -Dbrook.docs.write=true} to rewrite the page. And
- * every metric the Grafana dashboard and the Prometheus alerting rules name is one the node
- * publishes.
+ * The metrics reference of docs/operations.md is the registry of a real node, with the families it
+ * registers per topic, partition, group or client taken from {@link PerInstanceMetrics}: the test
+ * fails when they differ; run it with {@code -Dbrook.docs.write=true} to rewrite the page. The node
+ * serves every kind of instance (producers and consumers under client quotas, a consumer group, a
+ * share group, a tiered topic, topic creation under the controller mutation quota), and what it
+ * registered per instance, recorded as it registered it, must be the catalogue exactly. And every
+ * metric the Grafana dashboard and the Prometheus alerting rules name is one the node publishes.
  */
 @Timeout(120)
 class MetricsReferenceIT {
@@ -50,6 +65,9 @@ class MetricsReferenceIT {
   @TempDir static Path root;
   private static EmbeddedBrook brook;
 
+  /** Every metric the node registered since it started, whether or not it still exists. */
+  private static final Set<MetricName> REGISTERED = ConcurrentHashMap.newKeySet();
+
   @BeforeAll
   static void start() throws Exception {
     brook =
@@ -61,6 +79,24 @@ class MetricsReferenceIT {
             .config("brook.admin.listener", "http://127.0.0.1:0")
             .config("brook.metrics.lag.interval.ms", "100")
             .start();
+    brook.server().metrics().registry().addReporter(new Recorder());
+    // Quotas for every client, far above what the test sends, so that the clients' quota metrics
+    // include their tokens and those of the request and controller mutation quotas.
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", brook.bootstrapServers()))) {
+      admin
+          .alterClientQuotas(
+              List.of(
+                  new ClientQuotaAlteration(
+                      new ClientQuotaEntity(
+                          Collections.singletonMap(ClientQuotaEntity.CLIENT_ID, null)),
+                      List.of(
+                          new ClientQuotaAlteration.Op("producer_byte_rate", 1e12),
+                          new ClientQuotaAlteration.Op("consumer_byte_rate", 1e12),
+                          new ClientQuotaAlteration.Op("request_percentage", 1e9),
+                          new ClientQuotaAlteration.Op("controller_mutation_rate", 1e9)))))
+          .all()
+          .get();
+    }
     TestClients.createTopic(
         brook.bootstrapServers(), "reference", 1, Map.of("retention.ms", "86400000"));
     long hourAgo = System.currentTimeMillis() - 3_600_000L;
@@ -87,15 +123,81 @@ class MetricsReferenceIT {
         producer.send(new ProducerRecord<>("reference-tiered", 0, null, new byte[600_000])).get();
       }
     }
-    // The lag metrics appear with the next refresh, the remote ones with the first copy.
-    while (!PrometheusScrape.scrape(brook.server().adminPort())
-            .containsKey(
-                "kafka_consumergroup_loss_forecast_seconds_min{consumergroup=\"reference-group\"}")
-        || !PrometheusScrape.scrape(brook.server().adminPort())
-            .containsKey(
-                "kafka_server_brokertopicmetrics_remotecopybytes_total{topic=\"reference-tiered\"}")) {
-      Thread.sleep(50); // the poll interval of a wait on a condition
+    // Traffic of every kind until the node has registered every per-instance metric once (the
+    // quotas reach the broker with its metadata, the share group's metrics with their next
+    // refresh) and publishes the lag metrics (the next lag refresh) and the remote ones (the first
+    // copy), which the dashboard and the alerts name. A catalogued metric the node never registers
+    // would keep this going: after 30 s the tests run anyway, and the catalogue's test names
+    // what is missing.
+    Properties shareProps = new Properties();
+    shareProps.put("bootstrap.servers", brook.bootstrapServers());
+    shareProps.put("group.id", "reference-share");
+    try (KafkaProducer<byte[], byte[]> producer = TestClients.producer(brook.bootstrapServers());
+        KafkaConsumer<byte[], byte[]> consumer = TestClients.consumer(brook.bootstrapServers());
+        KafkaShareConsumer<byte[], byte[]> share =
+            new KafkaShareConsumer<>(
+                shareProps, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.assign(List.of(tp));
+      share.subscribe(List.of("reference"));
+      int topics = 0;
+      long giveUp = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+      while ((System.nanoTime() - giveUp < 0 && !unregistered().isEmpty())
+          || !PrometheusScrape.scrape(brook.server().adminPort())
+              .containsKey(
+                  "kafka_consumergroup_loss_forecast_seconds_min{consumergroup=\"reference-group\"}")
+          || !PrometheusScrape.scrape(brook.server().adminPort())
+              .containsKey(
+                  "kafka_server_brokertopicmetrics_remotecopybytes_total{topic=\"reference-tiered\"}")) {
+        producer.send(new ProducerRecord<>("reference", 0, hourAgo, null, new byte[] {3})).get();
+        consumer.seekToBeginning(List.of(tp));
+        consumer.poll(java.time.Duration.ofMillis(50));
+        share.poll(java.time.Duration.ofMillis(50)); // also the poll interval of the wait
+        if (unregistered().stream().anyMatch(e -> e.contains("ControllerMutation"))) {
+          TestClients.createTopic(brook.bootstrapServers(), "reference-created-" + topics++, 1);
+        }
+      }
     }
+  }
+
+  /** Records every metric the registry adds, as it adds it. */
+  private static final class Recorder implements MetricsReporter {
+    @Override
+    public void configure(Map<String, ?> configs) {}
+
+    @Override
+    public void init(List<KafkaMetric> metrics) {
+      metrics.forEach(m -> REGISTERED.add(m.metricName()));
+    }
+
+    @Override
+    public void metricChange(KafkaMetric metric) {
+      REGISTERED.add(metric.metricName());
+    }
+
+    @Override
+    public void metricRemoval(KafkaMetric metric) {}
+
+    @Override
+    public void close() {}
+  }
+
+  /** The reference entries of {@code names} registered per instance. */
+  private static Set<String> perInstanceEntries(Collection<MetricName> names) {
+    Set<String> entries = new TreeSet<>();
+    for (MetricName name : names) {
+      String entry = MetricsReference.entry(name);
+      if (entry != null && PerInstanceMetrics.isPerInstance(name)) {
+        entries.add(entry);
+      }
+    }
+    return entries;
+  }
+
+  /** The catalogue's entries the node has not registered yet. */
+  private static Set<String> unregistered() {
+    Set<String> missing = perInstanceEntries(PerInstanceMetrics.all());
+    missing.removeAll(perInstanceEntries(List.copyOf(REGISTERED)));
+    return missing;
   }
 
   @AfterAll
@@ -117,6 +219,13 @@ class MetricsReferenceIT {
     assertThat(page)
         .as("docs/operations.md's metrics reference is stale; rerun with -Dbrook.docs.write=true")
         .isEqualTo(generated);
+  }
+
+  @Test
+  void theCatalogueOfPerInstanceMetricsIsWhatTheNodeRegistersPerInstance() {
+    assertThat(perInstanceEntries(List.copyOf(REGISTERED)))
+        .as("PerInstanceMetrics against what the node registered per instance")
+        .isEqualTo(perInstanceEntries(PerInstanceMetrics.all()));
   }
 
   @Test

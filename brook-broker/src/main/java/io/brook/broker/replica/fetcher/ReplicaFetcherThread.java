@@ -3,6 +3,7 @@ package io.brook.broker.replica.fetcher;
 import io.brook.broker.quota.ReplicationQuota;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.PartitionState;
+import io.brook.broker.time.MonotonicWait;
 import io.brook.protocol.client.InterNodeClient;
 import io.brook.protocol.client.NodeResponse;
 import io.brook.storage.log.ReplicaLog;
@@ -22,7 +23,6 @@ import org.apache.kafka.clients.FetchSessionHandler;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -92,13 +92,15 @@ final class ReplicaFetcherThread extends Thread {
   private boolean woken; // guarded by this
 
   /**
-   * A partition this thread fetches; {@code delayedUntilMs} after an error; {@code lag}, Kafka's
-   * follower lag: the leader's high watermark in the last fetch response minus this log's end after
-   * appending it (0 when caught up).
+   * A partition this thread fetches; {@code delayedUntilMs} after an error, on the clock's
+   * monotonic milliseconds ({@link Time#hiResClockMs}), so a wall clock stepped back (NTP, an
+   * operator) cannot stretch the back-off; {@code lag}, Kafka's follower lag: the leader's high
+   * watermark in the last fetch response minus this log's end after appending it (0 when caught
+   * up).
    */
   private static final class FetchState {
     final Partition partition;
-    volatile long delayedUntilMs;
+    volatile long delayedUntilMs = Long.MIN_VALUE;
     volatile long lag;
 
     FetchState(Partition partition) {
@@ -238,7 +240,7 @@ final class ReplicaFetcherThread extends Thread {
 
   private void fetchOnce() {
     abandonRequested = false;
-    long now = time.milliseconds();
+    long now = time.hiResClockMs();
     Map<TopicPartition, FetchRequest.PartitionData> fetchData = new LinkedHashMap<>();
     FetchSessionHandler.Builder sessionRequest = session.newBuilder();
     Map<TopicPartition, FetchState> fetched = new HashMap<>();
@@ -399,7 +401,7 @@ final class ReplicaFetcherThread extends Thread {
               leaderId,
               error);
           fetchState.delayedUntilMs =
-              time.milliseconds() + Math.min(config.fetchBackoffMs(), LEADER_NOT_READY_RETRY_MS);
+              time.hiResClockMs() + Math.min(config.fetchBackoffMs(), LEADER_NOT_READY_RETRY_MS);
         }
         default -> {
           log.debug(
@@ -407,7 +409,7 @@ final class ReplicaFetcherThread extends Thread {
               partition.topicPartition(),
               leaderId,
               error);
-          fetchState.delayedUntilMs = time.milliseconds() + config.fetchBackoffMs();
+          fetchState.delayedUntilMs = time.hiResClockMs() + config.fetchBackoffMs();
         }
       }
     } catch (RuntimeException e) {
@@ -416,7 +418,7 @@ final class ReplicaFetcherThread extends Thread {
           partition.topicPartition(),
           leaderId,
           e);
-      fetchState.delayedUntilMs = time.milliseconds() + config.fetchBackoffMs();
+      fetchState.delayedUntilMs = time.hiResClockMs() + config.fetchBackoffMs();
     }
   }
 
@@ -426,18 +428,13 @@ final class ReplicaFetcherThread extends Thread {
     }
   }
 
-  /**
-   * Backs off for {@code ms} of the injected clock, or until {@link #wake}: waits through {@link
-   * Time#waitObject}, so a test clock decides when the back-off ends.
-   */
+  /** Backs off for {@code ms} of the injected clock's monotonic time, or until {@link #wake}. */
   private void pause(long ms) {
     if (!running) {
       return;
     }
     try {
-      time.waitObject(this, () -> woken || !running, time.milliseconds() + ms);
-    } catch (TimeoutException backOffOver) {
-      // The usual end of a back-off.
+      MonotonicWait.until(time, this, () -> woken || !running, time.hiResClockMs() + ms);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       running = false;
