@@ -204,6 +204,8 @@ final class TxnStore {
                         } else {
                           reconfirm(ids);
                         }
+                        // What waits for the ids' write waits for this one too.
+                        ids.forEach(this::runAfterWrite);
                       },
                       context.executor());
             });

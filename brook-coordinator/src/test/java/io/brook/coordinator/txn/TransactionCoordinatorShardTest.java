@@ -212,6 +212,27 @@ class TransactionCoordinatorShardTest {
   }
 
   @Test
+  void anAdditionArrivingWhileAFailedWriteIsWrittenAgainWaitsForThatWrite() {
+    // Given: an addition whose commit timed out; the store writes the id's state again later
+    init(-1, (short) -1, 100L);
+    context.holdCommits(true);
+    CompletableFuture<Errors> first = shard.addPartitions(ID, 100L, (short) 0, Set.of(TP));
+    context.holdCommits(false);
+    context.failPendingCommits(new TimeoutException("not replicated in time"));
+    assertThat(first.join()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
+
+    // When: another addition arrives meanwhile
+    TopicPartition second = new TopicPartition("orders", 1);
+    CompletableFuture<Errors> secondAdd = shard.addPartitions(ID, 100L, (short) 0, Set.of(second));
+
+    // Then: it is answered once the state written again commits
+    assertThat(secondAdd).isNotDone();
+    context.advance(TxnStore.RECONFIRM_BACKOFF_MS);
+    assertThat(secondAdd).isCompletedWithValue(Errors.NONE);
+    assertThat(state().partitions()).containsExactlyInAnyOrder(TP, second);
+  }
+
+  @Test
   void anAdditionDuringTheEndOfTheTransactionIsAnsweredAtOnce() {
     init(-1, (short) -1, 100L);
     shard.addPartitions(ID, 100L, (short) 0, Set.of(TP)).join();
