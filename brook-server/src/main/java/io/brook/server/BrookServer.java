@@ -348,7 +348,9 @@ public final class BrookServer implements AutoCloseable {
                     (Boolean) config.value("unclean.leader.election.enable"))
                 .withMinInsyncReplicas((Integer) config.value("min.insync.replicas")),
             TieredStorage.topicValidator(config),
-            ShareGroupConfig::validate,
+            groupConfigs ->
+                ShareGroupConfig.validate(
+                    groupConfigs, CoordinatorConfigs.shareGroupBounds(config)),
             new DescribedTopicConfigs(c.describer),
             c.authorizer,
             mutationQuotas,

@@ -1,5 +1,6 @@
 package io.brook.server;
 
+import io.brook.broker.share.ShareGroupBounds;
 import io.brook.broker.share.ShareLimits;
 import io.brook.coordinator.InternalTopic;
 import io.brook.coordinator.group.GroupConfig;
@@ -39,7 +40,8 @@ final class CoordinatorConfigs {
         new GroupConfig.Share(
             intValue(config, "group.share.session.timeout.ms"),
             intValue(config, "group.share.heartbeat.interval.ms"),
-            intValue(config, "group.share.max.size")));
+            intValue(config, "group.share.max.size"),
+            intValue(config, "group.share.initialize.retry.interval.ms")));
   }
 
   /** Share-partition state at the partition leaders. */
@@ -50,7 +52,25 @@ final class CoordinatorConfigs {
         intValue(config, "group.share.partition.max.record.locks"),
         intValue(config, "group.share.max.share.sessions"),
         intValue(config, "group.share.session.timeout.ms"),
-        "earliest".equals(config.value("brook.share.auto.offset.reset")));
+        "earliest".equals(config.value("brook.share.auto.offset.reset")),
+        shareGroupBounds(config));
+  }
+
+  /** The bounds of the share groups' own configs ({@code group.share.min/max.*}). */
+  static ShareGroupBounds shareGroupBounds(BrokerConfig config) {
+    return new ShareGroupBounds(
+        intValue(config, "group.share.min.record.lock.duration.ms"),
+        intValue(config, "group.share.max.record.lock.duration.ms"),
+        intValue(config, "group.share.min.delivery.count.limit"),
+        intValue(config, "group.share.max.delivery.count.limit"),
+        intValue(config, "group.share.min.partition.max.record.locks"),
+        intValue(config, "group.share.max.partition.max.record.locks"),
+        intValue(config, "group.share.min.session.timeout.ms"),
+        intValue(config, "group.share.max.session.timeout.ms"),
+        intValue(config, "group.share.min.heartbeat.interval.ms"),
+        intValue(config, "group.share.max.heartbeat.interval.ms"),
+        intValue(config, "group.share.session.timeout.ms"),
+        intValue(config, "group.share.heartbeat.interval.ms"));
   }
 
   /** The share coordinator and {@code __share_group_state}. */

@@ -1,5 +1,6 @@
 package io.brook.broker.admin;
 
+import io.brook.broker.share.ShareGroupConfig;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicConfigs;
@@ -7,8 +8,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsSynonym;
@@ -16,7 +19,7 @@ import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfi
 /**
  * Builds DescribeConfigs entries: for a topic every topic config with its effective value and where
  * it comes from (the topic's override, the broker's file, or Kafka's default), for a broker its
- * static settings.
+ * static settings, for a group its share group configs.
  */
 public final class ConfigDescriber {
   private final LogConfig brokerLogDefaults;
@@ -146,6 +149,71 @@ public final class ConfigDescriber {
               .synonyms()
               .add(synonym(name, defaults.get(name), ConfigSources.DYNAMIC_DEFAULT_BROKER_CONFIG));
         }
+      }
+      out.add(entry);
+    }
+    return out;
+  }
+
+  /**
+   * A group's configs ({@link ShareGroupConfig}), as Kafka describes them: the group's own value
+   * (source GROUP_CONFIG), else the broker setting it defaults to (STATIC_BROKER_CONFIG when the
+   * broker's file sets it, DEFAULT_CONFIG otherwise), else the config's default.
+   */
+  public List<DescribeConfigsResourceResult> describeGroup(
+      MetadataImage image,
+      String group,
+      Collection<String> keys,
+      boolean includeSynonyms,
+      boolean includeDocumentation) {
+    Map<String, String> overrides = image.configs(ConfigResource.Type.GROUP, group);
+    List<DescribeConfigsResourceResult> out = new ArrayList<>();
+    for (String name : new TreeSet<>(ShareGroupConfig.DEF.names())) {
+      if (keys != null && !keys.isEmpty() && !keys.contains(name)) {
+        continue;
+      }
+      ConfigDef.ConfigKey key = ShareGroupConfig.DEF.configKeys().get(name);
+      Optional<BrokerConfigView.Entry> brokerSynonym =
+          Optional.ofNullable(ShareGroupConfig.BROKER_SYNONYMS.get(name))
+              .flatMap(broker::entry)
+              .filter(e -> e.value() != null);
+      String own = overrides.get(name);
+      String value =
+          own != null
+              ? own
+              : brokerSynonym
+                  .map(BrokerConfigView.Entry::value)
+                  .orElse(ConfigDef.convertToString(key.defaultValue, key.type));
+      byte source =
+          own != null
+              ? ConfigSources.GROUP_CONFIG
+              : brokerSynonym.filter(BrokerConfigView.Entry::explicit).isPresent()
+                  ? ConfigSources.STATIC_BROKER_CONFIG
+                  : ConfigSources.DEFAULT_CONFIG;
+      DescribeConfigsResourceResult entry =
+          new DescribeConfigsResourceResult()
+              .setName(name)
+              .setValue(value)
+              .setReadOnly(false)
+              .setIsSensitive(false)
+              .setConfigSource(source)
+              .setConfigType(ConfigTypes.code(key.type))
+              .setDocumentation(includeDocumentation ? key.documentation : null);
+      if (includeSynonyms) {
+        if (own != null) {
+          entry.synonyms().add(synonym(name, own, ConfigSources.GROUP_CONFIG));
+        }
+        brokerSynonym.ifPresent(
+            b ->
+                entry
+                    .synonyms()
+                    .add(
+                        synonym(
+                            b.name(),
+                            b.value(),
+                            b.explicit()
+                                ? ConfigSources.STATIC_BROKER_CONFIG
+                                : ConfigSources.DEFAULT_CONFIG)));
       }
       out.add(entry);
     }

@@ -7,6 +7,7 @@ final class ConfigSources {
   static final byte DYNAMIC_DEFAULT_BROKER_CONFIG = 3;
   static final byte STATIC_BROKER_CONFIG = 4;
   static final byte DEFAULT_CONFIG = 5;
+  static final byte GROUP_CONFIG = 8;
 
   private ConfigSources() {}
 }

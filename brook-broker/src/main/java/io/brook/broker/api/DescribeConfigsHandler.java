@@ -2,33 +2,25 @@ package io.brook.broker.api;
 
 import io.brook.broker.BrokerIdentity;
 import io.brook.broker.admin.ConfigDescriber;
-import io.brook.broker.admin.ConfigTypes;
 import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.replica.ReplicaManager;
-import io.brook.broker.share.ShareGroupConfig;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.RequestContext;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
-import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.DescribeConfigsResponse;
 
 /**
  * DescribeConfigs for topics (effective values and their sources), for this broker, and for groups
- * (their share-group configs); needs DESCRIBE_CONFIGS on the topic, on the cluster for a broker, on
- * the group for a group.
+ * (their share-group configs, {@link ConfigDescriber#describeGroup}); needs DESCRIBE_CONFIGS on the
+ * topic, on the cluster for a broker, on the group for a group.
  */
 public final class DescribeConfigsHandler extends KafkaApi {
   private final BrokerIdentity identity;
@@ -105,9 +97,11 @@ public final class DescribeConfigsHandler extends KafkaApi {
                   request.includeDocumentation()));
         } else if (type == ConfigResource.Type.GROUP) {
           result.setConfigs(
-              groupConfigs(
-                  image.configs(type, resource.resourceName()),
+              describer.describeGroup(
+                  image,
+                  resource.resourceName(),
                   resource.configurationKeys(),
+                  request.includeSynonyms(),
                   request.includeDocumentation()));
         } else {
           result
@@ -120,30 +114,5 @@ public final class DescribeConfigsHandler extends KafkaApi {
       }
     }
     return CompletableFuture.completedFuture(response);
-  }
-
-  /** A group's configs ({@link ShareGroupConfig}): its own values, else the defaults. */
-  private static List<DescribeConfigsResourceResult> groupConfigs(
-      Map<String, String> overrides, List<String> keys, boolean documentation) {
-    List<DescribeConfigsResourceResult> out = new ArrayList<>();
-    for (ConfigDef.ConfigKey key : ShareGroupConfig.DEF.configKeys().values()) {
-      if (keys != null && !keys.isEmpty() && !keys.contains(key.name)) {
-        continue;
-      }
-      String own = overrides.get(key.name);
-      out.add(
-          new DescribeConfigsResourceResult()
-              .setName(key.name)
-              .setValue(own != null ? own : ConfigDef.convertToString(key.defaultValue, key.type))
-              .setReadOnly(false)
-              .setIsSensitive(false)
-              .setConfigSource(
-                  own != null
-                      ? DescribeConfigsResponse.ConfigSource.GROUP_CONFIG.id()
-                      : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id())
-              .setConfigType(ConfigTypes.code(key.type))
-              .setDocumentation(documentation ? key.documentation : null));
-    }
-    return out;
   }
 }

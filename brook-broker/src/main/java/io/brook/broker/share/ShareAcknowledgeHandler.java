@@ -32,7 +32,7 @@ public final class ShareAcknowledgeHandler extends KafkaApi {
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     ShareAcknowledgeRequestData request = (ShareAcknowledgeRequestData) message;
     SharePartitionManager manager = delivery.manager();
-    int lockMs = manager.limits().recordLockDurationMs();
+    int lockMs = manager.recordLockDurationMs(request.groupId());
     if (request.groupId() == null
         || request.groupId().isEmpty()
         || request.memberId() == null

@@ -42,7 +42,7 @@ public final class ShareFetchHandler extends KafkaApi {
   public CompletionStage<ApiMessage> handle(RequestContext context, ApiMessage message) {
     ShareFetchRequestData request = (ShareFetchRequestData) message;
     SharePartitionManager manager = delivery.manager();
-    int lockMs = manager.limits().recordLockDurationMs();
+    int lockMs = manager.recordLockDurationMs(request.groupId());
     if (isEmpty(request.groupId()) || isEmpty(request.memberId())) {
       return done(error(Errors.INVALID_REQUEST, "GroupId and MemberId must be set.", lockMs));
     }

@@ -14,7 +14,9 @@ package io.brook.broker.share;
  * @param sessionIdleMs {@code group.share.session.timeout.ms}: a share session unused this long
  *     (its consumer left the group without closing it) is dropped and its records released
  * @param earliest Brook's {@code brook.share.auto.offset.reset} is {@code earliest}: a new
- *     share-partition starts at the log start offset instead of the high watermark
+ *     share-partition starts at the log start offset instead of the high watermark (a group's
+ *     {@code share.auto.offset.reset} overrides it)
+ * @param bounds the broker's bounds of the groups' own share configs
  */
 public record ShareLimits(
     int recordLockDurationMs,
@@ -22,7 +24,26 @@ public record ShareLimits(
     int maxRecordLocks,
     int maxShareSessions,
     long sessionIdleMs,
-    boolean earliest) {
+    boolean earliest,
+    ShareGroupBounds bounds) {
+
+  /** With Kafka's bounds of the groups' configs. */
+  public ShareLimits(
+      int recordLockDurationMs,
+      int deliveryCountLimit,
+      int maxRecordLocks,
+      int maxShareSessions,
+      long sessionIdleMs,
+      boolean earliest) {
+    this(
+        recordLockDurationMs,
+        deliveryCountLimit,
+        maxRecordLocks,
+        maxShareSessions,
+        sessionIdleMs,
+        earliest,
+        ShareGroupBounds.KAFKA_DEFAULTS);
+  }
 
   public ShareLimits {
     if (recordLockDurationMs < 1 || deliveryCountLimit < 1 || maxRecordLocks < 1) {
@@ -30,6 +51,9 @@ public record ShareLimits(
     }
     if (maxShareSessions < 0) {
       throw new IllegalArgumentException("maxShareSessions must not be negative");
+    }
+    if (bounds == null) {
+      throw new IllegalArgumentException("bounds must be given");
     }
   }
 

@@ -110,8 +110,7 @@ public final class SharePartition {
   static final byte DURABLE_DEAD_LETTER_REJECTED = 33;
 
   private final int maxInFlight;
-  private final int deliveryCountLimit;
-  private final long lockDurationMs;
+  private final ShareLimits limits;
   private final LongSupplier clock;
   private final Supplier<ShareGroupConfig> config;
   private final ShareGroupStats stats;
@@ -138,8 +137,8 @@ public final class SharePartition {
   }
 
   /**
-   * @param config the group's configs as they are now (read when a record comes back or is
-   *     rejected)
+   * @param config the group's configs as they are now (read when records are acquired, come back or
+   *     are rejected; its {@code share.partition.max.record.locks} when created)
    * @param stats the group's counters at this broker
    */
   public SharePartition(
@@ -150,12 +149,16 @@ public final class SharePartition {
       ShareGroupStats stats) {
     this.startOffset = startOffset;
     this.endOffset = startOffset;
-    this.maxInFlight = limits.maxRecordLocks();
-    this.deliveryCountLimit = limits.deliveryCountLimit();
-    this.lockDurationMs = limits.recordLockDurationMs();
+    this.maxInFlight = config.get().maxRecordLocks(limits);
+    this.limits = limits;
     this.clock = clock;
     this.config = config;
     this.stats = stats;
+  }
+
+  /** The group's acquisition lock duration now (its config, else the broker's). */
+  private long lockDurationMs() {
+    return config.get().recordLockDurationMs(limits);
   }
 
   public synchronized long startOffset() {
@@ -203,6 +206,7 @@ public final class SharePartition {
   public synchronized Gauges gauges() {
     long acquired = 0;
     long oldest = Long.MAX_VALUE;
+    long lockDurationMs = lockDurationMs();
     for (long o = startOffset; o < endOffset; o++) {
       int s = slot(o);
       if (states[s] == ACQUIRED) {
@@ -256,6 +260,7 @@ public final class SharePartition {
       String memberId, long fromOffset, long lastOffset, int maxRecords) {
     List<AcquiredRange> ranges = new ArrayList<>();
     long now = clock.getAsLong();
+    long lockDurationMs = lockDurationMs();
     long last = Math.min(lastOffset, startOffset + maxInFlight - 1);
     int acquired = 0;
     long rangeFirst = -1;
@@ -333,7 +338,7 @@ public final class SharePartition {
         case REJECT -> archive(s, o, DeadLetterReason.REJECTED, group);
         case RELEASE -> release(s, o, now, group);
         case RENEW -> {
-          deadlines[s] = now + lockDurationMs;
+          deadlines[s] = now + lockDurationMs();
           nextDeadline = Math.min(nextDeadline, deadlines[s]);
         }
       }
@@ -619,7 +624,7 @@ public final class SharePartition {
    * limit, else available again, after its redelivery backoff if the group has one.
    */
   private void release(int s, long offset, long now, ShareGroupConfig group) {
-    if (deliveries[s] >= deliveryCountLimit) {
+    if (deliveries[s] >= group.deliveryCountLimit(limits)) {
       archive(s, offset, DeadLetterReason.DELIVERY_LIMIT, group);
       return;
     }

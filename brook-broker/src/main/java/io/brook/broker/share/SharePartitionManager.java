@@ -126,9 +126,34 @@ public final class SharePartitionManager implements Closeable {
     this.sessions = new ShareSessions(limits.maxShareSessions());
   }
 
+  /** A group's overrides and what they parsed to, so a fetch does not parse them again. */
+  private record ParsedConfig(Map<String, String> overrides, ShareGroupConfig config) {}
+
+  private final Map<String, ParsedConfig> groupConfigs = new ConcurrentHashMap<>();
+
   /** A group's configs as this broker's metadata has them now. */
   ShareGroupConfig groupConfig(String groupId) {
-    return ShareGroupConfig.of(replicaManager.image().configs(ConfigResource.Type.GROUP, groupId));
+    Map<String, String> overrides =
+        replicaManager.image().configs(ConfigResource.Type.GROUP, groupId);
+    ParsedConfig cached = groupConfigs.get(groupId);
+    if (cached != null && cached.overrides().equals(overrides)) {
+      return cached.config();
+    }
+    ShareGroupConfig parsed = ShareGroupConfig.of(overrides);
+    if (groupConfigs.size() < MAX_SHARE_PARTITIONS) {
+      groupConfigs.put(groupId, new ParsedConfig(Map.copyOf(overrides), parsed));
+    }
+    return parsed;
+  }
+
+  /**
+   * The group's acquisition lock duration (its {@code share.record.lock.duration.ms}, else the
+   * broker's), as ShareFetch and ShareAcknowledge answers tell the consumer.
+   */
+  public int recordLockDurationMs(String groupId) {
+    return groupId == null || groupId.isEmpty()
+        ? limits.recordLockDurationMs()
+        : groupConfig(groupId).recordLockDurationMs(limits);
   }
 
   /** The group's counters at this broker. */
@@ -206,7 +231,7 @@ public final class SharePartitionManager implements Closeable {
             .orElseThrow(() -> new UnknownTopicIdException("no topic id for " + tp.topic()));
     ShareEntry entry = new ShareEntry(groupId, topicId, tp.partition(), epoch);
     if (persister == null) {
-      long start = resetOffset(partition);
+      long start = resetOffset(groupId, partition);
       log.info(
           "Share-partition started groupId={} topicPartition={} startOffset={}",
           groupId,
@@ -217,8 +242,27 @@ public final class SharePartitionManager implements Closeable {
     return entry;
   }
 
-  private long resetOffset(Partition partition) {
-    return limits.earliest() ? partition.log().logStartOffset() : partition.log().highWatermark();
+  /**
+   * Where the group starts on a partition it has no state for, per its {@code
+   * share.auto.offset.reset} (else the broker's): the high watermark, the log start, or the first
+   * record at most the duration old (the high watermark when there is none).
+   */
+  long resetOffset(String groupId, Partition partition) {
+    ReplicaLog replicaLog = partition.log();
+    ShareAutoOffsetReset reset = groupConfig(groupId).autoOffsetReset(limits);
+    return switch (reset.kind()) {
+      case EARLIEST -> replicaLog.logStartOffset();
+      case LATEST -> replicaLog.highWatermark();
+      case BY_DURATION -> {
+        long highWatermark = replicaLog.highWatermark();
+        long since = nowMs() - reset.duration().toMillis();
+        yield replicaLog
+            .offsetForTimestamp(since, highWatermark)
+            .map(found -> Math.max(found.offset, replicaLog.logStartOffset()))
+            .filter(offset -> offset < highWatermark)
+            .orElse(highWatermark);
+      }
+    };
   }
 
   /**
@@ -280,8 +324,10 @@ public final class SharePartitionManager implements Closeable {
       state.restore(read.stateBatches());
       return CompletableFuture.completedFuture(new Loaded(Errors.NONE, state, read.stateEpoch()));
     }
-    long start = resetOffset(partition);
-    int stateEpoch = 0;
+    long start = resetOffset(entry.groupId(), partition);
+    // A share-partition the group coordinator initialized without a start offset (-1, as Kafka's
+    // does for a topic new to the group) keeps that state epoch; one never seen starts at 0.
+    int stateEpoch = Math.max(0, read.stateEpoch());
     return persister
         .initialize(
             entry.groupId(),

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
@@ -27,22 +29,114 @@ class ShareGroupConfigTest {
     assertThat(ShareGroupConfig.of(Map.of("brook.share.dlq.topic", "")).deadLetterTopic()).isNull();
   }
 
+  private static void validate(Map<String, String> overrides) {
+    ShareGroupConfig.validate(overrides, ShareGroupBounds.KAFKA_DEFAULTS);
+  }
+
   @Test
   void unknownNamesBadValuesAndBadTopicNamesAreRefused() {
-    ShareGroupConfig.validate(
-        Map.of("brook.share.dlq.topic", "dlq", "brook.share.redelivery.backoff.max.ms", "5"));
-    assertThatThrownBy(() -> ShareGroupConfig.validate(Map.of("share.auto.offset.reset", "x")))
+    validate(Map.of("brook.share.dlq.topic", "dlq", "brook.share.redelivery.backoff.max.ms", "5"));
+    assertThatThrownBy(() -> validate(Map.of("share.auto.offset.reset", "x")))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("share.auto.offset.reset");
-    assertThatThrownBy(
-            () -> ShareGroupConfig.validate(Map.of("brook.share.redelivery.backoff.ms", "-5")))
+    assertThatThrownBy(() -> validate(Map.of("brook.share.redelivery.backoff.ms", "-5")))
         .isInstanceOf(InvalidConfigurationException.class);
-    assertThatThrownBy(
-            () -> ShareGroupConfig.validate(Map.of("brook.share.redelivery.backoff.ms", "soon")))
+    assertThatThrownBy(() -> validate(Map.of("brook.share.redelivery.backoff.ms", "soon")))
         .isInstanceOf(InvalidConfigurationException.class);
-    assertThatThrownBy(() -> ShareGroupConfig.validate(Map.of("brook.share.dlq.topic", "a b")))
+    assertThatThrownBy(() -> validate(Map.of("brook.share.dlq.topic", "a b")))
         .isInstanceOf(InvalidConfigurationException.class)
         .hasMessageContaining("brook.share.dlq.topic");
+    // Kafka's other group configs are not taken.
+    assertThatThrownBy(() -> validate(Map.of("consumer.session.timeout.ms", "45000")))
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessageContaining("Unknown group config name");
+  }
+
+  @Test
+  void kafkasShareConfigsAreCheckedAsKafkaChecksThem() {
+    validate(
+        Map.of(
+            "share.auto.offset.reset", "by_duration:PT1H30M",
+            "share.record.lock.duration.ms", "15000",
+            "share.delivery.count.limit", "10",
+            "share.partition.max.record.locks", "100",
+            "share.session.timeout.ms", "60000",
+            "share.heartbeat.interval.ms", "15000",
+            "share.isolation.level", "read_uncommitted",
+            "share.renew.acknowledge.enable", "true"));
+    validate(Map.of("share.auto.offset.reset", "EARLIEST"));
+    for (Map<String, String> bad :
+        List.of(
+            // ConfigDef's own rules
+            Map.of("share.record.lock.duration.ms", "999"),
+            Map.of("share.delivery.count.limit", "1"),
+            Map.of("share.auto.offset.reset", "by_duration:-PT1H"),
+            Map.of("share.auto.offset.reset", "by_duration:soon"),
+            Map.of("share.isolation.level", "serializable"),
+            // the broker's bounds, group.share.min/max.*
+            Map.of("share.record.lock.duration.ms", "14999"),
+            Map.of("share.record.lock.duration.ms", "60001"),
+            Map.of("share.delivery.count.limit", "11"),
+            Map.of("share.partition.max.record.locks", "4001"),
+            Map.of("share.session.timeout.ms", "44999"),
+            Map.of("share.heartbeat.interval.ms", "4999"),
+            // what Brook does not do
+            Map.of("share.isolation.level", "read_committed"),
+            Map.of("share.renew.acknowledge.enable", "false"))) {
+      assertThatThrownBy(() -> validate(bad))
+          .as("%s", bad)
+          .isInstanceOf(InvalidConfigurationException.class)
+          .hasMessageContaining(bad.keySet().iterator().next());
+    }
+    // The session timeout must exceed the heartbeat interval, the broker's when not set.
+    ShareGroupBounds wide =
+        new ShareGroupBounds(
+            15_000, 60_000, 2, 10, 100, 10_000, 1_000, 60_000, 1_000, 60_000, 45_000, 5_000);
+    assertThatThrownBy(
+            () -> ShareGroupConfig.validate(Map.of("share.session.timeout.ms", "5000"), wide))
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessageContaining("must be greater than share.heartbeat.interval.ms");
+  }
+
+  @Test
+  void kafkasShareConfigsOverrideTheBrokersWithinItsBounds() {
+    ShareLimits limits = new ShareLimits(30_000, 5, 2_000, 10, 45_000, false);
+    ShareGroupConfig none = ShareGroupConfig.of(Map.of());
+    assertThat(none.recordLockDurationMs(limits)).isEqualTo(30_000);
+    assertThat(none.deliveryCountLimit(limits)).isEqualTo(5);
+    assertThat(none.maxRecordLocks(limits)).isEqualTo(2_000);
+    assertThat(none.autoOffsetReset(limits)).isEqualTo(ShareAutoOffsetReset.LATEST);
+    assertThat(none.autoOffsetReset(new ShareLimits(30_000, 5, 2_000, 10, 45_000, true)))
+        .isEqualTo(ShareAutoOffsetReset.EARLIEST);
+
+    ShareGroupConfig own =
+        ShareGroupConfig.of(
+            Map.of(
+                "share.record.lock.duration.ms", "20000",
+                "share.delivery.count.limit", "3",
+                "share.partition.max.record.locks", "500",
+                "share.auto.offset.reset", "by_duration:P1D"));
+    assertThat(own.recordLockDurationMs(limits)).isEqualTo(20_000);
+    assertThat(own.deliveryCountLimit(limits)).isEqualTo(3);
+    assertThat(own.maxRecordLocks(limits)).isEqualTo(500);
+    assertThat(own.autoOffsetReset(limits))
+        .isEqualTo(
+            new ShareAutoOffsetReset(ShareAutoOffsetReset.Kind.BY_DURATION, Duration.ofDays(1)));
+
+    // A value stored before the broker's bounds narrowed is capped to them, as in Kafka.
+    ShareLimits narrow =
+        new ShareLimits(
+            30_000,
+            5,
+            2_000,
+            10,
+            45_000,
+            false,
+            new ShareGroupBounds(
+                25_000, 40_000, 4, 6, 100, 400, 45_000, 60_000, 5_000, 15_000, 45_000, 5_000));
+    assertThat(own.recordLockDurationMs(narrow)).isEqualTo(25_000);
+    assertThat(own.deliveryCountLimit(narrow)).isEqualTo(4);
+    assertThat(own.maxRecordLocks(narrow)).isEqualTo(400);
   }
 
   @Test

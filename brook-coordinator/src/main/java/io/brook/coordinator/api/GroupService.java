@@ -96,7 +96,7 @@ public final class GroupService implements GroupCoordinatorService {
     this.deleteOffsets = new OffsetDeleteHandler(coordinator);
     this.consumerHeartbeat = new ConsumerGroupHeartbeatHandler(coordinator);
     this.consumerDescribe = new ConsumerGroupDescribeHandler(coordinator);
-    this.shareHeartbeat = new ShareGroupHeartbeatHandler(coordinator);
+    this.shareHeartbeat = new ShareGroupHeartbeatHandler(coordinator, shareStates);
     this.shareDescribe = new ShareGroupDescribeHandler(coordinator);
     this.shareDescribeOffsets = new DescribeShareGroupOffsetsHandler(shareAdmin);
     this.shareAlterOffsets = new AlterShareGroupOffsetsHandler(shareAdmin);

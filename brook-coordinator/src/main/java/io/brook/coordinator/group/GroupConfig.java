@@ -68,11 +68,14 @@ public record GroupConfig(
    * @param sessionTimeoutMs {@code group.share.session.timeout.ms}
    * @param heartbeatIntervalMs {@code group.share.heartbeat.interval.ms}
    * @param maxSize {@code group.share.max.size}
+   * @param initializeRetryIntervalMs {@code group.share.initialize.retry.interval.ms}: how long a
+   *     share-partition's initialization may go unanswered before a heartbeat starts it again
    */
-  public record Share(int sessionTimeoutMs, int heartbeatIntervalMs, int maxSize) {
+  public record Share(
+      int sessionTimeoutMs, int heartbeatIntervalMs, int maxSize, int initializeRetryIntervalMs) {
     /** Kafka's defaults. */
     public static Share defaults() {
-      return new Share(45_000, 5_000, 200);
+      return new Share(45_000, 5_000, 200, 30_000);
     }
   }
 

@@ -119,8 +119,12 @@ class ShareGroupOffsetsTest {
         .join();
   }
 
-  /** A leader's first fetch: the share-partition's state initialized at {@code start}. */
+  /**
+   * A leader's first fetch: the share-partition's state (which the group coordinator initialized
+   * without a start offset) initialized at {@code start}, at the state epoch it read.
+   */
   private void leaderInitializes(int partition, long start) {
+    int stateEpoch = Math.max(0, summary(partition).stateEpoch());
     InitializeShareGroupStateRequestData request =
         new InitializeShareGroupStateRequestData()
             .setGroupId(GROUP)
@@ -132,7 +136,7 @@ class ShareGroupOffsetsTest {
                             List.of(
                                 new InitializeShareGroupStateRequestData.PartitionData()
                                     .setPartition(partition)
-                                    .setStateEpoch(0)
+                                    .setStateEpoch(stateEpoch)
                                     .setStartOffset(start)))));
     assertThat(
             shares
@@ -258,7 +262,8 @@ class ShareGroupOffsetsTest {
     assertThat(altered.errorCode()).isZero();
     assertThat(altered.responses().find(TOPIC).partitions().get(0).errorCode()).isZero();
     assertThat(summary(0).startOffset()).isEqualTo(1);
-    assertThat(summary(0).stateEpoch()).isEqualTo(1);
+    // The group coordinator initialized it at the group epoch (1); the reset is the next epoch.
+    assertThat(summary(0).stateEpoch()).isEqualTo(2);
     assertThat(startOffsetOf(describe(null), 0)).isEqualTo(1);
 
     // A leader still holding the old state is fenced on its next write, and reads again.

@@ -117,8 +117,12 @@ public final class ConfigurationDoc {
     out.append(
         "Set per group with IncrementalAlterConfigs on the GROUP resource (`kafka-configs.sh"
             + " --entity-type groups --entity-name <group> --alter --add-config ...`), as Kafka's"
-            + " group configs are; DescribeConfigs shows a group's values and defaults. Brook's"
-            + " own, for share groups (`docs/groups.md`); a group accepts no other names.\n\n");
+            + " group configs are; DescribeConfigs shows a group's values, else the broker setting"
+            + " each defaults to (the default column is Kafka's default of that setting). For share"
+            + " groups (`docs/groups.md`): Kafka's `share.*` configs, checked against the broker's"
+            + " `group.share.min/max.*` bounds as Kafka checks them, and Brook's own"
+            + " `brook.share.*`; a group accepts no other names (Kafka's `consumer.*`,"
+            + " `streams.*` and `errors.deadletterqueue.*` group configs are refused).\n\n");
     out.append("| name | default | meaning |\n");
     out.append("|---|---|---|\n");
     for (ConfigDef.ConfigKey key : ShareGroupConfig.DEF.configKeys().values()) {

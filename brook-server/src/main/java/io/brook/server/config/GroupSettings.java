@@ -243,12 +243,49 @@ final class GroupSettings {
             MEDIUM,
             "Heartbeat interval given to share group members.")
         .uses(
+            "group.share.min.session.timeout.ms",
+            INT,
+            45_000,
+            atLeast(1),
+            MEDIUM,
+            "Smallest share.session.timeout.ms a share group may set.")
+        .uses(
+            "group.share.max.session.timeout.ms",
+            INT,
+            60_000,
+            atLeast(1),
+            MEDIUM,
+            "Largest share.session.timeout.ms a share group may set.")
+        .uses(
+            "group.share.min.heartbeat.interval.ms",
+            INT,
+            5_000,
+            atLeast(1),
+            MEDIUM,
+            "Smallest share.heartbeat.interval.ms a share group may set.")
+        .uses(
+            "group.share.max.heartbeat.interval.ms",
+            INT,
+            15_000,
+            atLeast(1),
+            MEDIUM,
+            "Largest share.heartbeat.interval.ms a share group may set.")
+        .uses(
             "group.share.max.size",
             INT,
             200,
             atLeast(1),
             MEDIUM,
             "Most members of one share group.")
+        .uses(
+            "group.share.initialize.retry.interval.ms",
+            INT,
+            30_000,
+            atLeast(1),
+            MEDIUM,
+            "How long the group coordinator waits for a share-partition it asked its share"
+                + " coordinator to initialize before a heartbeat asks again (a failed attempt is"
+                + " retried by the next heartbeat).")
         .uses(
             "group.share.record.lock.duration.ms",
             INT,
@@ -273,6 +310,48 @@ final class GroupSettings {
             MEDIUM,
             "Most records a share-partition tracks past its start offset (the in-flight window).")
         .uses(
+            "group.share.min.record.lock.duration.ms",
+            INT,
+            15_000,
+            atLeast(1),
+            MEDIUM,
+            "Smallest share.record.lock.duration.ms a share group may set.")
+        .uses(
+            "group.share.max.record.lock.duration.ms",
+            INT,
+            60_000,
+            atLeast(1),
+            MEDIUM,
+            "Largest share.record.lock.duration.ms a share group may set.")
+        .uses(
+            "group.share.min.delivery.count.limit",
+            INT,
+            2,
+            atLeast(1),
+            MEDIUM,
+            "Smallest share.delivery.count.limit a share group may set.")
+        .uses(
+            "group.share.max.delivery.count.limit",
+            INT,
+            10,
+            atLeast(1),
+            MEDIUM,
+            "Largest share.delivery.count.limit a share group may set.")
+        .uses(
+            "group.share.min.partition.max.record.locks",
+            INT,
+            100,
+            atLeast(1),
+            MEDIUM,
+            "Smallest share.partition.max.record.locks a share group may set.")
+        .uses(
+            "group.share.max.partition.max.record.locks",
+            INT,
+            4_000,
+            atLeast(1),
+            MEDIUM,
+            "Largest share.partition.max.record.locks a share group may set.")
+        .uses(
             "group.share.max.share.sessions",
             INT,
             2_000,
@@ -285,9 +364,9 @@ final class GroupSettings {
             "latest",
             ConfigDef.ValidString.in("latest", "earliest"),
             MEDIUM,
-            "Brook only, for every share group: where a share group starts on a partition it has"
-                + " not consumed (Kafka's group config share.auto.offset.reset, which Brook's group"
-                + " configs do not take yet).")
+            "Brook only: where a share group starts on a partition it has not consumed, for the"
+                + " groups that do not set Kafka's group config share.auto.offset.reset (latest or"
+                + " earliest).")
         .uses(
             "share.coordinator.state.topic.num.partitions",
             INT,

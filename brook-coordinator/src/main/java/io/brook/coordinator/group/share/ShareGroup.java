@@ -5,6 +5,7 @@ import io.brook.coordinator.group.GroupType;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,10 +27,24 @@ public final class ShareGroup implements Group {
   /** A topic the group has share state on: its name and the partitions. */
   public record StateTopic(String name, Set<Integer> partitions) {}
 
+  /** One share-partition of the group: a topic (by id) and partition. */
+  public record PartitionId(Uuid topicId, int partition) {}
+
   private final String groupId;
   private final LongSupplier clock;
   private final Map<String, ShareGroupMember> members = new LinkedHashMap<>();
+
+  /** Share-partitions whose state the share coordinators initialized (type 15's initialized). */
   private Map<Uuid, StateTopic> statePartitions = Map.of();
+
+  /** Share-partitions being initialized (type 15's initializing), and since when (in memory). */
+  private Map<Uuid, StateTopic> initializing = Map.of();
+
+  private final Map<PartitionId, Long> initializingSinceMs = new HashMap<>();
+
+  /** The start offset each initializing share-partition was first given (in memory). */
+  private final Map<PartitionId, Long> initializingStartOffsets = new HashMap<>();
+
   private int groupEpoch;
   private long stateTimestampMs;
 
@@ -102,7 +117,7 @@ public final class ShareGroup implements Group {
   public List<CoordinatorRecord> tombstones() {
     List<CoordinatorRecord> records = new ArrayList<>();
     members.keySet().forEach(id -> records.add(ShareGroupRecords.memberTombstone(groupId, id)));
-    if (!statePartitions.isEmpty()) {
+    if (!statePartitions.isEmpty() || !initializing.isEmpty()) {
       records.add(ShareGroupRecords.statePartitionsTombstone(groupId));
     }
     records.add(ShareGroupRecords.groupTombstone(groupId));
@@ -110,11 +125,61 @@ public final class ShareGroup implements Group {
   }
 
   /**
-   * The topic-partitions the group has (or may have) share state for, by topic id: what its admin
-   * APIs describe and reset, and what deleting it deletes at the share coordinators.
+   * The topic-partitions the group has (or may have) share state for, by topic id: the initialized
+   * ones and those being initialized. What its admin APIs describe and reset, and what deleting it
+   * deletes at the share coordinators.
    */
   public Map<Uuid, StateTopic> statePartitions() {
+    return initializing.isEmpty() ? statePartitions : merge(statePartitions, initializing);
+  }
+
+  /** The share-partitions whose state is initialized: the only ones members are assigned. */
+  public Map<Uuid, StateTopic> initialized() {
     return statePartitions;
+  }
+
+  /** The share-partitions whose state is being initialized. */
+  public Map<Uuid, StateTopic> initializing() {
+    return initializing;
+  }
+
+  /**
+   * When this coordinator started initializing {@code id}, or Long.MIN_VALUE (loaded from the log:
+   * its initialization may have been lost with the previous coordinator).
+   */
+  long initializingSinceMs(PartitionId id) {
+    return initializingSinceMs.getOrDefault(id, Long.MIN_VALUE);
+  }
+
+  /** {@code starts} (share-partition to start offset) began initializing at {@code nowMs}. */
+  void markInitializing(Map<PartitionId, Long> starts, long nowMs) {
+    starts.forEach(
+        (id, start) -> {
+          initializingSinceMs.put(id, nowMs);
+          initializingStartOffsets.putIfAbsent(id, start);
+        });
+  }
+
+  /** The start offset {@code id} was first given when it began initializing, if known. */
+  Optional<Long> initializingStartOffset(PartitionId id) {
+    return Optional.ofNullable(initializingStartOffsets.get(id));
+  }
+
+  /** {@code ids} failed to initialize: the next heartbeat tries them again. */
+  void retryInitializing(Set<PartitionId> ids) {
+    initializingSinceMs.keySet().removeAll(ids);
+  }
+
+  /** Whether {@code id} is initialized. */
+  boolean isInitialized(PartitionId id) {
+    StateTopic topic = statePartitions.get(id.topicId());
+    return topic != null && topic.partitions().contains(id.partition());
+  }
+
+  /** Whether {@code id} is being initialized. */
+  boolean isInitializing(PartitionId id) {
+    StateTopic topic = initializing.get(id.topicId());
+    return topic != null && topic.partitions().contains(id.partition());
   }
 
   /**
@@ -122,24 +187,45 @@ public final class ShareGroup implements Group {
    * when they hold nothing new.
    */
   Map<Uuid, StateTopic> withStatePartitions(Map<Uuid, StateTopic> added) {
-    Map<Uuid, StateTopic> merged = new LinkedHashMap<>(statePartitions);
-    boolean changed = false;
-    for (Map.Entry<Uuid, StateTopic> e : added.entrySet()) {
+    Map<Uuid, StateTopic> merged = merge(statePartitions, added);
+    return merged.equals(statePartitions) ? null : merged;
+  }
+
+  /** {@code a} and {@code b} together, topic by topic. */
+  static Map<Uuid, StateTopic> merge(Map<Uuid, StateTopic> a, Map<Uuid, StateTopic> b) {
+    Map<Uuid, StateTopic> merged = new LinkedHashMap<>(a);
+    for (Map.Entry<Uuid, StateTopic> e : b.entrySet()) {
       StateTopic before = merged.get(e.getKey());
-      Set<Integer> partitions = new TreeSet<>();
+      Set<Integer> partitions = new TreeSet<>(e.getValue().partitions());
       if (before != null) {
         partitions.addAll(before.partitions());
       }
-      if (partitions.addAll(e.getValue().partitions()) || before == null) {
-        changed = true;
-        merged.put(e.getKey(), new StateTopic(e.getValue().name(), Set.copyOf(partitions)));
-      }
+      merged.put(e.getKey(), new StateTopic(e.getValue().name(), Set.copyOf(partitions)));
     }
-    return changed ? merged : null;
+    return merged;
   }
 
-  void applyStatePartitions(Map<Uuid, StateTopic> topics) {
-    statePartitions = Collections.unmodifiableMap(new LinkedHashMap<>(topics));
+  /** {@code a} without the partitions of {@code b}; a topic left with none goes. */
+  static Map<Uuid, StateTopic> minus(Map<Uuid, StateTopic> a, Map<Uuid, StateTopic> b) {
+    Map<Uuid, StateTopic> out = new LinkedHashMap<>();
+    for (Map.Entry<Uuid, StateTopic> e : a.entrySet()) {
+      Set<Integer> partitions = new TreeSet<>(e.getValue().partitions());
+      StateTopic removed = b.get(e.getKey());
+      if (removed != null) {
+        partitions.removeAll(removed.partitions());
+      }
+      if (!partitions.isEmpty()) {
+        out.put(e.getKey(), new StateTopic(e.getValue().name(), Set.copyOf(partitions)));
+      }
+    }
+    return out;
+  }
+
+  void applyStatePartitions(Map<Uuid, StateTopic> initialized, Map<Uuid, StateTopic> initializing) {
+    statePartitions = Collections.unmodifiableMap(new LinkedHashMap<>(initialized));
+    this.initializing = Collections.unmodifiableMap(new LinkedHashMap<>(initializing));
+    initializingSinceMs.keySet().removeIf(id -> !isInitializing(id));
+    initializingStartOffsets.keySet().removeIf(id -> !isInitializing(id));
   }
 
   public int groupEpoch() {

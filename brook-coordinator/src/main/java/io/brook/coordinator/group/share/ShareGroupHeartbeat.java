@@ -4,13 +4,9 @@ import io.brook.coordinator.group.Group;
 import io.brook.coordinator.group.consumer.CoordinatorErrors;
 import io.brook.coordinator.runtime.CoordinatorRecord;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.FencedMemberEpochException;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
@@ -33,6 +29,12 @@ import org.apache.kafka.common.protocol.Errors;
  * group never revokes (partitions are shared, records are locked one by one at the leaders), so a
  * member that missed an answer only needs the latest assignment, and members loaded after a
  * coordinator move start at the loaded group epoch.
+ *
+ * <p>A member is assigned only share-partitions whose state is initialized at their share
+ * coordinators. A heartbeat that finds partitions of the group's topics without state records them
+ * as initializing and returns them ({@link ShareGroupManager.Initialization}); the caller has them
+ * initialized and completes it ({@link ShareGroupManager#completeInitialization}), which moves them
+ * to initialized with a new group epoch.
  */
 final class ShareGroupHeartbeat {
   static final int LEAVE_EPOCH = -1;
@@ -43,23 +45,29 @@ final class ShareGroupHeartbeat {
     this.manager = manager;
   }
 
-  CompletableFuture<ShareGroupHeartbeatResponseData> handle(
+  CompletableFuture<ShareGroupManager.HeartbeatOutcome> handle(
       String clientId, String clientHost, ShareGroupHeartbeatRequestData request) {
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     ShareGroupHeartbeatResponseData response;
+    ShareGroupManager.Initialization[] init = new ShareGroupManager.Initialization[1];
     try {
       validate(request);
       response =
           request.memberEpoch() == LEAVE_EPOCH
               ? leave(request, writes)
-              : joinOrHeartbeat(clientId, clientHost, request, writes);
+              : joinOrHeartbeat(clientId, clientHost, request, writes, init);
     } catch (ApiException e) {
-      return CompletableFuture.completedFuture(error(Errors.forException(e), e.getMessage()));
+      return CompletableFuture.completedFuture(
+          new ShareGroupManager.HeartbeatOutcome(
+              error(Errors.forException(e), e.getMessage()), null));
     }
     return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
         .handle(
             (ok, failure) ->
-                failure == null ? response : error(CoordinatorErrors.map(failure), null));
+                failure == null
+                    ? new ShareGroupManager.HeartbeatOutcome(response, init[0])
+                    : new ShareGroupManager.HeartbeatOutcome(
+                        error(CoordinatorErrors.map(failure), null), null));
   }
 
   static ShareGroupHeartbeatResponseData error(Errors error, String message) {
@@ -105,7 +113,8 @@ final class ShareGroupHeartbeat {
       String clientId,
       String clientHost,
       ShareGroupHeartbeatRequestData request,
-      List<CompletableFuture<Void>> writes) {
+      List<CompletableFuture<Void>> writes,
+      ShareGroupManager.Initialization[] init) {
     String groupId = request.groupId();
     String memberId = request.memberId();
     boolean joining = request.memberEpoch() == 0;
@@ -168,43 +177,23 @@ final class ShareGroupHeartbeat {
         new ShareGroupHeartbeatResponseData()
             .setMemberId(memberId)
             .setMemberEpoch(epoch)
-            .setHeartbeatIntervalMs(manager.config().share().heartbeatIntervalMs());
+            .setHeartbeatIntervalMs(manager.heartbeatIntervalMs(groupId));
+    // Share-partitions of the group's topics without state are initialized first (recorded as
+    // initializing now, initialized once their share coordinators answered); members are only
+    // given initialized ones.
+    ShareGroupManager.Initialization initialization = manager.toInitialize(group, memberId);
+    if (initialization != null) {
+      write(List.of(manager.initializingRecord(group, initialization)), writes);
+      manager.markInitializing(group, initialization);
+      init[0] = initialization;
+    }
     if (joining || request.memberEpoch() != epoch) {
-      ShareGroupHeartbeatResponseData.Assignment assignment =
-          new ShareGroupHeartbeatResponseData.Assignment();
-      List<ShareGroupManager.TopicAssignment> assigned =
-          ShareGroupManager.assignment(
-              group.member(memberId).orElseThrow(), manager.context().image());
-      recordStatePartitions(group, assigned, writes);
-      for (ShareGroupManager.TopicAssignment t : assigned) {
-        assignment
-            .topicPartitions()
-            .add(
-                new ShareGroupHeartbeatResponseData.TopicPartitions()
-                    .setTopicId(t.topicId())
-                    .setPartitions(t.partitions()));
-      }
-      response.setAssignment(assignment);
+      response.setAssignment(
+          ShareGroupManager.responseAssignment(
+              ShareGroupManager.assignment(
+                  group.member(memberId).orElseThrow(), manager.context().image(), group)));
     }
     return response;
-  }
-
-  /**
-   * Adds the assigned partitions to the group's state partitions (the leaders initialize their
-   * state on the first fetch), so the admin APIs and deleting the group find them.
-   */
-  private void recordStatePartitions(
-      ShareGroup group,
-      List<ShareGroupManager.TopicAssignment> assigned,
-      List<CompletableFuture<Void>> writes) {
-    Map<Uuid, ShareGroup.StateTopic> added = new LinkedHashMap<>();
-    for (ShareGroupManager.TopicAssignment t : assigned) {
-      added.put(t.topicId(), new ShareGroup.StateTopic(t.topicName(), Set.copyOf(t.partitions())));
-    }
-    Map<Uuid, ShareGroup.StateTopic> merged = group.withStatePartitions(added);
-    if (merged != null) {
-      write(List.of(ShareGroupRecords.statePartitions(group.groupId(), merged)), writes);
-    }
   }
 
   private ShareGroup existing(String groupId) {

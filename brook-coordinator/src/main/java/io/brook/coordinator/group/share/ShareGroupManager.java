@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.ShareGroupDescribeResponseData;
 import org.apache.kafka.common.message.ShareGroupDescribeResponseData.DescribedGroup;
@@ -67,6 +68,34 @@ public final class ShareGroupManager implements GroupTypeManager {
     return config;
   }
 
+  /** Kafka's group configs that the coordinator applies per share group. */
+  static final String SESSION_TIMEOUT_MS = "share.session.timeout.ms";
+
+  static final String HEARTBEAT_INTERVAL_MS = "share.heartbeat.interval.ms";
+
+  /** The group's session timeout: its {@code share.session.timeout.ms}, else the broker's. */
+  int sessionTimeoutMs(String groupId) {
+    return groupInt(groupId, SESSION_TIMEOUT_MS, config.share().sessionTimeoutMs());
+  }
+
+  /** The group's heartbeat interval: its {@code share.heartbeat.interval.ms}, else the broker's. */
+  int heartbeatIntervalMs(String groupId) {
+    return groupInt(groupId, HEARTBEAT_INTERVAL_MS, config.share().heartbeatIntervalMs());
+  }
+
+  /** A group config from the metadata (checked by the controller when set), else the default. */
+  private int groupInt(String groupId, String name, int defaultValue) {
+    String value = context.image().configs(ConfigResource.Type.GROUP, groupId).get(name);
+    if (value == null) {
+      return defaultValue;
+    }
+    try {
+      return Integer.parseInt(value.trim());
+    } catch (NumberFormatException e) {
+      return defaultValue;
+    }
+  }
+
   public Optional<ShareGroup> group(String groupId) {
     return groups.get(groupId, ShareGroup.class);
   }
@@ -86,12 +115,26 @@ public final class ShareGroupManager implements GroupTypeManager {
     return group;
   }
 
-  /** Serves one ShareGroupHeartbeat; the response carries any error. */
+  /**
+   * Serves one ShareGroupHeartbeat; the response carries any error. Share-partitions the heartbeat
+   * starts initializing are not in it (see {@link #heartbeatAndInitialize}).
+   */
   public CompletableFuture<org.apache.kafka.common.message.ShareGroupHeartbeatResponseData>
       heartbeat(
           String clientId,
           String clientHost,
           org.apache.kafka.common.message.ShareGroupHeartbeatRequestData request) {
+    return heartbeat.handle(clientId, clientHost, request).thenApply(HeartbeatOutcome::response);
+  }
+
+  /**
+   * Serves one ShareGroupHeartbeat and says which share-partitions it started initializing: the
+   * caller asks their share coordinators, then calls {@link #completeInitialization}.
+   */
+  public CompletableFuture<HeartbeatOutcome> heartbeatAndInitialize(
+      String clientId,
+      String clientHost,
+      org.apache.kafka.common.message.ShareGroupHeartbeatRequestData request) {
     return heartbeat.handle(clientId, clientHost, request);
   }
 
@@ -109,8 +152,12 @@ public final class ShareGroupManager implements GroupTypeManager {
     }
     ShareGroup group = existing.orElseGet(() -> create(key.groupId()));
     if (record.type() == ShareGroupRecords.STATE_PARTITIONS) {
-      group.applyStatePartitions(
-          record.isTombstone() ? Map.of() : ShareGroupRecords.readStatePartitions(record));
+      if (record.isTombstone()) {
+        group.applyStatePartitions(Map.of(), Map.of());
+      } else {
+        ShareGroupRecords.StatePartitions read = ShareGroupRecords.readStatePartitions(record);
+        group.applyStatePartitions(read.initialized(), read.initializing());
+      }
     } else if (record.type() == ShareGroupRecords.GROUP_METADATA) {
       if (record.isTombstone()) {
         groups.remove(key.groupId());
@@ -189,7 +236,7 @@ public final class ShareGroupManager implements GroupTypeManager {
         .timer()
         .schedule(
             sessionKey(groupId, memberId),
-            config.share().sessionTimeoutMs(),
+            sessionTimeoutMs(groupId),
             () -> fence(groupId, memberId));
   }
 
@@ -221,6 +268,168 @@ public final class ShareGroupManager implements GroupTypeManager {
     return List.of(
         ShareGroupRecords.memberTombstone(group.groupId(), memberId),
         ShareGroupRecords.groupEpoch(group.groupId(), group.groupEpoch() + 1));
+  }
+
+  // ---- initializing share-partitions at their share coordinators (as Kafka 4.1+)
+
+  /**
+   * A share-partition to initialize and its start offset: -1 for a topic new to the group (its
+   * leader resolves the group's {@code share.auto.offset.reset} on its first fetch), 0 for a new
+   * partition of a topic the group already has state on (so nothing written to it is skipped).
+   */
+  public record InitPartition(Uuid topicId, int partition, long startOffset) {}
+
+  /** What a heartbeat started: the share-partitions it asked to initialize, at a state epoch. */
+  public record Initialization(
+      String groupId, String memberId, int stateEpoch, List<InitPartition> partitions) {}
+
+  /** A heartbeat's answer, and the initialization it started (null when none). */
+  public record HeartbeatOutcome(
+      org.apache.kafka.common.message.ShareGroupHeartbeatResponseData response,
+      Initialization initialization) {}
+
+  /**
+   * The share-partitions of the group's subscribed topics that are neither initialized nor being
+   * initialized (or whose initialization began more than {@code
+   * group.share.initialize.retry.interval.ms} ago, or before this coordinator loaded the group), or
+   * null when there are none.
+   */
+  Initialization toInitialize(ShareGroup group, String memberId) {
+    MetadataImage image = context.image();
+    long now = context.nowMs();
+    long retryMs = config.share().initializeRetryIntervalMs();
+    Set<String> names = new TreeSet<>();
+    group.members().values().forEach(m -> names.addAll(m.subscribedTopicNames()));
+    List<InitPartition> partitions = new ArrayList<>();
+    for (TopicAssignment t : subscribed(names, image)) {
+      boolean known =
+          group.initialized().containsKey(t.topicId())
+              || group.initializing().containsKey(t.topicId());
+      for (int p : t.partitions()) {
+        ShareGroup.PartitionId id = new ShareGroup.PartitionId(t.topicId(), p);
+        long since = group.initializingSinceMs(id);
+        if (group.isInitialized(id)
+            || (group.isInitializing(id) && since != Long.MIN_VALUE && now - since < retryMs)) {
+          continue;
+        }
+        // Tried again: the start offset it was first given (the topic is known by now).
+        long start = group.initializingStartOffset(id).orElse(known ? 0L : -1L);
+        partitions.add(new InitPartition(t.topicId(), p, start));
+      }
+    }
+    return partitions.isEmpty()
+        ? null
+        : new Initialization(group.groupId(), memberId, group.groupEpoch(), partitions);
+  }
+
+  /** The type 15 record with {@code init}'s partitions added to the initializing ones. */
+  CoordinatorRecord initializingRecord(ShareGroup group, Initialization init) {
+    MetadataImage image = context.image();
+    Map<Uuid, ShareGroup.StateTopic> added = new LinkedHashMap<>();
+    for (InitPartition p : init.partitions()) {
+      String name = image.topic(p.topicId()).map(TopicImage::name).orElse("");
+      ShareGroup.StateTopic before = added.get(p.topicId());
+      Set<Integer> partitions = new TreeSet<>();
+      if (before != null) {
+        partitions.addAll(before.partitions());
+      }
+      partitions.add(p.partition());
+      added.put(p.topicId(), new ShareGroup.StateTopic(name, partitions));
+    }
+    return ShareGroupRecords.statePartitions(
+        group.groupId(), group.initialized(), ShareGroup.merge(group.initializing(), added));
+  }
+
+  /** Notes when {@code init}'s partitions began initializing (once their record is written). */
+  void markInitializing(ShareGroup group, Initialization init) {
+    Map<ShareGroup.PartitionId, Long> starts = new LinkedHashMap<>();
+    init.partitions()
+        .forEach(
+            p ->
+                starts.put(
+                    new ShareGroup.PartitionId(p.topicId(), p.partition()), p.startOffset()));
+    group.markInitializing(starts, context.nowMs());
+  }
+
+  /**
+   * After the share coordinators answered {@code init}: the share-partitions in {@code done} are
+   * initialized (written with a new group epoch, so every member gets them), and the member whose
+   * heartbeat started it is answered with that epoch and its assignment; those in {@code failed}
+   * stay initializing and are tried again by the next heartbeat (the others not answered, after the
+   * retry interval).
+   *
+   * @return {@code response}, updated, once the change is written
+   */
+  public CompletableFuture<org.apache.kafka.common.message.ShareGroupHeartbeatResponseData>
+      completeInitialization(
+          Initialization init,
+          Set<ShareGroup.PartitionId> done,
+          Set<ShareGroup.PartitionId> failed,
+          org.apache.kafka.common.message.ShareGroupHeartbeatResponseData response) {
+    Optional<ShareGroup> found = group(init.groupId());
+    if (found.isEmpty()) {
+      return CompletableFuture.completedFuture(response);
+    }
+    ShareGroup group = found.get();
+    group.retryInitializing(failed);
+    Map<Uuid, ShareGroup.StateTopic> moved = new LinkedHashMap<>();
+    for (ShareGroup.PartitionId id : done) {
+      if (!group.isInitializing(id)) {
+        continue;
+      }
+      ShareGroup.StateTopic topic = group.initializing().get(id.topicId());
+      Set<Integer> partitions = new TreeSet<>();
+      if (moved.containsKey(id.topicId())) {
+        partitions.addAll(moved.get(id.topicId()).partitions());
+      }
+      partitions.add(id.partition());
+      moved.put(id.topicId(), new ShareGroup.StateTopic(topic.name(), partitions));
+    }
+    if (moved.isEmpty()) {
+      return CompletableFuture.completedFuture(response);
+    }
+    int epoch = group.groupEpoch() + 1;
+    log.info(
+        "Share-partitions initialized groupId={} topics={} epoch={}",
+        init.groupId(),
+        moved.keySet(),
+        epoch);
+    CompletableFuture<Void> written =
+        context.write(
+            List.of(
+                ShareGroupRecords.statePartitions(
+                    group.groupId(),
+                    ShareGroup.merge(group.initialized(), moved),
+                    ShareGroup.minus(group.initializing(), moved)),
+                ShareGroupRecords.groupEpoch(group.groupId(), epoch)));
+    Optional<ShareGroupMember> member = group.member(init.memberId());
+    if (member.isPresent() && response.errorCode() == Errors.NONE.code()) {
+      group.setMemberEpoch(init.memberId(), epoch);
+      response
+          .setMemberEpoch(epoch)
+          .setAssignment(responseAssignment(assignment(member.get(), context.image(), group)));
+    }
+    return written.handle(
+        (ok, error) -> {
+          logWriteFailure(init.groupId(), error);
+          return response;
+        });
+  }
+
+  /** A heartbeat answer's assignment. */
+  static org.apache.kafka.common.message.ShareGroupHeartbeatResponseData.Assignment
+      responseAssignment(List<TopicAssignment> assigned) {
+    org.apache.kafka.common.message.ShareGroupHeartbeatResponseData.Assignment assignment =
+        new org.apache.kafka.common.message.ShareGroupHeartbeatResponseData.Assignment();
+    for (TopicAssignment t : assigned) {
+      assignment
+          .topicPartitions()
+          .add(
+              new org.apache.kafka.common.message.ShareGroupHeartbeatResponseData.TopicPartitions()
+                  .setTopicId(t.topicId())
+                  .setPartitions(t.partitions()));
+    }
+    return assignment;
   }
 
   // ---- the share-group admin APIs
@@ -280,8 +489,11 @@ public final class ShareGroupManager implements GroupTypeManager {
     if (merged == null || merged.isEmpty()) {
       return CompletableFuture.completedFuture(adminView(groupId));
     }
+    // A reset initializes them: they are initialized, no longer initializing.
+    Map<Uuid, ShareGroup.StateTopic> initializing =
+        group == null ? Map.of() : ShareGroup.minus(group.initializing(), partitions);
     return context
-        .write(List.of(ShareGroupRecords.statePartitions(groupId, merged)))
+        .write(List.of(ShareGroupRecords.statePartitions(groupId, merged, initializing)))
         .thenApply(ok -> adminView(groupId));
   }
 
@@ -292,21 +504,50 @@ public final class ShareGroupManager implements GroupTypeManager {
         || topicIds.stream().noneMatch(group.get().statePartitions()::containsKey)) {
       return CompletableFuture.completedFuture(null);
     }
-    Map<Uuid, ShareGroup.StateTopic> kept = new LinkedHashMap<>(group.get().statePartitions());
+    Map<Uuid, ShareGroup.StateTopic> kept = new LinkedHashMap<>(group.get().initialized());
     kept.keySet().removeAll(topicIds);
+    Map<Uuid, ShareGroup.StateTopic> initializing = new LinkedHashMap<>(group.get().initializing());
+    initializing.keySet().removeAll(topicIds);
     return context.write(
         List.of(
-            kept.isEmpty()
+            kept.isEmpty() && initializing.isEmpty()
                 ? ShareGroupRecords.statePartitionsTombstone(groupId)
-                : ShareGroupRecords.statePartitions(groupId, kept)));
+                : ShareGroupRecords.statePartitions(groupId, kept, initializing)));
   }
 
   // ---- assignment and describe
 
-  /** The member's partitions: every partition of each existing topic it subscribes to. */
-  static List<TopicAssignment> assignment(ShareGroupMember member, MetadataImage image) {
+  /**
+   * The member's partitions: every partition of each existing topic it subscribes to whose share
+   * state is initialized (a share-partition must be initialized at its share coordinator before a
+   * member is given it, as in Kafka).
+   */
+  static List<TopicAssignment> assignment(
+      ShareGroupMember member, MetadataImage image, ShareGroup group) {
     List<TopicAssignment> out = new ArrayList<>();
-    for (String name : new TreeSet<>(member.subscribedTopicNames())) {
+    for (TopicAssignment t : subscribed(member, image)) {
+      List<Integer> partitions = new ArrayList<>();
+      for (int p : t.partitions()) {
+        if (group.isInitialized(new ShareGroup.PartitionId(t.topicId(), p))) {
+          partitions.add(p);
+        }
+      }
+      if (!partitions.isEmpty()) {
+        out.add(new TopicAssignment(t.topicId(), t.topicName(), partitions));
+      }
+    }
+    return out;
+  }
+
+  /** Every partition of each existing (not internal) topic the member subscribes to. */
+  static List<TopicAssignment> subscribed(ShareGroupMember member, MetadataImage image) {
+    return subscribed(new TreeSet<>(member.subscribedTopicNames()), image);
+  }
+
+  /** Every partition of each existing (not internal) topic of {@code names}, in their order. */
+  static List<TopicAssignment> subscribed(Set<String> names, MetadataImage image) {
+    List<TopicAssignment> out = new ArrayList<>();
+    for (String name : names) {
       if (Topic.isInternal(name)) {
         continue;
       }
@@ -345,7 +586,7 @@ public final class ShareGroupManager implements GroupTypeManager {
     for (ShareGroupMember member : group.members().values()) {
       ShareGroupDescribeResponseData.Assignment assignment =
           new ShareGroupDescribeResponseData.Assignment();
-      for (TopicAssignment t : assignment(member, image)) {
+      for (TopicAssignment t : assignment(member, image, group)) {
         assignment
             .topicPartitions()
             .add(

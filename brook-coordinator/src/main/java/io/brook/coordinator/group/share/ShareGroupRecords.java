@@ -27,10 +27,10 @@ import org.apache.kafka.coordinator.group.generated.ShareGroupStatePartitionMeta
  * 15   group           the topic-partitions the group has share state for (tombstone: group gone)
  * </pre>
  *
- * Type 15 lists the topic-partitions whose state the group's admin APIs describe, reset and delete:
- * every partition a member was assigned (its leader initializes the state on the first fetch) and
- * every partition an offset reset initialized, as Kafka's initialized topics; Brook writes no
- * initializing or deleting topics (it initializes at the leaders and deletes before removing).
+ * Type 15 lists the topic-partitions the group has share state for, as Kafka's group coordinator
+ * does: the initializing ones (the coordinator asked their share coordinators to initialize them)
+ * and the initialized ones (they did, or an offset reset did; members are assigned only these).
+ * Brook writes no deleting topics: it deletes the state before it takes a topic out.
  *
  * <p>Brook derives a share group's assignment from its members' subscriptions and the metadata
  * image (every member gets every partition of the topics it subscribes to), so it writes no
@@ -74,22 +74,41 @@ public final class ShareGroupRecords {
     return GeneratedRecords.tombstone(memberKey(groupId, memberId));
   }
 
-  /** The topic-partitions with share state, by topic id. */
+  /** The initialized topic-partitions, by topic id; none initializing. */
   public static CoordinatorRecord statePartitions(
       String groupId, Map<Uuid, ShareGroup.StateTopic> topics) {
+    return statePartitions(groupId, topics, Map.of());
+  }
+
+  /** The initialized and the initializing topic-partitions, by topic id. */
+  public static CoordinatorRecord statePartitions(
+      String groupId,
+      Map<Uuid, ShareGroup.StateTopic> initialized,
+      Map<Uuid, ShareGroup.StateTopic> initializing) {
     ShareGroupStatePartitionMetadataValue value = new ShareGroupStatePartitionMetadataValue();
-    topics.forEach(
-        (id, topic) ->
-            value
-                .initializedTopics()
-                .add(
-                    new ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo()
-                        .setTopicId(id)
-                        .setTopicName(topic.name())
-                        .setPartitions(new ArrayList<>(topic.partitions()))));
+    value.setInitializedTopics(infos(initialized));
+    value.setInitializingTopics(infos(initializing));
     return GeneratedRecords.record(
         new ShareGroupStatePartitionMetadataKey().setGroupId(groupId), VALUE_VERSION, value);
   }
+
+  private static List<ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo> infos(
+      Map<Uuid, ShareGroup.StateTopic> topics) {
+    List<ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo> out = new ArrayList<>();
+    topics.forEach(
+        (id, topic) ->
+            out.add(
+                new ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo()
+                    .setTopicId(id)
+                    .setTopicName(topic.name())
+                    .setPartitions(new ArrayList<>(new TreeSet<>(topic.partitions())))));
+    return out;
+  }
+
+  /** A type 15 record's initialized and initializing topic-partitions. */
+  public record StatePartitions(
+      Map<Uuid, ShareGroup.StateTopic> initialized,
+      Map<Uuid, ShareGroup.StateTopic> initializing) {}
 
   public static CoordinatorRecord statePartitionsTombstone(String groupId) {
     return GeneratedRecords.tombstone(
@@ -97,18 +116,21 @@ public final class ShareGroupRecords {
   }
 
   /**
-   * The topic-partitions of a type 15 record: its initialized topics and, from a partition Kafka
-   * wrote, the initializing ones too (their state may exist); deleting topics are left out.
+   * The topic-partitions of a type 15 record, initialized and initializing (deleting topics, which
+   * only Kafka writes, are left out: Kafka deletes their state before it forgets them).
    */
-  public static Map<Uuid, ShareGroup.StateTopic> readStatePartitions(CoordinatorRecord record) {
+  public static StatePartitions readStatePartitions(CoordinatorRecord record) {
     ShareGroupStatePartitionMetadataValue value =
         GeneratedRecords.readValue(
             record, VALUE_VERSION, VALUE_VERSION, ShareGroupStatePartitionMetadataValue::new);
+    return new StatePartitions(
+        topics(value.initializedTopics()), topics(value.initializingTopics()));
+  }
+
+  private static Map<Uuid, ShareGroup.StateTopic> topics(
+      List<ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo> infos) {
     Map<Uuid, ShareGroup.StateTopic> topics = new LinkedHashMap<>();
-    List<ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo> all =
-        new ArrayList<>(value.initializedTopics());
-    all.addAll(value.initializingTopics());
-    for (ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo t : all) {
+    for (ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo t : infos) {
       ShareGroup.StateTopic before = topics.get(t.topicId());
       Set<Integer> partitions = new TreeSet<>(t.partitions());
       if (before != null) {

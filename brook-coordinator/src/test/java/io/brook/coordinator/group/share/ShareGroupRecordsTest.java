@@ -80,12 +80,41 @@ class ShareGroupRecordsTest {
     assertKafkaReadsValue(brook, ShareGroupStatePartitionMetadataValue::new, value);
     assertThat(brook.type()).isEqualTo(ShareGroupRecords.STATE_PARTITIONS);
     assertThat(ShareGroupRecords.readKey(brook)).isEqualTo(new ShareGroupRecords.Key("g", null));
-    assertThat(ShareGroupRecords.readStatePartitions(brook)).isEqualTo(topics);
+    assertThat(ShareGroupRecords.readStatePartitions(brook))
+        .isEqualTo(new ShareGroupRecords.StatePartitions(topics, Map.of()));
     assertThat(ShareGroupRecords.statePartitionsTombstone("g").isTombstone()).isTrue();
   }
 
   @Test
-  void aPartitionKafkaWroteCountsItsInitializingTopicsAsState() {
+  void initializingPartitionsAreKafkasInitializingTopics() {
+    Uuid orders = new Uuid(1, 2);
+    Map<Uuid, ShareGroup.StateTopic> initialized =
+        Map.of(orders, new ShareGroup.StateTopic("orders", Set.of(0)));
+    Map<Uuid, ShareGroup.StateTopic> initializing =
+        Map.of(orders, new ShareGroup.StateTopic("orders", Set.of(2, 1)));
+    CoordinatorRecord brook = ShareGroupRecords.statePartitions("g", initialized, initializing);
+    ShareGroupStatePartitionMetadataValue value =
+        new ShareGroupStatePartitionMetadataValue()
+            .setInitializedTopics(
+                List.of(
+                    new ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo()
+                        .setTopicId(orders)
+                        .setTopicName("orders")
+                        .setPartitions(List.of(0))))
+            .setInitializingTopics(
+                List.of(
+                    new ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo()
+                        .setTopicId(orders)
+                        .setTopicName("orders")
+                        .setPartitions(List.of(1, 2))));
+
+    assertKafkaBytes(brook, new ShareGroupStatePartitionMetadataKey().setGroupId("g"), V0, value);
+    assertThat(ShareGroupRecords.readStatePartitions(brook))
+        .isEqualTo(new ShareGroupRecords.StatePartitions(initialized, initializing));
+  }
+
+  @Test
+  void aPartitionKafkaWroteKeepsItsInitializingTopicsApartAndDropsDeletingOnes() {
     Uuid orders = new Uuid(1, 2);
     Uuid gone = new Uuid(3, 4);
     ShareGroupStatePartitionMetadataValue value =
@@ -112,7 +141,10 @@ class ShareGroupRecordsTest {
             new ShareGroupStatePartitionMetadataKey().setGroupId("g"), V0, value);
 
     assertThat(ShareGroupRecords.readStatePartitions(kafka))
-        .containsExactly(Map.entry(orders, new ShareGroup.StateTopic("orders", Set.of(0, 1))));
+        .isEqualTo(
+            new ShareGroupRecords.StatePartitions(
+                Map.of(orders, new ShareGroup.StateTopic("orders", Set.of(0))),
+                Map.of(orders, new ShareGroup.StateTopic("orders", Set.of(1)))));
   }
 
   @Test
