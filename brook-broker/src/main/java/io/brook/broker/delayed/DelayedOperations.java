@@ -1,8 +1,8 @@
 package io.brook.broker.delayed;
 
 import io.brook.broker.replica.Partition;
+import io.brook.broker.time.DeadlineScheduler;
 import io.brook.broker.time.Scheduler;
-import io.brook.broker.time.WheelScheduler;
 import java.io.Closeable;
 import java.util.Comparator;
 import java.util.Set;
@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * every partition it reads, in that partition's {@link Watchers}; progress on a partition visits
  * only that partition's watchers, and an append that moved the log end but not the high watermark
  * visits only the operations that read up to the log end (follower fetches). Deadlines run on an
- * injected {@link Scheduler}: in production a hashed wheel timer of its own ({@link
- * WheelScheduler}), so no thread sleeps on behalf of a request; in a deterministic test a manual
+ * injected {@link Scheduler}: in production a timer thread of its own ({@link DeadlineScheduler}),
+ * so no thread sleeps on behalf of a request, and parking and completing an operation cost a
+ * deadline queued and removed without waking that thread; in a deterministic test a manual
  * scheduler, which expires an operation exactly when its clock passes the deadline.
  *
  * <p>Completion is exactly once: an operation completes through {@link DelayedOperation#complete},
@@ -38,23 +39,17 @@ import org.slf4j.LoggerFactory;
 public final class DelayedOperations implements Partition.HighWatermarkListener, Closeable {
   private static final Logger log = LoggerFactory.getLogger(DelayedOperations.class);
 
-  /**
-   * 10 ms ticks: long-poll and acks deadlines are hundreds of milliseconds or more, and a coarser
-   * wheel keeps the timer thread nearly idle.
-   */
-  private static final long TICK_MS = 10;
-
   private final ConcurrentHashMap<TopicPartition, Watchers> watchers = new ConcurrentHashMap<>();
   private final Scheduler timer;
 
   /** The timer this instance built and stops on {@link #close}; null for an injected one. */
-  private final WheelScheduler ownTimer;
+  private final DeadlineScheduler ownTimer;
 
   private volatile boolean closed;
 
-  /** With a hashed wheel timer of its own, on thread {@code brook-delayed-ops}. */
+  /** With a timer of its own, on thread {@code brook-delayed-ops}. */
   public DelayedOperations() {
-    this.ownTimer = new WheelScheduler("brook-delayed-ops", TICK_MS);
+    this.ownTimer = new DeadlineScheduler("brook-delayed-ops");
     this.timer = ownTimer;
   }
 
@@ -92,7 +87,7 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
 
   /**
    * Completes {@code operation} now if it can, else parks it until progress on one of its
-   * partitions satisfies it or {@code timeoutMs} passes (0 or less: at the next timer tick).
+   * partitions satisfies it or {@code timeoutMs} passes (0 or less: on the timer's next run).
    */
   public void submit(DelayedOperation operation, long timeoutMs) {
     if (operation.tryComplete()) {

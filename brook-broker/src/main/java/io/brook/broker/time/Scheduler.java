@@ -4,7 +4,7 @@ package io.brook.broker.time;
  * Runs tasks later: once after a delay, or periodically. The data plane's only way to wait for
  * time, so a deterministic test or a simulation can drive every timer from a clock it controls
  * ({@link ManualScheduler}) while production runs them on real threads ({@link ExecutorScheduler},
- * {@link WheelScheduler}).
+ * {@link DeadlineScheduler}).
  *
  * <p>Delays are in milliseconds of the scheduler's clock. A task runs on whatever thread the
  * implementation uses, never on the caller's inside {@code schedule}.

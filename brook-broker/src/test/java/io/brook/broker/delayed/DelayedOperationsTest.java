@@ -3,6 +3,7 @@ package io.brook.broker.delayed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.brook.broker.time.DeadlineScheduler;
 import io.brook.broker.time.ManualScheduler;
 import io.brook.broker.time.MockTime;
 import java.time.Duration;
@@ -162,6 +163,32 @@ class DelayedOperationsTest {
     assertThat(probe.completions.get()).isEqualTo(1);
     assertThat(probe.timedOut.get()).isTrue();
     assertThat(onSimulatedTime.watchedPartitions()).isZero();
+  }
+
+  @Test
+  void operationsCompletedByProgressLeaveNothingOnTheProductionTimer() {
+    // Given: the production timer, and many operations parked for an hour
+    try (DeadlineScheduler timer = new DeadlineScheduler("test-delayed-ops")) {
+      DelayedOperations onRealTime = new DelayedOperations(timer);
+      AtomicBoolean ready = new AtomicBoolean();
+      List<Probe> parked = new ArrayList<>();
+      for (int i = 0; i < 10_000; i++) {
+        Probe probe = new Probe(List.of(A), ready::get);
+        onRealTime.submit(probe, NEVER_MS);
+        parked.add(probe);
+      }
+      assertThat(timer.pending()).isEqualTo(10_000);
+
+      // When: progress completes them all, long before their deadline
+      ready.set(true);
+      onRealTime.onProgress(A);
+
+      // Then: every deadline left the timer with its operation, nothing waits for the hour
+      assertThat(parked).allSatisfy(p -> assertThat(p.timedOut.get()).isFalse());
+      assertThat(parked.stream().mapToInt(p -> p.completions.get()).sum()).isEqualTo(10_000);
+      assertThat(timer.pending()).isZero();
+      assertThat(onRealTime.watchedPartitions()).isZero();
+    }
   }
 
   @Test

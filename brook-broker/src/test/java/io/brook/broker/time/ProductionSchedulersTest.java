@@ -26,27 +26,27 @@ class ProductionSchedulersTest {
   @Test
   void aPeriodicTaskThatThrowsKeepsRunningOnEitherScheduler() {
     AtomicInteger onExecutor = new AtomicInteger();
-    AtomicInteger onWheel = new AtomicInteger();
+    AtomicInteger onDeadlines = new AtomicInteger();
     try (ExecutorScheduler executor = ExecutorScheduler.singleThread("test-executor");
-        WheelScheduler wheel = new WheelScheduler("test-wheel", 1)) {
+        DeadlineScheduler deadlines = new DeadlineScheduler("test-deadlines")) {
       executor.schedulePeriodic("failing", failingFirst(onExecutor), 0, 1);
-      wheel.schedulePeriodic("failing", failingFirst(onWheel), 0, 1);
+      deadlines.schedulePeriodic("failing", failingFirst(onDeadlines), 0, 1);
       await().atMost(Duration.ofSeconds(30)).until(() -> onExecutor.get() >= 3);
-      await().atMost(Duration.ofSeconds(30)).until(() -> onWheel.get() >= 3);
+      await().atMost(Duration.ofSeconds(30)).until(() -> onDeadlines.get() >= 3);
     }
   }
 
   @Test
   void aCancelledPeriodicTaskStopsRunning() {
     AtomicInteger runs = new AtomicInteger();
-    try (WheelScheduler wheel = new WheelScheduler("test-wheel", 1)) {
-      Scheduler.Task task = wheel.schedulePeriodic("counted", runs::incrementAndGet, 0, 1);
+    try (DeadlineScheduler deadlines = new DeadlineScheduler("test-deadlines")) {
+      Scheduler.Task task = deadlines.schedulePeriodic("counted", runs::incrementAndGet, 0, 1);
       await().atMost(Duration.ofSeconds(30)).until(() -> runs.get() >= 2);
       task.cancel();
       int afterCancel = runs.get();
       // A run under way when cancelled may finish; none starts after it.
       AtomicInteger marker = new AtomicInteger();
-      wheel.schedule("marker", marker::incrementAndGet, 5);
+      deadlines.schedule("marker", marker::incrementAndGet, 5);
       await().atMost(Duration.ofSeconds(30)).until(() -> marker.get() == 1);
       assertThat(runs.get()).isLessThanOrEqualTo(afterCancel + 1);
     }
@@ -54,9 +54,9 @@ class ProductionSchedulersTest {
 
   @Test
   void aStoppedSchedulerRefusesNewTasks() {
-    WheelScheduler wheel = new WheelScheduler("test-wheel", 1);
-    wheel.close();
-    assertThatThrownBy(() -> wheel.schedule("late", () -> {}, 1))
+    DeadlineScheduler deadlines = new DeadlineScheduler("test-deadlines");
+    deadlines.close();
+    assertThatThrownBy(() -> deadlines.schedule("late", () -> {}, 1))
         .isInstanceOf(RejectedExecutionException.class);
     ExecutorScheduler executor = ExecutorScheduler.singleThread("test-executor");
     executor.close();
