@@ -8,8 +8,8 @@
 # STORE=s3 (the default), s3proxy as its own process from the Maven artifact the tests use
 # (org.gaul:s3proxy, filesystem provider, objects under the same temporary directory), reached
 # through io.brook.storage.s3.S3SegmentStore; STORE=localfs uses LocalFsSegmentStore instead. The
-# client is scripts/bench/TieredBenchClient.java, compiled once with javac against kafka-clients
-# from ~/.m2. Steps, each printing one line per figure:
+# client is scripts/bench/TieredBenchClient.java (with BenchClients.java), compiled once with javac
+# against kafka-clients from ~/.m2. Steps, each printing one line per figure:
 #
 #   disk           sequential write bandwidth of the disk under the temporary directory, with dd:
 #                  O_DIRECT (the device) and buffered + fdatasync (what a buffered writer gets)
@@ -111,7 +111,8 @@ mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
 
 # The client, compiled once (a single-file launch would compile it inside every timed probe).
 mkdir -p "$WORK/client"
-"$JAVAC" -nowarn -d "$WORK/client" -cp "$CLIENT_LIBS" "$ROOT/scripts/bench/TieredBenchClient.java"
+"$JAVAC" -nowarn -d "$WORK/client" -cp "$CLIENT_LIBS" \
+  "$ROOT/scripts/bench/TieredBenchClient.java" "$ROOT/scripts/bench/BenchClients.java"
 client() {
   "$JAVA" -XX:TieredStopAtLevel=1 -Xmx512m -cp "$WORK/client:$CLIENT_LIBS" TieredBenchClient \
     "$@" 2>>"$WORK/client.log"

@@ -5,9 +5,9 @@
 # Starts brook-server/target/brook.jar as a single combined node on a temporary directory and
 # loopback ports, creates TOPICS topics of PARTITIONS partitions (default 2,000 x 12 = 24,000),
 # produces RECORDS records (100 bytes) to every partition, then RUNS times each: (a) SIGTERM and
-# restart, (b) SIGKILL and restart. The client is scripts/bench/RestartBenchClient.java, run as a
-# single-file program with kafka-clients from ~/.m2 (nothing else to build). For each restart it
-# prints:
+# restart, (b) SIGKILL and restart. The client is scripts/bench/RestartBenchClient.java (with
+# BenchClients.java), compiled once with javac against kafka-clients from ~/.m2 (nothing else to
+# build). For each restart it prints:
 #   listed   seconds from the broker's start until Metadata names every partition with a leader
 #   serving  seconds until a record produced (acks=all) to partition 0 of every 100th topic is
 #            read back by a consumer
@@ -35,7 +35,7 @@ BROKER_OPTS="${BROKER_OPTS:-}"
 M2="${M2_REPO:-$HOME/.m2/repository}"
 CLIENT_CP="$M2/org/apache/kafka/kafka-clients/4.4.0/kafka-clients-4.4.0.jar:$M2/org/slf4j/slf4j-api/1.7.36/slf4j-api-1.7.36.jar"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-CLIENT=("$JAVA" -XX:TieredStopAtLevel=1 -cp "$CLIENT_CP" "$ROOT/scripts/bench/RestartBenchClient.java")
+JAVAC="${JAVA_HOME:+$JAVA_HOME/bin/}javac"
 BOOTSTRAP="127.0.0.1:$PORT"
 
 [ -f "$JAR" ] || { echo "missing $JAR: mvn -o -B -q -pl brook-server -am package -DskipTests" >&2; exit 1; }
@@ -54,6 +54,11 @@ cleanup() {
   if [ -z "${KEEP:-}" ]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
 }
 trap cleanup EXIT
+
+mkdir -p "$WORK/client"
+"$JAVAC" -nowarn -d "$WORK/client" -cp "$CLIENT_CP" \
+  "$ROOT/scripts/bench/RestartBenchClient.java" "$ROOT/scripts/bench/BenchClients.java"
+CLIENT=("$JAVA" -XX:TieredStopAtLevel=1 -cp "$WORK/client:$CLIENT_CP" RestartBenchClient)
 
 cat >"$WORK/server.properties" <<PROPS
 node.id=1

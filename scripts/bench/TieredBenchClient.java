@@ -1,6 +1,5 @@
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -9,15 +8,11 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.admin.TopicListing;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -25,16 +20,13 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The client side of {@code scripts/bench-tiered.sh}: compiled once by the script with {@code
- * javac} against kafka-clients from {@code ~/.m2}, so nothing else needs building. Every command
+ * javac} (with {@code BenchClients.java}) against kafka-clients from {@code ~/.m2}, so nothing else
+ * needs building. Every command
  * prints one line of {@code key=value} fields on stdout.
  *
  * <pre>
@@ -86,18 +78,6 @@ public final class TieredBenchClient {
     }
   }
 
-  private static Properties common(String bootstrap) {
-    Properties props = new Properties();
-    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    props.put(AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, "10");
-    props.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "50");
-    props.put(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, "20");
-    props.put(AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, "50");
-    props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "60000");
-    props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "600000");
-    return props;
-  }
-
   private static long deadline() {
     return System.nanoTime() + PATIENCE.toNanos();
   }
@@ -108,9 +88,15 @@ public final class TieredBenchClient {
     }
   }
 
+  private static void waitListed(Admin admin, String topic, int partitions, long deadline)
+      throws InterruptedException {
+    BenchClients.waitListed(
+        admin, List.of(topic), partitions, () -> checkDeadline(deadline, "listing " + topic));
+  }
+
   private static void create(String bootstrap, String topic, int partitions, String segmentBytes)
       throws Exception {
-    try (Admin admin = Admin.create(common(bootstrap))) {
+    try (Admin admin = Admin.create(BenchClients.common(bootstrap))) {
       admin
           .createTopics(
               List.of(
@@ -131,9 +117,7 @@ public final class TieredBenchClient {
   private static void fill(
       String bootstrap, String topic, int partitions, long bytes, int recordSize)
       throws Exception {
-    Properties props = common(bootstrap);
-    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    Properties props = BenchClients.producerProps(bootstrap);
     props.put(ProducerConfig.ACKS_CONFIG, "1");
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
     props.put(ProducerConfig.LINGER_MS_CONFIG, "10");
@@ -185,38 +169,11 @@ public final class TieredBenchClient {
             new AlterConfigOp(
                 new ConfigEntry("local.retention.bytes", localRetentionBytes),
                 AlterConfigOp.OpType.SET));
-    try (Admin admin = Admin.create(common(bootstrap))) {
+    try (Admin admin = Admin.create(BenchClients.common(bootstrap))) {
       admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get();
     }
     System.out.printf(
         Locale.ROOT, "tiered topic=%s local_retention_bytes=%s%n", topic, localRetentionBytes);
-  }
-
-  /** Blocks until Metadata lists every partition of {@code topic} with a leader. */
-  private static void waitListed(Admin admin, String topic, int partitions, long deadline)
-      throws InterruptedException {
-    while (true) {
-      checkDeadline(deadline, "listing " + topic);
-      try {
-        Collection<TopicListing> listings = admin.listTopics().listings().get();
-        if (listings.stream().anyMatch(l -> l.name().equals(topic))) {
-          TopicDescription description =
-              admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-          int led = 0;
-          for (TopicPartitionInfo info : description.partitions()) {
-            if (info.leader() != null && info.leader().id() >= 0) {
-              led++;
-            }
-          }
-          if (led == partitions) {
-            return;
-          }
-        }
-      } catch (Exception e) {
-        // Not up yet, or the topic not known yet.
-      }
-      Thread.sleep(50);
-    }
   }
 
   private static List<TopicPartition> partitions(String topic, int partitions) {
@@ -227,18 +184,9 @@ public final class TieredBenchClient {
     return out;
   }
 
-  private static Properties consumerProps(String bootstrap) {
-    Properties props = common(bootstrap);
-    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    return props;
-  }
-
   private static void listed(String bootstrap, String topic, int partitions, long startMs)
       throws Exception {
-    try (Admin admin = Admin.create(common(bootstrap))) {
+    try (Admin admin = Admin.create(BenchClients.common(bootstrap))) {
       waitListed(admin, topic, partitions, deadline());
     }
     System.out.printf(
@@ -248,30 +196,14 @@ public final class TieredBenchClient {
   private static void probe(String bootstrap, String topic, int partitions, long startMs)
       throws Exception {
     long deadline = deadline();
-    try (Admin admin = Admin.create(common(bootstrap))) {
+    try (Admin admin = Admin.create(BenchClients.common(bootstrap))) {
       waitListed(admin, topic, partitions, deadline);
     }
     double listed = (System.currentTimeMillis() - startMs) / 1000.0;
     List<TopicPartition> all = partitions(topic, partitions);
-    Properties props = common(bootstrap);
-    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    props.put(ProducerConfig.ACKS_CONFIG, "all");
-    props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "600000");
-    Map<TopicPartition, Long> written = new HashMap<>();
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
-      List<Future<RecordMetadata>> sends = new ArrayList<>();
-      for (TopicPartition tp : all) {
-        sends.add(
-            producer.send(
-                new ProducerRecord<>(tp.topic(), tp.partition(), null, "probe".getBytes())));
-      }
-      for (Future<RecordMetadata> send : sends) {
-        RecordMetadata md = send.get();
-        written.put(new TopicPartition(md.topic(), md.partition()), md.offset());
-      }
-    }
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps(bootstrap))) {
+    Map<TopicPartition, Long> written = BenchClients.produceProbes(bootstrap, all);
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(BenchClients.consumerProps(bootstrap))) {
       consumer.assign(all);
       consumer.seekToBeginning(all);
       Set<TopicPartition> first = new HashSet<>(all);
@@ -285,14 +217,8 @@ public final class TieredBenchClient {
         }
       }
       consumer.resume(all);
-      written.forEach(consumer::seek);
-      Map<TopicPartition, Long> remaining = new HashMap<>(written);
-      while (!remaining.isEmpty()) {
-        checkDeadline(deadline, "reading back the probe records");
-        ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
-        records.forEach(
-            r -> remaining.remove(new TopicPartition(r.topic(), r.partition()), r.offset()));
-      }
+      BenchClients.readProbes(
+          consumer, written, () -> checkDeadline(deadline, "reading back the probe records"));
     }
     double serving = (System.currentTimeMillis() - startMs) / 1000.0;
     System.out.printf(Locale.ROOT, "listed=%.3f serving=%.3f%n", listed, serving);
@@ -304,7 +230,7 @@ public final class TieredBenchClient {
     long deadline = deadline();
     List<TopicPartition> all = partitions(topic, partitions);
     long share = bytes / partitions;
-    Properties props = consumerProps(bootstrap);
+    Properties props = BenchClients.consumerProps(bootstrap);
     props.put(
         ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(partitionFetchBytes));
     Map<TopicPartition, Long> read = new HashMap<>();

@@ -172,7 +172,7 @@ public final class RawKafkaClient implements AutoCloseable {
     socket.shutdownOutput();
   }
 
-  void setTimeout(java.time.Duration timeout) throws IOException {
+  public void setTimeout(java.time.Duration timeout) throws IOException {
     socket.setSoTimeout((int) timeout.toMillis());
   }
 

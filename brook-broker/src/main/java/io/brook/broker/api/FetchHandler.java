@@ -222,18 +222,11 @@ public final class FetchHandler extends KafkaApi {
                 : Integer.MAX_VALUE);
     Read first = read(request, limits, version, wanted, replicaId);
     if (!first.remote().isEmpty()) {
-      // Data below the local log start comes from remote storage, on its reader threads; the
-      // answer, with what the other partitions read locally, goes when it is there.
-      return TieredReads.complete(first.remote())
-          .thenApply(
-              v -> {
-                countFetch(wanted, first, replicaId);
-                return fetch.respond(first.answers());
-              });
+      return answerAfterRemoteReads(first, wanted, replicaId, fetch);
     }
     if (limits.maxWaitMs() <= 0
         || first.bytes() >= limits.minBytes()
-        || first.hasErrors()
+        || first.answerNow()
         || wanted.isEmpty()
         || (replicaId >= 0 && fetch.hasNews(first.answers(), highWatermarkAtOnce()))) {
       countFetch(wanted, first, replicaId);
@@ -248,8 +241,21 @@ public final class FetchHandler extends KafkaApi {
               protected void onComplete(boolean timedOut) {
                 try {
                   Read last = read(request, limits, version, wanted, replicaId);
-                  countFetch(wanted, last, replicaId);
-                  done.complete(fetch.respond(last.answers()));
+                  if (last.remote().isEmpty()) {
+                    countFetch(wanted, last, replicaId);
+                    done.complete(fetch.respond(last.answers()));
+                  } else {
+                    // Retention moved a partition's local log start past its offset meanwhile.
+                    answerAfterRemoteReads(last, wanted, replicaId, fetch)
+                        .whenComplete(
+                            (answer, failure) -> {
+                              if (failure != null) {
+                                done.completeExceptionally(failure);
+                              } else {
+                                done.complete(answer);
+                              }
+                            });
+                  }
                 } catch (RuntimeException e) {
                   done.completeExceptionally(e);
                 }
@@ -257,6 +263,21 @@ public final class FetchHandler extends KafkaApi {
             },
             limits.maxWaitMs());
     return done;
+  }
+
+  /**
+   * Data below a local log start comes from remote storage, on its reader threads: the answer, with
+   * what the other partitions read locally, goes when every remote read is done (or its wait
+   * ended).
+   */
+  private CompletableFuture<ApiMessage> answerAfterRemoteReads(
+      Read read, List<Wanted> wanted, int replicaId, FetchContext fetch) {
+    return TieredReads.complete(read.remote())
+        .thenApply(
+            v -> {
+              countFetch(wanted, read, replicaId);
+              return fetch.respond(read.answers());
+            });
   }
 
   /**
@@ -350,22 +371,25 @@ public final class FetchHandler extends KafkaApi {
         && leaderThrottle.isQuotaExceeded();
   }
 
-  /** The response of one pass over the partitions, with what the wait condition needs. */
+  /**
+   * The response of one pass over the partitions, with what the wait condition needs: the bytes
+   * read locally, and whether to answer without waiting for more (an error, a diverging epoch, a
+   * preferred read replica, remote data the fetch had no room for).
+   */
   private record Read(
       List<FetchContext.Answered> answers,
       int bytes,
-      boolean hasErrors,
+      boolean answerNow,
       List<Position> positions,
       List<TieredReads.Pending> remote) {}
 
   private Read read(
       FetchRequestData request, Limits limits, short version, List<Wanted> wanted, int replicaId) {
     List<FetchContext.Answered> answers = new ArrayList<>(wanted.size());
-    int remaining = limits.maxBytes();
-    int bytes = 0;
-    boolean errors = false;
+    FetchBudget budget = new FetchBudget(limits.maxBytes());
+    boolean answerNow = false;
     List<Position> positions = new ArrayList<>(wanted.size());
-    List<TieredReads.Pending> remote = new ArrayList<>(1);
+    List<TieredReads.Pending> remote = new ArrayList<>();
     for (Wanted w : wanted) {
       PartitionData data =
           new PartitionData()
@@ -377,15 +401,16 @@ public final class FetchHandler extends KafkaApi {
       answers.add(new FetchContext.Answered(w.key(), data));
       if (w.topicPartition() == null) {
         data.setErrorCode(w.lookupError().code());
-        errors = true;
+        answerNow = true;
         continue;
       }
       try {
         Partition partition = replicaManager.partitionOrThrow(w.topicPartition());
         partition.checkLeaderEpoch(epoch(w.request().currentLeaderEpoch()));
-        int limit = Math.min(Math.max(0, w.request().partitionMaxBytes()), remaining);
+        int limit = budget.limitFor(w.request().partitionMaxBytes());
         boolean throttled =
             replicaId >= 0 && leaderThrottled(partition, w.topicPartition(), replicaId);
+        int remoteBefore = remote.size();
         Optional<Position> position =
             replicaId >= 0
                 ? readForFollower(
@@ -394,33 +419,26 @@ public final class FetchHandler extends KafkaApi {
                     replicaId,
                     replicaEpoch(request),
                     throttled ? 0 : limit,
-                    !throttled && bytes == 0,
+                    !throttled && budget.minOneBatch(),
                     throttled,
                     data)
-                : readForConsumer(partition, w, request, version, limit, bytes == 0, data, remote);
-        if (position.isEmpty()
-            && !remote.isEmpty()
-            && remote.get(remote.size() - 1).data() == data) {
-          // Its bytes are not known yet: keep the whole partition limit for them.
-          remaining = Math.max(0, remaining - limit);
-          bytes += limit;
-        } else if (position.isPresent()) {
-          int size = data.records().sizeInBytes();
+                : readForConsumer(partition, w, request, version, budget, limit, data, remote);
+        if (position.isPresent()) {
           // The first batch may exceed what was left (KIP-74); nothing more is read after it.
-          remaining = Math.max(0, remaining - size);
-          bytes += size;
+          budget.readLocally(data.records().sizeInBytes());
           positions.add(position.get());
-        } else {
-          errors = true; // a diverging epoch or another read replica: answer without waiting
+        } else if (remote.size() == remoteBefore) {
+          // A diverging epoch, another read replica, or remote data with no room left for it.
+          answerNow = true;
         }
       } catch (RuntimeException e) {
         ApiFailure failure = ApiFailure.of(e);
         data.setErrorCode(failure.code());
-        errors = true;
+        answerNow = true;
         fillOffsetsAfterError(w.topicPartition(), data);
       }
     }
-    return new Read(answers, bytes, errors, positions, remote);
+    return new Read(answers, budget.localBytes(), answerNow, positions, remote);
   }
 
   /**
@@ -478,8 +496,8 @@ public final class FetchHandler extends KafkaApi {
       Wanted w,
       FetchRequestData request,
       short version,
+      FetchBudget budget,
       int limit,
-      boolean minOneBatch,
       PartitionData data,
       List<TieredReads.Pending> remote) {
     boolean leader = partition.isLeader();
@@ -505,20 +523,21 @@ public final class FetchHandler extends KafkaApi {
     long maxOffset = readCommitted ? lastStable : log.highWatermark();
     if (leader
         && TieredReads.maybeReadRemote(
-            replicaManager.logManager(),
-            log,
-            fetchOffset,
-            limit,
-            maxOffset,
-            minOneBatch,
-            readCommitted,
-            data,
-            remote)) {
+                replicaManager.logManager(),
+                log,
+                fetchOffset,
+                budget,
+                limit,
+                maxOffset,
+                readCommitted,
+                data,
+                remote)
+            != TieredReads.Source.LOCAL) {
       data.setHighWatermark(log.highWatermark())
           .setLastStableOffset(Math.min(lastStable, log.highWatermark()));
       return Optional.empty();
     }
-    LogReadResult result = log.read(fetchOffset, limit, maxOffset, minOneBatch);
+    LogReadResult result = log.read(fetchOffset, limit, maxOffset, budget.minOneBatch());
     fill(data, result, result.highWatermark(), lastStable);
     TieredReads.reportLogStart(replicaManager.logManager(), log, data);
     if (readCommitted) {

@@ -16,10 +16,14 @@ import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
- * A consumer fetch below a tiered partition's local log start (KIP-405): the read is handed to the
- * remote log manager's reader threads and its partition answered when it completes, never on the
- * event loop. As in Kafka, one partition per fetch is read remotely; another that also needs remote
- * data is answered empty this time (no error: the consumer fetches it again next).
+ * Consumer fetches below a tiered partition's local log start (KIP-405): each such partition's read
+ * is handed to the remote log manager's reader threads ({@code remote.log.reader.threads}, at most
+ * {@code remote.log.reader.max.pending.tasks} queued), so the partitions of one fetch are read in
+ * parallel and never on the event loop; the fetch is answered when every read is done or {@code
+ * remote.fetch.max.wait.ms} has passed, a read not done by then leaving its partition empty. As in
+ * Kafka 4.2+, every remote partition of a fetch gets its read, within the fetch's byte budget
+ * ({@link FetchBudget}); one with no room left is answered empty (no error: the consumer fetches it
+ * again next).
  */
 final class TieredReads {
   private TieredReads() {}
@@ -27,19 +31,27 @@ final class TieredReads {
   /** A remote read under way and the partition answer it fills. */
   record Pending(PartitionData data, CompletableFuture<RemoteLogManager.RemoteRead> read) {}
 
+  /** Where a consumer's partition is read from. */
+  enum Source {
+    /** The local log. */
+    LOCAL,
+    /** Remote storage: a read was started. */
+    REMOTE,
+    /** Remote storage, but the fetch has no room left for it: answered empty. */
+    REMOTE_SKIPPED
+  }
+
   /**
-   * If {@code fetchOffset} is below the local log start of a tiered partition, starts (or, when
-   * this fetch already has one, skips) its remote read.
-   *
-   * @return whether the partition is answered from remote storage
+   * If {@code fetchOffset} is below the local log start of a tiered partition, starts its remote
+   * read (added to {@code remote}) unless the fetch has no room left for it.
    */
-  static boolean maybeReadRemote(
+  static Source maybeReadRemote(
       LogManager logs,
       ReplicaLog log,
       long fetchOffset,
+      FetchBudget budget,
       int limit,
       long maxOffset,
-      boolean minOneBatch,
       boolean readCommitted,
       PartitionData data,
       List<Pending> remote) {
@@ -48,24 +60,25 @@ final class TieredReads {
         || !(log instanceof PartitionLog local)
         || !local.config().remoteStorageEnable()
         || fetchOffset >= local.logStartOffset()) {
-      return false;
+      return Source.LOCAL;
     }
     reportLogStart(logs, log, data);
-    if (!remote.isEmpty()) {
-      return true;
+    if (!budget.roomForRemote(limit)) {
+      return Source.REMOTE_SKIPPED;
     }
     // Records and their aborted transactions complete together: a read that times out leaves
     // the partition empty, never records without the aborts a read_committed consumer needs.
     CompletableFuture<RemoteLogManager.RemoteRead> read =
         manager
             .get()
-            .read(local, fetchOffset, limit, maxOffset, minOneBatch, readCommitted)
+            .read(local, fetchOffset, limit, maxOffset, budget.minOneBatch(), readCommitted)
             .completeOnTimeout(
                 new RemoteLogManager.RemoteRead(MemoryRecords.EMPTY, List.of()),
                 manager.get().fetchMaxWaitMs(),
                 TimeUnit.MILLISECONDS);
+    budget.reserveRemote(limit);
     remote.add(new Pending(data, read));
-    return true;
+    return Source.REMOTE;
   }
 
   /** A tiered partition's log start is the remote one (once its tier is open). */

@@ -78,12 +78,17 @@ public final class BrokerConfig {
             throw new ConfigException(key, null, "a value is required when the key is present");
           }
         });
+    this.values = Collections.unmodifiableMap(new HashMap<>(BrokerConfigDef.shared().parse(props)));
+    List<String> pluginPrefixes =
+        List.of(
+            string(TieredStorageSettings.MANAGER_IMPL_PREFIX),
+            string(TieredStorageSettings.METADATA_MANAGER_IMPL_PREFIX));
     this.unknownKeys =
         originals.keySet().stream()
             .filter(k -> !BrokerConfigDef.isKnown(k))
             .filter(k -> !SupportedSecurity.isSupportedPerListenerKey(k))
+            .filter(k -> pluginPrefixes.stream().noneMatch(k::startsWith))
             .toList();
-    this.values = Collections.unmodifiableMap(new HashMap<>(BrokerConfigDef.shared().parse(props)));
     this.processRoles = parseProcessRoles();
     this.nodeId = resolveNodeId();
     this.controllerListenerNames =
@@ -678,7 +683,14 @@ public final class BrokerConfig {
     return originals;
   }
 
-  /** Configured keys Brook does not define, alphabetically; the server warns about each. */
+  /**
+   * Configured keys Brook does not define, alphabetically; the server warns about each. Keys under
+   * the prefixes whose configs Kafka passes to its tiered-storage plugins ({@code
+   * remote.log.storage.manager.impl.prefix}, {@code rsm.config.}; {@code
+   * remote.log.metadata.manager.impl.prefix}, {@code rlmm.config.}) are not unknown: the first go
+   * to the remote store ({@link #remoteStorageManagerSettings}), the second are accepted and
+   * unused, as Brook keeps remote metadata in a manifest.
+   */
   public List<String> unknownKeys() {
     return unknownKeys;
   }

@@ -27,7 +27,11 @@ public final class ConfigurationDoc {
       means the same thing to Brook.
 
       - **Unknown broker keys** (metrics reporters, streams groups, ZooKeeper-era settings,
-        anything misspelt) are not errors: the broker logs a warning for each and carries on.
+        anything misspelt) are not errors: the broker logs a warning for each and carries on. Keys
+        under the prefixes Kafka passes to its tiered-storage plugins are not unknown:
+        `remote.log.storage.manager.impl.prefix` (`rsm.config.`, given to the remote store without
+        the prefix) and `remote.log.metadata.manager.impl.prefix` (`rlmm.config.`, accepted and
+        unused: Brook keeps remote metadata in a manifest).
       - **Security settings Brook does not implement** stop start-up with the key named, so a node
         never runs less protected than its file asks: a listener whose security protocol Brook does
         not speak, and any `ssl.*`, `sasl.*`, `listener.name.*`, `authorizer.class.name` or

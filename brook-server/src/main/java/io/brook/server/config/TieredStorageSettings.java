@@ -18,6 +18,7 @@ final class TieredStorageSettings {
   static final String SYSTEM_ENABLE = "remote.log.storage.system.enable";
   static final String MANAGER_CLASS_NAME = "remote.log.storage.manager.class.name";
   static final String MANAGER_IMPL_PREFIX = "remote.log.storage.manager.impl.prefix";
+  static final String METADATA_MANAGER_IMPL_PREFIX = "remote.log.metadata.manager.impl.prefix";
   static final String INDEX_CACHE_BYTES = "remote.log.index.file.cache.total.size.bytes";
   static final String COPIER_THREADS = "remote.log.manager.copier.thread.pool.size";
   static final String TASK_INTERVAL_MS = "remote.log.manager.task.interval.ms";
@@ -57,7 +58,7 @@ final class TieredStorageSettings {
             "rsm.config.",
             nonEmptyIfSet(),
             MEDIUM,
-            "Prefix of the configs passed to the remote storage plugin.")
+            "Prefix of the configs passed to the remote storage plugin (prefix removed); keys under it are not reported as unknown.")
         .accepts(
             "remote.log.metadata.manager.class.name",
             STRING,
@@ -72,13 +73,13 @@ final class TieredStorageSettings {
             ANY,
             MEDIUM,
             "Class path searched first for the remote metadata plugin.")
-        .accepts(
-            "remote.log.metadata.manager.impl.prefix",
+        .uses(
+            METADATA_MANAGER_IMPL_PREFIX,
             STRING,
             "rlmm.config.",
             nonEmptyIfSet(),
             MEDIUM,
-            "Prefix of the configs passed to the remote metadata plugin.")
+            "Prefix of the configs passed to the remote metadata plugin; Brook keeps remote metadata in a manifest, and keys under it are accepted, not reported as unknown.")
         .accepts(
             "remote.log.metadata.manager.listener.name",
             STRING,

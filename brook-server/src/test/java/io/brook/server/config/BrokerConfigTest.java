@@ -468,6 +468,42 @@ class BrokerConfigTest {
   }
 
   @Test
+  void keysPassedToTheTieredStoragePluginsAreNotUnknown() {
+    // Given: plugin configs under Kafka's default prefixes
+    Properties props = new Properties();
+    props.putAll(combined());
+    props.put("rsm.config.dir", "/var/brook-remote");
+    props.put("rsm.config.s3.bucket", "logs");
+    props.put("rlmm.config.remote.log.metadata.topic.replication.factor", "3");
+    props.put("rsm.confg.dir", "/typo");
+
+    // When
+    BrokerConfig config = BrokerConfig.from(props);
+
+    // Then: only the misspelt prefix is unknown; the store gets its keys without the prefix
+    assertThat(config.unknownKeys()).containsExactly("rsm.confg.dir");
+    assertThat(config.remoteStorageManagerSettings())
+        .containsEntry("dir", "/var/brook-remote")
+        .containsEntry("s3.bucket", "logs");
+  }
+
+  @Test
+  void configuredPluginPrefixesReplaceKafkasDefaults() {
+    Properties props = new Properties();
+    props.putAll(combined());
+    props.put("remote.log.storage.manager.impl.prefix", "store.");
+    props.put("remote.log.metadata.manager.impl.prefix", "meta.");
+    props.put("store.s3.bucket", "logs");
+    props.put("meta.anything", "x");
+    props.put("rsm.config.s3.bucket", "other");
+
+    BrokerConfig config = BrokerConfig.from(props);
+
+    assertThat(config.unknownKeys()).containsExactly("rsm.config.s3.bucket");
+    assertThat(config.remoteStorageManagerSettings()).containsEntry("s3.bucket", "logs");
+  }
+
+  @Test
   void retentionMsBeatsMinutesBeatsHours() {
     assertThat(retentionMs("log.retention.hours", "2")).isEqualTo(2 * 3_600_000L);
     assertThat(retentionMs("log.retention.hours", "2", "log.retention.minutes", "3"))

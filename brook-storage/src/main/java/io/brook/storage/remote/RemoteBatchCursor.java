@@ -10,6 +10,11 @@ import org.apache.kafka.common.TopicIdPartition;
  * Walks the batch headers of a remote segment's log from a position, fetching it in byte ranges
  * (never the whole segment): a chunk is fetched only when the next header is not in the one held.
  * Header fields are read at their record-format v2 positions.
+ *
+ * <p>A reader that collects batches marks where its bytes start ({@link #keepFrom}) and how far it
+ * may need to read ({@link #readAheadUpTo}): bytes held from the mark on are then kept when more
+ * are needed, only the missing range is fetched, and never past that end, so none of the bytes it
+ * collects is fetched twice or without need.
  */
 final class RemoteBatchCursor {
   /** Bytes of a v2 batch header: enough for every field read here. */
@@ -28,6 +33,8 @@ final class RemoteBatchCursor {
   private long chunkStart;
   private long position;
   private int batchSize;
+  private long keepFrom = -1;
+  private long readAheadEnd = -1;
 
   RemoteBatchCursor(
       RemoteSegmentStore store,
@@ -70,6 +77,16 @@ final class RemoteBatchCursor {
     return position;
   }
 
+  /** Bytes from {@code segmentPosition} on (at or after the current batch) are kept once held. */
+  void keepFrom(long segmentPosition) {
+    keepFrom = segmentPosition;
+  }
+
+  /** Fetches stop at {@code segmentPosition}, unless a header or batch asked for goes further. */
+  void readAheadUpTo(long segmentPosition) {
+    readAheadEnd = segmentPosition;
+  }
+
   int batchSize() {
     return batchSize;
   }
@@ -99,17 +116,38 @@ final class RemoteBatchCursor {
   }
 
   private void ensure(long start, int length) throws IOException {
-    if (start >= chunkStart && start + length <= chunkStart + chunk.limit()) {
+    long chunkEnd = chunkStart + chunk.limit();
+    if (start >= chunkStart && start + length <= chunkEnd) {
       return;
     }
-    int want = (int) Math.min(Math.max(length, chunkBytes), segment.sizeInBytes() - start);
-    byte[] bytes = store.fetchLogRange(tp, segment, start, want);
-    if (bytes.length < length) {
+    long end = start + Math.max(length, chunkBytes);
+    if (readAheadEnd >= 0) {
+      end = Math.min(end, Math.max(readAheadEnd, start + length));
+    }
+    end = Math.min(end, segment.sizeInBytes());
+    if (keepFrom >= chunkStart && keepFrom <= start) {
+      // Kept bytes stay; only what follows them is fetched (with the end of a batch that ran
+      // past the chunk, when the next header is wanted).
+      byte[] tail = fetch(chunkEnd, end, start + length);
+      ByteBuffer joined = ByteBuffer.allocate((int) (chunkEnd - keepFrom) + tail.length);
+      joined.put(chunk.duplicate().position(at(keepFrom))).put(tail).flip();
+      chunk = joined;
+      chunkStart = keepFrom;
+      return;
+    }
+    // Not kept: a header cut by the chunk's end is fetched again (fewer bytes than a copy).
+    chunk = ByteBuffer.wrap(fetch(start, end, start + length));
+    chunkStart = start;
+  }
+
+  /** Bytes {@code [from, to)} of the segment, which must reach at least {@code needed}. */
+  private byte[] fetch(long from, long to, long needed) throws IOException {
+    byte[] bytes = store.fetchLogRange(tp, segment, from, (int) (to - from));
+    if (from + bytes.length < needed) {
       throw new StorageException(
           StorageError.CORRUPT_MESSAGE,
           "remote segment " + segment.id() + " is shorter than its metadata says");
     }
-    chunk = ByteBuffer.wrap(bytes);
-    chunkStart = start;
+    return bytes;
   }
 }

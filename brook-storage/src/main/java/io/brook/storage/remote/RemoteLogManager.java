@@ -499,7 +499,8 @@ public final class RemoteLogManager implements Closeable {
   /**
    * As {@link #read(PartitionLog, long, int, long, boolean)}; with {@code readCommitted} also the
    * aborted transactions overlapping what was read ({@link TieredPartition#abortedTransactions}),
-   * otherwise none.
+   * otherwise none. A read whose future is already complete when its turn on a reader thread comes
+   * (its fetch stopped waiting for it) is not done at all.
    */
   public CompletableFuture<RemoteRead> read(
       PartitionLog partitionLog,
@@ -512,6 +513,9 @@ public final class RemoteLogManager implements Closeable {
     try {
       readers.execute(
           () -> {
+            if (done.isDone()) {
+              return;
+            }
             try {
               TieredPartition tier = tier(partitionLog);
               MemoryRecords records = tier.read(fetchOffset, maxBytes, maxOffset, minOneBatch);

@@ -57,6 +57,13 @@ public final class TieredPartition {
   /** Bytes fetched at a time while walking a remote segment's batch headers. */
   private static final int CHUNK_BYTES = 64 * 1024;
 
+  /**
+   * Bytes a read fetches beyond its limit in its first range: the wanted batch starts after the
+   * offset index entry found for it, by at most about {@code index.interval.bytes} (4 KiB by
+   * default) and a batch, so the first range normally holds the whole answer.
+   */
+  private static final int INDEX_GAP_BYTES = 16 * 1024;
+
   private final RemoteSegmentStore store;
   private final RemoteIndexCache indexes;
   private final PartitionLog log;
@@ -682,7 +689,14 @@ public final class TieredPartition {
     RemoteSegment segment = segmentOrThrow(fetchOffset);
     int start = indexes.positionFor(store, tp, segment, fetchOffset);
     RemoteBatchCursor cursor =
-        new RemoteBatchCursor(store, tp, segment, start, Math.max(CHUNK_BYTES, maxBytes));
+        new RemoteBatchCursor(
+            store,
+            tp,
+            segment,
+            start,
+            (int)
+                Math.min(
+                    Integer.MAX_VALUE, Math.max(CHUNK_BYTES, (long) maxBytes + INDEX_GAP_BYTES)));
     long first = -1;
     long end = -1;
     while (cursor.next()) {
@@ -692,15 +706,21 @@ public final class TieredPartition {
       if (cursor.baseOffset() >= maxOffset) {
         break;
       }
-      long size = cursor.position() + cursor.batchSize() - (first < 0 ? cursor.position() : first);
-      boolean firstBatch = first < 0;
-      if (size > maxBytes && !(firstBatch && minOneBatch)) {
+      if (first < 0) {
+        if (cursor.batchSize() > maxBytes && !minOneBatch) {
+          break;
+        }
+        first = cursor.position();
+        // What is sent is fetched once: from the first batch on, at most the limit.
+        cursor.keepFrom(first);
+        cursor.readAheadUpTo(first + Math.max(maxBytes, cursor.batchSize()));
+      } else if (cursor.position() + cursor.batchSize() - first > maxBytes) {
         break;
       }
-      if (firstBatch) {
-        first = cursor.position();
-      }
       end = cursor.position() + cursor.batchSize();
+      if (end + RemoteBatchCursor.HEADER_SIZE - first > maxBytes) {
+        break; // not even a batch header fits after it: not worth fetching the next one
+      }
     }
     if (first < 0) {
       return MemoryRecords.EMPTY;

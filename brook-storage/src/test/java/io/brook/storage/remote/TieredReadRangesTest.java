@@ -1,0 +1,169 @@
+package io.brook.storage.remote;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brook.storage.log.LogConfig;
+import io.brook.storage.log.PartitionLog;
+import io.brook.storage.testing.Batches;
+import io.brook.storage.testing.LogFixture;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Which byte ranges of a remote segment a read fetches from the store: every byte it sends once,
+ * and not much beyond its limit, whatever the batch sizes and wherever the offset index entry lies
+ * before the wanted batch. Real log on disk, local-filesystem store.
+ */
+class TieredReadRangesTest {
+  private static final Uuid TOPIC_ID = Uuid.fromString("Ia9tBxWQQjWbsYn0Vw3Tqg");
+
+  /** Batch value sizes, in turn: large, small and middling, so limits fall anywhere. */
+  private static final int[] MIXED = {5_000, 300, 1_700, 700, 2_900};
+
+  private static final int LARGEST_BATCH = 5_100;
+
+  @TempDir Path root;
+
+  private final List<byte[]> appended = new ArrayList<>();
+  private final List<long[]> fetched = new ArrayList<>();
+  private TieredPartition tier;
+  private long segmentEnd;
+
+  /**
+   * A partition whose first segment (256 KiB) is remote, its offset index with an entry every
+   * {@code indexIntervalBytes}, its batches of one record each with values of {@code valueSizes} in
+   * turn.
+   */
+  private void tiered(int indexIntervalBytes, int... valueSizes) throws Exception {
+    LogFixture fixture =
+        new LogFixture(root.resolve("data"))
+            .config(
+                LogConfig.builder()
+                    .segmentBytes(256 * 1024)
+                    .indexIntervalBytes(indexIntervalBytes)
+                    .remoteStorageEnable(true)
+                    .retentionMs(-1)
+                    .localRetentionMs(0)
+                    .build());
+    PartitionLog log = fixture.open();
+    long now = fixture.time().milliseconds();
+    while (log.segments().size() < 2) {
+      int i = appended.size();
+      MemoryRecords batch = Batches.sized(1, valueSizes[i % valueSizes.length], now, i);
+      log.appendAsLeader(batch, 0);
+      appended.add(Batches.bytes(batch));
+    }
+    log.updateHighWatermark(log.logEndOffset());
+    RemoteSegmentStore counting =
+        new ForwardingSegmentStore(new LocalFsSegmentStore(root.resolve("store"))) {
+          @Override
+          public byte[] fetchLogRange(
+              TopicIdPartition tp, RemoteSegment segment, long start, int length)
+              throws IOException {
+            byte[] bytes = super.fetchLogRange(tp, segment, start, length);
+            fetched.add(new long[] {start, start + bytes.length});
+            return bytes;
+          }
+        };
+    tier =
+        TieredPartition.open(
+            counting,
+            new RemoteIndexCache(root.resolve("cache"), 1 << 20),
+            log,
+            TOPIC_ID,
+            fixture.time(),
+            0,
+            () -> true,
+            () -> 0L);
+    assertThat(tier.copyEligible()).isEqualTo(1);
+    segmentEnd = tier.manifest().segments().get(0).nextOffset();
+  }
+
+  /** What a read from {@code offset} must send: whole batches within {@code maxBytes}. */
+  private byte[] expected(int offset, int maxBytes, boolean minOneBatch) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (int i = offset; i < segmentEnd; i++) {
+      byte[] batch = appended.get(i);
+      boolean fits = out.size() + batch.length <= maxBytes;
+      if (!fits && !(out.size() == 0 && minOneBatch)) {
+        break;
+      }
+      out.writeBytes(batch);
+    }
+    return out.toByteArray();
+  }
+
+  /** Reads, checks the answer and the ranges fetched; returns the bytes fetched. */
+  private long read(int offset, int maxBytes, boolean minOneBatch) throws IOException {
+    fetched.clear();
+    MemoryRecords read = tier.read(offset, maxBytes, Long.MAX_VALUE, minOneBatch);
+    assertThat(Batches.bytes(read))
+        .as("offset %d, limit %d", offset, maxBytes)
+        .isEqualTo(expected(offset, maxBytes, minOneBatch));
+    long total = 0;
+    for (int i = 0; i < fetched.size(); i++) {
+      for (int j = i + 1; j < fetched.size(); j++) {
+        long[] a = fetched.get(i);
+        long[] b = fetched.get(j);
+        long overlap = Math.min(a[1], b[1]) - Math.max(a[0], b[0]);
+        // At most a batch header cut by a range's end, while walking to the wanted batch.
+        assertThat(overlap)
+            .as(
+                "offset %d, limit %d: ranges %d-%d and %d-%d",
+                offset, maxBytes, a[0], a[1], b[0], b[1])
+            .isLessThan(RemoteBatchCursor.HEADER_SIZE);
+      }
+      total += fetched.get(i)[1] - fetched.get(i)[0];
+    }
+    return total;
+  }
+
+  @Test
+  void aReadFetchesOneRangeWhenTheIndexEntryIsNearTheWantedBatch() throws Exception {
+    tiered(4096, MIXED);
+    for (int offset = 0; offset < segmentEnd; offset += 7) {
+      for (int maxBytes : new int[] {70_000, 100_000, 140_001}) {
+        long bytes = read(offset, maxBytes, true);
+        assertThat(fetched).as("offset %d, limit %d", offset, maxBytes).hasSize(1);
+        assertThat(bytes).isLessThanOrEqualTo(maxBytes + 16 * 1024 + 4096 + LARGEST_BATCH);
+      }
+    }
+  }
+
+  @Test
+  void aFarIndexEntryCostsOneMoreRangeButNoByteTwice() throws Exception {
+    // Given: index entries 64 KiB apart, so the wanted batch may start far past the entry found
+    tiered(64 * 1024, MIXED);
+    for (int offset = 0; offset < segmentEnd; offset += 5) {
+      for (int maxBytes : new int[] {70_000, 100_000}) {
+        long bytes = read(offset, maxBytes, true);
+        assertThat(fetched).as("offset %d, limit %d", offset, maxBytes).hasSizeLessThanOrEqualTo(2);
+        assertThat(bytes).isLessThanOrEqualTo(maxBytes + 64 * 1024 + 16 * 1024 + LARGEST_BATCH);
+      }
+    }
+  }
+
+  @Test
+  void aFirstBatchLargerThanTheFirstRangeIsCompletedNotFetchedAgain() throws Exception {
+    // Given: 100 KB batches, more than the 64 KiB a small read fetches first
+    tiered(4096, 100_000);
+    for (int offset = 0; offset < segmentEnd; offset++) {
+      // When: a read with a 1 KB limit for the fetch's first partition (sent whole, KIP-74)
+      long bytes = read(offset, 1_000, true);
+
+      // Then: the rest of the batch is fetched on, once
+      assertThat(fetched).hasSize(2);
+      assertThat(bytes).isEqualTo(appended.get(offset).length);
+    }
+    // Not the first partition: nothing sent, and only the first range fetched
+    assertThat(read(0, 1_000, false)).isEqualTo(64 * 1024);
+  }
+}
