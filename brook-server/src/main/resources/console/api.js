@@ -57,8 +57,8 @@ export const api = {
   records: (name, params) => call('GET', `topics/${seg(name)}/records` + query(params)),
   produce: (name, body) => call('POST', `topics/${seg(name)}/records`, body),
   groups: (params) => call('GET', 'groups' + query(params)),
-  group: (id) => call('GET', `groups/${seg(id)}`),
+  group: (id, params) => call('GET', `groups/${seg(id)}` + query(params || {})),
   resetOffsets: (id, body) => call('POST', `groups/${seg(id)}/reset`, body),
-  transactions: () => call('GET', 'transactions'),
+  transactions: (params) => call('GET', 'transactions' + query(params || {})),
   producers: (topic) => call('GET', `topics/${seg(topic)}/producers`),
 };

@@ -86,6 +86,8 @@ async function route() {
       timer = setInterval(() => refresh().catch((e) => showError(e.message)), REFRESH_MS);
     }
     document.body.dataset.page = page;
+    // When the page's data is on it, from the navigation's start (the scale test reads it).
+    performance.mark(`rendered:${page}`);
   } catch (e) {
     showError(e.message);
   }

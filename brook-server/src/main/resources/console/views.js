@@ -4,6 +4,8 @@ import { lineChart } from './chart.js';
 import { bytes, duration, el, number, rate, seconds, shown, time } from './format.js';
 
 const PAGE = 50;
+// Partitions on a topic's or a group's page; the server cuts every list to a page.
+const PARTITION_PAGE = 100;
 
 function table(id, headers, rows) {
   return el('table', { id },
@@ -26,13 +28,21 @@ function unanswered(list) {
     'Not shown: ', list.map((u) => `broker ${u.broker} (${u.reason})`).join('; '), '.');
 }
 
-function pager(page, total, go) {
+function pager(page, total, go, size = PAGE) {
   const from = total === 0 ? 0 : page.offset + 1;
   const to = page.offset + page.count;
   return el('div', { class: 'pager' },
-    el('button', { type: 'button', id: 'page-prev', disabled: page.offset === 0, onclick: () => go(Math.max(0, page.offset - PAGE)) }, '‹ Previous'),
+    el('button', { type: 'button', id: 'page-prev', disabled: page.offset === 0, onclick: () => go(Math.max(0, page.offset - size)) }, '‹ Previous'),
     el('span', { class: 'muted', id: 'page-info' }, `${from}–${to} of ${number(total)}`),
-    el('button', { type: 'button', id: 'page-next', disabled: to >= total, onclick: () => go(page.offset + PAGE) }, 'Next ›'));
+    el('button', { type: 'button', id: 'page-next', disabled: to >= total, onclick: () => go(page.offset + size) }, 'Next ›'));
+}
+
+// A page of a topic's or a group's partitions is an address of its own (#/topics/x?offset=100),
+// so its pager routes there.
+function partitionPager(page, total, base) {
+  return total > page.count || page.offset > 0
+    ? pager(page, total, (next) => { location.hash = `${base}?offset=${next}`; }, PARTITION_PAGE)
+    : '';
 }
 
 // ---- Overview ------------------------------------------------------------------------------
@@ -135,7 +145,7 @@ export async function topics(view, ctx) {
 }
 
 export async function topic(view, ctx, name) {
-  const t = await api.topic(name, { limit: 500 });
+  const t = await api.topic(name, { offset: ctx.params.get('offset') || 0, limit: PARTITION_PAGE });
   const count = el('input', { id: 'add-partitions-count', type: 'number', min: t.partition_count + 1, value: t.partition_count + 1 });
   const grow = el('form', { class: 'inline', id: 'add-partitions-form' }, el('label', {}, 'New partition count', count),
     el('button', { type: 'submit', id: 'add-partitions' }, 'Add partitions'));
@@ -166,8 +176,8 @@ export async function topic(view, ctx, name) {
         el('td', { class: 'num remote' }, bytes(p.remote_size_bytes)),
         el('td', { class: 'replica-sizes' }, (p.replica_sizes || []).map((r) =>
           `${r.broker}: ${r.error ? r.error : bytes(r.size_bytes)}`).join(', '))))),
+    partitionPager({ offset: t.offset, count: t.partitions.length }, t.partition_count, `#/topics/${encodeURIComponent(name)}`),
     el('p', { class: 'muted' }, 'Log start and high watermark from each partition\'s leader, sizes from the broker holding each replica; log end and remote (tiered) size where this broker leads.'),
-    t.partition_count > t.partitions.length ? el('p', { class: 'muted' }, `First ${t.partitions.length} of ${t.partition_count} partitions.`) : '',
     el('h3', {}, 'Configs'),
     t.configs_error ? el('p', { class: 'muted' }, `Configs not shown: ${t.configs_error}`) : '',
     table('configs', ['Name', 'Value', 'Source'],
@@ -208,7 +218,7 @@ export async function groups(view, ctx) {
 export async function group(view, ctx, id) {
   const reset = resetForm(ctx, id);
   async function render() {
-    const g = await api.group(id);
+    const g = await api.group(id, { offset: ctx.params.get('offset') || 0, limit: PARTITION_PAGE });
     reset.partitions(g.partitions);
     view.replaceChildren(
       el('h2', { id: 'group-id' }, id),
@@ -227,6 +237,7 @@ export async function group(view, ctx, id) {
           el('td', { class: 'num' }, p.log_end_offset ?? '—'),
           el('td', { class: 'num lag' }, p.lag_records ?? '—'),
           el('td', { class: 'num' }, seconds(p.lag_seconds))))),
+      partitionPager({ offset: g.offset, count: g.partitions.length }, g.partition_count, `#/groups/${encodeURIComponent(id)}`),
       el('h3', {}, 'Members'),
       table('group-members', ['Member', 'Client id', 'Host'],
         g.members.map((m) => el('tr', {}, el('td', {}, m.member_id), el('td', {}, m.client_id), el('td', {}, m.host)))),
@@ -268,6 +279,9 @@ function resetForm(ctx, id) {
           el('td', {}, p.topic), el('td', { class: 'num' }, p.partition),
           el('td', { class: 'num current' }, p.current_offset), el('td', { class: 'num new' }, p.new_offset),
           el('td', { class: 'num skipped' }, p.skipped)))),
+      r.partition_count > r.partitions.length
+        ? el('p', { class: 'muted', id: 'reset-more' }, `First ${r.partitions.length} of ${number(r.partition_count)} partitions; ${number(r.skipped_total)} records skipped (+) or replayed (−) over all of them.`)
+        : '',
       r.applied ? el('p', { class: 'notice', id: 'reset-done' }, 'Offsets reset.')
         : el('button', { type: 'button', class: 'danger', id: 'reset-apply', onclick: apply }, 'Apply this reset'));
   }
@@ -280,7 +294,7 @@ function resetForm(ctx, id) {
     ctx.guard(async () => { draw(await api.resetOffsets(id, body(false))); });
   });
   return {
-    node: el('div', {}, form, el('p', { class: 'muted' }, 'Partitions (none ticked: all the group committed):'), choices, preview),
+    node: el('div', {}, form, el('p', { class: 'muted' }, 'Partitions of this page (none ticked: all the group committed):'), choices, preview),
     partitions(list) {
       choices.replaceChildren(...list.map((p) => el('label', {},
         el('input', { type: 'checkbox', 'data-topic': p.topic, 'data-partition': p.partition }), ` ${p.topic}-${p.partition}`)));
@@ -291,7 +305,11 @@ function resetForm(ctx, id) {
 // ---- Transactions --------------------------------------------------------------------------
 
 export async function transactions(view, ctx) {
+  let search = '';
+  let offset = 0;
   const body = el('div', {});
+  const input = el('input', { id: 'txn-search', type: 'search', placeholder: 'Search transactional ids' });
+  input.addEventListener('change', () => { search = input.value; offset = 0; ctx.guard(load); });
   const topicInput = el('input', { id: 'producers-topic', placeholder: 'topic', value: ctx.params.get('topic') || '' });
   const producers = el('div', {});
   const form = el('form', { class: 'inline', id: 'producers-form' }, el('label', {}, 'Topic', topicInput),
@@ -310,7 +328,7 @@ export async function transactions(view, ctx) {
   }
   form.addEventListener('submit', (event) => { event.preventDefault(); ctx.guard(loadProducers); });
   async function load() {
-    const r = await api.transactions();
+    const r = await api.transactions({ q: search, offset, limit: PAGE });
     body.replaceChildren(
       unanswered(r.unanswered),
       table('transactions', ['Transactional id', { label: 'Coordinator', num: true }, 'State', { label: 'Producer id', num: true }, { label: 'Epoch', num: true }, { label: 'Age', num: true }, { label: 'Timeout', num: true }, 'Partitions'],
@@ -322,10 +340,12 @@ export async function transactions(view, ctx) {
           el('td', { class: 'num' }, t.producer_epoch ?? '—'),
           el('td', { class: 'num age' }, t.age_ms === undefined ? '—' : seconds(t.age_ms / 1000)),
           el('td', { class: 'num' }, t.timeout_ms === undefined ? '—' : duration(t.timeout_ms)),
-          el('td', { class: 'partitions' }, (t.partitions || []).map((p) => `${p.topic}-${p.partition}`).join(', '))))),
-      el('p', { class: 'muted' }, `Transactions of every broker (${r.total}); open longer than transaction.max.timeout.ms (${duration(r.max_timeout_ms)}) is marked hung.`));
+          el('td', { class: 'partitions' }, (t.partitions || []).map((p) => `${p.topic}-${p.partition}`).join(', '),
+            t.partition_count > (t.partitions || []).length ? el('span', { class: 'muted' }, ` and ${number(t.partition_count - t.partitions.length)} more`) : '')))),
+      pager({ offset: r.offset, count: r.transactions.length }, r.total, (next) => { offset = next; ctx.guard(load); }),
+      el('p', { class: 'muted' }, `Transactions of every broker; open longer than transaction.max.timeout.ms (${duration(r.max_timeout_ms)}) is marked hung.`));
   }
-  view.replaceChildren(el('h2', {}, 'Transactions'), body, el('h3', {}, 'Producers by partition'), form, producers);
+  view.replaceChildren(el('h2', {}, 'Transactions'), el('div', { class: 'toolbar' }, input), body, el('h3', {}, 'Producers by partition'), form, producers);
   await load();
   if (topicInput.value) await ctx.guard(loadProducers);
   return load;
@@ -336,7 +356,12 @@ export async function transactions(view, ctx) {
 export async function messages(view, ctx) {
   const topicInput = el('input', { id: 'msg-topic', list: 'topic-names', value: ctx.params.get('topic') || '', placeholder: 'topic' });
   const names = el('datalist', { id: 'topic-names' });
-  api.topics({ limit: 500 }).then((page) => names.replaceChildren(...page.topics.map((t) => el('option', { value: t.name }))), () => {});
+  // Suggestions: the first 20 topics whose name contains what is typed, asked as it is typed.
+  let suggest = null;
+  const suggestions = () => api.topics({ q: topicInput.value, limit: 20 })
+    .then((page) => names.replaceChildren(...page.topics.map((t) => el('option', { value: t.name }))), () => {});
+  topicInput.addEventListener('input', () => { clearTimeout(suggest); suggest = setTimeout(suggestions, 250); });
+  suggestions();
   const partition = el('input', { id: 'msg-partition', type: 'number', min: 0, value: ctx.params.get('partition') || 0 });
   const offset = el('input', { id: 'msg-offset', type: 'number', min: 0, placeholder: 'earliest' });
   const when = el('input', { id: 'msg-timestamp', type: 'datetime-local', step: 1 });

@@ -58,16 +58,14 @@ final class ClusterView {
     String needle = search == null ? "" : search.toLowerCase(Locale.ROOT);
     List<String> names = new ArrayList<>();
     for (String name : image.topicNames()) {
-      if (shown.test(name)
-          && (needle.isEmpty() || name.toLowerCase(Locale.ROOT).contains(needle))) {
+      if (shown.test(name) && matches(name, needle)) {
         names.add(name);
       }
     }
     names.sort(null);
-    int from = Math.min(Math.max(offset, 0), names.size());
-    int to = Math.min(from + Math.max(Math.min(limit, MAX_PAGE), 0), names.size());
-    List<TopicRow> rows = new ArrayList<>(to - from);
-    for (String name : names.subList(from, to)) {
+    Page<String> shownNames = page(names, offset, limit);
+    List<TopicRow> rows = new ArrayList<>(shownNames.rows().size());
+    for (String name : shownNames.rows()) {
       TopicImage topic = image.topic(name).orElseThrow();
       Map<String, String> configs = image.configs(ConfigResource.Type.TOPIC, name);
       rows.add(
@@ -81,7 +79,23 @@ final class ClusterView {
               parseLong(configs.get("retention.ms"), defaults.retentionMs()),
               configs.getOrDefault("cleanup.policy", defaults.cleanupPolicy())));
     }
-    return new Page<>(names.size(), from, to - from, rows);
+    return new Page<>(shownNames.total(), shownNames.offset(), shownNames.limit(), rows);
+  }
+
+  /** Whether {@code name} contains {@code search} (lower case; empty matches every name). */
+  static boolean matches(String name, String search) {
+    return search.isEmpty() || name.toLowerCase(Locale.ROOT).contains(search);
+  }
+
+  /**
+   * The rows of {@code all} (already filtered and sorted) from {@code offset}, at most {@code
+   * limit} of them and never more than {@link #MAX_PAGE}: the one way every console list is cut
+   * before it leaves the server. An offset past the end gives an empty page at the end.
+   */
+  static <T> Page<T> page(List<T> all, int offset, int limit) {
+    int from = Math.min(Math.max(offset, 0), all.size());
+    int to = Math.min(from + Math.max(Math.min(limit, MAX_PAGE), 0), all.size());
+    return new Page<>(all.size(), from, to - from, new ArrayList<>(all.subList(from, to)));
   }
 
   /**

@@ -70,6 +70,10 @@ final class ConsoleApi {
   static final String CLIENT_ID = "brook-console";
   private static final int ADMIN_TIMEOUT_MS = 30_000;
   private static final int DEFAULT_PAGE = 50;
+
+  /** Partitions on a topic's or a group's page unless the page asks for another number. */
+  private static final int DEFAULT_PARTITIONS = 100;
+
   private static final int MAX_RECORDS = 200;
   private static final int FETCH_MAX_BYTES = 1024 * 1024;
 
@@ -189,7 +193,11 @@ final class ConsoleApi {
       }
     }
     if (first.equals("transactions") && n == 1 && get) {
-      return transactions.transactions(caller);
+      return transactions.transactions(
+          search(query),
+          (int) number(query, "offset", 0, 0, Integer.MAX_VALUE),
+          (int) number(query, "limit", DEFAULT_PAGE, 1, ClusterView.MAX_PAGE),
+          caller);
     }
     if (first.equals("groups") && n == 3 && path.get(2).equals("reset") && post) {
       return offsetReset.reset(path.get(1), body, caller);
@@ -199,7 +207,11 @@ final class ConsoleApi {
         return groups(query, caller);
       }
       if (n == 2) {
-        return groups.group(path.get(1), caller);
+        return groups.group(
+            path.get(1),
+            (int) number(query, "offset", 0, 0, Integer.MAX_VALUE),
+            (int) number(query, "limit", DEFAULT_PARTITIONS, 1, ClusterView.MAX_PAGE),
+            caller);
       }
     }
     throw ConsoleException.notFound("no such console endpoint: " + method + " /" + path);
@@ -377,18 +389,20 @@ final class ConsoleApi {
     TopicImage t =
         image.topic(topic).orElseThrow(() -> ConsoleException.notFound("no topic named " + topic));
     int offset = (int) number(query, "offset", 0, 0, Integer.MAX_VALUE);
-    int limit = (int) number(query, "limit", 100, 1, ClusterView.MAX_PAGE);
+    int limit = (int) number(query, "limit", DEFAULT_PARTITIONS, 1, ClusterView.MAX_PAGE);
+    List<Integer> ids = new ArrayList<>(t.partitions().keySet());
+    ids.sort(null);
+    ClusterView.Page<Integer> page = ClusterView.page(ids, offset, limit);
     ObjectNode root = JSON.createObjectNode();
     root.put("name", t.name());
     root.put("topic_id", t.id().toString());
     root.put("partition_count", t.numPartitions());
-    root.put("offset", offset);
+    root.put("offset", page.offset());
+    root.put("limit", page.limit());
     root.put("local_size_bytes", localSize(image, topic));
     ArrayNode partitions = root.putArray("partitions");
-    List<Integer> ids = new ArrayList<>(t.partitions().keySet());
-    ids.sort(null);
     Map<Integer, ObjectNode> rows = new TreeMap<>();
-    for (int id : ids.subList(Math.min(offset, ids.size()), Math.min(offset + limit, ids.size()))) {
+    for (int id : page.rows()) {
       PartitionImage p = t.partitions().get(id);
       ObjectNode node = partitions.addObject();
       node.put("partition", id);
@@ -549,7 +563,7 @@ final class ConsoleApi {
 
   private CompletableFuture<JsonNode> groups(
       Map<String, List<String>> query, InProcessApis.Caller caller) {
-    String search = Optional.ofNullable(first(query, "q")).orElse("").toLowerCase(Locale.ROOT);
+    String search = search(query);
     int offset = (int) number(query, "offset", 0, 0, Integer.MAX_VALUE);
     int limit = (int) number(query, "limit", DEFAULT_PAGE, 1, ClusterView.MAX_PAGE);
     return groups.list(search, offset, limit, caller);
@@ -905,6 +919,11 @@ final class ConsoleApi {
   }
 
   // ---- Parameters -----------------------------------------------------------------------------
+
+  /** The {@code q} parameter in lower case, empty when absent: ids containing it are listed. */
+  private static String search(Map<String, List<String>> query) {
+    return Optional.ofNullable(first(query, "q")).orElse("").toLowerCase(Locale.ROOT);
+  }
 
   private static String first(Map<String, List<String>> query, String name) {
     List<String> values = query.get(name);

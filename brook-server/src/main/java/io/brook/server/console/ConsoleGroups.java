@@ -14,10 +14,10 @@ import io.brook.coordinator.log.PartitionEnds;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -148,20 +148,20 @@ final class ConsoleGroups {
       Listing listing, String search, int offset, int limit, InProcessApis.Caller caller) {
     List<ListGroupsResponseData.ListedGroup> listed = new ArrayList<>();
     for (ListGroupsResponseData.ListedGroup g : listing.groups().values()) {
-      if (search.isEmpty() || g.groupId().toLowerCase(Locale.ROOT).contains(search)) {
+      if (ClusterView.matches(g.groupId(), search)) {
         listed.add(g);
       }
     }
-    int from = Math.min(offset, listed.size());
-    List<ListGroupsResponseData.ListedGroup> page =
-        listed.subList(from, Math.min(from + limit, listed.size()));
+    ClusterView.Page<ListGroupsResponseData.ListedGroup> page =
+        ClusterView.page(listed, offset, limit);
     ObjectNode root = JSON.createObjectNode();
-    root.put("total", listed.size());
-    root.put("offset", from);
+    root.put("total", page.total());
+    root.put("offset", page.offset());
+    root.put("limit", page.limit());
     root.set("unanswered", listing.unanswered());
     ArrayNode rows = root.putArray("groups");
     Map<Integer, List<String>> byCoordinator = new TreeMap<>();
-    for (ListGroupsResponseData.ListedGroup g : page) {
+    for (ListGroupsResponseData.ListedGroup g : page.rows()) {
       int node = listing.coordinators().getOrDefault(g.groupId(), cluster.nodeId());
       byCoordinator.computeIfAbsent(node, n -> new ArrayList<>()).add(g.groupId());
       rows.addObject()
@@ -173,7 +173,7 @@ final class ConsoleGroups {
     }
     return memberCounts(byCoordinator, caller)
         .thenCombine(
-            lags(byCoordinator),
+            lags(byCoordinator).thenCompose(lags -> visible(lags, caller)),
             (counts, lags) -> {
               for (JsonNode row : rows) {
                 String id = row.get("group_id").asText();
@@ -184,6 +184,36 @@ final class ConsoleGroups {
                 putLag((ObjectNode) row, lags.get(id));
               }
               return root;
+            });
+  }
+
+  /**
+   * Each group's lag over the partitions of the topics the caller may DESCRIBE only, as its page
+   * shows them (OffsetFetch leaves the others out for a client too).
+   */
+  private CompletableFuture<Map<String, GroupLag>> visible(
+      Map<String, GroupLag> lags, InProcessApis.Caller caller) {
+    List<String> topics =
+        lags.values().stream()
+            .flatMap(lag -> lag.partitions().stream())
+            .map(p -> p.topicPartition().topic())
+            .distinct()
+            .toList();
+    return cluster
+        .describable(topics, caller)
+        .thenApply(
+            allowed -> {
+              Map<String, GroupLag> shown = new HashMap<>();
+              lags.forEach(
+                  (id, lag) ->
+                      shown.put(
+                          id,
+                          new GroupLag(
+                              id,
+                              lag.partitions().stream()
+                                  .filter(p -> allowed.contains(p.topicPartition().topic()))
+                                  .toList())));
+              return shown;
             });
   }
 
@@ -319,21 +349,29 @@ final class ConsoleGroups {
         worker);
   }
 
-  /** A group's page, served by its coordinator wherever that is. */
-  CompletableFuture<JsonNode> group(String groupId, InProcessApis.Caller caller) {
+  /**
+   * A group's page, served by its coordinator wherever that is: its members, its total lag, and the
+   * committed offsets and lag of the partitions from {@code offset} (by topic, then partition), at
+   * most {@code limit}, so a group committed on tens of thousands of partitions is not sent whole.
+   */
+  CompletableFuture<JsonNode> group(
+      String groupId, int offset, int limit, InProcessApis.Caller caller) {
     // FindCoordinator as the user also checks the user may DESCRIBE the group (403 otherwise).
     return cluster
         .coordinator(ConsoleCluster.GROUP, groupId, caller)
         .thenCompose(
             node ->
                 describe(node, List.of(groupId), caller)
-                    .thenCompose(groups -> group(groupId, node, groups.get(0), caller)));
+                    .thenCompose(
+                        groups -> group(groupId, node, groups.get(0), offset, limit, caller)));
   }
 
   private CompletableFuture<JsonNode> group(
       String groupId,
       int node,
       DescribeGroupsResponseData.DescribedGroup g,
+      int offset,
+      int limit,
       InProcessApis.Caller caller) {
     // Refused: nothing about the group shows. Otherwise a group DescribeGroups cannot describe (a
     // consumer-protocol group) still shows its offsets and lag.
@@ -369,39 +407,50 @@ final class ConsoleGroups {
                           .toList();
               return cluster
                   .describable(topics, caller)
-                  .thenApply(allowed -> groupPartitions(root, g, lag, allowed));
+                  .thenApply(allowed -> groupPartitions(root, g, lag, allowed, offset, limit));
             });
   }
 
   /**
    * The group page's offsets and lag, of the topics the caller may DESCRIBE only (OffsetFetch
-   * leaves the others out for a client too).
+   * leaves the others out for a client too), one page of them.
    */
-  private static JsonNode groupPartitions(
+  static JsonNode groupPartitions(
       ObjectNode root,
       DescribeGroupsResponseData.DescribedGroup g,
       GroupLag lag,
-      Set<String> allowed) {
+      Set<String> allowed,
+      int offset,
+      int limit) {
     if (g.errorCode() != Errors.NONE.code() && lag == null) {
       throw ConsoleException.of(g.errorCode(), g.errorMessage());
     }
-    putLag(root, lag);
-    ArrayNode partitions = root.putArray("partitions");
+    List<PartitionLag> shown = new ArrayList<>();
     if (lag != null) {
       for (PartitionLag p : lag.partitions()) {
-        if (!allowed.contains(p.topicPartition().topic())) {
-          continue;
+        if (allowed.contains(p.topicPartition().topic())) {
+          shown.add(p);
         }
-        ObjectNode node = partitions.addObject();
-        node.put("topic", p.topicPartition().topic());
-        node.put("partition", p.topicPartition().partition());
-        node.put("committed_offset", p.committedOffset());
-        if (p.logEndOffset() >= 0) {
-          node.put("log_end_offset", p.logEndOffset());
-          node.put("lag_records", p.lagRecords());
-        }
-        p.lagTime().ifPresent(t -> node.put("lag_seconds", t.toMillis() / 1000.0));
       }
+    }
+    // The totals too are of the partitions shown.
+    putLag(root, lag == null ? null : new GroupLag(lag.groupId(), shown));
+    shown.sort(Comparator.comparing(PartitionLag::topicPartition, ConsoleApi.TP_ORDER));
+    ClusterView.Page<PartitionLag> page = ClusterView.page(shown, offset, limit);
+    root.put("partition_count", page.total());
+    root.put("offset", page.offset());
+    root.put("limit", page.limit());
+    ArrayNode partitions = root.putArray("partitions");
+    for (PartitionLag p : page.rows()) {
+      ObjectNode node = partitions.addObject();
+      node.put("topic", p.topicPartition().topic());
+      node.put("partition", p.topicPartition().partition());
+      node.put("committed_offset", p.committedOffset());
+      if (p.logEndOffset() >= 0) {
+        node.put("log_end_offset", p.logEndOffset());
+        node.put("lag_records", p.lagRecords());
+      }
+      p.lagTime().ifPresent(t -> node.put("lag_seconds", t.toMillis() / 1000.0));
     }
     return root;
   }

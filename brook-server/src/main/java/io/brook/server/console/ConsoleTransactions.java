@@ -34,8 +34,11 @@ import org.apache.kafka.common.protocol.Errors;
 final class ConsoleTransactions {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Transactional ids described per page at the most (the list itself is not cut). */
-  static final int MAX_DESCRIBED = 200;
+  /**
+   * Partitions shown per transaction at the most; the row says how many it has (one transaction may
+   * write to thousands).
+   */
+  static final int MAX_PARTITIONS_SHOWN = 50;
 
   private final ConsoleCluster cluster;
   private final long maxTimeoutMs;
@@ -45,8 +48,13 @@ final class ConsoleTransactions {
     this.maxTimeoutMs = maxTimeoutMs;
   }
 
-  /** Open and recent transactions with their state, producer, age and partitions. */
-  CompletableFuture<JsonNode> transactions(InProcessApis.Caller caller) {
+  /**
+   * A page of the cluster's transactions whose transactional id contains {@code search} (lower
+   * case), by id, with their state, producer, age and partitions: every broker's listing is merged
+   * and filtered, then only the page's ids are described.
+   */
+  CompletableFuture<JsonNode> transactions(
+      String search, int offset, int limit, InProcessApis.Caller caller) {
     return ConsoleCluster.fanOut(
             cluster.brokers(),
             node ->
@@ -70,21 +78,32 @@ final class ConsoleTransactions {
                             .toList(),
                     ListTransactionsResponseData::errorCode,
                     caller))
-        .thenCompose(listing -> describe(listing, caller));
+        .thenCompose(listing -> describe(listing, search, offset, limit, caller));
   }
 
   private CompletableFuture<JsonNode> describe(
-      ConsoleCluster.Merged listing, InProcessApis.Caller caller) {
-    List<String> ids = new ArrayList<>(listing.coordinators().keySet());
-    int total = ids.size();
-    List<String> described = ids.subList(0, Math.min(total, MAX_DESCRIBED));
+      ConsoleCluster.Merged listing,
+      String search,
+      int offset,
+      int limit,
+      InProcessApis.Caller caller) {
+    List<String> ids = new ArrayList<>();
+    // The merged listing is sorted by id.
+    for (String id : listing.coordinators().keySet()) {
+      if (ClusterView.matches(id, search)) {
+        ids.add(id);
+      }
+    }
+    ClusterView.Page<String> page = ClusterView.page(ids, offset, limit);
     ObjectNode root = JSON.createObjectNode();
-    root.put("total", total);
+    root.put("total", page.total());
+    root.put("offset", page.offset());
+    root.put("limit", page.limit());
     root.put("max_timeout_ms", maxTimeoutMs);
     root.set("unanswered", listing.unanswered());
     ArrayNode rows = root.putArray("transactions");
     Map<Integer, List<String>> byCoordinator = new TreeMap<>();
-    for (String id : described) {
+    for (String id : page.rows()) {
       byCoordinator.computeIfAbsent(listing.coordinators().get(id), n -> new ArrayList<>()).add(id);
     }
     return ConsoleCluster.fanOut(
@@ -144,14 +163,20 @@ final class ConsoleTransactions {
     } else {
       row.put("hung", false);
     }
-    ArrayNode partitions = row.putArray("partitions");
     List<DescribeTransactionsResponseData.TopicData> topics = new ArrayList<>(t.topics());
     topics.sort(Comparator.comparing(DescribeTransactionsResponseData.TopicData::topic));
+    int count = 0;
+    ArrayNode partitions = row.putArray("partitions");
     for (DescribeTransactionsResponseData.TopicData topic : topics) {
-      topic.partitions().stream()
-          .sorted()
-          .forEach(p -> partitions.addObject().put("topic", topic.topic()).put("partition", p));
+      List<Integer> ids = new ArrayList<>(topic.partitions());
+      ids.sort(null);
+      for (int p : ids) {
+        if (count++ < MAX_PARTITIONS_SHOWN) {
+          partitions.addObject().put("topic", topic.topic()).put("partition", p);
+        }
+      }
     }
+    row.put("partition_count", count);
     return row;
   }
 

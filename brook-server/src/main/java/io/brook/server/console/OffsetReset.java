@@ -44,6 +44,12 @@ final class OffsetReset {
   private static final long EARLIEST = -2;
   private static final long LATEST = -1;
 
+  /**
+   * Partitions an answer lists at the most (by topic, then partition); its totals count them all,
+   * so a group committed on tens of thousands of partitions is not sent whole.
+   */
+  static final int MAX_ROWS = 100;
+
   /** Where a reset moves each partition, by the page's name for it. */
   enum Target {
     EARLIEST,
@@ -62,7 +68,7 @@ final class OffsetReset {
   }
 
   /** One partition's offsets for the preview. */
-  private record Row(TopicPartition tp, long current, long next) {}
+  record Row(TopicPartition tp, long current, long next) {}
 
   private final ConsoleCluster cluster;
 
@@ -278,12 +284,14 @@ final class OffsetReset {
             });
   }
 
-  private static JsonNode render(String group, List<Row> plan, boolean applied) {
+  static JsonNode render(String group, List<Row> plan, boolean applied) {
     ObjectNode root = JSON.createObjectNode();
     root.put("group_id", group);
     root.put("applied", applied);
+    root.put("partition_count", plan.size());
+    root.put("skipped_total", plan.stream().mapToLong(row -> row.next() - row.current()).sum());
     ArrayNode rows = root.putArray("partitions");
-    for (Row row : plan) {
+    for (Row row : plan.subList(0, Math.min(plan.size(), MAX_ROWS))) {
       rows.addObject()
           .put("topic", row.tp().topic())
           .put("partition", row.tp().partition())

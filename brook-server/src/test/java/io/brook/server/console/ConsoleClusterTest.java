@@ -215,7 +215,8 @@ class ConsoleClusterTest {
         });
   }
 
-  private static ApiHandler handler(ApiKeys key, Function<ApiMessage, ApiMessage> answer) {
+  /** A handler of {@code key} that answers every request with {@code answer}'s response. */
+  static ApiHandler handler(ApiKeys key, Function<ApiMessage, ApiMessage> answer) {
     return new ApiHandler() {
       @Override
       public ApiKeys apiKey() {

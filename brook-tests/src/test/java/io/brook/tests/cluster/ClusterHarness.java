@@ -51,6 +51,9 @@ public final class ClusterHarness implements AutoCloseable {
   private IntFunction<Map<String, String>> environment = id -> Map.of();
   private Duration readyTimeout = DEFAULT_READY_TIMEOUT;
 
+  /** A client listener every broker has besides PLAINTEXT, or null. */
+  private String extraListener;
+
   private ClusterHarness(Path dir, NetworkNamespaces network) {
     this.dir = dir;
     this.network = network;
@@ -92,6 +95,24 @@ public final class ClusterHarness implements AutoCloseable {
       throws IOException {
     ClusterHarness harness = new ClusterHarness(dir, null);
     harness.launchPrefix = launchPrefix;
+    return harness.startNodes(nodeIds(count, 0), false, extraConfig, nodeConfig);
+  }
+
+  /**
+   * As {@link #start(Path, int, Map, IntFunction)}, every node also serving clients on {@code
+   * listener} (a listener name, which {@code listener.security.protocol.map} in {@code extraConfig}
+   * must map, for example {@code SASL_PLAINTEXT}) on a port of its own, advertised; PLAINTEXT stays
+   * the inter-broker listener.
+   */
+  public static ClusterHarness startWithListener(
+      Path dir,
+      int count,
+      String listener,
+      Map<String, String> extraConfig,
+      IntFunction<Map<String, String>> nodeConfig)
+      throws IOException {
+    ClusterHarness harness = new ClusterHarness(dir, null);
+    harness.extraListener = listener;
     return harness.startNodes(nodeIds(count, 0), false, extraConfig, nodeConfig);
   }
 
@@ -218,10 +239,12 @@ public final class ClusterHarness implements AutoCloseable {
         ports.put(
             id,
             new int[] {
-              PortAllocator.shared().allocate(), controller ? PortAllocator.shared().allocate() : -1
+              PortAllocator.shared().allocate(),
+              controller ? PortAllocator.shared().allocate() : -1,
+              extraListener != null ? PortAllocator.shared().allocate() : -1
             });
       } else {
-        ports.put(id, new int[] {9092, controller ? 9093 : -1});
+        ports.put(id, new int[] {9092, controller ? 9093 : -1, extraListener != null ? 9094 : -1});
       }
     }
     String voters =
@@ -259,8 +282,13 @@ public final class ClusterHarness implements AutoCloseable {
     props.put("process.roles", roles);
     List<String> listeners = new ArrayList<>();
     if (roles.contains("broker")) {
-      listeners.add("PLAINTEXT://" + host(id) + ":" + ports[0]);
-      props.put("advertised.listeners", "PLAINTEXT://" + host(id) + ":" + ports[0]);
+      List<String> advertised = new ArrayList<>();
+      advertised.add("PLAINTEXT://" + host(id) + ":" + ports[0]);
+      if (ports.length > 2 && ports[2] > 0) {
+        advertised.add(extraListener + "://" + host(id) + ":" + ports[2]);
+      }
+      listeners.addAll(advertised);
+      props.put("advertised.listeners", String.join(",", advertised));
     }
     if (roles.contains("controller")) {
       listeners.add("CONTROLLER://" + host(id) + ":" + ports[1]);

@@ -126,7 +126,7 @@ class ConsoleClusterIT {
    * A key (group or transactional id) whose coordinator is not broker 1: the leader of the internal
    * topic's partition the key hashes to, as Kafka places them.
    */
-  private static Map.Entry<String, Integer> coordinatedElsewhere(
+  static Map.Entry<String, Integer> coordinatedElsewhere(
       Admin admin, String internalTopic, String prefix) throws Exception {
     TopicDescription topic =
         admin.describeTopics(List.of(internalTopic)).allTopicNames().get().get(internalTopic);
