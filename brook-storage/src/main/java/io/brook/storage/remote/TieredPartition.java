@@ -207,6 +207,12 @@ public final class TieredPartition {
    *
    * @throws ManifestConflictException if another writer replaced the manifest (the tier is fenced)
    */
+  /**
+   * How many times one {@link #publish} goes on from a manifest of its own epoch that it did not
+   * know of, before it takes the store for a writer it cannot agree with.
+   */
+  private static final int MAX_OWN_WRITES_FOUND = 3;
+
   synchronized void publish(UnaryOperator<RemoteLogManifest> change) throws IOException {
     if (fenced) {
       throw new ManifestConflictException(
@@ -221,33 +227,36 @@ public final class TieredPartition {
               + ": not writing its manifest");
     }
     RemoteLogManifest next = change.apply(manifest).withLeaderEpoch(leaderEpoch);
-    byte[] bytes = next.encode();
-    try {
-      manifestVersion = Optional.of(store.replaceManifest(tp, bytes, manifestVersion));
-    } catch (ManifestConflictException e) {
-      Optional<RemoteSegmentStore.StoredManifest> stored = store.readManifestVersion(tp);
-      if (stored.isPresent() && Arrays.equals(stored.get().bytes(), bytes)) {
-        manifestVersion = Optional.of(stored.get().version());
-      } else if (stored.isPresent()
-          && RemoteLogManifest.decode(stored.get().bytes()).leaderEpoch() == leaderEpoch) {
-        // An earlier write of this tier failed on the way back (a timeout, a broken connection)
-        // after the store had taken it: the stored manifest is this leader's own. Go on from it.
-        next = change.apply(RemoteLogManifest.decode(stored.get().bytes()));
-        next = next.withLeaderEpoch(leaderEpoch);
-        try {
-          manifestVersion =
-              Optional.of(
-                  store.replaceManifest(tp, next.encode(), Optional.of(stored.get().version())));
-        } catch (ManifestConflictException again) {
-          fence(again.getMessage());
-          throw again;
+    Optional<String> expected = manifestVersion;
+    // Each pass writes once. A conflict is not always another writer: a client that retries a
+    // conditional write whose first attempt the store took (its answer lost) is refused by its
+    // own write. So a conflict is judged by what is stored: exactly what was sent is this write
+    // done; a manifest of this tier's own leader epoch is an earlier write of its own whose answer
+    // was lost, and the change is applied to it; anything else is a later leader's.
+    for (int ownWritesFound = 0; ; ownWritesFound++) {
+      byte[] bytes = next.encode();
+      try {
+        manifestVersion = Optional.of(store.replaceManifest(tp, bytes, expected));
+        break;
+      } catch (ManifestConflictException e) {
+        Optional<RemoteSegmentStore.StoredManifest> stored = store.readManifestVersion(tp);
+        if (stored.isPresent() && Arrays.equals(stored.get().bytes(), bytes)) {
+          manifestVersion = Optional.of(stored.get().version());
+          break;
         }
-        LOG.info(
-            "Went on from the remote manifest a write that failed had stored topicPartition={}"
-                + " leaderEpoch={}",
-            tp,
-            leaderEpoch);
-      } else {
+        if (ownWritesFound < MAX_OWN_WRITES_FOUND
+            && stored.isPresent()
+            && RemoteLogManifest.decode(stored.get().bytes()).leaderEpoch() == leaderEpoch) {
+          next = change.apply(RemoteLogManifest.decode(stored.get().bytes()));
+          next = next.withLeaderEpoch(leaderEpoch);
+          expected = Optional.of(stored.get().version());
+          LOG.info(
+              "Going on from the remote manifest a write whose answer was lost had stored"
+                  + " topicPartition={} leaderEpoch={}",
+              tp,
+              leaderEpoch);
+          continue;
+        }
         fence(e.getMessage());
         throw e;
       }

@@ -11,6 +11,7 @@ import org.apache.kafka.common.TopicIdPartition;
  */
 final class LostAnswerStore extends ForwardingSegmentStore {
   private int answersToLose;
+  private int writesToRefuseAfterStoring;
 
   LostAnswerStore(RemoteSegmentStore delegate) {
     super(delegate);
@@ -21,6 +22,15 @@ final class LostAnswerStore extends ForwardingSegmentStore {
     answersToLose = n;
   }
 
+  /**
+   * The next {@code n} manifest writes are stored, then answered as conflicts: what a client sees
+   * when it retries a conditional write whose first attempt the store took and the retry finds that
+   * attempt's version in place of the one it names.
+   */
+  void refuseNextAfterStoring(int n) {
+    writesToRefuseAfterStoring = n;
+  }
+
   @Override
   public String replaceManifest(
       TopicIdPartition tp, byte[] manifest, Optional<String> expectedVersion) throws IOException {
@@ -28,6 +38,10 @@ final class LostAnswerStore extends ForwardingSegmentStore {
     if (answersToLose > 0) {
       answersToLose--;
       throw new IOException("the answer to a stored manifest write was lost");
+    }
+    if (writesToRefuseAfterStoring > 0) {
+      writesToRefuseAfterStoring--;
+      throw new ManifestConflictException("a retry of a stored manifest write found it in place");
     }
     return version;
   }

@@ -234,6 +234,39 @@ class TieredPartitionTest {
   }
 
   @Test
+  void aRetriedManifestWriteRefusedByItsOwnFirstAttemptDoesNotFenceItsLeader() throws Exception {
+    // Given: a copy whose manifest write is stored but answered with an error, then, in the next
+    // copy task, a write that is stored and answered as a conflict (the client's retry of it found
+    // its own first attempt in place)
+    PartitionLog log = open(LogConfig.builder().retentionMs(-1).localRetentionMs(-2));
+    long now = fixture.time().milliseconds();
+    for (int i = 0; i < 5; i++) {
+      append(log, now + i);
+    }
+    log.updateHighWatermark(4);
+    LostAnswerStore lossy = new LostAnswerStore(store);
+    TieredPartition tier =
+        TieredPartition.open(lossy, cache, log, TOPIC_ID, fixture.time(), 1, () -> true, () -> 0L);
+    lossy.loseNextAnswers(1);
+    assertThatThrownBy(tier::copyEligible).isInstanceOf(java.io.IOException.class);
+    lossy.refuseNextAfterStoring(2);
+
+    // When: the next copy task runs
+    int copied = tier.copyEligible();
+
+    // Then: the leader takes both for its own writes and copies every segment
+    assertThat(tier.fenced()).isFalse();
+    assertThat(copied).isEqualTo(4);
+    RemoteLogManifest stored = RemoteLogManifest.decode(store.readManifest(TP).orElseThrow());
+    assertThat(stored).isEqualTo(tier.manifest());
+    assertThat(
+            stored.segments().stream()
+                .filter(s -> s.state() == RemoteSegmentState.COPY_SEGMENT_FINISHED)
+                .map(RemoteSegment::baseOffset))
+        .containsExactly(0L, 1L, 2L, 3L);
+  }
+
+  @Test
   void aReplacedLeaderCannotOverwriteTheNewLeadersManifestAndStopsCopying() throws Exception {
     // Given: the leader in epoch 1 has copied segment 0; a new leader, in epoch 2, opens the tier
     // and copies segments 1 to 3 while the old one still believes it leads
