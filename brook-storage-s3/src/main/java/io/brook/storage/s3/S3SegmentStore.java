@@ -200,7 +200,13 @@ public final class S3SegmentStore extends ObjectSegmentStore {
         // A store that ignores Range answers the whole object from its first byte.
         body.abort();
         throw new IOException(
-            "object " + key + ": asked for " + length + " bytes (" + range + "), answered "
+            "object "
+                + key
+                + ": asked for "
+                + length
+                + " bytes ("
+                + range
+                + "), answered "
                 + reported);
       }
       int expected = reported == null ? length : (int) (long) reported;
@@ -218,7 +224,14 @@ public final class S3SegmentStore extends ObjectSegmentStore {
         // The body ended before the length the store announced: a broken connection, not the
         // end of the object.
         throw new IOException(
-            "object " + key + " " + range + ": body ended after " + read + " of " + expected
+            "object "
+                + key
+                + " "
+                + range
+                + ": body ended after "
+                + read
+                + " of "
+                + expected
                 + " bytes");
       }
       return Arrays.copyOf(bytes, read);
