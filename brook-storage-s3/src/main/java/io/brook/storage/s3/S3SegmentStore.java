@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,6 +21,7 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -188,9 +190,51 @@ public final class S3SegmentStore extends ObjectSegmentStore {
       return new byte[0];
     }
     String range = "bytes=" + start + "-" + (start + length - 1);
-    try {
-      return call(() -> s3.getObjectAsBytes(b -> b.bucket(bucket).key(key).range(range)))
-          .asByteArrayUnsafe();
+    // Read the body straight into one array of the answer's size: the SDK's getObjectAsBytes grows
+    // a buffer 4 KiB at a time and copies the result once more, which was a fifth of a remote
+    // reader thread's CPU.
+    try (ResponseInputStream<GetObjectResponse> body =
+        call(() -> s3.getObject(b -> b.bucket(bucket).key(key).range(range)))) {
+      Long reported = body.response().contentLength();
+      if (reported != null && reported > length) {
+        // A store that ignores Range answers the whole object from its first byte.
+        body.abort();
+        throw new IOException(
+            "object "
+                + key
+                + ": asked for "
+                + length
+                + " bytes ("
+                + range
+                + "), answered "
+                + reported);
+      }
+      int expected = reported == null ? length : (int) (long) reported;
+      byte[] bytes = new byte[expected];
+      int read;
+      try {
+        read = body.readNBytes(bytes, 0, expected);
+      } catch (SdkException e) {
+        throw new IOException("reading " + key + " " + range + ": " + e.getMessage(), e);
+      }
+      if (read == expected) {
+        return bytes;
+      }
+      if (reported != null) {
+        // The body ended before the length the store announced: a broken connection, not the
+        // end of the object.
+        throw new IOException(
+            "object "
+                + key
+                + " "
+                + range
+                + ": body ended after "
+                + read
+                + " of "
+                + expected
+                + " bytes");
+      }
+      return Arrays.copyOf(bytes, read);
     } catch (S3IOException e) {
       if (e.status == 404) {
         throw new NoSuchFileException(key);
