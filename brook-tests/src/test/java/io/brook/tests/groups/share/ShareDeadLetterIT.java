@@ -17,7 +17,6 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
@@ -30,7 +29,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -72,32 +70,11 @@ class ShareDeadLetterIT {
   }
 
   private static KafkaShareConsumer<String, String> consumer(String group) {
-    Properties props = new Properties();
-    props.put("bootstrap.servers", BROOK.bootstrapServers());
-    props.put("group.id", group);
-    props.put("share.acknowledgement.mode", "explicit");
-    props.put("max.poll.records", "100");
-    return new KafkaShareConsumer<>(props, new StringDeserializer(), new StringDeserializer());
+    return ShareGroupClients.explicitConsumer(BROOK.bootstrapServers(), group);
   }
 
   private static void setGroupConfigs(String group, Map<String, String> configs) throws Exception {
-    List<AlterConfigOp> ops = new ArrayList<>();
-    configs.forEach(
-        (k, v) -> ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SET)));
-    ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, group);
-    admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get();
-    // The broker applies them with the metadata change: wait until it describes them.
-    await()
-        .atMost(TIMEOUT)
-        .until(
-            () -> {
-              Config now = admin.describeConfigs(List.of(resource)).all().get().get(resource);
-              return configs.entrySet().stream()
-                  .allMatch(
-                      e ->
-                          now.get(e.getKey()) != null
-                              && e.getValue().equals(now.get(e.getKey()).value()));
-            });
+    ShareGroupClients.setGroupConfigs(admin, group, configs);
   }
 
   private static double metric(String name, String group) {
