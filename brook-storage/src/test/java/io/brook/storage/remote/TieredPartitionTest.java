@@ -53,6 +53,30 @@ class TieredPartitionTest {
         store, cache, log, TOPIC_ID, fixture.time(), 0, () -> true, () -> 0L);
   }
 
+  /** The tier is not fenced, copied the four closed segments, and the store holds its manifest. */
+  private void assertCopiedAllByItsOwnManifest(TieredPartition tier, int copied) throws Exception {
+    assertThat(tier.fenced()).isFalse();
+    assertThat(copied).isEqualTo(4);
+    RemoteLogManifest stored = RemoteLogManifest.decode(store.readManifest(TP).orElseThrow());
+    assertThat(stored).isEqualTo(tier.manifest());
+    assertThat(
+            stored.segments().stream()
+                .filter(s -> s.state() == RemoteSegmentState.COPY_SEGMENT_FINISHED)
+                .map(RemoteSegment::baseOffset))
+        .containsExactly(0L, 1L, 2L, 3L);
+  }
+
+  /** Five one-batch segments, the first four below the high watermark (the last is active). */
+  private PartitionLog fiveSegmentsBelowTheHighWatermark() throws Exception {
+    PartitionLog log = open(LogConfig.builder().retentionMs(-1).localRetentionMs(-2));
+    long now = fixture.time().milliseconds();
+    for (int i = 0; i < 5; i++) {
+      append(log, now + i);
+    }
+    log.updateHighWatermark(4);
+    return log;
+  }
+
   /** Appends one batch at {@code timestamp}, keeping its bytes as stored (offsets stamped). */
   private void append(PartitionLog log, long timestamp) {
     MemoryRecords batch = Batches.sized(1, 1024, timestamp, appended.size());
@@ -205,12 +229,7 @@ class TieredPartitionTest {
   void aManifestWriteWhoseAnswerWasLostDoesNotFenceItsOwnLeader() throws Exception {
     // Given: five segments below the high watermark; the first manifest write of the copy (the
     // segment marked as being copied) reaches the store but its answer is lost
-    PartitionLog log = open(LogConfig.builder().retentionMs(-1).localRetentionMs(-2));
-    long now = fixture.time().milliseconds();
-    for (int i = 0; i < 5; i++) {
-      append(log, now + i);
-    }
-    log.updateHighWatermark(4);
+    PartitionLog log = fiveSegmentsBelowTheHighWatermark();
     LostAnswerStore lossy = new LostAnswerStore(store);
     TieredPartition tier =
         TieredPartition.open(lossy, cache, log, TOPIC_ID, fixture.time(), 1, () -> true, () -> 0L);
@@ -222,15 +241,7 @@ class TieredPartitionTest {
 
     // Then: the leader goes on from the manifest its own write stored, instead of taking it for
     // a newer leader's and stopping
-    assertThat(tier.fenced()).isFalse();
-    assertThat(copied).isEqualTo(4);
-    RemoteLogManifest stored = RemoteLogManifest.decode(store.readManifest(TP).orElseThrow());
-    assertThat(stored).isEqualTo(tier.manifest());
-    assertThat(
-            stored.segments().stream()
-                .filter(s -> s.state() == RemoteSegmentState.COPY_SEGMENT_FINISHED)
-                .map(RemoteSegment::baseOffset))
-        .containsExactly(0L, 1L, 2L, 3L);
+    assertCopiedAllByItsOwnManifest(tier, copied);
   }
 
   @Test
@@ -238,12 +249,7 @@ class TieredPartitionTest {
     // Given: a copy whose manifest write is stored but answered with an error, then, in the next
     // copy task, a write that is stored and answered as a conflict (the client's retry of it found
     // its own first attempt in place)
-    PartitionLog log = open(LogConfig.builder().retentionMs(-1).localRetentionMs(-2));
-    long now = fixture.time().milliseconds();
-    for (int i = 0; i < 5; i++) {
-      append(log, now + i);
-    }
-    log.updateHighWatermark(4);
+    PartitionLog log = fiveSegmentsBelowTheHighWatermark();
     LostAnswerStore lossy = new LostAnswerStore(store);
     TieredPartition tier =
         TieredPartition.open(lossy, cache, log, TOPIC_ID, fixture.time(), 1, () -> true, () -> 0L);
@@ -255,15 +261,7 @@ class TieredPartitionTest {
     int copied = tier.copyEligible();
 
     // Then: the leader takes both for its own writes and copies every segment
-    assertThat(tier.fenced()).isFalse();
-    assertThat(copied).isEqualTo(4);
-    RemoteLogManifest stored = RemoteLogManifest.decode(store.readManifest(TP).orElseThrow());
-    assertThat(stored).isEqualTo(tier.manifest());
-    assertThat(
-            stored.segments().stream()
-                .filter(s -> s.state() == RemoteSegmentState.COPY_SEGMENT_FINISHED)
-                .map(RemoteSegment::baseOffset))
-        .containsExactly(0L, 1L, 2L, 3L);
+    assertCopiedAllByItsOwnManifest(tier, copied);
   }
 
   @Test
