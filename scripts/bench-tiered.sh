@@ -44,7 +44,7 @@
 #      DISK_MIB (4096, for dd), STORE (s3 | localfs), PORT (19392; PORT+1 controller, PORT+2
 #      s3proxy), BROKER_OPTS (JVM flags; default the harness's 1 GiB heap and G1 flags), KEEP=1
 #      (keep the temporary directory), OUT (a file that gets a copy of everything printed).
-# Needs JDK 17+, Maven (offline is enough, for s3proxy's class path), dd, and free space under
+# Needs JDK 17+, Maven (for s3proxy's class path; offline once its plugin is in ~/.m2), dd, and free space under
 # ${TMPDIR:-/tmp} for the data twice over at the peak (local copy being uploaded + remote copy).
 set -euo pipefail
 
@@ -149,8 +149,11 @@ case "$STORE" in
     CP_FILE="$ROOT/brook-storage-s3/target/s3proxy-classpath.txt"
     if [ ! -s "$CP_FILE" ] || [ "$ROOT/pom.xml" -nt "$CP_FILE" ]; then
       log "resolving s3proxy's class path (brook-storage-s3's test scope) into $CP_FILE"
-      (cd "$ROOT" && mvn -o -B -q -f brook-storage-s3/pom.xml dependency:build-classpath \
-        -Dmdep.includeScope=test -Dmdep.outputFile="$CP_FILE")
+      # Offline first; a fresh machine may not have the dependency plugin yet.
+      (cd "$ROOT" && { mvn -o -B -q -f brook-storage-s3/pom.xml dependency:build-classpath \
+        -Dmdep.includeScope=test -Dmdep.outputFile="$CP_FILE" >/dev/null 2>&1 \
+        || mvn -B -q -f brook-storage-s3/pom.xml dependency:build-classpath \
+        -Dmdep.includeScope=test -Dmdep.outputFile="$CP_FILE"; })
     fi
     mkdir -p "$WORK/s3/brook" # the bucket: a directory of the filesystem provider
     cat >"$WORK/s3proxy.properties" <<PROPS
@@ -227,7 +230,7 @@ broker_alive() {
 
 # dir_bytes DIR...: bytes of the segment files in partition directories (deleted ones not counted).
 dir_bytes() {
-  find "$@" -name '*.log' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'
+  find "$@" -name '*.log' -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
 # local_bytes DATA TOPIC: bytes of the topic's segment files on local disk.
@@ -236,7 +239,7 @@ local_bytes() {
 }
 
 remote_bytes() {
-  find "$REMOTE_DIR" -type f -name '*.log' -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'
+  find "$REMOTE_DIR" -type f -name '*.log' -printf '%s\n' 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
 # restarts LABEL TOPIC DATA: RUNS x (SIGTERM + start, SIGKILL + start), each probed until serving.
@@ -327,7 +330,7 @@ SEGMENTS=0
 SEGMENT_TOTAL=0
 for dir in "$DATA/$TOPIC"-*; do
   read -r n b < <(find "$dir" -name '*.log' -size +0 -printf '%f %s\n' | sort | head -n -1 |
-    awk '{ n++; s += $2 } END { print n + 0, s + 0 }')
+    awk '{ n++; s += $2 } END { printf "%d %.0f\n", n, s }')
   SEGMENTS=$((SEGMENTS + n))
   SEGMENT_TOTAL=$((SEGMENT_TOTAL + b))
 done
