@@ -42,10 +42,11 @@ import org.openqa.selenium.By;
  * The console's pages on one broker holding 2,000 topics of 12 partitions (24,000), 121 groups (one
  * committed on all 24,000 partitions) and 61 transactions (one writing to 300 partitions), loaded
  * in headless Chromium. Each page shows a page of the cluster, never all of it: the rows on the
- * page and the size of every JSON answer are asserted. How long each page takes, from the
- * navigation's start until its data is rendered (the {@code rendered:<page>} mark the console
- * sets), and each of its API calls (the browser's resource timing), is printed and written to
- * {@code target/console-scale.txt}, never asserted (docs/operations.md records the figures).
+ * page and the size of every JSON answer are asserted, and the big group's totals over all its
+ * partitions. How long each page takes, from the navigation's start until its data is rendered (the
+ * {@code rendered:<page>} mark the console sets), and each of its API calls (the browser's resource
+ * timing), is printed and written to {@code target/console-scale.txt}, never asserted
+ * (docs/operations.md records the figures).
  *
  * <p>Minutes long (creating 24,000 partitions): kept out of the default suite, run by the {@code
  * console-scale} profile.
