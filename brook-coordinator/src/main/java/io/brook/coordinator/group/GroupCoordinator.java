@@ -12,9 +12,11 @@ import io.brook.coordinator.runtime.CoordinatorRuntime;
 import io.brook.coordinator.service.CoordinatorMarkerWriter;
 import io.brook.metadata.image.MetadataImage;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -147,6 +149,36 @@ public final class GroupCoordinator implements CoordinatorMarkerWriter, AutoClos
             });
     return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new))
         .thenApply(done -> shards.stream().flatMap(shard -> shard.join().stream()).toList());
+  }
+
+  /**
+   * The committed positions of {@code groupIds}, each copied on its own shard's thread, for those
+   * that have offsets in a shard loaded here (the others are left out): what one page of groups
+   * needs, without copying every group of every shard as {@link #positions()} does.
+   */
+  public CompletableFuture<List<GroupPositions>> positions(Collection<String> groupIds) {
+    List<CompletableFuture<GroupPositions>> groups = new ArrayList<>(groupIds.size());
+    for (String groupId : groupIds) {
+      groups.add(
+          run(
+                  groupId,
+                  shard ->
+                      CompletableFuture.completedFuture(
+                          shard.offsets().hasOffsets(groupId) ? positions(shard, groupId) : null))
+              // Not coordinated here (any more), or its shard still loading: no positions.
+              .exceptionally(error -> null));
+    }
+    return CompletableFuture.allOf(groups.toArray(CompletableFuture[]::new))
+        .thenApply(
+            done -> groups.stream().map(CompletableFuture::join).filter(Objects::nonNull).toList());
+  }
+
+  /**
+   * The ends of the partitions this broker leads and the batch headers of their logs, as the lag
+   * view reads them.
+   */
+  public PartitionEnds partitionEnds() {
+    return partitionEnds;
   }
 
   /**

@@ -6,8 +6,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.brook.broker.api.InProcessApis;
 import io.brook.coordinator.group.GroupCoordinator;
-import io.brook.coordinator.group.lag.GroupLag;
 import io.brook.coordinator.group.lag.GroupPositions;
+import io.brook.coordinator.group.lag.LagCalculator;
+import io.brook.coordinator.group.lag.LagTotals;
 import io.brook.coordinator.group.lag.PartitionLag;
 import io.brook.coordinator.group.offsets.CommittedOffset;
 import io.brook.coordinator.log.PartitionEnds;
@@ -25,6 +26,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
@@ -47,10 +49,15 @@ import org.apache.kafka.common.protocol.Errors;
  *   <li>a group's page: its coordinator's DescribeGroups and committed offsets, and the lag.
  * </ul>
  *
- * Lag is the lag view's ({@code GroupCoordinator#lag}): the committed positions, of this broker's
- * shards or, for a group another broker coordinates, its OffsetFetch answer; the ends of the
- * partitions this broker leads read locally, the others' asked of their leaders (the lag metrics'
- * reads); a partition whose leader did not answer has no lag.
+ * Lag is the lag view's ({@link LagCalculator}): the committed positions, of this broker's shards
+ * or, for a group another broker coordinates, its OffsetFetch answer; the ends of the partitions
+ * this broker leads read locally, the others' asked of their leaders (the lag metrics' reads); a
+ * partition whose leader did not answer has no lag. Only the partitions of the topics the user may
+ * DESCRIBE count (checked once per topic), as OffsetFetch leaves the others out for a client.
+ *
+ * <p>What a page costs: a group's figure per partition only for the rows the page shows; its totals
+ * (partitions, lag in records, the largest lag in time) over all of them in one pass that keeps
+ * nothing per partition, reading each partition's ends and, where the group lags, one batch header.
  */
 final class ConsoleGroups {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -173,7 +180,7 @@ final class ConsoleGroups {
     }
     return memberCounts(byCoordinator, caller)
         .thenCombine(
-            lags(byCoordinator).thenCompose(lags -> visible(lags, caller)),
+            totals(byCoordinator, caller),
             (counts, lags) -> {
               for (JsonNode row : rows) {
                 String id = row.get("group_id").asText();
@@ -188,33 +195,67 @@ final class ConsoleGroups {
   }
 
   /**
-   * Each group's lag over the partitions of the topics the caller may DESCRIBE only, as its page
-   * shows them (OffsetFetch leaves the others out for a client too).
+   * Each group's lag totals over the partitions of the topics the caller may DESCRIBE only, as its
+   * page shows them: the positions of the page's groups, one DESCRIBE check of their topics, then
+   * the totals.
    */
-  private CompletableFuture<Map<String, GroupLag>> visible(
-      Map<String, GroupLag> lags, InProcessApis.Caller caller) {
-    List<String> topics =
-        lags.values().stream()
-            .flatMap(lag -> lag.partitions().stream())
-            .map(p -> p.topicPartition().topic())
-            .distinct()
-            .toList();
+  private CompletableFuture<Map<String, LagTotals>> totals(
+      Map<Integer, List<String>> byCoordinator, InProcessApis.Caller caller) {
+    return positions(byCoordinator)
+        .thenCompose(groups -> visible(groups, caller))
+        .thenCompose(
+            groups ->
+                measure(
+                    groups,
+                    (calculator, now) -> {
+                      Map<String, LagTotals> totals = new HashMap<>();
+                      for (GroupPositions g : groups) {
+                        totals.put(g.groupId(), calculator.totals(g.positions(), now));
+                      }
+                      return totals;
+                    }));
+  }
+
+  /**
+   * {@code groups} with only the positions in topics the caller may DESCRIBE (OffsetFetch leaves
+   * the others out for a client too): one Metadata request as the caller, naming each topic once.
+   */
+  private CompletableFuture<List<GroupPositions>> visible(
+      List<GroupPositions> groups, InProcessApis.Caller caller) {
+    Set<String> topics = new HashSet<>();
+    for (GroupPositions g : groups) {
+      topics.addAll(topics(g));
+    }
     return cluster
-        .describable(topics, caller)
+        .describable(new ArrayList<>(topics), caller)
         .thenApply(
             allowed -> {
-              Map<String, GroupLag> shown = new HashMap<>();
-              lags.forEach(
-                  (id, lag) ->
-                      shown.put(
-                          id,
-                          new GroupLag(
-                              id,
-                              lag.partitions().stream()
-                                  .filter(p -> allowed.contains(p.topicPartition().topic()))
-                                  .toList())));
+              List<GroupPositions> shown = new ArrayList<>(groups.size());
+              for (GroupPositions g : groups) {
+                shown.add(new GroupPositions(g.groupId(), visible(g, allowed)));
+              }
               return shown;
             });
+  }
+
+  /** The distinct topics of a group's positions. */
+  private static Set<String> topics(GroupPositions group) {
+    Set<String> topics = new HashSet<>();
+    for (GroupPositions.Position p : group.positions()) {
+      topics.add(p.topicPartition().topic());
+    }
+    return topics;
+  }
+
+  /** The positions of {@code group} in the {@code allowed} topics, in the group's order. */
+  private static List<GroupPositions.Position> visible(GroupPositions group, Set<String> allowed) {
+    List<GroupPositions.Position> shown = new ArrayList<>(group.positions().size());
+    for (GroupPositions.Position p : group.positions()) {
+      if (allowed.contains(p.topicPartition().topic())) {
+        shown.add(p);
+      }
+    }
+    return shown;
   }
 
   /** Members of each group, from its coordinator's DescribeGroups; a silent one gives none. */
@@ -253,15 +294,17 @@ final class ConsoleGroups {
   }
 
   /**
-   * The lag of the groups, by coordinator: this broker's from its shards, the others' from their
-   * coordinators' OffsetFetch. A coordinator that does not answer leaves its groups without lag.
+   * The committed positions of the groups, by coordinator: this broker's from its shards, the
+   * others' from their coordinators' OffsetFetch. A coordinator that does not answer leaves its
+   * groups without positions (and so without lag).
    */
-  private CompletableFuture<Map<String, GroupLag>> lags(Map<Integer, List<String>> byCoordinator) {
+  private CompletableFuture<List<GroupPositions>> positions(
+      Map<Integer, List<String>> byCoordinator) {
     return ConsoleCluster.fanOut(
             byCoordinator.keySet(),
             node -> positions(node, byCoordinator.get(node)),
             ConsoleCluster.TIMEOUT_MS)
-        .thenCompose(
+        .thenApply(
             replies -> {
               List<GroupPositions> all = new ArrayList<>();
               replies.forEach(
@@ -270,17 +313,14 @@ final class ConsoleGroups {
                       all.addAll(r.value());
                     }
                   });
-              return lag(all);
+              return all;
             });
   }
 
   /** The committed positions of {@code ids} at their coordinator {@code node}. */
   private CompletableFuture<List<GroupPositions>> positions(int node, Collection<String> ids) {
     if (node == cluster.nodeId() || !cluster.reaches(node)) {
-      Set<String> wanted = new HashSet<>(ids);
-      return coordinator
-          .positions()
-          .thenApply(all -> all.stream().filter(p -> wanted.contains(p.groupId())).toList());
+      return coordinator.positions(ids);
     }
     OffsetFetchRequestData request = new OffsetFetchRequestData().setRequireStable(false);
     for (String id : ids) {
@@ -328,24 +368,24 @@ final class ConsoleGroups {
   }
 
   /**
-   * The lag of {@code groups}: the partitions this broker leads read here, the others' ends asked
-   * of their leaders; computed on the console's worker (it reads batch headers from the logs).
+   * {@code compute} with the lag view of the partitions of {@code groups}: those this broker leads
+   * read here, the others' ends asked of their leaders (which look the positions up in the order
+   * given, a bounded number per leader); computed on the console's worker, as it reads batch
+   * headers from the logs.
    */
-  private CompletableFuture<Map<String, GroupLag>> lag(List<GroupPositions> groups) {
-    if (groups.isEmpty()) {
-      return CompletableFuture.completedFuture(Map.of());
-    }
+  private <T> CompletableFuture<T> measure(
+      List<GroupPositions> groups, BiFunction<LagCalculator, Long, T> compute) {
+    boolean none = groups.stream().allMatch(g -> g.positions().isEmpty());
     CompletableFuture<PartitionEnds> elsewhere =
-        leaderEnds == null ? CompletableFuture.completedFuture(NONE) : leaderEnds.apply(groups);
+        leaderEnds == null || none
+            ? CompletableFuture.completedFuture(NONE)
+            : leaderEnds.apply(groups);
     return elsewhere.thenApplyAsync(
-        ends -> {
-          long now = System.currentTimeMillis();
-          Map<String, GroupLag> lags = new HashMap<>();
-          for (GroupPositions positions : groups) {
-            lags.put(positions.groupId(), coordinator.lag(positions, now, ends));
-          }
-          return lags;
-        },
+        ends ->
+            compute.apply(
+                new LagCalculator(
+                    coordinator == null ? ends : coordinator.partitionEnds().orElse(ends)),
+                System.currentTimeMillis()),
         worker);
   }
 
@@ -394,54 +434,76 @@ final class ConsoleGroups {
           .put("host", m.clientHost());
     }
     return positions(node, List.of(groupId))
-        .thenCompose(this::lag)
         .thenCompose(
-            lags -> {
-              GroupLag lag = lags.get(groupId);
-              List<String> topics =
-                  lag == null
-                      ? List.of()
-                      : lag.partitions().stream()
-                          .map(p -> p.topicPartition().topic())
-                          .distinct()
-                          .toList();
+            found -> {
+              if (found.isEmpty()) {
+                return CompletableFuture.completedFuture(groupPartitions(root, g, null, null, 0));
+              }
+              GroupPositions positions = found.get(0);
               return cluster
-                  .describable(topics, caller)
-                  .thenApply(allowed -> groupPartitions(root, g, lag, allowed, offset, limit));
+                  .describable(new ArrayList<>(topics(positions)), caller)
+                  .thenCompose(
+                      allowed -> {
+                        PartitionPage page = partitionPage(positions, allowed, offset, limit);
+                        // The page's rows first: the leaders' reads look them up first.
+                        return measure(
+                            List.of(
+                                new GroupPositions(groupId, page.rows().rows()),
+                                new GroupPositions(groupId, page.visible())),
+                            (calculator, now) -> groupPartitions(root, g, page, calculator, now));
+                      });
             });
   }
 
   /**
-   * The group page's offsets and lag, of the topics the caller may DESCRIBE only (OffsetFetch
-   * leaves the others out for a client too), one page of them.
+   * One page of a group's partitions: those in topics the user may DESCRIBE, by topic and partition
+   * (the one order the page shows, so every visible position is sorted: references only), and the
+   * page's rows of them.
+   */
+  record PartitionPage(
+      List<GroupPositions.Position> visible, ClusterView.Page<GroupPositions.Position> rows) {}
+
+  static PartitionPage partitionPage(
+      GroupPositions positions, Set<String> allowed, int offset, int limit) {
+    List<GroupPositions.Position> visible = visible(positions, allowed);
+    visible.sort(
+        Comparator.comparing(GroupPositions.Position::topicPartition, ConsoleApi.TP_ORDER));
+    return new PartitionPage(visible, ClusterView.page(visible, offset, limit));
+  }
+
+  /**
+   * The group page's offsets and lag: each row of the page measured, the totals over every visible
+   * partition summed without a figure kept per partition.
+   *
+   * @param page null when the group has no committed offsets
    */
   static JsonNode groupPartitions(
       ObjectNode root,
       DescribeGroupsResponseData.DescribedGroup g,
-      GroupLag lag,
-      Set<String> allowed,
-      int offset,
-      int limit) {
-    if (g.errorCode() != Errors.NONE.code() && lag == null) {
-      throw ConsoleException.of(g.errorCode(), g.errorMessage());
-    }
-    List<PartitionLag> shown = new ArrayList<>();
-    if (lag != null) {
-      for (PartitionLag p : lag.partitions()) {
-        if (allowed.contains(p.topicPartition().topic())) {
-          shown.add(p);
-        }
+      PartitionPage page,
+      LagCalculator calculator,
+      long nowMs) {
+    if (page == null) {
+      if (g.errorCode() != Errors.NONE.code()) {
+        throw ConsoleException.of(g.errorCode(), g.errorMessage());
       }
+      putLag(root, null);
+      root.put("partition_count", 0);
+      root.put("offset", 0);
+      root.put("limit", 0);
+      root.putArray("partitions");
+      return root;
     }
-    // The totals too are of the partitions shown.
-    putLag(root, lag == null ? null : new GroupLag(lag.groupId(), shown));
-    shown.sort(Comparator.comparing(PartitionLag::topicPartition, ConsoleApi.TP_ORDER));
-    ClusterView.Page<PartitionLag> page = ClusterView.page(shown, offset, limit);
-    root.put("partition_count", page.total());
-    root.put("offset", page.offset());
-    root.put("limit", page.limit());
+    // The totals too are of the partitions shown to the user.
+    putLag(root, calculator.totals(page.visible(), nowMs));
+    root.put("partition_count", page.rows().total());
+    root.put("offset", page.rows().offset());
+    root.put("limit", page.rows().limit());
     ArrayNode partitions = root.putArray("partitions");
-    for (PartitionLag p : page.rows()) {
+    for (GroupPositions.Position position : page.rows().rows()) {
+      PartitionLag p =
+          calculator.lag(
+              position.topicPartition(), position.committed(), position.previous(), nowMs);
       ObjectNode node = partitions.addObject();
       node.put("topic", p.topicPartition().topic());
       node.put("partition", p.topicPartition().partition());
@@ -455,13 +517,13 @@ final class ConsoleGroups {
     return root;
   }
 
-  private static void putLag(ObjectNode row, GroupLag lag) {
+  private static void putLag(ObjectNode row, LagTotals lag) {
     if (lag == null) {
       row.putNull("lag_records");
       row.putNull("lag_seconds");
       return;
     }
-    row.put("lag_records", lag.totalLagRecords());
+    row.put("lag_records", lag.lagRecords());
     Optional<Duration> time = lag.maxLagTime();
     if (time.isPresent()) {
       row.put("lag_seconds", time.get().toMillis() / 1000.0);

@@ -66,6 +66,17 @@ class ConsoleHttpTest {
   }
 
   @Test
+  void thePageAsksForEveryScriptModuleAtOnce() throws Exception {
+    ConsoleHttp console = new ConsoleHttp.Builder().access("127.0.0.1", false, null).build();
+    String index = body(send(console, HttpMethod.GET, "/console/", "localhost", false));
+    for (String file : ConsoleAssets.FILES) {
+      if (file.endsWith(".js")) {
+        assertThat(index).contains("<link rel=\"modulepreload\" href=\"" + file + "\">");
+      }
+    }
+  }
+
+  @Test
   void filesHaveTheirTypeAndAreRevalidated() throws Exception {
     ConsoleHttp console = new ConsoleHttp.Builder().access("127.0.0.1", false, null).build();
     ConsoleHttp.Response css =

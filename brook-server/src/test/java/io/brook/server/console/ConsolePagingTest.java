@@ -6,16 +6,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.brook.broker.api.InProcessApis;
-import io.brook.coordinator.group.lag.GroupLag;
-import io.brook.coordinator.group.lag.PartitionLag;
+import io.brook.coordinator.group.lag.GroupPositions;
+import io.brook.coordinator.group.lag.LagCalculator;
+import io.brook.coordinator.group.offsets.CommittedOffset;
+import io.brook.coordinator.log.PartitionEnds;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.ApiRegistry;
 import java.net.InetAddress;
-import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.TopicPartition;
@@ -150,23 +154,34 @@ class ConsolePagingTest {
 
   @Test
   void aGroupsPartitionsArePagedWithTotalsOverThoseTheUserMaySee() {
-    List<PartitionLag> partitions = new ArrayList<>();
+    long now = 1_000_000_000L;
+    List<GroupPositions.Position> positions = new ArrayList<>();
     // 2,000 topics x 12 partitions, each 3 records behind; in reverse order: the page sorts.
     for (int t = 1_999; t >= 0; t--) {
       for (int p = 11; p >= 0; p--) {
-        partitions.add(
-            new PartitionLag(
+        positions.add(
+            new GroupPositions.Position(
                 new TopicPartition(String.format("topic-%04d", t), p),
-                7,
-                10,
-                3,
-                Optional.of(Duration.ofSeconds(t == 5 ? 90 : 1)),
-                0,
+                new CommittedOffset(7, -1, "", -1),
                 Optional.empty()));
       }
     }
-    GroupLag lag = new GroupLag("big", partitions);
-    // The user may not describe topic-0005 (the one with the oldest unread record).
+    // Every partition ends at 10; the unread record of topic-0005 is the oldest (90 s).
+    Map<TopicPartition, Integer> measured = new HashMap<>();
+    PartitionEnds ends =
+        new PartitionEnds() {
+          @Override
+          public Optional<Ends> leaderEnds(TopicPartition partition) {
+            return Optional.of(new Ends(0, 10, -1));
+          }
+
+          @Override
+          public OptionalLong batchTimestamp(TopicPartition tp, long offset, long maxOffset) {
+            measured.merge(tp, 1, Integer::sum);
+            return OptionalLong.of(now - (tp.topic().equals("topic-0005") ? 90_000 : 1_000));
+          }
+        };
+    // The user may not describe topic-0005.
     Set<String> allowed = new HashSet<>();
     for (int t = 0; t < 2_000; t++) {
       if (t != 5) {
@@ -174,19 +189,40 @@ class ConsolePagingTest {
       }
     }
     ObjectNode root = JsonNodeFactory.instance.objectNode();
+    ConsoleGroups.PartitionPage page =
+        ConsoleGroups.partitionPage(new GroupPositions("big", positions), allowed, 100, 100);
     ConsoleGroups.groupPartitions(
-        root, new DescribeGroupsResponseData.DescribedGroup(), lag, allowed, 100, 100);
+        root, new DescribeGroupsResponseData.DescribedGroup(), page, new LagCalculator(ends), now);
 
     assertThat(root.get("partition_count").asInt()).isEqualTo(1_999 * 12);
     assertThat(root.get("offset").asInt()).isEqualTo(100);
     assertThat(root.get("partitions")).hasSize(100);
     // topic-0000 to 0004 fill offsets 0 to 59, then topic-0006 (0005 hidden) 60 to 71: offset 100
-    // is topic-0009 partition 4.
+    // is topic-0009 partition 4, and the page goes on by topic and partition.
     JsonNode first = root.get("partitions").get(0);
     assertThat(first.get("topic").asText()).isEqualTo("topic-0009");
     assertThat(first.get("partition").asInt()).isEqualTo(4);
+    assertThat(first.get("committed_offset").asLong()).isEqualTo(7);
+    assertThat(first.get("log_end_offset").asLong()).isEqualTo(10);
     assertThat(first.get("lag_records").asLong()).isEqualTo(3);
+    assertThat(first.get("lag_seconds").asDouble()).isEqualTo(1.0);
+    JsonNode last = root.get("partitions").get(99);
+    assertThat(last.get("topic").asText()).isEqualTo("topic-0017");
+    assertThat(last.get("partition").asInt()).isEqualTo(7);
+    // The totals: over every partition the user may see, and only those.
     assertThat(root.get("lag_records").asLong()).isEqualTo(1_999L * 12 * 3);
     assertThat(root.get("lag_seconds").asDouble()).isEqualTo(1.0);
+    assertThat(measured).doesNotContainKey(new TopicPartition("topic-0005", 0));
+    assertThat(measured).hasSize(1_999 * 12);
+  }
+
+  @Test
+  void aGroupWithoutOffsetsShowsNoPartitionsAndNoLag() {
+    ObjectNode root = JsonNodeFactory.instance.objectNode();
+    ConsoleGroups.groupPartitions(
+        root, new DescribeGroupsResponseData.DescribedGroup(), null, null, 0);
+    assertThat(root.get("partition_count").asInt()).isZero();
+    assertThat(root.get("partitions")).isEmpty();
+    assertThat(root.get("lag_records").isNull()).isTrue();
   }
 }

@@ -24,8 +24,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -40,10 +42,11 @@ import org.openqa.selenium.By;
  * The console's pages on one broker holding 2,000 topics of 12 partitions (24,000), 121 groups (one
  * committed on all 24,000 partitions) and 61 transactions (one writing to 300 partitions), loaded
  * in headless Chromium. Each page shows a page of the cluster, never all of it: the rows on the
- * page and the size of every JSON answer are asserted. How long each page takes, from the
- * navigation's start until its data is rendered (the {@code rendered:<page>} mark the console
- * sets), and each of its API calls (the browser's resource timing), is printed and written to
- * {@code target/console-scale.txt}, never asserted (docs/operations.md records the figures).
+ * page and the size of every JSON answer are asserted, and the big group's totals over all its
+ * partitions. How long each page takes, from the navigation's start until its data is rendered (the
+ * {@code rendered:<page>} mark the console sets), and each of its API calls (the browser's resource
+ * timing), is printed and written to {@code target/console-scale.txt}, never asserted
+ * (docs/operations.md records the figures).
  *
  * <p>Minutes long (creating 24,000 partitions): kept out of the default suite, run by the {@code
  * console-scale} profile.
@@ -177,6 +180,40 @@ class ConsoleScaleIT {
         JsonNode wideRow = api(base + "api/transactions?q=wide").path("transactions").get(0);
         assertThat(wideRow.path("partition_count").asInt()).isEqualTo(WIDE_TRANSACTION_TOPICS);
         assertThat(wideRow.path("partitions")).hasSize(50);
+        // The group committed offset 0 on every partition: its last page (topics no transaction
+        // wrote to, no records), and its total lag, on its page and in the list, over all of
+        // them: the sum of their ends (once the committed transactions' markers are written).
+        JsonNode lastPage = api(base + "api/groups/scale-group-all?offset=23950");
+        assertThat(lastPage.path("partition_count").asInt()).isEqualTo(TOPICS * PARTITIONS);
+        assertThat(lastPage.path("partitions")).hasSize(50);
+        JsonNode lastFirst = lastPage.path("partitions").get(0);
+        assertThat(lastFirst.path("topic").asText()).isEqualTo(topic(1995));
+        assertThat(lastFirst.path("partition").asInt()).isEqualTo(10);
+        assertThat(lastFirst.path("lag_records").asLong()).isZero();
+        JsonNode firstRow = api(base + "api/groups/scale-group-all").path("partitions").get(0);
+        assertThat(firstRow.path("topic").asText()).isEqualTo(topic(0));
+        assertThat(firstRow.path("lag_records").asLong()).isEqualTo(100);
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        everything.keySet().forEach(tp -> latest.put(tp, OffsetSpec.latest()));
+        await("scale-group-all's total lag is the sum of its partitions' ends")
+            .atMost(Duration.ofMinutes(1))
+            .until(
+                () -> {
+                  long ends =
+                      admin.listOffsets(latest).all().get().values().stream()
+                          .mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset)
+                          .sum();
+                  return api(base + "api/groups/scale-group-all?offset=100")
+                              .path("lag_records")
+                              .asLong()
+                          == ends
+                      && api(base + "api/groups?q=scale-group-all")
+                              .path("groups")
+                              .get(0)
+                              .path("lag_records")
+                              .asLong()
+                          == ends;
+                });
 
         Map<String, Page> pages = new LinkedHashMap<>();
         pages.put("overview", new Page("#/overview", "overview", "#brokers tbody tr", 1, null));

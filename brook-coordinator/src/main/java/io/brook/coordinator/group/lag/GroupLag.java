@@ -15,8 +15,12 @@ public record GroupLag(String groupId, List<PartitionLag> partitions) {
     partitions = List.copyOf(partitions);
   }
 
+  /** Records behind over the partitions measured (one whose leader did not answer has no lag). */
   public long totalLagRecords() {
-    return partitions.stream().mapToLong(PartitionLag::lagRecords).sum();
+    return partitions.stream()
+        .filter(p -> p.logEndOffset() >= 0)
+        .mapToLong(PartitionLag::lagRecords)
+        .sum();
   }
 
   /** The largest lag in time over the partitions measured. */

@@ -3,6 +3,7 @@ package io.brook.coordinator.group.lag;
 import io.brook.coordinator.group.offsets.CommittedOffset;
 import io.brook.coordinator.log.PartitionEnds;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.common.TopicPartition;
@@ -56,6 +57,39 @@ public final class LagCalculator {
         lagTime.flatMap(
             age -> dataLossIn(retentionMs, age, lagRecords, committed, previous, nowMs));
     return new PartitionLag(tp, committed.offset(), end, lagRecords, lagTime, lost, lossIn);
+  }
+
+  /**
+   * The totals of {@link #lag} over {@code positions}, in one pass that keeps no figure per
+   * partition: each partition's ends are read, and a batch header only where the group lags (for
+   * its lag in time, as {@link #lag} reads it).
+   */
+  public LagTotals totals(Collection<GroupPositions.Position> positions, long nowMs) {
+    long lagRecords = 0;
+    long maxLagMs = -1;
+    for (GroupPositions.Position p : positions) {
+      TopicPartition tp = p.topicPartition();
+      Optional<PartitionEnds.Ends> ends = partitions.leaderEnds(tp);
+      if (ends.isEmpty()) {
+        continue;
+      }
+      long end = ends.get().highWatermark();
+      long position = Math.max(p.committed().offset(), ends.get().logStartOffset());
+      long lag = Math.max(0, end - position);
+      if (lag == 0) {
+        maxLagMs = Math.max(maxLagMs, 0);
+        continue;
+      }
+      lagRecords += lag;
+      OptionalLong timestamp = partitions.batchTimestamp(tp, position, end);
+      if (timestamp.isPresent()) {
+        maxLagMs = Math.max(maxLagMs, Math.max(0, nowMs - timestamp.getAsLong()));
+      }
+    }
+    return new LagTotals(
+        positions.size(),
+        lagRecords,
+        maxLagMs < 0 ? Optional.empty() : Optional.of(Duration.ofMillis(maxLagMs)));
   }
 
   /**
