@@ -54,7 +54,7 @@ latency() { # broker round workload topic mode
   before=$(broker_ticks)
   line="$("${LATENCY[@]}" "$BROKERS" "$4" "$5" "$RATE" "$RATE_SECS" "$COMMIT_MS" | tail -1)"
   after=$(broker_ticks)
-  # "sent=N received=N p50_ms=X p99_ms=X p999_ms=X max_ms=X"
+  # "sent=N received=N p50_ms=X p99_ms=X p999_ms=X max_ms=X record_retries=N"
   echo "$1 $3 round=$2 ${line#sent=* } broker_cpu_s=$(awk -v t="$((after - before))" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", t / hz }')" \
     | tee -a "$RESULTS"
 }

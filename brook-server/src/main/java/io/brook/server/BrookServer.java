@@ -492,6 +492,20 @@ public final class BrookServer implements AutoCloseable {
         c.metrics, "share-coordinator-metrics", c.shareCoordinator.runtime());
     c.transactions = transactionService(c);
     c.txnVerifier = txnVerifier(c, c.transactions);
+    registerVerifierMetrics(c.metrics, c.txnVerifier);
+  }
+
+  /**
+   * What CONCURRENT_TRANSACTIONS costs transaction protocol V2 producers: the leaders' repeated
+   * asks against the additions handed back to producers (each one a produce retried after the
+   * producer's own backoff). Counts, so they read the same however loaded the machine is.
+   */
+  private static void registerVerifierMetrics(BrokerMetrics metrics, TxnPartitionVerifier v) {
+    String type = "AddPartitionsToTxnManager";
+    metrics.gauge(
+        "kafka.server", type, "ConcurrentTransactionsRetries", v::concurrentTransactionsRetries);
+    metrics.gauge(
+        "kafka.server", type, "ConcurrentTransactionsReturned", v::concurrentTransactionsReturned);
   }
 
   /**

@@ -98,7 +98,8 @@ final class CoordinatorConfigs {
         intValue(config, "transaction.remove.expired.transaction.cleanup.interval.ms"),
         Math.max(1, intValue(config, "request.timeout.ms")),
         // Kafka's transaction coordinator has no thread setting; its work is light.
-        1);
+        1,
+        config.addPartitionsToTxnRetryBackoffMs());
   }
 
   /** How {@code __transaction_state} is created when FindCoordinator first asks for it. */

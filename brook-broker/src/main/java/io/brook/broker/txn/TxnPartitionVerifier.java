@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -77,6 +78,12 @@ public final class TxnPartitionVerifier implements AutoCloseable {
   private final RequestInfo localInfo;
   private final ConcurrentRetry concurrentRetry;
 
+  /** Asks repeated because the coordinator answered CONCURRENT_TRANSACTIONS. */
+  private final LongAdder concurrentRetries = new LongAdder();
+
+  /** Adds for a produce that ended with CONCURRENT_TRANSACTIONS, handed back to the producer. */
+  private final LongAdder concurrentReturned = new LongAdder();
+
   private final Object lock = new Object();
   // Guarded by lock.
   private final Map<Integer, Map<String, Waiting>> queued = new HashMap<>();
@@ -112,11 +119,12 @@ public final class TxnPartitionVerifier implements AutoCloseable {
 
   /**
    * How long {@link #addForProduce} keeps asking while a coordinator answers
-   * CONCURRENT_TRANSACTIONS: every {@code backoffMs} ({@code
-   * add.partitions.to.txn.retry.backoff.ms}) until {@code timeoutMs} passed since the first ask
-   * ({@code add.partitions.to.txn.retry.backoff.max.ms}, at most {@code request.timeout.ms}), on
-   * {@code scheduler}'s clock {@code nowMs}: monotonic milliseconds ({@code Time.hiResClockMs}), so
-   * a wall clock stepped back does not stretch the retries.
+   * CONCURRENT_TRANSACTIONS: at most once every {@code backoffMs} ({@code
+   * add.partitions.to.txn.retry.backoff.ms}), at once when the answer itself took that long (the
+   * coordinator held the ask while the previous transaction ended), until {@code timeoutMs} passed
+   * since the first ask ({@code add.partitions.to.txn.retry.backoff.max.ms}, at most {@code
+   * request.timeout.ms}), on {@code scheduler}'s clock {@code nowMs}: monotonic milliseconds
+   * ({@code Time.hiResClockMs}), so a wall clock stepped back does not stretch the retries.
    */
   public record ConcurrentRetry(
       Scheduler scheduler, LongSupplier nowMs, long backoffMs, long timeoutMs) {
@@ -201,6 +209,12 @@ public final class TxnPartitionVerifier implements AutoCloseable {
     List<TopicPartition> asked = List.copyOf(partitions);
     long deadline = concurrentRetry.nowMs().getAsLong() + concurrentRetry.timeoutMs();
     askAdding(transactionalId, producerId, producerEpoch, asked, deadline, answer);
+    answer.thenAccept(
+        errors -> {
+          if (errors.containsValue(Errors.CONCURRENT_TRANSACTIONS)) {
+            concurrentReturned.increment();
+          }
+        });
     return answer;
   }
 
@@ -211,17 +225,23 @@ public final class TxnPartitionVerifier implements AutoCloseable {
       List<TopicPartition> partitions,
       long deadline,
       CompletableFuture<Map<TopicPartition, Errors>> answer) {
+    long askedAt = concurrentRetry.nowMs().getAsLong();
     verify(transactionalId, producerId, producerEpoch, partitions, false)
         .thenAccept(
             errors -> {
+              long now = concurrentRetry.nowMs().getAsLong();
               boolean again =
                   concurrentRetry.scheduler() != null
                       && errors.containsValue(Errors.CONCURRENT_TRANSACTIONS)
-                      && concurrentRetry.nowMs().getAsLong() < deadline;
+                      && now < deadline;
               if (!again) {
                 answer.complete(errors);
                 return;
               }
+              concurrentRetries.increment();
+              // Never sooner than the backoff after the last ask began; an answer that took that
+              // long was held by the coordinator while the previous transaction ended: at once.
+              long delay = Math.max(0, concurrentRetry.backoffMs() - (now - askedAt));
               try {
                 concurrentRetry
                     .scheduler()
@@ -235,11 +255,24 @@ public final class TxnPartitionVerifier implements AutoCloseable {
                                 partitions,
                                 deadline,
                                 answer),
-                        concurrentRetry.backoffMs());
+                        delay);
               } catch (RejectedExecutionException shuttingDown) {
                 answer.complete(errors);
               }
             });
+  }
+
+  /** Asks repeated because a coordinator answered CONCURRENT_TRANSACTIONS, since start. */
+  public long concurrentTransactionsRetries() {
+    return concurrentRetries.sum();
+  }
+
+  /**
+   * Produce requests' partition additions that ended with CONCURRENT_TRANSACTIONS handed to the
+   * producer (the coordinator still answered it when the retry time was over), since start.
+   */
+  public long concurrentTransactionsReturned() {
+    return concurrentReturned.sum();
   }
 
   /**

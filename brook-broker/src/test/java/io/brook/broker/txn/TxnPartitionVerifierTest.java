@@ -168,6 +168,25 @@ class TxnPartitionVerifierTest {
     return MetadataImage.EMPTY.apply(records, records.size() - 1);
   }
 
+  /** The coordinator's answer to {@code request} while the previous transaction still ends. */
+  private static AddPartitionsToTxnResponseData busy(AddPartitionsToTxnRequestData request) {
+    AddPartitionsToTxnResponseData answer = HeldCoordinator.answer(request);
+    answer
+        .resultsByTransaction()
+        .forEach(
+            txn ->
+                txn.topicResults()
+                    .forEach(
+                        topic ->
+                            topic
+                                .resultsByPartition()
+                                .forEach(
+                                    p ->
+                                        p.setPartitionErrorCode(
+                                            Errors.CONCURRENT_TRANSACTIONS.code()))));
+    return answer;
+  }
+
   /**
    * A local coordinator that answers CONCURRENT_TRANSACTIONS for every partition to its first
    * {@code busyAnswers} requests (the producer's previous transaction is still ending), then adds
@@ -175,29 +194,24 @@ class TxnPartitionVerifierTest {
    */
   private TxnPartitionVerifier retrying(
       ManualScheduler scheduler, int busyAnswers, List<AddPartitionsToTxnRequestData> asked) {
+    return retrying(
+        scheduler,
+        (info, request) -> {
+          asked.add(request);
+          return CompletableFuture.completedFuture(
+              asked.size() <= busyAnswers ? busy(request) : HeldCoordinator.answer(request));
+        });
+  }
+
+  /**
+   * A verifier asking {@code local}, retrying every 20 ms for up to 100 ms on {@code scheduler}.
+   */
+  private TxnPartitionVerifier retrying(
+      ManualScheduler scheduler, TxnPartitionVerifier.LocalCoordinator local) {
     return new TxnPartitionVerifier(
         STATE_TOPIC,
         id -> 1,
-        (info, request) -> {
-          asked.add(request);
-          AddPartitionsToTxnResponseData answer = HeldCoordinator.answer(request);
-          if (asked.size() <= busyAnswers) {
-            answer
-                .resultsByTransaction()
-                .forEach(
-                    txn ->
-                        txn.topicResults()
-                            .forEach(
-                                topic ->
-                                    topic
-                                        .resultsByPartition()
-                                        .forEach(
-                                            p ->
-                                                p.setPartitionErrorCode(
-                                                    Errors.CONCURRENT_TRANSACTIONS.code()))));
-          }
-          return CompletableFuture.completedFuture(answer);
-        },
+        local,
         (short) 5,
         () -> image(server.boundPort(LISTENER)),
         1,
@@ -223,6 +237,49 @@ class TxnPartitionVerifierTest {
 
       assertThat(added.get(1, TimeUnit.SECONDS)).isEmpty();
       assertThat(asked).hasSize(3).allMatch(r -> !r.transactions().find("local-a").verifyOnly());
+      assertThat(v.concurrentTransactionsRetries()).isEqualTo(2);
+      assertThat(v.concurrentTransactionsReturned()).isZero();
+    }
+  }
+
+  @Test
+  void anAnswerTheCoordinatorHeldForTheWholeBackoffIsFollowedByTheNextAskAtOnce() throws Exception {
+    ManualScheduler scheduler = new ManualScheduler(new MockTime());
+    List<AddPartitionsToTxnRequestData> asked = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<AddPartitionsToTxnResponseData>> answers = new CopyOnWriteArrayList<>();
+    try (TxnPartitionVerifier v =
+        retrying(
+            scheduler,
+            (info, request) -> {
+              asked.add(request);
+              CompletableFuture<AddPartitionsToTxnResponseData> answer = new CompletableFuture<>();
+              answers.add(answer);
+              return answer;
+            })) {
+      var added = v.addForProduce("local-a", 10L, (short) 1, List.of(T0));
+
+      // Given: the coordinator held the first ask for the whole backoff, then answered it busy
+      scheduler.time().sleep(20);
+      answers.get(0).complete(busy(asked.get(0)));
+
+      // Then: the leader asks again at once, not another backoff later
+      scheduler.runDue();
+      assertThat(asked).hasSize(2);
+
+      // When: that ask is answered busy at once
+      answers.get(1).complete(busy(asked.get(1)));
+
+      // Then: the next one waits for the backoff, so the asks stay one per backoff at most
+      scheduler.runDue();
+      assertThat(asked).hasSize(2);
+      scheduler.time().sleep(19);
+      assertThat(asked).hasSize(2);
+      scheduler.time().sleep(1);
+      assertThat(asked).hasSize(3);
+      answers.get(2).complete(HeldCoordinator.answer(asked.get(2)));
+      assertThat(added.get(1, TimeUnit.SECONDS)).isEmpty();
+      assertThat(v.concurrentTransactionsRetries()).isEqualTo(2);
+      assertThat(v.concurrentTransactionsReturned()).isZero();
     }
   }
 
@@ -239,6 +296,8 @@ class TxnPartitionVerifierTest {
       assertThat(added.get(1, TimeUnit.SECONDS))
           .isEqualTo(Map.of(T0, Errors.CONCURRENT_TRANSACTIONS));
       assertThat(asked).as("asked at 0, 20, 40, 60, 80 and 100 ms").hasSize(6);
+      assertThat(v.concurrentTransactionsRetries()).isEqualTo(5);
+      assertThat(v.concurrentTransactionsReturned()).isEqualTo(1);
     }
   }
 

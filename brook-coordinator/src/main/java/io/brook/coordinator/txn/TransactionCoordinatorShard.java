@@ -37,9 +37,9 @@ public final class TransactionCoordinatorShard implements CoordinatorShard {
       ShardContext context, TxnConfig config, TxnMarkerChannel markers) {
     this.context = context;
     this.store = new TxnStore(context);
-    this.ender = new TxnEnder(store, markers);
+    this.partitions = new TxnPartitions(store, config.addRetryBackoffMs());
+    this.ender = new TxnEnder(store, markers, partitions);
     this.producerIds = new TxnProducerIds(store, ender);
-    this.partitions = new TxnPartitions(store);
     this.timeouts = new TxnTimeouts(store, ender, config);
   }
 
@@ -121,6 +121,7 @@ public final class TransactionCoordinatorShard implements CoordinatorShard {
   @Override
   public void onUnloaded() {
     ender.cancelAll();
+    partitions.onUnloaded();
   }
 
   /** Markers carry the leader epoch of this partition: brokers refuse older coordinators'. */

@@ -15,6 +15,10 @@ package io.brook.coordinator.txn;
  * @param removeExpiredIntervalMs {@code transaction.remove.expired.transaction.cleanup.interval.ms}
  * @param writeTimeoutMs how long a state write may wait to be replicated before it fails
  * @param threads the shard threads
+ * @param addRetryBackoffMs {@code add.partitions.to.txn.retry.backoff.ms}: how often a leader asks
+ *     again to add a partition while the producer's previous transaction ends, so also the longest
+ *     the coordinator holds such an addition before answering CONCURRENT_TRANSACTIONS (0: never
+ *     holds)
  */
 public record TxnConfig(
     int numPartitions,
@@ -27,7 +31,8 @@ public record TxnConfig(
     long abortTimedOutIntervalMs,
     long removeExpiredIntervalMs,
     long writeTimeoutMs,
-    int threads) {
+    int threads,
+    long addRetryBackoffMs) {
   public static final String TOPIC = "__transaction_state";
 
   /** Kafka's defaults, for tests. */
@@ -43,6 +48,7 @@ public record TxnConfig(
         10_000,
         60 * 60 * 1000,
         5_000,
-        1);
+        1,
+        20);
   }
 }

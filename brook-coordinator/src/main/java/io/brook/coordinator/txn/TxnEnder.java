@@ -32,13 +32,19 @@ final class TxnEnder {
   private final TxnStore store;
   private final ShardContext context;
   private final TxnMarkerChannel markers;
+  private final TxnPartitions partitions;
   private final Map<String, CompletableFuture<Void>> sending = new HashMap<>();
   private int coordinatorEpoch;
 
-  TxnEnder(TxnStore store, TxnMarkerChannel markers) {
+  /**
+   * @param partitions where additions for the producer's next transaction wait while this one ends;
+   *     they are written with its Complete*
+   */
+  TxnEnder(TxnStore store, TxnMarkerChannel markers, TxnPartitions partitions) {
     this.store = store;
     this.context = store.context();
     this.markers = markers;
+    this.partitions = partitions;
     // A prepare whose write failed but then turned out committed still needs its markers.
     store.onRecovered(
         txn -> {
@@ -266,8 +272,8 @@ final class TxnEnder {
       retryComplete(prepared);
       return;
     }
-    store
-        .persist(store.get(prepared.transactionalId()).orElseThrow().complete(context.nowMs()))
+    partitions
+        .writeEnd(store.get(prepared.transactionalId()).orElseThrow().complete(context.nowMs()))
         .exceptionally(
             failure -> {
               Throwable cause = TxnStore.unwrap(failure);

@@ -2,6 +2,7 @@ package io.brook.coordinator.txn;
 
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -18,11 +19,22 @@ import org.apache.kafka.common.protocol.Errors;
 final class TxnPartitions {
   private final TxnStore store;
 
+  /** The longest an addition is held while the previous transaction ends; 0: never held. */
+  private final long holdMs;
+
   /**
    * Additions that arrived while their id's previous write (an earlier addition, or the end of the
    * last transaction) was not yet committed, merged per id: written together once it is.
    */
   private final Map<String, WaitingAdd> waiting = new HashMap<>();
+
+  /**
+   * Additions of a V2 producer's next transaction that arrived while its previous transaction is
+   * still ending (prepared, its markers being written), merged per id: written together with that
+   * transaction's Complete* ({@link #writeEnd}), or answered CONCURRENT_TRANSACTIONS after {@link
+   * #holdMs}. One entry per id at most.
+   */
+  private final Map<String, WaitingAdd> held = new HashMap<>();
 
   private static final class WaitingAdd {
     final long producerId;
@@ -42,8 +54,9 @@ final class TxnPartitions {
     }
   }
 
-  TxnPartitions(TxnStore store) {
+  TxnPartitions(TxnStore store, long holdMs) {
     this.store = store;
+    this.holdMs = holdMs;
   }
 
   /**
@@ -58,9 +71,103 @@ final class TxnPartitions {
       boolean v2) {
     CompletableFuture<Errors> afterWrite =
         maybeWaitForWrite(transactionalId, producerId, producerEpoch, added, v2);
-    return afterWrite != null
-        ? afterWrite
+    if (afterWrite != null) {
+      return afterWrite;
+    }
+    CompletableFuture<Errors> afterEnd =
+        maybeHoldUntilEnded(transactionalId, producerId, producerEpoch, added, v2);
+    return afterEnd != null
+        ? afterEnd
         : addNow(transactionalId, producerId, producerEpoch, added, v2);
+  }
+
+  /**
+   * A leader's addition for a V2 producer's next transaction (the producer id and epoch its
+   * previous one ends with) that arrives while that previous transaction is prepared waits for the
+   * markers, up to {@link #holdMs}, instead of answering CONCURRENT_TRANSACTIONS at once: the
+   * producer starts its next transaction as soon as EndTxn answers, and a leader told to ask again
+   * would learn of the end only at its next ask, {@code add.partitions.to.txn.retry.backoff.ms}
+   * later, or hand the error to the producer, whose own backoff is longer still. Held for at most
+   * the leader's backoff, so a held request never delays the other transactions the leader asks
+   * about in the same request by more than asking again would. Null when the addition is to be
+   * answered now.
+   */
+  private CompletableFuture<Errors> maybeHoldUntilEnded(
+      String transactionalId,
+      long producerId,
+      short producerEpoch,
+      Set<TopicPartition> added,
+      boolean v2) {
+    if (!v2 || holdMs <= 0) {
+      return null;
+    }
+    TxnMetadata ending = store.get(transactionalId).orElse(null);
+    if (ending == null
+        || !ending.state().isPrepare()
+        || ending.clientTransactionVersion() != TxnMetadata.TV2
+        || ending.producerIdAfterEnd() != producerId
+        || ending.producerEpochAfterEnd() != producerEpoch) {
+      return null;
+    }
+    WaitingAdd queued = held.get(transactionalId);
+    if (queued == null) {
+      WaitingAdd fresh = new WaitingAdd(producerId, producerEpoch, v2);
+      held.put(transactionalId, fresh);
+      store
+          .context()
+          .timer()
+          .schedule(holdTimer(transactionalId), holdMs, () -> stopHolding(transactionalId, fresh));
+      queued = fresh;
+    } else if (!queued.sameAs(producerId, producerEpoch, v2)) {
+      return null;
+    }
+    queued.partitions.addAll(added);
+    return queued.answer;
+  }
+
+  private static String holdTimer(String transactionalId) {
+    return "txn-held-add-" + transactionalId;
+  }
+
+  /** The previous transaction did not end in time: the leader asks again. */
+  private void stopHolding(String transactionalId, WaitingAdd expired) {
+    if (held.get(transactionalId) == expired) {
+      held.remove(transactionalId);
+      expired.answer.complete(Errors.CONCURRENT_TRANSACTIONS);
+    }
+  }
+
+  /**
+   * Writes the Complete* state of a transaction whose markers are all written, with the additions
+   * held for the producer's next transaction in the same write (its record follows the Complete*
+   * one, as if they were added right after it), and answers those once the write commits.
+   *
+   * @return completes once committed, as {@link TxnStore#persist}
+   */
+  CompletableFuture<Void> writeEnd(TxnMetadata completed) {
+    String id = completed.transactionalId();
+    WaitingAdd next = held.get(id);
+    if (next == null
+        || next.producerId != completed.producerId()
+        || next.producerEpoch != completed.producerEpoch()) {
+      return store.persist(completed);
+    }
+    held.remove(id);
+    store.context().timer().cancel(holdTimer(id));
+    TxnMetadata opened = completed.addPartitions(next.partitions, next.v2, store.context().nowMs());
+    CompletableFuture<Void> written = store.persistAll(List.of(completed, opened));
+    written.whenComplete(
+        (ignored, failure) ->
+            next.answer.complete(
+                failure == null ? Errors.NONE : Errors.forException(TxnStore.unwrap(failure))));
+    return written;
+  }
+
+  /** The shard is unloaded: held additions are answered, the leaders find the next coordinator. */
+  void onUnloaded() {
+    List<WaitingAdd> unloaded = List.copyOf(held.values());
+    held.clear();
+    unloaded.forEach(w -> w.answer.complete(Errors.NOT_COORDINATOR));
   }
 
   /**

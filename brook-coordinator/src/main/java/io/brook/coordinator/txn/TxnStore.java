@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -118,14 +119,16 @@ final class TxnStore {
     return persistAll(List.of(next));
   }
 
-  /** {@link #persist} for several ids in one batch. */
+  /** {@link #persist} for several states in one batch, in order (of several ids, or of one). */
   CompletableFuture<Void> persistAll(List<TxnMetadata> next) {
     List<CoordinatorRecord> records = new ArrayList<>();
-    List<String> ids = new ArrayList<>();
+    // One id may be written twice in a batch: a transaction's end, then the next one's start.
+    Set<String> distinct = new LinkedHashSet<>();
     for (TxnMetadata metadata : next) {
       records.add(TxnRecords.record(metadata));
-      ids.add(metadata.transactionalId());
+      distinct.add(metadata.transactionalId());
     }
+    List<String> ids = new ArrayList<>(distinct);
     Map<String, TxnMetadata> before = new HashMap<>();
     for (String id : ids) {
       if (!pending.contains(id) && txns.containsKey(id)) {

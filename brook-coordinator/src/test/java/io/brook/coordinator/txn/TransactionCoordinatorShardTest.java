@@ -26,7 +26,8 @@ class TransactionCoordinatorShardTest {
   private static final String ID = "txn";
   private static final TopicPartition TP = new TopicPartition("orders", 0);
   private static final TxnConfig CONFIG =
-      new TxnConfig(50, (short) 1, 1 << 20, 1, 1 << 20, 60_000, 3_600_000, 1_000, 10_000, 5_000, 1);
+      new TxnConfig(
+          50, (short) 1, 1 << 20, 1, 1 << 20, 60_000, 3_600_000, 1_000, 10_000, 5_000, 1, 20);
 
   /** Markers handed to the channel, completed by the test. */
   private static final class FakeMarkers implements TxnMarkerChannel {

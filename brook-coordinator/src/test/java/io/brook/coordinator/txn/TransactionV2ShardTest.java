@@ -2,6 +2,7 @@ package io.brook.coordinator.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brook.coordinator.runtime.CoordinatorRecord;
 import io.brook.coordinator.service.TxnMarker;
 import io.brook.coordinator.service.TxnMarkerChannel;
 import io.brook.coordinator.testing.FakeShardContext;
@@ -20,8 +21,10 @@ import org.junit.jupiter.api.Test;
 class TransactionV2ShardTest {
   private static final String ID = "txn";
   private static final TopicPartition TP = new TopicPartition("orders", 0);
+  private static final TopicPartition TP2 = new TopicPartition("orders", 1);
   private static final TxnConfig CONFIG =
-      new TxnConfig(50, (short) 1, 1 << 20, 1, 1 << 20, 60_000, 3_600_000, 1_000, 10_000, 5_000, 1);
+      new TxnConfig(
+          50, (short) 1, 1 << 20, 1, 1 << 20, 60_000, 3_600_000, 1_000, 10_000, 5_000, 1, 20);
 
   private final List<TxnMarker> sent = new ArrayList<>();
   private final List<CompletableFuture<Void>> pendingMarkers = new ArrayList<>();
@@ -70,9 +73,11 @@ class TransactionV2ShardTest {
     assertThat(sent.get(0).transactionVersion())
         .as("WriteTxnMarkers tells the partitions to expect the bumped epoch")
         .isEqualTo(TxnMetadata.TV2);
-    // The next transaction's first write waits until the markers are written.
-    assertThat(shard.addPartitionsV2(ID, 100L, (short) 1, Set.of(TP)).join())
-        .isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
+    // The next transaction's first write waits for the markers, for the leader's backoff at most.
+    CompletableFuture<Errors> early = shard.addPartitionsV2(ID, 100L, (short) 1, Set.of(TP));
+    assertThat(early).isNotDone();
+    context.advance(CONFIG.addRetryBackoffMs());
+    assertThat(early.join()).isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
     // A retry of the EndTxn from the old epoch while the markers are written.
     assertThat(end((short) 0, true).error()).isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
 
@@ -113,6 +118,66 @@ class TransactionV2ShardTest {
     assertThat(add.join()).isEqualTo(Errors.NONE);
     assertThat(state().state()).isEqualTo(TransactionState.ONGOING);
     assertThat(state().partitions()).containsExactly(TP);
+  }
+
+  @Test
+  void theNextTransactionsWritesArrivingDuringTheMarkersAreAddedWithTheEnd() {
+    // Given: a committed transaction whose markers are being written
+    shard.addPartitionsV2(ID, 100L, (short) 0, Set.of(TP)).join();
+    end((short) 0, true);
+
+    // When: two leaders add partitions for the next transaction (the bumped epoch)
+    CompletableFuture<Errors> first = shard.addPartitionsV2(ID, 100L, (short) 1, Set.of(TP));
+    CompletableFuture<Errors> second = shard.addPartitionsV2(ID, 100L, (short) 1, Set.of(TP2));
+
+    // Then: both wait for the markers instead of answering CONCURRENT_TRANSACTIONS, and are written
+    // in the write that completes the previous transaction: its Complete*, then the next Ongoing
+    assertThat(first).isNotDone();
+    assertThat(second).isNotDone();
+    int before = context.records().size();
+    context.advance(CONFIG.addRetryBackoffMs() - 1);
+    ackMarkers();
+    assertThat(first.join()).isEqualTo(Errors.NONE);
+    assertThat(second.join()).isEqualTo(Errors.NONE);
+    List<CoordinatorRecord> written = context.records().subList(before, context.records().size());
+    assertThat(written)
+        .extracting(r -> TxnRecords.readValue(ID, r).state())
+        .containsExactly(TransactionState.COMPLETE_COMMIT, TransactionState.ONGOING);
+    assertThat(state().state()).isEqualTo(TransactionState.ONGOING);
+    assertThat(state().producerEpoch()).isEqualTo((short) 1);
+    assertThat(state().partitions()).containsExactlyInAnyOrder(TP, TP2);
+    context.advance(CONFIG.addRetryBackoffMs());
+    assertThat(state().state()).isEqualTo(TransactionState.ONGOING);
+
+    // And: loading the log gives the same state, and the transaction ends as usual
+    TransactionCoordinatorShard reloaded =
+        new TransactionCoordinatorShard(context, CONFIG, marker -> new CompletableFuture<>());
+    context.replayInto(reloaded);
+    assertThat(reloaded.describe(ID)).contains(state());
+    assertThat(end((short) 1, true)).isEqualTo(EndTxnResult.ok(100L, (short) 2));
+    assertThat(sent.get(sent.size() - 1).partitions()).containsExactlyInAnyOrder(TP, TP2);
+  }
+
+  @Test
+  void aWriteOfAnEndedTransactionIsNotHeld() {
+    // Given: a committed transaction whose markers are being written
+    shard.addPartitionsV2(ID, 100L, (short) 0, Set.of(TP)).join();
+    end((short) 0, true);
+
+    // Then: a late write of it (its own epoch) is fenced at once, not held for the next one
+    assertThat(shard.addPartitionsV2(ID, 100L, (short) 0, Set.of(TP2)).join())
+        .isEqualTo(Errors.PRODUCER_FENCED);
+  }
+
+  @Test
+  void aHeldWriteIsAnsweredWhenTheShardIsUnloaded() {
+    shard.addPartitionsV2(ID, 100L, (short) 0, Set.of(TP)).join();
+    end((short) 0, true);
+    CompletableFuture<Errors> held = shard.addPartitionsV2(ID, 100L, (short) 1, Set.of(TP));
+
+    shard.onUnloaded();
+
+    assertThat(held.join()).isEqualTo(Errors.NOT_COORDINATOR);
   }
 
   @Test

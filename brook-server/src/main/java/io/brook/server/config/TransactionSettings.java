@@ -107,7 +107,9 @@ final class TransactionSettings {
             HIGH,
             "How long a partition leader waits before asking a transaction coordinator again to"
                 + " add a partition for a transactions V2 produce, while the coordinator is still"
-                + " ending the producer's previous transaction (CONCURRENT_TRANSACTIONS).")
+                + " ending the producer's previous transaction (CONCURRENT_TRANSACTIONS); also the"
+                + " longest the coordinator holds such an addition, to add it as soon as that"
+                + " transaction ends.")
         .uses(
             ADD_PARTITIONS_TO_TXN_RETRY_BACKOFF_MAX_MS,
             INT,

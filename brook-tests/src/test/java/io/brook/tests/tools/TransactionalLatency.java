@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -15,6 +16,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -32,8 +35,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * The first fifth of the run is warm-up and not counted. Each value carries a run id, a sequence
  * number and the {@link System#nanoTime()} of its send, so producer and consumer share one clock.
- * Prints {@code sent=N received=N p50_ms=X p99_ms=X p999_ms=X max_ms=X}. Only the public client API
- * is used, so it runs against any Kafka-protocol broker.
+ * Prints {@code sent=N received=N p50_ms=X p99_ms=X p999_ms=X max_ms=X record_retries=N}, the last
+ * the producer's {@code record-retry-total}: batches it sent again after a retriable error, which
+ * for a transactional producer are mostly CONCURRENT_TRANSACTIONS while a transaction ends. Only
+ * the public client API is used, so it runs against any Kafka-protocol broker.
  */
 public final class TransactionalLatency {
   private static final int RECORD_SIZE = 1024;
@@ -52,6 +57,7 @@ public final class TransactionalLatency {
     Arrays.fill(latencies, -1);
     long runId = ThreadLocalRandom.current().nextLong();
     AtomicLong received = new AtomicLong();
+    long retries = -1;
     try (KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, transactional);
         KafkaProducer<byte[], byte[]> producer = producer(bootstrap, transactional)) {
       List<TopicPartition> partitions = new ArrayList<>();
@@ -95,8 +101,19 @@ public final class TransactionalLatency {
       receiver.join(30_000);
       receiver.interrupt();
       receiver.join();
+      retries = producerTotal(producer, "record-retry-total");
     }
-    report(latencies, total, received.get());
+    report(latencies, total, received.get(), retries);
+  }
+
+  /** A cumulative producer metric ({@code producer-metrics} group), -1 if the client has none. */
+  private static long producerTotal(KafkaProducer<?, ?> producer, String name) {
+    for (Map.Entry<MetricName, ? extends Metric> e : producer.metrics().entrySet()) {
+      if (e.getKey().name().equals(name) && e.getKey().group().equals("producer-metrics")) {
+        return ((Number) e.getValue().metricValue()).longValue();
+      }
+    }
+    return -1;
   }
 
   private static void receive(
@@ -125,18 +142,19 @@ public final class TransactionalLatency {
     }
   }
 
-  private static void report(long[] latencies, int total, long received) {
+  private static void report(long[] latencies, int total, long received, long retries) {
     int warmup = total / 5;
     long[] counted =
         Arrays.stream(latencies, warmup, latencies.length).filter(l -> l >= 0).sorted().toArray();
     System.out.printf(
-        "sent=%d received=%d p50_ms=%.1f p99_ms=%.1f p999_ms=%.1f max_ms=%.1f%n",
+        "sent=%d received=%d p50_ms=%.1f p99_ms=%.1f p999_ms=%.1f max_ms=%.1f record_retries=%d%n",
         total,
         received,
         percentile(counted, 0.50),
         percentile(counted, 0.99),
         percentile(counted, 0.999),
-        percentile(counted, 1.0));
+        percentile(counted, 1.0),
+        retries);
   }
 
   private static double percentile(long[] sorted, double p) {
