@@ -9,7 +9,8 @@
 #   rate     RATE records/s for RATE_SECS seconds: p50/p99/p99.9 send->ack latency at a load both
 #            brokers sustain.
 # Each line also has the CPU seconds the three broker processes spent on that workload (the
-# steadiest figure on a noisy machine).
+# steadiest figure on a noisy machine), the part of it their JIT compiler threads took, and the
+# rest: compilation still under way is warm-up that can dominate a short phase.
 #
 #   scripts/bench-replicated.sh        env: ROUNDS (5), RECORDS (1000000), RECORD_SIZE (1024),
 #                                           RATE (5000), RATE_SECS (20), PARTITIONS (6),
@@ -39,15 +40,18 @@ produce() { # topic records throughput
 }
 
 measure() { # broker round workload topic records throughput
-  local before after line
+  local before after jit_before jit_after line
   before=$(broker_ticks)
+  jit_before="$(jit_thread_ticks)"
   line="$(produce "$4" "$5" "$6")"
   after=$(broker_ticks)
+  jit_after="$(jit_thread_ticks)"
   # "N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency, P50 ms 50th, P95 ms 95th, P99 ms 99th, P999 ms 99.9th."
-  echo "$line" | awk -v b="$1" -v r="$2" -v w="$3" -v cpu="$((after - before))" -v hz="$(getconf CLK_TCK)" '{
+  echo "$line" | awk -v b="$1" -v r="$2" -v w="$3" -v cpu="$((after - before))" \
+    -v jit="$(jit_ticks_between "$jit_before" "$jit_after")" -v hz="$(getconf CLK_TCK)" '{
     gsub(/[(),]/, "");
-    printf "%s %s round=%s records_per_s=%s mb_per_s=%s p50_ms=%s p99_ms=%s p999_ms=%s broker_cpu_s=%.1f\n",
-      b, w, r, $4, $6, $16, $22, $25, cpu / hz }' | tee -a "$RESULTS"
+    printf "%s %s round=%s records_per_s=%s mb_per_s=%s p50_ms=%s p99_ms=%s p999_ms=%s broker_cpu_s=%.1f broker_jit_cpu_s=%.1f broker_cpu_without_jit_s=%.1f\n",
+      b, w, r, $4, $6, $16, $22, $25, cpu / hz, jit / hz, (cpu - jit) / hz }' | tee -a "$RESULTS"
 }
 
 run_once() { # broker round

@@ -4,21 +4,31 @@
 # topics of PARTITIONS partitions with replication factor 3 and min.insync.replicas=2, a warm-up
 # of WARMUP records, MAX records as fast as the producer sends (0 skips it), then Kafka's
 # ProducerPerformance at RATE records/s for RATE_SECS seconds (acks=all, RECORD_SIZE bytes,
-# linger.ms=LINGER_MS) while every broker records a JFR profile. Writes to OUT (default
+# linger.ms=LINGER_MS) while every broker records a JFR profile. Between the two, IDLE_SECS
+# seconds without clients (after IDLE_SETTLE seconds for the producer's connections to close)
+# measure what the nodes spend when nothing is sent: the quorum, heartbeats, idle follower
+# fetches and periodic tasks (0 skips it). Writes to OUT (default
 # target/profile-replicated-<time>/):
-#   node-N.jfr        each broker's recording of the rate phase (settings=profile)
+#   node-N.jfr        each broker's recording of the rate phase (settings=profile; JFR_NODES
+#                     names the nodes that record, all three by default, none if empty: a
+#                     recording costs CPU of its own)
 #   requests.txt      requests per API on each broker during the rate phase, from the
 #                     kafka_network_requestmetrics_requests_total counters of /metrics
 #   producer.txt      the producer's summary line
-#   cpu.txt           the brokers' CPU-seconds during the rate phase
+#   cpu.txt           the brokers' CPU-seconds during the rate phase, and their JIT compiler
+#                     threads' part of them
 #   threads.txt       their CPU-seconds (user + system) by thread name during the rate phase
+#   idle-cpu.txt      the brokers' CPU-seconds during the idle phase
+#   idle-threads.txt  the same by thread name
+#   idle-requests.txt requests per API on each broker during the idle phase
 # Read the recordings with a JDK 21+ jfr (`jfr view hot-methods`, `jfr view allocation-by-site`);
 # compare shares of samples, not absolute times, on a shared machine.
 #
 #   scripts/profile-replicated.sh     env: RATE (5000), RATE_SECS (20), RECORD_SIZE (1024),
 #                                          PARTITIONS (6), LINGER_MS (5), WARMUP (125000),
-#                                          MAX (500000),
-#                                          BASE_PORT (8700), OUT, JFR_SETTINGS (profile)
+#                                          MAX (500000), IDLE_SECS (60), IDLE_SETTLE (10),
+#                                          BASE_PORT (8700), OUT, JFR_SETTINGS (profile),
+#                                          JFR_NODES ("1 2 3")
 #
 # Build first: mvn -B -DskipTests verify (brook.jar and brook-tests' test classes).
 set -euo pipefail
@@ -31,7 +41,10 @@ PARTITIONS="${PARTITIONS:-6}"
 LINGER_MS="${LINGER_MS:-5}"
 WARMUP="${WARMUP:-125000}"
 MAX="${MAX:-500000}"
+IDLE_SECS="${IDLE_SECS:-60}"
+IDLE_SETTLE="${IDLE_SETTLE:-10}"
 JFR_SETTINGS="${JFR_SETTINGS:-profile}"
+JFR_NODES="${JFR_NODES-1 2 3}"
 # Below 10000: the test-ports helper never hands those out, so tests running meanwhile keep off.
 BASE_PORT="${BASE_PORT:-8700}"
 OUT="${OUT:-$ROOT/target/profile-replicated-$(date +%Y%m%d-%H%M%S)}"
@@ -74,6 +87,30 @@ request_counts() {
     sed -n 's/^kafka_network_requestmetrics_requests_total{request="\([A-Za-z]*\)"[^}]*} \([0-9.eE+]*\)$/\1 \2/p'
 }
 
+# "node-N api count" lines: the requests per API between the snapshots $1-N.txt and $2-N.txt.
+request_deltas() { # before-prefix after-prefix
+  for id in 1 2 3; do
+    join -a 2 -e 0 -o 0,1.2,2.2 <(sort "$WORK/$1-$id.txt") <(sort "$WORK/$2-$id.txt") |
+      awk -v n="$id" '{ d = $3 - $2; if (d > 0) printf "node-%s %-24s %d\n", n, $1, d }'
+  done
+}
+
+# CPU-seconds per thread name between two thread_ticks snapshots (digits folded: event-loop-3
+# counts as event-loop-N), all nodes together, most first.
+thread_deltas() { # before after
+  awk -v hz="$(getconf CLK_TCK)" '
+    FNR == NR { split($0, f, " "); start[f[1] " " f[2]] = f[NF]; next }
+    { split($0, f, " "); key = f[1] " " f[2]; name = "";
+      for (i = 3; i < NF; i++) name = name (i > 3 ? "_" : "") f[i];
+      gsub(/[0-9]+/, "N", name); used[name] += f[NF] - (key in start ? start[key] : 0) }
+    END { for (n in used) if (used[n] > 0) printf "%8.2f %s\n", used[n] / hz, n }' \
+    "$1" "$2" | sort -rn
+}
+
+cpu_seconds() { # ticks
+  awk -v t="$1" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", t / hz}'
+}
+
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/brook-profile-replicated.XXXXXX")"
 for id in 1 2 3; do
   write_node_config "$WORK" "$id" brook ""
@@ -97,34 +134,50 @@ produce warmup "$WARMUP" -1 >/dev/null
 if [ "$MAX" -gt 0 ]; then
   produce measured "$MAX" -1 >/dev/null
 fi
+if [ "$IDLE_SECS" -gt 0 ]; then
+  sleep "$IDLE_SETTLE"
+  for id in 1 2 3; do request_counts "$id" >"$WORK/idle-before-$id.txt"; done
+  thread_ticks >"$WORK/idle-threads-before.txt"
+  before=$(broker_ticks)
+  jit_before="$(jit_thread_ticks)"
+  sleep "$IDLE_SECS"
+  after=$(broker_ticks)
+  jit_after="$(jit_thread_ticks)"
+  thread_ticks >"$WORK/idle-threads-after.txt"
+  for id in 1 2 3; do request_counts "$id" >"$WORK/idle-after-$id.txt"; done
+  echo "idle_broker_cpu_s=$(cpu_seconds $((after - before))) idle_broker_jit_cpu_s=$(cpu_seconds "$(jit_ticks_between "$jit_before" "$jit_after")") idle_secs=$IDLE_SECS load=$(cut -d' ' -f1-3 /proc/loadavg)" |
+    tee "$OUT/idle-cpu.txt"
+  {
+    echo "# requests per API during the idle phase ($IDLE_SECS s), per node"
+    request_deltas idle-before idle-after
+  } | tee "$OUT/idle-requests.txt"
+  thread_deltas "$WORK/idle-threads-before.txt" "$WORK/idle-threads-after.txt" |
+    tee "$OUT/idle-threads.txt" | head -25
+fi
 for id in 1 2 3; do
   request_counts "$id" >"$WORK/before-$id.txt"
+done
+for id in $JFR_NODES; do
   jcmd "${PIDS[$id]}" JFR.start name=rate settings="$JFR_SETTINGS" >/dev/null
 done
 thread_ticks >"$WORK/threads-before.txt"
 before=$(broker_ticks)
+jit_before="$(jit_thread_ticks)"
 produce latency $((RATE * RATE_SECS)) "$RATE" | tee "$OUT/producer.txt"
 after=$(broker_ticks)
+jit_after="$(jit_thread_ticks)"
 thread_ticks >"$WORK/threads-after.txt"
-for id in 1 2 3; do
+for id in $JFR_NODES; do
   jcmd "${PIDS[$id]}" JFR.stop name=rate filename="$OUT/node-$id.jfr" >/dev/null
+done
+for id in 1 2 3; do
   request_counts "$id" >"$WORK/after-$id.txt"
 done
-echo "broker_cpu_s=$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.1f", t / hz}')" |
+echo "broker_cpu_s=$(cpu_seconds $((after - before))) broker_jit_cpu_s=$(cpu_seconds "$(jit_ticks_between "$jit_before" "$jit_after")") load=$(cut -d' ' -f1-3 /proc/loadavg)" |
   tee "$OUT/cpu.txt"
 {
   echo "# requests per API during the rate phase ($((RATE * RATE_SECS)) records), per node"
-  for id in 1 2 3; do
-    join -a 2 -e 0 -o 0,1.2,2.2 <(sort "$WORK/before-$id.txt") <(sort "$WORK/after-$id.txt") |
-      awk -v n="$id" '{ d = $3 - $2; if (d > 0) printf "node-%s %-24s %d\n", n, $1, d }'
-  done
+  request_deltas before after
 } | tee "$OUT/requests.txt"
-# Per thread name (digits folded: event-loop-3 counts as event-loop-N), all nodes together.
-awk -v hz="$(getconf CLK_TCK)" '
-  FNR == NR { split($0, f, " "); start[f[1] " " f[2]] = f[NF]; next }
-  { split($0, f, " "); key = f[1] " " f[2]; name = "";
-    for (i = 3; i < NF; i++) name = name (i > 3 ? "_" : "") f[i];
-    gsub(/[0-9]+/, "N", name); used[name] += f[NF] - (key in start ? start[key] : 0) }
-  END { for (n in used) if (used[n] > 0) printf "%8.2f %s\n", used[n] / hz, n }' \
-  "$WORK/threads-before.txt" "$WORK/threads-after.txt" | sort -rn | tee "$OUT/threads.txt"
+thread_deltas "$WORK/threads-before.txt" "$WORK/threads-after.txt" | tee "$OUT/threads.txt"
 echo "recordings and logs in $OUT"

@@ -1,7 +1,7 @@
 # Sourced by the replicated benchmarks (bench-replicated.sh, bench-transactions.sh): starts three
 # combined nodes of Brook or of Apache Kafka (separate JVMs, loopback ports, same heap and GC
 # flags), creates topics with replication factor 3 and min.insync.replicas=2, counts the brokers'
-# CPU time and prints median ratios. Needs ROOT (the checkout), PARTITIONS and RESULTS (the result
+# CPU time (and that of their JIT compiler threads) and prints median ratios. Needs ROOT (the checkout), PARTITIONS and RESULTS (the result
 # file) set by the caller; BENCH, BASE_PORT and HEAP may be overridden (see three-nodes.sh).
 
 # shellcheck source=three-nodes.sh
@@ -44,6 +44,31 @@ broker_ticks() {
     total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat")))
   done
   echo "$total"
+}
+
+# "tid ticks" of the brokers' JIT compiler threads (HotSpot names them "C1 CompilerThreadN" and
+# "C2 CompilerThreadN", cut to 15 characters by /proc). Compilation still under way is warm-up,
+# not the steady-state cost of a workload, and on a loaded machine it lasts long into the
+# measured phases. Per thread, because HotSpot starts and stops compiler threads as its queue
+# grows and shrinks: take the difference of two snapshots with jit_ticks_between.
+jit_thread_ticks() {
+  local pid task
+  for pid in "${PIDS[@]}"; do
+    for task in /proc/"$pid"/task/*; do
+      case "$(cat "$task/comm" 2>/dev/null)" in
+        C1\ CompilerThre* | C2\ CompilerThre*)
+          awk -v tid="${task##*/}" '{ sub(/^.*\) /, ""); print tid, $12 + $13 }' "$task/stat" 2>/dev/null || true
+          ;;
+      esac
+    done
+  done
+}
+
+# The compiler threads' ticks between two jit_thread_ticks snapshots (a thread that stopped
+# meanwhile is missing from the second, and what it did after the first is not counted).
+jit_ticks_between() { # before after (jit_thread_ticks outputs)
+  awk 'FNR == NR { start[$1] = $2; next } { used += $2 - ($1 in start ? start[$1] : 0) }
+    END { print used + 0 }' <(echo "$1") <(echo "$2")
 }
 
 # Median of every field per broker and workload over the rounds in $RESULTS, with B / A
