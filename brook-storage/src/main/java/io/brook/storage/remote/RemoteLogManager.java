@@ -62,6 +62,9 @@ public final class RemoteLogManager implements Closeable {
   private final ConcurrentHashMap<TopicPartition, PartitionLog> remoteDataDeleted =
       new ConcurrentHashMap<>();
 
+  /** How long {@link #close} waits for a pool's running work before it interrupts it. */
+  static final long CLOSE_WAIT_SECONDS = 30;
+
   private final ScheduledExecutorService ticker;
   private final ThreadPoolExecutor copiers;
   private final ThreadPoolExecutor readers;
@@ -73,6 +76,9 @@ public final class RemoteLogManager implements Closeable {
   private volatile RemoteCompactor compactor;
 
   private volatile RemoteLogMetrics metrics = RemoteLogMetrics.NONE;
+
+  /** Set by {@link #close}: periodic work still queued is dropped, work running stops early. */
+  private volatile boolean closing;
 
   /** The id of a partition's topic now: remote data is kept by topic id. */
   private volatile Function<TopicPartition, Optional<Uuid>> topicIds = tp -> Optional.empty();
@@ -242,6 +248,9 @@ public final class RemoteLogManager implements Closeable {
         copiers.execute(
             () -> {
               try {
+                if (closing) {
+                  return;
+                }
                 if (deleting) {
                   deleteOnDisable(partitionLog, tiered.leaderEpoch(), tiered.leading());
                 } else if (tiered.leader()) {
@@ -297,7 +306,10 @@ public final class RemoteLogManager implements Closeable {
   private void copyAndExpire(PartitionLog partitionLog, int leaderEpoch, BooleanSupplier leading) {
     try {
       TieredPartition tier = leaderTier(partitionLog, leaderEpoch, leading);
-      tier.copyEligible();
+      tier.copyEligible(() -> closing);
+      if (closing) {
+        return;
+      }
       tier.expire();
       tier.deleteReplaced();
       RemoteCompactor remoteCompactor = compactor;
@@ -593,17 +605,38 @@ public final class RemoteLogManager implements Closeable {
     tiers.remove(tp);
   }
 
+  /**
+   * Stops the background work without interrupting it, waiting up to {@link #CLOSE_WAIT_SECONDS}
+   * per pool. An interrupt closes whatever FileChannel the thread is using (a segment being read
+   * for upload, a checkpoint being replaced), which fails that write, takes the log directory
+   * offline and leaves it without a clean-shutdown marker: the next start would recover it. So a
+   * copy in progress finishes its segment and the rest of its run is skipped; only work still
+   * running after the wait is interrupted.
+   */
   @Override
   public void close() throws IOException {
+    closing = true;
     ticker.shutdownNow();
-    copiers.shutdownNow();
-    readers.shutdownNow();
+    copiers.shutdown();
+    readers.shutdown();
     try {
-      copiers.awaitTermination(10, TimeUnit.SECONDS);
-      readers.awaitTermination(10, TimeUnit.SECONDS);
+      stop(copiers, "copies");
+      stop(readers, "reads");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     store.close();
+  }
+
+  private static void stop(ThreadPoolExecutor pool, String work) throws InterruptedException {
+    if (!pool.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+      log.warn(
+          "Remote {} still running after {} s, interrupting them; the log directory may need"
+              + " recovery at the next start",
+          work,
+          CLOSE_WAIT_SECONDS);
+      pool.shutdownNow();
+      pool.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+    }
   }
 }

@@ -358,6 +358,15 @@ public final class TieredPartition {
    * @return the number of segments copied
    */
   public int copyEligible() throws IOException {
+    return copyEligible(() -> false);
+  }
+
+  /**
+   * {@link #copyEligible()} that stops before the next segment, and skips local retention, once
+   * {@code stopping} says so (the broker is shutting down: a copy in progress finishes, nothing
+   * more starts).
+   */
+  public int copyEligible(BooleanSupplier stopping) throws IOException {
     LogConfig config = log.config();
     if (fenced || !config.remoteStorageEnable() || config.remoteLogCopyDisable()) {
       return 0;
@@ -377,7 +386,7 @@ public final class TieredPartition {
       if (next <= manifest.copiedEnd() || segment.sizeInBytes() == 0) {
         continue;
       }
-      if (next > bound) {
+      if (next > bound || stopping.getAsBoolean()) {
         break;
       }
       if (!copy(segment, next)) {
@@ -387,7 +396,9 @@ public final class TieredPartition {
     }
     // Local retention at every run that copied without failing, not only after a copy: segments
     // copied before local.retention.* passed would otherwise wait for the broker's retention check.
-    log.deleteOldSegments();
+    if (!stopping.getAsBoolean()) {
+      log.deleteOldSegments();
+    }
     return copied;
   }
 
