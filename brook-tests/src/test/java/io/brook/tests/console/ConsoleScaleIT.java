@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.brook.testkit.EmbeddedBrook;
+import io.brook.testports.PortAllocator;
 import io.brook.tests.TestClients;
+import io.brook.tests.cluster.ClusterHarness;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -39,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 
 /**
- * The console's pages on one broker holding 2,000 topics of 12 partitions (24,000), 121 groups (one
+ * The console's pages on a cluster holding 2,000 topics of 12 partitions (24,000), 121 groups (one
  * committed on all 24,000 partitions) and 61 transactions (one writing to 300 partitions), loaded
  * in headless Chromium. Each page shows a page of the cluster, never all of it: the rows on the
  * page and the size of every JSON answer are asserted, and the big group's totals over all its
@@ -47,6 +49,10 @@ import org.openqa.selenium.By;
  * {@code rendered:<page>} mark the console sets), and each of its API calls (the browser's resource
  * timing), is printed and written to {@code target/console-scale.txt}, never asserted
  * (docs/operations.md records the figures).
+ *
+ * <p>One in-process node by default; {@code -Dbrook.console.scale.nodes=3} runs three {@code brook
+ * server} processes instead, the topics' single replicas spread over them, so the console on node 1
+ * asks the other two for the ends of the partitions they lead.
  *
  * <p>Minutes long (creating 24,000 partitions): kept out of the default suite, run by the {@code
  * console-scale} profile.
@@ -73,11 +79,8 @@ class ConsoleScaleIT {
 
   @Test
   void everyPageShowsAPageOfTwentyFourThousandPartitions() throws Exception {
-    try (EmbeddedBrook brook =
-            EmbeddedBrook.builder()
-                .dataDir(root.resolve("data"))
-                .config("brook.admin.listener", "http://127.0.0.1:0")
-                .start();
+    int nodes = Integer.getInteger("brook.console.scale.nodes", 1);
+    try (ScaleCluster brook = ScaleCluster.start(root, nodes);
         Admin admin =
             Admin.create(
                 Map.of(
@@ -87,7 +90,7 @@ class ConsoleScaleIT {
                     "300000",
                     AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
                     "120000"))) {
-      String base = "http://127.0.0.1:" + brook.server().adminPort() + "/console/";
+      String base = brook.consoleBase();
       long start = System.nanoTime();
       for (int from = 0; from < TOPICS; from += 100) {
         List<NewTopic> batch = new ArrayList<>();
@@ -216,7 +219,7 @@ class ConsoleScaleIT {
                 });
 
         Map<String, Page> pages = new LinkedHashMap<>();
-        pages.put("overview", new Page("#/overview", "overview", "#brokers tbody tr", 1, null));
+        pages.put("overview", new Page("#/overview", "overview", "#brokers tbody tr", nodes, null));
         pages.put(
             "topics",
             new Page(
@@ -253,10 +256,11 @@ class ConsoleScaleIT {
         report.append(
             String.format(
                 Locale.ROOT,
-                "%d topics x %d partitions on one node, created in %d s; %d loads per page,"
+                "%d topics x %d partitions on %d node(s), created in %d s; %d loads per page,"
                     + " median (max) ms from navigation start%n",
                 TOPICS,
                 PARTITIONS,
+                nodes,
                 createdMs / 1000,
                 RUNS));
         // Checked after the figures are written, so a failed check still leaves them.
@@ -270,6 +274,59 @@ class ConsoleScaleIT {
         Files.writeString(Path.of("target", "console-scale.txt"), report);
         wide.abortTransaction();
         structure.assertAll();
+      }
+    }
+  }
+
+  /** One in-process node, or {@code count} {@code brook server} processes, each with a console. */
+  private static final class ScaleCluster implements AutoCloseable {
+    private final EmbeddedBrook single;
+    private final ClusterHarness cluster;
+    private final int consolePort;
+
+    private ScaleCluster(EmbeddedBrook single, ClusterHarness cluster, int consolePort) {
+      this.single = single;
+      this.cluster = cluster;
+      this.consolePort = consolePort;
+    }
+
+    static ScaleCluster start(Path root, int count) throws Exception {
+      if (count == 1) {
+        EmbeddedBrook brook =
+            EmbeddedBrook.builder()
+                .dataDir(root.resolve("data"))
+                .config("brook.admin.listener", "http://127.0.0.1:0")
+                .start();
+        return new ScaleCluster(brook, null, brook.server().adminPort());
+      }
+      Map<Integer, Integer> adminPorts = new HashMap<>();
+      for (int id = 1; id <= count; id++) {
+        adminPorts.put(id, PortAllocator.shared().allocate());
+      }
+      ClusterHarness cluster =
+          ClusterHarness.start(
+              Files.createDirectories(root.resolve("cluster")),
+              count,
+              Map.of(),
+              id -> Map.of("brook.admin.listener", "http://127.0.0.1:" + adminPorts.get(id)));
+      return new ScaleCluster(null, cluster, adminPorts.get(1));
+    }
+
+    String bootstrapServers() {
+      return single != null ? single.bootstrapServers() : cluster.bootstrapServers();
+    }
+
+    /** The console of node 1. */
+    String consoleBase() {
+      return "http://127.0.0.1:" + consolePort + "/console/";
+    }
+
+    @Override
+    public void close() throws Exception {
+      if (single != null) {
+        single.close();
+      } else {
+        cluster.close();
       }
     }
   }
