@@ -11,6 +11,7 @@ import io.brook.protocol.client.InterNodeClient;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicConfigs;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -132,7 +133,7 @@ final class LeaderLagReads implements AutoCloseable {
     return CompletableFuture.allOf(leaders.toArray(CompletableFuture[]::new))
         .handle(
             (done, error) -> {
-              known = Map.copyOf(round.timestamps);
+              known = Collections.unmodifiableMap(new HashMap<>(round.timestamps));
               return round.measured();
             });
   }
@@ -146,6 +147,12 @@ final class LeaderLagReads implements AutoCloseable {
 
     private final Map<TopicPartition, PartitionEnds.Ends> ends = new ConcurrentHashMap<>();
     private final Map<Position, Long> timestamps = new ConcurrentHashMap<>();
+
+    /**
+     * Each topic's retention, worked out once per round: building a topic's effective config is far
+     * dearer than the rest of a partition's answer, and a topic has many partitions.
+     */
+    private final Map<String, Long> retentions = new ConcurrentHashMap<>();
 
     Round(MetadataImage metadata, long deadlineMs) {
       this.metadata = metadata;
@@ -317,10 +324,14 @@ final class LeaderLagReads implements AutoCloseable {
     }
 
     private long retentionMs(TopicPartition tp) {
+      return retentions.computeIfAbsent(tp.topic(), this::topicRetentionMs);
+    }
+
+    private long topicRetentionMs(String topic) {
       try {
         return ReplicaPartitionEnds.deleteRetentionMs(
             TopicConfigs.fromOverrides(
-                metadata.configs(ConfigResource.Type.TOPIC, tp.topic()), defaults));
+                metadata.configs(ConfigResource.Type.TOPIC, topic), defaults));
       } catch (RuntimeException e) {
         return -1;
       }
@@ -328,8 +339,11 @@ final class LeaderLagReads implements AutoCloseable {
 
     /** What the round measured, as the lag view reads it. */
     PartitionEnds measured() {
-      Map<TopicPartition, PartitionEnds.Ends> allEnds = Map.copyOf(ends);
-      Map<Position, Long> allTimestamps = Map.copyOf(timestamps);
+      // Hash maps, not Map.copyOf: the immutable maps probe linearly, and the close hash codes of
+      // partitions of similarly named topics made building and reading one of 16,000 partitions
+      // most of a page's time.
+      Map<TopicPartition, PartitionEnds.Ends> allEnds = new HashMap<>(ends);
+      Map<Position, Long> allTimestamps = new HashMap<>(timestamps);
       return new PartitionEnds() {
         @Override
         public Optional<Ends> leaderEnds(TopicPartition tp) {

@@ -49,6 +49,13 @@ public final class ClusterHarness implements AutoCloseable {
    */
   public static final String FULL_JIT_PROPERTY = "brook.cluster.fullJit";
 
+  /**
+   * System property: JVM options added to every node's command line, separated by spaces, with
+   * {@code {id}} replaced by the node's id; for diagnosing a run, for example {@code
+   * -XX:StartFlightRecording=filename=/tmp/node-{id}.jfr,settings=profile}.
+   */
+  public static final String JVM_OPTIONS_PROPERTY = "brook.cluster.jvmOptions";
+
   private final Path dir;
   private final NetworkNamespaces network;
   private final Map<Integer, Node> nodes = new LinkedHashMap<>();
@@ -573,6 +580,11 @@ public final class ClusterHarness implements AutoCloseable {
         // C1 only: a node starts and warms up sooner, which the short ITs gain from. Runs that
         // time a node (the console-scale profile) compile as a production broker does.
         command.add("-XX:TieredStopAtLevel=1");
+      }
+      for (String option : System.getProperty(JVM_OPTIONS_PROPERTY, "").trim().split("\\s+")) {
+        if (!option.isEmpty()) {
+          command.add(option.replace("{id}", Integer.toString(id)));
+        }
       }
       command.add("-jar");
       command.add(jar().toString());
