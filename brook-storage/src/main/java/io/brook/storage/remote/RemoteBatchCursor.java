@@ -111,6 +111,25 @@ final class RemoteBatchCursor {
     return out.slice();
   }
 
+  /**
+   * Starts with {@code bytes}, fetched earlier from {@code segmentPosition} on (before the first
+   * {@link #next}).
+   */
+  void hold(long segmentPosition, ByteBuffer bytes) {
+    chunk = bytes.slice();
+    chunkStart = segmentPosition;
+  }
+
+  /** The bytes held from {@code segmentPosition} on (none if it is outside what is held). */
+  ByteBuffer heldFrom(long segmentPosition) {
+    if (segmentPosition < chunkStart || segmentPosition > chunkStart + chunk.limit()) {
+      return ByteBuffer.allocate(0);
+    }
+    ByteBuffer out = chunk.duplicate();
+    out.position(at(segmentPosition));
+    return out.slice();
+  }
+
   private int at(long segmentPosition) {
     return (int) (segmentPosition - chunkStart);
   }

@@ -54,6 +54,17 @@ public final class RemoteLogManager implements Closeable {
   private final RemoteLogManagerConfig config;
   private final Time time;
   private final RemoteIndexCache indexes;
+
+  /**
+   * Remote bytes fetched ahead of consumers that read a partition in sequence: 4 MiB past each
+   * read's limit, 64 MiB held at most over all partitions (see {@link RemoteReadAhead}).
+   */
+  private final RemoteReadAhead readAhead =
+      new RemoteReadAhead(READ_AHEAD_BYTES, READ_AHEAD_CAPACITY_BYTES, READ_AHEAD_PARTITIONS);
+
+  static final int READ_AHEAD_BYTES = 4 << 20;
+  static final long READ_AHEAD_CAPACITY_BYTES = 64L << 20;
+  static final int READ_AHEAD_PARTITIONS = 4096;
   private final ConcurrentHashMap<TopicPartition, TieredPartition> tiers =
       new ConcurrentHashMap<>();
   private final Set<TopicPartition> copying = ConcurrentHashMap.newKeySet();
@@ -456,6 +467,7 @@ public final class RemoteLogManager implements Closeable {
                 leading,
                 () -> cleaned.applyAsLong(tp));
         tier.reportTo(metrics);
+        tier.readAhead(readAhead);
         tiers.put(tp, tier);
       }
       return tier;
@@ -478,6 +490,7 @@ public final class RemoteLogManager implements Closeable {
         tier =
             TieredPartition.openForReads(
                 store, indexes, partitionLog, idOf(partitionLog).topicId(), time);
+        tier.readAhead(readAhead);
         tiers.put(tp, tier);
       }
       return tier;

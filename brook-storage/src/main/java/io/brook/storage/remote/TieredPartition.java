@@ -85,6 +85,8 @@ public final class TieredPartition {
 
   private volatile RemoteLogMetrics metrics = RemoteLogMetrics.NONE;
 
+  private volatile RemoteReadAhead readAhead = RemoteReadAhead.NONE;
+
   private TieredPartition(
       RemoteSegmentStore store,
       RemoteIndexCache indexes,
@@ -707,7 +709,13 @@ public final class TieredPartition {
   public MemoryRecords read(long fetchOffset, int maxBytes, long maxOffset, boolean minOneBatch)
       throws IOException {
     RemoteSegment segment = segmentOrThrow(fetchOffset);
-    int start = indexes.positionFor(store, tp, segment, fetchOffset);
+    RemoteReadAhead ahead = readAhead;
+    // A read that continues the partition's previous one starts where it stopped, with the bytes
+    // it fetched ahead, and reads ahead again; any other read fetches only what it sends.
+    RemoteReadAhead.Held held = ahead.take(tp, segment.id(), fetchOffset);
+    long aheadBytes = held == null ? 0 : ahead.bytes();
+    long start =
+        held == null ? indexes.positionFor(store, tp, segment, fetchOffset) : held.position();
     RemoteBatchCursor cursor =
         new RemoteBatchCursor(
             store,
@@ -716,9 +724,14 @@ public final class TieredPartition {
             start,
             (int)
                 Math.min(
-                    Integer.MAX_VALUE, Math.max(CHUNK_BYTES, (long) maxBytes + INDEX_GAP_BYTES)));
+                    Integer.MAX_VALUE,
+                    Math.max(CHUNK_BYTES, (long) maxBytes + INDEX_GAP_BYTES + aheadBytes)));
+    if (held != null) {
+      cursor.hold(held.position(), held.bytes());
+    }
     long first = -1;
     long end = -1;
+    long next = -1;
     while (cursor.next()) {
       if (cursor.lastOffset() < fetchOffset) {
         continue;
@@ -731,13 +744,15 @@ public final class TieredPartition {
           break;
         }
         first = cursor.position();
-        // What is sent is fetched once: from the first batch on, at most the limit.
+        // What is sent is fetched once: from the first batch on, at most the limit (and what is
+        // read ahead for the next read).
         cursor.keepFrom(first);
-        cursor.readAheadUpTo(first + Math.max(maxBytes, cursor.batchSize()));
+        cursor.readAheadUpTo(first + Math.max(maxBytes, cursor.batchSize()) + aheadBytes);
       } else if (cursor.position() + cursor.batchSize() - first > maxBytes) {
         break;
       }
       end = cursor.position() + cursor.batchSize();
+      next = cursor.lastOffset() + 1;
       if (end + RemoteBatchCursor.HEADER_SIZE - first > maxBytes) {
         break; // not even a batch header fits after it: not worth fetching the next one
       }
@@ -745,7 +760,16 @@ public final class TieredPartition {
     if (first < 0) {
       return MemoryRecords.EMPTY;
     }
-    return MemoryRecords.readableRecords(cursor.bytes(first, end));
+    MemoryRecords records = MemoryRecords.readableRecords(cursor.bytes(first, end));
+    if (ahead.bytes() > 0 && end < segment.sizeInBytes()) {
+      ahead.keep(tp, new RemoteReadAhead.Held(segment.id(), next, end, cursor.heldFrom(end)));
+    }
+    return records;
+  }
+
+  /** Bytes fetched ahead of sequential readers are held in {@code readAhead} (none by default). */
+  void readAhead(RemoteReadAhead readAhead) {
+    this.readAhead = readAhead;
   }
 
   /**

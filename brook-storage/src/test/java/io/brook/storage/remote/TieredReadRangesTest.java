@@ -14,6 +14,7 @@ import java.util.List;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -165,5 +166,64 @@ class TieredReadRangesTest {
     }
     // Not the first partition: nothing sent, and only the first range fetched
     assertThat(read(0, 1_000, false)).isEqualTo(64 * 1024);
+  }
+
+  @Test
+  void aSequentialReaderIsServedFromBytesReadAheadAndNoByteIsFetchedTwice() throws Exception {
+    tiered(4096, MIXED);
+    RemoteReadAhead ahead = new RemoteReadAhead(64 * 1024, 1 << 20, 16);
+    tier.readAhead(ahead);
+    List<long[]> all = new ArrayList<>();
+    int reads = 0;
+    long offset = 0;
+    while (offset < segmentEnd) {
+      fetched.clear();
+      MemoryRecords read = tier.read(offset, 20_000, Long.MAX_VALUE, true);
+      byte[] bytes = Batches.bytes(read);
+      assertThat(bytes).as("offset %d", offset).isEqualTo(expected((int) offset, 20_000, true));
+      all.addAll(fetched);
+      reads++;
+      long next = offset;
+      for (RecordBatch b : read.batches()) {
+        next = b.lastOffset() + 1;
+      }
+      offset = next;
+    }
+    long segmentBytes = tier.manifest().segments().get(0).sizeInBytes();
+    long total = 0;
+    for (int i = 0; i < all.size(); i++) {
+      for (int j = i + 1; j < all.size(); j++) {
+        long overlap =
+            Math.min(all.get(i)[1], all.get(j)[1]) - Math.max(all.get(i)[0], all.get(j)[0]);
+        assertThat(overlap).as("ranges %d and %d", i, j).isLessThan(RemoteBatchCursor.HEADER_SIZE);
+      }
+      total += all.get(i)[1] - all.get(i)[0];
+    }
+    // Every byte of the segment fetched about once, in ranges of the read-ahead's size: far fewer
+    // requests than reads.
+    assertThat(total).isBetween(segmentBytes - 4096, segmentBytes + 16 * 1024);
+    assertThat(all.size()).isLessThanOrEqualTo((int) (segmentBytes / (64 * 1024)) + 2);
+    assertThat(reads).isGreaterThan(3 * all.size());
+    assertThat(ahead.heldBytes()).isZero(); // the last read reached the segment's end
+  }
+
+  @Test
+  void aReadFromElsewhereAnswersFromItsOwnRange() throws Exception {
+    tiered(4096, MIXED);
+    RemoteReadAhead ahead = new RemoteReadAhead(64 * 1024, 1 << 20, 16);
+    tier.readAhead(ahead);
+    // Given: a read, and the one continuing it, which reads ahead and leaves bytes behind
+    long next = 0;
+    for (RecordBatch b : tier.read(0, 20_000, Long.MAX_VALUE, true).batches()) {
+      next = b.lastOffset() + 1;
+    }
+    tier.read(next, 20_000, Long.MAX_VALUE, true);
+    assertThat(ahead.heldBytes()).isPositive();
+
+    // When / Then: reads of other offsets (a seek, another consumer) answer right, each fetching
+    // its own range once
+    for (int offset = 3; offset < segmentEnd; offset += 11) {
+      read(offset, 20_000, true);
+    }
   }
 }
