@@ -6,7 +6,8 @@
 #     (replication factor RF): memory per hosted partition;
 #  2. time to create them, and until every broker serves all of them;
 #  3. restart of one node (SIGTERM, start again on its data): launch until every other broker lists
-#     it again (registered and unfenced);
+#     it again (registered and unfenced), then until every partition has its full ISR again (the
+#     node serving everything it hosts); the same after SIGKILL (unclean shutdown: recovery);
 #  4. controller failover: SIGKILL the active controller (the quorum leader DescribeQuorum names),
 #     time until a topic creation through another broker succeeds.
 #
@@ -78,6 +79,15 @@ wait "${PIDS[3]}" 2>/dev/null || true
 launched=$(date +%s%3N)
 launch 3 restart
 "${TOOL[@]}" await-brokers "$BROKERS" 3 "$launched"
+"${TOOL[@]}" await-isr "$BROKERS" "$launched"
+
+echo "== restart of node 3 after SIGKILL: launch until every broker lists it, then full ISRs"
+kill -KILL "${PIDS[3]}"
+wait "${PIDS[3]}" 2>/dev/null || true
+launched=$(date +%s%3N)
+launch 3 restart-kill
+"${TOOL[@]}" await-brokers "$BROKERS" 3 "$launched"
+"${TOOL[@]}" await-isr "$BROKERS" "$launched"
 
 echo "== controller failover"
 ID_PIDS="1:${PIDS[1]},2:${PIDS[2]},3:${PIDS[3]}"

@@ -53,6 +53,7 @@ public final class ClusterBench {
               Short.parseShort(args[4]));
       case "await-brokers" ->
           awaitBrokers(brokers, Integer.parseInt(args[2]), Long.parseLong(args[3]));
+      case "await-isr" -> awaitFullIsr(brokers[0], Long.parseLong(args[2]));
       case "failover" -> failover(brokers, args[2]);
       default -> throw new IllegalArgumentException("unknown command " + args[0]);
     }
@@ -77,6 +78,33 @@ public final class ClusterBench {
             + count
             + "_brokers_after_ms="
             + (System.currentTimeMillis() - sinceMs));
+  }
+
+  /**
+   * Waits until every partition in {@code broker}'s Metadata has every replica in its ISR (a
+   * restarted node has caught up everywhere it is a replica): the time it is serving again.
+   */
+  private static void awaitFullIsr(String broker, long sinceMs) throws InterruptedException {
+    while (true) {
+      try {
+        long incomplete = 0;
+        for (MetadataResponseData.MetadataResponseTopic topic : metadata(broker).topics()) {
+          for (MetadataResponseData.MetadataResponsePartition p : topic.partitions()) {
+            if (p.isrNodes().size() < p.replicaNodes().size() || p.leaderId() < 0) {
+              incomplete++;
+            }
+          }
+        }
+        if (incomplete == 0) {
+          break;
+        }
+      } catch (Exception e) {
+        // Not answering yet.
+      }
+      Thread.sleep(200);
+    }
+    System.out.println(
+        "every_partition_full_isr_after_ms=" + (System.currentTimeMillis() - sinceMs));
   }
 
   private static void create(String[] brokers, int topics, int partitions, short rf)
