@@ -95,7 +95,7 @@ final class RemoteReadAhead {
     }
   }
 
-  /** Bytes held now, for tests and metrics. */
+  /** Bytes held now (whole backing arrays), for tests. */
   synchronized long heldBytes() {
     return heldBytes;
   }
