@@ -30,7 +30,10 @@ import java.util.Objects;
  * and the entry syntax are checked on {@link #read}, and any mismatch is a {@link
  * CorruptCheckpointException} rather than a silently shortened list. {@link #writeUnsynced} leaves
  * the new content in the page cache until {@link #sync}; after a power loss in between the file may
- * be old, new or empty, so only content that can be rebuilt may be written that way.
+ * be old, new or empty, so only content that can be rebuilt may be written that way. {@link
+ * #writeLater} does not even touch the file: the content is written, synced, at the next {@link
+ * #sync} (or replaced by a newer write), for changes that loading would redo anyway if they were
+ * lost.
  *
  * <p>Thread-safety: reads and writes of one instance are serialized. Two instances on the same path
  * are not coordinated.
@@ -62,6 +65,9 @@ public final class CheckpointFile<T> {
   /** Guarded by {@link #lock}: true while the file holds content not yet forced to disk. */
   private boolean unsynced;
 
+  /** Guarded by {@link #lock}: content {@link #writeLater} left for the next sync, or null. */
+  private byte[] pending;
+
   /** Guarded by {@link #lock}: fsync sequences run so far (synced writes and syncs), for tests. */
   private long syncs;
 
@@ -85,6 +91,7 @@ public final class CheckpointFile<T> {
     synchronized (lock) {
       AtomicFiles.write(file, bytes);
       unsynced = false;
+      pending = null;
       syncs++;
     }
   }
@@ -98,12 +105,36 @@ public final class CheckpointFile<T> {
     synchronized (lock) {
       AtomicFiles.writeUnsynced(file, bytes);
       unsynced = true;
+      pending = null;
     }
   }
 
-  /** Forces the file and its directory to disk if an unsynced write happened since the last one. */
+  /**
+   * Keeps {@code entries} to be written, synced, by the next {@link #sync}, leaving the file as it
+   * is until then; a later write replaces them. Until then, and after a crash before it, the file
+   * holds the previous content: only for changes that whoever reads the file next would make again
+   * (a log's loader cutting epochs that start at or past the log end it finds).
+   */
+  public void writeLater(Collection<T> entries) {
+    byte[] bytes = encode(entries);
+    synchronized (lock) {
+      pending = bytes;
+    }
+  }
+
+  /**
+   * Forces the file and its directory to disk if an unsynced write happened since the last one, or
+   * writes and forces what {@link #writeLater} left.
+   */
   public void sync() throws IOException {
     synchronized (lock) {
+      if (pending != null) {
+        AtomicFiles.write(file, pending);
+        pending = null;
+        unsynced = false;
+        syncs++;
+        return;
+      }
       if (!unsynced) {
         return;
       }
@@ -113,10 +144,13 @@ public final class CheckpointFile<T> {
     }
   }
 
-  /** True if the file holds content written by {@link #writeUnsynced} and not yet synced. */
+  /**
+   * True if the file holds content written by {@link #writeUnsynced} and not yet synced, or {@link
+   * #writeLater} left content for the next sync.
+   */
   public boolean hasUnsyncedWrite() {
     synchronized (lock) {
-      return unsynced;
+      return unsynced || pending != null;
     }
   }
 

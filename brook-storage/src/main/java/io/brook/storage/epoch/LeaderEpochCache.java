@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * new list; it is not checksummed. {@link #assign} does not fsync (a leadership change for
  * thousands of partitions would otherwise wait on two fsyncs each): its entry starts at the log
  * end, where recovery re-derives epochs from the batches, and the log calls {@link #flush} before
- * its recovery point passes it. Truncations fsync before they take effect. On load, a file that
- * breaks the invariant, has a negative value or a malformed line is a {@link
+ * its recovery point passes it. Truncations fsync before they take effect, except the one a log
+ * makes when it loads ({@link #truncateFromEndOnLoad}), which the next flush writes. On load, a
+ * file that breaks the invariant, has a negative value or a malformed line is a {@link
  * CorruptCheckpointException}. After an unclean shutdown the file may mention epochs beyond the
  * recovered log end; the log calls {@link #truncateFromEnd} once it knows its end offset.
  *
@@ -109,12 +110,16 @@ public final class LeaderEpochCache {
   }
 
   /**
-   * Durably writes the entries re-derived after {@link #needsRebuild()}, even if there are none.
+   * Keeps the entries re-derived after {@link #needsRebuild()}, even if there are none, for the
+   * next {@link #flush} to write (at the latest when the log closes or moves its recovery point),
+   * so that the next load need not derive them again. Lost in a crash, they are derived again from
+   * the same batches. Not written at once: a follower that never led has no checkpoint, and writing
+   * and syncing one for each of tens of thousands of them made up most of a restart.
    */
-  public void persistRebuilt() throws IOException {
+  public void persistRebuilt() {
     lock.writeLock().lock();
     try {
-      checkpoint.write(entries);
+      checkpoint.writeLater(entries);
       needsRebuild = false;
     } finally {
       lock.writeLock().unlock();
@@ -281,6 +286,22 @@ public final class LeaderEpochCache {
    * Drops entries with start offset {@code >= endOffset}, for a log truncated to {@code endOffset}.
    */
   public void truncateFromEnd(long endOffset) throws IOException {
+    truncateFromEnd(endOffset, false);
+  }
+
+  /**
+   * {@link #truncateFromEnd} for a log being loaded, whose end offset is {@code endOffset}: the
+   * change is written with the next {@link #flush} (at the latest when the log closes or moves its
+   * recovery point), not now. Lost in a crash, it is made again by the next load, which finds the
+   * same entries at or past the log end; a partition that led an epoch without writing in it (every
+   * empty partition) has one such entry, and writing and syncing a checkpoint for each of tens of
+   * thousands of them made up most of a restart.
+   */
+  public void truncateFromEndOnLoad(long endOffset) throws IOException {
+    truncateFromEnd(endOffset, true);
+  }
+
+  private void truncateFromEnd(long endOffset, boolean onLoad) throws IOException {
     lock.writeLock().lock();
     try {
       int keep = 0;
@@ -292,6 +313,15 @@ public final class LeaderEpochCache {
       }
       List<EpochEntry> removed = entries.subList(keep, entries.size());
       String removedText = removed.toString();
+      if (onLoad) {
+        replaceLater(entries.subList(0, keep));
+        log.debug(
+            "Truncated leader epoch cache from the loaded log's end dir={} endOffset={} removed={}",
+            partitionDir,
+            endOffset,
+            removedText);
+        return;
+      }
       replace(entries.subList(0, keep));
       log.info(
           "Truncated leader epoch cache from end dir={} endOffset={} removed={}",
@@ -361,9 +391,10 @@ public final class LeaderEpochCache {
   }
 
   /**
-   * Forces a checkpoint written by {@link #assign} to disk; a no-op if nothing unsynced was
-   * written. The log calls this before it advances its recovery point, because recovery re-derives
-   * epochs only from the batches above the recovery point.
+   * Forces a checkpoint written by {@link #assign} to disk, or writes the one a load's truncation
+   * left; a no-op if nothing unsynced was written. The log calls this before it advances its
+   * recovery point, because recovery re-derives epochs only from the batches above the recovery
+   * point.
    */
   public void flush() throws IOException {
     // Not under the cache's lock: appends read the latest epoch under it and must not wait for an
@@ -388,6 +419,13 @@ public final class LeaderEpochCache {
   private void replace(List<EpochEntry> newEntries) throws IOException {
     List<EpochEntry> copy = List.copyOf(newEntries);
     checkpoint.write(copy);
+    entries = copy;
+  }
+
+  /** Adopts {@code newEntries} and leaves writing them to the next {@link #flush}. */
+  private void replaceLater(List<EpochEntry> newEntries) {
+    List<EpochEntry> copy = List.copyOf(newEntries);
+    checkpoint.writeLater(copy);
     entries = copy;
   }
 

@@ -85,17 +85,18 @@ final class LogLoader {
       epochs.clear();
       logEnd = logStart;
     }
-    epochs.truncateFromEnd(logEnd);
+    epochs.truncateFromEndOnLoad(logEnd);
     epochs.truncateFromStart(logStart);
     if (epochs.needsRebuild() && !bases.isEmpty()) {
       epochs.persistRebuilt();
     }
-    // Recovery may have assigned epochs without fsync; a no-op otherwise.
-    epochs.flush();
     rebuildProducerState(producers, segments, logStart, logEnd);
     long recoveryPoint = logEnd;
     if (truncatedByRecovery) {
-      // The cut must be on disk before the recovery point passes it.
+      // The cut, and the epochs recovery assigned without fsync, must be on disk before the
+      // recovery point passes them. Otherwise the recovery point stays (unclean) or nothing was
+      // assigned (clean), and the epoch checkpoint is written with the log's next flush.
+      epochs.flush();
       for (LogSegment segment : segmentsFromRecoveryPoint(segments).values()) {
         segment.flush();
       }

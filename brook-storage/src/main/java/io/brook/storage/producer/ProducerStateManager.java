@@ -556,12 +556,18 @@ public final class ProducerStateManager {
       }
       transactions.rebuild(producers.values());
       mapEndOffset = newest.offset();
-      log.info(
-          "Loaded producer snapshot file={} offset={} producers={} expired={}",
-          newest.file(),
-          newest.offset(),
-          producers.size(),
-          expired);
+      // One line per partition on every start: worth it only when the snapshot held producers.
+      if (producers.isEmpty() && expired == 0) {
+        log.debug(
+            "Loaded empty producer snapshot file={} offset={}", newest.file(), newest.offset());
+      } else {
+        log.info(
+            "Loaded producer snapshot file={} offset={} producers={} expired={}",
+            newest.file(),
+            newest.offset(),
+            producers.size(),
+            expired);
+      }
       return OptionalLong.of(newest.offset());
     }
   }

@@ -108,7 +108,9 @@ public final class LogSegment implements Closeable {
 
   /**
    * Opens an existing segment whose files the pool may close while idle. Reads the first batch and
-   * the time index's last entry once, then leaves the files to the pool.
+   * the time index's last entry once, then leaves the files to the pool. An empty log file is not
+   * even opened (nothing to read, and its indexes map when first used): a broker with tens of
+   * thousands of partitions, many never written to, opens each of them at every start.
    */
   public static LogSegment open(
       Path dir, long baseOffset, LogConfig config, Time time, boolean active, FileHandlePool pool)
@@ -116,6 +118,9 @@ public final class LogSegment implements Closeable {
     SegmentFile file =
         SegmentFile.existing(pool, dir, baseOffset, config.segmentIndexBytes(), active);
     LogSegment segment = new LogSegment(baseOffset, config, file, time.milliseconds());
+    if (Files.size(file.logPath()) == 0) {
+      return segment;
+    }
     file.pin();
     try {
       segment.size = file.records().sizeInBytes();
@@ -338,6 +343,9 @@ public final class LogSegment implements Closeable {
    * after the last index entry.
    */
   public long readNextOffset() {
+    if (size == 0) {
+      return baseOffset;
+    }
     file.pinUnchecked();
     try {
       OffsetPosition last = file.offsetIndexUnchecked().lastEntry();
@@ -360,6 +368,14 @@ public final class LogSegment implements Closeable {
    * @return the number of bytes truncated (0 if the whole file was valid)
    */
   public int recover(Consumer<RecordBatch> onBatch) throws IOException {
+    if (size == 0) {
+      // Nothing to validate: the indexes only have to be empty, and need not be mapped for it.
+      file.emptyIndexes();
+      maxTimestampSoFar = new TimestampOffset(RecordBatch.NO_TIMESTAMP, baseOffset);
+      bytesSinceLastIndexEntry = 0;
+      firstBatchTimestamp = RecordBatch.NO_TIMESTAMP;
+      return 0;
+    }
     file.pin();
     try {
       file.recreateIndexes();
@@ -382,6 +398,9 @@ public final class LogSegment implements Closeable {
    * @return the number of bytes truncated (0 if the tail was valid)
    */
   public int recoverFrom(long recoveryPoint, Consumer<RecordBatch> onBatch) throws IOException {
+    if (size == 0) {
+      return recover(onBatch);
+    }
     file.pin();
     try {
       file.setIndexesWritable(true);
@@ -528,6 +547,10 @@ public final class LogSegment implements Closeable {
    * consistent indexes; anything else is rebuilt by the caller through {@link #recover}.
    */
   public void sanityCheck() {
+    if (size == 0) {
+      checkIndexesEmpty();
+      return;
+    }
     file.pinUnchecked();
     try {
       OffsetIndex offsets = file.offsetIndexUnchecked();
@@ -545,6 +568,22 @@ public final class LogSegment implements Closeable {
       }
     } finally {
       file.unpin();
+    }
+  }
+
+  /** {@link #sanityCheck} of an empty segment, from the index files' lengths, mapping nothing. */
+  private void checkIndexesEmpty() {
+    for (Path index : new Path[] {file.offsetIndexPath(), file.timeIndexPath()}) {
+      long length;
+      try {
+        length = Files.size(index);
+      } catch (IOException e) {
+        throw new CorruptIndexException("cannot read the length of " + index + ": " + e);
+      }
+      if (length != 0) {
+        throw new CorruptIndexException(
+            "index " + index + " of a segment with an empty log file holds " + length + " bytes");
+      }
     }
   }
 

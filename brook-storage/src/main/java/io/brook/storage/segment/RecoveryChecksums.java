@@ -12,6 +12,11 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * Checks batch CRCs during recovery through one reusable direct buffer. kafka-clients' own check
  * reads each batch into a fresh heap array; recovering a gigabyte that way allocates a gigabyte,
  * and the garbage collector, not the disk, sets the restart time.
+ *
+ * <p>The buffer is allocated at the first batch checked and sized to the largest batch so far, not
+ * up front at its cap: a restart after an unclean shutdown builds one of these per segment it
+ * recovers, most of them empty or holding a few small batches, and a direct buffer is zeroed page
+ * by page when allocated (at 2 MiB each, 24,000 empty partitions cost 48 GiB of page faults).
  */
 final class RecoveryChecksums {
   /**
@@ -23,7 +28,12 @@ final class RecoveryChecksums {
   /** Batches older than this format cannot be stored; see {@code BatchValidator}. */
   private static final byte REQUIRED_MAGIC = RecordBatch.MAGIC_VALUE_V2;
 
-  private final ByteBuffer buffer = ByteBuffer.allocateDirect(SHARED_BUFFER_BYTES);
+  /** Smallest buffer allocated: several ordinary batches' worth, so few checks grow it. */
+  private static final int MIN_BUFFER_BYTES = 64 * 1024;
+
+  /** Null until the first batch is checked; replaced by a larger one when a batch needs it. */
+  private ByteBuffer buffer;
+
   private final CRC32C crc = new CRC32C();
 
   /**
@@ -46,6 +56,7 @@ final class RecoveryChecksums {
     if (size > SHARED_BUFFER_BYTES) {
       return batch.isValid();
     }
+    ByteBuffer buffer = bufferFor(size);
     buffer.clear().limit(size);
     long position = batch.position();
     while (buffer.hasRemaining()) {
@@ -60,5 +71,15 @@ final class RecoveryChecksums {
     crc.reset();
     crc.update(buffer);
     return crc.getValue() == stored;
+  }
+
+  private ByteBuffer bufferFor(int size) {
+    ByteBuffer current = buffer;
+    if (current == null || current.capacity() < size) {
+      int capacity = Math.max(MIN_BUFFER_BYTES, Integer.highestOneBit(size - 1) << 1);
+      current = ByteBuffer.allocateDirect(Math.min(capacity, SHARED_BUFFER_BYTES));
+      buffer = current;
+    }
+    return current;
   }
 }

@@ -73,6 +73,48 @@ class CheckpointFileTest {
   }
 
   @Test
+  void aWriteLeftForLaterTouchesNothingUntilTheNextSync() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    checkpoint.write(List.of(1L, 2L));
+    byte[] before = Files.readAllBytes(checkpoint.file());
+
+    // When
+    checkpoint.writeLater(List.of(1L));
+
+    // Then: the file is as it was, but the change counts as not yet durable
+    assertThat(Files.readAllBytes(checkpoint.file())).isEqualTo(before);
+    assertThat(checkpoint.hasUnsyncedWrite()).isTrue();
+    assertThat(checkpoint.syncCount()).isEqualTo(1);
+
+    // When
+    checkpoint.sync();
+
+    // Then: written and forced once; a second sync has nothing to do
+    assertThat(checkpoint.read()).containsExactly(1L);
+    assertThat(checkpoint.hasUnsyncedWrite()).isFalse();
+    assertThat(checkpoint.syncCount()).isEqualTo(2);
+    checkpoint.sync();
+    assertThat(checkpoint.syncCount()).isEqualTo(2);
+  }
+
+  @Test
+  void aLaterWriteReplacesTheOneLeftForTheSync() throws IOException {
+    // Given
+    CheckpointFile<Long> checkpoint = checkpoint();
+    checkpoint.write(List.of(1L, 2L));
+    checkpoint.writeLater(List.of(1L));
+
+    // When: a newer state is written before the sync
+    checkpoint.writeUnsynced(List.of(1L, 5L));
+    checkpoint.sync();
+
+    // Then: the sync forced the newer state, not the older one left for it
+    assertThat(checkpoint.read()).containsExactly(1L, 5L);
+    assertThat(checkpoint.hasUnsyncedWrite()).isFalse();
+  }
+
+  @Test
   void replacesAtomicallyAndLeavesNoTemporaryFile() throws IOException {
     // Given
     CheckpointFile<Long> checkpoint = checkpoint();

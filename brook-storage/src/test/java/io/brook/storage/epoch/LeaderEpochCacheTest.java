@@ -411,11 +411,33 @@ class LeaderEpochCacheTest {
     cache.assign(4, 7);
     cache.persistRebuilt();
 
-    // Then
+    // Then: not yet durable (the assign wrote the file without fsync); the flush forces it
     assertThat(cache.needsRebuild()).isFalse();
+    assertThat(cache.hasUnflushedChanges()).isTrue();
+
+    // When
+    cache.flush();
+
+    // Then
     assertThat(cache.hasUnflushedChanges()).isFalse();
     assertThat(LeaderEpochCache.loadOrRebuild(dir).needsRebuild()).isFalse();
     assertThat(new LeaderEpochCache(dir).entries()).containsExactly(entry(4, 7));
+  }
+
+  @Test
+  void aRebuildWithNoEntriesWritesNothingUntilTheFlush() throws IOException {
+    // Given: a follower's partition that never had a checkpoint
+    LeaderEpochCache cache = LeaderEpochCache.loadOrRebuild(dir);
+
+    // When
+    cache.persistRebuilt();
+
+    // Then
+    assertThat(Files.exists(dir.resolve(LeaderEpochCache.CHECKPOINT_FILE_NAME))).isFalse();
+    assertThat(cache.checkpointSyncCount()).isZero();
+    cache.flush();
+    assertThat(new LeaderEpochCache(dir).entries()).isEmpty();
+    assertThat(cache.checkpointSyncCount()).isEqualTo(1);
   }
 
   @Test

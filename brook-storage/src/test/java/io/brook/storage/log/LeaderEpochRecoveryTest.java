@@ -117,8 +117,13 @@ class LeaderEpochRecoveryTest {
     // Then
     assertThat(recovered.logEndOffset()).isEqualTo(40);
     assertThat(recovered.leaderEpochCache().entries()).containsExactly(expectedEntries());
-    assertThat(recovered.leaderEpochCache().hasUnflushedChanges()).isFalse();
     assertThat(recovered.endOffsetForEpoch(0)).isEqualTo(new EpochEndOffset(0, 10));
+
+    // And the rebuilt checkpoint is written by the log's next flush, not at load
+    assertThat(recovered.leaderEpochCache().hasUnflushedChanges()).isTrue();
+    recovered.flush();
+    assertThat(recovered.leaderEpochCache().hasUnflushedChanges()).isFalse();
+    assertThat(new LeaderEpochCache(fixture.dir()).entries()).containsExactly(expectedEntries());
   }
 
   @Test
