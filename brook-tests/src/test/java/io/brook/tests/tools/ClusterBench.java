@@ -64,7 +64,7 @@ public final class ClusterBench {
     for (String broker : brokers) {
       while (true) {
         try {
-          if (metadata(broker).brokers().size() >= count) {
+          if (brokersListedBy(broker) >= count) {
             break;
           }
         } catch (Exception e) {
@@ -185,6 +185,22 @@ public final class ClusterBench {
       count += topic.partitions().size();
     }
     return count;
+  }
+
+  /**
+   * The brokers {@code broker} lists, from a Metadata request for no topic: polled every 50 ms
+   * while a node restarts, a request for every topic (24,000 partitions) would load the brokers
+   * being measured and this tool itself.
+   */
+  private static int brokersListedBy(String broker) throws Exception {
+    String[] hostPort = broker.split(":");
+    try (RawKafkaClient client = new RawKafkaClient(hostPort[0], Integer.parseInt(hostPort[1]))) {
+      ByteBuffer body =
+          client.send(
+              new MetadataRequestData().setTopics(List.of()).setAllowAutoTopicCreation(false),
+              (short) 12);
+      return new MetadataResponseData(new ByteBufferAccessor(body), (short) 12).brokers().size();
+    }
   }
 
   private static MetadataResponseData metadata(String broker) throws Exception {
