@@ -62,12 +62,6 @@ final class RemoteChunkCache {
   /** A chunk: the remote segment (one uploaded copy) and the chunk's index in its log. */
   record Key(String segmentId, int index) {}
 
-  /**
-   * What the cache has done since start: chunk reads served from disk ({@code hits}), chunks
-   * fetched from the store ({@code misses}) and their bytes; and the bytes it holds now.
-   */
-  record Stats(long hits, long misses, long fetchedBytes, long cachedBytes) {}
-
   /** A chunk on disk. */
   private static final class Chunk {
     final Path file;
@@ -424,12 +418,13 @@ final class RemoteChunkCache {
   }
 
   /** Hits, misses and bytes fetched since start; bytes on disk now. */
-  Stats stats() {
+  RemoteLogManager.ChunkCacheStats stats() {
     long cached;
     synchronized (this) {
       cached = bytes;
     }
-    return new Stats(hits.sum(), misses.sum(), fetchedBytes.sum(), cached);
+    return new RemoteLogManager.ChunkCacheStats(
+        hits.sum(), misses.sum(), fetchedBytes.sum(), cached);
   }
 
   /** Chunks held on disk now, for tests. */

@@ -525,6 +525,18 @@ public final class RemoteLogManager implements Closeable {
     }
   }
 
+  /**
+   * The chunk cache's counts since start: chunk reads served from local disk ({@code hits}), chunks
+   * fetched from the store ({@code misses}) and their bytes ({@code fetchedBytes}); and the bytes
+   * it holds now ({@code cachedBytes}).
+   */
+  public record ChunkCacheStats(long hits, long misses, long fetchedBytes, long cachedBytes) {}
+
+  /** What the chunk cache has done; empty when it is off. */
+  public Optional<ChunkCacheStats> chunkCacheStats() {
+    return chunks == null ? Optional.empty() : Optional.of(chunks.stats());
+  }
+
   /** The tier if already open, without blocking. */
   public Optional<TieredPartition> openedTier(PartitionLog partitionLog) {
     TieredPartition tier = tiers.get(partitionLog.topicPartition());

@@ -185,7 +185,7 @@ class RemoteChunkCacheTest {
     assertThat(cache.read(store, TP, segment, 3_999, 1)).isEqualTo(expected(3_999, 1));
 
     assertThat(fetches()).isEmpty();
-    RemoteChunkCache.Stats stats = cache.stats();
+    RemoteLogManager.ChunkCacheStats stats = cache.stats();
     assertThat(stats.misses()).isEqualTo(4);
     assertThat(stats.fetchedBytes()).isEqualTo(4 * CHUNK);
     assertThat(stats.hits()).isEqualTo(4 + 4 + 1);
