@@ -23,8 +23,9 @@
 #                  alter to the broker's last "Copied a segment" log line (one broker: per broker)
 #   restart-tiered the tiered topic (about LOCAL_MIB local, REMOTE_MIB remote) restarted the same way
 #   replay-remote-cold/warm  the same replay, now out of remote storage; cold = broker restarted (its
-#                  remote index cache is emptied at start) and the page cache dropped (the store's
-#                  files and the local segments)
+#                  remote index and chunk caches are emptied at start) and the page cache dropped
+#                  (the store's files and the local segments); warm replays more than the chunk
+#                  cache's 1 GiB by default, so most of it is fetched from the store again
 #
 # A restart line has "listed" (seconds from the process start until Metadata names every
 # partition with a leader), "serving" (until the first record of every partition, from its

@@ -16,7 +16,9 @@ import org.apache.kafka.common.metrics.Sensor;
  * {@code Remote<Op>RequestsPerSec} and {@code Remote<Op>ErrorsPerSec}, for copies and fetches
  * {@code Remote<Op>BytesPerSec}; and the gauges {@code RemoteLogSizeBytes} (bytes in remote storage
  * of the partitions this broker leads), {@code RemoteCopyLagBytes} and {@code
- * RemoteCopyLagSegments} (rolled local segments of those partitions not yet copied).
+ * RemoteCopyLagSegments} (rolled local segments of those partitions not yet copied). Over all
+ * topics only, Brook's chunk cache gauges {@code RemoteChunkCache{Hits,Misses,FetchedBytes,
+ * SizeBytes}}.
  *
  * <p>A topic's metrics are made when the remote log manager first reports on it, and removed when
  * the topic is deleted. A copy or read of the deleted topic still under way when it is deleted may
@@ -81,6 +83,25 @@ public final class RemoteStorageMetrics implements RemoteLogMetrics {
     this.manager = manager;
     this.all = meters();
     registerGauges(null);
+    if (manager.chunkCacheStats().isPresent()) {
+      registerChunkCacheGauges();
+    }
+  }
+
+  /**
+   * Brook's chunk cache of remote logs (docs/storage.md), over the whole broker: chunk reads served
+   * from local disk, chunks fetched from the store and their bytes (counts since start), and the
+   * bytes it holds.
+   */
+  private void registerChunkCacheGauges() {
+    metrics.gauge(DOMAIN, TYPE, "RemoteChunkCacheHits", () -> chunkCache().hits());
+    metrics.gauge(DOMAIN, TYPE, "RemoteChunkCacheMisses", () -> chunkCache().misses());
+    metrics.gauge(DOMAIN, TYPE, "RemoteChunkCacheFetchedBytes", () -> chunkCache().fetchedBytes());
+    metrics.gauge(DOMAIN, TYPE, "RemoteChunkCacheSizeBytes", () -> chunkCache().cachedBytes());
+  }
+
+  private RemoteLogManager.ChunkCacheStats chunkCache() {
+    return manager.chunkCacheStats().orElseThrow();
   }
 
   /** Registers the metrics of {@code manager} in {@code metrics} and starts reporting into them. */

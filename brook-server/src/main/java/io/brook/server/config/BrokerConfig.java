@@ -604,9 +604,9 @@ public final class BrokerConfig {
   }
 
   /**
-   * The remote log manager's settings. Fetched remote indexes are cached in a folder next to the
-   * first log dir ({@code <log dir>-remote-index-cache}): inside it the log manager would take the
-   * folder for a partition.
+   * The remote log manager's settings. Fetched remote indexes and chunks of remote logs are cached
+   * in folders next to the first log dir ({@code <log dir>-remote-index-cache}, {@code <log
+   * dir>-remote-chunk-cache}): inside it the log manager would take them for partitions.
    */
   public RemoteLogManagerConfig remoteLogManagerConfig() {
     Path first = logDirs.get(0).toAbsolutePath();
@@ -617,7 +617,10 @@ public final class BrokerConfig {
         (Integer) value(TieredStorageSettings.READER_MAX_PENDING),
         first.resolveSibling(first.getFileName() + "-remote-index-cache"),
         (Long) value(TieredStorageSettings.INDEX_CACHE_BYTES),
-        (Integer) value(TieredStorageSettings.FETCH_MAX_WAIT_MS));
+        (Integer) value(TieredStorageSettings.FETCH_MAX_WAIT_MS),
+        first.resolveSibling(first.getFileName() + "-remote-chunk-cache"),
+        (Long) value(TieredStorageSettings.CHUNK_CACHE_BYTES),
+        (Integer) value(TieredStorageSettings.CHUNK_BYTES));
   }
 
   /** {@code remote.log.storage.manager.class.name}; empty means the local-filesystem store. */

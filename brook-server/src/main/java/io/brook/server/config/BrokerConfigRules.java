@@ -32,6 +32,7 @@ final class BrokerConfigRules {
     checkReplicaTimeouts(c);
     checkRequestQueue(c);
     checkCleanerBuffer(c);
+    checkRemoteChunkCache(c);
     checkGroupTimeouts(c);
     HttpSettings.check(c);
   }
@@ -183,6 +184,21 @@ final class BrokerConfigRules {
           RetentionSettings.LOG_CLEANER_DEDUPE_BUFFER_SIZE,
           buffer,
           "must give each of the " + threads + " cleaner threads more than 1 MiB");
+    }
+  }
+
+  private static void checkRemoteChunkCache(BrokerConfig c) {
+    long total = (Long) c.value(TieredStorageSettings.CHUNK_CACHE_BYTES);
+    int chunk = (Integer) c.value(TieredStorageSettings.CHUNK_BYTES);
+    if (total > 0 && chunk > total) {
+      throw new ConfigException(
+          TieredStorageSettings.CHUNK_BYTES,
+          chunk,
+          "must not exceed "
+              + TieredStorageSettings.CHUNK_CACHE_BYTES
+              + " ("
+              + total
+              + ") unless that is 0 (no chunk cache)");
     }
   }
 

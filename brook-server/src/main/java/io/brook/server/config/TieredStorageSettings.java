@@ -20,6 +20,8 @@ final class TieredStorageSettings {
   static final String MANAGER_IMPL_PREFIX = "remote.log.storage.manager.impl.prefix";
   static final String METADATA_MANAGER_IMPL_PREFIX = "remote.log.metadata.manager.impl.prefix";
   static final String INDEX_CACHE_BYTES = "remote.log.index.file.cache.total.size.bytes";
+  static final String CHUNK_CACHE_BYTES = "brook.remote.log.chunk.cache.total.size.bytes";
+  static final String CHUNK_BYTES = "brook.remote.log.chunk.size.bytes";
   static final String COPIER_THREADS = "remote.log.manager.copier.thread.pool.size";
   static final String TASK_INTERVAL_MS = "remote.log.manager.task.interval.ms";
   static final String READER_THREADS = "remote.log.reader.threads";
@@ -101,6 +103,27 @@ final class TieredStorageSettings {
             atLeast(1),
             LOW,
             "Local disk space for index files fetched from remote storage (a folder next to the first log dir).")
+        .uses(
+            CHUNK_CACHE_BYTES,
+            LONG,
+            1024L * 1024 * 1024,
+            atLeast(0),
+            LOW,
+            "Brook only: local disk space for chunks of remote segments' log files (a folder next to"
+                + " the first log dir, <first log dir>-remote-chunk-cache, emptied at start). Remote"
+                + " reads are served from these chunks and fetch only the missing ones, one ranged"
+                + " GET per chunk; the least recently used go past this bound. 0 turns the cache"
+                + " off: every read then fetches its own byte range, with read-ahead for sequential"
+                + " readers.")
+        .uses(
+            CHUNK_BYTES,
+            INT,
+            4 * 1024 * 1024,
+            atLeast(1),
+            LOW,
+            "Brook only: the size of a chunk of the remote chunk cache (chunks are aligned to it in"
+                + " each remote segment's log file); at most"
+                + " brook.remote.log.chunk.cache.total.size.bytes when the cache is on.")
         .accepts(
             "remote.log.manager.thread.pool.size",
             INT,

@@ -7,6 +7,7 @@ import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicCompression;
 import io.brook.storage.log.TopicConfigs;
 import io.brook.storage.manager.LogManagerConfig;
+import io.brook.storage.remote.RemoteLogManagerConfig;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -388,6 +389,9 @@ class BrokerConfigTest {
         "queue of no bytes | queued.max.request.bytes | queued.max.request.bytes=0",
         "cleaner buffer too small | log.cleaner.dedupe.buffer.size |"
             + " log.cleaner.dedupe.buffer.size=1048576",
+        "remote chunk larger than the chunk cache | brook.remote.log.chunk.size.bytes |"
+            + " brook.remote.log.chunk.cache.total.size.bytes=1000;"
+            + "brook.remote.log.chunk.size.bytes=1001",
         "min compaction lag above max | log.cleaner.min.compaction.lag.ms |"
             + " log.cleaner.min.compaction.lag.ms=5000;log.cleaner.max.compaction.lag.ms=1000",
       })
@@ -485,6 +489,33 @@ class BrokerConfigTest {
     assertThat(config.remoteStorageManagerSettings())
         .containsEntry("dir", "/var/brook-remote")
         .containsEntry("s3.bucket", "logs");
+  }
+
+  @Test
+  void theRemoteChunkCacheSitsNextToTheFirstLogDirAndZeroTurnsItOff() {
+    RemoteLogManagerConfig defaults =
+        config(combinedWith("log.dirs", "/data/a,/data/b")).remoteLogManagerConfig();
+    assertThat(defaults.chunkCacheDir()).isEqualTo(Path.of("/data/a-remote-chunk-cache"));
+    assertThat(defaults.chunkCacheBytes()).isEqualTo(1L << 30);
+    assertThat(defaults.chunkBytes()).isEqualTo(4 << 20);
+    assertThat(defaults.chunkCacheEnabled()).isTrue();
+
+    // A chunk size above the total is fine when the cache is off.
+    RemoteLogManagerConfig off =
+        config(
+                combinedWith(
+                    "log.dirs", "/data/a",
+                    "brook.remote.log.chunk.cache.total.size.bytes", "0",
+                    "brook.remote.log.chunk.size.bytes", "8388608"))
+            .remoteLogManagerConfig();
+    assertThat(off.chunkCacheEnabled()).isFalse();
+    assertThatThrownBy(
+            () -> config(combinedWith("brook.remote.log.chunk.cache.total.size.bytes", "-1")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("brook.remote.log.chunk.cache.total.size.bytes");
+    assertThatThrownBy(() -> config(combinedWith("brook.remote.log.chunk.size.bytes", "0")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("brook.remote.log.chunk.size.bytes");
   }
 
   @Test

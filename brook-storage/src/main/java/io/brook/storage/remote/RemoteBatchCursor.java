@@ -24,8 +24,14 @@ final class RemoteBatchCursor {
   private static final int LAST_OFFSET_DELTA_OFFSET = 23;
   private static final int MAX_TIMESTAMP_OFFSET = 35;
 
-  private final RemoteSegmentStore store;
-  private final TopicIdPartition tp;
+  /** Where the cursor's bytes come from: the store, or the chunk cache in front of it. */
+  @FunctionalInterface
+  interface Source {
+    /** Bytes {@code [start, start + length)} of the segment's log file, fewer only at its end. */
+    byte[] fetch(RemoteSegment segment, long start, int length) throws IOException;
+  }
+
+  private final Source source;
   private final RemoteSegment segment;
   private final int chunkBytes;
 
@@ -36,14 +42,22 @@ final class RemoteBatchCursor {
   private long keepFrom = -1;
   private long readAheadEnd = -1;
 
+  /** A cursor fetching straight from the store. */
   RemoteBatchCursor(
       RemoteSegmentStore store,
       TopicIdPartition tp,
       RemoteSegment segment,
       long position,
       int chunkBytes) {
-    this.store = store;
-    this.tp = tp;
+    this(
+        (s, start, length) -> store.fetchLogRange(tp, s, start, length),
+        segment,
+        position,
+        chunkBytes);
+  }
+
+  RemoteBatchCursor(Source source, RemoteSegment segment, long position, int chunkBytes) {
+    this.source = source;
     this.segment = segment;
     this.position = position;
     this.chunkStart = position;
@@ -161,7 +175,7 @@ final class RemoteBatchCursor {
 
   /** Bytes {@code [from, to)} of the segment, which must reach at least {@code needed}. */
   private byte[] fetch(long from, long to, long needed) throws IOException {
-    byte[] bytes = store.fetchLogRange(tp, segment, from, (int) (to - from));
+    byte[] bytes = source.fetch(segment, from, (int) (to - from));
     if (from + bytes.length < needed) {
       throw new StorageException(
           StorageError.CORRUPT_MESSAGE,

@@ -8,6 +8,7 @@ import io.brook.storage.log.PartitionLog;
 import io.brook.storage.txn.AbortedTxn;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
@@ -56,8 +57,15 @@ public final class RemoteLogManager implements Closeable {
   private final RemoteIndexCache indexes;
 
   /**
-   * Remote bytes fetched ahead of consumers that read a partition in sequence: 4 MiB past each
-   * read's limit, 64 MiB held at most over all partitions (see {@link RemoteReadAhead}).
+   * Chunks of remote logs kept on local disk for every read ({@link RemoteChunkCache}); null when
+   * {@code brook.remote.log.chunk.cache.total.size.bytes} is 0.
+   */
+  private final RemoteChunkCache chunks;
+
+  /**
+   * Without the chunk cache: remote bytes fetched ahead of consumers that read a partition in
+   * sequence, 4 MiB past each read's limit, 64 MiB held at most over all partitions (see {@link
+   * RemoteReadAhead}).
    */
   private final RemoteReadAhead readAhead =
       new RemoteReadAhead(READ_AHEAD_BYTES, READ_AHEAD_CAPACITY_BYTES, READ_AHEAD_PARTITIONS);
@@ -100,6 +108,17 @@ public final class RemoteLogManager implements Closeable {
     this.config = config;
     this.time = time;
     this.indexes = new RemoteIndexCache(config.indexCacheDir(), config.indexCacheBytes());
+    if (config.chunkCacheEnabled()) {
+      this.chunks =
+          new RemoteChunkCache(
+              config.chunkCacheDir(), config.chunkBytes(), config.chunkCacheBytes());
+    } else {
+      this.chunks = null;
+      if (Files.isDirectory(config.chunkCacheDir())) {
+        // Left by a run with the cache on: its chunks may belong to segments deleted since.
+        RemoteIndexCache.emptyDirectory(config.chunkCacheDir());
+      }
+    }
     this.ticker = Executors.newSingleThreadScheduledExecutor(threads("brook-remote-log-tick"));
     this.copiers = pool("brook-remote-log-copier", config.copierThreads(), MAX_QUEUED_COPIES);
     this.readers =
@@ -467,7 +486,7 @@ public final class RemoteLogManager implements Closeable {
                 leading,
                 () -> cleaned.applyAsLong(tp));
         tier.reportTo(metrics);
-        tier.readAhead(readAhead);
+        serveReads(tier);
         tiers.put(tp, tier);
       }
       return tier;
@@ -490,11 +509,32 @@ public final class RemoteLogManager implements Closeable {
         tier =
             TieredPartition.openForReads(
                 store, indexes, partitionLog, idOf(partitionLog).topicId(), time);
-        tier.readAhead(readAhead);
+        serveReads(tier);
         tiers.put(tp, tier);
       }
       return tier;
     }
+  }
+
+  /** Reads of {@code tier} go through the chunk cache, or without it read ahead. */
+  private void serveReads(TieredPartition tier) {
+    if (chunks != null) {
+      tier.chunkCache(chunks);
+    } else {
+      tier.readAhead(readAhead);
+    }
+  }
+
+  /**
+   * The chunk cache's counts since start: chunk reads served from local disk ({@code hits}), chunks
+   * fetched from the store ({@code misses}) and their bytes ({@code fetchedBytes}); and the bytes
+   * it holds now ({@code cachedBytes}).
+   */
+  public record ChunkCacheStats(long hits, long misses, long fetchedBytes, long cachedBytes) {}
+
+  /** What the chunk cache has done; empty when it is off. */
+  public Optional<ChunkCacheStats> chunkCacheStats() {
+    return chunks == null ? Optional.empty() : Optional.of(chunks.stats());
   }
 
   /** The tier if already open, without blocking. */
@@ -593,6 +633,9 @@ public final class RemoteLogManager implements Closeable {
               for (RemoteSegment s : manifest.segments()) {
                 store.deleteSegment(tp, s);
                 indexes.remove(s);
+                if (chunks != null) {
+                  chunks.remove(s);
+                }
               }
               store.deleteManifest(tp);
               log.info(

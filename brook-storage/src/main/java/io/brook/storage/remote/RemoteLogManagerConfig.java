@@ -15,6 +15,10 @@ import java.nio.file.Path;
  * @param indexCacheBytes {@code remote.log.index.file.cache.total.size.bytes}
  * @param fetchMaxWaitMs {@code remote.fetch.max.wait.ms}: how long a fetch waits for its remote
  *     read before it is answered without that partition's data
+ * @param chunkCacheDir where chunks of remote segments' log files are kept
+ * @param chunkCacheBytes {@code brook.remote.log.chunk.cache.total.size.bytes}: 0 turns the chunk
+ *     cache off (reads then fetch from the store, with read-ahead for sequential readers)
+ * @param chunkBytes {@code brook.remote.log.chunk.size.bytes}
  */
 public record RemoteLogManagerConfig(
     long taskIntervalMs,
@@ -23,4 +27,13 @@ public record RemoteLogManagerConfig(
     int readerMaxPendingTasks,
     Path indexCacheDir,
     long indexCacheBytes,
-    long fetchMaxWaitMs) {}
+    long fetchMaxWaitMs,
+    Path chunkCacheDir,
+    long chunkCacheBytes,
+    int chunkBytes) {
+
+  /** Whether remote reads go through the chunk cache. */
+  public boolean chunkCacheEnabled() {
+    return chunkCacheBytes > 0;
+  }
+}

@@ -87,6 +87,9 @@ public final class TieredPartition {
 
   private volatile RemoteReadAhead readAhead = RemoteReadAhead.NONE;
 
+  /** Null: reads fetch from the store (with {@link #readAhead}); else through this cache. */
+  private volatile RemoteChunkCache chunks;
+
   private TieredPartition(
       RemoteSegmentStore store,
       RemoteIndexCache indexes,
@@ -187,7 +190,7 @@ public final class TieredPartition {
             s.id(),
             s.state());
         store.deleteSegment(tp, s);
-        indexes.remove(s);
+        forgetCached(s);
         publish(m -> m.without(s.id()));
       }
     }
@@ -531,7 +534,7 @@ public final class TieredPartition {
     List<String> ids = new ArrayList<>(replaced.size());
     for (RemoteSegment s : replaced) {
       deleteFromStore(s);
-      indexes.remove(s);
+      forgetCached(s);
       ids.add(s.id());
     }
     publish(
@@ -653,13 +656,22 @@ public final class TieredPartition {
   private void delete(RemoteSegment s) throws IOException {
     publish(m -> m.with(s.withState(RemoteSegmentState.DELETE_SEGMENT_STARTED)));
     deleteFromStore(s);
-    indexes.remove(s);
+    forgetCached(s);
     publish(m -> m.without(s.id()).withLogStartOffset(s.nextOffset()));
     LOG.info(
         "Deleted a remote segment past retention topicPartition={} baseOffset={} endOffset={}",
         tp,
         s.baseOffset(),
         s.endOffset());
+  }
+
+  /** Drops what this broker keeps on local disk of a deleted remote segment. */
+  private void forgetCached(RemoteSegment s) throws IOException {
+    indexes.remove(s);
+    RemoteChunkCache cache = chunks;
+    if (cache != null) {
+      cache.remove(s);
+    }
   }
 
   /** Deletes a segment's objects, counted in the delete meters (undoing a copy is not). */
@@ -709,7 +721,9 @@ public final class TieredPartition {
   public MemoryRecords read(long fetchOffset, int maxBytes, long maxOffset, boolean minOneBatch)
       throws IOException {
     RemoteSegment segment = segmentOrThrow(fetchOffset);
-    RemoteReadAhead ahead = readAhead;
+    // The chunk cache replaces the read-ahead: a sequential reader's next read finds its bytes in
+    // the chunk the previous read fetched.
+    RemoteReadAhead ahead = chunks == null ? readAhead : RemoteReadAhead.NONE;
     // A read that continues the partition's previous one starts where it stopped, with the bytes
     // it fetched ahead, and reads ahead again; any other read fetches only what it sends.
     RemoteReadAhead.Held held = ahead.take(tp, segment.id(), fetchOffset);
@@ -718,8 +732,7 @@ public final class TieredPartition {
         held == null ? indexes.positionFor(store, tp, segment, fetchOffset) : held.position();
     RemoteBatchCursor cursor =
         new RemoteBatchCursor(
-            store,
-            tp,
+            source(),
             segment,
             start,
             (int)
@@ -772,6 +785,20 @@ public final class TieredPartition {
     this.readAhead = readAhead;
   }
 
+  /** Reads go through {@code cache} (and read-ahead is off); null: straight to the store. */
+  void chunkCache(RemoteChunkCache cache) {
+    this.chunks = cache;
+  }
+
+  /** Where reads get a remote log's bytes: the chunk cache if there is one, else the store. */
+  private RemoteBatchCursor.Source source() {
+    RemoteChunkCache cache = chunks;
+    if (cache == null) {
+      return (s, start, length) -> store.fetchLogRange(tp, s, start, length);
+    }
+    return (s, start, length) -> cache.read(store, tp, s, start, length);
+  }
+
   /**
    * The aborted transactions a read_committed consumer must skip in remote data read from {@code
    * fetchOffset} up to {@code upperBound} (the offset after the last batch sent): the entries of
@@ -819,7 +846,7 @@ public final class TieredPartition {
       long from =
           Math.max(manifest.logStartOffset(), indexes.offsetBefore(store, tp, segment, timestamp));
       int position = indexes.positionFor(store, tp, segment, from);
-      RemoteBatchCursor cursor = new RemoteBatchCursor(store, tp, segment, position, CHUNK_BYTES);
+      RemoteBatchCursor cursor = new RemoteBatchCursor(source(), segment, position, CHUNK_BYTES);
       while (cursor.next()) {
         if (cursor.maxTimestamp() < timestamp || cursor.lastOffset() < from) {
           continue;

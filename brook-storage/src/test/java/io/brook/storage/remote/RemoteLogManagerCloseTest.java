@@ -79,7 +79,8 @@ class RemoteLogManagerCloseTest {
     RemoteLogManager manager =
         new RemoteLogManager(
             store,
-            new RemoteLogManagerConfig(10, 1, 1, 10, root.resolve("cache"), 1 << 20, 500),
+            new RemoteLogManagerConfig(
+                10, 1, 1, 10, root.resolve("cache"), 1 << 20, 500, root.resolve("chunks"), 0, 1),
             fixture.time());
     manager.topicIds(tp -> Optional.of(TOPIC_ID));
     manager.start(() -> List.of(new RemoteLogManager.TieredLog(log, true, 0, () -> true)));

@@ -8,9 +8,11 @@ import io.brook.storage.testing.Batches;
 import io.brook.storage.testing.LogFixture;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -205,6 +207,84 @@ class TieredReadRangesTest {
     assertThat(all.size()).isLessThanOrEqualTo((int) (segmentBytes / (64 * 1024)) + 2);
     assertThat(reads).isGreaterThan(3 * all.size());
     assertThat(ahead.heldBytes()).isZero(); // the last read reached the segment's end
+  }
+
+  /**
+   * Reads the remote segment from its first offset to its end, each read continuing the last one,
+   * checking every answer; returns the ranges fetched and, last, {reads, 0}.
+   */
+  private List<long[]> replay(int maxBytes) throws IOException {
+    List<long[]> all = new ArrayList<>();
+    int reads = 0;
+    long offset = 0;
+    while (offset < segmentEnd) {
+      fetched.clear();
+      MemoryRecords read = tier.read(offset, maxBytes, Long.MAX_VALUE, true);
+      assertThat(Batches.bytes(read))
+          .as("offset %d", offset)
+          .isEqualTo(expected((int) offset, maxBytes, true));
+      all.addAll(fetched);
+      reads++;
+      for (RecordBatch b : read.batches()) {
+        offset = b.lastOffset() + 1;
+      }
+    }
+    all.add(new long[] {reads, 0});
+    return all;
+  }
+
+  @Test
+  void withTheChunkCacheEachChunkIsFetchedOnceAndASecondReplayFetchesNothing() throws Exception {
+    tiered(4096, MIXED);
+    int chunkBytes = 64 * 1024;
+    tier.chunkCache(new RemoteChunkCache(root.resolve("chunks"), chunkBytes, 1 << 20));
+    // Ignored: the chunk cache takes the read-ahead's place.
+    tier.readAhead(new RemoteReadAhead(64 * 1024, 1 << 20, 16));
+    long segmentBytes = tier.manifest().segments().get(0).sizeInBytes();
+    int chunks = (int) ((segmentBytes + chunkBytes - 1) / chunkBytes);
+
+    // When: a consumer replays the segment
+    List<long[]> first = replay(20_000);
+    long reads = first.remove(first.size() - 1)[0];
+
+    // Then: one GET per chunk, aligned, none fetched twice; far fewer GETs than reads
+    assertThat(first).hasSize(chunks);
+    for (long[] range : first) {
+      assertThat(range[0] % chunkBytes).isZero();
+      assertThat(range[1]).isEqualTo(Math.min(range[0] + chunkBytes, segmentBytes));
+    }
+    assertThat(first.stream().map(r -> r[0]).distinct().count()).isEqualTo(chunks);
+    assertThat(reads).isGreaterThanOrEqualTo(2L * chunks);
+
+    // And: a second consumer's replay, and reads from anywhere (seeks), fetch nothing
+    List<long[]> second = replay(20_000);
+    assertThat(second).hasSize(1);
+    for (int offset = 3; offset < segmentEnd; offset += 11) {
+      read(offset, 20_000, true);
+      assertThat(fetched).as("offset %d", offset).isEmpty();
+    }
+  }
+
+  @Test
+  void aRemoteSegmentDeletedBelowTheLogStartLeavesNoChunkBehind() throws Exception {
+    tiered(4096, MIXED);
+    Path dir = root.resolve("chunks");
+    tier.chunkCache(new RemoteChunkCache(dir, 64 * 1024, 1 << 20));
+    read(0, 100_000, true);
+    assertThat(filesIn(dir)).isNotEmpty();
+
+    // When: DeleteRecords moves the log start past the segment, and expiry deletes it
+    tier.moveLogStart(segmentEnd);
+    assertThat(tier.expire()).isEqualTo(1);
+
+    // Then: its chunks are gone from local disk
+    assertThat(filesIn(dir)).isEmpty();
+  }
+
+  private static List<Path> filesIn(Path dir) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.toList();
+    }
   }
 
   @Test
