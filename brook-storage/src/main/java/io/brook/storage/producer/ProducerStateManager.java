@@ -468,6 +468,11 @@ public final class ProducerStateManager {
     return Map.copyOf(producers);
   }
 
+  /** Whether any producer has state here (committed; expired ones are gone). */
+  public boolean hasProducers() {
+    return !producers.isEmpty();
+  }
+
   /** The offset up to which the state reflects the log (exclusive). */
   public long mapEndOffset() {
     return mapEndOffset;

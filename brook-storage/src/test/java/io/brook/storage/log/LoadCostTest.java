@@ -136,6 +136,37 @@ class LoadCostTest {
   }
 
   @Test
+  void closingAnEmptyPartitionWritesNoProducerSnapshotButClosingOneWithDataDoes() throws Exception {
+    // Given
+    LogFixture fixture = emptyPartitionThatLedAnEpoch(root);
+
+    // Then: nothing to replay, nothing to snapshot
+    assertThat(snapshots(fixture)).isEmpty();
+    PartitionLog log = fixture.open();
+    assertThat(log.logEndOffset()).isZero();
+
+    // When: it gets an idempotent producer's batch and closes
+    log.appendAsLeader(Batches.idempotent(42L, (short) 0, 0, 3, fixture.time().milliseconds()), 1);
+    log.close();
+
+    // Then: the snapshot at the log end keeps the producer for the next load
+    assertThat(snapshots(fixture)).containsExactly("00000000000000000003.snapshot");
+    PartitionLog reopened = fixture.open();
+    assertThat(reopened.producerState().activeProducers()).containsKey(42L);
+    reopened.close();
+  }
+
+  private static java.util.List<String> snapshots(LogFixture fixture) throws Exception {
+    try (java.util.stream.Stream<Path> files = Files.list(fixture.dir())) {
+      return files
+          .map(file -> file.getFileName().toString())
+          .filter(name -> name.endsWith(".snapshot"))
+          .sorted()
+          .toList();
+    }
+  }
+
+  @Test
   void recoveryChecksBatchesOfEverySizeUpToTheLargestAndCutsACorruptLargeOne() throws Exception {
     // Given: batches small, larger than the checker's first buffer, and near the batch size limit
     LogFixture fixture = new LogFixture(root);
