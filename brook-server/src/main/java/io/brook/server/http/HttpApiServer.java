@@ -7,10 +7,12 @@ import io.brook.protocol.ApiRegistry;
 import io.brook.protocol.tls.SslEngines;
 import io.brook.server.config.HttpApiConfig;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -18,6 +20,8 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -26,12 +30,14 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -72,6 +78,12 @@ public final class HttpApiServer implements AutoCloseable {
 
   /** The client id HTTP requests carry: what client-id quotas and request logs see. */
   static final String CLIENT_ID = "brook-http";
+
+  /** How long a closing connection's late input is discarded before it is closed anyway. */
+  private static final long LINGER_MS = 2_000;
+
+  /** How much of a closing connection's late input is discarded before it is closed anyway. */
+  private static final long LINGER_BYTES = 2L << 20;
 
   private static final int WORKER_THREADS = 2;
   private static final int WORKER_QUEUE = 256;
@@ -205,7 +217,10 @@ public final class HttpApiServer implements AutoCloseable {
   }
 
   /**
-   * Refuses a body over the limit with the API's JSON 413, from its Content-Length if it has one.
+   * Refuses a body over the limit with the API's JSON 413, from its Content-Length if it has one:
+   * the refusal goes down the pipeline as a request that failed to decode, so it is answered in
+   * order after anything the client pipelined before it; the aggregator discards the body that
+   * follows, and the answer closes the connection (lingering, see {@link #send}).
    */
   private static final class BoundedAggregator extends HttpObjectAggregator {
     BoundedAggregator(int maxContentLength) {
@@ -214,15 +229,43 @@ public final class HttpApiServer implements AutoCloseable {
 
     @Override
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-      ctx.writeAndFlush(
-              error(
-                  new HttpApiException(
-                      HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
-                      Errors.INVALID_REQUEST,
-                      "the request body is larger than brook.http.max.request.bytes ("
-                          + maxContentLength()
-                          + " bytes)")))
-          .addListener(ChannelFutureListener.CLOSE);
+      if (!(oversized instanceof HttpRequest request)) {
+        ctx.close();
+        return;
+      }
+      FullHttpRequest refused =
+          new DefaultFullHttpRequest(
+              request.protocolVersion(), request.method(), request.uri(), Unpooled.EMPTY_BUFFER);
+      refused.setDecoderResult(
+          DecoderResult.failure(
+              new HttpApiException(
+                  HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+                  Errors.INVALID_REQUEST,
+                  "the request body is larger than brook.http.max.request.bytes ("
+                      + maxContentLength()
+                      + " bytes)")));
+      ctx.fireChannelRead(refused);
+    }
+  }
+
+  /**
+   * Discards what a client still sends after an answer that closes its connection, until it closes
+   * its side, {@link #LINGER_BYTES} have come or {@link #LINGER_MS} have passed. Closing with
+   * unread bytes in the socket makes the kernel reset the connection, and a reset can reach the
+   * client before it has read the answer (a 413 sent while the client is still sending its body).
+   */
+  private static final class Linger extends ChannelInboundHandlerAdapter {
+    private long discarded;
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof ByteBuf bytes) {
+        discarded += bytes.readableBytes();
+      }
+      ReferenceCountUtil.release(msg);
+      if (discarded > LINGER_BYTES) {
+        ctx.close();
+      }
     }
   }
 
@@ -274,8 +317,16 @@ public final class HttpApiServer implements AutoCloseable {
       ctx.channel().config().setAutoRead(false);
       boolean keepAlive = HttpUtil.isKeepAlive(request);
       if (!request.decoderResult().isSuccess()) {
+        Throwable cause = request.decoderResult().cause();
         request.release();
-        finish(ctx, false, error(HttpApiException.badRequest("malformed HTTP request")), 0);
+        finish(
+            ctx,
+            false,
+            error(
+                cause instanceof HttpApiException refusal
+                    ? refusal
+                    : HttpApiException.badRequest("malformed HTTP request")),
+            0);
         return;
       }
       if (openRequests.incrementAndGet() > MAX_OPEN_REQUESTS) {
@@ -527,8 +578,7 @@ public final class HttpApiServer implements AutoCloseable {
       throw new IllegalStateException(e);
     }
     FullHttpResponse response =
-        new DefaultFullHttpResponse(
-            HttpVersion.HTTP_1_1, status, io.netty.buffer.Unpooled.wrappedBuffer(bytes));
+        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(bytes));
     response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
     return response;
   }
@@ -536,6 +586,7 @@ public final class HttpApiServer implements AutoCloseable {
   /**
    * Writes from any thread (Netty hands the write to the connection's loop), after the caller's
    * quota throttle; {@code then} runs on the connection's loop once a kept-alive answer is written.
+   * An answer that is not kept alive says {@code Connection: close} and closes by {@link #linger}.
    */
   private static void send(
       ChannelHandlerContext ctx,
@@ -550,7 +601,8 @@ public final class HttpApiServer implements AutoCloseable {
             HttpUtil.setKeepAlive(response, true);
             ctx.writeAndFlush(response).addListener(f -> then.run());
           } else {
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            HttpUtil.setKeepAlive(response, false);
+            ctx.writeAndFlush(response).addListener(f -> linger(ctx.channel()));
           }
         };
     if (throttleMs > 0) {
@@ -558,5 +610,21 @@ public final class HttpApiServer implements AutoCloseable {
     } else {
       ctx.executor().execute(write);
     }
+  }
+
+  /**
+   * Closes a connection whose answer is written: ends the output at once, then discards input
+   * ({@link Linger}) until the client closes, or for at most {@link #LINGER_MS}.
+   */
+  private static void linger(Channel channel) {
+    if (!(channel instanceof SocketChannel socket) || !socket.isActive()) {
+      channel.close();
+      return;
+    }
+    channel.pipeline().addFirst(new Linger());
+    channel.config().setAutoRead(true);
+    channel.read();
+    socket.shutdownOutput();
+    channel.eventLoop().schedule(() -> channel.close(), LINGER_MS, TimeUnit.MILLISECONDS);
   }
 }

@@ -534,6 +534,50 @@ class HttpApiIT {
   }
 
   @Test
+  void anOversizedBodyIsRefusedInOrderAndTheRefusalIsReadWhileTheBodyIsStillSent()
+      throws Exception {
+    createTopic("http-big", 1);
+    int bodySize = 1 << 20;
+    String requests =
+        "GET /v1/topics/http-big/partitions/0/records?offset=0&max_wait_ms=300 HTTP/1.1\r\n"
+            + "Host: brook\r\n\r\n"
+            + "POST /v1/topics/http-big/records HTTP/1.1\r\nHost: brook\r\n"
+            + "Content-Type: application/json\r\nContent-Length: "
+            + bodySize
+            + "\r\n\r\n";
+    String answers;
+    try (java.net.Socket socket =
+        new java.net.Socket("127.0.0.1", BROOK.brook().server().httpPort())) {
+      java.io.OutputStream out = socket.getOutputStream();
+      out.write(requests.getBytes(StandardCharsets.US_ASCII));
+      // The whole body, sent after the refusal is on its way: the broker reads and discards it
+      // rather than resetting the connection under the client's feet.
+      byte[] chunk = new byte[16 * 1024];
+      java.util.Arrays.fill(chunk, (byte) 'x');
+      for (int sent = 0; sent < bodySize; sent += chunk.length) {
+        out.write(chunk);
+      }
+      out.flush();
+      socket.shutdownOutput();
+      answers = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+    List<String> statuses = new ArrayList<>();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("HTTP/1\\.1 (\\d{3})").matcher(answers);
+    while (m.find()) {
+      statuses.add(m.group(1));
+    }
+    assertThat(statuses).containsExactly("200", "413");
+    String refusal = answers.substring(answers.lastIndexOf("HTTP/1.1 413"));
+    assertThat(refusal.toLowerCase(java.util.Locale.ROOT))
+        .contains("connection: close", "content-length: ");
+    assertThat(refusal).endsWith("}").contains("brook.http.max.request.bytes (65536 bytes)");
+    // Nothing of the refused body was written.
+    Answer written = get("/v1/topics/http-big/partitions/0/records?offset=0&max_wait_ms=0");
+    assertThat(written.body().get("records")).isEmpty();
+  }
+
+  @Test
   void fetchesStartAtATimeOrAtEarliestOrLatestAsListOffsetsResolvesThem() throws Exception {
     createTopic("http-time", 1);
     Answer produced =
