@@ -980,6 +980,11 @@ public final class BrookServer implements AutoCloseable {
       replicaManager.tellFollowersHighWatermarksAtOnce();
       cluster.shutdownBroker();
     }
+    // Before the listeners close: an active controller that went on being one while this node
+    // stopped would leave every other broker without a controller until the quorum closed, last.
+    if (quorum != null) {
+      quorum.stepDown();
+    }
     closeEach(
         http,
         admin,

@@ -369,6 +369,28 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     return info != null && info.isLeader() && info.isLeaderReady();
   }
 
+  @Override
+  public void stepDown() {
+    if (closed) {
+      return;
+    }
+    handOverLeadership();
+    try {
+      if (configuration().getPeer(self, RaftPeerRole.FOLLOWER) == null) {
+        return; // a listener: it never stands for election
+      }
+      RaftClientReply reply = clients().normal().getLeaderElectionManagementApi(self).pause();
+      if (!reply.isSuccess()) {
+        log.info("Pausing leader elections failed nodeId={}", RatisConfig.nodeId(self));
+      }
+    } catch (IOException | RuntimeException e) {
+      log.info(
+          "Pausing leader elections failed nodeId={} error={}",
+          RatisConfig.nodeId(self),
+          e.toString());
+    }
+  }
+
   /**
    * A leader that stops hands its leadership to another voter first. Otherwise the voters learn the
    * commit index of its last entries (often the controlled shutdown that moved this node's

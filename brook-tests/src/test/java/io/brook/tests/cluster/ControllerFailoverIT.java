@@ -16,7 +16,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Three combined nodes as separate JVMs: the active controller dies, another takes over. */
+/**
+ * Three combined nodes as separate JVMs: the active controller dies, another takes over; a stopping
+ * active controller hands its role over first.
+ */
 class ControllerFailoverIT {
   @TempDir Path dir;
   private ClusterHarness cluster;
@@ -93,6 +96,55 @@ class ControllerFailoverIT {
         m -> {
           assertThat(m.brokers()).containsOnlyKeys(1, 2, 3);
           assertThat(m.topics()).contains("before", "after");
+        });
+  }
+
+  @Test
+  void aStoppingActiveControllerHandsItsRoleOverBeforeItsListenersClose() throws Exception {
+    // Given a cluster with a topic whose leaders include the active controller's node
+    cluster = ClusterHarness.start(dir, 3, Map.of());
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      admin.createTopics(List.of(new NewTopic("steady", 6, (short) 3))).all().get();
+    }
+    ServedMetadata before =
+        awaitSameEverywhere(
+            brokers(cluster.nodes()),
+            Duration.ofSeconds(10),
+            m -> assertThat(m.topics()).contains("steady"));
+    Node active = cluster.node(before.controllerId());
+
+    // When it is stopped cleanly (SIGTERM)
+    active.stop();
+
+    // Then it handed the controller role to another voter before its listeners closed: the other
+    // brokers' heartbeats and ISR changes never met a controller that could not answer them
+    List<String> stopping =
+        active
+            .log()
+            .lines()
+            .filter(
+                l ->
+                    l.contains("Handed Raft leadership over")
+                        || l.contains("Network server stopped"))
+            .toList();
+    assertThat(stopping).hasSize(2);
+    assertThat(stopping.get(0)).contains("Handed Raft leadership over");
+    assertThat(stopping.get(1)).contains("Network server stopped");
+    assertThat(active.log()).doesNotContain("Fencing broker after session timeout");
+    // And the survivors name the new controller and create topics through it
+    List<Node> survivors = cluster.nodes().stream().filter(n -> n != active).toList();
+    try (Admin admin = admin(survivors.get(0).bootstrap())) {
+      admin
+          .createTopics(List.of(new NewTopic("after-stop", 3, (short) 2)))
+          .all()
+          .get(10, TimeUnit.SECONDS);
+    }
+    awaitSameEverywhere(
+        brokers(survivors),
+        Duration.ofSeconds(10),
+        m -> {
+          assertThat(m.controllerId()).isNotEqualTo(active.id());
+          assertThat(m.topics()).contains("steady", "after-stop");
         });
   }
 
