@@ -58,6 +58,14 @@ public final class ReplicaManager {
 
   private volatile MetadataImage image = MetadataImage.EMPTY;
 
+  /**
+   * The image being applied, set before its first partition: ISR eligibility (KIP-841) is judged by
+   * it, so that a partition the image already changed does not, while the image's other partitions
+   * are applied, propose taking back a broker the same image fenced (the leaderships and ISRs of a
+   * broker in controlled shutdown move in the batch that fences it).
+   */
+  private volatile MetadataImage brokersImage = MetadataImage.EMPTY;
+
   // Set once this node starts its controlled shutdown; see tellFollowersHighWatermarksAtOnce.
   private volatile boolean highWatermarkToFollowersAtOnce;
   private Scheduler.Task isrShrinkTask;
@@ -189,7 +197,7 @@ public final class ReplicaManager {
   }
 
   private boolean isUnfenced(int id) {
-    return image.broker(id).map(b -> !b.fenced()).orElse(false);
+    return brokersImage.broker(id).map(b -> !b.fenced()).orElse(false);
   }
 
   public int brokerId() {
@@ -272,6 +280,7 @@ public final class ReplicaManager {
    */
   public synchronized void applyMetadata(MetadataImage newImage) {
     MetadataImage old = image;
+    brokersImage = newImage;
     boolean configsChanged =
         newImage.configs(ConfigResource.Type.TOPIC) != old.configs(ConfigResource.Type.TOPIC)
             || newImage.configs(ConfigResource.Type.BROKER)

@@ -6,6 +6,7 @@ import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.time.ManualScheduler;
 import io.brook.broker.time.MockTime;
 import io.brook.metadata.image.MetadataImage;
+import io.brook.metadata.record.FenceBrokerRecord;
 import io.brook.metadata.record.MetadataRecord;
 import io.brook.metadata.record.PartitionChangeRecord;
 import io.brook.metadata.record.PartitionRecord;
@@ -21,9 +22,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.AfterEach;
@@ -44,6 +48,14 @@ class ReplicaManagerMetadataBatchTest {
   private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
   private final DelayedOperations delayed = new DelayedOperations();
   private final AtomicInteger configLookups = new AtomicInteger();
+
+  /** Called with each topic whose config the manager looks up, i.e. as it applies that topic. */
+  private final AtomicReference<Consumer<String>> applyingTopic =
+      new AtomicReference<>(topic -> {});
+
+  /** The ISRs proposed to the controller, in order. */
+  private final List<List<Integer>> proposedIsrs = new CopyOnWriteArrayList<>();
+
   private final List<Uuid> topicIds = new ArrayList<>();
   private LogManager logManager;
 
@@ -72,13 +84,17 @@ class ReplicaManagerMetadataBatchTest {
           public void unfollow(TopicPartition tp) {}
         };
     IsrChangeSender sender =
-        (topicId, partition, leaderEpoch, partitionEpoch, newIsr) -> new CompletableFuture<>();
+        (topicId, partition, leaderEpoch, partitionEpoch, newIsr) -> {
+          proposedIsrs.add(newIsr.stream().map(IsrChangeSender.Member::brokerId).toList());
+          return new CompletableFuture<>();
+        };
     return new ReplicaManager(
         1,
         logManager,
         delayed,
         (image, topic) -> {
           configLookups.incrementAndGet();
+          applyingTopic.get().accept(topic);
           return LogConfig.defaults();
         },
         followers,
@@ -139,6 +155,44 @@ class ReplicaManagerMetadataBatchTest {
       assertThat(log.leaderEpochCache().latestEpoch()).hasValue(1);
       assertThat(log.leaderEpochCache().checkpointSyncCount()).isZero();
     }
+  }
+
+  @Test
+  void whileABatchIsAppliedIsrEligibilityIsJudgedByTheWholeBatch() throws Exception {
+    // Given: broker 1 leads two topics' partitions, replicas and ISR 1, 2, 3
+    ReplicaManager replicas = start();
+    List<MetadataRecord> records = new ArrayList<>(TestImages.registeredBrokers(ALL));
+    List<Uuid> ids = List.of(Uuid.randomUuid(), Uuid.randomUuid());
+    for (int t = 0; t < ids.size(); t++) {
+      records.add(new TopicRecord("led" + t, ids.get(t)));
+      records.add(new PartitionRecord(ids.get(t), 0, ALL, ALL, 1, 0, 0));
+    }
+    MetadataImage leading = MetadataImage.EMPTY.apply(records, records.size() - 1);
+    replicas.applyMetadata(leading);
+
+    // When: one batch fences broker 3 (its controlled shutdown) and drops it from both ISRs, and
+    // broker 3's last fetch reaches the partition applied first while the second is applied
+    List<MetadataRecord> shutdown = new ArrayList<>();
+    shutdown.add(new FenceBrokerRecord(3, 13));
+    for (Uuid id : ids) {
+      shutdown.add(new PartitionChangeRecord(id, 0, Optional.of(List.of(1, 2)), Optional.empty()));
+    }
+    List<String> applied = new ArrayList<>();
+    applyingTopic.set(
+        topic -> {
+          applied.add(topic);
+          if (applied.size() == 2) {
+            Partition first =
+                replicas.partition(new TopicPartition(applied.get(0), 0)).orElseThrow();
+            assertThat(first.state().isr()).containsExactly(1, 2);
+            first.updateFollowerFetchState(3, 0, 0, 0, 13);
+          }
+        });
+    replicas.applyMetadata(leading.apply(shutdown, leading.offset() + shutdown.size()));
+
+    // Then: the fenced broker was not proposed back into the ISR
+    assertThat(applied).hasSize(2);
+    assertThat(proposedIsrs).isEmpty();
   }
 
   @Test
