@@ -11,6 +11,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BiPredicate;
 
 /**
  * A small human-readable text file holding a list of entries, replaced atomically on every write.
@@ -33,7 +34,8 @@ import java.util.Objects;
  * be old, new or empty, so only content that can be rebuilt may be written that way. {@link
  * #writeLater} does not even touch the file: the content is written, synced, at the next {@link
  * #sync} (or replaced by a newer write), for changes that loading would redo anyway if they were
- * lost.
+ * lost. {@link #syncUnless} saves the sync when the owner knows that the difference between what is
+ * on disk and the latest content would not change what the next reader ends up with.
  *
  * <p>Thread-safety: reads and writes of one instance are serialized. Two instances on the same path
  * are not coordinated.
@@ -71,6 +73,15 @@ public final class CheckpointFile<T> {
   /** Guarded by {@link #lock}: fsync sequences run so far (synced writes and syncs), for tests. */
   private long syncs;
 
+  /**
+   * Guarded by {@link #lock}: the entries known to be on disk (read, or written and synced), or
+   * null when not known (nothing read or written yet, or the file could not be read).
+   */
+  private List<T> durable;
+
+  /** Guarded by {@link #lock}: the entries of the latest read or write, synced or not. */
+  private List<T> latest;
+
   public CheckpointFile(Path file, int version, EntryFormat<T> format) {
     this.file = Objects.requireNonNull(file, "file");
     this.version = version;
@@ -88,11 +99,14 @@ public final class CheckpointFile<T> {
    */
   public void write(Collection<T> entries) throws IOException {
     byte[] bytes = encode(entries);
+    List<T> copy = List.copyOf(entries);
     synchronized (lock) {
       AtomicFiles.write(file, bytes);
       unsynced = false;
       pending = null;
       syncs++;
+      durable = copy;
+      latest = copy;
     }
   }
 
@@ -102,10 +116,12 @@ public final class CheckpointFile<T> {
    */
   public void writeUnsynced(Collection<T> entries) throws IOException {
     byte[] bytes = encode(entries);
+    List<T> copy = List.copyOf(entries);
     synchronized (lock) {
       AtomicFiles.writeUnsynced(file, bytes);
       unsynced = true;
       pending = null;
+      latest = copy;
     }
   }
 
@@ -117,8 +133,10 @@ public final class CheckpointFile<T> {
    */
   public void writeLater(Collection<T> entries) {
     byte[] bytes = encode(entries);
+    List<T> copy = List.copyOf(entries);
     synchronized (lock) {
       pending = bytes;
+      latest = copy;
     }
   }
 
@@ -128,20 +146,44 @@ public final class CheckpointFile<T> {
    */
   public void sync() throws IOException {
     synchronized (lock) {
-      if (pending != null) {
-        AtomicFiles.write(file, pending);
-        pending = null;
-        unsynced = false;
-        syncs++;
+      syncLocked();
+    }
+  }
+
+  /**
+   * As {@link #sync}, unless {@code sameForTheReader} says that the entries on disk and the latest
+   * entries make no difference to whoever reads the file next (it derives the rest again), in which
+   * case the latest content is left unsynced (or unwritten) and the sync is saved. Always syncs
+   * when what is on disk is not known.
+   */
+  public void syncUnless(BiPredicate<List<T>, List<T>> sameForTheReader) throws IOException {
+    synchronized (lock) {
+      if (!unsynced && pending == null) {
         return;
       }
-      if (!unsynced) {
+      if (durable != null && latest != null && sameForTheReader.test(durable, latest)) {
         return;
       }
-      AtomicFiles.sync(file);
+      syncLocked();
+    }
+  }
+
+  private void syncLocked() throws IOException {
+    if (pending != null) {
+      AtomicFiles.write(file, pending);
+      pending = null;
       unsynced = false;
       syncs++;
+      durable = latest;
+      return;
     }
+    if (!unsynced) {
+      return;
+    }
+    AtomicFiles.sync(file);
+    unsynced = false;
+    syncs++;
+    durable = latest;
   }
 
   /**
@@ -187,6 +229,7 @@ public final class CheckpointFile<T> {
       try {
         lines = Files.readAllLines(file, StandardCharsets.UTF_8);
       } catch (NoSuchFileException e) {
+        readFromDisk(List.of());
         return List.of();
       } catch (CharacterCodingException e) {
         throw corrupt("not valid UTF-8", e);
@@ -215,7 +258,19 @@ public final class CheckpointFile<T> {
             "malformed entry on line " + (i + 3) + " '" + line + "': " + e.getMessage(), e);
       }
     }
-    return Collections.unmodifiableList(entries);
+    List<T> read = Collections.unmodifiableList(entries);
+    synchronized (lock) {
+      readFromDisk(read);
+    }
+    return read;
+  }
+
+  /** What a read found is what is on disk, unless this instance wrote since without a sync. */
+  private void readFromDisk(List<T> entries) {
+    if (!unsynced && pending == null) {
+      durable = entries;
+      latest = entries;
+    }
   }
 
   private int parseHeader(String line, String what) throws CorruptCheckpointException {

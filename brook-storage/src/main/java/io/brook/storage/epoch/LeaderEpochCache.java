@@ -402,6 +402,29 @@ public final class LeaderEpochCache {
     checkpoint.sync();
   }
 
+  /**
+   * As {@link #flush}, but only if an entry that starts below {@code offset} would differ on disk:
+   * for a log whose recovery point is {@code offset}, entries starting at or past it need not be
+   * durable, since recovery re-derives epochs from the batches above the recovery point and the
+   * loader cuts the entries that start at or past the log end (a leadership that wrote nothing). A
+   * log that closes with everything flushed calls this instead of {@link #flush}: otherwise every
+   * partition whose leadership changed since its last flush, all of them on a broker of empty
+   * partitions, would pay two fsyncs at shutdown for an entry the next load cuts.
+   */
+  public void flushBelow(long offset) throws IOException {
+    checkpoint.syncUnless(
+        (onDisk, latest) -> startingBelow(onDisk, offset).equals(startingBelow(latest, offset)));
+  }
+
+  /** The entries (oldest first, strictly increasing) that start below {@code offset}. */
+  private static List<EpochEntry> startingBelow(List<EpochEntry> entries, long offset) {
+    int end = 0;
+    while (end < entries.size() && entries.get(end).startOffset() < offset) {
+      end++;
+    }
+    return entries.subList(0, end);
+  }
+
   /** True if an {@link #assign} since the last {@link #flush} is not yet durable. */
   public boolean hasUnflushedChanges() {
     return checkpoint.hasUnsyncedWrite();

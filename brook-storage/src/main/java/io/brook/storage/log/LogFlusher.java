@@ -26,7 +26,9 @@ import org.apache.kafka.common.utils.Time;
  *
  * <p>Leader epochs are assigned without fsync, and recovery re-derives them only from the batches
  * above the recovery point, so every flush forces the epoch checkpoint before the recovery point
- * moves past any entry it holds.
+ * moves past any entry it holds. A flush that moves nothing (a close with everything flushed)
+ * forces it only if an entry below the recovery point changed: an entry at the log end, a
+ * leadership that has written nothing yet, is cut by the next load anyway.
  */
 final class LogFlusher {
   private final ConcurrentNavigableMap<Long, LogSegment> segments;
@@ -101,12 +103,14 @@ final class LogFlusher {
   void flushUpTo(long offset) throws IOException {
     flushLock.lock();
     try {
-      // Even when the recovery point stays (close, a flush at the log end): a no-op unless dirty.
-      epochs.flush();
       long from = recoveryPoint;
       if (offset <= from) {
+        // Nothing to flush (a close, a flush at the log end): the epochs below the recovery point
+        // must still be durable; those at or past it recovery re-derives or loading cuts.
+        epochs.flushBelow(from);
         return;
       }
+      epochs.flush();
       long started = System.nanoTime();
       // Appends from now on may land above offset: give them a mark of their own.
       unflushedSince.close();

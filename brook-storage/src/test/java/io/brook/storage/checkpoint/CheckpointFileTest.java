@@ -320,4 +320,55 @@ class CheckpointFileTest {
     assertThat(checkpoint.syncCount()).isEqualTo(1);
     assertThat(checkpoint.read()).containsExactly(8L);
   }
+
+  @Test
+  void syncUnlessSavesTheSyncWhenTheReaderWouldEndUpWithTheSame() throws IOException {
+    // Given: [1] on disk, then [1, 2] written without fsync
+    CheckpointFile<Long> checkpoint = checkpoint();
+    checkpoint.write(List.of(1L));
+    checkpoint.writeUnsynced(List.of(1L, 2L));
+
+    // When: the owner says only the first entry matters to the next reader
+    checkpoint.syncUnless((onDisk, latest) -> onDisk.get(0).equals(latest.get(0)));
+
+    // Then: no fsync, and the write is still unsynced
+    assertThat(checkpoint.syncCount()).isEqualTo(1);
+    assertThat(checkpoint.hasUnsyncedWrite()).isTrue();
+
+    // When: the entries differ for the reader
+    checkpoint.writeUnsynced(List.of(5L, 6L));
+    checkpoint.syncUnless((onDisk, latest) -> onDisk.get(0).equals(latest.get(0)));
+
+    // Then: synced, and what is on disk is now the latest
+    assertThat(checkpoint.syncCount()).isEqualTo(2);
+    assertThat(checkpoint.hasUnsyncedWrite()).isFalse();
+    checkpoint.writeLater(List.of(5L, 7L));
+    checkpoint.syncUnless((onDisk, latest) -> onDisk.get(0).equals(latest.get(0)));
+    assertThat(checkpoint.syncCount()).isEqualTo(2);
+    assertThat(checkpoint.read()).containsExactly(5L, 6L);
+  }
+
+  @Test
+  void syncUnlessSyncsWhenWhatIsOnDiskIsNotKnown() throws IOException {
+    // Given: a file this instance neither read nor wrote durably
+    Files.writeString(dir.resolve("checkpoint"), "3\n1\n9\n");
+    CheckpointFile<Long> checkpoint = checkpoint();
+    checkpoint.writeUnsynced(List.of(9L));
+
+    // When
+    checkpoint.syncUnless((onDisk, latest) -> true);
+
+    // Then
+    assertThat(checkpoint.syncCount()).isEqualTo(1);
+    assertThat(checkpoint.hasUnsyncedWrite()).isFalse();
+
+    // And a file found unreadable is not known either
+    CheckpointFile<Long> corrupt = new CheckpointFile<>(dir.resolve("corrupt"), 3, LONGS);
+    Files.writeString(corrupt.file(), "3\n2\n1\n");
+    assertThatThrownBy(corrupt::read).isInstanceOf(CorruptCheckpointException.class);
+    corrupt.writeLater(List.of());
+    corrupt.syncUnless((onDisk, latest) -> true);
+    assertThat(corrupt.syncCount()).isEqualTo(1);
+    assertThat(corrupt.read()).isEmpty();
+  }
 }

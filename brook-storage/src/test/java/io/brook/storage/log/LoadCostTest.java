@@ -46,8 +46,7 @@ class LoadCostTest {
   }
 
   @Test
-  void anEmptyPartitionsEpochAtTheLogEndIsCutInMemoryAndWrittenOnlyByTheNextFlush()
-      throws Exception {
+  void anEmptyPartitionsEpochAtTheLogEndIsCutInMemoryAndNeverCostsAnFsync() throws Exception {
     // Given
     LogFixture fixture = emptyPartitionThatLedAnEpoch(root);
     byte[] checkpointBefore = Files.readAllBytes(epochCheckpoint(fixture));
@@ -66,8 +65,58 @@ class LoadCostTest {
     // When: the log closes
     log.close();
 
-    // Then: the close wrote the cut
-    assertThat(new LeaderEpochCache(fixture.dir()).entries()).isEmpty();
+    // Then: the close did not write the cut either, since the next load makes it again
+    assertThat(epochs.checkpointSyncCount()).isZero();
+    assertThat(Files.readAllBytes(epochCheckpoint(fixture))).isEqualTo(checkpointBefore);
+    PartitionLog reopened = fixture.open();
+    assertThat(reopened.leaderEpochCache().entries()).isEmpty();
+    reopened.close();
+  }
+
+  @Test
+  void closingAfterALeadershipChangeSyncsTheEpochsOnlyWhenAnEntryBelowTheLogEndChanged()
+      throws Exception {
+    // Given: an empty partition that became leader of epoch 3, as every leadership move leaves
+    // the partitions of a broker that holds no data
+    LogFixture empty = new LogFixture(root.resolve("empty"));
+    PartitionLog emptyLog = empty.open();
+    emptyLog.leaderEpochCache().assign(3, 0);
+
+    // When
+    emptyLog.close();
+
+    // Then: no fsync for an entry at the log end; the next load cuts it
+    assertThat(emptyLog.leaderEpochCache().checkpointSyncCount()).isZero();
+    PartitionLog emptyReopened = empty.open();
+    assertThat(emptyReopened.leaderEpochCache().entries()).isEmpty();
+    emptyReopened.close();
+
+    // Given: a partition with flushed data of epoch 1, then a new leadership of epoch 2
+    LogFixture withData = new LogFixture(root.resolve("data"));
+    PartitionLog log = withData.open();
+    log.appendAsLeader(Batches.records(3, 1_000L), 1);
+    log.flush();
+    long syncsAfterFlush = log.leaderEpochCache().checkpointSyncCount();
+    log.leaderEpochCache().assign(2, 3);
+
+    // When
+    log.close();
+
+    // Then: the entry below the log end was already durable, the one at it needs no fsync
+    assertThat(log.leaderEpochCache().checkpointSyncCount()).isEqualTo(syncsAfterFlush);
+    PartitionLog reopened = withData.open();
+    assertThat(reopened.leaderEpochCache().entries()).containsExactly(new EpochEntry(1, 0));
+
+    // When: it appends in epoch 4 and closes with that data unflushed
+    reopened.leaderEpochCache().assign(4, 3);
+    reopened.appendAsLeader(Batches.records(2, 2_000L), 4);
+    long syncsBeforeClose = reopened.leaderEpochCache().checkpointSyncCount();
+    reopened.close();
+
+    // Then: the close flushed the data, and the entry it now covers first
+    assertThat(reopened.leaderEpochCache().checkpointSyncCount()).isEqualTo(syncsBeforeClose + 1);
+    assertThat(new LeaderEpochCache(withData.dir()).entries())
+        .containsExactly(new EpochEntry(1, 0), new EpochEntry(4, 3));
   }
 
   @Test
