@@ -43,7 +43,8 @@
 # env: REMOTE_MIB (20480), LOCAL_MIB (1024), PARTITIONS (6), SEGMENT_MIB (64), RECORD_SIZE (1024),
 #      REPLAY_MIB (4096), FETCH_BYTES (max.partition.fetch.bytes of the replay, 1048576), RUNS (3),
 #      DISK_MIB (4096, for dd), STORE (s3 | localfs), PORT (19392; PORT+1 controller, PORT+2
-#      s3proxy), BROKER_OPTS (JVM flags; default the harness's 1 GiB heap and G1 flags), KEEP=1
+#      s3proxy), BROKER_OPTS (JVM flags; default the harness's 1 GiB heap and G1 flags),
+#      EXTRA_PROPS (more broker properties, one per line, e.g. a chunk cache size), KEEP=1
 #      (keep the temporary directory), OUT (a file that gets a copy of everything printed).
 # Needs JDK 17+, Maven (for s3proxy's class path; offline once its plugin is in ~/.m2), dd, and free space under
 # ${TMPDIR:-/tmp} for the data twice over at the peak (local copy being uploaded + remote copy).
@@ -206,6 +207,7 @@ log.segment.delete.delay.ms=0
 remote.log.storage.system.enable=true
 remote.log.manager.task.interval.ms=1000
 $STORE_PROPS
+${EXTRA_PROPS:-}
 PROPS
 }
 
