@@ -113,6 +113,15 @@ public final class EmbeddedBrook implements AutoCloseable {
     }
     if (ownsDataDir) {
       deleteRecursively(dataDir);
+      // The node's caches of remote data live beside its log directory (<dir>-remote-*).
+      String prefix = dataDir.getFileName() + "-";
+      try (Stream<Path> siblings = Files.list(dataDir.getParent())) {
+        siblings
+            .filter(p -> p.getFileName().toString().startsWith(prefix))
+            .forEach(EmbeddedBrook::deleteRecursively);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
   }
 
