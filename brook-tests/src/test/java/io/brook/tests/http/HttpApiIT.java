@@ -506,6 +506,17 @@ class HttpApiIT {
     assertThat(all.body().get("next_offset").asLong()).isEqualTo(8);
   }
 
+  /** The status codes of the HTTP/1.1 answers in {@code answers}, in order. */
+  private static List<String> statuses(String answers) {
+    List<String> statuses = new ArrayList<>();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("HTTP/1\\.1 (\\d{3})").matcher(answers);
+    while (m.find()) {
+      statuses.add(m.group(1));
+    }
+    return statuses;
+  }
+
   @Test
   void pipelinedRequestsAreAnsweredInOrderBehindAParkedFetch() throws Exception {
     createTopic("http-pipe", 1);
@@ -522,12 +533,7 @@ class HttpApiIT {
       socket.getOutputStream().flush();
       answers = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     }
-    List<String> statuses = new ArrayList<>();
-    java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile("HTTP/1\\.1 (\\d{3})").matcher(answers);
-    while (m.find()) {
-      statuses.add(m.group(1));
-    }
+    List<String> statuses = statuses(answers);
     // The parked fetch answers first (empty), then the others in the order sent.
     assertThat(statuses).containsExactly("200", "404", "400", "200");
     assertThat(answers).contains("\"records\":[]", "malformed path");
@@ -561,12 +567,7 @@ class HttpApiIT {
       socket.shutdownOutput();
       answers = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     }
-    List<String> statuses = new ArrayList<>();
-    java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile("HTTP/1\\.1 (\\d{3})").matcher(answers);
-    while (m.find()) {
-      statuses.add(m.group(1));
-    }
+    List<String> statuses = statuses(answers);
     assertThat(statuses).containsExactly("200", "413");
     String refusal = answers.substring(answers.lastIndexOf("HTTP/1.1 413"));
     assertThat(refusal.toLowerCase(java.util.Locale.ROOT))
