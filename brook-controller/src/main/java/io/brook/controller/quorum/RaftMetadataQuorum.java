@@ -430,18 +430,19 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   }
 
   /**
-   * The voters a stopping leader may hand its leadership to: those that answered it within half an
-   * election timeout (a live follower answers every heartbeat, sent more often than that), most
-   * recent first. A stopped voter is left out: a transfer to it only fails after its timeout, and
-   * the last voter of a quorum stopping one node after another (a cluster shut down, the end of a
-   * test) would wait that long for every voter stopped before it.
+   * The voters a stopping leader may hand its leadership to: those that answered it within an
+   * election timeout (a live follower answers every heartbeat, sent every quarter of one, so only a
+   * stall of several heartbeats on a loaded machine leaves a live one out), most recent first. A
+   * stopped voter is left out: a transfer to it only fails after its timeout, and the last voter of
+   * a quorum stopping one node after another (a cluster shut down, the end of a test) would wait
+   * that long for every voter stopped before it.
    */
   List<RaftPeerId> handOverCandidates() {
     DivisionInfo info = info();
     if (info == null || !info.isLeader() || !info.getRoleInfoProto().hasLeaderInfo()) {
       return List.of();
     }
-    long liveWithinMs = Math.max(1, settings.electionTimeout().toMillis() / 2);
+    long liveWithinMs = Math.max(1, settings.electionTimeout().toMillis());
     Map<RaftPeerId, Long> elapsedMs = new HashMap<>();
     for (ServerRpcProto follower : info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList()) {
       elapsedMs.put(
