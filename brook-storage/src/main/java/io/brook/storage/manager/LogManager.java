@@ -604,10 +604,10 @@ public final class LogManager implements Closeable {
 
   /**
    * Closes every log, on {@code num.recovery.threads.per.data.dir} threads per directory as Kafka
-   * does. A close mostly waits for fsyncs (the active segment's tail, the leader-epoch checkpoint,
-   * the producer snapshot), and fsyncs issued together share the filesystem's journal commits: one
-   * thread closing tens of thousands of logs spent most of a broker's shutdown waiting on them one
-   * at a time.
+   * does: a close may wait on fsyncs (the active segment's tail, the leader-epoch checkpoint, the
+   * producer snapshot), and the logs of one broker do not wait on each other. What made a broker of
+   * tens of thousands of empty partitions slow to stop was the fsyncs themselves, not their order
+   * (see LeaderEpochCache#flushBelow).
    */
   private void closeLogs() {
     int threads = config.recoveryThreadsPerDataDir() * config.logDirs().size();

@@ -238,13 +238,7 @@ class LoadCostTest {
 
     // When: a byte flipped inside the largest batch
     Path segment = fixture.dir().resolve("00000000000000000000.log");
-    try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
-      long at = firstTwo.length + 500_000L;
-      file.seek(at);
-      int b = file.read();
-      file.seek(at);
-      file.write(b ^ 0x01);
-    }
+    LogFixture.flipBits(segment, firstTwo.length + 500_000L, 0x01);
     PartitionLog cut = fixture.openAfterCrash(0);
 
     // Then

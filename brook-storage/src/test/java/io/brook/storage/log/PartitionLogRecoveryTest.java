@@ -185,13 +185,7 @@ class PartitionLogRecoveryTest {
     byte[] firstTwo = LogReads.bytes(log, 0, 4);
     log.close();
     Path segment = fixture.dir().resolve("00000000000000000000.log");
-    try (RandomAccessFile file = new RandomAccessFile(segment.toFile(), "rw")) {
-      long at = firstTwo.length + 200L;
-      file.seek(at);
-      int b = file.read();
-      file.seek(at);
-      file.write(b ^ 0x01);
-    }
+    LogFixture.flipBits(segment, firstTwo.length + 200L, 0x01);
 
     // When
     PartitionLog recovered = fixture.openAfterCrash(0);
@@ -216,13 +210,7 @@ class PartitionLogRecoveryTest {
     int batchSize = log.read(0, 1 << 20, 1, false).slice().sizeInBytes();
     log.close();
     Path second = fixture.dir().resolve(String.format("%020d.log", bases.get(1)));
-    try (RandomAccessFile file = new RandomAccessFile(second.toFile(), "rw")) {
-      long at = batchSize + 100L;
-      file.seek(at);
-      int b = file.read();
-      file.seek(at);
-      file.write(b ^ 0xff);
-    }
+    LogFixture.flipBits(second, batchSize + 100L, 0xff);
 
     // When: nothing was flushed past the first segment
     PartitionLog recovered = fixture.openAfterCrash(bases.get(1));

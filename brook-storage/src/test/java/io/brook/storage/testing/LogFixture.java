@@ -4,6 +4,7 @@ import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.LogOpenOptions;
 import io.brook.storage.log.PartitionLog;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -53,6 +54,18 @@ public final class LogFixture {
           config,
           LogOpenOptions.defaults(TP, time)
               .withCheckpoints(recoveryPoint, logStartOffset, highWatermark, clean));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Flips the bits of {@code mask} in the byte at {@code position} of {@code file}: corruption. */
+  public static void flipBits(Path file, long position, int mask) {
+    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+      raf.seek(position);
+      int b = raf.read();
+      raf.seek(position);
+      raf.write(b ^ mask);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
