@@ -75,7 +75,7 @@ public final class ControllerServices implements AutoCloseable {
    */
   private final ThreadPoolExecutor callExecutor;
 
-  private BrokerLivenessProbe livenessProbe;
+  private volatile BrokerLivenessProbe livenessProbe;
 
   public ControllerServices(
       ControllerSettings settings,
@@ -117,6 +117,15 @@ public final class ControllerServices implements AutoCloseable {
       throw new IllegalStateException("controller admin APIs " + served);
     }
     this.callExecutor = OffloadedHandler.boundedExecutor("brook-controller-calls", QUEUE);
+  }
+
+  /**
+   * Whether this controller's liveness probe holds {@code brokerId}'s connection as lost now (see
+   * {@link BrokerLivenessProbe#connectionLost}); false while the probe is off or not started.
+   */
+  public boolean brokerConnectionLost(int brokerId) {
+    BrokerLivenessProbe probe = livenessProbe;
+    return probe != null && probe.connectionLost(brokerId);
   }
 
   /** The controller's state machine, for the node's start-up (the cluster id). */

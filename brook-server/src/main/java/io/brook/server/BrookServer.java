@@ -359,7 +359,12 @@ public final class BrookServer implements AutoCloseable {
             mutationQuotas,
             c.scheduler);
     c.cluster =
-        new BrokerClusterServices(config, quorum, c.controllerSide.adminHandlers(), c.scheduler);
+        new BrokerClusterServices(
+            config,
+            quorum,
+            c.controllerSide.adminHandlers(),
+            c.controllerSide::brokerConnectionLost,
+            c.scheduler);
     c.checks.quorum(quorum, c.cluster);
     ControllerMetrics.register(c.metrics, quorum, config.isController());
     c.clusterId =

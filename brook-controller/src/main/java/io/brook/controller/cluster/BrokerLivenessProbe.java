@@ -9,8 +9,10 @@ import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.quorum.MetadataQuorum;
 import io.brook.metadata.record.BrokerEndpoint;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -65,6 +67,12 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
   private final long connectTimeoutMs;
   private final LongSupplier clockMs;
   private final Map<Integer, Watch> watches = new HashMap<>();
+
+  /**
+   * The brokers whose established connection is lost now, as of the last check; read without the
+   * probe's lock by those who must not name a dead node (see {@link #connectionLost}).
+   */
+  private volatile Set<Integer> lostBrokers = Set.of();
 
   /** Whether this node is the active controller as of the current check: only then it fences. */
   private boolean activeNow;
@@ -181,6 +189,14 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
                       broker.epoch(), new BrokerLink(broker.endpoints().get(0), connectTimeoutMs)));
       check(broker.id(), watch, now);
     }
+    Set<Integer> lost = new HashSet<>();
+    watches.forEach(
+        (id, watch) -> {
+          if (watch.link.downSinceMs() >= 0) {
+            lost.add(id);
+          }
+        });
+    lostBrokers = Set.copyOf(lost);
   }
 
   /** Closes the watches of brokers now fenced, re-registered, moved or gone. */
@@ -278,15 +294,19 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
     return watch != null && watch.link.connected();
   }
 
-  /** Whether the connection to {@code brokerId} was established and is lost now (for tests). */
-  synchronized boolean connectionLost(int brokerId) {
-    Watch watch = watches.get(brokerId);
-    return watch != null && watch.link.downSinceMs() >= 0;
+  /**
+   * Whether this node's connection to {@code brokerId} was established and is lost as of the last
+   * check: first-hand evidence that the broker's process died, seen about a tick after it did, long
+   * before its session expires or a Raft election completes.
+   */
+  public boolean connectionLost(int brokerId) {
+    return lostBrokers.contains(brokerId);
   }
 
   private void closeAll() {
     watches.values().forEach(w -> w.link.close());
     watches.clear();
+    lostBrokers = Set.of();
   }
 
   @Override

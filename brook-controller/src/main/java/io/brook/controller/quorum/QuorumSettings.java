@@ -20,8 +20,8 @@ import org.apache.kafka.common.Uuid;
  *     when the node finds the quorum through {@code bootstrapServers}
  * @param storageDir the Raft log and snapshots ({@code metadata.log.dir}/__cluster_metadata-0)
  * @param electionTimeout the longest a follower waits for the leader before it stands for election
- *     ({@code controller.quorum.election.timeout.ms}); Ratis draws each timeout between half of it
- *     and all of it, so failover takes at most about this long plus one vote
+ *     ({@code controller.quorum.election.timeout.ms}); see {@code RatisConfig#properties} for how
+ *     Ratis's timeouts are drawn so that the wait stays within it
  * @param requestTimeout how long a call to the quorum may take before it fails ({@code
  *     controller.quorum.request.timeout.ms})
  * @param snapshotEveryEntries a snapshot is taken every this many log entries, after which the log

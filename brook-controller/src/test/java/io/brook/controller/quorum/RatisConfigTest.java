@@ -23,17 +23,31 @@ class RatisConfigTest {
   }
 
   @Test
-  void theLeaderRetriesAFailingFollowerWithinHalfTheElectionTimeout() {
+  void theLeaderRetriesAFailingFollowerWithinTheShortestElectionWait() {
     RaftProperties props = RatisConfig.properties(settings(Duration.ofSeconds(1)));
 
     String policy = RaftServerConfigKeys.Log.Appender.retryPolicy(props);
 
-    assertThat(policy).isEqualTo("1ms,10, 100ms,20, 500ms,1000");
+    assertThat(policy).isEqualTo("1ms,10, 33ms,20, 166ms,1000");
     // Ratis parses it when a follower's appender starts; a malformed policy would fail there.
     RetryPolicy parsed =
         RetryPolicy.parse(policy, RaftServerConfigKeys.Log.Appender.RETRY_POLICY_KEY);
     assertThat(parsed.handleAttemptFailure(() -> 40).getSleepTime().toLong(TimeUnit.MILLISECONDS))
-        .isLessThanOrEqualTo(750);
+        .isLessThanOrEqualTo(
+            RaftServerConfigKeys.Rpc.timeoutMin(props).toLong(TimeUnit.MILLISECONDS));
+  }
+
+  @Test
+  void aFollowerWaitsForASilentLeaderAtMostTheElectionTimeout() {
+    RaftProperties props = RatisConfig.properties(settings(Duration.ofSeconds(1)));
+
+    // A Ratis follower stands only after a whole drawn timeout without hearing from the leader,
+    // so the longest wait is what was left of the draw running when the leader fell silent plus
+    // one more: twice the maximum, which must be the election timeout.
+    long min = RaftServerConfigKeys.Rpc.timeoutMin(props).toLong(TimeUnit.MILLISECONDS);
+    long max = RaftServerConfigKeys.Rpc.timeoutMax(props).toLong(TimeUnit.MILLISECONDS);
+    assertThat(2 * max).isEqualTo(1000);
+    assertThat(min).isEqualTo(250);
   }
 
   @Test

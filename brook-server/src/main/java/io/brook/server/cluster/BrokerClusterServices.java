@@ -25,7 +25,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.AllocateProducerIdsRequestData;
@@ -59,12 +61,17 @@ public final class BrokerClusterServices implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
   private volatile BrokerLifecycleManager lifecycle;
 
+  /** The brokers this node's liveness probe holds as lost now (none on a broker-only node). */
+  private final IntPredicate brokerConnectionLost;
+
   public BrokerClusterServices(
       BrokerConfig config,
       ClusterQuorum quorum,
       List<ApiHandler> controllerHandlers,
+      IntPredicate brokerConnectionLost,
       ScheduledExecutorService scheduler) {
     this.settings = ClusterSettings.of(config);
+    this.brokerConnectionLost = brokerConnectionLost;
     this.nodeId = config.nodeId();
     this.quorum = quorum;
     this.controllerHandlers = List.copyOf(controllerHandlers);
@@ -78,18 +85,38 @@ public final class BrokerClusterServices implements AutoCloseable {
    * unfenced broker (combined nodes), else the lowest unfenced broker id. Clients send admin
    * requests to that node, so it must be a broker they can reach (Kafka names a broker too); the
    * lowest id keeps every broker's answer the same. Any broker forwards to the real controller.
+   *
+   * <p>A broker whose connection this node's liveness probe saw drop is not named: when the active
+   * controller's node dies, the others keep naming it until their election ends and keep it
+   * unfenced until the probe's grace passes, and an Admin client sent there backs off further after
+   * each refused connection (about 1 s of a failover went there). Named a live broker instead, it
+   * sends its request at once and that broker forwards it once the new controller is elected.
    */
   public int activeControllerId() {
-    MetadataImage image = quorum.image();
-    int active = quorum.activeControllerId().orElse(-1);
-    if (image.broker(active).map(b -> !b.fenced()).orElse(false)) {
-      return active;
+    return controllerToName(
+        quorum.image(), quorum.activeControllerId().orElse(-1), nodeId, brokerConnectionLost);
+  }
+
+  /**
+   * The choice {@link #activeControllerId} makes, given the image, the active controller as this
+   * node knows it (-1 if none), this node's id and the brokers its liveness probe holds as lost.
+   */
+  static int controllerToName(
+      MetadataImage image, int activeController, int self, IntPredicate connectionLost) {
+    // Unfenced, and not a broker this node saw die (it always counts itself as reachable).
+    Predicate<BrokerRegistration> reachable =
+        broker ->
+            broker != null
+                && !broker.fenced()
+                && (broker.id() == self || !connectionLost.test(broker.id()));
+    if (reachable.test(image.broker(activeController).orElse(null))) {
+      return activeController;
     }
     return image.brokers().values().stream()
-        .filter(b -> !b.fenced())
+        .filter(reachable)
         .mapToInt(BrokerRegistration::id)
         .min()
-        .orElse(nodeId);
+        .orElse(self);
   }
 
   public ControllerClient controllerClient() {
