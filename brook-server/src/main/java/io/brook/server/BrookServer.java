@@ -610,7 +610,11 @@ public final class BrookServer implements AutoCloseable {
             dirIds.entrySet().stream()
                 .filter(e -> logs.isLogDirOffline(e.getKey()))
                 .map(Map.Entry::getValue)
-                .toList());
+                .toList(),
+        // Fetches sent before carry no broker epoch, and a leader takes a follower into an ISR
+        // only with one (KIP-903): fetch again at once rather than after the fetch in flight,
+        // which a leader holds for up to replica.fetch.wait.max.ms.
+        epoch -> c.fetchers.fetchAgainNow());
     for (Path failed : logs.dirFailures().offlineDirs()) {
       // Failed while loading, before anyone listened: report every replica that cannot serve
       // (a log that cannot be read may not even be listed, so its directory is unknown).

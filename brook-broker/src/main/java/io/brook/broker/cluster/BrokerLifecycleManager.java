@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
@@ -67,6 +69,9 @@ public final class BrokerLifecycleManager {
 
   private volatile boolean stopped;
 
+  /** Told each new registration epoch, on the thread that learned it. */
+  private final List<LongConsumer> registrationListeners = new CopyOnWriteArrayList<>();
+
   public BrokerLifecycleManager(
       int brokerId,
       String clusterId,
@@ -90,6 +95,14 @@ public final class BrokerLifecycleManager {
     this.logDirs = List.copyOf(logDirs);
     this.offlineLogDirs = offlineLogDirs;
     this.previousBrokerEpoch = previousBrokerEpoch;
+  }
+
+  /**
+   * Tells {@code listener} each registration epoch this broker receives (the first and any after
+   * the controller forgot it), right after it is received; add before {@link #start}.
+   */
+  public void addRegistrationListener(LongConsumer listener) {
+    registrationListeners.add(listener);
   }
 
   /** Starts registering; returns at once. */
@@ -165,6 +178,8 @@ public final class BrokerLifecycleManager {
               // This process's own earlier epoch: its re-registrations keep its log.
               previousBrokerEpoch = brokerEpoch;
               log.info("Broker registered brokerId={} epoch={}", brokerId, brokerEpoch);
+              long registered = brokerEpoch;
+              registrationListeners.forEach(listener -> listener.accept(registered));
               schedule(0);
             });
   }

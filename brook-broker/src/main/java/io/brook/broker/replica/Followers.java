@@ -10,6 +10,13 @@ public interface Followers {
   /** Stops fetching {@code tp}. */
   void unfollow(TopicPartition tp);
 
+  /**
+   * Called once a whole metadata image was applied: what its {@link #follow} calls asked for at
+   * once (a leader change cutting short the fetch in flight) may happen now, once per fetcher
+   * rather than once per partition.
+   */
+  default void imageApplied() {}
+
   /** For a node that never follows (a single broker). */
   Followers NONE =
       new Followers() {

@@ -279,6 +279,14 @@ public final class ReplicaManager {
    * every topic is visited, since its effective log config may have moved.
    */
   public synchronized void applyMetadata(MetadataImage newImage) {
+    try {
+      applyHostedPartitions(newImage);
+    } finally {
+      followers.imageApplied();
+    }
+  }
+
+  private void applyHostedPartitions(MetadataImage newImage) {
     MetadataImage old = image;
     brokersImage = newImage;
     boolean configsChanged =

@@ -57,6 +57,10 @@ class ReplicaManagerMetadataBatchTest {
   private final List<List<Integer>> proposedIsrs = new CopyOnWriteArrayList<>();
 
   private final List<Uuid> topicIds = new ArrayList<>();
+
+  /** What the replica manager asked of its followers, in order. */
+  private final List<String> followerCalls = new ArrayList<>();
+
   private LogManager logManager;
 
   @AfterEach
@@ -78,10 +82,17 @@ class ReplicaManagerMetadataBatchTest {
     Followers followers =
         new Followers() {
           @Override
-          public void follow(Partition partition) {}
+          public void follow(Partition partition) {
+            followerCalls.add("follow");
+          }
 
           @Override
           public void unfollow(TopicPartition tp) {}
+
+          @Override
+          public void imageApplied() {
+            followerCalls.add("imageApplied");
+          }
         };
     IsrChangeSender sender =
         (topicId, partition, leaderEpoch, partitionEpoch, newIsr) -> {
@@ -193,6 +204,24 @@ class ReplicaManagerMetadataBatchTest {
     // Then: the fenced broker was not proposed back into the ISR
     assertThat(applied).hasSize(2);
     assertThat(proposedIsrs).isEmpty();
+  }
+
+  @Test
+  void theFetchersHearOnceAfterAWholeImageThatMovedManyLeaders() throws Exception {
+    // Given a broker following 100 partitions led by broker 2
+    ReplicaManager replicas = start();
+    MetadataImage following = followingEverything(10);
+    replicas.applyMetadata(following);
+    followerCalls.clear();
+
+    // When one image moves all their leaderships to broker 3
+    replicas.applyMetadata(withLeader(following, topicIds, 3));
+
+    // Then every partition follows its new leader, and only then are the fetchers told the image
+    // is applied (a fetch in flight is cut short once per fetcher, not once per partition)
+    assertThat(followerCalls).hasSize(10 * PARTITIONS + 1);
+    assertThat(followerCalls.subList(0, 10 * PARTITIONS)).containsOnly("follow");
+    assertThat(followerCalls.get(10 * PARTITIONS)).isEqualTo("imageApplied");
   }
 
   @Test

@@ -26,6 +26,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntPredicate;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -157,6 +158,7 @@ public final class BrokerClusterServices implements AutoCloseable {
    *     the broker is unfenced once that reaches its registration
    * @param logDirs the ids of this broker's log directories
    * @param offlineLogDirs the ids of those that failed, now
+   * @param onRegistered told each registration epoch as soon as the controller grants it
    */
   public void startBroker(
       BrokerConfig config,
@@ -164,7 +166,8 @@ public final class BrokerClusterServices implements AutoCloseable {
       List<BrokerEndpoint> endpoints,
       LongSupplier appliedMetadataOffset,
       List<Uuid> logDirs,
-      Supplier<List<Uuid>> offlineLogDirs) {
+      Supplier<List<Uuid>> offlineLogDirs,
+      LongConsumer onRegistered) {
     lifecycle =
         new BrokerLifecycleManager(
             config.nodeId(),
@@ -178,6 +181,7 @@ public final class BrokerClusterServices implements AutoCloseable {
             logDirs,
             offlineLogDirs,
             CleanShutdownEpoch.readAndDelete(config.logDirs()));
+    lifecycle.addRegistrationListener(onRegistered);
     lifecycle.start();
     try {
       lifecycle.unfenced().get(settings.registrationTimeoutMs(), TimeUnit.MILLISECONDS);

@@ -8,8 +8,10 @@ import io.brook.protocol.client.InterNodeClient;
 import io.brook.protocol.client.InterNodeClientConfig;
 import io.brook.protocol.client.InterNodeEventLoops;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.Node;
@@ -38,6 +40,10 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
   private volatile TieredFollowerStart tieredStart = TieredFollowerStart.EMPTY;
   private final Map<FetcherKey, ReplicaFetcherThread> fetchers = new HashMap<>();
   private final Map<TopicPartition, FetcherKey> assignments = new HashMap<>();
+
+  /** Fetchers to cut short once the image being applied is (see {@link #imageApplied}). */
+  private final Set<ReplicaFetcherThread> fetchAgainAfterImage = new LinkedHashSet<>();
+
   private boolean closed;
 
   private record FetcherKey(int leaderId, int index) {}
@@ -94,13 +100,30 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
     }
     ReplicaFetcherThread fetcher = fetchers.computeIfAbsent(key, this::startFetcher);
     // A partition whose leader changed (a failover, a leader handing over: acks=all writes wait
-    // for this follower) cuts short the fetch in flight. A new partition (leader epoch 0, as
-    // while topics are created) joins the next round, or creating thousands of partitions would
-    // restart the fetch thousands of times.
+    // for this follower) cuts short the fetch in flight, once the whole image is applied (see
+    // imageApplied). A new partition (leader epoch 0, as while topics are created) joins the next
+    // round, or creating thousands of partitions would restart the fetch thousands of times.
     boolean leaderChanged =
         current == null ? partition.state().leaderEpoch() > 0 : !current.equals(key);
-    fetcher.add(partition, leaderChanged);
+    fetcher.add(partition);
+    if (leaderChanged) {
+      fetchAgainAfterImage.add(fetcher);
+    }
     assignments.put(tp, key);
+  }
+
+  /**
+   * Cuts short the fetch in flight of every fetcher a partition whose leader changed joined in the
+   * image just applied: once per fetcher, not once per partition. A restarted broker following
+   * 24,000 partitions from the first image otherwise abandoned its fetch at each of them, and each
+   * leader still read every fetch it had been sent, thousands of partitions each.
+   */
+  @Override
+  public synchronized void imageApplied() {
+    for (ReplicaFetcherThread fetcher : fetchAgainAfterImage) {
+      fetcher.fetchAgainNow();
+    }
+    fetchAgainAfterImage.clear();
   }
 
   /** Stops fetching {@code tp} (it became leader, lost its leader, or left this broker). */
@@ -109,6 +132,16 @@ public final class ReplicaFetcherManager implements Followers, AutoCloseable {
     FetcherKey current = assignments.remove(tp);
     if (current != null) {
       removeFrom(current, tp);
+    }
+  }
+
+  /**
+   * Makes every fetcher give up its fetch in flight and fetch again at once: what the fetches carry
+   * changed for all partitions (this broker's epoch, after it registered).
+   */
+  public synchronized void fetchAgainNow() {
+    for (ReplicaFetcherThread fetcher : fetchers.values()) {
+      fetcher.fetchAgainNow();
     }
   }
 

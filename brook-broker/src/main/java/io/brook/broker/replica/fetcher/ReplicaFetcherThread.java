@@ -137,14 +137,18 @@ final class ReplicaFetcherThread extends Thread {
   }
 
   /**
-   * @param urgent cut short the fetch in flight (which the leader may hold open for up to {@code
-   *     replica.fetch.wait.max.ms}) so the partition is fetched at once
+   * Fetches {@code partition} from the next round on; {@link #fetchAgainNow} makes that round start
+   * at once rather than after the fetch in flight (which the leader may hold open for up to {@code
+   * replica.fetch.wait.max.ms}).
    */
-  void add(Partition partition, boolean urgent) {
+  void add(Partition partition) {
     partitions.put(partition.topicPartition(), new FetchState(partition));
-    if (urgent) {
-      abandonInFlight();
-    }
+    wake();
+  }
+
+  /** Gives up the fetch in flight, if any, and sends the next one at once. */
+  void fetchAgainNow() {
+    abandonInFlight();
     wake();
   }
 
