@@ -51,7 +51,7 @@ public final class ReplicaManager {
   private final Followers followers;
   private final ReplicationContext replication;
   private final Scheduler scheduler;
-  private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+  private final HostedPartitions<Partition> partitions = new HostedPartitions<>();
 
   /** Replicas assigned here whose log could not be created (a log directory is offline). */
   private final ConcurrentHashMap<TopicPartition, Uuid> unhosted = new ConcurrentHashMap<>();
