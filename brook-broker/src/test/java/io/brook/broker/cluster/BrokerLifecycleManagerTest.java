@@ -1,0 +1,95 @@
+package io.brook.broker.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.brook.broker.time.ManualScheduler;
+import io.brook.broker.time.MockTime;
+import io.brook.metadata.quorum.ControllerChannel;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.BrokerHeartbeatResponseData;
+import org.apache.kafka.common.message.BrokerRegistrationResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.Test;
+
+/** Registration as the broker's other parts see it, against a scripted controller. */
+class BrokerLifecycleManagerTest {
+  private final MockTime time = new MockTime();
+  private final ManualScheduler scheduler = new ManualScheduler(time);
+  private final List<ApiKeys> calls = new ArrayList<>();
+
+  /** The controller's answers, in order; each call takes the next, then heartbeats stay fenced. */
+  private final Queue<ApiMessage> answers = new ArrayDeque<>();
+
+  private final ControllerChannel channel =
+      new ControllerChannel() {
+        @Override
+        public CompletableFuture<byte[]> call(byte[] request) {
+          ControllerEnvelope.Request decoded = ControllerEnvelope.decodeRequest(request);
+          calls.add(decoded.apiKey());
+          ApiMessage answer =
+              answers.isEmpty()
+                  ? new BrokerHeartbeatResponseData().setIsFenced(true)
+                  : answers.remove();
+          return CompletableFuture.completedFuture(
+              ControllerEnvelope.encodeResponse(answer, decoded.version()));
+        }
+
+        @Override
+        public CompletableFuture<byte[]> callLong(byte[] request) {
+          return call(request);
+        }
+
+        @Override
+        public void serve(Function<byte[], CompletableFuture<byte[]>> handler) {}
+      };
+
+  @Test
+  void everyRegistrationEpochIsToldToTheListenersAsSoonAsItIsGranted() {
+    // Given a broker whose controller grants epoch 42, then forgets it and grants 43
+    answers.add(new BrokerRegistrationResponseData().setBrokerEpoch(42));
+    answers.add(new BrokerHeartbeatResponseData().setIsFenced(true));
+    answers.add(new BrokerHeartbeatResponseData().setErrorCode(Errors.STALE_BROKER_EPOCH.code()));
+    answers.add(new BrokerRegistrationResponseData().setBrokerEpoch(43));
+    List<Long> told = new ArrayList<>();
+    BrokerLifecycleManager lifecycle =
+        new BrokerLifecycleManager(
+            1,
+            "cluster",
+            List.of(),
+            Optional.empty(),
+            new ControllerClient(channel),
+            () -> 0L,
+            scheduler,
+            2_000,
+            List.of(Uuid.randomUuid()),
+            List::of,
+            -1);
+    lifecycle.addRegistrationListener(told::add);
+
+    // When it registers, heartbeats, is refused and registers again
+    lifecycle.start();
+    scheduler.runDue();
+    assertThat(told).containsExactly(42L);
+    time.sleep(100);
+    time.sleep(100);
+
+    // Then each epoch was told once
+    assertThat(calls)
+        .startsWith(
+            ApiKeys.BROKER_REGISTRATION,
+            ApiKeys.BROKER_HEARTBEAT,
+            ApiKeys.BROKER_HEARTBEAT,
+            ApiKeys.BROKER_REGISTRATION);
+    assertThat(told).containsExactly(42L, 43L);
+    assertThat(lifecycle.brokerEpoch()).isEqualTo(43);
+  }
+}
