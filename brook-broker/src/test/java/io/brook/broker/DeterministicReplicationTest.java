@@ -344,6 +344,68 @@ class DeterministicReplicationTest {
     assertThat(data.records().sizeInBytes()).isZero();
   }
 
+  /**
+   * Broker 3's full fetch of partition 0 of topic {@code topicId}, which it follows from broker 1,
+   * waiting up to 500 ms for one byte.
+   */
+  private CompletableFuture<ApiMessage> followerFetchOf(Uuid topicId) {
+    FetchRequestData request = fetchRequest("u", 0, 0, 500, 1);
+    request.topics().get(0).setTopicId(topicId).partitions().get(0).setCurrentLeaderEpoch(1);
+    request.replicaState().setReplicaId(3).setReplicaEpoch(brokerEpoch(3));
+    return call(fetch, request);
+  }
+
+  /** The current image and topic {@code u} ({@code topicId}), its partition 0 led by broker 1. */
+  private MetadataImage withTopicU(Uuid topicId) {
+    MetadataImage now = replicas.image();
+    List<MetadataRecord> records =
+        List.of(new TopicRecord("u", topicId), new PartitionRecord(topicId, 0, ALL, ALL, 1, 1, 0));
+    return now.apply(records, now.offset() + records.size());
+  }
+
+  @Test
+  void aFollowerFetchOfATopicTheLeaderDoesNotKnowYetWaitsForTheLeadersNextImage() {
+    // Given: broker 3 applied the creation of topic u and fetches it before its leader did
+    Uuid topicU = Uuid.randomUuid();
+    CompletableFuture<ApiMessage> fetched = followerFetchOf(topicU);
+
+    // Then: the fetch is not answered at once with UNKNOWN_TOPIC_ID (an answer would make the
+    // follower fetch again at once, over and over while topics are created) but waits
+    assertThat(fetched).isNotDone();
+
+    // When: the leader applies the image that creates u
+    replicas.applyMetadata(withTopicU(topicU));
+    scheduler.runDue();
+
+    // Then: it is answered at once, with the partition read now that the leader has it
+    assertThat(fetched).isDone();
+    FetchResponseData.PartitionData data = response(fetched).responses().get(0).partitions().get(0);
+    assertThat(Errors.forCode(data.errorCode())).isEqualTo(Errors.NONE);
+    assertThat(replicas.partition(new TopicPartition("u", 0)).orElseThrow().isLeader()).isTrue();
+  }
+
+  @Test
+  void aFollowerFetchOfATopicTheLeaderNeverLearnsIsAnsweredWithTheErrorWhenItsWaitEnds() {
+    // Given
+    CompletableFuture<ApiMessage> fetched = followerFetchOf(Uuid.randomUuid());
+
+    // When: an image that does not name it comes, then the wait ends
+    replicas.applyMetadata(replicas.image().apply(List.of(), replicas.image().offset() + 1));
+    scheduler.runDue();
+    CompletableFuture<ApiMessage> again = followerFetchOf(Uuid.randomUuid());
+    time.sleep(500);
+    scheduler.runDue();
+
+    // Then: each is answered with the error, the first after the image, the second at its deadline
+    for (CompletableFuture<ApiMessage> answer : List.of(fetched, again)) {
+      assertThat(answer).isDone();
+      FetchResponseData.PartitionData data =
+          response(answer).responses().get(0).partitions().get(0);
+      assertThat(Errors.forCode(data.errorCode())).isEqualTo(Errors.UNKNOWN_TOPIC_ID);
+    }
+    assertThat(delayed.waiting(DelayedOperations.NEXT_METADATA_IMAGE)).isZero();
+  }
+
   @Test
   void aParkedFollowerFetchLearnsAMovedHighWatermarkWhenItsWaitEnds() {
     // Given

@@ -2,6 +2,7 @@ package io.brook.broker.api;
 
 import io.brook.broker.auth.RequestAuthorizer;
 import io.brook.broker.delayed.DelayedOperation;
+import io.brook.broker.delayed.DelayedOperations;
 import io.brook.broker.fetch.FetchContext;
 import io.brook.broker.fetch.FetchKey;
 import io.brook.broker.fetch.FetchSessions;
@@ -11,6 +12,7 @@ import io.brook.broker.replica.FollowerRead;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReadReplicaSelector;
 import io.brook.broker.replica.ReplicaManager;
+import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.RequestContext;
 import io.brook.protocol.ZeroCopyRecords;
 import io.brook.storage.log.LogOffsetMetadata;
@@ -212,6 +214,8 @@ public final class FetchHandler extends KafkaApi {
     short version = context.header().apiVersion();
     int replicaId = replicaId(request);
     FetchContext fetch = sessions.newContext(request, version, replicaId >= 0);
+    // Before the topics are resolved: an image applied after this one may name what they miss.
+    MetadataImage imageAtRead = replicaManager.image();
     List<Wanted> wanted = wanted(fetch.partitions(), context, replicaId);
     boolean readCommitted = replicaId < 0 && request.isolationLevel() == READ_COMMITTED;
     Limits limits =
@@ -228,7 +232,7 @@ public final class FetchHandler extends KafkaApi {
         || first.bytes() >= limits.minBytes()
         || first.answerNow()
         || wanted.isEmpty()
-        || (replicaId >= 0 && fetch.hasNews(first.answers(), highWatermarkAtOnce()))) {
+        || (replicaId >= 0 && fetch.hasNews(news(first), highWatermarkAtOnce()))) {
       countFetch(wanted, first, replicaId);
       return CompletableFuture.completedFuture(fetch.respond(first.answers()));
     }
@@ -236,17 +240,27 @@ public final class FetchHandler extends KafkaApi {
     replicaManager
         .delayedOperations()
         .submit(
-            new DelayedFetch(first.positions(), limits.minBytes(), replicaId >= 0, readCommitted) {
+            new DelayedFetch(
+                first.positions(),
+                first.awaitsMetadata() ? imageAtRead : null,
+                limits.minBytes(),
+                replicaId >= 0,
+                readCommitted) {
               @Override
               protected void onComplete(boolean timedOut) {
                 try {
-                  Read last = read(request, limits, version, wanted, replicaId);
+                  // Topics this node did not know at the first read may be in its image now.
+                  List<Wanted> now =
+                      first.awaitsMetadata()
+                          ? wanted(fetch.partitions(), context, replicaId)
+                          : wanted;
+                  Read last = read(request, limits, version, now, replicaId);
                   if (last.remote().isEmpty()) {
-                    countFetch(wanted, last, replicaId);
+                    countFetch(now, last, replicaId);
                     done.complete(fetch.respond(last.answers()));
                   } else {
                     // Retention moved a partition's local log start past its offset meanwhile.
-                    answerAfterRemoteReads(last, wanted, replicaId, fetch)
+                    answerAfterRemoteReads(last, now, replicaId, fetch)
                         .whenComplete(
                             (answer, failure) -> {
                               if (failure != null) {
@@ -373,21 +387,60 @@ public final class FetchHandler extends KafkaApi {
 
   /**
    * The response of one pass over the partitions, with what the wait condition needs: the bytes
-   * read locally, and whether to answer without waiting for more (an error, a diverging epoch, a
-   * preferred read replica, remote data the fetch had no room for).
+   * read locally, whether to answer without waiting for more (an error, a diverging epoch, a
+   * preferred read replica, remote data the fetch had no room for), and whether a follower asked
+   * for a partition this node's metadata does not place yet ({@link #metadataBehind}).
    */
   private record Read(
       List<FetchContext.Answered> answers,
       int bytes,
       boolean answerNow,
+      boolean awaitsMetadata,
       List<Position> positions,
       List<TieredReads.Pending> remote) {}
+
+  /**
+   * The answers of {@code read} that may be news to the follower: not those waiting for this node's
+   * metadata, whose errors are for the moment only ({@link #metadataBehind}).
+   */
+  private static List<FetchContext.Answered> news(Read read) {
+    if (!read.awaitsMetadata()) {
+      return read.answers();
+    }
+    List<FetchContext.Answered> news = new ArrayList<>(read.answers().size());
+    for (FetchContext.Answered answered : read.answers()) {
+      if (!metadataBehind(answered.data().errorCode())) {
+        news.add(answered);
+      }
+    }
+    return news;
+  }
+
+  /**
+   * Whether a follower's fetch of a partition failed with {@code error} because this node has not
+   * yet applied the metadata the follower acts on: the topic or partition is unknown here, the
+   * follower's leader epoch is newer, or this node does not lead it yet. While topics are created
+   * or leaders move, every follower applies each metadata image at its own pace, so for a moment
+   * one asks a leader that does not know yet. Such a partition does not answer the fetch at once:
+   * answering makes the follower send its next fetch right away, and while thousands of new
+   * partitions trickle in (creating 24,000 takes a few dozen images) those fetches would follow one
+   * another back to back, each a pass over every partition of the session on both sides. The fetch
+   * waits instead, for data or a high watermark as usual, or until this node applies its next
+   * metadata image (the partition's answer is then read again), whichever comes first.
+   */
+  private static boolean metadataBehind(short errorCode) {
+    return errorCode == Errors.UNKNOWN_TOPIC_ID.code()
+        || errorCode == Errors.UNKNOWN_TOPIC_OR_PARTITION.code()
+        || errorCode == Errors.UNKNOWN_LEADER_EPOCH.code()
+        || errorCode == Errors.NOT_LEADER_OR_FOLLOWER.code();
+  }
 
   private Read read(
       FetchRequestData request, Limits limits, short version, List<Wanted> wanted, int replicaId) {
     List<FetchContext.Answered> answers = new ArrayList<>(wanted.size());
     FetchBudget budget = new FetchBudget(limits.maxBytes());
     boolean answerNow = false;
+    boolean awaitsMetadata = false;
     List<Position> positions = new ArrayList<>(wanted.size());
     List<TieredReads.Pending> remote = new ArrayList<>();
     for (Wanted w : wanted) {
@@ -401,7 +454,11 @@ public final class FetchHandler extends KafkaApi {
       answers.add(new FetchContext.Answered(w.key(), data));
       if (w.topicPartition() == null) {
         data.setErrorCode(w.lookupError().code());
-        answerNow = true;
+        if (replicaId >= 0 && metadataBehind(data.errorCode())) {
+          awaitsMetadata = true;
+        } else {
+          answerNow = true;
+        }
         continue;
       }
       try {
@@ -434,11 +491,15 @@ public final class FetchHandler extends KafkaApi {
       } catch (RuntimeException e) {
         ApiFailure failure = ApiFailure.of(e);
         data.setErrorCode(failure.code());
-        answerNow = true;
+        if (replicaId >= 0 && metadataBehind(data.errorCode())) {
+          awaitsMetadata = true;
+        } else {
+          answerNow = true;
+        }
         fillOffsetsAfterError(w.topicPartition(), data);
       }
     }
-    return new Read(answers, budget.localBytes(), answerNow, positions, remote);
+    return new Read(answers, budget.localBytes(), answerNow, awaitsMetadata, positions, remote);
   }
 
   /**
@@ -630,25 +691,50 @@ public final class FetchHandler extends KafkaApi {
    */
   private abstract class DelayedFetch extends DelayedOperation {
     private final List<Position> positions;
+    private final MetadataImage awaitedAfter;
     private final int minBytes;
     private final boolean follower;
     private final boolean readCommitted;
 
-    DelayedFetch(List<Position> positions, int minBytes, boolean follower, boolean readCommitted) {
+    /**
+     * @param awaitedAfter the image the first read resolved against, when a partition waits for
+     *     this node's metadata to catch up ({@link #metadataBehind}); null otherwise
+     */
+    DelayedFetch(
+        List<Position> positions,
+        MetadataImage awaitedAfter,
+        int minBytes,
+        boolean follower,
+        boolean readCommitted) {
       // A follower reads up to the log end, so every append may satisfy it (and a high watermark
       // move, which wakes both kinds); a consumer reads up to the high watermark or the last
       // stable offset, which only a high watermark move changes.
       super(
-          positions.stream().map(Position::topicPartition).toList(),
+          watched(positions, awaitedAfter != null),
           follower ? WaitsOn.LOG_END : WaitsOn.HIGH_WATERMARK);
       this.positions = positions;
+      this.awaitedAfter = awaitedAfter;
       this.minBytes = minBytes;
       this.follower = follower;
       this.readCommitted = readCommitted;
     }
 
+    private static List<TopicPartition> watched(List<Position> positions, boolean nextImage) {
+      List<TopicPartition> watched = new ArrayList<>(positions.size() + 1);
+      for (Position position : positions) {
+        watched.add(position.topicPartition());
+      }
+      if (nextImage) {
+        watched.add(DelayedOperations.NEXT_METADATA_IMAGE);
+      }
+      return watched;
+    }
+
     @Override
     protected boolean isSatisfied() {
+      if (awaitedAfter != null && replicaManager.image() != awaitedAfter) {
+        return true; // the partitions this node did not know may be here now: read them again
+      }
       long available = 0;
       for (Position position : positions) {
         Optional<Partition> partition = replicaManager.partition(position.topicPartition());

@@ -39,6 +39,13 @@ import org.slf4j.LoggerFactory;
 public final class DelayedOperations implements Partition.HighWatermarkListener, Closeable {
   private static final Logger log = LoggerFactory.getLogger(DelayedOperations.class);
 
+  /**
+   * Not a partition (no topic has an empty name): an operation that lists it among its partitions
+   * is re-checked each time this broker has applied a metadata image ({@link #onMetadataApplied}),
+   * as a follower fetch naming a partition this node's metadata does not have yet.
+   */
+  public static final TopicPartition NEXT_METADATA_IMAGE = new TopicPartition("", -1);
+
   private final ConcurrentHashMap<TopicPartition, Watchers> watchers = new ConcurrentHashMap<>();
   private final Scheduler timer;
 
@@ -149,6 +156,35 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
     if (w != null) {
       check(topicPartition, w.logEnd);
       check(topicPartition, w.highWatermark);
+    }
+  }
+
+  /**
+   * Only a follower's log start moved: re-checks only the operations that wait on the high
+   * watermark side (a DeleteRecords waits for the low watermark), not the follower fetches.
+   */
+  @Override
+  public void onLowWatermarkMoved(TopicPartition topicPartition) {
+    Watchers w = watchers.get(topicPartition);
+    if (w != null) {
+      check(topicPartition, w.highWatermark);
+    }
+  }
+
+  /**
+   * This broker applied a metadata image (its partitions, roles and topic names are now the
+   * image's): re-checks the operations parked on {@link #NEXT_METADATA_IMAGE}, on the timer's
+   * thread, since those it completes read their partitions again to answer, and the caller (the
+   * metadata publisher) has the next image to apply.
+   */
+  public void onMetadataApplied() {
+    if (!watchers.containsKey(NEXT_METADATA_IMAGE)) {
+      return;
+    }
+    try {
+      timer.schedule("metadata-applied", () -> onProgress(NEXT_METADATA_IMAGE), 0);
+    } catch (RejectedExecutionException stopped) {
+      // Closing: close() answers every parked operation.
     }
   }
 

@@ -65,14 +65,16 @@ final class CachedPartition {
   /**
    * Whether {@code data} tells the client something it has not been told, records aside: with
    * {@code watermarks}, as {@link #mustRespond}; without, a new high watermark or last stable
-   * offset alone does not count.
+   * offset alone does not count, nor does the first log start offset of a partition new to the
+   * session (the next response carries it; a follower that joins thousands of partitions to its
+   * session while topics are created would otherwise have each such fetch answered at once).
    */
   boolean hasNews(PartitionData data, boolean watermarks) {
     if (watermarks) {
       return mustRespond(data, false);
     }
     return (data.records() != null && data.records().sizeInBytes() > 0)
-        || data.logStartOffset() != logStartOffset
+        || (logStartOffset != -1 && data.logStartOffset() != logStartOffset)
         || data.preferredReadReplica() >= 0
         || data.divergingEpoch().epoch() >= 0
         || data.errorCode() != Errors.NONE.code();

@@ -87,6 +87,16 @@ public final class Partition {
     default void onLogEndMoved(TopicPartition topicPartition) {
       onProgress(topicPartition);
     }
+
+    /**
+     * Only a follower's log start moved (and with it perhaps the low watermark): only waits on the
+     * high watermark side (DeleteRecords) may be satisfied, not follower fetches, which never read
+     * another replica's log start. (Every follower's first fetch of a partition moves it, so waking
+     * the fetches would re-check every other follower's parked fetch once per partition.)
+     */
+    default void onLowWatermarkMoved(TopicPartition topicPartition) {
+      onProgress(topicPartition);
+    }
   }
 
   /** An ISR change sent to the controller and not answered yet. */
@@ -513,7 +523,7 @@ public final class Partition {
     }
     maybeIncrementHighWatermark();
     if (startMoved) {
-      listener.onProgress(topicPartition); // the low watermark a DeleteRecords waits for
+      listener.onLowWatermarkMoved(topicPartition); // the low watermark a DeleteRecords waits for
     }
     return true;
   }

@@ -283,6 +283,7 @@ public final class ReplicaManager {
       applyHostedPartitions(newImage);
     } finally {
       followers.imageApplied();
+      delayedOperations.onMetadataApplied();
     }
   }
 

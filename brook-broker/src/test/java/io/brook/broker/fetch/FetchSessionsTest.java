@@ -156,6 +156,35 @@ class FetchSessionsTest {
   }
 
   @Test
+  void aPartitionJoiningTheSessionIsAnsweredButIsNoReasonToAnswerAtOnce() {
+    // Given: a follower's session over partition 0, which has been answered
+    int id = open(sessions, true, 0);
+
+    // When: partition 1 joins the session, with nothing to read
+    FetchContext joined = sessions.newContext(request(id, 1, 1), V17, true);
+    List<FetchContext.Answered> answers = new ArrayList<>();
+    for (FetchContext.Requested requested : joined.partitions()) {
+      answers.add(new FetchContext.Answered(requested.key(), data(requested.key().partition(), 5)));
+    }
+
+    // Then: its first offsets are not news a follower's fetch must be cut short for (thousands of
+    // partitions join while topics are created), yet the response, when it goes, carries it
+    assertThat(joined.hasNews(answers, false)).isFalse();
+    assertThat(answered(joined.respond(answers))).containsExactly(1);
+
+    // And a log start offset moved after that first report is news
+    FetchContext moved = sessions.newContext(request(id, 2), V17, true);
+    List<FetchContext.Answered> later = new ArrayList<>();
+    for (FetchContext.Requested requested : moved.partitions()) {
+      int partition = requested.key().partition();
+      later.add(
+          new FetchContext.Answered(
+              requested.key(), partition == 1 ? data(1, 5).setLogStartOffset(2) : data(0, 5)));
+    }
+    assertThat(moved.hasNews(later, false)).isTrue();
+  }
+
+  @Test
   void anErrorIsAlwaysAnsweredAndTheNextSuccessfulReadToo() {
     int id = open(sessions, false, 0);
 

@@ -393,12 +393,15 @@ final class ReplicaFetcherThread extends Thread {
         case OFFSET_OUT_OF_RANGE ->
             FollowerTruncation.onOutOfRange(
                 partition, sent.fetchOffset, data.logStartOffset(), data.highWatermark());
-        // The leader's metadata is behind this follower's (it does not lead yet in this epoch): it
-        // catches up within milliseconds, so retry soon rather than after a full back-off, which
-        // would hold acks=all writes after a failover. (A partition the leader does not know yet,
-        // as while a topic is created, waits the full back-off: every erroring partition makes
-        // the leader answer at once, and thousands of them would spin the fetch loop.)
-        case UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER -> {
+        // The leader's metadata is behind this follower's (it does not know the topic yet, or
+        // does not lead in this epoch yet): it catches up within milliseconds, so retry soon
+        // rather than after a full back-off, which would hold acks=all writes after a failover and
+        // slow a topic's creation. The leader answers these errors only once it has applied its
+        // next metadata image (or the fetch's wait ended), so a quick retry does not spin.
+        case UNKNOWN_LEADER_EPOCH,
+            NOT_LEADER_OR_FOLLOWER,
+            UNKNOWN_TOPIC_ID,
+            UNKNOWN_TOPIC_OR_PARTITION -> {
           log.debug(
               "Leader not ready topicPartition={} leaderId={} error={}",
               partition.topicPartition(),
