@@ -16,7 +16,7 @@
 #   TOPICS=200 PARTITIONS=12 RF=3 scripts/cluster-bench.sh
 #
 # Build first: mvn -B -DskipTests verify (brook.jar and brook-tests' test classes).
-# KEEP=1 keeps the data and logs.
+# KEEP=1 keeps the data and logs; ONLY=create stops after the creation figures.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -51,6 +51,18 @@ heap_used_kib() { # pid
   jcmd "$1" GC.heap_info | sed -n 's/.*heap.*used \([0-9]*\)K.*/\1/p' | head -1
 }
 
+# CPU seconds of a JVM's threads since it started, by thread name without its trailing number (the
+# JIT compilers, GC, the metadata publisher, network threads...), the busiest first: sampling
+# profilers do not see the JIT compilers, which take a large share while a node warms up.
+thread_cpu() { # pid
+  # ps reports the whole process's time on the main thread's row (its thread id is the pid): skipped
+  ps -L -o lwp=,time=,comm= -p "$1" | awk -v pid="$1" '$1 != pid {
+      n = split($2, t, /[-:]/); s = t[n] + 60 * t[n - 1] + 3600 * t[n - 2] + 86400 * (n > 3 ? t[1] : 0)
+      name = $3; for (i = 4; i <= NF; i++) name = name "_" $i; sub(/[-#]?[0-9]+$/, "", name)
+      cpu[name] += s
+    } END { for (k in cpu) print cpu[k], k }' | sort -rn | head -6 | awk '{printf "%s %s s, ", $2, $1}'
+}
+
 CLUSTER_ID="$("${TOOL[@]}" uuid)"
 for id in 1 2 3; do
   write_node_config "$WORK" "$id" "$BROKER" "$CLUSTER_ID"
@@ -71,7 +83,9 @@ for id in 1 2 3; do
   echo "node $id: heap used after GC $((HEAP_BEFORE[$id] / 1024)) -> $((after / 1024)) MiB" \
     "($(( (after - HEAP_BEFORE[$id]) * 1024 / HOSTED )) B per hosted partition, $HOSTED hosted)," \
     "RSS $(( $(ps -o rss= -p "$pid") / 1024 )) MiB, open files $(ls /proc/"$pid"/fd | wc -l)"
+  echo "node $id: busiest threads since start: $(thread_cpu "$pid")"
 done
+if [ "${ONLY:-}" = create ]; then exit 0; fi
 
 echo "== restart of node 3 (SIGTERM, then start on its data): launch until every broker lists it"
 kill -TERM "${PIDS[3]}"
