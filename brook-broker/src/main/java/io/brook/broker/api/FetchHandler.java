@@ -417,8 +417,8 @@ public final class FetchHandler extends KafkaApi {
   }
 
   /**
-   * Whether a follower's fetch of a partition failed with {@code error} because this node has not
-   * yet applied the metadata the follower acts on: the topic or partition is unknown here, the
+   * Whether a follower's fetch of a partition failed with {@code errorCode} because this node has
+   * not yet applied the metadata the follower acts on: the topic or partition is unknown here, the
    * follower's leader epoch is newer, or this node does not lead it yet. While topics are created
    * or leaders move, every follower applies each metadata image at its own pace, so for a moment
    * one asks a leader that does not know yet. Such a partition does not answer the fetch at once:
