@@ -93,7 +93,7 @@ public final class PartitionLogMetrics implements Consumer<MetadataImage> {
     if (hosted && registered.add(tp)) {
       for (int i = 0; i < NAMES.length; i++) {
         ToLongFunction<ReplicaLog> value = VALUES[i];
-        metrics.gauge(
+        metrics.newGauge(
             name(tp, NAMES[i]),
             () ->
                 replicas

@@ -58,6 +58,9 @@ public final class ReplicaManager {
 
   private volatile MetadataImage image = MetadataImage.EMPTY;
 
+  /** Partitions created while applying the current image, for its summary line; applier only. */
+  private int createdInImage;
+
   /**
    * The image being applied, set before its first partition: ISR eligibility (KIP-841) is judged by
    * it, so that a partition the image already changed does not, while the image's other partitions
@@ -289,6 +292,8 @@ public final class ReplicaManager {
 
   private void applyHostedPartitions(MetadataImage newImage) {
     MetadataImage old = image;
+    long started = System.nanoTime();
+    createdInImage = 0;
     brokersImage = newImage;
     boolean configsChanged =
         newImage.configs(ConfigResource.Type.TOPIC) != old.configs(ConfigResource.Type.TOPIC)
@@ -311,6 +316,15 @@ public final class ReplicaManager {
       }
     }
     image = newImage;
+    if (createdInImage > 0) {
+      // One line per image, not per log: a topic creation may bring thousands of them at once.
+      log.info(
+          "Hosting new partitions count={} hosted={} metadataOffset={} durationMs={}",
+          createdInImage,
+          partitions.values().size(),
+          newImage.offset(),
+          (System.nanoTime() - started) / 1_000_000);
+    }
   }
 
   /** Removes the hosted partitions of {@code topic} that {@code newImage} no longer places here. */
@@ -442,6 +456,7 @@ public final class ReplicaManager {
             replication);
     partitions.put(tp, partition);
     partition.applyState(state);
+    createdInImage++;
     return partition;
   }
 

@@ -266,6 +266,16 @@ public final class CheckpointFile<T> {
   }
 
   /** What a read found is what is on disk, unless this instance wrote since without a sync. */
+  /**
+   * Records that the file does not exist (its directory was just created), as a {@link #read} that
+   * found none would, without looking: no entry is on disk.
+   */
+  public void knownAbsent() {
+    synchronized (lock) {
+      readFromDisk(List.of());
+    }
+  }
+
   private void readFromDisk(List<T> entries) {
     if (!unsynced && pending == null) {
       durable = entries;

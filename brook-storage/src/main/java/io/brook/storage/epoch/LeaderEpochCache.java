@@ -102,6 +102,24 @@ public final class LeaderEpochCache {
     return new LeaderEpochCache(partitionDir, true);
   }
 
+  /**
+   * The empty cache of a log whose directory was just created: there is no checkpoint to read and
+   * nothing to rebuild, so the disk is not touched (a broker creating tens of thousands of logs
+   * would otherwise look for a file it knows is missing in each).
+   */
+  public static LeaderEpochCache forNewLog(Path partitionDir) {
+    return new LeaderEpochCache(partitionDir, List.of());
+  }
+
+  /** A cache of {@code entries} whose checkpoint file is known not to exist. */
+  private LeaderEpochCache(Path partitionDir, List<EpochEntry> entries) {
+    this.partitionDir = partitionDir;
+    this.checkpoint =
+        new CheckpointFile<>(partitionDir.resolve(CHECKPOINT_FILE_NAME), VERSION, new Format());
+    checkpoint.knownAbsent();
+    this.entries = List.copyOf(entries);
+  }
+
   /** True if the checkpoint was missing or unreadable at load and has not been rebuilt since. */
   public boolean needsRebuild() {
     lock.readLock().lock();

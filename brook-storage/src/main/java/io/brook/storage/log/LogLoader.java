@@ -9,7 +9,9 @@ import io.brook.storage.segment.SegmentFiles;
 import io.brook.storage.txn.CompletedTxn;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -46,12 +48,20 @@ final class LogLoader {
   }
 
   PartitionLog load() throws IOException {
-    Files.createDirectories(dir);
-    SegmentSwap.recover(dir);
-    TreeSet<Long> bases = cleanDirectoryAndListSegments();
-    LeaderEpochCache epochs = LeaderEpochCache.loadOrRebuild(dir);
+    // A directory created just now holds nothing to recover, list or read: creating a topic's
+    // logs then costs a directory and three empty segment files each, which matters when a
+    // broker creates tens of thousands of them.
+    boolean created = createDirectory(dir);
+    if (!created) {
+      SegmentSwap.recover(dir);
+    }
+    TreeSet<Long> bases = created ? new TreeSet<>() : cleanDirectoryAndListSegments();
+    LeaderEpochCache epochs =
+        created ? LeaderEpochCache.forNewLog(dir) : LeaderEpochCache.loadOrRebuild(dir);
     ProducerStateManager producers =
-        new ProducerStateManager(dir, options.time(), options.producerIdExpirationMs());
+        created
+            ? ProducerStateManager.forNewLog(dir, options.time(), options.producerIdExpirationMs())
+            : new ProducerStateManager(dir, options.time(), options.producerIdExpirationMs());
     ConcurrentNavigableMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
     boolean truncatedByRecovery = false;
     if (bases.isEmpty()) {
@@ -108,6 +118,22 @@ final class LogLoader {
     }
     return new PartitionLog(
         dir, config, options, segments, epochs, producers, logStart, recoveryPoint);
+  }
+
+  /** Creates the partition directory (and its parents); true if it did not exist before. */
+  private static boolean createDirectory(Path dir) throws IOException {
+    try {
+      Files.createDirectory(dir);
+      return true;
+    } catch (FileAlreadyExistsException e) {
+      if (!Files.isDirectory(dir)) {
+        throw e;
+      }
+      return false;
+    } catch (NoSuchFileException e) {
+      Files.createDirectories(dir);
+      return true;
+    }
   }
 
   /** Deletes half-done files and orphan indexes; returns the base offsets of the segments. */

@@ -402,7 +402,7 @@ public final class LogManager implements Closeable {
       PartitionLog created =
           PartitionLog.open(dir, topicConfigs.apply(tp.topic()), openOptions(tp));
       logs.put(tp, created);
-      log.info("Created log topicPartition={} dir={}", tp, dir);
+      log.debug("Created log topicPartition={} dir={}", tp, dir);
       return created;
     }
   }

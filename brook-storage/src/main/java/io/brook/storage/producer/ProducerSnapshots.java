@@ -35,9 +35,15 @@ final class ProducerSnapshots {
   /** A snapshot read back: its offset and entries. */
   record Loaded(long offset, Path file, List<ProducerStateEntry> entries) {}
 
-  /** Lists the snapshot files of {@code partitionDir} and deletes leftover temporary ones. */
-  ProducerSnapshots(Path partitionDir) throws IOException {
+  /**
+   * Lists the snapshot files of {@code partitionDir} and deletes leftover temporary ones; a
+   * directory known to be new ({@code listExisting} false) is not listed.
+   */
+  ProducerSnapshots(Path partitionDir, boolean listExisting) throws IOException {
     this.partitionDir = partitionDir;
+    if (!listExisting) {
+      return;
+    }
     try (DirectoryStream<Path> listing = Files.newDirectoryStream(partitionDir)) {
       for (Path file : listing) {
         String name = file.getFileName().toString();

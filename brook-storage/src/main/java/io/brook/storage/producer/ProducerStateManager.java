@@ -104,6 +104,18 @@ public final class ProducerStateManager {
    */
   public ProducerStateManager(Path partitionDir, Time time, long producerIdExpirationMs)
       throws IOException {
+    this(partitionDir, time, producerIdExpirationMs, true);
+  }
+
+  /** The state of a log whose directory was just created: it has no snapshot to list. */
+  public static ProducerStateManager forNewLog(
+      Path partitionDir, Time time, long producerIdExpirationMs) throws IOException {
+    return new ProducerStateManager(partitionDir, time, producerIdExpirationMs, false);
+  }
+
+  private ProducerStateManager(
+      Path partitionDir, Time time, long producerIdExpirationMs, boolean listSnapshots)
+      throws IOException {
     if (producerIdExpirationMs < 0) {
       throw new IllegalArgumentException(
           "producerIdExpirationMs must be >= 0, got " + producerIdExpirationMs);
@@ -111,7 +123,7 @@ public final class ProducerStateManager {
     this.partitionDir = partitionDir;
     this.time = time;
     this.producerIdExpirationMs = producerIdExpirationMs;
-    this.snapshots = new ProducerSnapshots(partitionDir);
+    this.snapshots = new ProducerSnapshots(partitionDir, listSnapshots);
   }
 
   /** Starts one append of the log, without transaction verification; see {@link Append}. */

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -74,7 +75,10 @@ public final class SegmentFile extends PooledHandle {
   /**
    * The files of a new, empty segment, replacing any stale ones with the same base offset; the
    * names end in {@code suffix} after the usual ones (the cleaner's {@code .cleaned}), or not.
-   * Creates all three now (recovery and renames expect them); the indexes map writable.
+   * Creates all three now (recovery and renames expect them), empty and closed: the log file opens
+   * when first pinned and the indexes map writable, growing to {@code segment.index.bytes}, when
+   * first used, as after the pool closed an empty segment. Creating a log thus costs no descriptor
+   * and no mapping, and does not push another segment out of the pool.
    */
   static SegmentFile createEmpty(
       FileHandlePool pool, Path dir, long baseOffset, int maxIndexSize, String suffix)
@@ -82,21 +86,21 @@ public final class SegmentFile extends PooledHandle {
     Path logFile = withSuffix(SegmentFiles.logFile(dir, baseOffset), suffix);
     Path offsetFile = withSuffix(SegmentFiles.offsetIndexFile(dir, baseOffset), suffix);
     Path timeFile = withSuffix(SegmentFiles.timeIndexFile(dir, baseOffset), suffix);
-    Files.deleteIfExists(offsetFile);
-    Files.deleteIfExists(timeFile);
+    createReplacing(offsetFile);
+    createReplacing(timeFile);
     Files.deleteIfExists(SegmentFiles.txnIndexFileFor(logFile));
-    Files.deleteIfExists(logFile);
-    Files.createFile(logFile);
-    SegmentFile file =
-        new SegmentFile(pool, baseOffset, maxIndexSize, logFile, offsetFile, timeFile, true);
-    file.pin();
+    createReplacing(logFile);
+    return new SegmentFile(pool, baseOffset, maxIndexSize, logFile, offsetFile, timeFile, true);
+  }
+
+  /** Creates {@code file} empty, replacing a stale one: a single system call when there is none. */
+  private static void createReplacing(Path file) throws IOException {
     try {
-      file.offsetIndex();
-      file.timeIndex();
-    } finally {
-      file.unpin();
+      Files.createFile(file);
+    } catch (FileAlreadyExistsException e) {
+      Files.delete(file);
+      Files.createFile(file);
     }
-    return file;
   }
 
   /** The files of an existing segment, opened on first use; indexes map writable if asked. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.storage.epoch.EpochEntry;
 import io.brook.storage.epoch.LeaderEpochCache;
+import io.brook.storage.segment.FileHandlePool;
 import io.brook.storage.testing.Batches;
 import io.brook.storage.testing.LogFixture;
 import io.brook.storage.testing.LogReads;
@@ -133,6 +134,45 @@ class LoadCostTest {
     recovered.leaderEpochCache().assign(1, 0);
     recovered.close();
     assertThat(new LeaderEpochCache(fixture.dir()).entries()).containsExactly(new EpochEntry(1, 0));
+  }
+
+  @Test
+  void creatingALogCreatesItsSegmentFilesEmptyAndOpensNoneOfThem() throws Exception {
+    // Given: a directory that does not exist yet, under a bounded pool
+    LogFixture fixture = new LogFixture(root);
+    FileHandlePool pool = new FileHandlePool(4);
+    assertThat(fixture.dir()).doesNotExist();
+
+    // When
+    PartitionLog log =
+        PartitionLog.open(
+            fixture.dir(),
+            LogConfig.defaults(),
+            LogOpenOptions.defaults(LogFixture.TP, fixture.time()).withFiles(pool));
+
+    // Then: the three files exist, empty, and nothing was opened, mapped or read for them
+    assertThat(Files.size(fixture.dir().resolve("00000000000000000000.log"))).isZero();
+    assertThat(Files.size(offsetIndex(fixture))).isZero();
+    assertThat(Files.size(timeIndex(fixture))).isZero();
+    assertThat(pool.opens()).isZero();
+    assertThat(epochCheckpoint(fixture)).doesNotExist();
+    assertThat(log.logEndOffset()).isZero();
+    assertThat(log.leaderEpochCache().entries()).isEmpty();
+
+    // And it works as any log: appends map the indexes, a clean close keeps everything
+    log.leaderEpochCache().assign(0, 0);
+    long now = fixture.time().milliseconds();
+    log.appendAsLeader(Batches.idempotent(7L, (short) 0, 0, 3, now), 0);
+    assertThat(pool.opens()).isEqualTo(1);
+    assertThat(Files.size(offsetIndex(fixture))).isEqualTo(INDEX_BYTES);
+    assertThat(log.offsetForTimestamp(now, Long.MAX_VALUE).orElseThrow().offset).isZero();
+    log.close();
+    assertThat(epochCheckpoint(fixture)).exists();
+    PartitionLog reopened = fixture.open();
+    assertThat(LogReads.offsets(reopened, 0, 3)).containsExactly(0L, 1L, 2L);
+    assertThat(reopened.leaderEpochCache().entries()).containsExactly(new EpochEntry(0, 0));
+    assertThat(reopened.producerState().activeProducers()).containsKey(7L);
+    reopened.close();
   }
 
   @Test
