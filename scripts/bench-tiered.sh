@@ -152,7 +152,7 @@ case "$STORE" in
     if [ ! -s "$CP_FILE" ] || [ "$ROOT/pom.xml" -nt "$CP_FILE" ]; then
       log "resolving s3proxy's class path (brook-storage-s3's test scope) into $CP_FILE"
       # Offline first; a fresh machine may not have the dependency plugin yet.
-      (cd "$ROOT" && { mvn -o -B -q -f brook-storage-s3/pom.xml dependency:build-classpath \
+      (cd "$ROOT" && { mvn -B -q -f brook-storage-s3/pom.xml dependency:build-classpath \
         -Dmdep.includeScope=test -Dmdep.outputFile="$CP_FILE" >/dev/null 2>&1 \
         || mvn -B -q -f brook-storage-s3/pom.xml dependency:build-classpath \
         -Dmdep.includeScope=test -Dmdep.outputFile="$CP_FILE"; })

@@ -63,6 +63,11 @@ thread_cpu() { # pid
     } END { for (k in cpu) print cpu[k], k }' | sort -rn | head -6 | awk '{printf "%s %s s, ", $2, $1}'
 }
 
+# CPU seconds (user + system) a process has used so far.
+process_cpu() { # pid
+  awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$1/stat"
+}
+
 CLUSTER_ID="$("${TOOL[@]}" uuid)"
 for id in 1 2 3; do
   write_node_config "$WORK" "$id" "$BROKER" "$CLUSTER_ID"
@@ -71,12 +76,19 @@ for id in 1 2 3; do launch "$id" start; done
 "${TOOL[@]}" await-brokers "$BROKERS" 3 "$(date +%s%3N)" >/dev/null
 echo "== $BROKER: 3 nodes up ($WORK)"
 
-declare -A HEAP_BEFORE
+declare -A HEAP_BEFORE CPU_BEFORE
 for id in 1 2 3; do HEAP_BEFORE[$id]=$(heap_used_kib "${PIDS[$id]}"); done
+for id in 1 2 3; do CPU_BEFORE[$id]=$(process_cpu "${PIDS[$id]}"); done
 
 echo "== creating $TOPICS topics x $PARTITIONS partitions, replication factor $RF"
 "${TOOL[@]}" create "$BROKERS" "$TOPICS" "$PARTITIONS" "$RF"
 HOSTED=$((TOPICS * PARTITIONS * RF / 3))
+declare -A CPU_AFTER
+for id in 1 2 3; do CPU_AFTER[$id]=$(process_cpu "${PIDS[$id]}"); done
+echo "CPU seconds of the nodes during the creation: $(for id in 1 2 3; do
+  awk -v a="${CPU_BEFORE[$id]}" -v b="${CPU_AFTER[$id]}" -v id="$id" \
+    'BEGIN { printf "node %s %.1f, ", id, b - a }'
+done)"
 for id in 1 2 3; do
   pid=${PIDS[$id]}
   after=$(heap_used_kib "$pid")

@@ -21,7 +21,7 @@ if [ ! -f "$JAR" ] || [ ! -f "$TEST_CLASSES/io/brook/tests/tools/ClusterBench.cl
   exit 1
 fi
 if [ ! -s "$CP_FILE" ] || [ "$ROOT/brook-tests/pom.xml" -nt "$CP_FILE" ]; then
-  (cd "$ROOT" && mvn -o -B -q -f brook-tests/pom.xml dependency:build-classpath \
+  (cd "$ROOT" && mvn -B -q -f brook-tests/pom.xml dependency:build-classpath \
     -Dmdep.includeScope=test -Dmdep.outputFile="$CP_FILE")
 fi
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
