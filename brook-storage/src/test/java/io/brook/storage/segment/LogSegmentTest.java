@@ -57,6 +57,27 @@ class LogSegmentTest {
   }
 
   @Test
+  void creatingASegmentOverStaleFilesOfTheSameBaseOffsetStartsItEmpty() throws Exception {
+    // Given: a written segment's files left behind
+    LogSegment stale = LogSegment.create(dir, BASE, LogConfig.defaults(), time);
+    fill(stale, 5);
+    stale.close();
+    assertThat(java.nio.file.Files.size(SegmentFiles.logFile(dir, BASE))).isGreaterThan(0);
+
+    // When
+    LogSegment fresh = LogSegment.create(dir, BASE, LogConfig.defaults(), time);
+
+    // Then: empty files, no entry of the old ones
+    assertThat(java.nio.file.Files.size(SegmentFiles.logFile(dir, BASE))).isZero();
+    assertThat(java.nio.file.Files.size(SegmentFiles.offsetIndexFile(dir, BASE))).isZero();
+    assertThat(java.nio.file.Files.size(SegmentFiles.timeIndexFile(dir, BASE))).isZero();
+    assertThat(fresh.sizeInBytes()).isZero();
+    assertThat(fresh.readNextOffset()).isEqualTo(BASE);
+    assertThat(offsetIndexOf(fresh).entries()).isZero();
+    fresh.close();
+  }
+
+  @Test
   void readStopsAtTheGivenPosition() throws Exception {
     // Given
     LogSegment segment = LogSegment.create(dir, BASE, LogConfig.defaults(), time);
