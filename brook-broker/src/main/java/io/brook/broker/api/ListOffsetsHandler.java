@@ -25,6 +25,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.resource.ResourceType;
 
 /**
@@ -139,8 +140,10 @@ public final class ListOffsetsHandler extends KafkaApi {
     partition.ensureLeader();
     ReplicaLog log = partition.log();
     // read_committed consumers see up to the last stable offset, by offset and by time alike.
+    // Anyone but a consumer (a replica, or the debugging id -2 as Kafka allows) sees to the log
+    // end.
     long visibleEnd =
-        replicaId >= 0
+        replicaId != ListOffsetsRequest.CONSUMER_REPLICA_ID
             ? log.logEndOffset()
             : readCommitted ? log.lastStableOffset() : log.highWatermark();
     long timestamp = request.timestamp();

@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.kafka.common.IsolationLevel;
@@ -39,10 +40,16 @@ import org.slf4j.LoggerFactory;
  * one and a check for it reads one partition.
  *
  * <p>A record that may have been written by an earlier attempt (one that failed, or one from before
- * a restart or leadership move) is looked for first: the partition is read (ListOffsets for its log
- * start, then Fetch) from its log start up to its high watermark for a record whose disposition
- * headers name the same group, source topic, partition and offset, and written only if there is
- * none. That read is the cost of exactly once after a failure; writes that did not fail never read.
+ * a restart or leadership move) is looked for first, and written only if it is not there: the
+ * partition is read (Fetch) from its log start for a record whose disposition headers name the same
+ * group, source topic, partition and offset, up to the leader's log end as it was when the check
+ * began (ListOffsets as the debugging replica -2, which answers the log end, not the high
+ * watermark). An earlier attempt's record may sit above the high watermark: appended by the leader
+ * but not yet on every in-sync replica, for instance while a killed follower is still in the ISR.
+ * It will be committed with everything below the log end, so the check waits for the high watermark
+ * to pass that log end (a fetch held until more is committed) rather than stop at the high
+ * watermark and write a second copy. That read is the cost of exactly once after a failure; writes
+ * that did not fail never read.
  *
  * <p>The futures never fail: an error is answered as its code and the caller tries again later.
  */
@@ -63,6 +70,12 @@ public final class ShareDeadLetters implements AutoCloseable {
 
   /** How much one read of the check asks for. */
   private static final int CHECK_FETCH_BYTES = 1 << 20;
+
+  /** How long one read of the check at the high watermark waits for more to be committed. */
+  private static final int CHECK_MAX_WAIT_MS = 500;
+
+  /** ListOffsets' replica id for a debugging client: it is answered the log end for LATEST. */
+  private static final int DEBUGGING_REPLICA_ID = -2;
 
   private final Supplier<MetadataImage> image;
   private final String listener;
@@ -110,22 +123,23 @@ public final class ShareDeadLetters implements AutoCloseable {
     }
     TopicPartition target =
         new TopicPartition(topic, partitionFor(letter.source(), t.get().numPartitions()));
+    Optional<PartitionImage> partition =
+        current.partition(topic, target.partition()).filter(PartitionImage::hasLeader);
     Optional<Node> leader =
-        current
-            .partition(topic, target.partition())
-            .filter(PartitionImage::hasLeader)
-            .flatMap(p -> InterBrokerNodes.of(current, p.leader(), listener));
+        partition.flatMap(p -> InterBrokerNodes.of(current, p.leader(), listener));
     if (leader.isEmpty()) {
       return CompletableFuture.completedFuture(Errors.LEADER_NOT_AVAILABLE);
     }
     CompletableFuture<Errors> present =
         letter.disposition().maybeWritten()
-            ? logStart(leader.get(), target)
-                .thenCompose(
-                    start ->
-                        start.error() != Errors.NONE
-                            ? CompletableFuture.completedFuture(start.error())
-                            : find(leader.get(), t.get(), target, letter, start.offset()))
+            ? check(
+                new Check(
+                    leader.get(),
+                    t.get(),
+                    target,
+                    partition.get().leaderEpoch(),
+                    letter,
+                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs)))
             : CompletableFuture.completedFuture(Errors.UNKNOWN_TOPIC_OR_PARTITION);
     return present.thenCompose(
         found -> {
@@ -203,25 +217,62 @@ public final class ShareDeadLetters implements AutoCloseable {
   /** An offset, or the error that stopped finding it. */
   private record Offset(Errors error, long offset) {}
 
-  /** The dead-letter partition's log start offset (ListOffsets, earliest). */
-  private CompletableFuture<Offset> logStart(Node leader, TopicPartition target) {
+  /**
+   * One look for a letter in its dead-letter partition, fenced by the leader epoch it began with: a
+   * leadership move fails it (FENCED_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER) and it starts over.
+   */
+  private record Check(
+      Node leader,
+      TopicImage topic,
+      TopicPartition target,
+      int leaderEpoch,
+      Letter letter,
+      long deadlineNanos) {}
+
+  /**
+   * Looks for the letter from the log start up to the leader's log end now.
+   *
+   * @return NONE if found, UNKNOWN_TOPIC_OR_PARTITION if not, else the error that stopped the look
+   */
+  private CompletableFuture<Errors> check(Check check) {
+    return listOffset(check, ListOffsetsRequest.LATEST_TIMESTAMP, DEBUGGING_REPLICA_ID)
+        .thenCompose(
+            end ->
+                end.error() != Errors.NONE
+                    ? CompletableFuture.completedFuture(end.error())
+                    : listOffset(
+                            check,
+                            ListOffsetsRequest.EARLIEST_TIMESTAMP,
+                            ListOffsetsRequest.CONSUMER_REPLICA_ID)
+                        .thenCompose(
+                            start ->
+                                start.error() != Errors.NONE
+                                    ? CompletableFuture.completedFuture(start.error())
+                                    : find(check, start.offset(), end.offset())));
+  }
+
+  /**
+   * The partition's offset for {@code timestamp}: as a consumer sees it, or, as the debugging
+   * replica, the log end for LATEST.
+   */
+  private CompletableFuture<Offset> listOffset(Check check, long timestamp, int replicaId) {
     ListOffsetsRequestData request =
         new ListOffsetsRequestData()
-            .setReplicaId(-1)
+            .setReplicaId(replicaId)
             .setIsolationLevel(IsolationLevel.READ_UNCOMMITTED.id());
     request
         .topics()
         .add(
             new ListOffsetsRequestData.ListOffsetsTopic()
-                .setName(target.topic())
+                .setName(check.target().topic())
                 .setPartitions(
                     List.of(
                         new ListOffsetsRequestData.ListOffsetsPartition()
-                            .setPartitionIndex(target.partition())
-                            .setCurrentLeaderEpoch(-1)
-                            .setTimestamp(ListOffsetsRequest.EARLIEST_TIMESTAMP))));
+                            .setPartitionIndex(check.target().partition())
+                            .setCurrentLeaderEpoch(check.leaderEpoch())
+                            .setTimestamp(timestamp))));
     return client
-        .send(leader, ApiKeys.LIST_OFFSETS, version -> request, timeoutMs)
+        .send(check.leader(), ApiKeys.LIST_OFFSETS, version -> request, timeoutMs)
         .handle(
             (response, failure) -> {
               if (failure != null) {
@@ -241,17 +292,27 @@ public final class ShareDeadLetters implements AutoCloseable {
   }
 
   /**
-   * Reads {@code target} from {@code offset} to its high watermark for the letter.
+   * Reads the partition from {@code offset} until {@code logEnd} for the letter. Below the high
+   * watermark a fetch answers at once; at it, the fetch is held until more is committed (or its
+   * wait ends), so the read follows the high watermark up to {@code logEnd}.
    *
-   * @return NONE if found, UNKNOWN_TOPIC_OR_PARTITION if not, else the error that stopped the read
+   * @return NONE if found, UNKNOWN_TOPIC_OR_PARTITION if not, REQUEST_TIMED_OUT if the high
+   *     watermark did not reach {@code logEnd} in time, else the error that stopped the read
    */
-  private CompletableFuture<Errors> find(
-      Node leader, TopicImage topic, TopicPartition target, Letter letter, long offset) {
+  private CompletableFuture<Errors> find(Check check, long offset, long logEnd) {
+    if (offset >= logEnd) {
+      return CompletableFuture.completedFuture(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+    }
+    long remainingMs = TimeUnit.NANOSECONDS.toMillis(check.deadlineNanos() - System.nanoTime());
+    if (remainingMs <= 0) {
+      return CompletableFuture.completedFuture(Errors.REQUEST_TIMED_OUT);
+    }
+    int maxWaitMs = (int) Math.min(remainingMs, CHECK_MAX_WAIT_MS);
     FetchRequestData request =
         new FetchRequestData()
             .setReplicaId(-1)
-            .setMaxWaitMs(0)
-            .setMinBytes(0)
+            .setMaxWaitMs(maxWaitMs)
+            .setMinBytes(1)
             .setMaxBytes(CHECK_FETCH_BYTES)
             .setIsolationLevel(IsolationLevel.READ_UNCOMMITTED.id())
             .setSessionId(0)
@@ -261,18 +322,18 @@ public final class ShareDeadLetters implements AutoCloseable {
         .topics()
         .add(
             new FetchRequestData.FetchTopic()
-                .setTopic(topic.name())
-                .setTopicId(topic.id())
+                .setTopic(check.topic().name())
+                .setTopicId(check.topic().id())
                 .setPartitions(
                     List.of(
                         new FetchRequestData.FetchPartition()
-                            .setPartition(target.partition())
+                            .setPartition(check.target().partition())
                             .setFetchOffset(offset)
-                            .setCurrentLeaderEpoch(-1)
+                            .setCurrentLeaderEpoch(check.leaderEpoch())
                             .setLogStartOffset(-1)
                             .setPartitionMaxBytes(CHECK_FETCH_BYTES))));
     return client
-        .send(leader, ApiKeys.FETCH, version -> request, timeoutMs)
+        .send(check.leader(), ApiKeys.FETCH, version -> request, timeoutMs + maxWaitMs)
         .handle(
             (response, failure) -> {
               if (failure != null) {
@@ -285,7 +346,7 @@ public final class ShareDeadLetters implements AutoCloseable {
               }
               Errors error = Errors.forCode(p.errorCode());
               if (error == Errors.OFFSET_OUT_OF_RANGE && p.logStartOffset() > offset) {
-                return find(leader, topic, target, letter, p.logStartOffset());
+                return find(check, p.logStartOffset(), logEnd);
               }
               if (error != Errors.NONE) {
                 return CompletableFuture.completedFuture(error);
@@ -297,21 +358,19 @@ public final class ShareDeadLetters implements AutoCloseable {
                       offset,
                       false,
                       (o, timestamp, key, value, headers) -> {
-                        if (!found.get() && names(letter, headers)) {
+                        if (!found.get() && names(check.letter(), headers)) {
                           found.set(true);
                         }
                       });
               if (found.get()) {
                 return CompletableFuture.completedFuture(Errors.NONE);
               }
-              if (next <= offset || next >= p.highWatermark()) {
-                // Read to the high watermark (or nothing more came): it is not there.
-                return CompletableFuture.completedFuture(
-                    next <= offset && offset < p.highWatermark()
-                        ? Errors.UNKNOWN_SERVER_ERROR
-                        : Errors.UNKNOWN_TOPIC_OR_PARTITION);
+              if (next <= offset && offset < p.highWatermark()) {
+                // Committed records were there to read and none came: the read cannot go on.
+                return CompletableFuture.completedFuture(Errors.UNKNOWN_SERVER_ERROR);
               }
-              return find(leader, topic, target, letter, next);
+              // Further on, or (at the high watermark) after waiting for more to be committed.
+              return find(check, Math.max(next, offset), logEnd);
             })
         .thenCompose(f -> f);
   }
