@@ -77,16 +77,19 @@ class ShareDeadLetterUncommittedIT {
                     // while the paused follower stays registered and in the ISR.
                     Map.entry("broker.session.timeout.ms", "120000"),
                     Map.entry("replica.lag.time.max.ms", "120000")));
-        Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()));
-        KafkaShareConsumer<String, String> consumer =
-            ShareGroupClients.explicitConsumer(cluster.bootstrapServers(), GROUP)) {
-      // A first record through the group creates the group and share-state topics.
+        Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
+      // A first record through the group creates the group and share-state topics. Its consumer
+      // is closed before the pause: the warm-up partition may live on the broker to be paused,
+      // and a consumer still fetching from a stopped broker waits out its request timeouts.
       admin.createTopics(List.of(new NewTopic(WARMUP, 1, (short) 1))).all().get();
-      produce(cluster, WARMUP, "warmup");
-      consumer.subscribe(List.of(WARMUP));
-      await()
-          .atMost(TIMEOUT)
-          .until(() -> pollAndAcknowledge(consumer, AcknowledgeType.ACCEPT).isPresent());
+      produce(cluster.bootstrapServers(), WARMUP, "warmup");
+      try (KafkaShareConsumer<String, String> warmup =
+          ShareGroupClients.explicitConsumer(cluster.bootstrapServers(), GROUP)) {
+        warmup.subscribe(List.of(WARMUP));
+        await()
+            .atMost(TIMEOUT)
+            .until(() -> pollAndAcknowledge(warmup, AcknowledgeType.ACCEPT).isPresent());
+      }
 
       Set<Integer> internal = new HashSet<>();
       Map<String, TopicDescription> internals =
@@ -136,19 +139,25 @@ class ShareDeadLetterUncommittedIT {
                       == 2);
 
       // The follower sleeps in the ISR: the leader can append the letter but not commit it.
+      // The clients of the pause bootstrap from the leader, which knows the whole cluster: none
+      // of them picks the sleeping broker for a metadata request.
       cluster.node(follower).pause();
       int failedBefore = count(FAILED_WRITE, cluster.node(leader).log());
-      produce(cluster, SOURCE, "poison");
-      consumer.subscribe(List.of(SOURCE));
-      await()
-          .atMost(TIMEOUT)
-          .until(() -> pollAndAcknowledge(consumer, AcknowledgeType.REJECT).isPresent());
-      // The first write timed out, then a retry failed too: the retry ran its check while the
-      // first copy sat above the high watermark.
-      await()
-          .atMost(TIMEOUT)
-          .pollInterval(Duration.ofMillis(200))
-          .until(() -> count(FAILED_WRITE, cluster.node(leader).log()) >= failedBefore + 2);
+      String awake = cluster.node(leader).bootstrap();
+      produce(awake, SOURCE, "poison");
+      try (KafkaShareConsumer<String, String> consumer =
+          ShareGroupClients.explicitConsumer(awake, GROUP)) {
+        consumer.subscribe(List.of(SOURCE));
+        await()
+            .atMost(TIMEOUT)
+            .until(() -> pollAndAcknowledge(consumer, AcknowledgeType.REJECT).isPresent());
+        // The first write timed out, then a retry failed too: the retry ran its check while the
+        // first copy sat above the high watermark.
+        await()
+            .atMost(TIMEOUT)
+            .pollInterval(Duration.ofMillis(200))
+            .until(() -> count(FAILED_WRITE, cluster.node(leader).log()) >= failedBefore + 2);
+      }
       cluster.node(follower).resume();
 
       // The letter is done: the share-partition's start offset passes the rejected record.
@@ -164,9 +173,8 @@ class ShareDeadLetterUncommittedIT {
     }
   }
 
-  private static void produce(ClusterHarness cluster, String topic, String key) throws Exception {
-    try (KafkaProducer<byte[], byte[]> producer =
-        TestClients.producer(cluster.bootstrapServers())) {
+  private static void produce(String bootstrap, String topic, String key) throws Exception {
+    try (KafkaProducer<byte[], byte[]> producer = TestClients.producer(bootstrap)) {
       producer
           .send(
               new ProducerRecord<>(
