@@ -16,7 +16,8 @@
 #   TOPICS=200 PARTITIONS=12 RF=3 scripts/cluster-bench.sh
 #
 # Build first: mvn -B -DskipTests verify (brook.jar and brook-tests' test classes).
-# KEEP=1 keeps the data and logs; ONLY=create stops after the creation figures. As root, each run
+# KEEP=1 keeps the data and logs; ONLY=create stops after the creation figures and the idle cost
+# (IDLE_SECONDS, 30, of an idle cluster after the creation; 0 skips it). As root, each run
 # first drops the page cache (see below); KEEP_CACHES=1 does not.
 set -euo pipefail
 
@@ -112,6 +113,19 @@ for id in 1 2 3; do
     "RSS $(( $(ps -o rss= -p "$pid") / 1024 )) MiB, open files $(ls /proc/"$pid"/fd | wc -l)"
   echo "node $id: busiest threads since start: $(thread_cpu "$pid")"
 done
+# What the idle cluster costs: every partition served, no traffic; the followers' fetches of
+# their idle partitions, heartbeats and timers. IDLE_SECONDS=0 skips it.
+IDLE_SECONDS="${IDLE_SECONDS:-30}"
+if [ "$IDLE_SECONDS" -gt 0 ]; then
+  sleep 5
+  declare -A IDLE_BEFORE
+  for id in 1 2 3; do IDLE_BEFORE[$id]=$(process_cpu "${PIDS[$id]}"); done
+  sleep "$IDLE_SECONDS"
+  echo "idle for ${IDLE_SECONDS} s, CPU seconds per minute: $(for id in 1 2 3; do
+    awk -v a="${IDLE_BEFORE[$id]}" -v b="$(process_cpu "${PIDS[$id]}")" -v id="$id" \
+      -v s="$IDLE_SECONDS" 'BEGIN { printf "node %s %.1f, ", id, (b - a) * 60 / s }'
+  done)"
+fi
 if [ "${ONLY:-}" = create ]; then exit 0; fi
 
 echo "== restart of node 3 (SIGTERM, then start on its data): launch until every broker lists it"

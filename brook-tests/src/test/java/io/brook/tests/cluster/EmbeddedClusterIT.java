@@ -216,6 +216,36 @@ class EmbeddedClusterIT {
     assertThat(leaders).hasSize(1);
   }
 
+  @Test
+  void everyReplicaOfAnIdlePartitionLearnsItsHighWatermark() throws Exception {
+    // Given a three-replica partition and one acknowledged record, then no more writes
+    TopicPartition tp = new TopicPartition("idle-high-watermark", 0);
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      admin.createTopics(List.of(new NewTopic(tp.topic(), 1, (short) 3))).all().get();
+    }
+    try (KafkaProducer<String, String> producer = producer(cluster.bootstrapServers())) {
+      producer.send(new ProducerRecord<>(tp.topic(), 0, "k", "v")).get();
+    }
+
+    // Then every replica comes to the high watermark past the record: a follower learns the
+    // moves it did not cause from the answers to fetches that found nothing new (their waits
+    // time out while the leader's high watermark moves)
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                cluster.nodeIds().stream()
+                    .allMatch(
+                        id ->
+                            cluster
+                                    .server(id)
+                                    .replicaManager()
+                                    .partition(tp)
+                                    .map(p -> p.log().highWatermark())
+                                    .orElse(-1L)
+                                == 1L));
+  }
+
   private static List<Integer> leadersOf(String topic, int viaNode)
       throws InterruptedException, ExecutionException {
     try (Admin admin = admin(cluster.bootstrapServers(viaNode))) {
