@@ -18,6 +18,7 @@
 #      PARTITIONS (6), E2E_RATE (5000), E2E_SECS (20), FANOUT_GROUPS (4), PAUSE_S (1, before each workload),
 #      WARMUP_N (500000; 0 = no broker warm-up), QUIET_BUSY_PCT (25) / QUIET_MAX_WAIT_S (20): before each
 #      workload wait until the machine is at most that busy (2 s sample; field pre_busy_pct),
+#      SYNC_BEFORE (1: write out the page cache's dirty pages before each workload; 0 skips it),
 #      BROKER_PID (for broker CPU accounting; auto-detected with `ss` for a local port when possible),
 #      CLIENT_CONFIG (a client properties file every tool and client uses, e.g. TLS from tls-setup.sh),
 #      KEEP_TOPICS=1, RESULTS_FILE (default out/results/LABEL.txt), ROUND (tag added to lines), KAFKA_VERSION,
@@ -96,6 +97,10 @@ cpu_end() {   # prints "wall_s=.. broker_cpu=.. client_cpu=.. machine_busy_pct=.
 PRE_BUSY=na
 wait_quiet() {
   local waited=0 m0 m1 busy
+  # The dirty pages of earlier runs are written out first, whichever broker wrote them: Kafka
+  # deletes a topic's files a minute after the topic (file.delete.delay.ms), Brook at once, so
+  # without this a run after Kafka's would start with the kernel writing back Kafka's last run.
+  [ "${SYNC_BEFORE:-1}" = 0 ] || sync
   while :; do
     m0="$(machine_ticks)"; sleep 2; m1="$(machine_ticks)"
     busy="$(awk -v a="$m0" -v b="$m1" 'BEGIN { split(a, x, " "); split(b, y, " "); d = y[2] - x[2];
