@@ -9,7 +9,7 @@
 #   scripts/fault-campaign.sh --summary DIR     # only print (and write) the summary of DIR
 #
 # Fault classes: kill pause-short pause-long term kill-two kill-all isolate bridge one-way clock
-# disk (default: all; the network ones need root and iproute2, clock needs libfaketime:
+# disk lost-cache (default: all; the network ones need root and iproute2, clock needs libfaketime:
 # `apt-get install -y faketime`, disk needs gcc; a class that cannot run is skipped with the
 # reason). Workloads: producer (always) plus any of txn groups compacted churn (one per cycle).
 # Stops after N cycles or T minutes, whichever comes first (default 50 cycles). A cycle's choices

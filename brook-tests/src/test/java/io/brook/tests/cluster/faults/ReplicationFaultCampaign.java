@@ -81,7 +81,8 @@ class ReplicationFaultCampaign {
             new BridgeFault(),
             new OneWayCutFault(),
             new ClockFault(),
-            new DiskErrorFault())) {
+            new DiskErrorFault(),
+            new LostCacheFault())) {
       all.put(f.name(), f);
     }
     return all;
