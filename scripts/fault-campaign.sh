@@ -8,7 +8,7 @@
 #       [--cycles N] [--minutes T] [--seed S] [--first-cycle C] [--out DIR] [--no-nice]
 #   scripts/fault-campaign.sh --summary DIR     # only print (and write) the summary of DIR
 #
-# Fault classes: kill pause-short pause-long term kill-two kill-all isolate bridge one-way clock
+# Fault classes: kill pause-short pause-long term kill-two kill-all isolate bridge one-way slow-link clock
 # disk lost-cache (default: all; the network ones need root and iproute2, clock needs libfaketime:
 # `apt-get install -y faketime`, disk needs gcc; a class that cannot run is skipped with the
 # reason). Workloads: producer (always) plus any of txn groups compacted churn (one per cycle).

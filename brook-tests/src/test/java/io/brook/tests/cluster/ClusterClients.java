@@ -33,6 +33,11 @@ public final class ClusterClients {
   }
 
   static KafkaProducer<String, String> producer(String bootstrap) {
+    return producer(bootstrap, Map.of());
+  }
+
+  /** An acks=all producer of strings with {@code overrides} on top of this class's settings. */
+  static KafkaProducer<String, String> producer(String bootstrap, Map<String, Object> overrides) {
     Properties props = new Properties();
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
@@ -40,6 +45,7 @@ public final class ClusterClients {
     props.put(ProducerConfig.ACKS_CONFIG, "all");
     props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
     props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
+    props.putAll(overrides);
     return new KafkaProducer<>(props);
   }
 

@@ -422,6 +422,31 @@ public final class ClusterHarness implements AutoCloseable {
     network().healOneWay(from.id(), to.id());
   }
 
+  /**
+   * Makes the node's link slow and lossy both ways (to the other nodes and to the test JVM): at
+   * most {@code bitsPerSecond}, with what exceeds it queued for at most {@code queueMillis} and
+   * dropped after. Only on a harness from {@link #startInNamespaces}, where {@link
+   * #slowLinksUnavailableReason} is empty.
+   */
+  public void slowLink(Node node, long bitsPerSecond, int queueMillis) {
+    network().slow(node.id(), bitsPerSecond, queueMillis);
+  }
+
+  /** Restores what {@link #slowLink} throttled (idempotent). */
+  public void restoreLink(Node node) {
+    network().restore(node.id());
+  }
+
+  /** Packets the throttle of the node's link dropped so far (0 when it is not throttled). */
+  public long droppedPackets(Node node) {
+    return network().droppedPackets(node.id());
+  }
+
+  /** Why {@link #slowLink} cannot run on this machine, or empty if it can. */
+  public static Optional<String> slowLinksUnavailableReason() {
+    return NetworkNamespaces.slowLinksUnavailableReason();
+  }
+
   /** Whether the nodes run in network namespaces, so that links can be cut. */
   public boolean inNamespaces() {
     return network != null;
@@ -449,7 +474,7 @@ public final class ClusterHarness implements AutoCloseable {
     }
   }
 
-  /** Heals every cut link. */
+  /** Heals every cut link and restores every slowed one. */
   public void healAll() {
     network().healAll();
   }

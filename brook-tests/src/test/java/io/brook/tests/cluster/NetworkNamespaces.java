@@ -29,8 +29,10 @@ import java.util.regex.Pattern;
  * root namespace standing for the test client): sends to the peer fail at once (EINVAL), and
  * whatever the peer still sends is answered into the blackhole, so established TCP connections
  * stall (they are not reset) until the route is deleted. This needs only iproute2 and root; no
- * firewall. Names carry the owning JVM's pid so that a later run deletes what a JVM killed before
- * its shutdown hook ran left behind, without touching a live harness's network.
+ * firewall. A link is made slow and lossy with a token-bucket qdisc on both ends of the node's veth
+ * ({@link #slow}, iproute2's {@code tc}). Names carry the owning JVM's pid so that a later run
+ * deletes what a JVM killed before its shutdown hook ran left behind, without touching a live
+ * harness's network.
  */
 final class NetworkNamespaces implements AutoCloseable {
   /** The endpoint standing for the test JVM in {@link #cut} and {@link #heal}. */
@@ -44,7 +46,9 @@ final class NetworkNamespaces implements AutoCloseable {
       Pattern.compile("^blackhole ((10\\.213\\.\\d+)\\.\\d+)(/32)?\\b.*");
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(20);
   private static final AtomicInteger SEQUENCE = new AtomicInteger();
+  private static final Pattern DROPPED = Pattern.compile("\\(dropped (\\d+),");
   private static volatile Optional<String> unavailable;
+  private static volatile Optional<String> slowUnavailable;
 
   private final String bridge;
   private final String subnet;
@@ -55,6 +59,9 @@ final class NetworkNamespaces implements AutoCloseable {
 
   /** One-way cuts, {@code [from, to]}: {@code from} cannot send to {@code to}. */
   private final Set<List<Integer>> oneWayCuts = new HashSet<>();
+
+  /** Nodes whose link {@link #slow} throttles. */
+  private final Set<Integer> slowed = new HashSet<>();
 
   private final Thread shutdownHook = new Thread(this::close, "delete-netns");
   private boolean closed;
@@ -208,6 +215,114 @@ final class NetworkNamespaces implements AutoCloseable {
     }
   }
 
+  /**
+   * Makes a node's link slow and lossy both ways, as a failing NIC or a congested path does: a
+   * token bucket (tc's {@code tbf}) on each end of its veth sends at most {@code bitsPerSecond},
+   * queues what exceeds it for at most {@code queueMillis} and drops the rest, so TCP meets real
+   * delay and real packet loss and retransmits. (tc's netem, which would also duplicate and reorder
+   * packets, is not built into every kernel; tbf is.) The node's links to the other nodes and to
+   * the test JVM all go through that veth. A second call replaces the parameters.
+   */
+  synchronized void slow(int nodeId, long bitsPerSecond, int queueMillis) {
+    if (bitsPerSecond <= 0 || queueMillis <= 0) {
+      throw new IllegalArgumentException(
+          "rate " + bitsPerSecond + " bit/s and queue " + queueMillis + " ms must be positive");
+    }
+    // The bucket holds 10 ms at the rate, and at least two full-size frames (tbf drops a frame
+    // larger than its bucket outright).
+    long burstBytes = Math.max(3_000, bitsPerSecond / 8 / 100);
+    String[] tbf = {
+      "root",
+      "tbf",
+      "rate",
+      bitsPerSecond + "bit",
+      "burst",
+      Long.toString(burstBytes),
+      "latency",
+      queueMillis + "ms"
+    };
+    slowed.add(nodeId); // recorded first: if the second end fails, restore still clears the first
+    tc(concat(List.of("-n", namespaces.get(nodeId), "qdisc", "replace", "dev", "eth0"), tbf));
+    tc(concat(List.of("qdisc", "replace", "dev", hostLinks.get(nodeId)), tbf));
+  }
+
+  /** Restores a link {@link #slow} throttled; idempotent. */
+  synchronized void restore(int nodeId) {
+    if (!slowed.remove(nodeId)) {
+      return;
+    }
+    deleteQdisc(List.of("-n", namespaces.get(nodeId), "qdisc", "del", "dev", "eth0", "root"));
+    deleteQdisc(List.of("qdisc", "del", "dev", hostLinks.get(nodeId), "root"));
+  }
+
+  /**
+   * Packets the throttle of a node's link dropped so far, both ends together (tc's statistics); 0
+   * if the link is not throttled.
+   */
+  synchronized long droppedPackets(int nodeId) {
+    if (!slowed.contains(nodeId)) {
+      return 0;
+    }
+    return dropped(
+            run(tcBinary(), "-n", namespaces.get(nodeId), "-s", "qdisc", "show", "dev", "eth0"))
+        + dropped(run(tcBinary(), "-s", "qdisc", "show", "dev", hostLinks.get(nodeId)));
+  }
+
+  private static long dropped(String statistics) {
+    Matcher m = DROPPED.matcher(statistics);
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
+  private static String[] concat(List<String> head, String[] tail) {
+    List<String> all = new ArrayList<>(head);
+    all.addAll(List.of(tail));
+    return all.toArray(String[]::new);
+  }
+
+  /** Deletes a root qdisc that may be gone already (a namespace deleted with its veth). */
+  private static void deleteQdisc(List<String> args) {
+    List<String> command = new ArrayList<>();
+    command.add(tcBinary());
+    command.addAll(args);
+    Result result = exec(command.toArray(String[]::new));
+    if (result.exitCode() != 0
+        && !result.output().contains("Cannot find device")
+        && !result.output().contains("Cannot delete qdisc with handle of zero")
+        && !result.output().contains("No such file or directory")) {
+      throw new IllegalStateException(
+          String.join(" ", command) + " exited with " + result.exitCode() + ": " + result.output());
+    }
+  }
+
+  /**
+   * Why {@link #slow} cannot run on this machine, or empty if it can: it needs what {@link
+   * #unavailableReason} needs, plus iproute2's {@code tc} and the kernel's {@code tbf} qdisc. Found
+   * once per JVM by throttling the link of a one-node network.
+   */
+  static synchronized Optional<String> slowLinksUnavailableReason() {
+    if (slowUnavailable == null) {
+      slowUnavailable = Optional.ofNullable(probeSlowLinks());
+    }
+    return slowUnavailable;
+  }
+
+  private static String probeSlowLinks() {
+    Optional<String> noNetwork = unavailableReason();
+    if (noNetwork.isPresent()) {
+      return noNetwork.get();
+    }
+    if (tcBinary() == null) {
+      return "slow links need iproute2's `tc`, which is not installed";
+    }
+    try (NetworkNamespaces probe = create(List.of(1))) {
+      probe.slow(1, 1_000_000, 50);
+      probe.restore(1);
+      return null;
+    } catch (RuntimeException e) {
+      return "tc's tbf qdisc does not work here: " + e.getMessage();
+    }
+  }
+
   /** Whether the link between the two endpoints is cut. */
   synchronized boolean isCut(int a, int b) {
     return cuts.contains(pair(a, b));
@@ -218,7 +333,11 @@ final class NetworkNamespaces implements AutoCloseable {
     return List.copyOf(namespaces.keySet());
   }
 
+  /** Heals every cut and restores every slowed link. */
   synchronized void healAll() {
+    for (int node : List.copyOf(slowed)) {
+      restore(node);
+    }
     for (List<Integer> cut : List.copyOf(oneWayCuts)) {
       healOneWay(cut.get(0), cut.get(1));
     }
@@ -395,6 +514,13 @@ final class NetworkNamespaces implements AutoCloseable {
     }
   }
 
+  private static void tc(String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(tcBinary());
+    command.addAll(List.of(args));
+    run(command.toArray(String[]::new));
+  }
+
   private static void ip(String... args) {
     List<String> command = new ArrayList<>();
     command.add(ipBinary());
@@ -434,6 +560,16 @@ final class NetworkNamespaces implements AutoCloseable {
   /** iproute2's {@code ip}, or null if it is not installed. */
   static String ipBinary() {
     for (String candidate : List.of("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip")) {
+      if (Files.isExecutable(Path.of(candidate))) {
+        return candidate;
+      }
+    }
+    return null;
+  }
+
+  /** iproute2's {@code tc}, or null if it is not installed. */
+  static String tcBinary() {
+    for (String candidate : List.of("/usr/sbin/tc", "/sbin/tc", "/usr/bin/tc", "/bin/tc")) {
       if (Files.isExecutable(Path.of(candidate))) {
         return candidate;
       }

@@ -12,13 +12,24 @@ import io.brook.tests.cluster.ClusterHarness.Node;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -234,6 +245,85 @@ class NetworkPartitionIT {
     victim.kill();
     victim.restart();
     awaitAllThreeWith("orders");
+  }
+
+  @Test
+  void aSlowLossyLinkToTheLeaderDelaysWritesButLosesNone() throws Exception {
+    Optional<String> noThrottle = ClusterHarness.slowLinksUnavailableReason();
+    assumeTrue(noThrottle.isEmpty(), () -> "slow links unavailable: " + noThrottle.get());
+    // Given three nodes and a one-partition topic replicated to all of them
+    startWithTopic("before");
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      admin
+          .createTopics(List.of(new NewTopic("slow", 1, (short) 3)))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    }
+    int leaderId = awaitAllThreeWith("before", "slow").leaders().get("slow-0");
+    Node leader = cluster.node(leaderId);
+
+    // When the leader's link, both ways, sends 2 Mbit/s and drops what waits longer than 5 ms
+    cluster.slowLink(leader, 2_000_000, 5);
+    int count = 200;
+    String pad = "x".repeat(1_000);
+    List<Future<RecordMetadata>> sends = new ArrayList<>();
+    long dropped;
+    // Kafka's default timeouts, since a slow link is slow; idempotent, so a retry cannot duplicate
+    try (KafkaProducer<String, String> producer =
+        ClusterClients.producer(
+            cluster.bootstrapServers(),
+            Map.of(
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000",
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000"))) {
+      for (int i = 0; i < count; i++) {
+        sends.add(producer.send(new ProducerRecord<>("slow", 0, null, i + ":" + pad)));
+      }
+      producer.flush();
+      // Then every write is acknowledged by all three replicas, in order
+      for (int i = 0; i < count; i++) {
+        assertThat(sends.get(i).get().offset()).isEqualTo(i);
+      }
+      dropped = cluster.droppedPackets(leader);
+    } finally {
+      cluster.restoreLink(leader);
+    }
+    System.out.printf(
+        "Slow link of leader %d: %d records acknowledged, %d packets dropped%n",
+        leaderId, count, dropped);
+
+    // And the throttle really lost packets, which TCP sent again
+    assertThat(dropped).isPositive();
+
+    // And after the link is restored each record is there exactly once, in send order
+    assertThat(readValues("slow", count))
+        .extracting(v -> v.substring(0, v.indexOf(':')))
+        .containsExactlyElementsOf(
+            java.util.stream.IntStream.range(0, count).mapToObj(Integer::toString).toList());
+  }
+
+  /** The first {@code count} values of partition 0 of {@code topic}, read from the start. */
+  private List<String> readValues(String topic, int count) {
+    Properties props = new Properties();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    List<String> values = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+      TopicPartition tp = new TopicPartition(topic, 0);
+      consumer.assign(List.of(tp));
+      consumer.seekToBeginning(List.of(tp));
+      await("all " + count + " records read back")
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
+                return values.size() >= count;
+              });
+      // Anything past the count would be a duplicate: read what else is there.
+      consumer.poll(Duration.ofMillis(500)).forEach(r -> values.add(r.value()));
+    }
+    return values;
   }
 
   private ServedMetadata startWithTopic(String topic) throws Exception {

@@ -80,6 +80,7 @@ class ReplicationFaultCampaign {
             new IsolateFault(),
             new BridgeFault(),
             new OneWayCutFault(),
+            new SlowLinkFault(),
             new ClockFault(),
             new DiskErrorFault(),
             new LostCacheFault())) {
