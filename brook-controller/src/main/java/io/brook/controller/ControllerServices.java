@@ -32,6 +32,7 @@ import io.brook.controller.cluster.BrokerLivenessProbe;
 import io.brook.controller.cluster.ControllerCallDispatcher;
 import io.brook.controller.cluster.LeaderRebalancer;
 import io.brook.controller.quorum.ClusterQuorum;
+import io.brook.controller.state.BrokerFences;
 import io.brook.controller.state.BrokerSessions;
 import io.brook.controller.state.ClusterController;
 import io.brook.controller.state.ConfigValidator;
@@ -89,7 +90,11 @@ public final class ControllerServices implements AutoCloseable {
       ScheduledExecutorService scheduler) {
     this.settings = settings;
     this.quorum = quorum;
-    this.controller = new ClusterController(controllerConfig, quorum::image, new SecureRandom());
+    BrokerFences fences = new BrokerFences();
+    fences.onImage(quorum.image());
+    quorum.addListener(fences::onImage);
+    this.controller =
+        new ClusterController(controllerConfig, quorum::image, new SecureRandom(), fences);
     this.scheduler = scheduler;
     this.admin = new TopicAdmin(quorum, controller, topicConfigValidator, groupConfigValidator);
     this.adminHandlers =

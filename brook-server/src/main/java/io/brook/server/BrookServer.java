@@ -439,7 +439,7 @@ public final class BrookServer implements AutoCloseable {
     c.shareCoordinator =
         new ShareCoordinator(
             CoordinatorConfigs.shareState(config),
-            new ReplicaCoordinatorLogs(c.replicaManager),
+            new ReplicaCoordinatorLogs(c.replicaManager, c.cluster.lease()),
             c.replicaManager::image,
             Time.SYSTEM);
     c.shareStates =
@@ -475,7 +475,7 @@ public final class BrookServer implements AutoCloseable {
     c.groupCoordinator =
         new GroupCoordinator(
             CoordinatorConfigs.groups(c.config),
-            new ReplicaCoordinatorLogs(c.replicaManager),
+            new ReplicaCoordinatorLogs(c.replicaManager, c.cluster.lease()),
             new ReplicaPartitionEnds(c.replicaManager),
             c.replicaManager::image,
             Time.SYSTEM);
@@ -789,7 +789,7 @@ public final class BrookServer implements AutoCloseable {
     c.transactionCoordinator =
         TransactionCoordinator.start(
             CoordinatorConfigs.transactions(c.config),
-            new ReplicaCoordinatorLogs(c.replicaManager),
+            new ReplicaCoordinatorLogs(c.replicaManager, c.cluster.lease()),
             c.replicaManager::image,
             producerIds::nextProducerId,
             new TxnMarkerSender(

@@ -121,13 +121,28 @@ public final class RawKafkaClient implements AutoCloseable {
 
   /** Sends a request and returns the response body buffer (header consumed). */
   public ByteBuffer send(ApiMessage body, short version) throws IOException {
+    int id = sendOnly(body, version);
+    return receive(ApiKeys.forId(body.apiKey()), version, id);
+  }
+
+  /**
+   * Writes a request without waiting for its answer (it reaches the broker's socket buffer even
+   * while the broker is paused); {@link #receive} reads the answer.
+   *
+   * @return the request's correlation id
+   */
+  public int sendOnly(ApiMessage body, short version) throws IOException {
     int id = ++correlationId;
     sendBytes(frame(body, version, id, clientId));
+    return id;
+  }
+
+  /** The answer to a request of {@code key} sent with {@link #sendOnly}, its header consumed. */
+  public ByteBuffer receive(ApiKeys key, short version, int correlationId) throws IOException {
     ByteBuffer response = readFrame();
-    ApiKeys key = ApiKeys.forId(body.apiKey());
     ResponseHeader header = ResponseHeader.parse(response, key.responseHeaderVersion(version));
-    if (header.correlationId() != id) {
-      throw new IOException("correlation id " + header.correlationId() + " != " + id);
+    if (header.correlationId() != correlationId) {
+      throw new IOException("correlation id " + header.correlationId() + " != " + correlationId);
     }
     return response;
   }

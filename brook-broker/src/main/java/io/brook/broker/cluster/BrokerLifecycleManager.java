@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The broker's side of its life in the cluster, as in KRaft: registers with a fresh incarnation id,
  * heartbeats every {@code broker.heartbeat.interval.ms} with the offset of its metadata image (the
- * controller unfences it once that reaches its registration), registers again if the controller no
- * longer knows its epoch, and on shutdown asks to be fenced so its leaderships move before it
- * stops.
+ * controller unfences it once that reaches its registration, and after a fence once it reaches the
+ * fence), registers again if the controller no longer knows its epoch, and on shutdown asks to be
+ * fenced so its leaderships move before it stops. Each heartbeat answered "unfenced" renews the
+ * broker's {@link LeadershipLease}; an answer "fenced" ends it.
  *
  * <p>Every heartbeat carries the ids ({@code directory.id} of {@code meta.properties}) of the log
  * directories that failed, in Kafka's {@code OfflineLogDirs} field; the replicas of a failed
@@ -57,6 +58,7 @@ public final class BrokerLifecycleManager {
   private final long heartbeatIntervalMs;
   private final List<Uuid> logDirs;
   private final Supplier<List<Uuid>> offlineLogDirs;
+  private final LeadershipLease lease;
   private final Uuid incarnationId = Uuid.randomUuid();
   private final CompletableFuture<Void> unfenced = new CompletableFuture<>();
   private volatile long brokerEpoch = -1;
@@ -83,7 +85,8 @@ public final class BrokerLifecycleManager {
       long heartbeatIntervalMs,
       List<Uuid> logDirs,
       Supplier<List<Uuid>> offlineLogDirs,
-      long previousBrokerEpoch) {
+      long previousBrokerEpoch,
+      LeadershipLease lease) {
     this.brokerId = brokerId;
     this.clusterId = clusterId;
     this.endpoints = List.copyOf(endpoints);
@@ -95,6 +98,7 @@ public final class BrokerLifecycleManager {
     this.logDirs = List.copyOf(logDirs);
     this.offlineLogDirs = offlineLogDirs;
     this.previousBrokerEpoch = previousBrokerEpoch;
+    this.lease = lease;
   }
 
   /**
@@ -185,6 +189,7 @@ public final class BrokerLifecycleManager {
   }
 
   private void heartbeat() {
+    long sentAt = lease.now();
     sendHeartbeat(false)
         .whenComplete(
             (response, failure) -> {
@@ -196,11 +201,16 @@ public final class BrokerLifecycleManager {
               Errors error = Errors.forCode(response.errorCode());
               if (error == Errors.STALE_BROKER_EPOCH || error == Errors.BROKER_ID_NOT_REGISTERED) {
                 log.info("Broker registers again brokerId={} error={}", brokerId, error);
+                lease.revoke();
                 brokerEpoch = -1;
                 schedule(0);
                 return;
               }
+              if (error == Errors.NONE && response.isFenced()) {
+                lease.revoke();
+              }
               if (error == Errors.NONE && !response.isFenced()) {
+                lease.renew(sentAt);
                 if (unfenced.complete(null)) {
                   log.atInfo()
                       .setMessage("Broker unfenced")

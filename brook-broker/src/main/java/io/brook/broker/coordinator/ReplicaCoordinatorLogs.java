@@ -1,5 +1,6 @@
 package io.brook.broker.coordinator;
 
+import io.brook.broker.cluster.LeadershipLease;
 import io.brook.broker.replica.Partition;
 import io.brook.broker.replica.ReplicaManager;
 import io.brook.coordinator.TxnResult;
@@ -22,9 +23,24 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  */
 public final class ReplicaCoordinatorLogs implements CoordinatorLogs {
   private final ReplicaManager replicaManager;
+  private final LeadershipLease lease;
 
+  /** For a broker without a controller (tests): its leaderships are always current. */
   public ReplicaCoordinatorLogs(ReplicaManager replicaManager) {
+    this(replicaManager, LeadershipLease.unconditional());
+  }
+
+  /**
+   * @param lease whether this broker's leaderships are still its own ({@link #leadershipsCurrent})
+   */
+  public ReplicaCoordinatorLogs(ReplicaManager replicaManager, LeadershipLease lease) {
     this.replicaManager = replicaManager;
+    this.lease = lease;
+  }
+
+  @Override
+  public boolean leadershipsCurrent() {
+    return lease.held();
   }
 
   @Override

@@ -29,12 +29,20 @@ class BrokerLifecycleManagerTest {
   /** The controller's answers, in order; each call takes the next, then heartbeats stay fenced. */
   private final Queue<ApiMessage> answers = new ArrayDeque<>();
 
+  /** Whether the controller stopped answering (calls then never complete). */
+  private boolean silent;
+
+  private final LeadershipLease lease = new LeadershipLease(9_000, time::nanoseconds);
+
   private final ControllerChannel channel =
       new ControllerChannel() {
         @Override
         public CompletableFuture<byte[]> call(byte[] request) {
           ControllerEnvelope.Request decoded = ControllerEnvelope.decodeRequest(request);
           calls.add(decoded.apiKey());
+          if (silent) {
+            return new CompletableFuture<>();
+          }
           ApiMessage answer =
               answers.isEmpty()
                   ? new BrokerHeartbeatResponseData().setIsFenced(true)
@@ -60,19 +68,7 @@ class BrokerLifecycleManagerTest {
     answers.add(new BrokerHeartbeatResponseData().setErrorCode(Errors.STALE_BROKER_EPOCH.code()));
     answers.add(new BrokerRegistrationResponseData().setBrokerEpoch(43));
     List<Long> told = new ArrayList<>();
-    BrokerLifecycleManager lifecycle =
-        new BrokerLifecycleManager(
-            1,
-            "cluster",
-            List.of(),
-            Optional.empty(),
-            new ControllerClient(channel),
-            () -> 0L,
-            scheduler,
-            2_000,
-            List.of(Uuid.randomUuid()),
-            List::of,
-            -1);
+    BrokerLifecycleManager lifecycle = lifecycle();
     lifecycle.addRegistrationListener(told::add);
 
     // When it registers, heartbeats, is refused and registers again
@@ -91,5 +87,65 @@ class BrokerLifecycleManagerTest {
             ApiKeys.BROKER_REGISTRATION);
     assertThat(told).containsExactly(42L, 43L);
     assertThat(lifecycle.brokerEpoch()).isEqualTo(43);
+  }
+
+  @Test
+  void theLeaseRunsASessionTimeoutFromTheLastHeartbeatAnsweredUnfenced() {
+    // Given a broker the controller unfences at its first heartbeat
+    answers.add(new BrokerRegistrationResponseData().setBrokerEpoch(42));
+    answers.add(new BrokerHeartbeatResponseData().setIsFenced(false));
+    answers.add(new BrokerHeartbeatResponseData().setIsFenced(false));
+    BrokerLifecycleManager lifecycle = lifecycle();
+    assertThat(lease.held()).isFalse();
+    lifecycle.start();
+    scheduler.runDue();
+    assertThat(lease.held()).isTrue();
+
+    // When the second heartbeat (sent 2 s later) is answered too and then the controller falls
+    // silent, as it does to a broker that was paused or cut off
+    time.sleep(2_000);
+    silent = true;
+    time.sleep(2_000);
+
+    // Then the lease holds until a session timeout after the last answered send, not longer
+    time.sleep(6_999);
+    assertThat(lease.held()).isTrue();
+    time.sleep(1);
+    assertThat(lease.held()).isFalse();
+  }
+
+  @Test
+  void aHeartbeatAnsweredFencedEndsTheLeaseAtOnce() {
+    // Given an unfenced broker
+    answers.add(new BrokerRegistrationResponseData().setBrokerEpoch(42));
+    answers.add(new BrokerHeartbeatResponseData().setIsFenced(false));
+    answers.add(new BrokerHeartbeatResponseData().setIsFenced(true));
+    BrokerLifecycleManager lifecycle = lifecycle();
+    lifecycle.start();
+    scheduler.runDue();
+    assertThat(lease.held()).isTrue();
+
+    // When the controller answers its next heartbeat "fenced" (it was fenced meanwhile)
+    time.sleep(2_000);
+
+    // Then the lease is gone, well before its time would have run out
+    assertThat(calls).hasSize(3);
+    assertThat(lease.held()).isFalse();
+  }
+
+  private BrokerLifecycleManager lifecycle() {
+    return new BrokerLifecycleManager(
+        1,
+        "cluster",
+        List.of(),
+        Optional.empty(),
+        new ControllerClient(channel),
+        () -> 0L,
+        scheduler,
+        2_000,
+        List.of(Uuid.randomUuid()),
+        List::of,
+        -1,
+        lease);
   }
 }

@@ -79,7 +79,8 @@ final class BrokerLifecycleControl {
       long brokerEpoch,
       long metadataOffset,
       boolean wantFence,
-      boolean wantShutDown) {
+      boolean wantShutDown,
+      BrokerFences fences) {
     BrokerRegistration broker = image.brokers().get(brokerId);
     if (broker == null) {
       return ControllerResult.of(HeartbeatResult.error(Errors.BROKER_ID_NOT_REGISTERED));
@@ -92,9 +93,12 @@ final class BrokerLifecycleControl {
       return ControllerResult.of(
           fence.records(), new HeartbeatResult(ApiError.NONE, true, wantShutDown));
     }
-    // Unfenced only once it has seen its own registration: it then holds every record that was
-    // committed before it joined, so it never serves older metadata as a leader.
-    if (broker.fenced() && metadataOffset >= broker.epoch()) {
+    // Unfenced only once it has seen its own registration, which holds every record committed
+    // before it joined, and its own fence, which moved its leaderships: it never serves older
+    // metadata as a leader.
+    if (broker.fenced()
+        && metadataOffset >= broker.epoch()
+        && metadataOffset >= fences.unfenceAfter(brokerId, image)) {
       ControllerResult<ApiError> unfence = BrokerControl.unfenceBroker(image, config, brokerId);
       return ControllerResult.of(
           unfence.records(), new HeartbeatResult(ApiError.NONE, false, false));

@@ -50,6 +50,7 @@ public final class ClusterController {
   private final Supplier<MetadataImage> image;
   private final TopicControl topics;
   private final AclControl acls;
+  private final BrokerFences fences;
 
   /**
    * @param config defaults and limits
@@ -57,8 +58,18 @@ public final class ClusterController {
    * @param random the source of topic ids and placement start positions (seed it in tests)
    */
   public ClusterController(ControllerConfig config, Supplier<MetadataImage> image, Random random) {
+    this(config, image, random, new BrokerFences());
+  }
+
+  /**
+   * @param fences where each broker was fenced, fed the images as they are applied; a controller
+   *     built without one learns a fence only from the image a heartbeat reads
+   */
+  public ClusterController(
+      ControllerConfig config, Supplier<MetadataImage> image, Random random, BrokerFences fences) {
     this.config = Objects.requireNonNull(config, "config");
     this.image = Objects.requireNonNull(image, "image");
+    this.fences = Objects.requireNonNull(fences, "fences");
     this.topics = new TopicControl(config, Objects.requireNonNull(random, "random"));
     this.acls = new AclControl(random);
   }
@@ -362,8 +373,9 @@ public final class ClusterController {
   }
 
   /**
-   * A broker's heartbeat: unfences it once {@code metadataOffset} has reached its registration, or
-   * fences it (moving its leaderships away) when it asks to shut down.
+   * A broker's heartbeat: unfences it once {@code metadataOffset} has reached its registration and
+   * the fence it is under ({@link BrokerFences}), or fences it (moving its leaderships away) when
+   * it asks to shut down.
    */
   public ControllerResult<HeartbeatResult> brokerHeartbeat(
       int brokerId,
@@ -372,7 +384,14 @@ public final class ClusterController {
       boolean wantFence,
       boolean wantShutDown) {
     return BrokerLifecycleControl.heartbeat(
-        image.get(), config, brokerId, brokerEpoch, metadataOffset, wantFence, wantShutDown);
+        image.get(),
+        config,
+        brokerId,
+        brokerEpoch,
+        metadataOffset,
+        wantFence,
+        wantShutDown,
+        fences);
   }
 
   /**

@@ -42,6 +42,55 @@ class BrokerLifecycleTest {
   }
 
   @Test
+  void aFencedBrokerIsUnfencedOnlyOnceItsMetadataHasItsFenceNotJustItsRegistration() {
+    // Given broker 2 leading partitions, fenced (its session expired while it was paused) and
+    // a controller that has applied every image since
+    ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2, 3).build();
+    ctx.createTopic("t", 6, 3);
+    BrokerFences fences = new BrokerFences();
+    fences.onImage(ctx.image);
+    long epoch = ctx.image.brokers().get(2).epoch();
+    long beforeFence = ctx.image.offset();
+    ctx.replay(ctx.controller.fenceBroker(2, epoch));
+    fences.onImage(ctx.image);
+    long fence = ctx.image.offset();
+    ctx.replay(
+        ctx.controller.createTopic(
+            "later", 1, (short) 1, Map.of(), Map.of(), false, ConfigValidator.NONE));
+    fences.onImage(ctx.image);
+
+    // When it resumes and heartbeats with the metadata it had before the fence (which has its
+    // registration), then with metadata that has the fence
+    HeartbeatResult stale =
+        BrokerLifecycleControl.heartbeat(
+                ctx.image, ControllerConfig.DEFAULT, 2, epoch, beforeFence, false, false, fences)
+            .response();
+    ControllerResult<HeartbeatResult> caughtUp =
+        BrokerLifecycleControl.heartbeat(
+            ctx.image, ControllerConfig.DEFAULT, 2, epoch, fence, false, false, fences);
+
+    // Then it stays fenced while it may still think it leads, and is unfenced once it knows
+    assertThat(stale.fenced()).isTrue();
+    assertThat(caughtUp.response().fenced()).isFalse();
+    assertThat(ctx.replay(caughtUp).fenced()).isFalse();
+    assertThat(ctx.image.brokers().get(2).fenced()).isFalse();
+  }
+
+  @Test
+  void aControllerThatHasNotSeenTheFenceWantsTheBrokerCaughtUpToItsImage() {
+    // Given a fenced broker and a controller whose tracker never saw the fence (it just started)
+    ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2).build();
+    long epoch = ctx.image.brokers().get(2).epoch();
+    ctx.replay(ctx.controller.fenceBroker(2, epoch));
+    BrokerFences fences = new BrokerFences();
+
+    // Then the fence is taken to be as late as the image the heartbeat reads
+    assertThat(fences.unfenceAfter(2, ctx.image)).isEqualTo(ctx.image.offset());
+    fences.onImage(ctx.image);
+    assertThat(fences.unfenceAfter(2, ctx.image)).isEqualTo(ctx.image.offset());
+  }
+
+  @Test
   void heartbeatsWithAStaleEpochOrFromUnknownBrokersAreRefused() {
     ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1).build();
     long epoch = ctx.image.brokers().get(1).epoch();

@@ -13,4 +13,14 @@ public interface CoordinatorLogs {
    * calls fail with NOT_COORDINATOR when it does not (or no longer) lead it in that epoch.
    */
   CoordinatorLog open(TopicPartition partition, int leaderEpoch);
+
+  /**
+   * Whether this broker may still act on the leaderships its metadata shows. False while it cannot
+   * rule out that the controller fenced it and moved them elsewhere without its knowing (its
+   * heartbeats went unanswered for a session timeout, as after a long pause): a coordinator then
+   * answers NOT_COORDINATOR rather than from state another broker may have moved past.
+   */
+  default boolean leadershipsCurrent() {
+    return true;
+  }
 }

@@ -147,12 +147,26 @@ public final class CoordinatorRuntime<S extends CoordinatorShard> implements Aut
           new NotCoordinatorException(
               "this broker is not the coordinator for partition " + partition + " of " + topic));
     }
+    if (!logs.leadershipsCurrent()) {
+      // Its state may be older than the coordinator that took over while this broker was cut off
+      // from the controller (or frozen): a client told this finds the current coordinator.
+      return CompletableFuture.failedFuture(
+          new NotCoordinatorException(
+              "this broker has not heard from the controller for a session timeout and may no"
+                  + " longer coordinate partition "
+                  + partition
+                  + " of "
+                  + topic));
+    }
     return handle.run(op);
   }
 
   /** Runs {@code op} on every active shard; for listings that span all groups. */
   public <T> List<CompletableFuture<T>> runOnAll(Function<S, CompletableFuture<T>> op) {
     List<CompletableFuture<T>> results = new ArrayList<>();
+    if (!logs.leadershipsCurrent()) {
+      return results; // listed by the brokers that coordinate them now
+    }
     for (ShardHandle<S> handle : shards.values()) {
       if (handle.state() == ShardHandle.State.ACTIVE) {
         results.add(handle.run(op));

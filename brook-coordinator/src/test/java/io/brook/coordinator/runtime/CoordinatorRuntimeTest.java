@@ -170,6 +170,59 @@ class CoordinatorRuntimeTest {
   }
 
   @Test
+  void aBrokerWhoseLeadershipsMayHaveMovedAnswersNotCoordinatorUntilItKnows() throws Exception {
+    // Given a runtime whose broker stops hearing from the controller, then hears again
+    java.util.concurrent.atomic.AtomicBoolean current =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    io.brook.coordinator.log.CoordinatorLogs logs =
+        new io.brook.coordinator.log.CoordinatorLogs() {
+          @Override
+          public java.util.OptionalInt leaderEpoch(org.apache.kafka.common.TopicPartition p) {
+            return fixture.logs.leaderEpoch(p);
+          }
+
+          @Override
+          public io.brook.coordinator.log.CoordinatorLog open(
+              org.apache.kafka.common.TopicPartition p, int leaderEpoch) {
+            return fixture.logs.open(p, leaderEpoch);
+          }
+
+          @Override
+          public boolean leadershipsCurrent() {
+            return current.get();
+          }
+        };
+    runtime.close();
+    runtime =
+        new CoordinatorRuntime<>(
+            TOPIC,
+            logs,
+            fixture.replicaManager::image,
+            KeyValueShard::new,
+            Time.SYSTEM,
+            2,
+            5_000,
+            1024);
+    fixture.quorum.addListener(runtime::onMetadata);
+    runtime.onMetadata(fixture.replicaManager.image());
+    awaitActive(0);
+    runtime.run(0, shard -> shard.put("a", "1")).get(10, TimeUnit.SECONDS);
+
+    // When its leaderships may have moved (its lease with the controller lapsed)
+    current.set(false);
+
+    // Then its shards, still loaded, answer nothing but NOT_COORDINATOR, and list nothing
+    assertThatThrownBy(() -> values(0))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(NotCoordinatorException.class);
+    assertThat(runtime.runOnAll(s -> CompletableFuture.completedFuture(1))).isEmpty();
+
+    // And once the lease is back they answer from their state again
+    current.set(true);
+    assertThat(values(0)).containsEntry("a", "1");
+  }
+
+  @Test
   void deletingTheTopicUnloadsItsShards() throws Exception {
     awaitActive(0);
     KeyValueShard shard = onShard(0, s -> s);

@@ -6,6 +6,7 @@ import io.brook.broker.cluster.CleanShutdownEpoch;
 import io.brook.broker.cluster.ControllerClient;
 import io.brook.broker.cluster.ForwardingAutoTopicCreator;
 import io.brook.broker.cluster.ForwardingHandler;
+import io.brook.broker.cluster.LeadershipLease;
 import io.brook.broker.cluster.OffloadedHandler;
 import io.brook.broker.replica.IsrChangeSender;
 import io.brook.broker.time.ExecutorScheduler;
@@ -46,6 +47,10 @@ public final class BrokerClusterServices implements AutoCloseable {
   private static final int QUEUE = 512;
 
   private final ClusterSettings settings;
+
+  /** Renewed by this broker's heartbeats; what its coordinators check before answering. */
+  private final LeadershipLease lease;
+
   private final int nodeId;
   private final ClusterQuorum quorum;
   private final ControllerClient controllerClient;
@@ -72,6 +77,7 @@ public final class BrokerClusterServices implements AutoCloseable {
       IntPredicate brokerConnectionLost,
       ScheduledExecutorService scheduler) {
     this.settings = ClusterSettings.of(config);
+    this.lease = new LeadershipLease(settings.sessionTimeoutMs(), System::nanoTime);
     this.brokerConnectionLost = brokerConnectionLost;
     this.nodeId = config.nodeId();
     this.quorum = quorum;
@@ -151,6 +157,14 @@ public final class BrokerClusterServices implements AutoCloseable {
   }
 
   /**
+   * How long this broker may trust its leaderships: renewed by each heartbeat the controller
+   * answers "unfenced", held from the first such answer on.
+   */
+  public LeadershipLease lease() {
+    return lease;
+  }
+
+  /**
    * Registers this broker and waits until the controller unfences it, at most {@code
    * initial.broker.registration.timeout.ms}.
    *
@@ -180,7 +194,8 @@ public final class BrokerClusterServices implements AutoCloseable {
             settings.heartbeatIntervalMs(),
             logDirs,
             offlineLogDirs,
-            CleanShutdownEpoch.readAndDelete(config.logDirs()));
+            CleanShutdownEpoch.readAndDelete(config.logDirs()),
+            lease);
     lifecycle.addRegistrationListener(onRegistered);
     lifecycle.start();
     try {

@@ -6,14 +6,23 @@ import static io.brook.tests.cluster.ControllerFailoverIT.brokers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.brook.tests.RawKafkaClient;
 import io.brook.tests.cluster.ClusterHarness.Node;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -92,6 +101,108 @@ class BrokerFencingIT {
     awaitSameEverywhere(brokers(cluster.nodes()), Duration.ofSeconds(15), allThreeListed());
   }
 
+  @Test
+  void aCoordinatorResumingFromAPausePastItsSessionNeverAnswersWithItsOldOffsets()
+      throws Exception {
+    // Given a group with offset 10 committed on a coordinator that is not the active controller
+    ServedMetadata before =
+        awaitSameEverywhere(
+            brokers(cluster.nodes()), Duration.ofSeconds(15), allThreeListedAndOrdersLed());
+    TopicPartition tp = new TopicPartition("orders", 0);
+    String group = null;
+    Node coordinator = null;
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      for (int i = 0; coordinator == null; i++) {
+        String candidate = "resumed-coordinator-" + i;
+        admin
+            .alterConsumerGroupOffsets(candidate, Map.of(tp, new OffsetAndMetadata(10)))
+            .all()
+            .get(30, TimeUnit.SECONDS);
+        int id = coordinatorOf(admin, candidate);
+        if (id != before.controllerId()) {
+          group = candidate;
+          coordinator = cluster.node(id);
+        }
+      }
+    }
+    String[] hostPort = coordinator.bootstrap().split(":");
+    try (RawKafkaClient toOld = new RawKafkaClient(hostPort[0], Integer.parseInt(hostPort[1]))) {
+      toOld.setTimeout(Duration.ofSeconds(60));
+
+      // When it is paused past its session timeout, another node takes the group over and
+      // offset 20 is committed there
+      coordinator.pause();
+      int fetch;
+      try {
+        awaitWithout(coordinator, others(coordinator), Duration.ofSeconds(30));
+        try (Admin admin = admin(bootstrapOf(others(coordinator)))) {
+          admin
+              .alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(20)))
+              .all()
+              .get(30, TimeUnit.SECONDS);
+          assertThat(coordinatorOf(admin, group)).isNotEqualTo(coordinator.id());
+          assertThat(
+                  admin
+                      .listConsumerGroupOffsets(group)
+                      .partitionsToOffsetAndMetadata()
+                      .get(30, TimeUnit.SECONDS)
+                      .get(tp)
+                      .offset())
+              .isEqualTo(20);
+        }
+        // And a fetch of the offsets waits in the frozen node's socket for it to resume
+        fetch =
+            toOld.sendOnly(
+                new OffsetFetchRequestData()
+                    .setRequireStable(true)
+                    .setGroups(
+                        List.of(
+                            new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                                .setGroupId(group)
+                                .setTopics(
+                                    List.of(
+                                        new OffsetFetchRequestData.OffsetFetchRequestTopics()
+                                            .setName(tp.topic())
+                                            .setPartitionIndexes(List.of(tp.partition())))))),
+                OFFSET_FETCH_VERSION);
+      } finally {
+        coordinator.resume();
+      }
+
+      // Then the resumed node, which has not yet learned that it lost the group, sends its
+      // client elsewhere instead of answering with offset 10
+      OffsetFetchResponseData answer =
+          new OffsetFetchResponseData(
+              new ByteBufferAccessor(
+                  toOld.receive(ApiKeys.OFFSET_FETCH, OFFSET_FETCH_VERSION, fetch)),
+              OFFSET_FETCH_VERSION);
+      OffsetFetchResponseData.OffsetFetchResponseGroup fetched = answer.groups().get(0);
+      String outcome =
+          fetched.errorCode() != Errors.NONE.code()
+              ? Errors.forCode(fetched.errorCode()).name()
+              : Long.toString(fetched.topics().get(0).partitions().get(0).committedOffset());
+      System.out.println("OffsetFetch answered by the resumed coordinator: " + outcome);
+      assertThat(outcome).isIn(Errors.NOT_COORDINATOR.name(), "20");
+    }
+    awaitSameEverywhere(brokers(cluster.nodes()), Duration.ofSeconds(30), allThreeListed());
+  }
+
+  private static final short OFFSET_FETCH_VERSION = 8;
+
+  private static int coordinatorOf(Admin admin, String group) throws Exception {
+    return admin
+        .describeConsumerGroups(List.of(group))
+        .all()
+        .get(10, TimeUnit.SECONDS)
+        .get(group)
+        .coordinator()
+        .id();
+  }
+
+  private static String bootstrapOf(List<Node> nodes) {
+    return String.join(",", nodes.stream().map(Node::bootstrap).toList());
+  }
+
   private static ServedMetadata awaitWithout(Node victim, List<Node> survivors, Duration within) {
     await("broker " + victim.id() + " fenced in every survivor's metadata")
         .atMost(within)
@@ -114,9 +225,10 @@ class BrokerFencingIT {
   private static Consumer<ServedMetadata> allThreeListedAndOrdersLed() {
     return m -> {
       assertThat(m.brokers()).containsOnlyKeys(1, 2, 3);
-      assertThat(m.leaders())
-          .hasSize(12)
-          .allSatisfy((tp, leader) -> assertThat(leader).isPositive());
+      // Only the topic's: a test that uses a group adds __consumer_offsets.
+      Map<String, Integer> orders = new java.util.TreeMap<>(m.leaders());
+      orders.keySet().removeIf(tp -> !tp.startsWith("orders-"));
+      assertThat(orders).hasSize(12).allSatisfy((tp, leader) -> assertThat(leader).isPositive());
     };
   }
 

@@ -8,6 +8,7 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -35,8 +36,12 @@ final class TopicReader {
   }
 
   /**
-   * Every record of every partition from the beginning to the end offsets (the high watermark, or
-   * the last stable offset for a {@code read_committed} config) at the start of the read.
+   * Every record of every partition from the beginning to its high watermark at the start of the
+   * read. With a {@code read_committed} config that means waiting for the transactions open then to
+   * end: a producer's commit returns once the coordinator has decided it, before the markers are on
+   * every partition, so right after a commit the last stable offset may still be below the
+   * transaction's records (while its offsets, which got their marker first, already count as
+   * committed). A transaction that never ends makes the read fail after 180 s.
    */
   static List<ConsumerRecord<String, String>> readAll(
       Properties config, String topic, int partitions) {
@@ -48,7 +53,13 @@ final class TopicReader {
       }
       consumer.assign(all);
       consumer.seekToBeginning(all);
-      Map<TopicPartition, Long> ends = consumer.endOffsets(all, Duration.ofSeconds(60));
+      Map<TopicPartition, Long> ends;
+      Properties uncommitted = new Properties();
+      uncommitted.putAll(config);
+      uncommitted.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+      try (KafkaConsumer<String, String> highWatermarks = new KafkaConsumer<>(uncommitted)) {
+        ends = highWatermarks.endOffsets(all, Duration.ofSeconds(60));
+      }
       long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
       while (all.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
         if (System.nanoTime() - deadline > 0) {
