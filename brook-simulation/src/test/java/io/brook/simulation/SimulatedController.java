@@ -4,6 +4,7 @@ import io.brook.broker.replica.IsrChangeSender;
 import io.brook.broker.replica.PartitionState;
 import io.brook.broker.time.Scheduler;
 import io.brook.controller.cluster.BrokerFencer;
+import io.brook.controller.state.BrokerFences;
 import io.brook.controller.state.BrokerSessions;
 import io.brook.controller.state.ClusterController;
 import io.brook.controller.state.ControllerConfig;
@@ -37,6 +38,10 @@ final class SimulatedController implements Endpoint {
   private final SimulatedNetwork network;
   private final ClusterController controller;
   private final BrokerSessions sessions;
+
+  /** Fed every image this node's operations read, as production feeds it every applied image. */
+  private final BrokerFences fences = new BrokerFences();
+
   private final Scheduler.Task fencerTask;
   private boolean alive = true;
 
@@ -51,7 +56,7 @@ final class SimulatedController implements Endpoint {
     this.quorum = quorum;
     this.network = simulation.network();
     View view = new View();
-    this.controller = new ClusterController(ControllerConfig.DEFAULT, view::image, random);
+    this.controller = new ClusterController(ControllerConfig.DEFAULT, view::image, random, fences);
     this.sessions = new BrokerSessions(sessionTimeoutMs, simulation::nowMs);
     BrokerFencer fencer = new BrokerFencer(view, controller, sessions);
     // A paused controller does not fence anyone either: its clock-driven work stops too.
@@ -89,7 +94,9 @@ final class SimulatedController implements Endpoint {
   private final class View implements MetadataQuorum {
     @Override
     public MetadataImage image() {
-      return quorum.image();
+      MetadataImage image = quorum.image();
+      fences.onImage(image);
+      return image;
     }
 
     @Override
