@@ -106,8 +106,11 @@ final class VerifyTopic {
   }
 
   /**
-   * Every record from {@code from} to the end offsets a fresh {@code read_committed} consumer finds
-   * (the last stable offset of each partition), read within {@code timeout}.
+   * Every record a {@code read_committed} consumer reads from {@code from} to each partition's high
+   * watermark at the start of the read, within {@code timeout}. Reading to the high watermark, not
+   * to the last stable offset, waits for the transactions open at the start to end: a commit
+   * returns before its markers are on every partition, so right after one the last stable offset of
+   * a partition may still be below the transaction, which would look like a partial transaction.
    *
    * @throws IllegalStateException when the read does not reach the end in time
    */
@@ -121,7 +124,13 @@ final class VerifyTopic {
       List<TopicPartition> all = topicPartitions();
       consumer.assign(all);
       all.forEach(tp -> consumer.seek(tp, from.getOrDefault(tp, 0L)));
-      Map<TopicPartition, Long> ends = consumer.endOffsets(all, timeout);
+      Map<TopicPartition, Long> ends;
+      Properties uncommitted = new Properties();
+      uncommitted.putAll(props);
+      uncommitted.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+      try (KafkaConsumer<String, String> highWatermarks = new KafkaConsumer<>(uncommitted)) {
+        ends = highWatermarks.endOffsets(all, timeout);
+      }
       long deadline = System.nanoTime() + timeout.toNanos();
       while (all.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
         if (System.nanoTime() - deadline > 0) {
