@@ -71,6 +71,9 @@ public final class BrokerLifecycleManager {
 
   private volatile boolean stopped;
 
+  /** Heartbeats failed in a row (no answer); only the heartbeat callbacks touch it. */
+  private int failedHeartbeats;
+
   /** Told each new registration epoch, on the thread that learned it. */
   private final List<LongConsumer> registrationListeners = new CopyOnWriteArrayList<>();
 
@@ -194,10 +197,18 @@ public final class BrokerLifecycleManager {
         .whenComplete(
             (response, failure) -> {
               if (failure != null) {
-                log.debug("Broker heartbeat failed brokerId={}", brokerId, failure);
+                // The first failure after an answer, then one in fifty (10 s at the retry pace).
+                if (failedHeartbeats++ % 50 == 0) {
+                  log.info(
+                      "Broker heartbeat failed brokerId={} failures={} error={}",
+                      brokerId,
+                      failedHeartbeats,
+                      failure.toString());
+                }
                 schedule(RETRY_BACKOFF_MS);
                 return;
               }
+              failedHeartbeats = 0;
               Errors error = Errors.forCode(response.errorCode());
               if (error == Errors.STALE_BROKER_EPOCH || error == Errors.BROKER_ID_NOT_REGISTERED) {
                 log.info("Broker registers again brokerId={} error={}", brokerId, error);
@@ -207,6 +218,13 @@ public final class BrokerLifecycleManager {
                 return;
               }
               if (error == Errors.NONE && response.isFenced()) {
+                if (lease.held()) {
+                  log.info(
+                      "Broker heartbeat answered fenced brokerId={} epoch={} metadataOffset={}",
+                      brokerId,
+                      brokerEpoch,
+                      metadataOffset.getAsLong());
+                }
                 lease.revoke();
               }
               if (error == Errors.NONE && !response.isFenced()) {

@@ -4,6 +4,8 @@ import io.brook.metadata.image.BrokerRegistration;
 import io.brook.metadata.image.MetadataImage;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The offset of the metadata image in which each broker was last seen fenced, as this controller
@@ -18,7 +20,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * much. Thread-safe: images arrive on the publisher's thread, heartbeats read it on the quorum's.
  */
 public final class BrokerFences {
+  private static final Logger log = LoggerFactory.getLogger(BrokerFences.class);
+
   private final Map<Integer, Long> fencedAt = new ConcurrentHashMap<>();
+
+  /** The fence offset each broker was last told to wait for in the log, to say it once. */
+  private final Map<Integer, Long> waitLogged = new ConcurrentHashMap<>();
+
   private MetadataImage last;
 
   /** Records the brokers that {@code image} shows fenced and the previous image did not. */
@@ -44,5 +52,22 @@ public final class BrokerFences {
   public long unfenceAfter(int brokerId, MetadataImage current) {
     Long at = fencedAt.get(brokerId);
     return at == null || at > current.offset() ? current.offset() : at;
+  }
+
+  /**
+   * Logs, once per fence, that a broker asking to be unfenced stays fenced because its metadata (at
+   * {@code metadataOffset}) has not reached {@code fence}: a broker whose metadata stopped
+   * following shows here rather than as a broker that is silently never unfenced.
+   */
+  void logWait(int brokerId, long metadataOffset, long fence) {
+    Long logged = waitLogged.put(brokerId, fence);
+    if (logged == null || logged != fence) {
+      log.info(
+          "Broker stays fenced until its metadata reaches its fence brokerId={}"
+              + " metadataOffset={} fenceOffset={}",
+          brokerId,
+          metadataOffset,
+          fence);
+    }
   }
 }

@@ -96,9 +96,11 @@ final class BrokerLifecycleControl {
     // Unfenced only once it has seen its own registration, which holds every record committed
     // before it joined, and its own fence, which moved its leaderships: it never serves older
     // metadata as a leader.
-    if (broker.fenced()
-        && metadataOffset >= broker.epoch()
-        && metadataOffset >= fences.unfenceAfter(brokerId, image)) {
+    long fence = broker.fenced() ? fences.unfenceAfter(brokerId, image) : -1;
+    if (broker.fenced() && metadataOffset >= broker.epoch() && metadataOffset < fence) {
+      fences.logWait(brokerId, metadataOffset, fence);
+    }
+    if (broker.fenced() && metadataOffset >= broker.epoch() && metadataOffset >= fence) {
       ControllerResult<ApiError> unfence = BrokerControl.unfenceBroker(image, config, brokerId);
       return ControllerResult.of(
           unfence.records(), new HeartbeatResult(ApiError.NONE, false, false));
