@@ -17,8 +17,9 @@ import java.util.function.LongSupplier;
  * the client finds the current coordinator. Kafka has no such lease: a broker resuming from a pause
  * serves its coordinators' state until it applies the metadata that moved them.
  *
- * <p>The controller's liveness probe fences faster (one heartbeat interval), but only when the
- * broker's process closed its connection, that is when the process is gone and cannot answer.
+ * <p>The controller's liveness probe fences faster (one heartbeat interval) when the broker's
+ * connection closes, which is meant for a process that is gone and cannot answer; a connection
+ * reset by something between the two while the process lives is the case the lease does not cover.
  *
  * <p>Thread-safe; renewed by the heartbeat thread, read by request threads.
  */
