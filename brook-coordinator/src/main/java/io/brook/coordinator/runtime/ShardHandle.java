@@ -29,6 +29,13 @@ import org.slf4j.LoggerFactory;
  * One loaded (or loading, or failed) shard: its partition, leader epoch, thread and timers.
  * Everything but {@link #state} is touched only on the shard's thread.
  *
+ * <p>The shard replays its own writes as it appends them, before they commit, so the next request
+ * sees them at once; its answer, though, waits until the high watermark reaches everything the
+ * state held when it was computed (Kafka's runtime answers from its last committed snapshot, or
+ * defers a write that wrote nothing until earlier writes commit). An answer therefore never tells a
+ * client of state a failover can still take back: an offset commit still replicating, seen by an
+ * OffsetFetch, is answered only once committed, or not at all if the leader loses it.
+ *
  * <p>Whatever a request, a timer or a continuation throws stays on the shard: a RuntimeException
  * fails that request (or is logged), and an Error (a stack or heap exhausted halfway through
  * changing the shard) fails the shard, which the runtime then reloads from its log; the thread
@@ -62,6 +69,12 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
   private final Map<String, ScheduledFuture<?>> timers = new HashMap<>();
   private volatile State state = State.LOADING;
   private S shard;
+
+  /**
+   * The offset after the last record the shard's state holds: the log end when it was loaded, then
+   * the end of each append. Touched only on the shard's thread.
+   */
+  private long stateEnd;
 
   ShardHandle(
       CoordinatorLog log,
@@ -113,7 +126,9 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
     shard = fresh;
   }
 
+  /** The load read the log to its end: the state holds everything up to there. */
   void activate() {
+    stateEnd = partitionLog.logEndOffset();
     state = State.ACTIVE;
   }
 
@@ -181,7 +196,16 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
       return;
     }
     try {
-      op.apply(shard).whenComplete(ShardHandle.forward(result));
+      CompletableFuture<T> answer = op.apply(shard);
+      long computedAt = stateEnd;
+      answer.whenComplete(
+          (value, error) -> {
+            if (error != null) {
+              result.completeExceptionally(error);
+            } else {
+              committed(computedAt).whenComplete((v, lost) -> complete(result, value, lost));
+            }
+          });
     } catch (RuntimeException e) {
       result.completeExceptionally(e);
     } catch (Error e) {
@@ -223,15 +247,37 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
     };
   }
 
-  private static <T> java.util.function.BiConsumer<T, Throwable> forward(
-      CompletableFuture<T> target) {
-    return (value, error) -> {
-      if (error != null) {
-        target.completeExceptionally(error);
-      } else {
-        target.complete(value);
+  private static <T> void complete(CompletableFuture<T> target, T value, Throwable error) {
+    if (error != null) {
+      target.completeExceptionally(error);
+    } else {
+      target.complete(value);
+    }
+  }
+
+  /**
+   * Completes once the high watermark reaches {@code end}: at once when it already has (nothing the
+   * answer saw is still replicating), and with NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE if this
+   * broker loses the partition or the records do not commit in time.
+   */
+  private CompletableFuture<Void> committed(long end) {
+    try {
+      if (partitionLog.highWatermark() >= end) {
+        return CompletableFuture.completedFuture(null);
       }
-    };
+      return partitionLog
+          .awaitCommitted(end, commitTimeoutMs)
+          .exceptionallyCompose(
+              e -> {
+                Throwable cause =
+                    e instanceof java.util.concurrent.CompletionException ? e.getCause() : e;
+                return CompletableFuture.failedFuture(
+                    coordinatorError(Errors.forException(cause), cause.getMessage()));
+              });
+    } catch (ApiException e) {
+      return CompletableFuture.failedFuture(
+          coordinatorError(Errors.forException(e), e.getMessage()));
+    }
   }
 
   /** Marks the shard closed and, on its thread, cancels its timers and tells it. */
@@ -362,6 +408,7 @@ final class ShardHandle<S extends CoordinatorShard> implements ShardContext, Sha
               "the log took a coordinator write to " + topicPartition + " for a duplicate"));
     }
     replay.accept(info.firstOffset());
+    stateEnd = info.lastOffset() + 1;
     try {
       return partitionLog.awaitCommitted(info.lastOffset() + 1, commitTimeoutMs);
     } catch (ApiException e) {

@@ -4,7 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.brook.coordinator.log.CoordinatorLog;
+import io.brook.coordinator.log.CoordinatorLogs;
 import io.brook.coordinator.testing.CoordinatorFixture;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -13,10 +18,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.NotCoordinatorException;
 import org.apache.kafka.common.utils.Time;
 import org.junit.jupiter.api.AfterEach;
@@ -192,20 +199,7 @@ class CoordinatorRuntimeTest {
             return current.get();
           }
         };
-    runtime.close();
-    runtime =
-        new CoordinatorRuntime<>(
-            TOPIC,
-            logs,
-            fixture.replicaManager::image,
-            KeyValueShard::new,
-            Time.SYSTEM,
-            2,
-            5_000,
-            1024);
-    fixture.quorum.addListener(runtime::onMetadata);
-    runtime.onMetadata(fixture.replicaManager.image());
-    awaitActive(0);
+    replaceRuntime(logs);
     runtime.run(0, shard -> shard.put("a", "1")).get(10, TimeUnit.SECONDS);
 
     // When its leaderships may have moved (its lease with the controller lapsed)
@@ -220,6 +214,146 @@ class CoordinatorRuntimeTest {
     // And once the lease is back they answer from their state again
     current.set(true);
     assertThat(values(0)).containsEntry("a", "1");
+  }
+
+  /**
+   * The fixture's logs with commits the test holds: while held, the high watermark stays where it
+   * was and waits for a commit complete only once the test releases (or fails) them.
+   */
+  private static final class HeldCommits implements CoordinatorLogs {
+    private final CoordinatorLogs logs;
+    private volatile long heldAt = -1;
+    private volatile CompletableFuture<Void> release = CompletableFuture.completedFuture(null);
+
+    HeldCommits(CoordinatorLogs logs) {
+      this.logs = logs;
+    }
+
+    void hold(long highWatermark) {
+      release = new CompletableFuture<>();
+      heldAt = highWatermark;
+    }
+
+    void release() {
+      heldAt = -1;
+      release.complete(null);
+    }
+
+    void lose(RuntimeException error) {
+      release.completeExceptionally(error);
+    }
+
+    @Override
+    public OptionalInt leaderEpoch(TopicPartition partition) {
+      return logs.leaderEpoch(partition);
+    }
+
+    @Override
+    public CoordinatorLog open(TopicPartition partition, int leaderEpoch) {
+      CoordinatorLog log = logs.open(partition, leaderEpoch);
+      return (CoordinatorLog)
+          Proxy.newProxyInstance(
+              CoordinatorLog.class.getClassLoader(),
+              new Class<?>[] {CoordinatorLog.class},
+              (proxy, method, args) -> {
+                if (method.getName().equals("highWatermark") && heldAt >= 0) {
+                  return heldAt;
+                }
+                Object answer = invoke(method, log, args);
+                if (method.getName().equals("awaitCommitted")) {
+                  CompletableFuture<Void> gate = release;
+                  return ((CompletableFuture<?>) answer).thenCompose(v -> gate);
+                }
+                return answer;
+              });
+    }
+
+    private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
+      try {
+        return method.invoke(target, args);
+      } catch (InvocationTargetException e) {
+        throw e.getCause();
+      }
+    }
+  }
+
+  /** Replaces the runtime with one over {@code logs}, its partition 0 loaded. */
+  private void replaceRuntime(CoordinatorLogs logs) {
+    runtime.close();
+    runtime =
+        new CoordinatorRuntime<>(
+            TOPIC,
+            logs,
+            fixture.replicaManager::image,
+            KeyValueShard::new,
+            Time.SYSTEM,
+            2,
+            5_000,
+            1024);
+    fixture.quorum.addListener(runtime::onMetadata);
+    runtime.onMetadata(fixture.replicaManager.image());
+    awaitActive(0);
+  }
+
+  private HeldCommits runtimeWithHeldCommits() throws Exception {
+    HeldCommits logs = new HeldCommits(fixture.logs);
+    replaceRuntime(logs);
+    return logs;
+  }
+
+  private CompletableFuture<Map<String, String>> read(int partition) {
+    return runtime.run(partition, s -> CompletableFuture.completedFuture(Map.copyOf(s.values)));
+  }
+
+  @Test
+  void anAnswerThatSawAWriteStillReplicatingWaitsUntilItCommits() throws Exception {
+    // Given a shard whose write of a=1 is appended but not yet committed
+    HeldCommits logs = runtimeWithHeldCommits();
+    runtime.run(0, shard -> shard.put("a", "0")).get(10, TimeUnit.SECONDS);
+    logs.hold(1);
+    CompletableFuture<Void> write = runtime.run(0, shard -> shard.put("a", "1"));
+
+    // When a read sees it (the shard replays its writes as it appends them)
+    CompletableFuture<Map<String, String>> read = read(0);
+
+    // Then the read is not answered while the write replicates
+    assertThatThrownBy(() -> read.get(300, TimeUnit.MILLISECONDS))
+        .isInstanceOf(java.util.concurrent.TimeoutException.class);
+    assertThat(write).isNotDone();
+
+    // And is answered once it commits, with what it saw
+    logs.release();
+    write.get(10, TimeUnit.SECONDS);
+    assertThat(read.get(10, TimeUnit.SECONDS)).containsExactly(Map.entry("a", "1"));
+  }
+
+  @Test
+  void anAnswerThatSawAWriteTheLeaderLostIsNeverGiven() throws Exception {
+    // Given a read that saw a write still replicating
+    HeldCommits logs = runtimeWithHeldCommits();
+    logs.hold(0);
+    CompletableFuture<Void> write = runtime.run(0, shard -> shard.put("a", "1"));
+    CompletableFuture<Map<String, String>> read = read(0);
+
+    // When the leader loses the write with its leadership
+    logs.lose(new NotCoordinatorException("lost leadership before the write committed"));
+
+    // Then neither the write nor the read is answered with it: the client asks the new coordinator
+    assertThatThrownBy(() -> write.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(NotCoordinatorException.class);
+    assertThatThrownBy(() -> read.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(NotCoordinatorException.class);
+  }
+
+  @Test
+  void aReadWithNothingReplicatingIsAnsweredAtOnce() throws Exception {
+    // Given a shard whose writes have all committed, and commits that would now be held
+    HeldCommits logs = runtimeWithHeldCommits();
+    runtime.run(0, shard -> shard.put("a", "1")).get(10, TimeUnit.SECONDS);
+    logs.hold(1);
+
+    // Then a read waits for nothing
+    assertThat(read(0).get(10, TimeUnit.SECONDS)).containsExactly(Map.entry("a", "1"));
   }
 
   @Test
