@@ -22,6 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /** Registration as the broker's other parts see it, against a scripted controller. */
 class BrokerLifecycleManagerTest {
+  private static final long CALL_TIMEOUT_MS = 2_000;
+
   private final MockTime time = new MockTime();
   private final ManualScheduler scheduler = new ManualScheduler(time);
   private final List<ApiKeys> calls = new ArrayList<>();
@@ -31,6 +33,11 @@ class BrokerLifecycleManagerTest {
 
   /** Whether the controller stopped answering (calls then never complete). */
   private boolean silent;
+
+  /** How many of the next calls hang (never answered unless the test completes them). */
+  private int hangNext;
+
+  private final List<CompletableFuture<byte[]>> hung = new ArrayList<>();
 
   private final LeadershipLease lease = new LeadershipLease(9_000, time::nanoseconds);
 
@@ -42,6 +49,12 @@ class BrokerLifecycleManagerTest {
           calls.add(decoded.apiKey());
           if (silent) {
             return new CompletableFuture<>();
+          }
+          if (hangNext > 0) {
+            hangNext--;
+            CompletableFuture<byte[]> call = new CompletableFuture<>();
+            hung.add(call);
+            return call;
           }
           ApiMessage answer =
               answers.isEmpty()
@@ -115,6 +128,45 @@ class BrokerLifecycleManagerTest {
   }
 
   @Test
+  void aHeartbeatThatHangsIsAbandonedAndTheNextOneRenewsTheLease() throws Exception {
+    // Given an unfenced broker whose next heartbeat hangs in the quorum client
+    answers.add(new BrokerRegistrationResponseData().setBrokerEpoch(42));
+    answers.add(new BrokerHeartbeatResponseData().setIsFenced(false));
+    answers.add(new BrokerHeartbeatResponseData().setIsFenced(false));
+    BrokerLifecycleManager lifecycle = lifecycle();
+    lifecycle.start();
+    scheduler.runDue();
+    hangNext = 1;
+    time.sleep(2_000);
+    assertThat(hung).hasSize(1);
+
+    // When it stays unanswered past the call timeout
+    time.sleep(CALL_TIMEOUT_MS);
+    time.sleep(200);
+
+    // Then another heartbeat went out and its answer renewed the lease from its send
+    assertThat(calls)
+        .containsExactly(
+            ApiKeys.BROKER_REGISTRATION,
+            ApiKeys.BROKER_HEARTBEAT,
+            ApiKeys.BROKER_HEARTBEAT,
+            ApiKeys.BROKER_HEARTBEAT);
+    silent = true; // so no later heartbeat renews it
+    time.sleep(8_999);
+    assertThat(lease.held()).isTrue();
+
+    // And the abandoned call's late answer is ignored, even one saying "fenced"
+    hung.get(0)
+        .complete(
+            ControllerEnvelope.encodeResponse(
+                new BrokerHeartbeatResponseData().setIsFenced(true),
+                ApiKeys.BROKER_HEARTBEAT.latestVersion()));
+    assertThat(lease.held()).isTrue();
+    time.sleep(1);
+    assertThat(lease.held()).isFalse();
+  }
+
+  @Test
   void aHeartbeatAnsweredFencedEndsTheLeaseAtOnce() {
     // Given an unfenced broker
     answers.add(new BrokerRegistrationResponseData().setBrokerEpoch(42));
@@ -143,6 +195,7 @@ class BrokerLifecycleManagerTest {
         () -> 0L,
         scheduler,
         2_000,
+        CALL_TIMEOUT_MS,
         List.of(Uuid.randomUuid()),
         List::of,
         -1,

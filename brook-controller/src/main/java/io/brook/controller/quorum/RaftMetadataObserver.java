@@ -48,6 +48,18 @@ public final class RaftMetadataObserver implements ClusterQuorum {
 
   private final RaftClient client;
   private final RaftClient longClient;
+
+  /**
+   * How long a fetch may go unanswered before another is sent: the quorum client's request timeout
+   * plus the controller's long-poll. The quorum client schedules its retries on wall-clock timers
+   * ({@link java.util.Timer}), which a clock stepped back stalls for as long as the step; without a
+   * deadline of its own, one stalled fetch would stop this broker's metadata.
+   */
+  private final long fetchTimeoutMs;
+
+  /** Whether the last fetch timed out, to log the first of a run of timeouts only. */
+  private boolean lastFetchTimedOut;
+
   private final Path localCopy;
   private final ScheduledExecutorService fetcher;
   private final ImagePublisher publisher = new ImagePublisher("brook-metadata-publisher");
@@ -57,9 +69,14 @@ public final class RaftMetadataObserver implements ClusterQuorum {
   private long lastSaveMs;
 
   private RaftMetadataObserver(
-      RaftClient client, RaftClient longClient, Path localCopy, MetadataImage image) {
+      RaftClient client,
+      RaftClient longClient,
+      long fetchTimeoutMs,
+      Path localCopy,
+      MetadataImage image) {
     this.client = client;
     this.longClient = longClient;
+    this.fetchTimeoutMs = fetchTimeoutMs;
     this.localCopy = localCopy;
     this.image = image;
     this.savedOffset = image.offset();
@@ -98,7 +115,13 @@ public final class RaftMetadataObserver implements ClusterQuorum {
     RaftClient longClient =
         RatisConfig.client(
             settings, group, Duration.ofMillis(ControllerChannel.LONG_CALL_TIMEOUT_MS), false);
-    RaftMetadataObserver observer = new RaftMetadataObserver(client, longClient, localCopy, image);
+    RaftMetadataObserver observer =
+        new RaftMetadataObserver(
+            client,
+            longClient,
+            settings.requestTimeout().toMillis() + MetadataStateMachine.FETCH_WAIT_MS,
+            localCopy,
+            image);
     observer.fetcher.execute(observer::fetchNext);
     return observer;
   }
@@ -110,13 +133,25 @@ public final class RaftMetadataObserver implements ClusterQuorum {
     long offset = image.offset();
     sendReadOnly(QueryCodec.fetch(offset))
         .thenApply(QueryCodec::decodeFetched)
+        // A late answer cannot complete the timed-out future: only the next fetch applies.
+        .orTimeout(fetchTimeoutMs, TimeUnit.MILLISECONDS)
         .whenCompleteAsync(
             (fetched, failure) -> {
               if (failure != null) {
-                log.debug("Metadata fetch failed offset={}", offset, failure);
+                boolean timedOut = failure instanceof java.util.concurrent.TimeoutException;
+                if (timedOut && !lastFetchTimedOut) {
+                  log.info(
+                      "Metadata fetch unanswered, sending another offset={} timeoutMs={}",
+                      offset,
+                      fetchTimeoutMs);
+                } else {
+                  log.debug("Metadata fetch failed offset={}", offset, failure);
+                }
+                lastFetchTimedOut = timedOut;
                 schedule(RETRY_BACKOFF_MS);
                 return;
               }
+              lastFetchTimedOut = false;
               apply(fetched);
               schedule(0);
             },

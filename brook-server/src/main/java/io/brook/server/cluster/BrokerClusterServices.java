@@ -192,6 +192,7 @@ public final class BrokerClusterServices implements AutoCloseable {
             appliedMetadataOffset,
             new ExecutorScheduler(scheduler),
             settings.heartbeatIntervalMs(),
+            settings.requestTimeoutMs(),
             logDirs,
             offlineLogDirs,
             CleanShutdownEpoch.readAndDelete(config.logDirs()),
