@@ -9,9 +9,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiConsumer;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -41,11 +38,9 @@ import org.slf4j.LoggerFactory;
  * directory are reported with AssignReplicasToDirs ({@link #reportOfflineReplicas}), which moves
  * their leaderships.
  *
- * <p>One call is in flight at a time: the next is scheduled when the previous one completes. A call
- * unanswered after {@code controller.quorum.request.timeout.ms} is abandoned (its late answer is
- * ignored) and counts as failed, so a call that hangs cannot stop heartbeats: the quorum client
- * schedules its retries and timeouts on wall-clock timers ({@link java.util.Timer}), which a clock
- * stepped back stalls for as long as the step, and a broker whose heartbeats stop is fenced.
+ * <p>One call is in flight at a time: the next is scheduled when the previous one completes, or
+ * fails; the {@link ControllerClient} fails a call unanswered after its deadline, so a call that
+ * hangs in the quorum client cannot stop heartbeats (a broker whose heartbeats stop is fenced).
  */
 public final class BrokerLifecycleManager {
   private static final Logger log = LoggerFactory.getLogger(BrokerLifecycleManager.class);
@@ -63,7 +58,6 @@ public final class BrokerLifecycleManager {
   private final LongSupplier metadataOffset;
   private final Scheduler scheduler;
   private final long heartbeatIntervalMs;
-  private final long callTimeoutMs;
   private final List<Uuid> logDirs;
   private final Supplier<List<Uuid>> offlineLogDirs;
   private final LeadershipLease lease;
@@ -94,7 +88,6 @@ public final class BrokerLifecycleManager {
       LongSupplier metadataOffset,
       Scheduler scheduler,
       long heartbeatIntervalMs,
-      long callTimeoutMs,
       List<Uuid> logDirs,
       Supplier<List<Uuid>> offlineLogDirs,
       long previousBrokerEpoch,
@@ -107,7 +100,6 @@ public final class BrokerLifecycleManager {
     this.metadataOffset = metadataOffset;
     this.scheduler = scheduler;
     this.heartbeatIntervalMs = heartbeatIntervalMs;
-    this.callTimeoutMs = callTimeoutMs;
     this.logDirs = List.copyOf(logDirs);
     this.offlineLogDirs = offlineLogDirs;
     this.previousBrokerEpoch = previousBrokerEpoch;
@@ -178,117 +170,79 @@ public final class BrokerLifecycleManager {
                   .setPort(e.port())
                   .setSecurityProtocol(SecurityProtocol.forName(e.securityProtocol()).id));
     }
-    withDeadline(
-        "registration",
-        controller.send(ApiKeys.BROKER_REGISTRATION, request),
-        (message, failure) -> {
-          Errors error =
-              failure != null
-                  ? Errors.forException(failure)
-                  : Errors.forCode(((BrokerRegistrationResponseData) message).errorCode());
-          if (error != Errors.NONE) {
-            log.info("Broker registration failed brokerId={} error={}", brokerId, error);
-            schedule(RETRY_BACKOFF_MS);
-            return;
-          }
-          brokerEpoch = ((BrokerRegistrationResponseData) message).brokerEpoch();
-          // This process's own earlier epoch: its re-registrations keep its log.
-          previousBrokerEpoch = brokerEpoch;
-          log.info("Broker registered brokerId={} epoch={}", brokerId, brokerEpoch);
-          long registered = brokerEpoch;
-          registrationListeners.forEach(listener -> listener.accept(registered));
-          schedule(0);
-        });
+    controller
+        .send(ApiKeys.BROKER_REGISTRATION, request)
+        .whenComplete(
+            (message, failure) -> {
+              Errors error =
+                  failure != null
+                      ? Errors.forException(failure)
+                      : Errors.forCode(((BrokerRegistrationResponseData) message).errorCode());
+              if (error != Errors.NONE) {
+                log.info("Broker registration failed brokerId={} error={}", brokerId, error);
+                schedule(RETRY_BACKOFF_MS);
+                return;
+              }
+              brokerEpoch = ((BrokerRegistrationResponseData) message).brokerEpoch();
+              // This process's own earlier epoch: its re-registrations keep its log.
+              previousBrokerEpoch = brokerEpoch;
+              log.info("Broker registered brokerId={} epoch={}", brokerId, brokerEpoch);
+              long registered = brokerEpoch;
+              registrationListeners.forEach(listener -> listener.accept(registered));
+              schedule(0);
+            });
   }
 
   private void heartbeat() {
     long sentAt = lease.now();
-    withDeadline(
-        "heartbeat",
-        sendHeartbeat(false),
-        (response, failure) -> {
-          if (failure != null) {
-            // The first failure after an answer, then one in fifty (10 s at the retry pace).
-            if (failedHeartbeats++ % 50 == 0) {
-              log.info(
-                  "Broker heartbeat failed brokerId={} failures={} error={}",
-                  brokerId,
-                  failedHeartbeats,
-                  failure.toString());
-            }
-            schedule(RETRY_BACKOFF_MS);
-            return;
-          }
-          failedHeartbeats = 0;
-          Errors error = Errors.forCode(response.errorCode());
-          if (error == Errors.STALE_BROKER_EPOCH || error == Errors.BROKER_ID_NOT_REGISTERED) {
-            log.info("Broker registers again brokerId={} error={}", brokerId, error);
-            lease.revoke();
-            brokerEpoch = -1;
-            schedule(0);
-            return;
-          }
-          if (error == Errors.NONE && response.isFenced()) {
-            if (lease.held()) {
-              log.info(
-                  "Broker heartbeat answered fenced brokerId={} epoch={} metadataOffset={}",
-                  brokerId,
-                  brokerEpoch,
-                  metadataOffset.getAsLong());
-            }
-            lease.revoke();
-          }
-          if (error == Errors.NONE && !response.isFenced()) {
-            lease.renew(sentAt);
-            if (unfenced.complete(null)) {
-              log.atInfo()
-                  .setMessage("Broker unfenced")
-                  .addKeyValue("brokerId", brokerId)
-                  .addKeyValue("epoch", brokerEpoch)
-                  .log();
-            }
-            schedule(heartbeatIntervalMs);
-          } else {
-            schedule(Math.min(FENCED_HEARTBEAT_MS, heartbeatIntervalMs));
-          }
-        });
-  }
-
-  /**
-   * Hands {@code call}'s answer to {@code onAnswer}, or a {@link TimeoutException} if there is none
-   * within {@code callTimeoutMs}; whichever comes first, once.
-   */
-  private <T> void withDeadline(
-      String what, CompletableFuture<T> call, BiConsumer<? super T, Throwable> onAnswer) {
-    AtomicBoolean settled = new AtomicBoolean();
-    Scheduler.Task deadline;
-    try {
-      deadline =
-          scheduler.schedule(
-              "broker-" + what + "-deadline",
-              () -> {
-                if (settled.compareAndSet(false, true)) {
-                  onAnswer.accept(
-                      null,
-                      new TimeoutException(
-                          "the controller did not answer the "
-                              + what
-                              + " within "
-                              + callTimeoutMs
-                              + " ms"));
+    sendHeartbeat(false)
+        .whenComplete(
+            (response, failure) -> {
+              if (failure != null) {
+                // The first failure after an answer, then one in fifty (10 s at the retry pace).
+                if (failedHeartbeats++ % 50 == 0) {
+                  log.info(
+                      "Broker heartbeat failed brokerId={} failures={} error={}",
+                      brokerId,
+                      failedHeartbeats,
+                      failure.toString());
                 }
-              },
-              callTimeoutMs);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      return; // the scheduler is stopping with the node
-    }
-    call.whenComplete(
-        (answer, failure) -> {
-          if (settled.compareAndSet(false, true)) {
-            deadline.cancel();
-            onAnswer.accept(answer, failure);
-          }
-        });
+                schedule(RETRY_BACKOFF_MS);
+                return;
+              }
+              failedHeartbeats = 0;
+              Errors error = Errors.forCode(response.errorCode());
+              if (error == Errors.STALE_BROKER_EPOCH || error == Errors.BROKER_ID_NOT_REGISTERED) {
+                log.info("Broker registers again brokerId={} error={}", brokerId, error);
+                lease.revoke();
+                brokerEpoch = -1;
+                schedule(0);
+                return;
+              }
+              if (error == Errors.NONE && response.isFenced()) {
+                if (lease.held()) {
+                  log.info(
+                      "Broker heartbeat answered fenced brokerId={} epoch={} metadataOffset={}",
+                      brokerId,
+                      brokerEpoch,
+                      metadataOffset.getAsLong());
+                }
+                lease.revoke();
+              }
+              if (error == Errors.NONE && !response.isFenced()) {
+                lease.renew(sentAt);
+                if (unfenced.complete(null)) {
+                  log.atInfo()
+                      .setMessage("Broker unfenced")
+                      .addKeyValue("brokerId", brokerId)
+                      .addKeyValue("epoch", brokerEpoch)
+                      .log();
+                }
+                schedule(heartbeatIntervalMs);
+              } else {
+                schedule(Math.min(FENCED_HEARTBEAT_MS, heartbeatIntervalMs));
+              }
+            });
   }
 
   private CompletableFuture<BrokerHeartbeatResponseData> sendHeartbeat(boolean wantShutDown) {
@@ -340,25 +294,25 @@ public final class BrokerLifecycleManager {
             .setBrokerId(brokerId)
             .setBrokerEpoch(brokerEpoch)
             .setDirectories(List.of(dir));
-    withDeadline(
-        "offline replicas report",
-        controller.send(ApiKeys.ASSIGN_REPLICAS_TO_DIRS, request),
-        (message, failure) -> {
-          Errors error =
-              failure != null
-                  ? Errors.forException(failure)
-                  : Errors.forCode(((AssignReplicasToDirsResponseData) message).errorCode());
-          if (error == Errors.NONE) {
-            log.info(
-                "Replicas of a failed log directory reported brokerId={} dirId={} partitions={}",
-                brokerId,
-                dirId,
-                partitions);
-          } else {
-            log.info("Reporting offline replicas failed, retrying error={}", error);
-            retryReport(dirId, partitions);
-          }
-        });
+    controller
+        .send(ApiKeys.ASSIGN_REPLICAS_TO_DIRS, request)
+        .whenComplete(
+            (message, failure) -> {
+              Errors error =
+                  failure != null
+                      ? Errors.forException(failure)
+                      : Errors.forCode(((AssignReplicasToDirsResponseData) message).errorCode());
+              if (error == Errors.NONE) {
+                log.info(
+                    "Replicas of a failed log directory reported brokerId={} dirId={} partitions={}",
+                    brokerId,
+                    dirId,
+                    partitions);
+              } else {
+                log.info("Reporting offline replicas failed, retrying error={}", error);
+                retryReport(dirId, partitions);
+              }
+            });
   }
 
   private void retryReport(Uuid dirId, Map<Uuid, List<Integer>> partitions) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.brook.broker.replica.IsrChangeSender.Member;
 import io.brook.broker.replica.PartitionState;
+import io.brook.broker.time.ManualScheduler;
+import io.brook.broker.time.MockTime;
 import io.brook.metadata.quorum.ControllerChannel;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +16,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidUpdateVersionException;
 import org.apache.kafka.common.errors.OperationNotAttemptedException;
 import org.apache.kafka.common.errors.StaleBrokerEpochException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.message.AlterPartitionRequestData;
 import org.apache.kafka.common.message.AlterPartitionResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -53,9 +56,13 @@ class AlterPartitionManagerTest {
     }
   }
 
+  private static final long CALL_TIMEOUT_MS = 2_000;
+
+  private final MockTime time = new MockTime();
   private final FakeChannel channel = new FakeChannel();
   private final AlterPartitionManager manager =
-      new AlterPartitionManager(1, () -> 42L, new ControllerClient(channel));
+      new AlterPartitionManager(
+          1, () -> 42L, new ControllerClient(channel, new ManualScheduler(time), CALL_TIMEOUT_MS));
 
   private static AlterPartitionResponseData.PartitionData committed(
       int partition, List<Integer> isr) {
@@ -123,6 +130,31 @@ class AlterPartitionManagerTest {
     channel.answer(
         0, new AlterPartitionResponseData().setErrorCode(Errors.STALE_BROKER_EPOCH.code()));
     assertThatCause(change).isInstanceOf(StaleBrokerEpochException.class);
+  }
+
+  @Test
+  void aRequestUnansweredPastTheCallTimeoutFailsItsChangesAndTheQueuedOnesGoOut() {
+    // Given a request the controller never answers, and a change queued behind it
+    CompletableFuture<PartitionState> hung =
+        manager.alterIsr(TOPIC, 0, 3, 7, List.of(new Member(1, -1)));
+    CompletableFuture<PartitionState> queued =
+        manager.alterIsr(TOPIC, 1, 3, 7, List.of(new Member(1, -1)));
+    time.sleep(CALL_TIMEOUT_MS - 1);
+    assertThat(hung).isNotDone();
+    assertThat(channel.requests).hasSize(1);
+
+    // When the call timeout passes
+    time.sleep(1);
+
+    // Then its change fails (the partition proposes it again later) and the queued one is sent
+    assertThatCause(hung).isInstanceOf(TimeoutException.class);
+    assertThat(channel.requests).hasSize(2);
+    channel.answer(1, response(committed(1, List.of(1))));
+    assertThat(queued).isCompleted();
+
+    // And the late answer to the abandoned request changes nothing
+    channel.answer(0, response(committed(0, List.of(1))));
+    assertThatCause(hung).isInstanceOf(TimeoutException.class);
   }
 
   private static org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable>

@@ -83,7 +83,11 @@ public final class BrokerClusterServices implements AutoCloseable {
     this.quorum = quorum;
     this.controllerHandlers = List.copyOf(controllerHandlers);
     this.scheduler = scheduler;
-    this.controllerClient = new ControllerClient(quorum);
+    // Long enough for a controller that is slow but alive (its answer renews the lease), short
+    // enough that the heartbeat sent after an abandoned one still lands within the session.
+    long callTimeoutMs = Math.max(settings.requestTimeoutMs(), settings.sessionTimeoutMs() / 2);
+    this.controllerClient =
+        new ControllerClient(quorum, new ExecutorScheduler(scheduler), callTimeoutMs);
     this.adminExecutor = OffloadedHandler.boundedExecutor("brook-admin", QUEUE);
   }
 
@@ -192,7 +196,6 @@ public final class BrokerClusterServices implements AutoCloseable {
             appliedMetadataOffset,
             new ExecutorScheduler(scheduler),
             settings.heartbeatIntervalMs(),
-            settings.requestTimeoutMs(),
             logDirs,
             offlineLogDirs,
             CleanShutdownEpoch.readAndDelete(config.logDirs()),

@@ -173,7 +173,11 @@ final class NodeSettings {
             2_000,
             ANY,
             MEDIUM,
-            "Timeout of a request between quorum members.")
+            "Timeout of a request between quorum members. A broker abandons its own controller"
+                + " calls (heartbeat, registration, ISR change) unanswered after this or half of"
+                + " broker.session.timeout.ms, whichever is longer, and a broker-only node a"
+                + " metadata fetch unanswered after this plus the 500 ms long-poll, and sends the"
+                + " next.")
         .accepts(
             "controller.quorum.retry.backoff.ms",
             INT,
