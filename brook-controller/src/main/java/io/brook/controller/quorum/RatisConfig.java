@@ -147,12 +147,6 @@ final class RatisConfig {
   }
 
   /**
-   * A client of the group whose requests time out after {@code requestTimeout}. It retries every
-   * {@link #CLIENT_RETRY_MS}, for {@code controller.quorum.request.timeout.ms} in all, while no
-   * leader answers (none elected yet, or another one); with {@code retryTimeouts} false a request
-   * that timed out is not sent again, so a slow, non-idempotent call cannot run twice.
-   */
-  /**
    * The pause before a quorum client tries the next voter while no leader answers. While a leader
    * is elected the client goes round the voters (the dead one refuses at once, the others answer
    * "not leader" until they know the new one), so each pause adds to a failover: at 100 ms a
@@ -161,6 +155,16 @@ final class RatisConfig {
    */
   static final long CLIENT_RETRY_MS = 20;
 
+  /**
+   * A client of the group whose requests time out after {@code requestTimeout}. It retries every
+   * {@link #CLIENT_RETRY_MS}, for {@code controller.quorum.request.timeout.ms} in all, while no
+   * leader answers (none elected yet, or another one); with {@code retryTimeouts} false a request
+   * that timed out is not sent again, so a slow, non-idempotent call cannot run twice.
+   *
+   * <p>Ratis schedules the client's retry pauses and request timeouts on wall-clock timers ({@link
+   * java.util.Timer}): after this node's clock is stepped back, a call may wait as long as the
+   * step. Callers that must not hang put a deadline of their own on the call.
+   */
   static RaftClient client(
       QuorumSettings settings, RaftGroup group, Duration requestTimeout, boolean retryTimeouts) {
     RaftProperties props = properties(settings);
