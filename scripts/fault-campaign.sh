@@ -7,6 +7,7 @@
 #   scripts/fault-campaign.sh [--faults kill,pause-short,...] [--workloads producer,txn,...]
 #       [--cycles N] [--minutes T] [--seed S] [--first-cycle C] [--out DIR] [--no-nice]
 #   scripts/fault-campaign.sh --summary DIR     # only print (and write) the summary of DIR
+#   scripts/fault-campaign.sh --summary DIR1,DIR2,...  # one summary over several runs
 #
 # Fault classes: kill pause-short pause-long term kill-two kill-all isolate bridge one-way slow-link clock
 # disk lost-cache (default: all; the network ones need root and iproute2, clock needs libfaketime:
@@ -110,7 +111,19 @@ summarise() {
 }
 
 if [ -n "$summary_only" ]; then
-  summarise "$summary_only"
+  if [[ "$summary_only" == *,* ]]; then
+    # Several runs: one summary over all their cycles, written to a directory of its own.
+    combined=$(mktemp -d)
+    IFS=',' read -r -a dirs <<< "$summary_only"
+    for d in "${dirs[@]}"; do
+      cat "$d/cycles.jsonl" >> "$combined/cycles.jsonl"
+    done
+    summarise "$combined"
+    echo
+    echo "(written to $combined/summary.md)"
+  else
+    summarise "$summary_only"
+  fi
   exit 0
 fi
 
