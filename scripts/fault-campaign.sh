@@ -61,8 +61,8 @@ summarise() {
     # A cycle completed when every checker ran; its violations are the checkers' findings. A
     # restart is a node the recovery after the cycle had to restart (it had exited, or was not a
     # registered, unfenced broker within the bound).
-    echo "| fault class | cycles | completed | cycles with violations | cycles needing a restart | acknowledged records | unwritable window p50 / p99 / max (ms) |"
-    echo "|---|---:|---:|---:|---:|---:|---|"
+    echo "| fault class | cycles | completed | cycles with violations | cycles needing a restart | acknowledged records | unwritable window p50 / p99 / max (ms) | Raft elections per cycle p50 / max |"
+    echo "|---|---:|---:|---:|---:|---:|---|---|"
     jq -rs '
       def pct(q): if length == 0 then "-" else .[((q * length) | ceil) - 1] | tostring end;
       def completed: .checks.cycle != "incomplete";
@@ -74,9 +74,10 @@ summarise() {
           bad: (map(select(completed and (.violations | length) > 0)) | length),
           restarted: (map(select(restarted)) | length),
           acked: (map(.acknowledged // 0) | add),
-          w: (map(.window_ms // -1 | select(. >= 0)) | sort)
+          w: (map(.window_ms // -1 | select(. >= 0)) | sort),
+          e: (map(.raft_elections // -1 | select(. >= 0)) | sort)
         }
-        | "| \(.name) | \(.cycles) | \(.completed) | \(.bad) | \(.restarted) | \(.acked) | \(.w | pct(0.5)) / \(.w | pct(0.99)) / \(.w | pct(1)) |";
+        | "| \(.name) | \(.cycles) | \(.completed) | \(.bad) | \(.restarted) | \(.acked) | \(.w | pct(0.5)) / \(.w | pct(0.99)) / \(.w | pct(1)) | \(.e | pct(0.5)) / \(.e | pct(1)) |";
       (group_by(.fault) | map(row(.[0].fault)) | .[]), row("**all**")' "$jsonl"
     echo
     echo "| workload | cycles | completed | cycles with violations |"

@@ -276,6 +276,7 @@ class ReplicationFaultCampaign {
     List<String> violations = new ArrayList<>();
     Map<String, Object> checks = new LinkedHashMap<>();
     String topic = "c" + cycle;
+    long epochBefore = raftLeaderEpoch();
     FaultScenario s = null;
     CampaignWorkload extra = extraName == null ? null : workload(extraName);
     long acked = 0;
@@ -351,14 +352,31 @@ class ReplicationFaultCampaign {
       e.printStackTrace(System.out);
       actions = List.of(new ClusterRecovery.Action(0, "the recovery failed", String.valueOf(e), 0));
     }
+    long epochAfter = raftLeaderEpoch();
     record
         .put("recovery", actions.stream().map(ClusterRecovery.Action::toMap).toList())
+        .put(
+            "raft_elections",
+            epochBefore < 0 || epochAfter < 0 ? -1 : Math.max(0, epochAfter - epochBefore))
         .put("duration_ms", System.currentTimeMillis() - started);
     if (!violations.isEmpty() || !actions.isEmpty()) {
       keepLogs(out.resolve("failures").resolve(Integer.toString(cycle)), started, record);
     }
     System.out.println("cycle " + record.toJson());
     return record;
+  }
+
+  /**
+   * The Raft term of the controller quorum's leader, which each election raises, or -1 if no node
+   * answers: the difference over a cycle counts its elections (a quorum that keeps electing leaders
+   * commits little, whatever the checkers find).
+   */
+  private static long raftLeaderEpoch() {
+    try (Admin admin = FaultScenario.admin(cluster.bootstrapServers())) {
+      return admin.describeMetadataQuorum().quorumInfo().get(15, TimeUnit.SECONDS).leaderEpoch();
+    } catch (Exception e) {
+      return -1;
+    }
   }
 
   /** Copies the node logs written during the cycle and the cycle's record. */
