@@ -16,14 +16,14 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * which Kafka's clients retry.
  *
  * <p>The broker's own calls (heartbeats, registration, ISR changes) fail with a {@link
- * TimeoutException} when unanswered after {@code callTimeoutMs} ({@code
- * controller.quorum.request.timeout.ms}); their callers keep one call in flight and send the next
- * when it ends. Without the deadline one call could hang them for minutes: the quorum client
- * (Apache Ratis) schedules its retry pauses and request timeouts on {@link java.util.Timer}s, which
- * run on the wall clock, so after the node's clock is stepped back a retry scheduled just before
- * waits for as long as the step, and so does every task queued behind it on that timer. The
- * deadline runs on {@code scheduler}, on the monotonic clock; the abandoned call's late answer is
- * dropped.
+ * TimeoutException} when unanswered after {@code callTimeoutMs} (the larger of {@code
+ * controller.quorum.request.timeout.ms} and half of {@code broker.session.timeout.ms}); their
+ * callers keep one call in flight and send the next when it ends. Without the deadline one call
+ * could hang them for minutes: the quorum client (Apache Ratis) schedules its retry pauses and
+ * request timeouts on {@link java.util.Timer}s, which run on the wall clock, so after the node's
+ * clock is stepped back a retry scheduled just before waits for as long as the step, and so does
+ * every task queued behind it on that timer. The deadline runs on {@code scheduler}, on the
+ * monotonic clock; the abandoned call's late answer is dropped.
  */
 public final class ControllerClient {
   private final ControllerChannel channel;

@@ -39,14 +39,12 @@ import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.LeaderElectionManagementRequest;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
@@ -86,16 +84,6 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   /** How often a node outside the group asks to be added as an observer. */
   private static final long JOIN_INTERVAL_MS = 1_000;
 
-  /** How often the wall clock is compared with the monotonic clock ({@link WallClockWatch}). */
-  private static final long CLOCK_CHECK_INTERVAL_MS = 500;
-
-  /**
-   * The longest a wall-clock step back keeps this node out of elections. Were every voter's clock
-   * stepped back at once, none would stand for election, and the quorum would have no leader for
-   * this long.
-   */
-  static final long MAX_CLOCK_ELECTION_PAUSE_MS = 120_000;
-
   private final QuorumSettings settings;
   private final RaftPeerId self;
   private final InetSocketAddress endpoint;
@@ -104,15 +92,6 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   private final VoterChanges voterChanges;
   private final ThreadPoolExecutor controllerThread;
   private final ScheduledExecutorService joiner;
-
-  private final WallClockWatch clockWatch =
-      new WallClockWatch(System::currentTimeMillis, () -> System.nanoTime() / 1_000_000);
-
-  /** Whether a wall-clock step back keeps this node out of elections now. */
-  private volatile boolean electionsPausedForClock;
-
-  /** Until when ({@link System#nanoTime()}) it does. */
-  private volatile long clockPauseEndNanos;
 
   /** Clients of the voters as the configuration last named them; rebuilt when it changes. */
   private volatile Clients clients;
@@ -237,11 +216,6 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
                         ByteBuffer.allocate(Short.BYTES).putShort(error.error().code()).array()));
     quorum.joiner.scheduleWithFixedDelay(
         quorum::joinIfOutside, 0, JOIN_INTERVAL_MS, TimeUnit.MILLISECONDS);
-    quorum.joiner.scheduleWithFixedDelay(
-        quorum::watchWallClock,
-        CLOCK_CHECK_INTERVAL_MS,
-        CLOCK_CHECK_INTERVAL_MS,
-        TimeUnit.MILLISECONDS);
     return quorum;
   }
 
@@ -415,123 +389,6 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
           RatisConfig.nodeId(self),
           e.toString());
     }
-  }
-
-  /** On the joiner thread: reacts to a wall-clock step back, ends the pause once it is over. */
-  private void watchWallClock() {
-    try {
-      long steppedBackMs = clockWatch.steppedBackMs();
-      if (steppedBackMs > 0) {
-        stepAsideAfterClockStep(steppedBackMs);
-      } else if (electionsPausedForClock && System.nanoTime() - clockPauseEndNanos >= 0) {
-        if (manageElections(false)) {
-          electionsPausedForClock = false;
-          log.info(
-              "Standing for Raft elections again after the wall clock step nodeId={}",
-              RatisConfig.nodeId(self));
-        }
-      }
-    } catch (RuntimeException e) {
-      // A scheduled task that throws is never run again.
-      log.warn("Watching the wall clock failed nodeId={}", RatisConfig.nodeId(self), e);
-    }
-  }
-
-  /**
-   * This node's wall clock went back {@code stepMs}, so its Ratis timers (retries, request and
-   * append timeouts) run up to that late ({@link WallClockWatch}). Were it to lead meanwhile, its
-   * appends could stall while the other voters go on electing it: in a fault campaign a step back
-   * of 431 s left the quorum moving its leadership every few seconds and committing almost nothing
-   * for four minutes. So it stands for no election for as long as the step (at most {@link
-   * #MAX_CLOCK_ELECTION_PAUSE_MS}) and, if it leads, steps down; it still votes, so the other two
-   * voters elect one of them. Both requests go to this node's own server, not through a Ratis
-   * client, whose own timers are the ones running late; each is waited for on the monotonic clock.
-   * Package-private for tests.
-   */
-  void stepAsideAfterClockStep(long stepMs) {
-    if (closed || configuration().getPeer(self, RaftPeerRole.FOLLOWER) == null) {
-      return; // a listener never stands for election
-    }
-    long pauseMs = Math.min(stepMs, MAX_CLOCK_ELECTION_PAUSE_MS);
-    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMs);
-    if (!electionsPausedForClock || end - clockPauseEndNanos > 0) {
-      clockPauseEndNanos = end;
-    }
-    DivisionInfo info = info();
-    boolean leading = info != null && info.isLeader();
-    log.warn(
-        "Wall clock stepped back nodeId={} stepMs={} leading={}: Raft timers of this node run up"
-            + " to that late, so it stands for no election for {} ms and hands its leadership over",
-        RatisConfig.nodeId(self),
-        stepMs,
-        leading,
-        pauseMs);
-    if (!electionsPausedForClock && manageElections(true)) {
-      electionsPausedForClock = true;
-    }
-    if (leading) {
-      stepDownNow();
-    }
-  }
-
-  /** Whether a wall-clock step back keeps this node out of elections now; for tests. */
-  boolean electionsPausedForClock() {
-    return electionsPausedForClock;
-  }
-
-  /** Pauses or resumes this node's candidacy in elections; true if its server did so. */
-  private boolean manageElections(boolean pause) {
-    long callId = localCallIds.incrementAndGet();
-    LeaderElectionManagementRequest request =
-        pause
-            ? LeaderElectionManagementRequest.newPause(
-                localClientId, self, RatisConfig.GROUP_ID, callId)
-            : LeaderElectionManagementRequest.newResume(
-                localClientId, self, RatisConfig.GROUP_ID, callId);
-    return localAdmin(
-        pause ? "Pausing leader elections" : "Resuming leader elections",
-        () -> server.leaderElectionManagementAsync(request));
-  }
-
-  /** Steps down as Raft leader, naming no successor: the voters standing elect one. */
-  private void stepDownNow() {
-    TransferLeadershipRequest request =
-        new TransferLeadershipRequest(
-            localClientId,
-            self,
-            RatisConfig.GROUP_ID,
-            localCallIds.incrementAndGet(),
-            null,
-            HAND_OVER_TIMEOUT_MS);
-    if (localAdmin("Stepping down", () -> server.transferLeadershipAsync(request))) {
-      log.info("Stepped down as Raft leader nodeId={}", RatisConfig.nodeId(self));
-    }
-  }
-
-  /** An admin request to this node's own server, waited for at most the request timeout. */
-  private boolean localAdmin(
-      String what, CheckedSupplier<CompletableFuture<RaftClientReply>> request) {
-    try {
-      RaftClientReply reply =
-          request.get().get(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-      if (!reply.isSuccess()) {
-        log.info(
-            "{} failed nodeId={} error={}", what, RatisConfig.nodeId(self), reply.getException());
-      }
-      return reply.isSuccess();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    } catch (IOException | ExecutionException | java.util.concurrent.TimeoutException e) {
-      log.info("{} failed nodeId={} error={}", what, RatisConfig.nodeId(self), e.toString());
-      return false;
-    }
-  }
-
-  /** A request that may throw an IOException before it is sent. */
-  @FunctionalInterface
-  private interface CheckedSupplier<T> {
-    T get() throws IOException;
   }
 
   /**

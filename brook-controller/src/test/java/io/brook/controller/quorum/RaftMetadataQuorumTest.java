@@ -209,25 +209,6 @@ class RaftMetadataQuorumTest {
             });
   }
 
-  @Test
-  void aLeaderWhoseWallClockSteppedBackStepsDownAndStandsForNoElectionUntilTheStepIsOver() {
-    // Given three voters
-    startVoters(3);
-    RaftMetadataQuorum leader = awaitLeader();
-
-    // When the leader's wall clock steps back 4 s (its Ratis timers now run up to 4 s late)
-    leader.stepAsideAfterClockStep(4_000);
-
-    // Then another voter leads, elected while this one stands for no election
-    assertThat(leader.electionsPausedForClock()).isTrue();
-    RaftMetadataQuorum successor =
-        await().atMost(Duration.ofSeconds(30)).until(this::awaitLeader, active -> active != leader);
-    assertThat(successor.isActiveController()).isTrue();
-
-    // And once the step is over it stands again
-    await().atMost(Duration.ofSeconds(30)).until(() -> !leader.electionsPausedForClock());
-  }
-
   private static List<Integer> nodeIds(List<org.apache.ratis.protocol.RaftPeerId> peers) {
     return peers.stream().map(RatisConfig::nodeId).sorted().toList();
   }

@@ -83,13 +83,11 @@ public final class BrokerClusterServices implements AutoCloseable {
     this.quorum = quorum;
     this.controllerHandlers = List.copyOf(controllerHandlers);
     this.scheduler = scheduler;
-    // The quorum's own request timeout. After a clock step back a call can need three sends to
-    // reach the controller (the one a stalled retry left on a dead leader, one that learns the new
-    // leader, one that reaches it), and all three must fit within the broker's session: at half
-    // the session timeout they did not (fenced after a kill that followed a clock step, in the
-    // fault campaign).
+    // Long enough for a controller that is slow but alive (its answer renews the lease), short
+    // enough that the heartbeat sent after an abandoned one still lands within the session.
+    long callTimeoutMs = Math.max(settings.requestTimeoutMs(), settings.sessionTimeoutMs() / 2);
     this.controllerClient =
-        new ControllerClient(quorum, new ExecutorScheduler(scheduler), settings.requestTimeoutMs());
+        new ControllerClient(quorum, new ExecutorScheduler(scheduler), callTimeoutMs);
     this.adminExecutor = OffloadedHandler.boundedExecutor("brook-admin", QUEUE);
   }
 

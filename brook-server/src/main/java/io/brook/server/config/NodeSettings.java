@@ -174,8 +174,8 @@ final class NodeSettings {
             ANY,
             MEDIUM,
             "Timeout of a request between quorum members. A broker abandons its own controller"
-                + " calls (heartbeat, registration, ISR change) unanswered after this, and a"
-                + " broker-only node a"
+                + " calls (heartbeat, registration, ISR change) unanswered after this or half of"
+                + " broker.session.timeout.ms, whichever is longer, and a broker-only node a"
                 + " metadata fetch unanswered after this plus the 500 ms long-poll, and sends the"
                 + " next.")
         .accepts(
