@@ -96,14 +96,15 @@ final class BrokerLifecycleControl {
     // Unfenced only once it has seen its own registration, which holds every record committed
     // before it joined, and its own fence, which moved its leaderships: it never serves older
     // metadata as a leader.
-    long fence = broker.fenced() ? fences.unfenceAfter(brokerId, image) : -1;
-    if (broker.fenced() && metadataOffset >= broker.epoch() && metadataOffset < fence) {
-      fences.logWait(brokerId, metadataOffset, fence);
-    }
-    if (broker.fenced() && metadataOffset >= broker.epoch() && metadataOffset >= fence) {
-      ControllerResult<ApiError> unfence = BrokerControl.unfenceBroker(image, config, brokerId);
-      return ControllerResult.of(
-          unfence.records(), new HeartbeatResult(ApiError.NONE, false, false));
+    if (broker.fenced() && metadataOffset >= broker.epoch()) {
+      long fence = fences.unfenceAfter(brokerId, image);
+      if (metadataOffset < fence) {
+        fences.logWait(brokerId, metadataOffset, fence);
+      } else {
+        ControllerResult<ApiError> unfence = BrokerControl.unfenceBroker(image, config, brokerId);
+        return ControllerResult.of(
+            unfence.records(), new HeartbeatResult(ApiError.NONE, false, false));
+      }
     }
     return ControllerResult.of(new HeartbeatResult(ApiError.NONE, broker.fenced(), false));
   }
