@@ -9,8 +9,9 @@
 #   scripts/fault-campaign.sh --summary DIR     # only print (and write) the summary of DIR
 #   scripts/fault-campaign.sh --summary DIR1,DIR2,...  # one summary over several runs
 #
-# Fault classes: kill pause-short pause-long term kill-two kill-all isolate bridge one-way slow-link clock
-# disk lost-cache (default: all; the network ones need root and iproute2, clock needs libfaketime:
+# Fault classes: kill pause-short pause-long term kill-two kill-all isolate bridge one-way slow-link
+# lossy-link clock disk lost-cache (default: all; the network ones need root and iproute2, lossy-link
+# also iptables and python3, clock needs libfaketime:
 # `apt-get install -y faketime`, disk needs gcc; a class that cannot run is skipped with the
 # reason). Workloads: producer (always) plus any of txn groups compacted churn (one per cycle).
 # Stops after N cycles or T minutes, whichever comes first (default 50 cycles). A cycle's choices
@@ -22,7 +23,7 @@
 # reactor (-am) builds it.
 set -euo pipefail
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 faults=""

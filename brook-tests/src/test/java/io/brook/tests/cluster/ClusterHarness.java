@@ -447,6 +447,26 @@ public final class ClusterHarness implements AutoCloseable {
     return NetworkNamespaces.slowLinksUnavailableReason();
   }
 
+  /**
+   * Degrades the node's link both ways (to the other nodes and to the test JVM): packets delayed,
+   * reordered, dropped and duplicated as {@code impairment} says, until {@link #unimpairLink}. Only
+   * on a harness from {@link #startInNamespaces}, where {@link #impairedLinksUnavailableReason} is
+   * empty.
+   */
+  public void impairLink(Node node, LinkImpairment impairment, long seed) {
+    network().impair(node.id(), impairment, seed);
+  }
+
+  /** Ends what {@link #impairLink} did and returns its effect (idempotent). */
+  public LinkImpairment.Effect unimpairLink(Node node) {
+    return network().unimpair(node.id());
+  }
+
+  /** Why {@link #impairLink} cannot run on this machine, or empty if it can. */
+  public static Optional<String> impairedLinksUnavailableReason() {
+    return NetworkNamespaces.impairedLinksUnavailableReason();
+  }
+
   /** Whether the nodes run in network namespaces, so that links can be cut. */
   public boolean inNamespaces() {
     return network != null;

@@ -49,6 +49,7 @@ final class NetworkNamespaces implements AutoCloseable {
   private static final Pattern DROPPED = Pattern.compile("\\(dropped (\\d+),");
   private static volatile Optional<String> unavailable;
   private static volatile Optional<String> slowUnavailable;
+  private static volatile Optional<String> impairUnavailable;
 
   private final String bridge;
   private final String subnet;
@@ -62,6 +63,9 @@ final class NetworkNamespaces implements AutoCloseable {
 
   /** Nodes whose link {@link #slow} throttles. */
   private final Set<Integer> slowed = new HashSet<>();
+
+  /** Nodes whose link {@link #impair} degrades, with what degrades it. */
+  private final Map<Integer, PacketImpairer> impaired = new LinkedHashMap<>();
 
   private final Thread shutdownHook = new Thread(this::close, "delete-netns");
   private boolean closed;
@@ -323,6 +327,61 @@ final class NetworkNamespaces implements AutoCloseable {
     }
   }
 
+  /**
+   * Degrades a node's link both ways (to the other nodes and to the test JVM) as {@code impairment}
+   * says: delayed, reordered, dropped and duplicated packets ({@link PacketImpairer}). One
+   * impairment per node at a time; {@code seed} makes its random choices repeatable.
+   */
+  synchronized void impair(int nodeId, LinkImpairment impairment, long seed) {
+    if (impaired.containsKey(nodeId)) {
+      throw new IllegalStateException("the link of node " + nodeId + " is impaired already");
+    }
+    List<String> peers = new ArrayList<>();
+    for (int other : namespaces.keySet()) {
+      if (other != nodeId) {
+        peers.add(peer(other));
+      }
+    }
+    peers.add(peer(CLIENT));
+    impaired.put(nodeId, PacketImpairer.start(exec(nodeId), peers, impairment, seed));
+  }
+
+  /** Ends what {@link #impair} did and returns its effect; zeros if the link was not impaired. */
+  synchronized LinkImpairment.Effect unimpair(int nodeId) {
+    PacketImpairer impairer = impaired.remove(nodeId);
+    return impairer == null ? new LinkImpairment.Effect(0, 0, 0, 0) : impairer.stop();
+  }
+
+  /**
+   * Why {@link #impair} cannot run on this machine, or empty if it can: it needs what {@link
+   * #unavailableReason} needs, plus iptables with the kernel's NFQUEUE, statistic and TEE, and
+   * python3. Found once per JVM by impairing the link of a one-node network.
+   */
+  static synchronized Optional<String> impairedLinksUnavailableReason() {
+    if (impairUnavailable == null) {
+      impairUnavailable = Optional.ofNullable(probeImpairedLinks());
+    }
+    return impairUnavailable;
+  }
+
+  private static String probeImpairedLinks() {
+    Optional<String> noNetwork = unavailableReason();
+    if (noNetwork.isPresent()) {
+      return noNetwork.get();
+    }
+    String missing = PacketImpairer.missingTool();
+    if (missing != null) {
+      return missing;
+    }
+    try (NetworkNamespaces probe = create(List.of(1))) {
+      probe.impair(1, new LinkImpairment(1, 1, 1, 1), 1);
+      probe.unimpair(1);
+      return null;
+    } catch (RuntimeException e) {
+      return "netfilter's NFQUEUE/TEE or packet_impairer.py does not work here: " + e.getMessage();
+    }
+  }
+
   /** Whether the link between the two endpoints is cut. */
   synchronized boolean isCut(int a, int b) {
     return cuts.contains(pair(a, b));
@@ -333,8 +392,11 @@ final class NetworkNamespaces implements AutoCloseable {
     return List.copyOf(namespaces.keySet());
   }
 
-  /** Heals every cut and restores every slowed link. */
+  /** Heals every cut and restores every slowed or impaired link. */
   synchronized void healAll() {
+    for (int node : List.copyOf(impaired.keySet())) {
+      impaired.remove(node).stopQuietly();
+    }
     for (int node : List.copyOf(slowed)) {
       restore(node);
     }
@@ -528,7 +590,7 @@ final class NetworkNamespaces implements AutoCloseable {
     run(command.toArray(String[]::new));
   }
 
-  private static String run(String... command) {
+  static String run(String... command) {
     Result result = exec(command);
     if (result.exitCode() != 0) {
       throw new IllegalStateException(

@@ -265,25 +265,10 @@ class NetworkPartitionIT {
     // When the leader's link, both ways, sends 2 Mbit/s and drops what waits longer than 5 ms
     cluster.slowLink(leader, 2_000_000, 5);
     int count = 200;
-    String pad = "x".repeat(1_000);
-    List<Future<RecordMetadata>> sends = new ArrayList<>();
     long dropped;
-    // Kafka's default timeouts, since a slow link is slow; idempotent, so a retry cannot duplicate
-    try (KafkaProducer<String, String> producer =
-        ClusterClients.producer(
-            cluster.bootstrapServers(),
-            Map.of(
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000",
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000"))) {
-      for (int i = 0; i < count; i++) {
-        sends.add(producer.send(new ProducerRecord<>("slow", 0, null, i + ":" + pad)));
-      }
-      producer.flush();
+    try {
       // Then every write is acknowledged by all three replicas, in order
-      for (int i = 0; i < count; i++) {
-        assertThat(sends.get(i).get().offset()).isEqualTo(i);
-      }
+      writeInOrder("slow", count);
       dropped = cluster.droppedPackets(leader);
     } finally {
       cluster.restoreLink(leader);
@@ -300,6 +285,73 @@ class NetworkPartitionIT {
         .extracting(v -> v.substring(0, v.indexOf(':')))
         .containsExactlyElementsOf(
             java.util.stream.IntStream.range(0, count).mapToObj(Integer::toString).toList());
+  }
+
+  @Test
+  void aLinkThatDelaysReordersDropsAndDuplicatesPacketsLosesAndDuplicatesNoWrite()
+      throws Exception {
+    Optional<String> noImpairment = ClusterHarness.impairedLinksUnavailableReason();
+    assumeTrue(noImpairment.isEmpty(), () -> "impaired links unavailable: " + noImpairment.get());
+    // Given three nodes and a one-partition topic replicated to all of them
+    startWithTopic("before");
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      admin
+          .createTopics(List.of(new NewTopic("impaired", 1, (short) 3)))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    }
+    int leaderId = awaitAllThreeWith("before", "impaired").leaders().get("impaired-0");
+    Node leader = cluster.node(leaderId);
+
+    // When the leader's packets, both ways, wait 20-60 ms (overtaking each other), 5% are lost and
+    // 10% of what it sends arrives twice
+    cluster.impairLink(leader, new LinkImpairment(20, 40, 5, 10), 42);
+    int count = 300;
+    LinkImpairment.Effect effect;
+    try {
+      // Then every write is acknowledged by all three replicas, in order
+      writeInOrder("impaired", count);
+    } finally {
+      effect = cluster.unimpairLink(leader);
+    }
+    System.out.printf(
+        "Impaired link of leader %d: %d records acknowledged; %s%n", leaderId, count, effect);
+
+    // And the link really dropped, reordered and duplicated packets, which TCP recovered from
+    assertThat(effect.dropped()).isPositive();
+    assertThat(effect.reordered()).isPositive();
+    assertThat(effect.duplicated()).isPositive();
+
+    // And each record is there exactly once, in send order
+    assertThat(readValues("impaired", count))
+        .extracting(v -> v.substring(0, v.indexOf(':')))
+        .containsExactlyElementsOf(
+            java.util.stream.IntStream.range(0, count).mapToObj(Integer::toString).toList());
+  }
+
+  /**
+   * Sends {@code count} records of about 1 KB ("i:xxx...") to partition 0 of {@code topic} with an
+   * idempotent producer (a retry cannot duplicate) on Kafka's default timeouts (a degraded link is
+   * slow), and checks that each is acknowledged at offset i.
+   */
+  private void writeInOrder(String topic, int count) throws Exception {
+    String pad = "x".repeat(1_000);
+    List<Future<RecordMetadata>> sends = new ArrayList<>();
+    try (KafkaProducer<String, String> producer =
+        ClusterClients.producer(
+            cluster.bootstrapServers(),
+            Map.of(
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000",
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000"))) {
+      for (int i = 0; i < count; i++) {
+        sends.add(producer.send(new ProducerRecord<>(topic, 0, null, i + ":" + pad)));
+      }
+      producer.flush();
+      for (int i = 0; i < count; i++) {
+        assertThat(sends.get(i).get().offset()).isEqualTo(i);
+      }
+    }
   }
 
   /** The first {@code count} values of partition 0 of {@code topic}, read from the start. */

@@ -81,6 +81,7 @@ class ReplicationFaultCampaign {
             new BridgeFault(),
             new OneWayCutFault(),
             new SlowLinkFault(),
+            new LossyLinkFault(),
             new ClockFault(),
             new DiskErrorFault(),
             new LostCacheFault())) {
