@@ -15,6 +15,9 @@
 #   COMPARE="brook-v1 brook" scripts/bench-transactions.sh
 #       Brook with transactions V1 (transaction.version downgraded to 1 with Kafka's FeatureCommand
 #       after start, so kafka-clients speaks the V1 protocol) against Brook with V2 (the default).
+#   BASE_JAR=<other tree>/brook-server/target/brook.jar COMPARE="brook-base brook" \
+#     scripts/bench-transactions.sh
+#       This tree's Brook against another build of it (an A/B of a change).
 #
 # Build first: mvn -B -DskipTests verify (brook.jar and brook-tests' test classes).
 set -euo pipefail
@@ -59,7 +62,7 @@ latency() { # broker round workload topic mode
     | tee -a "$RESULTS"
 }
 
-run_once() { # label round: kafka, brook, or brook-v1 (Brook at transaction.version 1)
+run_once() { # label round: kafka, brook, brook-base (BASE_JAR) or brook-v1 (transaction.version 1)
   start_cluster "${1%-v1}"
   if [ "$1" = brook-v1 ]; then
     "${KJAVA[@]}" org.apache.kafka.tools.FeatureCommand --bootstrap-server "$BROKERS" \

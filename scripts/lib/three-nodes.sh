@@ -70,8 +70,11 @@ launch_node() { # dir id broker output
       -Dkafka.logs.dir="$dir/logs-$id" -cp "$KAFKA_CP" kafka.Kafka "$dir/server-$id.properties" \
       >"$4" 2>&1 &
   else
+    # brook-base: the baseline jar of an A/B between two Brook builds.
+    local jar="$JAR"
+    [ "$3" = brook-base ] && jar="${BASE_JAR:?set BASE_JAR to the baseline brook.jar}"
     # shellcheck disable=SC2086
-    "$JAVA" $HEAP $JVM_FLAGS -jar "$JAR" server "$dir/server-$id.properties" >"$4" 2>&1 &
+    "$JAVA" $HEAP $JVM_FLAGS -jar "$jar" server "$dir/server-$id.properties" >"$4" 2>&1 &
   fi
   PIDS[$id]=$!
 }
