@@ -5,7 +5,7 @@
 # per-cycle results it writes to OUT/cycles.jsonl.
 #
 #   scripts/fault-campaign.sh [--faults kill,pause-short,...] [--workloads producer,txn,...]
-#       [--cycles N] [--minutes T] [--seed S] [--first-cycle C] [--out DIR] [--no-nice]
+#       [--cycles N] [--minutes T] [--seed S] [--first-cycle C] [--out DIR] [--no-nice] [--kafka]
 #   scripts/fault-campaign.sh --summary DIR     # only print (and write) the summary of DIR
 #   scripts/fault-campaign.sh --summary DIR1,DIR2,...  # one summary over several runs
 #
@@ -20,10 +20,11 @@
 # had to be restarted to get the cluster whole again, keeps the node logs under
 # OUT/failures/<cycle>/. Cycles accumulate across runs into the same OUT. The summary goes to
 # stdout and OUT/summary.md. Needs jq. Build brook-server's jar first is not needed: Maven's
-# reactor (-am) builds it.
+# reactor (-am) builds it. --kafka runs Apache Kafka's nodes (jars fetched by scripts/bench/setup.sh)
+# on the same properties, faults, workloads and checkers: the reference for the windows.
 set -euo pipefail
 
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 faults=""
@@ -35,6 +36,7 @@ first=1
 out="$root/brook-tests/target/fault-campaign"
 nice_cmd=(nice -n 19)
 summary_only=""
+kafka=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
     --first-cycle) first="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --no-nice) nice_cmd=(); shift ;;
+    --kafka) kafka=1; shift ;;
     --summary) summary_only="$2"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "unknown argument: $1" >&2; usage 2 ;;
@@ -145,8 +148,14 @@ args=(-o -B -pl brook-tests -am verify -Pfault-campaign
 if [ -n "$faults" ]; then
   args+=("-Dbrook.faults.classes=$faults")
 fi
+if [ -n "$kafka" ]; then
+  # shellcheck source=bench/common.sh
+  . "$root/scripts/bench/common.sh"
+  ensure_jars
+  args+=("-Dbrook.cluster.kafkaLib=$LIB_DIR")
+fi
 
-echo "fault campaign: seed $seed, cycles ${cycles:-unlimited}, minutes ${minutes:-unlimited}," \
+echo "fault campaign${kafka:+ (Apache Kafka)}: seed $seed, cycles ${cycles:-unlimited}, minutes ${minutes:-unlimited}," \
   "faults ${faults:-all}, workloads $workloads; log $out/campaign-$seed.log"
 status=0
 (cd "$root" && "${nice_cmd[@]}" mvn "${args[@]}") > "$out/campaign-$seed.log" 2>&1 || status=$?

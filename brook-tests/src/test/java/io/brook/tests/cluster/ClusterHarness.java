@@ -56,6 +56,17 @@ public final class ClusterHarness implements AutoCloseable {
    */
   public static final String JVM_OPTIONS_PROPERTY = "brook.cluster.jvmOptions";
 
+  /**
+   * System property: a directory of Apache Kafka's jars (as {@code scripts/bench/setup.sh} fetches
+   * them). Set, every node runs Kafka ({@code kafka.Kafka}) on the same properties files, its
+   * storage formatted first, instead of Brook: the reference the fault campaign measures Brook's
+   * windows against.
+   */
+  public static final String KAFKA_LIB_PROPERTY = "brook.cluster.kafkaLib";
+
+  /** What Kafka logs once its broker is unfenced and serving (KafkaRaftServer's startup). */
+  static final String KAFKA_READY_LINE = "Kafka Server started";
+
   private final Path dir;
   private final NetworkNamespaces network;
   private final Map<Integer, Node> nodes = new LinkedHashMap<>();
@@ -223,6 +234,9 @@ public final class ClusterHarness implements AutoCloseable {
     nodeConfig = config;
     try {
       configure(ids, separateRoles, extraConfig);
+      if (runsKafka()) {
+        formatKafkaStorage();
+      }
       for (Node node : nodes.values()) {
         node.launch();
       }
@@ -279,6 +293,63 @@ public final class ClusterHarness implements AutoCloseable {
       node.environment = environment.apply(id);
       node.readyTimeout = readyTimeout;
       nodes.put(id, node);
+    }
+  }
+
+  /** Whether the nodes run Apache Kafka instead of Brook ({@link #KAFKA_LIB_PROPERTY}). */
+  public static boolean runsKafka() {
+    return System.getProperty(KAFKA_LIB_PROPERTY) != null;
+  }
+
+  /**
+   * Kafka's nodes need their storage formatted with the cluster's id before the first start (Brook
+   * needs no such step), and a log4j2 configuration that logs to the output the harness reads.
+   */
+  private void formatKafkaStorage() throws IOException {
+    Files.writeString(
+        dir.resolve(Node.KAFKA_LOG4J),
+        String.join(
+            "\n",
+            "status = error",
+            "appender.out.type = Console",
+            "appender.out.name = OUT",
+            "appender.out.layout.type = PatternLayout",
+            "appender.out.layout.pattern = [%d] %p %m (%c)%n",
+            "rootLogger.level = info",
+            "rootLogger.appenderRef.out.ref = OUT",
+            "logger.request.name = kafka.request.logger",
+            "logger.request.level = warn",
+            ""));
+    String clusterId = org.apache.kafka.common.Uuid.randomUuid().toString();
+    for (Node node : nodes.values()) {
+      List<String> command = new ArrayList<>(Node.kafkaJava());
+      command.addAll(
+          List.of(
+              "kafka.tools.StorageTool",
+              "format",
+              "--config",
+              node.config().toString(),
+              "--cluster-id",
+              clusterId));
+      Path output = dir.resolve("format-" + node.id() + ".log");
+      Process format =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(output.toFile())
+              .start();
+      try {
+        if (!format.waitFor(60, TimeUnit.SECONDS) || format.exitValue() != 0) {
+          format.destroyForcibly();
+          throw new IllegalStateException(
+              "formatting Kafka's storage of node "
+                  + node.id()
+                  + " failed: "
+                  + Files.readString(output));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
     }
   }
 
@@ -631,9 +702,17 @@ public final class ClusterHarness implements AutoCloseable {
           command.add(option.replace("{id}", Integer.toString(id)));
         }
       }
-      command.add("-jar");
-      command.add(jar().toString());
-      command.add("server");
+      if (runsKafka()) {
+        command.add("-Dlog4j2.configurationFile=" + dir.resolve(KAFKA_LOG4J).toAbsolutePath());
+        command.add("-Dkafka.logs.dir=" + dir.resolve("kafka-logs-" + id).toAbsolutePath());
+        command.add("-cp");
+        command.add(kafkaClasspath());
+        command.add("kafka.Kafka");
+      } else {
+        command.add("-jar");
+        command.add(jar().toString());
+        command.add("server");
+      }
       command.add(config.toString());
       ProcessBuilder builder =
           new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
@@ -646,7 +725,8 @@ public final class ClusterHarness implements AutoCloseable {
 
     /** Waits for the ready line; fails early if the process died. */
     public Node awaitReady() {
-      await("node " + id + " prints '" + READY_LINE + "' (output: " + output + ")")
+      String readyLine = runsKafka() ? KAFKA_READY_LINE : READY_LINE;
+      await("node " + id + " prints '" + readyLine + "' (output: " + output + ")")
           .atMost(readyTimeout)
           .pollInterval(Duration.ofMillis(50))
           .until(
@@ -655,7 +735,7 @@ public final class ClusterHarness implements AutoCloseable {
                   throw new AssertionError(
                       "node " + id + " exited with " + process.exitValue() + ":\n" + log());
                 }
-                return log().contains(READY_LINE);
+                return log().contains(readyLine);
               });
       if (!launchPrefix.isEmpty()) {
         // `ip netns exec` must have exec'ed java in place: signals go to the pid we hold.
@@ -778,6 +858,26 @@ public final class ClusterHarness implements AutoCloseable {
         process.toHandle().destroyForcibly();
         process.onExit().join();
       }
+    }
+
+    static final String KAFKA_LOG4J = "log4j2-kafka.properties";
+
+    /** The class path of Kafka's jars in {@link #KAFKA_LIB_PROPERTY}. */
+    private static String kafkaClasspath() {
+      Path lib = Path.of(System.getProperty(KAFKA_LIB_PROPERTY));
+      assertThat(lib.resolve("kafka-tools-4.4.0.jar"))
+          .as("Kafka's jars; fetch them with scripts/bench/setup.sh")
+          .exists();
+      return lib.toAbsolutePath() + "/*";
+    }
+
+    /** A JVM running a class of Kafka's (its tools, for formatting storage). */
+    static List<String> kafkaJava() {
+      return List.of(
+          Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "-Xmx256m",
+          "-cp",
+          kafkaClasspath());
     }
 
     private static Path jar() {

@@ -230,7 +230,14 @@ final class FaultScenario implements AutoCloseable {
         .atMost(Duration.ofSeconds(30))
         .ignoreExceptions()
         .until(
-            () -> cluster.node(admin.describeCluster().controller().get(10, TimeUnit.SECONDS).id()),
+            // The quorum's leader: Kafka's DescribeCluster names a random broker instead.
+            () ->
+                cluster.node(
+                    admin
+                        .describeMetadataQuorum()
+                        .quorumInfo()
+                        .get(10, TimeUnit.SECONDS)
+                        .leaderId()),
             n -> n != null);
   }
 
