@@ -206,7 +206,7 @@ public final class PartitionLog implements ReplicaLog, Closeable {
       if (!mayBlock && wouldBlock(prepared, logEnd)) {
         return null;
       }
-      ProducerStateManager.Append producers = prepared.beginProducers(producerState);
+      ProducerStateManager.Append producers = prepared.beginProducers(producerState, logEnd);
       Optional<BatchMetadata> duplicate = prepared.findDuplicate(producers);
       if (duplicate.isPresent()) {
         return LogAppendInfo.duplicateOf(duplicate.get(), logStartOffset);

@@ -210,11 +210,15 @@ final class PreparedAppend {
   }
 
   /**
-   * Opens the producer-state changes of this append: a leader's checks sequences and duplicates, a
-   * follower's only records what the leader accepted.
+   * Opens the producer-state changes of this append at {@code logEnd}: a leader's checks sequences
+   * and duplicates (on a log that has never held a record, a new producer's first batch must start
+   * at sequence 0: {@link ProducerStateManager.Append#toNeverWrittenLog}), a follower's only
+   * records what the leader accepted.
    */
-  ProducerStateManager.Append beginProducers(ProducerStateManager producerState) {
-    return producerState.beginAppend(placement.checksProducers, guard, markerTransactionVersion);
+  ProducerStateManager.Append beginProducers(ProducerStateManager producerState, long logEnd) {
+    ProducerStateManager.Append append =
+        producerState.beginAppend(placement.checksProducers, guard, markerTransactionVersion);
+    return logEnd == 0 ? append.toNeverWrittenLog() : append;
   }
 
   /**

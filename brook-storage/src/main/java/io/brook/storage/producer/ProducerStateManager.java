@@ -255,10 +255,29 @@ public final class ProducerStateManager {
     private long endOffset = -1;
     private boolean committed;
 
+    /** Whether the log has never held a record: see {@link #toNeverWrittenLog}. */
+    private boolean neverWritten;
+
     private Append(boolean fromClient, VerificationGuard guard, short markerTransactionVersion) {
       this.fromClient = fromClient;
       this.guard = guard;
       this.markerTransactionVersion = markerTransactionVersion;
+    }
+
+    /**
+     * Marks this append as the first to a log that has never held a record (its end offset is 0): a
+     * producer with no state here must then start at sequence 0. Without this rule a producer's two
+     * requests in flight to a just-created partition can be taken out of order: the first, sent
+     * before this broker led the partition, is refused (NOT_LEADER_OR_FOLLOWER) and retried, the
+     * second is appended (no state accepts any first sequence), and every retry of the first is
+     * then out of order, until the producer's delivery timeout fails its records. Refused instead,
+     * the second is retried after the first. A log that held records once (emptied by DeleteRecords
+     * or retention) still accepts any first sequence, as a producer's state may have expired there.
+     * The rule Kafka adopted for the same race (KAFKA-15591).
+     */
+    public Append toNeverWrittenLog() {
+      neverWritten = true;
+      return this;
     }
 
     /**
@@ -281,6 +300,18 @@ public final class ProducerStateManager {
       if (duplicate.isEmpty()) {
         if (noStateYet) {
           checkFirstSequence(batch);
+          if (neverWritten && !batch.isControlBatch() && batch.baseSequence() != 0) {
+            throw new StorageException(
+                StorageError.OUT_OF_ORDER_SEQUENCE_NUMBER,
+                "Out of order sequence number: producerId="
+                    + batch.producerId()
+                    + " epoch="
+                    + batch.producerEpoch()
+                    + " starts at sequence "
+                    + batch.baseSequence()
+                    + " on a partition that has never held a record, where its first batch"
+                    + " must start at 0");
+          }
         }
         checkVerified(batch, current);
       }

@@ -297,6 +297,43 @@ class PartitionLogAppendTest {
   }
 
   @Test
+  void aNewProducerMustStartAtSequenceZeroOnAPartitionThatNeverHeldARecord() {
+    // Given a partition just created, and a producer whose first request (sequences 0-16) was
+    // refused before this broker led the partition while its second (17-21) is here first
+    PartitionLog log = new LogFixture(root).open();
+
+    // When / Then: the second is refused as out of order, so the producer retries it after the
+    // first, instead of the first being out of order forever
+    assertError(
+        () -> log.appendAsLeader(Batches.idempotent(11L, (short) 0, 17, 5, 1L), 0),
+        StorageError.OUT_OF_ORDER_SEQUENCE_NUMBER);
+    assertThat(log.logEndOffset()).isZero();
+    log.appendAsLeader(Batches.idempotent(11L, (short) 0, 0, 17, 1L), 0);
+    log.appendAsLeader(Batches.idempotent(11L, (short) 0, 17, 5, 1L), 0);
+    assertThat(log.logEndOffset()).isEqualTo(22);
+
+    // And another producer new to the partition, now that it held records, may start anywhere
+    // (its state may have expired here)
+    log.appendAsLeader(Batches.idempotent(12L, (short) 0, 40, 2, 1L), 0);
+    assertThat(log.logEndOffset()).isEqualTo(24);
+  }
+
+  @Test
+  void aPartitionEmptiedOfItsRecordsStillAcceptsAnyFirstSequence() {
+    // Given a partition that held records, all deleted since (DeleteRecords)
+    PartitionLog log = new LogFixture(root).open();
+    log.appendAsLeader(Batches.records(3, 1L), 0);
+    log.updateHighWatermark(3);
+    log.maybeIncrementLogStartOffset(3);
+
+    // When a producer with no state here continues its sequence
+    log.appendAsLeader(Batches.idempotent(13L, (short) 0, 9, 2, 1L), 0);
+
+    // Then it is taken
+    assertThat(log.logEndOffset()).isEqualTo(5);
+  }
+
+  @Test
   void followerAppendsKeepTheLeadersOffsetsAndEpochs() {
     // Given: a leader log with two epochs
     PartitionLog leader = new LogFixture(root.resolve("leader")).open();
