@@ -300,18 +300,6 @@ public final class ProducerStateManager {
       if (duplicate.isEmpty()) {
         if (noStateYet) {
           checkFirstSequence(batch);
-          if (neverWritten && !batch.isControlBatch() && batch.baseSequence() != 0) {
-            throw new StorageException(
-                StorageError.OUT_OF_ORDER_SEQUENCE_NUMBER,
-                "Out of order sequence number: producerId="
-                    + batch.producerId()
-                    + " epoch="
-                    + batch.producerEpoch()
-                    + " starts at sequence "
-                    + batch.baseSequence()
-                    + " on a partition that has never held a record, where its first batch"
-                    + " must start at 0");
-          }
         }
         checkVerified(batch, current);
       }
@@ -319,31 +307,34 @@ public final class ProducerStateManager {
     }
 
     /**
-     * The first transactional batch of a producer this partition has no state for, while its
-     * transaction is being verified: with no state, the sequence check accepts any first sequence,
-     * so without this a later batch of the producer could be appended while its first batch still
-     * waits for the coordinator (or is being retried after CONCURRENT_TRANSACTIONS), and the first
-     * batch would then be refused forever as out of order. As Kafka: the batch must start at the
-     * lowest sequence asked for at the guard's epoch, and at 0 for a transactions V2 producer.
-     * OUT_OF_ORDER_SEQUENCE_NUMBER makes the producer retry it after the batches before.
+     * The first batch of a producer this partition has no state for. With no state the sequence
+     * check accepts any first sequence, so a later batch of the producer could be appended while
+     * its first batch is still on the way, and the first would then be refused forever as out of
+     * order. Two cases are closed: on a partition that has never held a record ({@link
+     * #toNeverWrittenLog}) the batch must start at 0; a transactional batch whose transaction is
+     * being verified (its first batch may wait for the coordinator, or be retried after
+     * CONCURRENT_TRANSACTIONS) must start, as in Kafka, at the lowest sequence asked for at the
+     * guard's epoch, and at 0 for a transactions V2 producer. OUT_OF_ORDER_SEQUENCE_NUMBER makes
+     * the producer retry it after the batches before.
      */
     private void checkFirstSequence(RecordBatch batch) {
-      if (guard == VerificationGuard.NOT_CHECKED
-          || !batch.isTransactional()
-          || batch.isControlBatch()) {
-        return;
-      }
-      Verification pending = verifications.get(batch.producerId());
-      if (pending == null) {
+      if (batch.isControlBatch()) {
         return;
       }
       int first = batch.baseSequence();
       String refused = null;
-      if (pending.supportsEpochBump() && first != 0) {
-        refused = "a transactions V2 producer's first batch here must start at sequence 0";
-      } else if (pending.epoch() == batch.producerEpoch() && first > pending.lowestSequence()) {
-        refused =
-            "the batch at sequence " + pending.lowestSequence() + " must be appended before it";
+      if (neverWritten && first != 0) {
+        refused = "the partition has never held a record, so its first batch must start at 0";
+      } else if (guard != VerificationGuard.NOT_CHECKED && batch.isTransactional()) {
+        Verification pending = verifications.get(batch.producerId());
+        if (pending != null && pending.supportsEpochBump() && first != 0) {
+          refused = "a transactions V2 producer's first batch here must start at sequence 0";
+        } else if (pending != null
+            && pending.epoch() == batch.producerEpoch()
+            && first > pending.lowestSequence()) {
+          refused =
+              "the batch at sequence " + pending.lowestSequence() + " must be appended before it";
+        }
       }
       if (refused != null) {
         throw new StorageException(
