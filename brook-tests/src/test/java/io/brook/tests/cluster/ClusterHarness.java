@@ -235,7 +235,7 @@ public final class ClusterHarness implements AutoCloseable {
     try {
       configure(ids, separateRoles, extraConfig);
       if (runsKafka()) {
-        formatKafkaStorage();
+        prepareKafkaNodes();
       }
       for (Node node : nodes.values()) {
         node.launch();
@@ -305,7 +305,7 @@ public final class ClusterHarness implements AutoCloseable {
    * Kafka's nodes need their storage formatted with the cluster's id before the first start (Brook
    * needs no such step), and a log4j2 configuration that logs to the output the harness reads.
    */
-  private void formatKafkaStorage() throws IOException {
+  private void prepareKafkaNodes() throws IOException {
     Files.writeString(
         dir.resolve(Node.KAFKA_LOG4J),
         String.join(
@@ -865,9 +865,10 @@ public final class ClusterHarness implements AutoCloseable {
     /** The class path of Kafka's jars in {@link #KAFKA_LIB_PROPERTY}. */
     private static String kafkaClasspath() {
       Path lib = Path.of(System.getProperty(KAFKA_LIB_PROPERTY));
-      assertThat(lib.resolve("kafka-tools-4.4.0.jar"))
-          .as("Kafka's jars; fetch them with scripts/bench/setup.sh")
-          .exists();
+      String[] jars = lib.toFile().list((d, name) -> name.matches("kafka_2\\.\\d+-.*\\.jar"));
+      assertThat(jars)
+          .as("Kafka's server jar in %s; fetch Kafka's jars with scripts/bench/setup.sh", lib)
+          .isNotEmpty();
       return lib.toAbsolutePath() + "/*";
     }
 

@@ -40,6 +40,9 @@ public record LinkImpairment(
    * dropped, those released after one that arrived later, and those sent twice.
    */
   public record Effect(long queued, long dropped, long reordered, long duplicated) {
+    /** What a link that was not impaired saw done to it. */
+    public static final Effect NONE = new Effect(0, 0, 0, 0);
+
     @Override
     public String toString() {
       return queued

@@ -349,7 +349,7 @@ final class NetworkNamespaces implements AutoCloseable {
   /** Ends what {@link #impair} did and returns its effect; zeros if the link was not impaired. */
   synchronized LinkImpairment.Effect unimpair(int nodeId) {
     PacketImpairer impairer = impaired.remove(nodeId);
-    return impairer == null ? new LinkImpairment.Effect(0, 0, 0, 0) : impairer.stop();
+    return impairer == null ? LinkImpairment.Effect.NONE : impairer.stop();
   }
 
   /**

@@ -126,12 +126,13 @@ final class PacketImpairer {
    */
   synchronized LinkImpairment.Effect stop() {
     if (stopped) {
-      return new LinkImpairment.Effect(0, 0, 0, 0);
+      return LinkImpairment.Effect.NONE;
     }
     stopped = true;
     long duplicated;
     try {
       duplicated = teeCount(iptables("-t", "mangle", "-L", "OUTPUT", "-v", "-n", "-x"));
+      // The node's namespace holds no rules but these, so whole chains are flushed.
       iptables("-F", "INPUT");
       iptables("-F", "OUTPUT");
       iptables("-t", "mangle", "-F", "OUTPUT");
