@@ -8,6 +8,7 @@ import io.brook.broker.api.DeleteRecordsHandler;
 import io.brook.broker.api.FetchHandler;
 import io.brook.broker.api.ProduceHandler;
 import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.fetch.FetchSessions;
 import io.brook.broker.replica.Followers;
 import io.brook.broker.replica.IsrChangeSender;
 import io.brook.broker.replica.Partition;
@@ -19,6 +20,7 @@ import io.brook.broker.time.MockTime;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.metadata.record.BrokerEndpoint;
 import io.brook.metadata.record.MetadataRecord;
+import io.brook.metadata.record.PartitionChangeRecord;
 import io.brook.metadata.record.PartitionRecord;
 import io.brook.metadata.record.RegisterBrokerRecord;
 import io.brook.metadata.record.TopicRecord;
@@ -77,6 +79,7 @@ class DeterministicReplicationTest {
   private ReplicaManager replicas;
   private ProduceHandler produce;
   private FetchHandler fetch;
+  private final FetchSessions sessions = FetchSessions.withDefaults();
 
   @BeforeEach
   void setUp() throws Exception {
@@ -105,7 +108,7 @@ class DeterministicReplicationTest {
     replicas.applyMetadata(image());
     replicas.startIsrShrinkTask();
     produce = new ProduceHandler(replicas);
-    fetch = new FetchHandler(replicas);
+    fetch = new FetchHandler(replicas, sessions);
   }
 
   @AfterEach
@@ -618,5 +621,158 @@ class DeterministicReplicationTest {
     assertThat(answer).isDone();
     assertThat(Errors.forCode(deleted(answer).errorCode())).isEqualTo(Errors.REQUEST_TIMED_OUT);
     assertThat(leader().log().logStartOffset()).isEqualTo(3);
+  }
+
+  /**
+   * Broker {@code replicaId}'s session opened by a full fetch at {@code offset} in leader epoch 0,
+   * answered at once; returns the session id.
+   */
+  private int openSession(int replicaId, long offset) {
+    FetchRequestData request = fetchRequest("t", 0, offset, 0, 1);
+    request.topics().get(0).partitions().get(0).setCurrentLeaderEpoch(0);
+    request.replicaState().setReplicaId(replicaId).setReplicaEpoch(brokerEpoch(replicaId));
+    request.setSessionId(0).setSessionEpoch(0);
+    CompletableFuture<ApiMessage> answer = call(fetch, request);
+    assertThat(answer).isDone();
+    int session = response(answer).sessionId();
+    assertThat(session).isPositive();
+    return session;
+  }
+
+  /** An incremental fetch of broker {@code replicaId}'s session that lists nothing, 500 ms wait. */
+  private CompletableFuture<ApiMessage> unlistedFetch(int replicaId, int session, int epoch) {
+    return followerFetch(replicaId, 0, session, epoch, false, 500);
+  }
+
+  /**
+   * One record both followers hold, high watermark 1, and broker 3's session at the log end, whose
+   * first incremental fetch read the partition and waited its 500 ms; returns the session id.
+   */
+  private int broker3IdleInItsSession() {
+    call(produce, produceRequest((short) 1));
+    followerFetch(2, 1);
+    int session = openSession(3, 1);
+    assertThat(leader().log().highWatermark()).isEqualTo(1);
+    CompletableFuture<ApiMessage> first = unlistedFetch(3, session, 1);
+    time.sleep(500);
+    assertThat(first).isDone();
+    assertThat(response(first).responses()).isEmpty();
+    return session;
+  }
+
+  @Test
+  void anIdleFollowerFetchSkipsItsQuietPartitionAndAnAppendStillWakesIt() {
+    // Given: broker 3 idle at the log end of its session
+    int session = broker3IdleInItsSession();
+    long quietBefore = sessions.quietPartitions();
+
+    // When: its next incremental fetch, which lists nothing
+    CompletableFuture<ApiMessage> parked = unlistedFetch(3, session, 2);
+
+    // Then: the partition is not read (nothing changed on either side) but the fetch waits on it
+    assertThat(sessions.quietPartitions()).isEqualTo(quietBefore + 1);
+    assertThat(parked).isNotDone();
+    assertThat(delayed.waiting(TP)).isEqualTo(1);
+
+    // When: a record arrives, with no time passing
+    call(produce, produceRequest((short) 1));
+
+    // Then: the parked fetch is answered at once, with the record
+    assertThat(parked).isDone();
+    FetchResponseData.PartitionData data = response(parked).responses().get(0).partitions().get(0);
+    assertThat(data.records().sizeInBytes()).isPositive();
+    assertThat(data.errorCode()).isZero();
+  }
+
+  @Test
+  void followersWhosePartitionStaysQuietStayInTheIsrWhenAWriteComesAfterTheLagTime() {
+    // Given: both followers' sessions at the log end of one record
+    call(produce, produceRequest((short) 1));
+    int session2 = openSession(2, 1);
+    int session3 = openSession(3, 1);
+    long quietBefore = sessions.quietPartitions();
+
+    // When: a minute of incremental fetches that list nothing, each waiting its 500 ms
+    for (int epoch = 1; epoch <= 120; epoch++) {
+      CompletableFuture<ApiMessage> of2 = unlistedFetch(2, session2, epoch);
+      CompletableFuture<ApiMessage> of3 = unlistedFetch(3, session3, epoch);
+      time.sleep(500);
+      assertThat(of2).isDone();
+      assertThat(of3).isDone();
+    }
+    // (the first incremental fetch of each session reads the partition, then it is quiet)
+    assertThat(sessions.quietPartitions() - quietBefore).isEqualTo(2 * 119);
+
+    // Then: a write the followers have not fetched yet leaves them in the ISR: each skipped fetch
+    // counted as a caught-up fetch, as a read would have
+    call(produce, produceRequest((short) 1));
+    replicas.maybeShrinkIsrs();
+    assertThat(proposedIsrs).isEmpty();
+    assertThat(leader().state().isr()).isEqualTo(ALL);
+  }
+
+  @Test
+  void aQuietPartitionIsReadAgainWhenItsHighWatermarkMoves() {
+    // Given: broker 3 idle at the log end; broker 2 behind by a new record
+    int session = broker3IdleInItsSession();
+    call(produce, produceRequest((short) 1));
+    followerFetch(3, 2); // broker 3 takes the record outside its session
+    long quietBefore = sessions.quietPartitions();
+
+    // When: broker 2 confirms it (the high watermark moves), then broker 3 fetches in its session
+    followerFetch(2, 2);
+    assertThat(leader().log().highWatermark()).isEqualTo(2);
+    CompletableFuture<ApiMessage> next = unlistedFetch(3, session, 2);
+
+    // Then: the partition is read, and the answer at the end of the wait reports the new high
+    // watermark (the session's offset is still 1: the record comes with it)
+    assertThat(sessions.quietPartitions()).isEqualTo(quietBefore);
+    assertThat(next).isDone();
+    FetchResponseData.PartitionData data = response(next).responses().get(0).partitions().get(0);
+    assertThat(data.highWatermark()).isEqualTo(2);
+    assertThat(data.records().sizeInBytes()).isPositive();
+  }
+
+  @Test
+  void aParkedQuietFetchWakesWhenTheLeaderEpochMovesAndIsAnsweredFenced() {
+    // Given: broker 3's fetch parked on its quiet partition, in leader epoch 0
+    int session = broker3IdleInItsSession();
+    CompletableFuture<ApiMessage> parked = unlistedFetch(3, session, 2);
+    assertThat(parked).isNotDone();
+
+    // When: the leadership moves to broker 2 and back, in one image: broker 1 leads in epoch 2
+    MetadataImage now = replicas.image();
+    List<MetadataRecord> records =
+        List.of(
+            new PartitionChangeRecord(TOPIC_ID, 0, Optional.empty(), Optional.of(2)),
+            new PartitionChangeRecord(TOPIC_ID, 0, Optional.empty(), Optional.of(1)));
+    replicas.applyMetadata(now.apply(records, now.offset() + records.size()));
+    assertThat(leader().state().leaderEpoch()).isEqualTo(2);
+    scheduler.runDue();
+
+    // Then: the fetch is answered at once, telling broker 3 its epoch is fenced
+    assertThat(parked).isDone();
+    FetchResponseData.PartitionData data = response(parked).responses().get(0).partitions().get(0);
+    assertThat(Errors.forCode(data.errorCode())).isEqualTo(Errors.FENCED_LEADER_EPOCH);
+  }
+
+  @Test
+  void aCaughtUpFollowerOutsideTheIsrIsReadSoItsFetchProposesItsReturn() {
+    // Given: broker 3 idle at the log end of its session, then dropped from the ISR
+    int session = broker3IdleInItsSession();
+    MetadataImage now = replicas.image();
+    List<MetadataRecord> records =
+        List.of(
+            new PartitionChangeRecord(TOPIC_ID, 0, Optional.of(List.of(1, 2)), Optional.empty()));
+    replicas.applyMetadata(now.apply(records, now.offset() + records.size()));
+    assertThat(leader().state().isr()).containsExactly(1, 2);
+    long quietBefore = sessions.quietPartitions();
+
+    // When: its next incremental fetch, which lists nothing
+    unlistedFetch(3, session, 2);
+
+    // Then: the partition is read, not skipped, and the caught-up follower is proposed back
+    assertThat(sessions.quietPartitions()).isEqualTo(quietBefore);
+    assertThat(proposedIsrs).containsExactly(ALL);
   }
 }

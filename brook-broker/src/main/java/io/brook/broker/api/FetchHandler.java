@@ -170,12 +170,18 @@ public final class FetchHandler extends KafkaApi {
     this.authorizer = authorizer;
   }
 
-  /** One partition to read, resolved. */
+  /**
+   * One partition to read, resolved.
+   *
+   * @param session its entry in a follower's incremental session, which remembers the partition
+   *     read, or null
+   */
   private record Wanted(
       FetchKey key,
       FetchRequestData.FetchPartition request,
       TopicPartition topicPartition,
-      Errors lookupError) {}
+      Errors lookupError,
+      FetchContext.Unlisted session) {}
 
   /**
    * The fetch's limits, read from the request as Kafka reads them (plus the wait cap); {@code
@@ -192,8 +198,8 @@ public final class FetchHandler extends KafkaApi {
   }
 
   /**
-   * Where a partition's fetch starts on disk, and the high watermark read with it, for the wait
-   * condition.
+   * Where a partition's fetch starts on disk, and the high watermark and leader epoch read with it,
+   * for the wait condition.
    */
   private record Position(
       TopicPartition topicPartition,
@@ -201,6 +207,7 @@ public final class FetchHandler extends KafkaApi {
       LogOffsetMetadata at,
       boolean fromLeader,
       long highWatermark,
+      int leaderEpoch,
       boolean throttled) {}
 
   @Override
@@ -216,7 +223,8 @@ public final class FetchHandler extends KafkaApi {
     FetchContext fetch = sessions.newContext(request, version, replicaId >= 0);
     // Before the topics are resolved: an image applied after this one may name what they miss.
     MetadataImage imageAtRead = replicaManager.image();
-    List<Wanted> wanted = wanted(fetch.partitions(), context, replicaId);
+    Selection selected = select(fetch, context, request, replicaId);
+    List<Wanted> wanted = selected.wanted();
     boolean readCommitted = replicaId < 0 && request.isolationLevel() == READ_COMMITTED;
     Limits limits =
         Limits.of(
@@ -231,7 +239,7 @@ public final class FetchHandler extends KafkaApi {
     if (limits.maxWaitMs() <= 0
         || first.bytes() >= limits.minBytes()
         || first.answerNow()
-        || wanted.isEmpty()
+        || (wanted.isEmpty() && selected.quiet().isEmpty())
         || (replicaId >= 0 && fetch.hasNews(news(first), highWatermarkAtOnce()))) {
       countFetch(wanted, first, replicaId);
       return CompletableFuture.completedFuture(fetch.respond(first.answers()));
@@ -241,7 +249,7 @@ public final class FetchHandler extends KafkaApi {
         .delayedOperations()
         .submit(
             new DelayedFetch(
-                first.positions(),
+                selected.watched(first.positions()),
                 first.awaitsMetadata() ? imageAtRead : null,
                 limits.minBytes(),
                 replicaId >= 0,
@@ -257,10 +265,11 @@ public final class FetchHandler extends KafkaApi {
                     done.complete(fetch.respond(first.answers()));
                     return;
                   }
-                  // Topics this node did not know at the first read may be in its image now.
+                  // Topics this node did not know at the first read may be in its image now, and
+                  // a quiet partition may have woken the wait.
                   List<Wanted> now =
-                      first.awaitsMetadata()
-                          ? wanted(fetch.partitions(), context, replicaId)
+                      first.awaitsMetadata() || !selected.quiet().isEmpty()
+                          ? select(fetch, context, request, replicaId).wanted()
                           : wanted;
                   Read last = read(request, limits, version, now, replicaId);
                   if (last.remote().isEmpty()) {
@@ -350,18 +359,113 @@ public final class FetchHandler extends KafkaApi {
   }
 
   /**
-   * The partitions to read, their topics resolved once per topic (a session's partitions are
-   * resolved at every fetch: a topic may have been deleted or recreated since it joined).
+   * The partitions a fetch reads, and those of a follower's incremental session it skips because
+   * nothing changed for them since their last answer ({@link FetchContext.Unlisted}): quiet
+   * partitions are not read, but watched like the others while the fetch waits, so an append to one
+   * wakes it. At 8,000 partitions per session, most of them idle, reading every partition of every
+   * fetch was most of what an idle cluster spent (a lookup, a follower's progress, an empty read
+   * and the offsets, per partition, twice a second per follower).
+   *
+   * @param quiet where each quiet partition's fetch starts, for the wait
    */
-  private List<Wanted> wanted(
-      List<FetchContext.Requested> partitions, RequestContext context, int replicaId) {
-    List<Wanted> wanted = new ArrayList<>(partitions.size());
-    Map<FetchKey, TopicLookup.Lookup> topics = new HashMap<>();
+  private record Selection(List<Wanted> wanted, List<Position> quiet) {
+    /** What a parked fetch watches: the partitions read and the quiet ones. */
+    List<Position> watched(List<Position> read) {
+      if (quiet.isEmpty()) {
+        return read;
+      }
+      List<Position> all = new ArrayList<>(read.size() + quiet.size());
+      all.addAll(read);
+      all.addAll(quiet);
+      return all;
+    }
+  }
+
+  private Selection select(
+      FetchContext fetch, RequestContext context, FetchRequestData request, int replicaId) {
+    List<FetchContext.Requested> partitions = fetch.partitions();
     // A follower's fetch needs CLUSTER_ACTION; without it every partition is refused, as in Kafka.
     TopicLookup.Lookup replicaDenied =
         replicaId >= 0 && !authorizer.authorizeCluster(context, AclOperation.CLUSTER_ACTION)
             ? new TopicLookup.Lookup(null, Errors.TOPIC_AUTHORIZATION_FAILED)
             : null;
+    if (replicaId < 0 || replicaDenied != null) {
+      return new Selection(wanted(partitions, replicaId, context, replicaDenied), List.of());
+    }
+    long replicaEpoch = replicaEpoch(request);
+    List<FetchContext.Requested> toRead = new ArrayList<>();
+    List<Position> quiet = new ArrayList<>();
+    for (FetchContext.Requested requested : partitions) {
+      Position position =
+          requested.mayBeQuiet() ? quietPosition(requested, replicaId, replicaEpoch) : null;
+      if (position != null) {
+        quiet.add(position);
+      } else {
+        toRead.add(requested);
+      }
+    }
+    if (!quiet.isEmpty()) {
+      sessions.recordQuiet(quiet.size());
+    }
+    return new Selection(wanted(toRead, replicaId, context, null), quiet);
+  }
+
+  /**
+   * Where a quiet partition's fetch starts, or null when it must be read: the answer would repeat
+   * the last one (the offsets it reported are still the partition's, the follower is at the log
+   * end, this broker leads in the follower's epoch and the follower is in the ISR), with the
+   * follower's fetch recorded as a read would record it ({@link Partition#fetchFromQuietFollower}).
+   */
+  private Position quietPosition(
+      FetchContext.Requested requested, int replicaId, long replicaEpoch) {
+    FetchContext.Unlisted session = requested.session();
+    Partition partition = session.leader();
+    if (partition == null) {
+      return null;
+    }
+    ReplicaLog log = partition.log();
+    long highWatermark = log.highWatermark();
+    if (highWatermark != session.reportedHighWatermark()
+        || Math.min(log.lastStableOffset(), highWatermark) != session.reportedLastStableOffset()
+        || log.logStartOffset() != session.reportedLogStartOffset()) {
+      return null;
+    }
+    FetchRequestData.FetchPartition fields = requested.request();
+    // Read first: if it moves before the check below, the parked fetch wakes for it at once.
+    int leaderEpoch = partition.state().leaderEpoch();
+    LogOffsetMetadata end =
+        partition.fetchFromQuietFollower(
+            replicaId,
+            replicaEpoch,
+            fields.fetchOffset(),
+            fields.logStartOffset(),
+            fields.currentLeaderEpoch());
+    if (end == null) {
+      return null;
+    }
+    return new Position(
+        partition.topicPartition(),
+        fields.fetchOffset(),
+        end,
+        true,
+        highWatermark,
+        leaderEpoch,
+        false);
+  }
+
+  /**
+   * The partitions to read, their topics resolved once per topic (a session's partitions are
+   * resolved at every fetch: a topic may have been deleted or recreated since it joined).
+   *
+   * @param replicaDenied the answer to every partition of a follower's fetch refused, or null
+   */
+  private List<Wanted> wanted(
+      List<FetchContext.Requested> partitions,
+      int replicaId,
+      RequestContext context,
+      TopicLookup.Lookup replicaDenied) {
+    List<Wanted> wanted = new ArrayList<>(partitions.size());
+    Map<FetchKey, TopicLookup.Lookup> topics = new HashMap<>();
     for (FetchContext.Requested requested : partitions) {
       FetchKey key = requested.key();
       TopicLookup.Lookup lookup =
@@ -381,7 +485,7 @@ public final class FetchHandler extends KafkaApi {
                               AclOperation.READ));
       TopicPartition tp =
           lookup.found() ? new TopicPartition(lookup.topic().name(), key.partition()) : null;
-      wanted.add(new Wanted(key, requested.request(), tp, lookup.error()));
+      wanted.add(new Wanted(key, requested.request(), tp, lookup.error(), requested.session()));
     }
     return wanted;
   }
@@ -518,6 +622,11 @@ public final class FetchHandler extends KafkaApi {
       }
       try {
         Partition partition = replicaManager.partitionOrThrow(w.topicPartition());
+        if (w.session() != null) {
+          w.session().rememberLeader(partition);
+        }
+        // Read first: if it moves before the read, the parked fetch wakes for it at once.
+        int leaderEpoch = partition.state().leaderEpoch();
         partition.checkLeaderEpoch(epoch(w.request().currentLeaderEpoch()));
         int limit = budget.limitFor(w.request().partitionMaxBytes());
         boolean throttled =
@@ -527,6 +636,7 @@ public final class FetchHandler extends KafkaApi {
             replicaId >= 0
                 ? readForFollower(
                     partition,
+                    leaderEpoch,
                     w,
                     replicaId,
                     replicaEpoch(request),
@@ -534,7 +644,8 @@ public final class FetchHandler extends KafkaApi {
                     !throttled && budget.minOneBatch(),
                     throttled,
                     data)
-                : readForConsumer(partition, w, request, version, budget, limit, data, remote);
+                : readForConsumer(
+                    partition, leaderEpoch, w, request, version, budget, limit, data, remote);
         if (position.isPresent()) {
           // The first batch may exceed what was left (KIP-74); nothing more is read after it.
           budget.readLocally(data.records().sizeInBytes());
@@ -565,6 +676,7 @@ public final class FetchHandler extends KafkaApi {
    */
   private static Optional<Position> readForFollower(
       Partition partition,
+      int leaderEpoch,
       Wanted w,
       int replicaId,
       long replicaEpoch,
@@ -599,6 +711,7 @@ public final class FetchHandler extends KafkaApi {
             read.read().fetchOffsetMetadata(),
             true,
             read.highWatermark(),
+            leaderEpoch,
             throttled));
   }
 
@@ -609,6 +722,7 @@ public final class FetchHandler extends KafkaApi {
    */
   private Optional<Position> readForConsumer(
       Partition partition,
+      int leaderEpoch,
       Wanted w,
       FetchRequestData request,
       short version,
@@ -666,6 +780,7 @@ public final class FetchHandler extends KafkaApi {
             result.fetchOffsetMetadata(),
             leader,
             result.highWatermark(),
+            leaderEpoch,
             false));
   }
 
@@ -737,12 +852,12 @@ public final class FetchHandler extends KafkaApi {
   /**
    * Waits until the partitions hold {@code minBytes} beyond the fetch positions, estimated from
    * file positions without reading: bytes between the fetch position and the bound in the same
-   * segment, or "enough" once the bound is in a later segment. A partition that lost its leader or
-   * vanished completes the wait so the client hears about it at once. When {@link
-   * #highWatermarkAtOnce} holds, a follower's wait also ends when the high watermark of one of its
-   * partitions moves from the one read: the answer reports it (a session reports a partition whose
-   * high watermark changed), and the follower, and consumers reading from it, learn the new high
-   * watermark without waiting for more data or the timeout.
+   * segment, or "enough" once the bound is in a later segment. A partition that lost its leader,
+   * moved to another leader epoch or vanished completes the wait so the client hears about it at
+   * once. When {@link #highWatermarkAtOnce} holds, a follower's wait also ends when the high
+   * watermark of one of its partitions moves from the one read: the answer reports it (a session
+   * reports a partition whose high watermark changed), and the follower, and consumers reading from
+   * it, learn the new high watermark without waiting for more data or the timeout.
    */
   private abstract class DelayedFetch extends DelayedOperation {
     private final List<Position> positions;
@@ -793,8 +908,10 @@ public final class FetchHandler extends KafkaApi {
       long available = 0;
       for (Position position : positions) {
         Optional<Partition> partition = replicaManager.partition(position.topicPartition());
-        if (partition.isEmpty() || partition.get().isLeader() != position.fromLeader()) {
-          return true; // the partition left or changed role: the client hears about it at once
+        if (partition.isEmpty()
+            || partition.get().isLeader() != position.fromLeader()
+            || partition.get().state().leaderEpoch() != position.leaderEpoch()) {
+          return true; // the partition left, changed role or epoch: the client hears of it at once
         }
         ReplicaLog log = partition.get().log();
         if (position.fetchOffset() < log.logStartOffset()) {

@@ -1,5 +1,6 @@
 package io.brook.broker.fetch;
 
+import io.brook.broker.replica.Partition;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.Errors;
@@ -7,11 +8,20 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * One partition of a fetch session: the request fields the client last sent for it (used while it
  * sends nothing new) and the offsets the session last reported, which decide whether a later
- * response must carry the partition. Guarded by its session's lock.
+ * response must carry the partition. Guarded by its session's lock, except {@link #leader}.
  */
-final class CachedPartition {
+final class CachedPartition implements FetchContext.Unlisted {
   final FetchKey key;
   FetchPartition request;
+
+  /**
+   * Whether a request listed it since the last snapshot (or it just joined the session): the
+   * client's fetch state for it changed, so it is read whatever the leader's state.
+   */
+  private boolean listed = true;
+
+  /** The partition a follower's fetch last read it from, kept to skip the lookup; may be stale. */
+  private volatile Partition leader;
 
   /** -1 until first reported: a partition new to the session is always answered. */
   private long highWatermark = -1;
@@ -80,7 +90,48 @@ final class CachedPartition {
         || data.errorCode() != Errors.NONE.code();
   }
 
+  /**
+   * The partition as the next read should see it: may it be skipped while quiet ({@code follower}
+   * session, not listed since the last snapshot)? Clears the listed mark.
+   */
+  FetchContext.Requested requested(boolean follower) {
+    boolean mayBeQuiet = follower && !listed;
+    listed = false;
+    return new FetchContext.Requested(key, request, follower ? this : null, mayBeQuiet);
+  }
+
+  /** A request listed it again: its fetch state changed. */
+  void listed(FetchPartition request) {
+    this.request = request;
+    listed = true;
+  }
+
   long highWatermark() {
     return highWatermark;
+  }
+
+  @Override
+  public long reportedHighWatermark() {
+    return highWatermark;
+  }
+
+  @Override
+  public long reportedLastStableOffset() {
+    return lastStableOffset;
+  }
+
+  @Override
+  public long reportedLogStartOffset() {
+    return logStartOffset;
+  }
+
+  @Override
+  public Partition leader() {
+    return leader;
+  }
+
+  @Override
+  public void rememberLeader(Partition partition) {
+    leader = partition;
   }
 }

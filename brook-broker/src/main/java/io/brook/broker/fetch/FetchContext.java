@@ -1,5 +1,6 @@
 package io.brook.broker.fetch;
 
+import io.brook.broker.replica.Partition;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,8 +19,37 @@ import org.apache.kafka.common.utils.Time;
  * answers only those with news), or a session error (reads nothing).
  */
 public sealed interface FetchContext {
-  /** A partition to read, with the request fields in force for it. */
-  record Requested(FetchKey key, FetchPartition request) {}
+  /**
+   * A partition to read, with the request fields in force for it.
+   *
+   * @param session its entry in a follower's incremental session, null otherwise
+   * @param mayBeQuiet the follower's request did not list it: its fetch state (offset, leader
+   *     epoch, log start) is the one the session holds, so if nothing changed on this leader either
+   *     since the last answer, reading it would only repeat that answer
+   */
+  record Requested(FetchKey key, FetchPartition request, Unlisted session, boolean mayBeQuiet) {}
+
+  /**
+   * A partition of a follower's incremental session as its last answer left it: the offsets that
+   * answer reported and the partition it was read from. A follower at the log end of thousands of
+   * idle partitions lists none of them in its incremental fetches; the leader compares these with
+   * the partition's state instead of reading each one again (see FetchHandler).
+   */
+  interface Unlisted {
+    /** The high watermark last reported to the follower, -1 before the first. */
+    long reportedHighWatermark();
+
+    /** The last stable offset last reported to the follower, -1 before the first. */
+    long reportedLastStableOffset();
+
+    /** The log start offset last reported to the follower, -1 before the first. */
+    long reportedLogStartOffset();
+
+    /** The partition this leader last read it from, null before the first read. */
+    Partition leader();
+
+    void rememberLeader(Partition partition);
+  }
 
   /** A partition as read, before the context decides whether the response carries it. */
   record Answered(FetchKey key, PartitionData data) {}

@@ -70,7 +70,7 @@ final class FetchSession {
       if (cached == null) {
         partitions.put(entry.getKey(), new CachedPartition(entry.getKey(), entry.getValue()));
       } else {
-        cached.request = entry.getValue();
+        cached.listed(entry.getValue());
       }
     }
     for (FetchKey key : forgotten) {
@@ -78,11 +78,14 @@ final class FetchSession {
     }
   }
 
-  /** The partitions to read, in order, with the request fields in force for each. */
+  /**
+   * The partitions to read, in order, with the request fields in force for each; those of a
+   * follower's session that no request listed since the last snapshot may be skipped while quiet.
+   */
   synchronized List<FetchContext.Requested> snapshot() {
     List<FetchContext.Requested> out = new ArrayList<>(partitions.size());
     for (CachedPartition cached : partitions.values()) {
-      out.add(new FetchContext.Requested(cached.key, cached.request));
+      out.add(cached.requested(privileged));
     }
     return out;
   }

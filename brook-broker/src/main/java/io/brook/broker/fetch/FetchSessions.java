@@ -31,6 +31,7 @@ public final class FetchSessions {
   private final Time time;
   private final LongAdder requests = new LongAdder();
   private final LongAdder listedPartitions = new LongAdder();
+  private final LongAdder quietPartitions = new LongAdder();
 
   public FetchSessions(FetchSessionCache cache, Time time) {
     this.cache = cache;
@@ -57,6 +58,19 @@ public final class FetchSessions {
   /** Partitions listed over all Fetch requests seen: what incremental sessions save. */
   public long listedPartitions() {
     return listedPartitions.sum();
+  }
+
+  /**
+   * Partitions of followers' sessions skipped because nothing changed for them on either side since
+   * their last answer ({@link FetchContext.Unlisted}): what leader-side change tracking saves.
+   */
+  public long quietPartitions() {
+    return quietPartitions.sum();
+  }
+
+  /** Counts {@code skipped} quiet partitions of one read of a follower's fetch. */
+  public void recordQuiet(int skipped) {
+    quietPartitions.add(skipped);
   }
 
   /**
@@ -134,7 +148,8 @@ public final class FetchSessions {
 
   private static List<FetchContext.Requested> requested(Map<FetchKey, FetchPartition> listed) {
     List<FetchContext.Requested> out = new ArrayList<>(listed.size());
-    listed.forEach((key, partition) -> out.add(new FetchContext.Requested(key, partition)));
+    listed.forEach(
+        (key, partition) -> out.add(new FetchContext.Requested(key, partition, null, false)));
     return out;
   }
 }

@@ -80,6 +80,8 @@ public final class ReplicaManagerMetrics {
     metrics.gauge(
         SERVER, FETCH_SESSION_CACHE, "FetchRequestPartitions", sessions::listedPartitions);
     metrics.gauge(
+        SERVER, FETCH_SESSION_CACHE, "FollowerFetchQuietPartitions", sessions::quietPartitions);
+    metrics.gauge(
         BrokerMetrics.name(
             SERVER,
             FETCH_SESSION_CACHE,

@@ -4,6 +4,7 @@ import io.brook.broker.replica.fetcher.TieredFollowerStart;
 import io.brook.storage.StorageException;
 import io.brook.storage.epoch.EpochEndOffset;
 import io.brook.storage.log.LogAppendInfo;
+import io.brook.storage.log.LogOffsetMetadata;
 import io.brook.storage.log.LogReadResult;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.log.ReplicaLog;
@@ -495,6 +496,43 @@ public final class Partition {
         partitionLog.highWatermark(),
         partitionLog.lastStableOffset(),
         result.logStartOffset());
+  }
+
+  /**
+   * A follower's fetch of a partition it did not list in its incremental fetch request, so at the
+   * offset, leader epoch and log start its session holds: when that offset is this leader's log end
+   * (nothing to send), this broker still leads in the follower's leader epoch and the follower is
+   * in the ISR, records the fetch as {@link #fetchFromFollower} would (the follower is caught up
+   * now) and returns the log end, from which a parked fetch counts new bytes. Nothing else of that
+   * read is needed: no records, no divergence check (the epoch is unchanged), no ISR expansion (it
+   * is in), and the high watermark cannot move (this follower's log end did not).
+   *
+   * @param currentLeaderEpoch the leader epoch the follower's session holds, -1 if none
+   * @return the log end, or null when the partition must be read in full
+   */
+  public LogOffsetMetadata fetchFromQuietFollower(
+      int replicaId,
+      long followerBrokerEpoch,
+      long fetchOffset,
+      long followerLogStartOffset,
+      int currentLeaderEpoch) {
+    PartitionState current = state;
+    if (current.leader() != localBrokerId
+        || (currentLeaderEpoch >= 0 && currentLeaderEpoch != current.leaderEpoch())
+        || !current.isr().contains(replicaId)) {
+      return null;
+    }
+    FollowerState follower = followers.get(replicaId);
+    LogOffsetMetadata end = partitionLog.logEndOffsetMetadata();
+    if (follower == null || end.messageOffset() != fetchOffset) {
+      return null;
+    }
+    long now = replication.time().hiResClockMs();
+    if (follower.onFetch(
+        fetchOffset, followerLogStartOffset, fetchOffset, now, followerBrokerEpoch)) {
+      listener.onLowWatermarkMoved(topicPartition);
+    }
+    return end;
   }
 
   /**
