@@ -10,10 +10,11 @@
 #   scripts/fault-campaign.sh --summary DIR1,DIR2,...  # one summary over several runs
 #
 # Fault classes: kill pause-short pause-long term kill-two kill-all isolate bridge one-way slow-link
-# lossy-link clock disk lost-cache (default: all; the network ones need root and iproute2, lossy-link
-# also iptables and python3, clock needs libfaketime:
-# `apt-get install -y faketime`, disk needs gcc; a class that cannot run is skipped with the
-# reason). Workloads: producer (always) plus any of txn groups compacted churn (one per cycle).
+# lossy-link clock disk full-disk lost-cache (default: all; the network ones need root and iproute2,
+# lossy-link also iptables and python3, clock needs libfaketime:
+# `apt-get install -y faketime`, disk needs gcc, full-disk root, mkfs.ext4 and loop devices (each
+# node's data directory is then a loop-mounted 2 GiB ext4 image); a class that cannot run is
+# skipped with the reason). Workloads: producer (always) plus any of txn groups compacted churn (one per cycle).
 # Stops after N cycles or T minutes, whichever comes first (default 50 cycles). A cycle's choices
 # depend only on the seed and its number: `--seed S --first-cycle C --cycles 1` repeats cycle C.
 # Each cycle is one JSON line in OUT/cycles.jsonl; a cycle with violations, or after which a node
@@ -24,7 +25,7 @@
 # on the same properties, faults, workloads and checkers: the reference for the windows.
 set -euo pipefail
 
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 faults=""

@@ -4,7 +4,9 @@
 
 # start_brook JAR PORT: a fresh single-node Brook from JAR on PORT (and PORT+1 for its controller
 # listener), data in $TMPDIR/bench-brook-PORT; its PID goes to $STARTED_PID. Returns once it listens.
-# BROOK_EXTRA_PROPS, if set, is appended to its server.properties (one property per line).
+# BROOK_EXTRA_PROPS, if set, is appended to its server.properties (one property per line);
+# BROOK_JVM_EXTRA, if set, adds JVM options (a JFR recording or a GC log while profiling, e.g.
+# "-XX:StartFlightRecording=filename=/tmp/brook.jfr,settings=profile -Xlog:gc:file=/tmp/gc.log").
 start_brook() {
   local jar="$1" port="$2"
   local data="${TMPDIR:-/tmp}/bench-brook-$port"
@@ -25,9 +27,10 @@ group.initial.rebalance.delay.ms=0
 ${BROOK_EXTRA_PROPS:-}
 PROPS
   # Same heap and GC flags as the harness gives Kafka (kafka-server-start.sh defaults).
+  # shellcheck disable=SC2086
   java -Xms1g -Xmx1g -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
     -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true \
-    -jar "$jar" server "$data/server.properties" > "$data/broker.log" 2>&1 &
+    ${BROOK_JVM_EXTRA:-} -jar "$jar" server "$data/server.properties" > "$data/broker.log" 2>&1 &
   STARTED_PID=$!
   for _ in $(seq 1 60); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break

@@ -73,6 +73,7 @@ import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.TopicConfigs;
 import io.brook.storage.manager.LogManager;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -962,6 +963,27 @@ public final class BrookServer implements AutoCloseable {
     stopper.start();
   }
 
+  /**
+   * Whether this node stops because its log directories failed and the metadata log directory is
+   * one of them or on the same file system (a full disk fills both).
+   */
+  private boolean journalDiskFailed() {
+    if (exitStatus != 1) {
+      return false;
+    }
+    Path journal = config.metadataLogDir();
+    for (Path dir : config.logDirs()) {
+      try {
+        if (dir.equals(journal) || Files.getFileStore(dir).equals(Files.getFileStore(journal))) {
+          return true;
+        }
+      } catch (IOException e) {
+        return true; // a disk that cannot even say what it is counts as failed
+      }
+    }
+    return false;
+  }
+
   /** 0, or 1 once the node shut down because every log directory failed. */
   public int exitStatus() {
     return exitStatus;
@@ -991,8 +1013,18 @@ public final class BrookServer implements AutoCloseable {
     }
     // Before the listeners close: an active controller that went on being one while this node
     // stopped would leave every other broker without a controller until the quorum closed, last.
+    // But when the disk of the quorum's journal failed, the quorum stops at once instead, writing
+    // nothing more there (see MetadataQuorum.closeAfterDiskFailure).
     if (quorum != null) {
-      quorum.stepDown();
+      if (journalDiskFailed()) {
+        log.error(
+            "The metadata log directory's disk failed; stopping the Raft server without handing"
+                + " leadership over dir={}",
+            config.metadataLogDir());
+        quorum.closeAfterDiskFailure();
+      } else {
+        quorum.stepDown();
+      }
     }
     closeEach(
         http,

@@ -49,6 +49,9 @@ final class MetadataStateMachine extends BaseStateMachine {
   private volatile Function<byte[], CompletableFuture<byte[]>> controllerCalls;
   private volatile Function<QueryCodec.Join, CompletableFuture<byte[]>> joins;
 
+  /** Set when the journal's disk failed: snapshots would be written to it (see takeSnapshot). */
+  private volatile boolean snapshotsRefused;
+
   /** Deltas for brokers that follow the log: 100,000 records is a few seconds of a busy cluster. */
   private final RecentRecords recent = new RecentRecords(100_000);
 
@@ -211,8 +214,20 @@ final class MetadataStateMachine extends BaseStateMachine {
         image.offset());
   }
 
+  /**
+   * From now on no snapshot is taken (the one Ratis takes when it stops included): the journal's
+   * disk failed, and the checksum file Ratis writes beside a snapshot is replaced even when its
+   * write fails, so a snapshot written then could leave a node that cannot load it.
+   */
+  void refuseSnapshots() {
+    snapshotsRefused = true;
+  }
+
   @Override
   public long takeSnapshot() throws IOException {
+    if (snapshotsRefused) {
+      return -1;
+    }
     MetadataImage snapshotImage;
     TermIndex applied;
     synchronized (this) {

@@ -678,7 +678,17 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   }
 
   @Override
+  public void closeAfterDiskFailure() {
+    stateMachine.refuseSnapshots();
+    stop(false);
+  }
+
+  @Override
   public void close() {
+    stop(true);
+  }
+
+  private void stop(boolean handOver) {
     if (closed) {
       return;
     }
@@ -686,7 +696,9 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     controllerThread.shutdownNow();
     joiner.shutdownNow();
     voterChanges.close();
-    handOverLeadership();
+    if (handOver) {
+      handOverLeadership();
+    }
     synchronized (retiredClients) {
       if (clients != null) {
         retiredClients.add(clients);

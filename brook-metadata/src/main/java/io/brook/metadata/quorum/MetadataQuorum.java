@@ -69,6 +69,18 @@ public interface MetadataQuorum extends AutoCloseable {
    */
   default void stepDown() {}
 
+  /**
+   * Stops the quorum at once because the disk that holds its journal failed (full, or failing
+   * writes): unlike {@link #stepDown} and {@link #close} it hands no leadership over and writes no
+   * snapshot. Both would make the Raft server write to that disk, and the file that holds a voter's
+   * term and vote is replaced even by a write that failed (Ratis' atomic file stream renames its
+   * temporary file into place on close whether or not its writes succeeded), which leaves a voter
+   * that cannot start again. The other voters elect a leader after their election timeout instead.
+   */
+  default void closeAfterDiskFailure() {
+    close();
+  }
+
   /** Stops the quorum; {@link #submit} then fails. */
   @Override
   void close();

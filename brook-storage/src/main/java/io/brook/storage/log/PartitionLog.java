@@ -372,7 +372,10 @@ public final class PartitionLog implements ReplicaLog, Closeable {
       log.debug("Rolled new segment topicPartition={} baseOffset={}", topicPartition, newBase);
       options.background().execute(() -> flushQuietly(newBase));
       return created;
-    } catch (IOException e) {
+    } catch (IOException | InternalError e) {
+      // InternalError: a fault writing an index mapping on a full disk (the roll trims the active
+      // segment's indexes and writes its last time-index entry), reported like any I/O error so
+      // the producer or the fetcher hears KAFKA_STORAGE_ERROR, not an unknown error or a crash.
       throw health.markOffline("rolling a new segment at " + newBase, e);
     }
   }

@@ -84,6 +84,7 @@ class ReplicationFaultCampaign {
             new LossyLinkFault(),
             new ClockFault(),
             new DiskErrorFault(),
+            new FullDiskFault(),
             new LostCacheFault())) {
       all.put(f.name(), f);
     }
@@ -109,6 +110,9 @@ class ReplicationFaultCampaign {
     Optional<String> noNetwork = ClusterHarness.networkFaultsUnavailableReason();
     Optional<Path> faketime = names.contains("clock") ? ClockFault.library() : Optional.empty();
     Optional<Path> failio = names.contains("disk") ? DiskErrorFault.build(dir) : Optional.empty();
+    if (names.contains("full-disk")) {
+      fullDisk().mountDisks(dir, 3);
+    }
     List<String> preload = new ArrayList<>();
     faketime.ifPresent(p -> preload.add(p.toString()));
     failio.ifPresent(p -> preload.add(p.toAbsolutePath().toString()));
@@ -183,6 +187,11 @@ class ReplicationFaultCampaign {
     if (cluster != null) {
       cluster.close();
     }
+    fullDisk().unmountDisks(dir, 3);
+  }
+
+  private static FullDiskFault fullDisk() {
+    return (FullDiskFault) FAULTS.get("full-disk");
   }
 
   private static CampaignWorkload workload(String name) {
