@@ -106,10 +106,6 @@ final class CachedPartition implements FetchContext.Unlisted {
     listed = true;
   }
 
-  long highWatermark() {
-    return highWatermark;
-  }
-
   @Override
   public long reportedHighWatermark() {
     return highWatermark;

@@ -61,8 +61,9 @@ public final class FetchSessions {
   }
 
   /**
-   * Partitions of followers' sessions skipped because nothing changed for them on either side since
-   * their last answer ({@link FetchContext.Unlisted}): what leader-side change tracking saves.
+   * Reads of followers' session partitions skipped because nothing changed for them on either side
+   * since their last answer ({@link FetchContext.Unlisted}), counted when a fetch arrives and again
+   * when a parked one completes: what leader-side change tracking saves.
    */
   public long quietPartitions() {
     return quietPartitions.sum();
