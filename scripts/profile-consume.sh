@@ -8,6 +8,8 @@
 # env: RECORDS (3000000), PORT (21777; PORT+1 is the controller listener), OUT (results folder),
 #      JFR (1; 0 = no recording, for CPU figures without its own cost), STRACE (0), PERF (1: also `perf record -g` of the broker during the read, to OUT/perf.data,
 #      for the kernel's share: `perf report -i OUT/perf.data --no-children --sort sym`),
+#      WARM_READS (0: reads of the whole topic by other groups before the recorded one, so the
+#      broker's JIT has compiled the read path as in a long-running broker),
 #      BENCH (harness folder), KEEP_DATA=1, BEFORE_CONSUME (a command run just before the read,
 #      e.g. 'fincore $DATA/data/*/*.log' to see how much of the log is in the page cache).
 # Writes to OUT: consume.jfr, strace.txt, consumer.log (with --print-metrics: fetch-total,
@@ -68,6 +70,11 @@ log "producing $RECORDS records"
 kjava org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$BOOT" --topic "$TOPIC" \
   --num-records "$RECORDS" --record-size 1024 --throughput -1 \
   --command-property acks=1 linger.ms=5 compression.type=none > "$OUT/producer.log" 2>&1
+for w in $(seq 1 "${WARM_READS:-0}"); do
+  log "warm-up read $w of ${WARM_READS}"
+  kjava org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$BOOT" --topic "$TOPIC" \
+    --num-records "$RECORDS" --group "profile-warm-$w" --timeout 60000 > "$OUT/warm-$w.log" 2>&1
+done
 sleep 2
 
 ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
@@ -104,6 +111,8 @@ thread_ticks "$PID" > "$OUT/threads-after.txt"
 if [ -n "$PERFREC" ]; then
   kill -INT "$PERFREC"
   wait "$PERFREC" || true
+  # Names the JIT-compiled frames (/tmp/perf-PID.map, read by perf report) while the JVM still runs.
+  jcmd "$PID" Compiler.perfmap > /dev/null 2>&1 || true
 fi
 if [ -n "$TRACER" ]; then
   kill -INT "$TRACER"

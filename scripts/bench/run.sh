@@ -89,7 +89,7 @@ cpu_end() {   # prints "wall_s=.. broker_cpu=.. client_cpu=.. machine_busy_pct=.
     bc = (b1 - b0) / hz / w; cc = (c1 - c0) / hz / w; oc = busy / 100.0 * ncpu - cc - (havepid ? bc : 0);
     printf "wall_s=%.1f broker_cpu=%s client_cpu=%.2f other_cpu=%s machine_busy_pct=%.0f broker_cpu_s=%s client_cpu_s=%.1f", w,
       (havepid ? sprintf("%.2f", bc) : "na"), cc, (havepid ? sprintf("%.2f", (oc < 0 ? 0 : oc)) : "na"), busy,
-      (havepid ? sprintf("%.1f", (b1 - b0) / hz) : "na"), (c1 - c0) / hz }'
+      (havepid ? sprintf("%.2f", (b1 - b0) / hz) : "na"), (c1 - c0) / hz }'
 }
 
 # Shared machines: before each workload wait (up to QUIET_MAX_WAIT_S) until the whole machine is at most
@@ -196,9 +196,16 @@ ensure_main_topic() {
 # ConsumerPerformance CSV: start, end, MB, MB.sec, nMsg, nMsg.sec, rebalance.ms, fetch.ms, fetch.MB.sec, fetch.nMsg.sec
 consume_cmd() { # consume_cmd GROUP LOGFILE
   kjava org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$BOOT" "${CP_CONF[@]}" --topic "$T_MAIN" \
-    "$CP_NUM" "$RECORDS" --group "$1" --timeout 30000 --date-format "yyyy-MM-dd HH:mm:ss.SSS" > "$2" 2>&1
+    "$CP_NUM" "$RECORDS" --group "$1" --timeout 30000 --date-format "yyyy-MM-dd HH:mm:ss.SSS" --print-metrics > "$2" 2>&1
 }
 csv_line() { grep -E '^[0-9]{4}-[0-9]{2}-[0-9]{2} ' "$1" | tail -1; }
+# The consumer's own fetch metrics (the same whichever broker answers): fetch requests sent and their
+# average response size, summed / averaged over the given ConsumerPerformance logs.
+fetch_fields() {
+  awk '/consumer-fetch-manager-metrics:fetch-total:\{client-id=[^,}]*\}/ { n += $NF; k++ }
+       /consumer-fetch-manager-metrics:fetch-size-avg:\{client-id=[^,}]*\}/ { s += $NF; j++ }
+       END { printf "fetches=%d fetch_kb_avg=%.0f", n, (j ? s / j / 1024 : 0) }' "$@"
+}
 
 consume() {
   ensure_main_topic || return 1
@@ -210,7 +217,7 @@ consume() {
   f="$(csv_line "$RAW/consume-1k.log" | awk -F', *' '{
       printf "records_per_s=%.0f mb_per_s=%.2f p50_ms=na p99_ms=na p999_ms=na records=%d rebalance_ms=%d mb_per_s_incl_join=%.2f", $10, $9, $5, $7, $4 }')"
   case "$f" in ""|*" records=0 "*) log "consume: no records read (see $RAW/consume-1k.log)"; return 1 ;; esac
-  emit consume-1k "$f $cpu"
+  emit consume-1k "$f $(fetch_fields "$RAW/consume-1k.log") $cpu"
 }
 
 fanout() {
@@ -234,7 +241,7 @@ fanout() {
         printf "records_per_s=%.0f mb_per_s=%.2f p50_ms=na p99_ms=na p999_ms=na groups=%d total_records=%d span_s=%.1f slowest_group_mb_per_s=%.2f",
           n / span, mb / span, k, n, span, lo }')"
   case "$f" in ""|*" total_records=0 "*) log "fan-out: no records read (see $RAW/fanout-*.log)"; return 1 ;; esac
-  emit "fanout-${FANOUT_GROUPS}groups" "$f $cpu"
+  emit "fanout-${FANOUT_GROUPS}groups" "$f $(fetch_fields "$RAW"/fanout-*.log) $cpu"
 }
 
 e2e() {

@@ -1,11 +1,8 @@
 package io.brook.tests.cluster.faults;
 
 import io.brook.tests.cluster.ClusterHarness;
-import io.brook.tests.cluster.ClusterHarness.Node;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -79,22 +76,13 @@ final class DiskErrorFault implements CampaignFault {
   @Override
   public Injection inject(FaultContext c) throws Exception {
     Target target = c.pick();
-    Node node = c.node(target);
     Path trigger = trigger(c.cluster.dir(), target.node());
-    long start = System.nanoTime();
-    Files.writeString(trigger, "");
-    int status;
-    try {
-      // Every node writes within milliseconds (each replicates every partition), so a node that
-      // still runs after a minute neither stopped nor noticed.
-      status = node.awaitExit(Duration.ofSeconds(60));
-    } finally {
-      Files.deleteIfExists(trigger);
-    }
-    long down = System.nanoTime();
-    TimeUnit.MILLISECONDS.sleep(c.between(500, 3_000).toMillis());
-    node.restart();
-    System.out.printf("node %d stopped on disk errors with status %d%n", target.node(), status);
-    return new Injection(List.of(target), (down - start) / 1_000_000, start, System.nanoTime());
+    return c.stopOnDiskFault(
+        target,
+        () -> {
+          Files.writeString(trigger, "");
+          return "disk errors";
+        },
+        () -> Files.deleteIfExists(trigger));
   }
 }

@@ -98,6 +98,45 @@ final class FaultContext {
             n -> n != null);
   }
 
+  /** Breaks a node's disk; returns what was done, for the cycle's output. */
+  @FunctionalInterface
+  interface DiskBreak {
+    String apply() throws Exception;
+  }
+
+  /** Undoes a {@link DiskBreak}. */
+  @FunctionalInterface
+  interface DiskRepair {
+    void apply() throws Exception;
+  }
+
+  /**
+   * The cycle of a disk fault that must stop its node: breaks the target's disk, requires the node
+   * to exit within a minute, repairs the disk whatever happened, and restarts the node on what it
+   * had written after 0.5-3 s. Every node writes within milliseconds (each replicates every
+   * partition), so a node still running after a minute neither stopped nor noticed: the wait fails
+   * the cycle.
+   */
+  CampaignFault.Injection stopOnDiskFault(Target target, DiskBreak breakDisk, DiskRepair repair)
+      throws Exception {
+    Node node = node(target);
+    long start = System.nanoTime();
+    String what;
+    int status;
+    try {
+      what = breakDisk.apply();
+      status = node.awaitExit(Duration.ofSeconds(60));
+    } finally {
+      repair.apply();
+    }
+    long down = System.nanoTime();
+    TimeUnit.MILLISECONDS.sleep(between(500, 3_000).toMillis());
+    node.restart();
+    System.out.printf("node %d stopped on %s with status %d%n", target.node(), what, status);
+    return new CampaignFault.Injection(
+        List.of(target), (down - start) / 1_000_000, start, System.nanoTime());
+  }
+
   /** Holds a fault: the workloads run on meanwhile. */
   static void hold(Duration duration) throws InterruptedException {
     TimeUnit.MILLISECONDS.sleep(duration.toMillis());

@@ -1,7 +1,6 @@
 package io.brook.tests.cluster.faults;
 
 import io.brook.tests.cluster.ClusterHarness;
-import io.brook.tests.cluster.ClusterHarness.Node;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
@@ -9,7 +8,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -118,25 +116,11 @@ final class FullDiskFault implements CampaignFault {
   @Override
   public Injection inject(FaultContext c) throws Exception {
     Target target = c.pick();
-    Node node = c.node(target);
     Path filler = c.cluster.dir().resolve("data-" + target.node()).resolve(FILLER);
-    long start = System.nanoTime();
-    long filled = fill(filler);
-    int status;
-    try {
-      // Every node writes within milliseconds (each replicates every partition), so a node that
-      // still runs after a minute neither stopped nor noticed.
-      status = node.awaitExit(Duration.ofSeconds(60));
-    } finally {
-      Files.deleteIfExists(filler);
-    }
-    long down = System.nanoTime();
-    TimeUnit.MILLISECONDS.sleep(c.between(500, 3_000).toMillis());
-    node.restart();
-    System.out.printf(
-        "node %d stopped on a full disk (%d MiB filled) with status %d%n",
-        target.node(), filled >> 20, status);
-    return new Injection(List.of(target), (down - start) / 1_000_000, start, System.nanoTime());
+    return c.stopOnDiskFault(
+        target,
+        () -> "a full disk (" + (fill(filler) >> 20) + " MiB filled)",
+        () -> Files.deleteIfExists(filler));
   }
 
   /**
