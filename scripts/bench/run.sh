@@ -29,7 +29,9 @@
 # plus wall_s, broker_cpu / client_cpu / other_cpu (average cores used by the broker, by this script's
 # client processes, by everything else on the machine; averaged over the workload's wall time, client JVM
 # start-up included), machine_busy_pct (all cores), broker_cpu_s / client_cpu_s (CPU seconds spent on the
-# workload: same work for any broker, so broker_cpu_s is an efficiency figure) and workload extras.
+# workload: same work for any broker, so broker_cpu_s is an efficiency figure) and workload extras; the
+# consume workloads add fetches and fetch_kb_avg (the consumers' own fetch-total and fetch-size-avg:
+# equal counts against two brokers mean they answered the same fetches).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
