@@ -275,7 +275,7 @@ public final class BrookServer implements AutoCloseable {
       }
       c.checks.serving();
       BrookServer server = new BrookServer(c);
-      c.logManager.dirFailures().addListener(dir -> server.onLogDirFailure());
+      c.logManager.dirFailures().addListener(server::onLogDirFailure);
       // Key-value pairs: fields of their own in JSON logs (docs/operations.md, "Logs").
       log.atInfo()
           .setMessage("Brook started")
@@ -596,8 +596,10 @@ public final class BrookServer implements AutoCloseable {
     logs.dirFailures()
         .addListener(
             dir -> {
-              // With none left the node shuts down instead (see onLogDirFailure).
-              if (logs.offlineLogDirectoryCount() < config.logDirs().size()) {
+              // With none left, or with the metadata log's gone, the node shuts down instead (see
+              // onLogDirFailure).
+              if (logs.offlineLogDirectoryCount() < config.logDirs().size()
+                  && !isMetadataLogDir(config, dir)) {
                 cluster.reportOfflineReplicas(dirIds.get(dir), replicas.partitionsIn(dir));
               }
             });
@@ -948,19 +950,34 @@ public final class BrookServer implements AutoCloseable {
   }
 
   /**
-   * With every log directory offline the node has nothing left to serve: it shuts down (on its own
-   * thread, as close waits for the failure handler's) and exits with status 1, as Kafka's broker
-   * does. With some directories left it keeps serving them.
+   * With every log directory offline the node has nothing left to serve, and with the one holding
+   * the metadata log offline it can no longer keep its Raft journal or follow the cluster's
+   * metadata: either way it shuts down (on its own thread, as close waits for the failure
+   * handler's) and exits with status 1, as Kafka's broker does. With other directories left and the
+   * metadata log's healthy it keeps serving them.
    */
-  private void onLogDirFailure() {
-    if (logManager.offlineLogDirectoryCount() < config.logDirs().size() || closed) {
+  private void onLogDirFailure(Path dir) {
+    if (closed) {
       return;
     }
-    log.error("Every log directory is offline; shutting down dirs={}", config.logDirs());
+    if (isMetadataLogDir(config, dir)) {
+      log.error("The metadata log directory is offline; shutting down dir={}", dir);
+    } else if (logManager.offlineLogDirectoryCount() < config.logDirs().size()) {
+      return;
+    } else {
+      log.error("Every log directory is offline; shutting down dirs={}", config.logDirs());
+    }
     exitStatus = 1;
     Thread stopper = new Thread(this::close, "brook-log-dir-shutdown");
     stopper.setDaemon(false);
     stopper.start();
+  }
+
+  /** Whether {@code dir} is the directory holding this node's metadata log. */
+  private static boolean isMetadataLogDir(BrokerConfig config, Path dir) {
+    return dir.toAbsolutePath()
+        .normalize()
+        .equals(config.metadataLogDir().toAbsolutePath().normalize());
   }
 
   /**

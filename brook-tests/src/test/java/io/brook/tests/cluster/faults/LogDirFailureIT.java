@@ -33,7 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  *       leaderships move to in-sync replicas;
  *   <li>when node 1 has another directory, only the replicas of the full one leave their ISRs and
  *       lose their leaderships (AssignReplicasToDirs to the controller); node 1 keeps leading and
- *       following the partitions of the other directory.
+ *       following the partitions of the other directory;
+ *   <li>unless the full directory holds node 1's metadata log: then it shuts down, as with none
+ *       left.
  * </ul>
  *
  * <p>Either way the producers carry on and every acknowledged record is present exactly once
@@ -134,6 +136,43 @@ class LogDirFailureIT {
           assertThat(p.leader().id()).isEqualTo(FAILING);
         }
       }
+
+      // And nothing acknowledged was lost or duplicated
+      s.finish();
+    }
+  }
+
+  @Test
+  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void aBrokerWhoseMetadataLogDirectoryFailsShutsDownThoughAnotherLives() throws Exception {
+    requireMountNamespaces();
+    // Given: node 1 with two log directories, the second on a disk of its own and holding the
+    // node's metadata log (its Raft journal) too
+    Path healthy = dir.resolve("data-" + FAILING);
+    Path tiny = Files.createDirectories(dir.resolve("tiny-" + FAILING));
+    try (ClusterHarness cluster =
+            startWithTinyDisk(
+                tiny,
+                Map.of("log.dirs", healthy + "," + tiny, "metadata.log.dir", tiny.toString()));
+        FaultScenario s = FaultScenario.start(cluster, "metadatadiskfull")) {
+      Node failing = cluster.node(FAILING);
+
+      // When that disk fills up
+      s.faultStarts("disk of node " + FAILING + " holding its metadata log full");
+      fill(failing, tiny);
+
+      // Then the node shuts down: its other directory is healthy, but it can keep neither its
+      // Raft journal nor the metadata its replicas follow
+      int status = failing.awaitExit(Duration.ofSeconds(90));
+      assertThat(failing.log()).contains("The metadata log directory is offline; shutting down");
+      assertThat(status).as(failing.log()).isEqualTo(1);
+
+      // And every partition is led elsewhere and takes writes again
+      s.awaitWritesResume(Duration.ofSeconds(60));
+      for (TopicPartitionInfo p : s.describe().partitions()) {
+        assertThat(p.leader().id()).isNotEqualTo(FAILING);
+      }
+      s.faultEnds();
 
       // And nothing acknowledged was lost or duplicated
       s.finish();
