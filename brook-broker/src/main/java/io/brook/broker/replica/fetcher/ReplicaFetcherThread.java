@@ -9,7 +9,6 @@ import io.brook.protocol.client.NodeResponse;
 import io.brook.storage.log.ReplicaLog;
 import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -22,7 +21,6 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.FetchSessionHandler;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -102,6 +100,14 @@ final class ReplicaFetcherThread extends Thread {
     final Partition partition;
     volatile long delayedUntilMs = Long.MIN_VALUE;
     volatile long lag;
+
+    /**
+     * What this thread last asked the leader for this partition (the fetcher thread's own field):
+     * asked again unchanged, as most partitions of a quiet session are, the same object goes out,
+     * so a fetch of thousands of partitions allocates for the few that moved, and the session's
+     * comparison of each partition with the last request ends on identity.
+     */
+    FetchRequest.PartitionData lastSent;
 
     FetchState(Partition partition) {
       this.partition = partition;
@@ -245,7 +251,6 @@ final class ReplicaFetcherThread extends Thread {
   private void fetchOnce() {
     abandonRequested = false;
     long now = time.hiResClockMs();
-    Map<TopicPartition, FetchRequest.PartitionData> fetchData = new LinkedHashMap<>();
     FetchSessionHandler.Builder sessionRequest = session.newBuilder();
     Map<TopicPartition, FetchState> fetched = new HashMap<>();
     long nextDelayEnd = Long.MAX_VALUE;
@@ -267,21 +272,12 @@ final class ReplicaFetcherThread extends Thread {
         nextDelayEnd = Math.min(nextDelayEnd, now + THROTTLE_RECHECK_MS);
         continue;
       }
-      ReplicaLog partitionLog = partition.log();
-      int lastFetchedEpoch = partitionLog.latestEpoch().orElse(-1);
-      FetchRequest.PartitionData partitionData =
-          new FetchRequest.PartitionData(
-              partition.topicId(),
-              partitionLog.logEndOffset(),
-              partitionLog.logStartOffset(),
-              config.fetchMaxBytes(),
-              Optional.of(state.leaderEpoch()),
-              lastFetchedEpoch < 0 ? Optional.empty() : Optional.of(lastFetchedEpoch));
-      fetchData.put(entry.getKey(), partitionData);
+      FetchRequest.PartitionData partitionData = partitionData(fetchState, state.leaderEpoch());
+      fetchState.lastSent = partitionData;
       sessionRequest.add(entry.getKey(), partitionData);
       fetched.put(entry.getKey(), fetchState);
     }
-    if (fetchData.isEmpty()) {
+    if (fetched.isEmpty()) {
       long waitMs = nextDelayEnd == Long.MAX_VALUE ? 1_000 : Math.max(1, nextDelayEnd - now);
       pause(Math.min(waitMs, 1_000));
       return;
@@ -351,17 +347,41 @@ final class ReplicaFetcherThread extends Thread {
       // A session error: the handler made the next request a full one, sent at once.
       return;
     }
-    Map<Uuid, String> names = new HashMap<>();
-    fetched.forEach((tp, s) -> names.put(s.partition.topicId(), tp.topic()));
+    // The session's names hold every topic of the session, so every topic an answer can carry.
     Map<TopicPartition, FetchResponseData.PartitionData> data =
-        response.responseData(names, version);
+        response.responseData(session.sessionTopicNames(), version);
     for (Map.Entry<TopicPartition, FetchResponseData.PartitionData> entry : data.entrySet()) {
       FetchState fetchState = fetched.get(entry.getKey());
-      FetchRequest.PartitionData sent = fetchData.get(entry.getKey());
-      if (fetchState != null && sent != null && partitions.get(entry.getKey()) == fetchState) {
-        handlePartition(fetchState, sent, entry.getValue());
+      if (fetchState != null && partitions.get(entry.getKey()) == fetchState) {
+        handlePartition(fetchState, fetchState.lastSent, entry.getValue());
       }
     }
+  }
+
+  /** What to ask the leader for the partition now: the last request's object when unchanged. */
+  private FetchRequest.PartitionData partitionData(FetchState fetchState, int leaderEpoch) {
+    Partition partition = fetchState.partition;
+    ReplicaLog partitionLog = partition.log();
+    long fetchOffset = partitionLog.logEndOffset();
+    long logStartOffset = partitionLog.logStartOffset();
+    int lastFetchedEpoch = partitionLog.latestEpoch().orElse(-1);
+    FetchRequest.PartitionData last = fetchState.lastSent;
+    if (last != null
+        && last.fetchOffset == fetchOffset
+        && last.logStartOffset == logStartOffset
+        && last.maxBytes == config.fetchMaxBytes()
+        && last.currentLeaderEpoch.orElse(-1) == leaderEpoch
+        && last.lastFetchedEpoch.orElse(-1) == lastFetchedEpoch
+        && last.topicId.equals(partition.topicId())) {
+      return last;
+    }
+    return new FetchRequest.PartitionData(
+        partition.topicId(),
+        fetchOffset,
+        logStartOffset,
+        config.fetchMaxBytes(),
+        Optional.of(leaderEpoch),
+        lastFetchedEpoch < 0 ? Optional.empty() : Optional.of(lastFetchedEpoch));
   }
 
   private void handlePartition(
