@@ -23,7 +23,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * request timeouts on {@link java.util.Timer}s, which run on the wall clock, so after the node's
  * clock is stepped back a retry scheduled just before waits for as long as the step, and so does
  * every task queued behind it on that timer. The deadline runs on {@code scheduler}, on the
- * monotonic clock; the abandoned call's late answer is dropped.
+ * monotonic clock; the abandoned call's late answer is dropped. Forwarded admin requests have the
+ * same backstop, after the quorum client's own long-call timeout plus the call timeout, so that a
+ * client's CreateTopics cannot hang on a stalled timer either.
  */
 public final class ControllerClient {
   private final ControllerChannel channel;
@@ -43,11 +45,11 @@ public final class ControllerClient {
 
   /** Sends one of the broker's own calls, failing it if unanswered after the call timeout. */
   public CompletableFuture<ApiMessage> send(ApiKeys apiKey, short version, ApiMessage request) {
-    return withDeadline(apiKey, send(apiKey, version, request, false));
+    return withDeadline(apiKey, send(apiKey, version, request, false), callTimeoutMs);
   }
 
   private CompletableFuture<ApiMessage> withDeadline(
-      ApiKeys apiKey, CompletableFuture<ApiMessage> call) {
+      ApiKeys apiKey, CompletableFuture<ApiMessage> call, long timeoutMs) {
     CompletableFuture<ApiMessage> answer = new CompletableFuture<>();
     Scheduler.Task deadline;
     try {
@@ -57,8 +59,8 @@ public final class ControllerClient {
               () ->
                   answer.completeExceptionally(
                       new TimeoutException(
-                          "no controller answered " + apiKey + " within " + callTimeoutMs + " ms")),
-              callTimeoutMs);
+                          "no controller answered " + apiKey + " within " + timeoutMs + " ms")),
+              timeoutMs);
     } catch (RejectedExecutionException e) {
       return call; // the node is stopping: no deadline to keep
     }
@@ -76,7 +78,8 @@ public final class ControllerClient {
 
   /**
    * Sends a forwarded admin request, which may take long on the controller: waits up to {@link
-   * ControllerChannel#LONG_CALL_TIMEOUT_MS} and is never sent twice after a timeout.
+   * ControllerChannel#LONG_CALL_TIMEOUT_MS} and is never sent twice after a timeout (then, on the
+   * monotonic clock, the call timeout more at most: see the class comment).
    */
   public CompletableFuture<ApiMessage> sendAdmin(
       ApiKeys apiKey, short version, ApiMessage request) {
@@ -86,7 +89,10 @@ public final class ControllerClient {
   /** As {@link #sendAdmin(ApiKeys, short, ApiMessage)}, on behalf of a client ({@code origin}). */
   public CompletableFuture<ApiMessage> sendAdmin(
       ApiKeys apiKey, short version, ApiMessage request, ControllerEnvelope.Origin origin) {
-    return send(apiKey, version, request, true, origin);
+    return withDeadline(
+        apiKey,
+        send(apiKey, version, request, true, origin),
+        ControllerChannel.LONG_CALL_TIMEOUT_MS + callTimeoutMs);
   }
 
   private CompletableFuture<ApiMessage> send(
