@@ -66,8 +66,13 @@ summarise() {
     # A cycle completed when every checker ran; its violations are the checkers' findings. A
     # restart is a node the recovery after the cycle had to restart (it had exited, or was not a
     # registered, unfenced broker within the bound).
-    echo "| fault class | cycles | completed | cycles with violations | cycles needing a restart | acknowledged records | unwritable window p50 / p99 / max (ms) | Raft elections per cycle p50 / max |"
-    echo "|---|---:|---:|---:|---:|---:|---|---|"
+    # The unwritable window is the time until every partition took a write after the fault (its
+    # start for crash faults, its end for the others); the longest gap is the longest pause between
+    # acknowledged writes of one partition around the fault, which also catches an outage that
+    # began after the fault did (a node noticing its failed disk late). Cycles before the gap was
+    # recorded show "-".
+    echo "| fault class | cycles | completed | cycles with violations | cycles needing a restart | acknowledged records | unwritable window p50 / p99 / max (ms) | longest gap p50 / p99 / max (ms) | Raft elections per cycle p50 / max |"
+    echo "|---|---:|---:|---:|---:|---:|---|---|---|"
     jq -rs '
       def pct(q): if length == 0 then "-" else .[((q * length) | ceil) - 1] | tostring end;
       def completed: .checks.cycle != "incomplete";
@@ -80,9 +85,10 @@ summarise() {
           restarted: (map(select(restarted)) | length),
           acked: (map(.acknowledged // 0) | add),
           w: (map(.window_ms // -1 | select(. >= 0)) | sort),
+          g: (map(.longest_gap_ms // -1 | select(. >= 0)) | sort),
           e: (map(.raft_elections // -1 | select(. >= 0)) | sort)
         }
-        | "| \(.name) | \(.cycles) | \(.completed) | \(.bad) | \(.restarted) | \(.acked) | \(.w | pct(0.5)) / \(.w | pct(0.99)) / \(.w | pct(1)) | \(.e | pct(0.5)) / \(.e | pct(1)) |";
+        | "| \(.name) | \(.cycles) | \(.completed) | \(.bad) | \(.restarted) | \(.acked) | \(.w | pct(0.5)) / \(.w | pct(0.99)) / \(.w | pct(1)) | \(.g | pct(0.5)) / \(.g | pct(0.99)) / \(.g | pct(1)) | \(.e | pct(0.5)) / \(.e | pct(1)) |";
       (group_by(.fault) | map(row(.[0].fault)) | .[]), row("**all**")' "$jsonl"
     echo
     echo "| workload | cycles | completed | cycles with violations |"
