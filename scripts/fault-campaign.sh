@@ -6,6 +6,7 @@
 #
 #   scripts/fault-campaign.sh [--faults kill,pause-short,...] [--workloads producer,txn,...]
 #       [--cycles N] [--minutes T] [--seed S] [--first-cycle C] [--out DIR] [--no-nice] [--kafka]
+#       [--keep-logs]
 #   scripts/fault-campaign.sh --summary DIR     # only print (and write) the summary of DIR
 #   scripts/fault-campaign.sh --summary DIR1,DIR2,...  # one summary over several runs
 #
@@ -19,13 +20,13 @@
 # depend only on the seed and its number: `--seed S --first-cycle C --cycles 1` repeats cycle C.
 # Each cycle is one JSON line in OUT/cycles.jsonl; a cycle with violations, or after which a node
 # had to be restarted to get the cluster whole again, keeps the node logs under
-# OUT/failures/<cycle>/. Cycles accumulate across runs into the same OUT. The summary goes to
+# OUT/failures/<cycle>/ (--keep-logs: every cycle's). Cycles accumulate across runs into the same OUT. The summary goes to
 # stdout and OUT/summary.md. Needs jq. Build brook-server's jar first is not needed: Maven's
 # reactor (-am) builds it. --kafka runs Apache Kafka's nodes (jars fetched by scripts/bench/setup.sh)
 # on the same properties, faults, workloads and checkers: the reference for the windows.
 set -euo pipefail
 
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 faults=""
@@ -38,6 +39,7 @@ out="$root/brook-tests/target/fault-campaign"
 nice_cmd=(nice -n 19)
 summary_only=""
 kafka=""
+keep_logs=false
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --no-nice) nice_cmd=(); shift ;;
     --kafka) kafka=1; shift ;;
+    --keep-logs) keep_logs=true; shift ;;
     --summary) summary_only="$2"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "unknown argument: $1" >&2; usage 2 ;;
@@ -151,7 +154,8 @@ args=(-o -B -pl brook-tests -am verify -Pfault-campaign
   -Dit.test=ReplicationFaultCampaign -Dfailsafe.failIfNoSpecifiedTests=false
   "-Dbrook.faults.cycles=${cycles:-0}" "-Dbrook.faults.minutes=${minutes:-0}"
   "-Dbrook.faults.seed=$seed" "-Dbrook.faults.firstCycle=$first"
-  "-Dbrook.faults.workloads=$workloads" "-Dbrook.faults.out=$out")
+  "-Dbrook.faults.workloads=$workloads" "-Dbrook.faults.out=$out"
+  "-Dbrook.faults.keepLogs=$keep_logs")
 if [ -n "$faults" ]; then
   args+=("-Dbrook.faults.classes=$faults")
 fi

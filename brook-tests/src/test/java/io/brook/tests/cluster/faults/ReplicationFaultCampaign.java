@@ -55,7 +55,9 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>{@code brook.faults.seed}: a cycle's choices come from the seed and its number alone, so
  *       {@code brook.faults.firstCycle=N} with the same seed repeats cycle N's fault, targets and
  *       durations;
- *   <li>{@code brook.faults.out}: the output directory (default {@code target/fault-campaign}).
+ *   <li>{@code brook.faults.out}: the output directory (default {@code target/fault-campaign});
+ *   <li>{@code brook.faults.keepLogs}: keep every cycle's node logs, not only a failing one's (to
+ *       study a cycle that passed but took long).
  * </ul>
  */
 class ReplicationFaultCampaign {
@@ -374,7 +376,9 @@ class ReplicationFaultCampaign {
             "raft_elections",
             epochBefore < 0 || epochAfter < 0 ? -1 : Math.max(0, epochAfter - epochBefore))
         .put("duration_ms", System.currentTimeMillis() - started);
-    if (!violations.isEmpty() || !actions.isEmpty()) {
+    if (!violations.isEmpty()
+        || !actions.isEmpty()
+        || Boolean.getBoolean("brook.faults.keepLogs")) {
       keepLogs(out.resolve("failures").resolve(Integer.toString(cycle)), started, record);
     }
     System.out.println("cycle " + record.toJson());
