@@ -18,15 +18,16 @@
 # skipped with the reason). Workloads: producer (always) plus any of txn groups compacted churn (one per cycle).
 # Stops after N cycles or T minutes, whichever comes first (default 50 cycles). A cycle's choices
 # depend only on the seed and its number: `--seed S --first-cycle C --cycles 1` repeats cycle C.
-# Each cycle is one JSON line in OUT/cycles.jsonl; a cycle with violations, or after which a node
-# had to be restarted to get the cluster whole again, keeps the node logs under
-# OUT/failures/<cycle>/ (--keep-logs: every cycle's). Cycles accumulate across runs into the same OUT. The summary goes to
-# stdout and OUT/summary.md. Needs jq. Build brook-server's jar first is not needed: Maven's
+# Each cycle is one JSON line in OUT/cycles.jsonl; a cycle with violations, after which a node
+# had to be restarted to get the cluster whole again, that cost three or more Raft elections, or
+# that left a partition without writes for over 3 s after one node crashed keeps the node logs
+# under OUT/failures/<cycle>/ (--keep-logs: every cycle's). Cycles accumulate across runs into the
+# same OUT. The summary goes to stdout and OUT/summary.md. Needs jq. Build brook-server's jar first is not needed: Maven's
 # reactor (-am) builds it. --kafka runs Apache Kafka's nodes (jars fetched by scripts/bench/setup.sh)
 # on the same properties, faults, workloads and checkers: the reference for the windows.
 set -euo pipefail
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 faults=""

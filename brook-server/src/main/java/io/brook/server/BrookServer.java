@@ -991,7 +991,8 @@ public final class BrookServer implements AutoCloseable {
     Path journal = config.metadataLogDir();
     for (Path dir : config.logDirs()) {
       try {
-        if (dir.equals(journal) || Files.getFileStore(dir).equals(Files.getFileStore(journal))) {
+        if (isMetadataLogDir(config, dir)
+            || Files.getFileStore(dir).equals(Files.getFileStore(journal))) {
           return true;
         }
       } catch (IOException e) {

@@ -55,15 +55,19 @@ final class SegmentDeleter {
    */
   synchronized void scheduleDelete(List<LogSegment> segments, long delayMs) throws IOException {
     long due = time.milliseconds() + delayMs;
-    for (LogSegment segment : segments) {
-      segment.changeFileSuffixes("", SegmentFiles.DELETED_SUFFIX);
-      pending.addLast(new Pending(segment, due));
+    try {
+      for (LogSegment segment : segments) {
+        segment.changeFileSuffixes("", SegmentFiles.DELETED_SUFFIX);
+        pending.addLast(new Pending(segment, due));
+        log.debug(
+            "Scheduled segment deletion topicPartition={} baseOffset={} delayMs={}",
+            topicPartition,
+            segment.baseOffset(),
+            delayMs);
+      }
+    } finally {
+      // Also when a rename fails part-way: the segments queued before it must still be deleted.
       waiting = pending.size();
-      log.debug(
-          "Scheduled segment deletion topicPartition={} baseOffset={} delayMs={}",
-          topicPartition,
-          segment.baseOffset(),
-          delayMs);
     }
     if (delayMs == 0) {
       deleteDue();
