@@ -245,54 +245,56 @@ public final class FetchHandler extends KafkaApi {
       return CompletableFuture.completedFuture(fetch.respond(first.answers()));
     }
     CompletableFuture<ApiMessage> done = new CompletableFuture<>();
-    replicaManager
-        .delayedOperations()
-        .submit(
-            new DelayedFetch(
-                selected.watched(first.positions()),
-                first.awaitsMetadata() ? imageAtRead : null,
-                limits.minBytes(),
-                replicaId >= 0,
-                readCommitted) {
-              @Override
-              protected void onComplete(boolean timedOut) {
-                try {
-                  if (timedOut
-                      && replicaId >= 0
-                      && !first.awaitsMetadata()
-                      && refreshedOffsets(first, wanted)) {
-                    countFetch(wanted, first, replicaId);
-                    done.complete(fetch.respond(first.answers()));
-                    return;
-                  }
-                  // Topics this node did not know at the first read may be in its image now, and
-                  // a quiet partition may have woken the wait.
-                  List<Wanted> now =
-                      first.awaitsMetadata() || !selected.quiet().isEmpty()
-                          ? select(fetch, context, request, replicaId).wanted()
-                          : wanted;
-                  Read last = read(request, limits, version, now, replicaId);
-                  if (last.remote().isEmpty()) {
-                    countFetch(now, last, replicaId);
-                    done.complete(fetch.respond(last.answers()));
-                  } else {
-                    // Retention moved a partition's local log start past its offset meanwhile.
-                    answerAfterRemoteReads(last, now, replicaId, fetch)
-                        .whenComplete(
-                            (answer, failure) -> {
-                              if (failure != null) {
-                                done.completeExceptionally(failure);
-                              } else {
-                                done.complete(answer);
-                              }
-                            });
-                  }
-                } catch (RuntimeException e) {
-                  done.completeExceptionally(e);
-                }
+    DelayedOperations delayed = replicaManager.delayedOperations();
+    delayed.submit(
+        new DelayedFetch(
+            selected.watched(first.positions()),
+            first.awaitsMetadata() ? imageAtRead : null,
+            limits.minBytes(),
+            replicaId >= 0,
+            readCommitted) {
+          @Override
+          protected void onComplete(boolean timedOut) {
+            try {
+              if (timedOut
+                  && replicaId >= 0
+                  && !first.awaitsMetadata()
+                  && refreshedOffsets(first, wanted)) {
+                countFetch(wanted, first, replicaId);
+                done.complete(fetch.respond(first.answers()));
+                return;
               }
-            },
-            limits.maxWaitMs());
+              // Topics this node did not know at the first read may be in its image now, and
+              // a quiet partition may have woken the wait.
+              List<Wanted> now =
+                  first.awaitsMetadata() || !selected.quiet().isEmpty()
+                      ? select(fetch, context, request, replicaId).wanted()
+                      : wanted;
+              Read last = read(request, limits, version, now, replicaId);
+              if (last.remote().isEmpty()) {
+                countFetch(now, last, replicaId);
+                done.complete(fetch.respond(last.answers()));
+              } else {
+                // Retention moved a partition's local log start past its offset meanwhile.
+                answerAfterRemoteReads(last, now, replicaId, fetch)
+                    .whenComplete(
+                        (answer, failure) -> {
+                          if (failure != null) {
+                            done.completeExceptionally(failure);
+                          } else {
+                            done.complete(answer);
+                          }
+                        });
+              }
+            } catch (RuntimeException e) {
+              done.completeExceptionally(e);
+            }
+          }
+        },
+        limits.maxWaitMs(),
+        // A fetch waiting for this node's metadata watches the next image as well: not
+        // through the session's watch, which holds only partitions.
+        first.awaitsMetadata() ? null : fetch.standingWatch(delayed));
     return done;
   }
 

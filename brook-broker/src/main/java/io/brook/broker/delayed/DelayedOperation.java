@@ -34,6 +34,12 @@ public abstract class DelayedOperation {
   private volatile Scheduler.Task timeout;
 
   /**
+   * The session's watch this operation is parked in, or null when it is registered under each of
+   * its partitions; set before the watch publishes it, never changed after.
+   */
+  StandingWatch standing;
+
+  /**
    * @param partitions the partitions whose progress may satisfy this operation; each is watched
    *     once however often it is listed
    */

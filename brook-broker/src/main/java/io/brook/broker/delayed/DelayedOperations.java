@@ -23,11 +23,16 @@ import org.slf4j.LoggerFactory;
  * deadline queued and removed without waking that thread; in a deterministic test a manual
  * scheduler, which expires an operation exactly when its clock passes the deadline.
  *
+ * <p>A fetch session parks its fetches through a {@link StandingWatch} instead: registered once
+ * under the session's partitions, it holds one parked operation at a time, so a follower's session
+ * of thousands of partitions does not register and remove every fetch under each of them.
+ *
  * <p>Completion is exactly once: an operation completes through {@link DelayedOperation#complete},
  * a compare-and-set, whichever of progress on any of its partitions (on the thread that made it),
  * its timer or {@link #close} comes first. Whoever completes it removes it from every partition it
- * was registered under, so the structure holds only operations still waiting: its size is bounded
- * by the requests in flight, and a partition's entry goes when its last watcher does.
+ * was registered under (or from its standing watch's slot), so the structure holds only operations
+ * still waiting and the standing watches of live sessions: its size is bounded by the requests in
+ * flight and the sessions' partitions, and a partition's entry goes when its last watcher does.
  *
  * <p>Lost wake-ups: {@link #submit} registers the operation before checking its condition a second
  * time, so progress made before the registration is seen by that check and progress made after it
@@ -69,6 +74,9 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
   private static final Comparator<DelayedOperation> BY_CREATION =
       Comparator.comparingLong(operation -> operation.sequence);
 
+  private static final Comparator<StandingWatch> WATCHES_BY_CREATION =
+      Comparator.comparingLong(watch -> watch.sequence);
+
   /**
    * The operations parked on one partition, split by what they wait for. Both sets are concurrent:
    * progress iterates them without a lock while other threads add and remove operations.
@@ -79,16 +87,64 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
     final Set<DelayedOperation> highWatermark = new ConcurrentSkipListSet<>(BY_CREATION);
     final Set<DelayedOperation> logEnd = new ConcurrentSkipListSet<>(BY_CREATION);
 
+    /** Sessions' standing watches, whether or not an operation is parked in them now. */
+    final Set<StandingWatch> standing = new ConcurrentSkipListSet<>(WATCHES_BY_CREATION);
+
     Set<DelayedOperation> setFor(DelayedOperation operation) {
       return operation.waitsOn() == DelayedOperation.WaitsOn.LOG_END ? logEnd : highWatermark;
     }
 
     boolean isEmpty() {
-      return highWatermark.isEmpty() && logEnd.isEmpty();
+      return highWatermark.isEmpty() && logEnd.isEmpty() && standing.isEmpty();
     }
 
+    /** The operations waiting on the partition, those parked in standing watches included. */
     int size() {
-      return highWatermark.size() + logEnd.size();
+      int parkedInWatches = 0;
+      for (StandingWatch watch : standing) {
+        DelayedOperation operation = watch.parked();
+        if (operation != null && !operation.isCompleted()) {
+          parkedInWatches++;
+        }
+      }
+      return highWatermark.size() + logEnd.size() + parkedInWatches;
+    }
+  }
+
+  /**
+   * A watch for a fetch session, registered under its partitions for as long as the session lives
+   * (the caller closes it when the session ends); see {@link #submit(DelayedOperation, long,
+   * StandingWatch)}.
+   */
+  public StandingWatch newStandingWatch() {
+    return new StandingWatch(this);
+  }
+
+  void addStanding(TopicPartition tp, StandingWatch watch) {
+    watchers.compute(
+        tp,
+        (key, existing) -> {
+          Watchers w = existing != null ? existing : new Watchers();
+          w.standing.add(watch);
+          return w;
+        });
+  }
+
+  void removeStanding(TopicPartition tp, StandingWatch watch) {
+    watchers.computeIfPresent(
+        tp,
+        (key, w) -> {
+          w.standing.remove(watch);
+          return w.isEmpty() ? null : w;
+        });
+  }
+
+  /** Completes {@code operation} as timed out on the timer's thread, soon. */
+  void expireSoon(DelayedOperation operation) {
+    try {
+      timer.schedule("standing-watch-closed", () -> expire(operation), 0);
+    } catch (RejectedExecutionException stopped) {
+      // Closing: close() answers every parked operation.
     }
   }
 
@@ -97,6 +153,16 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
    * partitions satisfies it or {@code timeoutMs} passes (0 or less: on the timer's next run).
    */
   public void submit(DelayedOperation operation, long timeoutMs) {
+    submit(operation, timeoutMs, null);
+  }
+
+  /**
+   * {@link #submit(DelayedOperation, long)}, parking the operation in {@code standing}'s slot when
+   * that is free: the watch is already registered under most of the operation's partitions, so
+   * parking costs a lookup per partition rather than a registration and a removal. Null, a busy
+   * slot or a closed watch: registered under each partition as usual.
+   */
+  public void submit(DelayedOperation operation, long timeoutMs, StandingWatch standing) {
     if (operation.tryComplete()) {
       return;
     }
@@ -104,14 +170,16 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
       operation.complete(true);
       return;
     }
-    for (TopicPartition tp : operation.partitions()) {
-      watchers.compute(
-          tp,
-          (key, existing) -> {
-            Watchers w = existing != null ? existing : new Watchers();
-            w.setFor(operation).add(operation);
-            return w;
-          });
+    if (standing == null || !standing.park(operation)) {
+      for (TopicPartition tp : operation.partitions()) {
+        watchers.compute(
+            tp,
+            (key, existing) -> {
+              Watchers w = existing != null ? existing : new Watchers();
+              w.setFor(operation).add(operation);
+              return w;
+            });
+      }
     }
     // Progress on a partition registered above may have completed the operation before the later
     // ones were registered, so its completer's removal may have missed them.
@@ -156,6 +224,7 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
     if (w != null) {
       check(topicPartition, w.logEnd);
       check(topicPartition, w.highWatermark);
+      checkStanding(topicPartition, w.standing, null);
     }
   }
 
@@ -168,6 +237,7 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
     Watchers w = watchers.get(topicPartition);
     if (w != null) {
       check(topicPartition, w.highWatermark);
+      checkStanding(topicPartition, w.standing, DelayedOperation.WaitsOn.HIGH_WATERMARK);
     }
   }
 
@@ -197,6 +267,7 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
     Watchers w = watchers.get(topicPartition);
     if (w != null) {
       check(topicPartition, w.logEnd);
+      checkStanding(topicPartition, w.standing, DelayedOperation.WaitsOn.LOG_END);
     }
   }
 
@@ -205,26 +276,55 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
       return; // no iterator on the append path when nothing waits
     }
     for (DelayedOperation operation : waiting) {
-      try {
-        if (operation.isCompleted() || operation.tryComplete()) {
-          unwatch(operation);
-        }
-      } catch (RuntimeException e) {
-        // A condition that cannot be evaluated would otherwise wait for its timer: answer now.
-        // Nothing is thrown back to the appender, whose own write succeeded.
-        log.error("Delayed operation failed on progress of topicPartition={}", topicPartition, e);
-        try {
-          operation.complete(false);
-        } catch (RuntimeException again) {
-          log.error("Answering a failed delayed operation failed", again);
-        } finally {
-          unwatch(operation);
-        }
+      check(topicPartition, operation);
+    }
+  }
+
+  /**
+   * Checks the operations parked in the standing watches of {@code topicPartition} that wait on
+   * {@code waitsOn} (any, if null).
+   */
+  private void checkStanding(
+      TopicPartition topicPartition,
+      Set<StandingWatch> standing,
+      DelayedOperation.WaitsOn waitsOn) {
+    if (standing.isEmpty()) {
+      return;
+    }
+    for (StandingWatch watch : standing) {
+      DelayedOperation operation = watch.parked();
+      if (operation != null && (waitsOn == null || operation.waitsOn() == waitsOn)) {
+        check(topicPartition, operation);
       }
     }
   }
 
+  private void check(TopicPartition topicPartition, DelayedOperation operation) {
+    try {
+      if (operation.isCompleted() || operation.tryComplete()) {
+        unwatch(operation);
+      }
+    } catch (RuntimeException e) {
+      // A condition that cannot be evaluated would otherwise wait for its timer: answer now.
+      // Nothing is thrown back to the appender, whose own write succeeded.
+      log.error("Delayed operation failed on progress of topicPartition={}", topicPartition, e);
+      try {
+        operation.complete(false);
+      } catch (RuntimeException again) {
+        log.error("Answering a failed delayed operation failed", again);
+      } finally {
+        unwatch(operation);
+      }
+    }
+  }
+
+  /** Removes a completed operation from wherever it was parked. */
   private void unwatch(DelayedOperation operation) {
+    StandingWatch standing = operation.standing;
+    if (standing != null) {
+      standing.release(operation); // the watch itself stays registered for the session's next
+      return;
+    }
     for (TopicPartition tp : operation.partitions()) {
       watchers.computeIfPresent(
           tp,
@@ -255,6 +355,16 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
       for (DelayedOperation operation : w.logEnd) {
         expire(operation);
       }
+      expireStanding(w, DelayedOperation.WaitsOn.LOG_END);
+    }
+  }
+
+  private void expireStanding(Watchers w, DelayedOperation.WaitsOn waitsOn) {
+    for (StandingWatch watch : w.standing) {
+      DelayedOperation operation = watch.parked();
+      if (operation != null && (waitsOn == null || operation.waitsOn() == waitsOn)) {
+        expire(operation);
+      }
     }
   }
 
@@ -276,6 +386,7 @@ public final class DelayedOperations implements Partition.HighWatermarkListener,
       for (DelayedOperation operation : w.highWatermark) {
         expire(operation);
       }
+      expireStanding(w, null);
     }
   }
 }

@@ -1,5 +1,7 @@
 package io.brook.broker.fetch;
 
+import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.delayed.StandingWatch;
 import io.brook.broker.replica.Partition;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -72,6 +74,14 @@ public sealed interface FetchContext {
    */
   default boolean hasNews(List<Answered> answers, boolean watermarks) {
     return false;
+  }
+
+  /**
+   * The watch a fetch of this context parks through when it waits: its session's, which stays
+   * registered under the session's partitions from one fetch to the next; null without a session.
+   */
+  default StandingWatch standingWatch(DelayedOperations delayed) {
+    return null;
   }
 
   /** A request without a session (epoch -1, or before v7): every partition is answered. */
@@ -159,6 +169,11 @@ public sealed interface FetchContext {
     @Override
     public List<Requested> partitions() {
       return partitions;
+    }
+
+    @Override
+    public StandingWatch standingWatch(DelayedOperations delayed) {
+      return session.watch(delayed);
     }
 
     @Override

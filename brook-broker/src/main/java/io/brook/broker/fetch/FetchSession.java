@@ -1,5 +1,7 @@
 package io.brook.broker.fetch;
 
+import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.delayed.StandingWatch;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +33,11 @@ final class FetchSession {
 
   private final LinkedHashMap<FetchKey, CachedPartition> partitions;
   private int epoch;
+
+  /** Where this session's fetches park, made at the first; null once the session ended. */
+  private StandingWatch watch;
+
+  private boolean ended;
 
   FetchSession(
       int id,
@@ -88,6 +95,31 @@ final class FetchSession {
       out.add(cached.requested(privileged));
     }
     return out;
+  }
+
+  /**
+   * The watch this session's fetches park through while waiting for data ({@link
+   * DelayedOperations#submit(io.brook.broker.delayed.DelayedOperation, long, StandingWatch)}), or
+   * null once the session has left the cache.
+   */
+  synchronized StandingWatch watch(DelayedOperations delayed) {
+    if (watch == null && !ended) {
+      watch = delayed.newStandingWatch();
+    }
+    return watch;
+  }
+
+  /** The session left the cache: its watch leaves the partitions it was registered under. */
+  void end() {
+    StandingWatch ending;
+    synchronized (this) {
+      ended = true;
+      ending = watch;
+      watch = null;
+    }
+    if (ending != null) {
+      ending.close();
+    }
   }
 
   /** The cached state of a partition; caller holds this session's lock. */

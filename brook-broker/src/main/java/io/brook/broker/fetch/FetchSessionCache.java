@@ -161,6 +161,7 @@ public final class FetchSessionCache {
 
   synchronized void remove(FetchSession session) {
     if (sessions.remove(session.id, session)) {
+      session.end();
       lastUsed.remove(new LastUsedKey(session.lastUsedMs, session.id));
       EvictableKey key = evictableKey(session);
       evictableByAll.remove(key);

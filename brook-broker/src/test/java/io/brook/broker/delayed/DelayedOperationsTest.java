@@ -142,6 +142,99 @@ class DelayedOperationsTest {
   }
 
   @Test
+  void aSessionsWatchStaysRegisteredAcrossItsFetchesAndFollowsTheirPartitions() throws Exception {
+    // Given: a session's watch, and a follower fetch over A and B parked through it
+    StandingWatch watch = delayed.newStandingWatch();
+    AtomicBoolean ready = new AtomicBoolean();
+    Probe first = new Probe(List.of(A, B), DelayedOperation.WaitsOn.LOG_END, ready::get);
+    delayed.submit(first, NEVER_MS, watch);
+    assertThat(delayed.waiting(A)).isEqualTo(1);
+    assertThat(delayed.waiting(B)).isEqualTo(1);
+
+    // When: an append to A satisfies it
+    ready.set(true);
+    delayed.onLogEndMoved(A);
+
+    // Then: answered once, nothing waits, but the watch stays under A and B for the next fetch
+    assertThat(first.completions.get()).isEqualTo(1);
+    assertThat(first.timedOut.get()).isFalse();
+    assertThat(delayed.waiting(A) + delayed.waiting(B)).isZero();
+    assertThat(delayed.watchedPartitions()).isEqualTo(2);
+
+    // When: the session's next fetch names B and C (it forgot A)
+    ready.set(false);
+    Probe second = new Probe(List.of(B, C), DelayedOperation.WaitsOn.LOG_END, ready::get);
+    delayed.submit(second, NEVER_MS, watch);
+
+    // Then: the watch left A and joined C; progress on A no longer visits it, on C it does
+    assertThat(watch.registeredPartitions()).isEqualTo(2);
+    assertThat(delayed.watchedPartitions()).isEqualTo(2);
+    assertThat(delayed.waiting(A)).isZero();
+    assertThat(delayed.waiting(C)).isEqualTo(1);
+    int visits = second.visits.get();
+    delayed.onProgress(A);
+    assertThat(second.visits.get()).isEqualTo(visits);
+    delayed.onProgress(C);
+    assertThat(second.visits.get()).isEqualTo(visits + 1);
+
+    // When: the session ends while its fetch still waits
+    watch.close();
+
+    // Then: the fetch is answered (as a wait that ended) and no partition keeps an entry
+    assertThat(second.done.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(second.timedOut.get()).isTrue();
+    assertThat(delayed.watchedPartitions()).isZero();
+
+    // And: a fetch parked through the closed watch is registered per partition as before
+    Probe late = new Probe(List.of(A), () -> false);
+    delayed.submit(late, NEVER_MS, watch);
+    assertThat(delayed.waiting(A)).isEqualTo(1);
+    assertThat(watch.registeredPartitions()).isZero();
+  }
+
+  @Test
+  void aSecondOperationWhileTheWatchsSlotIsTakenIsRegisteredPerPartition() {
+    // Given: two fetches of one session waiting at once (a client that pipelines them)
+    StandingWatch watch = delayed.newStandingWatch();
+    AtomicBoolean ready = new AtomicBoolean();
+    Probe first = new Probe(List.of(A), ready::get);
+    Probe second = new Probe(List.of(A, B), ready::get);
+    delayed.submit(first, NEVER_MS, watch);
+    delayed.submit(second, NEVER_MS, watch);
+    assertThat(delayed.waiting(A)).isEqualTo(2);
+
+    // When
+    ready.set(true);
+    delayed.onProgress(A);
+
+    // Then: both answered once, and only the watch's registration is left
+    assertThat(first.completions.get()).isEqualTo(1);
+    assertThat(second.completions.get()).isEqualTo(1);
+    assertThat(delayed.waiting(A) + delayed.waiting(B)).isZero();
+    assertThat(delayed.watchedPartitions()).isEqualTo(1);
+    watch.close();
+    assertThat(delayed.watchedPartitions()).isZero();
+  }
+
+  @Test
+  void progressVisitsAWatchOnlyForTheKindOfProgressItsFetchWaitsOn() {
+    // Given: a consumer's fetch parked through its session's watch
+    StandingWatch watch = delayed.newStandingWatch();
+    Probe consumer = new Probe(List.of(A), DelayedOperation.WaitsOn.HIGH_WATERMARK, () -> false);
+    delayed.submit(consumer, NEVER_MS, watch);
+    int visits = consumer.visits.get();
+
+    // When: only the log end moves
+    delayed.onLogEndMoved(A);
+
+    // Then: not visited; a high watermark move visits it
+    assertThat(consumer.visits.get()).isEqualTo(visits);
+    delayed.onProgress(A);
+    assertThat(consumer.visits.get()).isEqualTo(visits + 1);
+    watch.close();
+  }
+
+  @Test
   void aTimedOutOperationCompletesExactlyAtItsDeadlineAndLeavesEveryPartition() {
     // Given: deadlines on a simulated clock, and an operation over A and B that is never satisfied
     ManualScheduler timer = new ManualScheduler(new MockTime());
@@ -274,6 +367,20 @@ class DelayedOperationsTest {
   @Test
   void racingProgressTimersAndSubmissionsCompleteEachOperationOnceAndLeakNothing()
       throws Exception {
+    racingProgressTimersAndSubmissions(false);
+  }
+
+  /**
+   * The same race with each submitter parking through a session's watch, sometimes waiting for its
+   * fetch's answer before the next one (the watch's slot free) and sometimes not (taken).
+   */
+  @Test
+  void racingProgressTimersAndSubmissionsThroughSessionsWatchesCompleteEachOnceAndLeakNothing()
+      throws Exception {
+    racingProgressTimersAndSubmissions(true);
+  }
+
+  private void racingProgressTimersAndSubmissions(boolean throughWatches) throws Exception {
     long seed = Long.getLong("brook.test.seed", System.nanoTime());
     Random seeds = new Random(seed);
     int partitions = 6;
@@ -306,8 +413,13 @@ class DelayedOperationsTest {
               "appender-" + t));
     }
     CountDownLatch submittersDone = new CountDownLatch(2);
+    List<StandingWatch> watches = new ArrayList<>();
     for (int t = 0; t < 2; t++) {
       Random random = new Random(seeds.nextLong());
+      StandingWatch watch = throughWatches ? delayed.newStandingWatch() : null;
+      if (watch != null) {
+        watches.add(watch);
+      }
       threads.add(
           new Thread(
               () -> {
@@ -325,7 +437,15 @@ class DelayedOperationsTest {
                           : DelayedOperation.WaitsOn.HIGH_WATERMARK;
                   Probe probe = new Probe(watched, waitsOn, () -> offsets.get(target) >= required);
                   submitted.add(probe);
-                  delayed.submit(probe, random.nextBoolean() ? random.nextInt(3) : NEVER_MS);
+                  delayed.submit(probe, random.nextBoolean() ? random.nextInt(3) : NEVER_MS, watch);
+                  if (watch != null && random.nextBoolean()) {
+                    try {
+                      probe.done.await(60, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                      return;
+                    }
+                  }
                 }
                 submittersDone.countDown();
               },
@@ -350,6 +470,7 @@ class DelayedOperationsTest {
     for (Probe probe : submitted) {
       assertThat(probe.completions.get()).as("seed %d: completions", seed).isEqualTo(1);
     }
+    watches.forEach(StandingWatch::close);
     // The timer thread removes an operation just after completing it.
     await()
         .atMost(Duration.ofSeconds(10))

@@ -2,6 +2,10 @@ package io.brook.broker.fetch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.brook.broker.delayed.DelayedOperation;
+import io.brook.broker.delayed.DelayedOperations;
+import io.brook.broker.delayed.StandingWatch;
+import io.brook.broker.time.ManualScheduler;
 import io.brook.broker.time.MockTime;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -221,6 +225,78 @@ class FetchSessionsTest {
     assertThat(context).isInstanceOf(FetchContext.Sessionless.class);
     assertThat(respond(context, p -> data(p, 5)).sessionId()).isZero();
     assertThat(sessions.cache().size()).isZero();
+  }
+
+  /** A fetch over the partitions {@code context} reads that waits until its deadline. */
+  private static final class WaitingFetch extends DelayedOperation {
+    boolean answered;
+
+    WaitingFetch(FetchContext context) {
+      super(
+          context.partitions().stream()
+              .map(r -> new org.apache.kafka.common.TopicPartition("t", r.key().partition()))
+              .toList(),
+          WaitsOn.LOG_END);
+    }
+
+    @Override
+    protected boolean isSatisfied() {
+      return false;
+    }
+
+    @Override
+    protected void onComplete(boolean timedOut) {
+      answered = true;
+    }
+  }
+
+  @Test
+  void anIncrementalSessionsFetchesParkThroughOneWatchWhichLeavesWithTheSession() {
+    // Given: a session over partitions 0 and 1 whose incremental fetch waits
+    ManualScheduler timer = new ManualScheduler(time);
+    DelayedOperations delayed = new DelayedOperations(timer);
+    int id = open(sessions, true, 0, 1);
+    FetchContext first = sessions.newContext(request(id, 1), V17, true);
+    respond(first, p -> data(p, 5));
+    StandingWatch watch = first.standingWatch(delayed);
+    WaitingFetch parked = new WaitingFetch(first);
+    delayed.submit(parked, 60_000, watch);
+    assertThat(delayed.watchedPartitions()).isEqualTo(2);
+
+    // Then: the session's next fetch parks through the same watch; a full fetch or a
+    // sessionless one has none
+    assertThat(sessions.newContext(request(id, 2), V17, true).standingWatch(delayed))
+        .isSameAs(watch);
+    assertThat(sessions.newContext(request(0, -1, 0), V17, true).standingWatch(delayed)).isNull();
+
+    // When: a full fetch naming the session closes it
+    sessions.newContext(request(id, 0, 0, 1), V17, true);
+    timer.runDue();
+
+    // Then: the waiting fetch is answered, and the watch left both partitions
+    assertThat(parked.answered).isTrue();
+    assertThat(delayed.watchedPartitions()).isZero();
+    delayed.close();
+  }
+
+  @Test
+  void anEvictedSessionsWatchLeavesItsPartitions() {
+    // Given: a cache of one slot holding a consumer session whose watch is registered
+    DelayedOperations delayed = new DelayedOperations(new ManualScheduler(time));
+    sessions = sessions(1, 1_000);
+    int id = open(sessions, false, 0, 1);
+    FetchContext incremental = sessions.newContext(request(id, 1), V17, false);
+    WaitingFetch waiting = new WaitingFetch(incremental);
+    delayed.submit(waiting, 60_000, incremental.standingWatch(delayed));
+    assertThat(delayed.watchedPartitions()).isEqualTo(2);
+
+    // When: a follower's new session evicts it
+    open(sessions, true, 7);
+
+    // Then
+    assertThat(sessions.cache().size()).isEqualTo(1);
+    assertThat(delayed.watchedPartitions()).isZero();
+    delayed.close();
   }
 
   @Test
