@@ -76,6 +76,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -126,6 +128,9 @@ public final class BrookServer implements AutoCloseable {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean closed;
   private volatile int exitStatus;
+
+  /** Set when the Raft journal could not be written; see {@link #onJournalFailure}. */
+  private volatile boolean journalFailed;
 
   private BrookServer(Components c) {
     this.config = c.config;
@@ -276,6 +281,7 @@ public final class BrookServer implements AutoCloseable {
       c.checks.serving();
       BrookServer server = new BrookServer(c);
       c.logManager.dirFailures().addListener(server::onLogDirFailure);
+      c.quorum.onJournalFailure(server::onJournalFailure);
       // Key-value pairs: fields of their own in JSON logs (docs/operations.md, "Logs").
       log.atInfo()
           .setMessage("Brook started")
@@ -973,6 +979,43 @@ public final class BrookServer implements AutoCloseable {
     stopper.start();
   }
 
+  /**
+   * The Raft journal could not be written (Ratis closed it): the node can no longer follow the
+   * cluster's metadata, nor lead it, so it shuts down and exits with status 1, whether or not its
+   * log directories noticed anything (the journal may be in a directory of its own).
+   */
+  private void onJournalFailure(Throwable cause) {
+    if (closed) {
+      return;
+    }
+    log.error(
+        "The metadata log could not be written; shutting down dir={}", config.metadataLogDir());
+    journalFailed = true;
+    exitStatus = 1;
+    Thread stopper = new Thread(this::close, "brook-journal-failure-shutdown");
+    stopper.setDaemon(false);
+    stopper.start();
+  }
+
+  /**
+   * The journal failed while this node led the quorum: the other voters elect a leader after their
+   * election timeout. A controlled shutdown sent before that reaches this node's own leader, which
+   * can commit nothing any more, and waits there for its whole timeout; this node's leaderships
+   * would then move only when the controller fences it, a session timeout later.
+   */
+  private void awaitAnotherActiveController() {
+    long boundMs =
+        3L * ((Number) config.value("controller.quorum.election.timeout.ms")).longValue();
+    long deadline = System.nanoTime() + boundMs * 1_000_000;
+    try {
+      while (quorum.isActiveController() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** Whether {@code dir} is the directory holding this node's metadata log. */
   private static boolean isMetadataLogDir(BrokerConfig config, Path dir) {
     return dir.toAbsolutePath()
@@ -981,10 +1024,14 @@ public final class BrookServer implements AutoCloseable {
   }
 
   /**
-   * Whether this node stops because its log directories failed and the metadata log directory is
-   * one of them or on the same file system (a full disk fills both).
+   * Whether this node stops because its Raft journal could not be written, or because its log
+   * directories failed and the metadata log directory is one of them or on the same file system (a
+   * full disk fills both).
    */
   private boolean journalDiskFailed() {
+    if (journalFailed) {
+      return true;
+    }
     if (exitStatus != 1) {
       return false;
     }
@@ -1002,7 +1049,10 @@ public final class BrookServer implements AutoCloseable {
     return false;
   }
 
-  /** 0, or 1 once the node shut down because every log directory failed. */
+  /**
+   * 0, or 1 once the node shut down because every log directory, the metadata log directory or the
+   * Raft journal failed.
+   */
   public int exitStatus() {
     return exitStatus;
   }
@@ -1023,10 +1073,25 @@ public final class BrookServer implements AutoCloseable {
     }
     closed = true;
     long started = System.nanoTime();
+    boolean journalGone = quorum != null && journalDiskFailed();
+    if (journalGone) {
+      // The journal, or its disk, failed: this node's view of the metadata stops moving (it can
+      // neither write nor apply entries), so it must not be told to clients any more, and the
+      // requests waiting here would wait for an image that never comes. Its connections close at
+      // once, as a crash would close them: clients retry on the other nodes, and a producer's
+      // unanswered request is what its idempotence covers.
+      if (network != null && closedParts.add(network)) {
+        network.close(java.time.Duration.ZERO);
+      }
+      closeOnce(http, admin);
+    }
     if (cluster != null) {
       // Controlled shutdown: leaderships move while this node can still answer for them, and the
       // followers that take them over first learn the high watermarks this node acknowledged.
       replicaManager.tellFollowersHighWatermarksAtOnce();
+      if (journalFailed) {
+        awaitAnotherActiveController();
+      }
       cluster.shutdownBroker();
     }
     // Before the listeners close: an active controller that went on being one while this node
@@ -1034,7 +1099,7 @@ public final class BrookServer implements AutoCloseable {
     // But when the disk of the quorum's journal failed, the quorum stops at once instead, writing
     // nothing more there (see MetadataQuorum.closeAfterDiskFailure).
     if (quorum != null) {
-      if (journalDiskFailed()) {
+      if (journalGone) {
         log.error(
             "The metadata log directory's disk failed; stopping the Raft server without handing"
                 + " leadership over dir={}",
@@ -1044,7 +1109,7 @@ public final class BrookServer implements AutoCloseable {
         quorum.stepDown();
       }
     }
-    closeEach(
+    closeOnce(
         http,
         admin,
         network,
@@ -1086,6 +1151,18 @@ public final class BrookServer implements AutoCloseable {
                     .findFirst()
                     .or(() -> broker.endpoints().stream().findFirst()))
         .map(e -> new Node(brokerId, e.host(), e.port()));
+  }
+
+  /** The parts {@link #closeOnce} closed. */
+  private final Set<AutoCloseable> closedParts = Collections.newSetFromMap(new IdentityHashMap<>());
+
+  /** {@link #closeEach}, skipping the parts an earlier call closed. */
+  private void closeOnce(AutoCloseable... parts) {
+    for (AutoCloseable part : parts) {
+      if (part != null && closedParts.add(part)) {
+        closeEach(part);
+      }
+    }
   }
 
   private static void closeEach(AutoCloseable... parts) {

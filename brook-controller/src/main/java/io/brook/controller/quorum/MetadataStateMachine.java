@@ -223,6 +223,45 @@ final class MetadataStateMachine extends BaseStateMachine {
     snapshotsRefused = true;
   }
 
+  /**
+   * Who hears that the journal could not be written, with the cause; a failure before one is set is
+   * told to it when it is.
+   */
+  private Consumer<Throwable> journalFailureListener;
+
+  private Throwable journalFailure;
+
+  synchronized void onJournalFailure(Consumer<Throwable> listener) {
+    journalFailureListener = listener;
+    if (journalFailure != null) {
+      listener.accept(journalFailure);
+    }
+  }
+
+  /**
+   * Ratis could not write an entry to this node's journal (its log worker closes the log then, and
+   * the server can neither lead nor follow any more): the node must stop, as Kafka's does on a
+   * metadata log failure, rather than go on serving a metadata image that no longer moves.
+   */
+  @Override
+  public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+    Consumer<Throwable> listener;
+    synchronized (this) {
+      if (journalFailure != null) {
+        return; // told once
+      }
+      journalFailure = cause;
+      listener = journalFailureListener;
+    }
+    log.error(
+        "The metadata log could not be written entry={}",
+        failedEntry == null ? "none" : TermIndex.valueOf(failedEntry),
+        cause);
+    if (listener != null) {
+      listener.accept(cause);
+    }
+  }
+
   @Override
   public long takeSnapshot() throws IOException {
     if (snapshotsRefused) {

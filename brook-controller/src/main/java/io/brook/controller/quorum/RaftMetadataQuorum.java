@@ -678,6 +678,11 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   }
 
   @Override
+  public void onJournalFailure(Consumer<Throwable> listener) {
+    stateMachine.onJournalFailure(listener);
+  }
+
+  @Override
   public void closeAfterDiskFailure() {
     stateMachine.refuseSnapshots();
     stop(false);

@@ -70,6 +70,13 @@ public interface MetadataQuorum extends AutoCloseable {
   default void stepDown() {}
 
   /**
+   * Tells {@code listener} (on the thread that found it) when this node's journal could not be
+   * written: the quorum can then neither lead nor follow, and the node must stop. A quorum without
+   * a journal of its own never calls it.
+   */
+  default void onJournalFailure(Consumer<Throwable> listener) {}
+
+  /**
    * Stops the quorum at once because the disk that holds its journal failed (full, or failing
    * writes): unlike {@link #stepDown} and {@link #close} it hands no leadership over and writes no
    * snapshot. Both would make the Raft server write to that disk, and the file that holds a voter's

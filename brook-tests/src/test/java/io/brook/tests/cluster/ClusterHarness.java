@@ -186,12 +186,30 @@ public final class ClusterHarness implements AutoCloseable {
       IntFunction<Map<String, String>> environment,
       Duration readyTimeout)
       throws IOException {
+    return startWithEnvironment(
+        dir, count, extraConfig, id -> Map.of(), inNamespaces, environment, readyTimeout);
+  }
+
+  /**
+   * As {@link #startWithEnvironment(Path, int, Map, boolean, IntFunction, Duration)}, with
+   * properties of each node's own on top ({@code nodeConfig}, as {@link #start(Path, int, Map,
+   * IntFunction)}).
+   */
+  public static ClusterHarness startWithEnvironment(
+      Path dir,
+      int count,
+      Map<String, String> extraConfig,
+      IntFunction<Map<String, String>> nodeConfig,
+      boolean inNamespaces,
+      IntFunction<Map<String, String>> environment,
+      Duration readyTimeout)
+      throws IOException {
     List<Integer> ids = nodeIds(count, 0);
     ClusterHarness harness =
         new ClusterHarness(dir, inNamespaces ? NetworkNamespaces.create(ids) : null);
     harness.environment = environment;
     harness.readyTimeout = readyTimeout;
-    return harness.startNodes(ids, false, extraConfig, id -> Map.of());
+    return harness.startNodes(ids, false, extraConfig, nodeConfig);
   }
 
   /** As {@link #start(Path, int, int, Map)}, each node in its own network namespace. */
