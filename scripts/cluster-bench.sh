@@ -18,7 +18,9 @@
 # Build first: mvn -B -DskipTests verify (brook.jar and brook-tests' test classes).
 # KEEP=1 keeps the data and logs; ONLY=create stops after the creation figures and the idle cost
 # (IDLE_SECONDS, 30, of an idle cluster after the creation; 0 skips it). As root, each run
-# first drops the page cache (see below); KEEP_CACHES=1 does not.
+# first drops the page cache (see below); KEEP_CACHES=1 does not. FRESH_FS=1 (root, mkfs.ext4)
+# puts the nodes' data on an ext4 file system made for the run (an 8 GiB sparse image, loop-mounted
+# under TMPDIR), as on a new disk: the figures then do not depend on what earlier runs deleted.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,12 +36,25 @@ if [ "$BROKER" = kafka ]; then
   use_kafka_jars
 fi
 
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/$BROKER-cluster-bench.XXXXXX")"
+FRESH_MOUNT=""
+if [ -n "${FRESH_FS:-}" ]; then
+  FRESH_MOUNT="$(mktemp -d "${TMPDIR:-/tmp}/$BROKER-fresh-fs.XXXXXX")"
+  truncate -s 8G "$FRESH_MOUNT.img"
+  mkfs.ext4 -q -F "$FRESH_MOUNT.img"
+  mount -o loop "$FRESH_MOUNT.img" "$FRESH_MOUNT"
+fi
+WORK="$(mktemp -d "${FRESH_MOUNT:-${TMPDIR:-/tmp}}/$BROKER-cluster-bench.XXXXXX")"
 declare -A PIDS
 cleanup() {
   for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  if [ -z "${KEEP:-}" ]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
+  if [ -n "${KEEP:-}" ]; then
+    echo "kept $WORK"
+  elif [ -n "$FRESH_MOUNT" ]; then
+    umount "$FRESH_MOUNT" && rm -rf "$FRESH_MOUNT" "$FRESH_MOUNT.img"
+  else
+    rm -rf "$WORK"
+  fi
 }
 trap cleanup EXIT
 
