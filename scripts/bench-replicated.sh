@@ -15,6 +15,12 @@
 #   scripts/bench-replicated.sh        env: ROUNDS (5), RECORDS (1000000), RECORD_SIZE (1024),
 #                                           RATE (5000), RATE_SECS (20), PARTITIONS (6),
 #                                           LINGER_MS (5), BENCH (scripts/bench)
+#   COMPARE="brook-nosessions brook" scripts/bench-replicated.sh
+#       Brook with incremental fetch sessions off (max.incremental.fetch.session.cache.slots=0:
+#       every follower fetch lists all its partitions) against Brook with them (the default).
+#   BASE_JAR=<other tree>/brook-server/target/brook.jar COMPARE="brook-base brook" \
+#     scripts/bench-replicated.sh
+#       This tree's Brook against another build of it.
 #
 # Build first: mvn -B -DskipTests verify (brook.jar and brook-tests' test classes).
 set -euo pipefail
@@ -54,8 +60,12 @@ measure() { # broker round workload topic records throughput
       b, w, r, $4, $6, $16, $22, $25, cpu / hz, jit / hz, (cpu - jit) / hz }' | tee -a "$RESULTS"
 }
 
-run_once() { # broker round
-  start_cluster "$1"
+run_once() { # label round: kafka, brook, brook-base (BASE_JAR) or brook-nosessions
+  if [ "$1" = brook-nosessions ]; then
+    start_cluster brook "max.incremental.fetch.session.cache.slots=0"
+  else
+    start_cluster "$1"
+  fi
   create_topic warmup
   create_topic measured
   create_topic latency
@@ -65,9 +75,10 @@ run_once() { # broker round
   stop_cluster
 }
 
+read -r -a LABELS <<<"${COMPARE:-kafka brook}"
 for round in $(seq 1 "$ROUNDS"); do
-  run_once kafka "$round"
-  run_once brook "$round"
+  run_once "${LABELS[0]}" "$round"
+  run_once "${LABELS[1]}" "$round"
 done
 
-print_medians
+print_medians "${LABELS[0]}" "${LABELS[1]}"

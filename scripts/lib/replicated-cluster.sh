@@ -19,12 +19,15 @@ stop_cluster() {
   WORK=""
 }
 
-start_cluster() { # broker
+start_cluster() { # broker [property line appended to every node's properties]
   local broker=$1 id cluster_id
   WORK="$(mktemp -d "${TMPDIR:-/tmp}/$broker-replicated-bench.XXXXXX")"
   cluster_id="$("${TOOL[@]}" uuid)"
   for id in 1 2 3; do
     write_node_config "$WORK" "$id" "$broker" "$cluster_id"
+    if [ -n "${2:-}" ]; then
+      echo "$2" >>"$WORK/server-$id.properties"
+    fi
   done
   for id in 1 2 3; do
     launch_node "$WORK" "$id" "$broker" "$WORK/node-$id.log"
