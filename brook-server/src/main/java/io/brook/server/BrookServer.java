@@ -75,6 +75,7 @@ import io.brook.storage.manager.LogManager;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -131,6 +132,9 @@ public final class BrookServer implements AutoCloseable {
 
   /** Set when the Raft journal could not be written; see {@link #onJournalFailure}. */
   private volatile boolean journalFailed;
+
+  /** The parts {@link #closeOnce} closed. */
+  private final Set<AutoCloseable> closedParts = Collections.newSetFromMap(new IdentityHashMap<>());
 
   private BrookServer(Components c) {
     this.config = c.config;
@@ -1081,7 +1085,7 @@ public final class BrookServer implements AutoCloseable {
       // once, as a crash would close them: clients retry on the other nodes, and a producer's
       // unanswered request is what its idempotence covers.
       if (network != null && closedParts.add(network)) {
-        network.close(java.time.Duration.ZERO);
+        network.close(Duration.ZERO);
       }
       closeOnce(http, admin);
     }
@@ -1152,9 +1156,6 @@ public final class BrookServer implements AutoCloseable {
                     .or(() -> broker.endpoints().stream().findFirst()))
         .map(e -> new Node(brokerId, e.host(), e.port()));
   }
-
-  /** The parts {@link #closeOnce} closed. */
-  private final Set<AutoCloseable> closedParts = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /** {@link #closeEach}, skipping the parts an earlier call closed. */
   private void closeOnce(AutoCloseable... parts) {

@@ -52,6 +52,15 @@ final class MetadataStateMachine extends BaseStateMachine {
   /** Set when the journal's disk failed: snapshots would be written to it (see takeSnapshot). */
   private volatile boolean snapshotsRefused;
 
+  /**
+   * Guards the two fields below; not the state machine's own lock, which the log worker that
+   * reports a failure must not wait for.
+   */
+  private final Object journalFailureLock = new Object();
+
+  private Consumer<Throwable> journalFailureListener;
+  private Throwable journalFailure;
+
   /** Deltas for brokers that follow the log: 100,000 records is a few seconds of a busy cluster. */
   private final RecentRecords recent = new RecentRecords(100_000);
 
@@ -224,17 +233,17 @@ final class MetadataStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Who hears that the journal could not be written, with the cause; a failure before one is set is
-   * told to it when it is.
+   * Tells {@code listener} when the journal could not be written, with the cause; a failure before
+   * it was set is told to it at once.
    */
-  private Consumer<Throwable> journalFailureListener;
-
-  private Throwable journalFailure;
-
-  synchronized void onJournalFailure(Consumer<Throwable> listener) {
-    journalFailureListener = listener;
-    if (journalFailure != null) {
-      listener.accept(journalFailure);
+  void onJournalFailure(Consumer<Throwable> listener) {
+    Throwable failed;
+    synchronized (journalFailureLock) {
+      journalFailureListener = listener;
+      failed = journalFailure;
+    }
+    if (failed != null) {
+      listener.accept(failed);
     }
   }
 
@@ -246,7 +255,7 @@ final class MetadataStateMachine extends BaseStateMachine {
   @Override
   public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
     Consumer<Throwable> listener;
-    synchronized (this) {
+    synchronized (journalFailureLock) {
       if (journalFailure != null) {
         return; // told once
       }
