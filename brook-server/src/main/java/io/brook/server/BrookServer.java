@@ -1001,25 +1001,6 @@ public final class BrookServer implements AutoCloseable {
     stopper.start();
   }
 
-  /**
-   * The journal failed while this node led the quorum: the other voters elect a leader after their
-   * election timeout. A controlled shutdown sent before that reaches this node's own leader, which
-   * can commit nothing any more, and waits there for its whole timeout; this node's leaderships
-   * would then move only when the controller fences it, a session timeout later.
-   */
-  private void awaitAnotherActiveController() {
-    long boundMs =
-        3L * ((Number) config.value("controller.quorum.election.timeout.ms")).longValue();
-    long deadline = System.nanoTime() + boundMs * 1_000_000;
-    try {
-      while (quorum.isActiveController() && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /** Whether {@code dir} is the directory holding this node's metadata log. */
   private static boolean isMetadataLogDir(BrokerConfig config, Path dir) {
     return dir.toAbsolutePath()
@@ -1088,30 +1069,28 @@ public final class BrookServer implements AutoCloseable {
         network.close(Duration.ZERO);
       }
       closeOnce(http, admin);
+      // The Raft server stops before the controlled shutdown, whichever failure was noticed first:
+      // a leader whose journal failed can commit nothing, and a controlled shutdown sent while it
+      // still ran would wait there for its whole timeout. Once it stopped, the other voters elect
+      // a leader within an election timeout and the controlled shutdown, through the clients that
+      // stay, reaches that one. Nothing more is written to the failed disk (see
+      // MetadataQuorum.stopServerAfterDiskFailure).
+      log.error(
+          "The metadata log directory's disk failed; stopping the Raft server without handing"
+              + " leadership over dir={}",
+          config.metadataLogDir());
+      quorum.stopServerAfterDiskFailure();
     }
     if (cluster != null) {
       // Controlled shutdown: leaderships move while this node can still answer for them, and the
       // followers that take them over first learn the high watermarks this node acknowledged.
       replicaManager.tellFollowersHighWatermarksAtOnce();
-      if (journalFailed) {
-        awaitAnotherActiveController();
-      }
       cluster.shutdownBroker();
     }
     // Before the listeners close: an active controller that went on being one while this node
     // stopped would leave every other broker without a controller until the quorum closed, last.
-    // But when the disk of the quorum's journal failed, the quorum stops at once instead, writing
-    // nothing more there (see MetadataQuorum.closeAfterDiskFailure).
-    if (quorum != null) {
-      if (journalGone) {
-        log.error(
-            "The metadata log directory's disk failed; stopping the Raft server without handing"
-                + " leadership over dir={}",
-            config.metadataLogDir());
-        quorum.closeAfterDiskFailure();
-      } else {
-        quorum.stepDown();
-      }
+    if (quorum != null && !journalGone) {
+      quorum.stepDown();
     }
     closeOnce(
         http,

@@ -75,6 +75,13 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   /** How long a committed entry may take to be applied here too (it is, within milliseconds). */
   private static final long LOCAL_APPLY_TIMEOUT_SECONDS = 10;
 
+  /**
+   * How long the leader waits for its entry to commit: milliseconds when a majority of voters
+   * answers; a leader that has lost it steps down within an election timeout, which fails the entry
+   * sooner.
+   */
+  private static final long COMMIT_TIMEOUT_SECONDS = 10;
+
   /** Attempts of one operation whose entry lost a race with a failover (CONFLICT). */
   private static final int MAX_ATTEMPTS = 5;
 
@@ -105,6 +112,15 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
 
   /** Set once the clients are closed (after the hand-over of a stopping leader). */
   private boolean clientsClosed;
+
+  /**
+   * Set once the Raft server stopped, before the clients when its disk failed ({@link
+   * #stopServerAfterDiskFailure}): the configuration can no longer be read, so the clients and the
+   * sole voter answer stay as they were when it stopped.
+   */
+  private volatile boolean serverStopped;
+
+  private volatile boolean soleVoterWhenStopped;
 
   /** Failed attempts to join in a row (on the join thread only). */
   private int joinFailures;
@@ -262,6 +278,9 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
 
   /** Whether this node is the only voter: then it needs no network to reach the leader. */
   private boolean soleVoter() {
+    if (serverStopped) {
+      return soleVoterWhenStopped;
+    }
     Collection<RaftPeer> voters = configuration().getCurrentPeers(RaftPeerRole.FOLLOWER);
     return voters.size() == 1
         && voters.iterator().next().getId().equals(self)
@@ -275,6 +294,13 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
    * removed or dead peer it started with.
    */
   private Clients clients() {
+    if (serverStopped) {
+      Clients kept = clients;
+      if (kept == null) {
+        throw new IllegalStateException("the Raft server stopped");
+      }
+      return kept;
+    }
     List<RaftPeer> peers = new ArrayList<>();
     for (RaftPeer voter : configuration().getCurrentPeers(RaftPeerRole.FOLLOWER)) {
       peers.add(voter.getId().equals(self) ? RatisConfig.peer(self, endpoint) : voter);
@@ -543,9 +569,14 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(entry));
     RaftClientReply reply;
     try {
-      reply = soleVoter() ? submitLocally(message) : clients().normal().io().send(message);
+      reply = submitLocally(message);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot replicate metadata records", e);
+    }
+    if (reply.getNotLeaderException() != null || reply.getLeaderNotReadyException() != null) {
+      // Leadership moved since run() checked it; the entry may still commit under the new leader,
+      // and an operation that then runs again conflicts with it instead of applying twice.
+      throw new MetadataException(ApiError.of(Errors.NOT_CONTROLLER));
     }
     if (!reply.isSuccess()) {
       throw new UncheckedIOException(
@@ -564,9 +595,12 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   }
 
   /**
-   * A single voter is the leader of its group for good: its entries go straight to its own server,
-   * without the gRPC round trip to itself that a client takes (the client exists to find the
-   * leader, and with several voters it may be elsewhere).
+   * Operations run on the active controller only, that is on the Raft leader, so their entries go
+   * straight to this node's own server. A client would take a gRPC round trip to itself; worse,
+   * after a failover its first attempts go to the old leader, and on this thread it then waits for
+   * that leader's channel to shut down (gRPC allows it up to 3 s) while every controller operation
+   * queues behind. A leader that can commit nothing does not hold an operation longer than {@link
+   * #COMMIT_TIMEOUT_SECONDS}.
    */
   private RaftClientReply submitLocally(Message message) throws IOException {
     RaftClientRequest request =
@@ -579,7 +613,10 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
             .setType(RaftClientRequest.writeRequestType())
             .build();
     try {
-      return server.submitClientRequestAsync(request).get();
+      return server.submitClientRequestAsync(request).get(COMMIT_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new MetadataException(
+          new ApiError(Errors.REQUEST_TIMED_OUT, "metadata records not committed in time"));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while replicating metadata records", e);
@@ -588,7 +625,10 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     }
   }
 
-  /** The reply may come from a new leader elsewhere; wait until this node has applied it too. */
+  /**
+   * Until this node's image holds the entry: the leader answers once its state machine applied it,
+   * so at once as a rule.
+   */
   private void awaitLocalApply(long offset) {
     try {
       stateMachine.whenApplied(offset).get(LOCAL_APPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -683,25 +723,25 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   }
 
   @Override
-  public void closeAfterDiskFailure() {
+  public void stopServerAfterDiskFailure() {
+    if (closed) {
+      return;
+    }
+    try {
+      soleVoterWhenStopped = soleVoter();
+      clients(); // built now if not yet: the configuration cannot be read once the server stopped
+    } catch (RuntimeException e) {
+      log.warn("No Raft clients for the calls of a stopping node error={}", e.toString());
+    }
     stateMachine.refuseSnapshots();
-    stop(false);
+    stopOperations();
+    stopServer();
   }
 
   @Override
   public void close() {
-    stop(true);
-  }
-
-  private void stop(boolean handOver) {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    controllerThread.shutdownNow();
-    joiner.shutdownNow();
-    voterChanges.close();
-    if (handOver) {
+    if (!closed) {
+      stopOperations();
       handOverLeadership();
     }
     synchronized (retiredClients) {
@@ -712,10 +752,31 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
       retiredClients.clear();
       clientsClosed = true;
     }
+    stopServer();
+  }
+
+  /** Refuses operations from now on; the server goes on replicating until {@link #stopServer}. */
+  private void stopOperations() {
+    closed = true;
+    controllerThread.shutdownNow();
+    joiner.shutdownNow();
+    voterChanges.close();
+  }
+
+  private void stopServer() {
+    if (serverStopped) {
+      return;
+    }
+    serverStopped = true;
+    long started = System.nanoTime();
     try (LogWorkerWakeup wakeup = LogWorkerWakeup.start(server)) {
       server.close();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot stop the Raft server", e);
     }
+    log.info(
+        "Raft server stopped nodeId={} durationMs={}",
+        RatisConfig.nodeId(self),
+        (System.nanoTime() - started) / 1_000_000);
   }
 }

@@ -156,6 +156,31 @@ class RaftMetadataQuorumTest {
   }
 
   @Test
+  void aLeaderWhoseServerStoppedAfterADiskFailureStillReachesTheNewLeader() {
+    // Given three voters whose active controller answers calls with its node id
+    startVoters(3);
+    RaftMetadataQuorum leader = awaitLeader();
+    int leaderId = idOf(leader);
+    nodes.forEach(
+        (id, node) ->
+            node.serve(
+                request -> CompletableFuture.completedFuture(("node-" + id).getBytes(UTF_8))));
+
+    // When the leader's disk fails: its Raft server stops, no leadership handed over
+    leader.stopServerAfterDiskFailure();
+
+    // Then it is no longer the active controller, another voter is elected, and the stopping
+    // node's call (its controlled shutdown) reaches that one through the clients it kept
+    assertThat(leader.isActiveController()).isFalse();
+    nodes.remove(leaderId);
+    RaftMetadataQuorum next = awaitLeader();
+    String answer = new String(leader.call("shutdown".getBytes(UTF_8)).join(), UTF_8);
+    assertThat(answer).isEqualTo("node-" + idOf(next));
+    assertThat(createTopicOnActive("after").error()).isEqualTo(ApiError.NONE);
+    leader.close();
+  }
+
+  @Test
   void controllerCallsWorkAgainAfterOneRanOutOfRetries() {
     // Given one voter of three running, so a controller call runs out of retries (no leader), as
     // on a node cut off from the quorum for longer than the request timeout (shortened: the call

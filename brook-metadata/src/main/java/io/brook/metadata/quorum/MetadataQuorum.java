@@ -77,16 +77,17 @@ public interface MetadataQuorum extends AutoCloseable {
   default void onJournalFailure(Consumer<Throwable> listener) {}
 
   /**
-   * Stops the quorum at once because the disk that holds its journal failed (full, or failing
-   * writes): unlike {@link #stepDown} and {@link #close} it hands no leadership over and writes no
-   * snapshot. Both would make the Raft server write to that disk, and the file that holds a voter's
-   * term and vote is replaced even by a write that failed (Ratis' atomic file stream renames its
-   * temporary file into place on close whether or not its writes succeeded), which leaves a voter
-   * that cannot start again. The other voters elect a leader after their election timeout instead.
+   * Stops this node's Raft server at once because the disk that holds its journal failed (full, or
+   * failing writes), before the node's controlled shutdown: unlike {@link #stepDown} and {@link
+   * #close} it hands no leadership over and writes no snapshot. Both would make the Raft server
+   * write to that disk, and the file that holds a voter's term and vote is replaced even by a write
+   * that failed (Ratis' atomic file stream renames its temporary file into place on close whether
+   * or not its writes succeeded), which leaves a voter that cannot start again. The other voters
+   * elect a leader after their election timeout instead, and this node's calls to the controller
+   * (its controlled shutdown) go on reaching that leader until {@link #close}. Nothing to do for a
+   * quorum without a Raft server of its own.
    */
-  default void closeAfterDiskFailure() {
-    close();
-  }
+  default void stopServerAfterDiskFailure() {}
 
   /** Stops the quorum; {@link #submit} then fails. */
   @Override
