@@ -169,10 +169,10 @@ public final class ControllerServices implements AutoCloseable {
     scheduler.scheduleWithFixedDelay(
         new BrokerFencer(quorum, controller, sessions), checkMs, checkMs, TimeUnit.MILLISECONDS);
     if (settings.livenessProbe()) {
-      // A crashed broker's closed connection fences it after one heartbeat interval.
+      // A crashed broker's closed connection fences it after the grace.
       livenessProbe =
           BrokerLivenessProbe.start(
-              quorum, controller, settings.nodeId(), settings.heartbeatIntervalMs());
+              quorum, controller, settings.nodeId(), settings.livenessProbeGraceMs());
     }
     if (settings.autoLeaderRebalance()) {
       long intervalMs = settings.leaderImbalanceCheckIntervalMs();

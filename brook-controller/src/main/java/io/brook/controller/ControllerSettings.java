@@ -12,6 +12,7 @@ package io.brook.controller;
  * @param autoLeaderRebalance {@code auto.leader.rebalance.enable}
  * @param leaderImbalanceCheckIntervalMs {@code leader.imbalance.check.interval.seconds} in ms
  * @param livenessProbe {@code brook.broker.liveness.probe.enable}
+ * @param livenessProbeGraceMs {@code brook.broker.liveness.probe.grace.ms}
  */
 public record ControllerSettings(
     int nodeId,
@@ -20,4 +21,5 @@ public record ControllerSettings(
     int sessionTimeoutMs,
     boolean autoLeaderRebalance,
     long leaderImbalanceCheckIntervalMs,
-    boolean livenessProbe) {}
+    boolean livenessProbe,
+    int livenessProbeGraceMs) {}

@@ -24,10 +24,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Fences a broker whose process died without waiting for its session to expire. The active
  * controller holds one idle TCP connection to each unfenced broker; when the broker's process dies
- * the kernel closes that connection at once, and if no new one can be made within the grace (one
- * heartbeat interval) the broker is fenced. A broker that is silent but whose sockets stay open (a
- * paused process, a machine lost without FIN or RST) is left to {@link BrokerFencer}'s session
- * timeout.
+ * the kernel closes that connection at once, and if no new one can be made within the grace ({@code
+ * brook.broker.liveness.probe.grace.ms}, 1 s) the broker is fenced. A broker that is silent but
+ * whose sockets stay open (a paused process, a machine lost without FIN or RST) is left to {@link
+ * BrokerFencer}'s session timeout.
  *
  * <p>Only a connection that was established and then lost counts: a broker this controller never
  * reached (a wrong advertised host, a firewall) is not fenced by the probe. A close followed by a
@@ -48,7 +48,7 @@ public final class BrokerLivenessProbe implements Runnable, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BrokerLivenessProbe.class);
 
   /**
-   * How often connections are checked and refused ones retried: a tenth of the default 2 s grace,
+   * How often connections are checked and refused ones retried: a fifth of the default 1 s grace,
    * so a death is noticed at most that late and a restarting listener is retried often enough.
    */
   static final long TICK_MS = 200;

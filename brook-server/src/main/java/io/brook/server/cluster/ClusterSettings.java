@@ -31,6 +31,7 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
  * @param autoLeaderRebalance {@code auto.leader.rebalance.enable}
  * @param leaderImbalanceCheckIntervalMs {@code leader.imbalance.check.interval.seconds} in ms
  * @param livenessProbe {@code brook.broker.liveness.probe.enable}
+ * @param livenessProbeGraceMs {@code brook.broker.liveness.probe.grace.ms}
  */
 public record ClusterSettings(
     Map<Integer, InetSocketAddress> voters,
@@ -41,7 +42,8 @@ public record ClusterSettings(
     int requestTimeoutMs,
     boolean autoLeaderRebalance,
     long leaderImbalanceCheckIntervalMs,
-    boolean livenessProbe) {
+    boolean livenessProbe,
+    int livenessProbeGraceMs) {
   /** Entries between Raft snapshots; each entry is one controller operation. */
   static final long SNAPSHOT_EVERY_ENTRIES = 20_000;
 
@@ -55,7 +57,8 @@ public record ClusterSettings(
         intValue(config, "controller.quorum.request.timeout.ms"),
         (Boolean) config.value("auto.leader.rebalance.enable"),
         ((Number) config.value("leader.imbalance.check.interval.seconds")).longValue() * 1000,
-        (Boolean) config.value("brook.broker.liveness.probe.enable"));
+        (Boolean) config.value("brook.broker.liveness.probe.enable"),
+        intValue(config, "brook.broker.liveness.probe.grace.ms"));
   }
 
   private static int intValue(BrokerConfig config, String name) {
@@ -71,7 +74,8 @@ public record ClusterSettings(
         sessionTimeoutMs,
         autoLeaderRebalance,
         leaderImbalanceCheckIntervalMs,
-        livenessProbe);
+        livenessProbe,
+        livenessProbeGraceMs);
   }
 
   /**

@@ -33,6 +33,7 @@ final class NodeSettings {
   static final String QUORUM_BOOTSTRAP_SERVERS = "controller.quorum.bootstrap.servers";
   static final String METADATA_LOG_DIR = "metadata.log.dir";
   static final String LIVENESS_PROBE_ENABLE = "brook.broker.liveness.probe.enable";
+  static final String LIVENESS_PROBE_GRACE_MS = "brook.broker.liveness.probe.grace.ms";
 
   /** {@code node.id} / {@code broker.id} value meaning "not set". */
   static final int UNSET_ID = -1;
@@ -207,10 +208,20 @@ final class NodeSettings {
             MEDIUM,
             "Brook only: each controller holds an idle TCP connection to each unfenced broker"
                 + " and the active one fences a broker whose connection closed and could not be made"
-                + " again within broker.heartbeat.interval.ms, so a crashed broker process is fenced in"
-                + " about that time rather than broker.session.timeout.ms. A paused process or a"
-                + " machine lost without closing its connections still waits for the session"
-                + " timeout.")
+                + " again within brook.broker.liveness.probe.grace.ms, so a crashed broker process"
+                + " is fenced in about that time rather than broker.session.timeout.ms. A paused"
+                + " process or a machine lost without closing its connections still waits for the"
+                + " session timeout.")
+        .uses(
+            LIVENESS_PROBE_GRACE_MS,
+            INT,
+            1_000,
+            atLeast(200),
+            MEDIUM,
+            "Brook only: how long after a broker's connection to a controller closed the"
+                + " liveness probe keeps trying to connect again (every 200 ms) before the active"
+                + " controller fences the broker. A broker that closes an idle connection reconnects"
+                + " at once; a dead process refuses every attempt.")
         .uses(
             "initial.broker.registration.timeout.ms",
             INT,
