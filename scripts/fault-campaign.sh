@@ -8,7 +8,8 @@
 #       [--cycles N] [--minutes T] [--seed S] [--first-cycle C] [--out DIR] [--no-nice] [--kafka]
 #       [--keep-logs]
 #   scripts/fault-campaign.sh --summary DIR     # only print (and write) the summary of DIR
-#   scripts/fault-campaign.sh --summary DIR1,DIR2,...  # one summary over several runs
+#   scripts/fault-campaign.sh --summary DIR1,DIR2,...  # one summary over several runs (a
+#       name may also be a cycles file, as those kept in docs/reliability/cycles/)
 #
 # Fault classes: kill pause-short pause-long term kill-two kill-all isolate bridge one-way slow-link
 # lossy-link clock disk full-disk lost-cache (default: all; the network ones need root and iproute2,
@@ -132,7 +133,11 @@ if [ -n "$summary_only" ]; then
     combined=$(mktemp -d)
     IFS=',' read -r -a dirs <<< "$summary_only"
     for d in "${dirs[@]}"; do
-      cat "$d/cycles.jsonl" >> "$combined/cycles.jsonl"
+      if [ -f "$d" ]; then
+        cat "$d" >> "$combined/cycles.jsonl"   # a cycles file kept on its own (docs/reliability/)
+      else
+        cat "$d/cycles.jsonl" >> "$combined/cycles.jsonl"
+      fi
     done
     summarise "$combined"
     echo
