@@ -7,7 +7,6 @@ package io.brook.controller;
  * @param nodeId {@code node.id}
  * @param controllerListener the first of {@code controller.listener.names}, which DescribeQuorum
  *     reports the voters' endpoints on
- * @param heartbeatIntervalMs {@code broker.heartbeat.interval.ms}
  * @param sessionTimeoutMs {@code broker.session.timeout.ms}
  * @param autoLeaderRebalance {@code auto.leader.rebalance.enable}
  * @param leaderImbalanceCheckIntervalMs {@code leader.imbalance.check.interval.seconds} in ms
@@ -17,7 +16,6 @@ package io.brook.controller;
 public record ControllerSettings(
     int nodeId,
     String controllerListener,
-    int heartbeatIntervalMs,
     int sessionTimeoutMs,
     boolean autoLeaderRebalance,
     long leaderImbalanceCheckIntervalMs,

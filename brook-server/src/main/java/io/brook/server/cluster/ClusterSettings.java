@@ -70,7 +70,6 @@ public record ClusterSettings(
     return new ControllerSettings(
         config.nodeId(),
         config.controllerListenerNames().get(0),
-        heartbeatIntervalMs,
         sessionTimeoutMs,
         autoLeaderRebalance,
         leaderImbalanceCheckIntervalMs,
