@@ -1079,7 +1079,12 @@ public final class BrookServer implements AutoCloseable {
           "The metadata log directory's disk failed; stopping the Raft server without handing"
               + " leadership over dir={}",
           config.metadataLogDir());
-      quorum.stopServerAfterDiskFailure();
+      try {
+        quorum.stopServerAfterDiskFailure();
+      } catch (RuntimeException e) {
+        // The stop goes on: a node left half-stopped would hold its leaderships until fenced.
+        log.error("Error while stopping the Raft server", e);
+      }
     }
     if (cluster != null) {
       // Controlled shutdown: leaderships move while this node can still answer for them, and the
