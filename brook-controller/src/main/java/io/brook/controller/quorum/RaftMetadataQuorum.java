@@ -45,6 +45,7 @@ import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
@@ -571,11 +572,19 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     try {
       reply = submitLocally(message);
     } catch (IOException e) {
+      if (e instanceof AlreadyClosedException || e.getCause() instanceof AlreadyClosedException) {
+        throw new MetadataException(ApiError.of(Errors.NOT_CONTROLLER));
+      }
       throw new UncheckedIOException("cannot replicate metadata records", e);
     }
-    if (reply.getNotLeaderException() != null || reply.getLeaderNotReadyException() != null) {
-      // Leadership moved since run() checked it; the entry may still commit under the new leader,
-      // and an operation that then runs again conflicts with it instead of applying twice.
+    if (reply.getNotLeaderException() != null
+        || reply.getLeaderNotReadyException() != null
+        || reply.getLeaderSteppingDownException() != null
+        || reply.getAlreadyClosedException() != null) {
+      // This node is no longer the leader, is handing its leadership over (Ratis then takes no
+      // new entries) or is stopping: the caller asks the controller again, as Kafka's brokers do
+      // on NOT_CONTROLLER. An entry that was appended may still commit under the new leader, and
+      // an operation that then runs again conflicts with it instead of applying twice.
       throw new MetadataException(ApiError.of(Errors.NOT_CONTROLLER));
     }
     if (!reply.isSuccess()) {

@@ -25,6 +25,10 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -178,6 +182,45 @@ class RaftMetadataQuorumTest {
     assertThat(answer).isEqualTo("node-" + idOf(next));
     assertThat(createTopicOnActive("after").error()).isEqualTo(ApiError.NONE);
     leader.close();
+  }
+
+  @Test
+  void anOperationWhileTheLeaderHandsItsLeadershipOverIsAnsweredNotController() throws Exception {
+    // Given three voters, one of them stopped and behind the log: a transfer to it waits for it
+    // to catch up, until the transfer's timeout
+    startVoters(3);
+    RaftMetadataQuorum leader = awaitLeader();
+    int stopped = nodes.keySet().stream().filter(id -> nodes.get(id) != leader).findFirst().get();
+    nodes.remove(stopped).close();
+    assertThat(createTopic(leader, "before").error()).isEqualTo(ApiError.NONE);
+
+    // When the leader is told to hand its leadership to the stopped voter: until the transfer
+    // times out Ratis takes no new entries from it
+    List<RaftPeer> peers = new ArrayList<>();
+    voters.forEach((id, address) -> peers.add(RatisConfig.peer(RatisConfig.peerId(id), address)));
+    RaftGroup group = RaftGroup.valueOf(RatisConfig.GROUP_ID, peers);
+    try (RaftClient admin =
+        RatisConfig.client(settings(idOf(leader), 10_000), group, Duration.ofSeconds(10), false)) {
+      CompletableFuture<RaftClientReply> transfer =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return admin.admin().transferLeadership(RatisConfig.peerId(stopped), 4_000);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              });
+      Thread.sleep(500);
+
+      // Then an operation on it meanwhile is answered NOT_CONTROLLER, which brokers retry
+      // elsewhere, rather than an unknown error
+      assertThat(transfer).isNotDone();
+      assertThatThrownBy(() -> createTopic(leader, "during"))
+          .isInstanceOfSatisfying(
+              MetadataException.class,
+              e -> assertThat(e.error().error()).isEqualTo(Errors.NOT_CONTROLLER));
+      transfer.handle((reply, error) -> null).join();
+    }
   }
 
   @Test
@@ -344,21 +387,23 @@ class RaftMetadataQuorumTest {
   private Duration requestTimeout = Duration.ofSeconds(5);
 
   private void start(int id, long snapshotEvery) {
-    QuorumSettings settings =
-        new QuorumSettings(
-            id,
-            voters,
-            dir.resolve("node-" + id),
-            Duration.ofMillis(electionTimeoutMs),
-            requestTimeout,
-            snapshotEvery,
-            // Small segments, so the log before a snapshot is purged in these small tests.
-            snapshotEvery < 1000 ? 2048 : QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES);
     try {
-      nodes.put(id, RaftMetadataQuorum.start(settings));
+      nodes.put(id, RaftMetadataQuorum.start(settings(id, snapshotEvery)));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  private QuorumSettings settings(int id, long snapshotEvery) {
+    return new QuorumSettings(
+        id,
+        voters,
+        dir.resolve("node-" + id),
+        Duration.ofMillis(electionTimeoutMs),
+        requestTimeout,
+        snapshotEvery,
+        // Small segments, so the log before a snapshot is purged in these small tests.
+        snapshotEvery < 1000 ? 2048 : QuorumSettings.DEFAULT_LOG_SEGMENT_BYTES);
   }
 
   private RaftMetadataQuorum awaitLeader() {
