@@ -459,10 +459,13 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   /**
    * The voters a stopping leader may hand its leadership to: those that answered it within an
    * election timeout (a live follower answers every heartbeat, sent every quarter of one, so only a
-   * stall of several heartbeats on a loaded machine leaves a live one out), most recent first. A
-   * stopped voter is left out: a transfer to it only fails after its timeout, and the last voter of
-   * a quorum stopping one node after another (a cluster shut down, the end of a test) would wait
-   * that long for every voter stopped before it.
+   * stall of several heartbeats on a loaded machine leaves a live one out), those with the most of
+   * the log first, then the most recent answer first. A stopped voter is left out: a transfer to it
+   * only fails after its timeout, and the last voter of a quorum stopping one node after another (a
+   * cluster shut down, the end of a test) would wait that long for every voter stopped before it. A
+   * voter still catching up (restarted moments ago) comes after those that are not: Ratis lets the
+   * transfer wait for it to catch up, and a leader that transfers its leadership takes no new
+   * entries meanwhile.
    */
   List<RaftPeerId> handOverCandidates() {
     DivisionInfo info = info();
@@ -470,10 +473,17 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
       return List.of();
     }
     long liveWithinMs = Math.max(1, settings.electionTimeout().toMillis());
+    List<ServerRpcProto> followers = info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
+    // Ratis lists both in the order of its log appenders; a configuration change in between
+    // makes them differ in length, and then only the answers count.
+    long[] matchIndices = info.getFollowerMatchIndices();
+    boolean aligned = matchIndices != null && matchIndices.length == followers.size();
     Map<RaftPeerId, Long> elapsedMs = new HashMap<>();
-    for (ServerRpcProto follower : info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList()) {
-      elapsedMs.put(
-          RaftPeerId.valueOf(follower.getId().getId()), follower.getLastRpcElapsedTimeMs());
+    Map<RaftPeerId, Long> matchIndex = new HashMap<>();
+    for (int i = 0; i < followers.size(); i++) {
+      RaftPeerId id = RaftPeerId.valueOf(followers.get(i).getId().getId());
+      elapsedMs.put(id, followers.get(i).getLastRpcElapsedTimeMs());
+      matchIndex.put(id, aligned ? matchIndices[i] : 0L);
     }
     List<RaftPeerId> candidates = new ArrayList<>();
     for (RaftPeer peer : configuration().getCurrentPeers(RaftPeerRole.FOLLOWER)) {
@@ -482,8 +492,20 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
         candidates.add(peer.getId());
       }
     }
-    candidates.sort(Comparator.comparing(elapsedMs::get));
-    return candidates;
+    return mostLogThenLatestAnswer(candidates, matchIndex, elapsedMs);
+  }
+
+  /** {@code candidates}, the highest match index first, then the shortest time since an answer. */
+  static List<RaftPeerId> mostLogThenLatestAnswer(
+      List<RaftPeerId> candidates,
+      Map<RaftPeerId, Long> matchIndex,
+      Map<RaftPeerId, Long> elapsedMs) {
+    List<RaftPeerId> sorted = new ArrayList<>(candidates);
+    sorted.sort(
+        Comparator.comparing((RaftPeerId id) -> matchIndex.get(id))
+            .reversed()
+            .thenComparing(elapsedMs::get));
+    return sorted;
   }
 
   /** The node id of the Raft leader as this node knows it, if any. */

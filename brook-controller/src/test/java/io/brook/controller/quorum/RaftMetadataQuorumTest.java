@@ -29,6 +29,7 @@ import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -221,6 +222,23 @@ class RaftMetadataQuorumTest {
               e -> assertThat(e.error().error()).isEqualTo(Errors.NOT_CONTROLLER));
       transfer.handle((reply, error) -> null).join();
     }
+  }
+
+  @Test
+  void aHandOverTriesTheVoterWithTheMostOfTheLogFirst() {
+    // Given voter 2, which answered last but is still catching up, and voters 3 and 4, which have
+    // the whole log, 4 having answered more recently than 3
+    RaftPeerId two = RatisConfig.peerId(2);
+    RaftPeerId three = RatisConfig.peerId(3);
+    RaftPeerId four = RatisConfig.peerId(4);
+    Map<RaftPeerId, Long> matchIndex = Map.of(two, 40L, three, 95L, four, 95L);
+    Map<RaftPeerId, Long> elapsedMs = Map.of(two, 5L, three, 180L, four, 60L);
+
+    // Then the caught-up voters come first, the latest answer first among equals
+    assertThat(
+            RaftMetadataQuorum.mostLogThenLatestAnswer(
+                List.of(two, three, four), matchIndex, elapsedMs))
+        .containsExactly(four, three, two);
   }
 
   @Test
