@@ -17,6 +17,7 @@ final class ReplicationConfigs {
         intValue(config, "replica.fetch.wait.max.ms"),
         intValue(config, "replica.fetch.backoff.ms"),
         intValue(config, "replica.socket.timeout.ms"),
+        intValue(config, "brook.replica.fetch.stall.timeout.ms"),
         intValue(config, "replica.socket.receive.buffer.bytes"),
         config.interBrokerListenerName());
   }

@@ -61,6 +61,17 @@ final class ReplicationSettings {
             HIGH,
             "Socket timeout of follower fetches; at least replica.fetch.wait.max.ms.")
         .uses(
+            "brook.replica.fetch.stall.timeout.ms",
+            INT,
+            3_000,
+            atLeast(1),
+            MEDIUM,
+            "Brook only: a follower fetch the leader has not answered this long after"
+                + " replica.fetch.wait.max.ms is given up and its connection reopened (after a"
+                + " network cut heals, TCP's retransmission back-off can hold the old one silent"
+                + " for many seconds). Doubled after each consecutive stall, so a leader slow to"
+                + " answer is not asked again and again; never beyond replica.socket.timeout.ms.")
+        .uses(
             "replica.socket.receive.buffer.bytes",
             INT,
             64 * 1024,

@@ -248,6 +248,90 @@ class NetworkPartitionIT {
   }
 
   @Test
+  void aFollowerCutFromItsLeaderGivesUpTheStalledFetchAndCatchesUpOnANewConnection()
+      throws Exception {
+    // Given three nodes and a one-partition topic led by a node that is not the active controller,
+    // replicated to the other such node (a cut between them leaves both heartbeating)
+    ServedMetadata before = startWithTopic("before");
+    List<Node> notController = others(cluster.node(before.controllerId()));
+    Node leader = notController.get(0);
+    Node follower = notController.get(1);
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(
+                      "stalled",
+                      Map.of(0, List.of(leader.id(), follower.id(), before.controllerId())))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    }
+    assertThat(awaitAllThreeWith("before", "stalled").leaders().get("stalled-0"))
+        .isEqualTo(leader.id());
+    try (KafkaProducer<String, String> producer =
+        ClusterClients.producer(
+            cluster.bootstrapServers(),
+            Map.of(
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000",
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000"))) {
+      producer.send(new ProducerRecord<>("stalled", 0, null, "before")).get(30, TimeUnit.SECONDS);
+
+      // When the link between the leader and the follower is cut for 16 s, under
+      // replica.lag.time.max.ms (30 s), while a write waits for the follower still in the ISR
+      LocalDateTime cutAt = LocalDateTime.now();
+      cluster.cut(leader, follower);
+      long cut = System.nanoTime();
+      Future<RecordMetadata> during =
+          producer.send(new ProducerRecord<>("stalled", 0, null, "during"));
+
+      // Then the follower gives up its unanswered fetch instead of waiting on the silent connection
+      await("follower " + follower.id() + " gives up a fetch from leader " + leader.id())
+          .atMost(Duration.ofSeconds(20))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> gaveUpFetchFrom(follower, leader.id(), cutAt));
+      long gaveUpMs = millisSince(cut);
+      Thread.sleep(Math.max(0, 16_000 - millisSince(cut)));
+      cluster.heal(leader, follower);
+      long healed = System.nanoTime();
+
+      // And after the heal the write is acknowledged by all three, on the follower's new connection
+      // (on the old one the leader's answer would wait out TCP's retransmission back-off: resent
+      // about 12.6 s and 25.4 s after the cut, so some 10 s after this heal)
+      assertThat(during.get(60, TimeUnit.SECONDS).offset()).isEqualTo(1);
+      System.out.printf(
+          "Cut %d-%d: fetch given up %d ms after the cut; the held write acknowledged %d ms after"
+              + " the heal%n",
+          leader.id(), follower.id(), gaveUpMs, millisSince(healed));
+    }
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      assertThat(
+              admin
+                  .describeTopics(List.of("stalled"))
+                  .allTopicNames()
+                  .get(30, TimeUnit.SECONDS)
+                  .get("stalled")
+                  .partitions()
+                  .get(0)
+                  .isr())
+          .extracting(org.apache.kafka.common.Node::id)
+          .containsExactlyInAnyOrder(1, 2, 3);
+    }
+  }
+
+  /**
+   * Whether {@code follower} logged, since {@code since}, giving up a fetch from {@code leader}.
+   */
+  private static boolean gaveUpFetchFrom(Node follower, int leader, LocalDateTime since) {
+    return follower
+        .log()
+        .lines()
+        .filter(l -> l.contains("Fetch from leader unanswered"))
+        .filter(l -> l.contains("leaderId=" + leader + " "))
+        .anyMatch(l -> !timestamp(l).isBefore(since));
+  }
+
+  @Test
   void aSlowLossyLinkToTheLeaderDelaysWritesButLosesNone() throws Exception {
     Optional<String> noThrottle = ClusterHarness.slowLinksUnavailableReason();
     assumeTrue(noThrottle.isEmpty(), () -> "slow links unavailable: " + noThrottle.get());

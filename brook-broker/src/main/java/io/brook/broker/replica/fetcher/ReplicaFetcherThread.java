@@ -21,6 +21,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.FetchSessionHandler;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -85,6 +86,9 @@ final class ReplicaFetcherThread extends Thread {
   private final Map<TopicPartition, FetchState> partitions = new ConcurrentHashMap<>();
   private volatile boolean running = true;
   private boolean failing;
+
+  /** Fetches given up unanswered in a row ({@link #fetchTimeoutMs}); an answer resets it. */
+  private int stalls;
 
   /** Ends the current (or next) back-off early: a partition joined or the thread stops. */
   private boolean woken; // guarded by this
@@ -232,11 +236,31 @@ final class ReplicaFetcherThread extends Thread {
     }
   }
 
+  /**
+   * How long the next fetch may go unanswered. The leader answers within {@code
+   * replica.fetch.wait.max.ms}, so a fetch silent for the stall timeout past that waits on a
+   * connection whose packets were lost: once a network cut heals, TCP's retransmission back-off can
+   * keep it silent for many more seconds, with the follower still in the ISR holding every acks=all
+   * write. Giving the fetch up closes that connection and the next fetch opens a new one at once.
+   * The allowance doubles with each stall in a row, so a leader that is only slow (a full fetch of
+   * thousands of partitions, a loaded disk) is not asked again and again, and never exceeds {@code
+   * replica.socket.timeout.ms}.
+   */
+  private int fetchTimeoutMs() {
+    return fetchTimeoutMs(config, stalls);
+  }
+
+  /** {@link #fetchTimeoutMs()} after {@code stallsInARow} fetches given up in a row. */
+  static int fetchTimeoutMs(ReplicaFetchConfig config, int stallsInARow) {
+    long stallMs = (long) config.fetchStallTimeoutMs() << Math.min(stallsInARow, 20);
+    return (int) Math.min(config.socketTimeoutMs(), config.fetchWaitMaxMs() + stallMs);
+  }
+
   /** Sends {@code request} to the leader and waits (on this thread) for its answer. */
   private NodeResponse send(Node leader, FetchRequest.Builder request)
       throws ExecutionException, InterruptedException {
     CompletableFuture<NodeResponse> sent =
-        client.send(leader, ApiKeys.FETCH, v -> request.build(v).data(), config.socketTimeoutMs());
+        client.send(leader, ApiKeys.FETCH, v -> request.build(v).data(), fetchTimeoutMs());
     inFlight = sent;
     if (abandonRequested) {
       sent.completeExceptionally(new AbandonedException());
@@ -322,6 +346,20 @@ final class ReplicaFetcherThread extends Thread {
         client.disconnect(leaderId);
         return;
       }
+      if (e instanceof TimeoutException && running) {
+        // Unanswered in time: the connection carrying it is closed (a late answer could not be
+        // told from the next one's); ask again at once, on a new one. Not sent in time (still
+        // connecting) goes the same way: the attempt goes on, and its failure backs off below.
+        log.info(
+            "Fetch from leader unanswered, asking again on a new connection leaderId={} node={}"
+                + " timeoutMs={} stallsInARow={}",
+            leaderId,
+            node.get(),
+            fetchTimeoutMs(),
+            stalls + 1);
+        stalls++;
+        return;
+      }
       if (running) {
         // Once per outage at INFO: a dead leader fails every round until the metadata moves on.
         if (!failing) {
@@ -339,6 +377,7 @@ final class ReplicaFetcherThread extends Thread {
       return;
     }
     failing = false;
+    stalls = 0;
     if (!session.handleResponse(response, version)) {
       if (!SESSION_ERRORS.contains(response.error())) {
         log.warn("Fetch refused leaderId={} error={}", leaderId, response.error());
