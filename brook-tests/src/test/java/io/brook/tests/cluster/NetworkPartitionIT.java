@@ -268,13 +268,7 @@ class NetworkPartitionIT {
     }
     assertThat(awaitAllThreeWith("before", "stalled").leaders().get("stalled-0"))
         .isEqualTo(leader.id());
-    try (KafkaProducer<String, String> producer =
-        ClusterClients.producer(
-            cluster.bootstrapServers(),
-            Map.of(
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000",
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000"))) {
+    try (KafkaProducer<String, String> producer = patientProducer()) {
       producer.send(new ProducerRecord<>("stalled", 0, null, "before")).get(30, TimeUnit.SECONDS);
 
       // When the link between the leader and the follower is cut for 16 s, under
@@ -421,13 +415,7 @@ class NetworkPartitionIT {
   private void writeInOrder(String topic, int count) throws Exception {
     String pad = "x".repeat(1_000);
     List<Future<RecordMetadata>> sends = new ArrayList<>();
-    try (KafkaProducer<String, String> producer =
-        ClusterClients.producer(
-            cluster.bootstrapServers(),
-            Map.of(
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000",
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000"))) {
+    try (KafkaProducer<String, String> producer = patientProducer()) {
       for (int i = 0; i < count; i++) {
         sends.add(producer.send(new ProducerRecord<>(topic, 0, null, i + ":" + pad)));
       }
@@ -436,6 +424,19 @@ class NetworkPartitionIT {
         assertThat(sends.get(i).get().offset()).isEqualTo(i);
       }
     }
+  }
+
+  /**
+   * An idempotent producer (a retry cannot duplicate) on Kafka's default request timeout and a
+   * two-minute delivery timeout: a write held by a fault waits for the heal rather than failing.
+   */
+  private KafkaProducer<String, String> patientProducer() {
+    return ClusterClients.producer(
+        cluster.bootstrapServers(),
+        Map.of(
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
+            ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000",
+            ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000"));
   }
 
   /** The first {@code count} values of partition 0 of {@code topic}, read from the start. */
