@@ -114,8 +114,12 @@ final class ControllerQuorum {
     return node.alive() && !simulation.network().isPaused(node.nodeId());
   }
 
+  /** Raft needs both ways: an append whose answer is lost commits nothing. */
   private boolean reach(SimulatedController a, SimulatedController b) {
-    return up(b) && !simulation.network().isCut(a.nodeId(), b.nodeId());
+    SimulatedNetwork network = simulation.network();
+    return up(b)
+        && !network.isCut(a.nodeId(), b.nodeId())
+        && !network.isCut(b.nodeId(), a.nodeId());
   }
 
   /** Raft's view of leadership: a new election once the active one could not commit for long. */

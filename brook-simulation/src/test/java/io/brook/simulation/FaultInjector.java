@@ -12,7 +12,8 @@ import java.util.Random;
  * one of a crash of a broker (a process crash, or a machine crash that loses the page cache, then a
  * restart from its files) or of a controller node (then a restart as a follower), a pause of a node
  * (it stops sending and receiving, as in a long GC pause), or a network partition between two
- * nodes. Message loss and delay are the network's, also drawn from the seed.
+ * nodes, both ways or one way only. Message loss and delay are the network's, also drawn from the
+ * seed.
  */
 final class FaultInjector {
   private final Simulation simulation;
@@ -30,6 +31,7 @@ final class FaultInjector {
 
   private int pauses;
   private int partitions;
+  private int oneWayCuts;
 
   FaultInjector(Simulation simulation, Random random, long untilMs) {
     this.simulation = simulation;
@@ -57,8 +59,14 @@ final class FaultInjector {
     return pauses;
   }
 
+  /** Network partitions, both ways and one way. */
   int partitions() {
     return partitions;
+  }
+
+  /** Those of {@link #partitions} that cut one direction only. */
+  int oneWayCuts() {
+    return oneWayCuts;
   }
 
   private void scheduleNext() {
@@ -151,16 +159,30 @@ final class FaultInjector {
         int a = nodes.get(i);
         int b = nodes.get((i + 1 + random.nextInt(nodes.size() - 1)) % nodes.size());
         long ms = 100 + random.nextInt(2_000);
+        boolean oneWay = random.nextInt(3) == 0;
         partitions++;
-        simulation.record("partition " + a + "|" + b + " for " + ms + "ms");
-        simulation.network().cut(a, b);
+        if (oneWay) {
+          // Only a's messages to b are lost: b's requests reach a and a's answers do not, a's
+          // requests never reach b; heartbeats, fetches and Raft each see it differently.
+          oneWayCuts++;
+          simulation.record("one-way cut " + a + "->" + b + " for " + ms + "ms");
+          simulation.network().cutOneWay(a, b);
+        } else {
+          simulation.record("partition " + a + "|" + b + " for " + ms + "ms");
+          simulation.network().cut(a, b);
+        }
         simulation
             .scheduler()
             .schedule(
                 "heal",
                 () -> {
-                  simulation.record("heal " + a + "|" + b);
-                  simulation.network().heal(a, b);
+                  if (oneWay) {
+                    simulation.record("heal " + a + "->" + b);
+                    simulation.network().healOneWay(a, b);
+                  } else {
+                    simulation.record("heal " + a + "|" + b);
+                    simulation.network().heal(a, b);
+                  }
                 },
                 ms);
       }

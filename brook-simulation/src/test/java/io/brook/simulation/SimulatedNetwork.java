@@ -10,9 +10,10 @@ import java.util.function.Consumer;
 
 /**
  * Messages between nodes as events on the one scheduler: each is delivered after a seeded delay (so
- * messages overtake each other), or lost, or dropped because a partition separates the two nodes or
- * the receiver's life ended. A paused node neither sends nor receives: its messages wait until the
- * pause ends. Every delivery is recorded in the trace and followed by the invariant check.
+ * messages overtake each other), or lost, or dropped because a partition separates the two nodes
+ * (both ways, or only from the sender to the receiver) or the receiver's life ended. A paused node
+ * neither sends nor receives: its messages wait until the pause ends. Every delivery is recorded in
+ * the trace and followed by the invariant check.
  */
 final class SimulatedNetwork {
   private final ManualScheduler scheduler;
@@ -21,7 +22,10 @@ final class SimulatedNetwork {
   private final int minDelayMs;
   private final int maxDelayMs;
   private final double lossRate;
+
+  /** Directed: a message from {@code from} to {@code to} is dropped while (from, to) is here. */
   private final Set<Long> cut = new HashSet<>();
+
   private final Map<Integer, Long> pausedUntilMs = new HashMap<>();
 
   SimulatedNetwork(
@@ -87,11 +91,27 @@ final class SimulatedNetwork {
 
   /** Drops every message between {@code a} and {@code b} until {@link #heal}. */
   void cut(int a, int b) {
-    cut.add(pair(a, b));
+    cutOneWay(a, b);
+    cutOneWay(b, a);
   }
 
+  /** Heals both ways (a one-way cut of the pair included). */
   void heal(int a, int b) {
-    cut.remove(pair(a, b));
+    healOneWay(a, b);
+    healOneWay(b, a);
+  }
+
+  /**
+   * Drops every message from {@code from} to {@code to} until {@link #healOneWay} or {@link #heal},
+   * while those the other way still arrive: a request goes through and its answer is lost, or the
+   * reverse.
+   */
+  void cutOneWay(int from, int to) {
+    cut.add(directed(from, to));
+  }
+
+  void healOneWay(int from, int to) {
+    cut.remove(directed(from, to));
   }
 
   /** {@code nodeId} stops sending and receiving for {@code ms}. */
@@ -107,12 +127,13 @@ final class SimulatedNetwork {
     return pausedUntilMs.getOrDefault(nodeId, 0L);
   }
 
-  boolean isCut(int a, int b) {
-    return cut.contains(pair(a, b));
+  /** Whether messages from {@code from} to {@code to} are dropped. */
+  boolean isCut(int from, int to) {
+    return cut.contains(directed(from, to));
   }
 
-  private static long pair(int a, int b) {
-    return ((long) Math.min(a, b) << 32) | Math.max(a, b);
+  private static long directed(int from, int to) {
+    return ((long) from << 32) | (to & 0xffffffffL);
   }
 
   private long now() {

@@ -74,6 +74,7 @@ final class Simulation {
       int elections,
       int pauses,
       int partitions,
+      int oneWayCuts,
       String failure,
       String traceTail) {
     boolean failed() {
@@ -218,6 +219,7 @@ final class Simulation {
         controllers.elections(),
         faults.pauses(),
         faults.partitions(),
+        faults.oneWayCuts(),
         invariants.failure(),
         trace.tail());
   }

@@ -29,6 +29,7 @@ class SimulationTest {
     long elections = 0;
     long pauses = 0;
     long partitions = 0;
+    long oneWayCuts = 0;
     long events = 0;
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     long cpuStart = threads.getCurrentThreadCpuTime();
@@ -55,12 +56,14 @@ class SimulationTest {
       elections += result.elections();
       pauses += result.pauses();
       partitions += result.partitions();
+      oneWayCuts += result.oneWayCuts();
       events += result.events();
     }
     System.out.printf(
         "simulation: %d seeds from %d, %d events, %d acknowledged writes, %d records consumed,"
             + " %d broker crashes (%d losing the page cache), %d controller crashes, %d controller"
-            + " elections, %d pauses, %d partitions, files in %s, %.1f s of CPU (%.1f s for the"
+            + " elections, %d pauses, %d partitions (%d one way), files in %s, %.1f s of CPU (%.1f s"
+            + " for the"
             + " whole JVM)%n",
         seeds,
         first,
@@ -73,6 +76,7 @@ class SimulationTest {
         elections,
         pauses,
         partitions,
+        oneWayCuts,
         files,
         (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9,
         (processCpuNanos() - processCpuStart) / 1e9);
@@ -85,6 +89,7 @@ class SimulationTest {
       assertThat(elections).isPositive();
       assertThat(pauses).isPositive();
       assertThat(partitions).isPositive();
+      assertThat(oneWayCuts).isPositive();
     }
   }
 

@@ -18,17 +18,26 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.FencedLeaderEpochException;
+import org.apache.kafka.common.errors.IneligibleReplicaException;
+import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.errors.InvalidUpdateVersionException;
 import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.NewLeaderElectedException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.OffsetMovedToTieredStorageException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
+import org.apache.kafka.common.errors.OperationNotAttemptedException;
 import org.apache.kafka.common.errors.PolicyViolationException;
+import org.apache.kafka.common.errors.StaleBrokerEpochException;
 import org.apache.kafka.common.errors.UnknownLeaderEpochException;
+import org.apache.kafka.common.errors.UnknownTopicIdException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.slf4j.Logger;
@@ -73,6 +82,13 @@ public final class Partition {
    */
   private long isrChangeRetryAtMs = Long.MIN_VALUE;
 
+  /**
+   * When the pending ISR change, which the controller did not answer, is sent again (the clock's
+   * monotonic ms); {@code Long.MAX_VALUE} while none waits for that. Read without the lock on every
+   * follower fetch.
+   */
+  private volatile long isrChangeResendAtMs = Long.MAX_VALUE;
+
   /** Told when a partition moves, to complete the operations waiting on it. */
   public interface HighWatermarkListener {
     /**
@@ -100,9 +116,16 @@ public final class Partition {
     }
   }
 
-  /** An ISR change sent to the controller and not answered yet. */
+  /**
+   * An ISR change sent to the controller whose outcome this leader does not know yet, with the
+   * members as sent, so that it can be sent again unchanged.
+   */
   private record PendingIsrChange(
-      List<Integer> isr, int leaderEpoch, int partitionEpoch, boolean shrink) {}
+      List<Integer> isr,
+      List<IsrChangeSender.Member> members,
+      int leaderEpoch,
+      int partitionEpoch,
+      boolean shrink) {}
 
   public Partition(
       TopicPartition topicPartition,
@@ -165,6 +188,7 @@ public final class Partition {
       }
       state = newState;
       pendingIsrChange = null;
+      isrChangeResendAtMs = Long.MAX_VALUE;
       maximalIsr = newState.isr();
       if (newState.leader() != localBrokerId) {
         followers = Map.of();
@@ -194,6 +218,7 @@ public final class Partition {
           new PartitionState(
               -1, old.leaderEpoch(), old.partitionEpoch(), old.replicas(), old.isr());
       pendingIsrChange = null;
+      isrChangeResendAtMs = Long.MAX_VALUE;
       followers = Map.of();
     }
     listener.onProgress(topicPartition);
@@ -556,7 +581,9 @@ public final class Partition {
     boolean startMoved =
         follower.onFetch(
             fetchOffset, followerLogStartOffset, leaderLogEndOffset, now, followerBrokerEpoch);
-    if (!maximalIsr.contains(replicaId)) {
+    if (now >= isrChangeResendAtMs) {
+      maybeResendIsrChange(now);
+    } else if (!maximalIsr.contains(replicaId)) {
       maybeExpandIsr(replicaId, follower, now);
     }
     maybeIncrementHighWatermark();
@@ -645,10 +672,11 @@ public final class Partition {
    * Called periodically on every leader partition.
    */
   public synchronized void maybeShrinkIsr() {
+    long now = replication.time().hiResClockMs();
     if (!isLeader() || pendingIsrChange != null) {
+      maybeResendIsrChange(now);
       return;
     }
-    long now = replication.time().hiResClockMs();
     if (now < isrChangeRetryAtMs) {
       return;
     }
@@ -673,9 +701,16 @@ public final class Partition {
 
   private void proposeIsr(List<Integer> isr, String kind, long now) {
     PartitionState current = state;
+    List<IsrChangeSender.Member> members = new ArrayList<>(isr.size());
+    for (int replica : isr) {
+      FollowerState follower = followers.get(replica);
+      members.add(
+          new IsrChangeSender.Member(replica, follower == null ? -1 : follower.brokerEpoch()));
+    }
     PendingIsrChange pending =
         new PendingIsrChange(
             List.copyOf(isr),
+            List.copyOf(members),
             current.leaderEpoch(),
             current.partitionEpoch(),
             isr.size() < current.isr().size());
@@ -683,12 +718,6 @@ public final class Partition {
     LinkedHashSet<Integer> maximal = new LinkedHashSet<>(current.isr());
     maximal.addAll(isr);
     maximalIsr = List.copyOf(maximal);
-    List<IsrChangeSender.Member> members = new ArrayList<>(isr.size());
-    for (int replica : isr) {
-      FollowerState follower = followers.get(replica);
-      members.add(
-          new IsrChangeSender.Member(replica, follower == null ? -1 : follower.brokerEpoch()));
-    }
     log.info(
         "Proposing ISR {} topicPartition={} leaderEpoch={} partitionEpoch={} isr={} newIsr={}"
             + " leaderLogEndOffset={} followerLag={}",
@@ -700,15 +729,79 @@ public final class Partition {
         isr,
         partitionLog.logEndOffset(),
         followerLag());
+    send(pending);
+  }
+
+  private void send(PendingIsrChange pending) {
     replication
         .isrChanges()
         .alterIsr(
             topicId,
             topicPartition.partition(),
-            current.leaderEpoch(),
-            current.partitionEpoch(),
-            members)
+            pending.leaderEpoch(),
+            pending.partitionEpoch(),
+            pending.members())
         .whenComplete((committed, failure) -> onIsrChangeResult(pending, committed, failure));
+  }
+
+  /**
+   * Sends the pending ISR change again, unchanged, once the pause after the controller left it
+   * unanswered is over. If the first one was applied, the controller answers the retry with the
+   * partition's current state; if not, it decides now.
+   */
+  private synchronized void maybeResendIsrChange(long now) {
+    PendingIsrChange pending = pendingIsrChange;
+    if (pending == null || now < isrChangeResendAtMs || !isLeader()) {
+      return;
+    }
+    isrChangeResendAtMs = Long.MAX_VALUE;
+    log.info(
+        "Sending an unanswered ISR change again topicPartition={} leaderEpoch={}"
+            + " partitionEpoch={} newIsr={}",
+        topicPartition,
+        pending.leaderEpoch(),
+        pending.partitionEpoch(),
+        pending.isr());
+    send(pending);
+  }
+
+  /** What a failed ISR change tells this leader about whether the controller applied it. */
+  private enum IsrChangeFailure {
+    /**
+     * The controller checked it at the partition epoch it was sent with and did not apply it (or it
+     * was never sent): an earlier attempt cannot have been applied either, or the epoch would have
+     * moved.
+     */
+    NOT_APPLIED,
+    /**
+     * Answered, but this leader's view is behind (another ISR, leader epoch or registration): an
+     * earlier attempt may have been applied, and the metadata on its way says what holds.
+     */
+    STALE_VIEW,
+    /** No answer (a timeout, a lost connection, not the active controller): anything may hold. */
+    UNANSWERED;
+
+    static IsrChangeFailure of(Throwable failure) {
+      Throwable cause =
+          failure instanceof CompletionException && failure.getCause() != null
+              ? failure.getCause()
+              : failure;
+      if (cause instanceof OperationNotAttemptedException
+          || cause instanceof IneligibleReplicaException
+          || cause instanceof UnsupportedOperationException) {
+        return NOT_APPLIED;
+      }
+      if (cause instanceof InvalidUpdateVersionException
+          || cause instanceof FencedLeaderEpochException
+          || cause instanceof NewLeaderElectedException
+          || cause instanceof StaleBrokerEpochException
+          || cause instanceof InvalidRequestException
+          || cause instanceof UnknownTopicOrPartitionException
+          || cause instanceof UnknownTopicIdException) {
+        return STALE_VIEW;
+      }
+      return UNANSWERED;
+    }
   }
 
   private void onIsrChangeResult(
@@ -726,18 +819,40 @@ public final class Partition {
       if (pendingIsrChange != pending) {
         return; // superseded by newer metadata
       }
-      pendingIsrChange = null;
       PartitionState current = state;
       if (failure != null) {
-        maximalIsr = current.isr();
-        isrChangeRetryAtMs = replication.time().hiResClockMs() + ISR_CHANGE_RETRY_MS;
+        long now = replication.time().hiResClockMs();
+        IsrChangeFailure kind = IsrChangeFailure.of(failure);
+        if (kind == IsrChangeFailure.NOT_APPLIED) {
+          pendingIsrChange = null;
+          maximalIsr = current.isr();
+          isrChangeRetryAtMs = now + ISR_CHANGE_RETRY_MS;
+          log.warn(
+              "ISR change refused topicPartition={} newIsr={} error={}",
+              topicPartition,
+              pending.isr(),
+              failure.toString());
+          return;
+        }
+        // The change may have been committed. Falling back to the ISR this leader last knew would
+        // let it acknowledge writes that a member it added never got, and the controller may
+        // elect that member next. So the change stays pending, the high watermark keeps counting
+        // every member of the old ISR and the new one, and no other change is proposed, until
+        // the metadata brings the partition's state or a retry is answered.
+        if (kind == IsrChangeFailure.UNANSWERED) {
+          isrChangeResendAtMs = now + ISR_CHANGE_RETRY_MS;
+        }
         log.warn(
-            "ISR change refused topicPartition={} newIsr={} error={}",
+            "ISR change not confirmed, kept pending until the controller or the metadata answers"
+                + " topicPartition={} newIsr={} highWatermarkIsr={} error={} sentAgainInMs={}",
             topicPartition,
             pending.isr(),
-            failure.toString());
+            maximalIsr,
+            failure.toString(),
+            kind == IsrChangeFailure.UNANSWERED ? ISR_CHANGE_RETRY_MS : -1);
         return;
       }
+      pendingIsrChange = null;
       if (committed.leaderEpoch() == current.leaderEpoch()
           && committed.partitionEpoch() > current.partitionEpoch()) {
         state =

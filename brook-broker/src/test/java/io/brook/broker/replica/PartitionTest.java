@@ -15,9 +15,11 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.errors.IneligibleReplicaException;
 import org.apache.kafka.common.errors.InvalidUpdateVersionException;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
@@ -231,7 +233,8 @@ class PartitionTest {
   void aRefusedChangeIsRetriedAfterAPause() throws Exception {
     Partition leader = partition(1, 1, leaderState(List.of(1, 2)));
     leader.updateFollowerFetchState(3, 0, 0, 0, 300);
-    sender.requests.get(0).result().completeExceptionally(new InvalidUpdateVersionException("x"));
+    // INELIGIBLE_REPLICA is checked at the current partition epoch: certainly not applied
+    sender.requests.get(0).result().completeExceptionally(new IneligibleReplicaException("x"));
     assertThat(leader.maximalIsr()).containsExactly(1, 2);
 
     leader.updateFollowerFetchState(3, 0, 0, 0, 300);
@@ -239,6 +242,98 @@ class PartitionTest {
     time.sleep(Partition.ISR_CHANGE_RETRY_MS);
     leader.updateFollowerFetchState(3, 0, 0, 0, 300);
     assertThat(sender.requests).hasSize(2);
+  }
+
+  @Test
+  void anExpansionLeftUnansweredStillCountsTheNewMemberAndIsSentAgain() throws Exception {
+    // Given broker 3 caught up and proposed for the ISR
+    Partition leader = partition(1, 2, leaderState(List.of(1, 2)));
+    leader.updateFollowerFetchState(3, 0, 0, 0, 300);
+    assertThat(sender.requests).hasSize(1);
+
+    // When the controller's answer never comes (it may have committed the change)
+    sender
+        .requests
+        .get(0)
+        .result()
+        .completeExceptionally(new TimeoutException("no answer from the controller"));
+
+    // Then a write is not committed until broker 3 has it too: the controller may already count
+    // it in the ISR and elect it next
+    assertThat(leader.maximalIsr()).containsExactly(1, 2, 3);
+    leader.appendAsLeader(records(4), (short) -1);
+    leader.updateFollowerFetchState(2, 4, 0, 4, 100);
+    assertThat(log.highWatermark()).isZero();
+    assertThat(leader.acksAllOutcome(4, 5)).isEmpty();
+
+    // And the same change goes out again after the pause, on a follower's fetch
+    leader.updateFollowerFetchState(3, 0, 0, 4, 300);
+    assertThat(sender.requests).hasSize(1);
+    time.sleep(Partition.ISR_CHANGE_RETRY_MS);
+    leader.updateFollowerFetchState(3, 0, 0, 4, 300);
+    assertThat(sender.requests).hasSize(2);
+    assertThat(sender.requests.get(1).isr()).containsExactly(1, 2, 3);
+    assertThat(sender.requests.get(1).partitionEpoch()).isEqualTo(7);
+
+    // And its answer (the controller's current state, for a retry of an applied change) settles it
+    sender
+        .requests
+        .get(1)
+        .result()
+        .complete(new PartitionState(1, 5, 8, List.of(), List.of(1, 2, 3)));
+    assertThat(leader.state().isr()).containsExactly(1, 2, 3);
+    leader.updateFollowerFetchState(3, 4, 0, 4, 300);
+    assertThat(log.highWatermark()).isEqualTo(4);
+  }
+
+  @Test
+  void aShrinkLeftUnansweredKeepsWaitingForTheDroppedMemberAndIsSentAgainByTheCheck()
+      throws Exception {
+    // Given broker 3 dropped from the ISR for lagging
+    Partition leader = partition(1, 2, leaderState(List.of(1, 2, 3)));
+    leader.appendAsLeader(records(4), (short) -1);
+    leader.updateFollowerFetchState(2, 4, 0, 4, 100);
+    time.sleep(LAG_MS + 1);
+    leader.updateFollowerFetchState(2, 4, 0, 4, 100);
+    leader.maybeShrinkIsr();
+    assertThat(sender.requests).hasSize(1);
+    assertThat(sender.requests.get(0).isr()).containsExactly(1, 2);
+
+    // When the answer is lost
+    sender.requests.get(0).result().completeExceptionally(new TimeoutException("lost"));
+
+    // Then the high watermark still waits for broker 3 (the shrink may not have been applied)
+    assertThat(leader.maximalIsr()).containsExactly(1, 2, 3);
+    assertThat(log.highWatermark()).isZero();
+
+    // And the periodic check sends the same shrink again after the pause
+    leader.maybeShrinkIsr();
+    assertThat(sender.requests).hasSize(1);
+    time.sleep(Partition.ISR_CHANGE_RETRY_MS);
+    leader.maybeShrinkIsr();
+    assertThat(sender.requests).hasSize(2);
+    assertThat(sender.requests.get(1).isr()).containsExactly(1, 2);
+  }
+
+  @Test
+  void aChangeAnsweredWithAStaleEpochWaitsForTheMetadata() throws Exception {
+    // Given an expansion of the ISR answered INVALID_UPDATE_VERSION (an earlier attempt, whose
+    // answer was lost, may have been applied)
+    Partition leader = partition(1, 2, leaderState(List.of(1, 2)));
+    leader.updateFollowerFetchState(3, 0, 0, 0, 300);
+    sender.requests.get(0).result().completeExceptionally(new InvalidUpdateVersionException("x"));
+
+    // Then broker 3 still counts, nothing is proposed or sent again meanwhile
+    assertThat(leader.maximalIsr()).containsExactly(1, 2, 3);
+    time.sleep(Partition.ISR_CHANGE_RETRY_MS * 10);
+    leader.updateFollowerFetchState(3, 0, 0, 0, 300);
+    leader.maybeShrinkIsr();
+    assertThat(sender.requests).hasSize(1);
+
+    // And the metadata settles it
+    leader.applyState(new PartitionState(1, 5, 8, List.of(1, 2, 3), List.of(1, 2, 3)));
+    assertThat(leader.maximalIsr()).containsExactly(1, 2, 3);
+    assertThat(leader.state().partitionEpoch()).isEqualTo(8);
   }
 
   @Test
