@@ -28,6 +28,9 @@ final class SimulatedNetwork {
 
   private final Map<Integer, Long> pausedUntilMs = new HashMap<>();
 
+  /** Whether messages may be lost yet: not while the cluster sets up (see {@link #startLosing}). */
+  private boolean losing;
+
   SimulatedNetwork(
       Simulation simulation,
       ManualScheduler scheduler,
@@ -52,7 +55,9 @@ final class SimulatedNetwork {
     long now = now();
     long departs = Math.max(now, pausedUntil(from.nodeId()));
     String name = what + " " + from.nodeId() + "->" + to.nodeId();
-    if (random.nextDouble() < lossRate) {
+    // Drawn for every message, lost only once losing started, so that a seed's draws do not
+    // depend on when that was.
+    if (random.nextDouble() < lossRate && losing) {
       simulation.record("lost " + name);
       return;
     }
@@ -87,6 +92,15 @@ final class SimulatedNetwork {
     simulation.record(name);
     delivery.run();
     simulation.afterEvent();
+  }
+
+  /**
+   * From now on messages are lost at the seed's rate. The brokers register before that: a seed
+   * whose every registration of one broker was lost would end before its cluster existed, testing
+   * nothing.
+   */
+  void startLosing() {
+    losing = true;
   }
 
   /** Drops every message between {@code a} and {@code b} until {@link #heal}. */

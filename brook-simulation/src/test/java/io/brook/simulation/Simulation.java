@@ -190,6 +190,7 @@ final class Simulation {
       for (int t = 0; t < TOPICS.size(); t++) {
         topicIds.put(TOPICS.get(t), controllers.createTopic(TOPICS.get(t), assignment(t)));
       }
+      network.startLosing();
       workload.start();
       if (scenario == null) {
         faults.start();
