@@ -42,6 +42,7 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * One partition hosted by this broker: its log, its role (leader or follower) as the metadata last
@@ -88,6 +89,13 @@ public final class Partition {
    * follower fetch.
    */
   private volatile long isrChangeResendAtMs = Long.MAX_VALUE;
+
+  /**
+   * Times the pending ISR change was sent: only the first failure and the first retry are logged at
+   * WARN and INFO, so a controller that stays away for minutes does not flood the log with a line
+   * per partition every retry.
+   */
+  private int isrChangeAttempts;
 
   /** Told when a partition moves, to complete the operations waiting on it. */
   public interface HighWatermarkListener {
@@ -715,6 +723,7 @@ public final class Partition {
             current.partitionEpoch(),
             isr.size() < current.isr().size());
     pendingIsrChange = pending;
+    isrChangeAttempts = 1;
     LinkedHashSet<Integer> maximal = new LinkedHashSet<>(current.isr());
     maximal.addAll(isr);
     maximalIsr = List.copyOf(maximal);
@@ -755,13 +764,15 @@ public final class Partition {
       return;
     }
     isrChangeResendAtMs = Long.MAX_VALUE;
-    log.info(
-        "Sending an unanswered ISR change again topicPartition={} leaderEpoch={}"
-            + " partitionEpoch={} newIsr={}",
-        topicPartition,
-        pending.leaderEpoch(),
-        pending.partitionEpoch(),
-        pending.isr());
+    isrChangeAttempts++;
+    log.atLevel(isrChangeAttempts == 2 ? Level.INFO : Level.DEBUG)
+        .setMessage("Sending an unanswered ISR change again")
+        .addKeyValue("topicPartition", topicPartition)
+        .addKeyValue("leaderEpoch", pending.leaderEpoch())
+        .addKeyValue("partitionEpoch", pending.partitionEpoch())
+        .addKeyValue("newIsr", pending.isr())
+        .addKeyValue("attempt", isrChangeAttempts)
+        .log();
     send(pending);
   }
 
@@ -842,14 +853,17 @@ public final class Partition {
         if (kind == IsrChangeFailure.UNANSWERED) {
           isrChangeResendAtMs = now + ISR_CHANGE_RETRY_MS;
         }
-        log.warn(
-            "ISR change not confirmed, kept pending until the controller or the metadata answers"
-                + " topicPartition={} newIsr={} highWatermarkIsr={} error={} sentAgainInMs={}",
-            topicPartition,
-            pending.isr(),
-            maximalIsr,
-            failure.toString(),
-            kind == IsrChangeFailure.UNANSWERED ? ISR_CHANGE_RETRY_MS : -1);
+        log.atLevel(isrChangeAttempts == 1 ? Level.WARN : Level.DEBUG)
+            .setMessage(
+                "ISR change not confirmed, kept pending until the controller or the metadata"
+                    + " answers")
+            .addKeyValue("topicPartition", topicPartition)
+            .addKeyValue("newIsr", pending.isr())
+            .addKeyValue("highWatermarkIsr", maximalIsr)
+            .addKeyValue("error", failure.toString())
+            .addKeyValue(
+                "sentAgainInMs", kind == IsrChangeFailure.UNANSWERED ? ISR_CHANGE_RETRY_MS : -1)
+            .log();
         return;
       }
       pendingIsrChange = null;
