@@ -10,10 +10,10 @@ import java.util.Random;
 /**
  * The faults of a run, drawn from its seed: every few hundred milliseconds until {@code untilMs},
  * one of a crash of a broker (a process crash, or a machine crash that loses the page cache, then a
- * restart from its files) or of a controller node (then a restart as a follower), a pause of a node
- * (it stops sending and receiving, as in a long GC pause), or a network partition between two
- * nodes, both ways or one way only. Message loss and delay are the network's, also drawn from the
- * seed.
+ * restart from its files; or, a quarter of the time, a controlled shutdown and a restart) or of a
+ * controller node (then a restart as a follower), a pause of a node (it stops sending and
+ * receiving, as in a long GC pause), or a network partition between two nodes, both ways or one way
+ * only. Message loss and delay are the network's, also drawn from the seed.
  */
 final class FaultInjector {
   private final Simulation simulation;
@@ -21,6 +21,8 @@ final class FaultInjector {
   private final long untilMs;
   private int crashes;
   private int lossyCrashes;
+  private int cleanShutdowns;
+  private int cleanRestarts;
   private int controllerCrashes;
 
   /**
@@ -49,6 +51,16 @@ final class FaultInjector {
 
   int lossyCrashes() {
     return lossyCrashes;
+  }
+
+  /** Controlled shutdowns of a broker (SIGTERM), each followed by a restart. */
+  int cleanShutdowns() {
+    return cleanShutdowns;
+  }
+
+  /** Those of {@link #cleanShutdowns} whose broker stopped and came back. */
+  int cleanRestarts() {
+    return cleanRestarts;
   }
 
   int controllerCrashes() {
@@ -118,6 +130,42 @@ final class FaultInjector {
             downMs);
   }
 
+  /**
+   * A controlled shutdown (SIGTERM): the broker asks the controller to move its leaderships and
+   * take it out of every ISR, stops once the controller agrees, and restarts 0.1-2.1 s later as a
+   * life that follows a clean shutdown. It opens a crash episode like a process crash (its log is
+   * behind when it returns), so no broker loses its page cache meanwhile. A broker that cannot
+   * reach the controller keeps asking; a crash meanwhile ends that life the hard way instead.
+   */
+  private void shutDownCleanly(SimulatedBroker broker) {
+    if (broker.process().isEmpty()) {
+      return;
+    }
+    endRecoveredEpisodes();
+    int id = broker.nodeId();
+    if (crashed.entrySet().stream().anyMatch(e -> e.getKey() != id && e.getValue())) {
+      return;
+    }
+    long downMs = 100 + random.nextInt(2_000);
+    cleanShutdowns++;
+    crashed.merge(id, false, Boolean::logicalOr);
+    simulation.record(
+        "controlled shutdown of broker " + id + ", back " + downMs + "ms after it stops");
+    broker.shutDown(
+        () ->
+            simulation
+                .scheduler()
+                .schedule(
+                    "restart",
+                    () -> {
+                      simulation.record("restart broker " + id + " after its clean shutdown");
+                      cleanRestarts++;
+                      broker.start();
+                      simulation.afterEvent();
+                    },
+                    downMs));
+  }
+
   /** A crashed broker's episode ends once it is running and in the ISR of every partition. */
   private void endRecoveredEpisodes() {
     MetadataImage image = simulation.controllers().image();
@@ -142,7 +190,11 @@ final class FaultInjector {
       case 0 -> {
         int node = nodes.get(random.nextInt(nodes.size()));
         if (Simulation.BROKER_IDS.contains(node)) {
-          crash(simulation.broker(node));
+          if (random.nextInt(4) == 0) {
+            shutDownCleanly(simulation.broker(node));
+          } else {
+            crash(simulation.broker(node));
+          }
         } else {
           crashController(node);
         }

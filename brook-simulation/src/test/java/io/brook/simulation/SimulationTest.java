@@ -25,6 +25,8 @@ class SimulationTest {
     long consumed = 0;
     long crashes = 0;
     long lossyCrashes = 0;
+    long cleanShutdowns = 0;
+    long cleanRestarts = 0;
     long controllerCrashes = 0;
     long elections = 0;
     long pauses = 0;
@@ -52,6 +54,8 @@ class SimulationTest {
       consumed += result.consumed();
       crashes += result.crashes();
       lossyCrashes += result.lossyCrashes();
+      cleanShutdowns += result.cleanShutdowns();
+      cleanRestarts += result.cleanRestarts();
       controllerCrashes += result.controllerCrashes();
       elections += result.elections();
       pauses += result.pauses();
@@ -61,7 +65,9 @@ class SimulationTest {
     }
     System.out.printf(
         "simulation: %d seeds from %d, %d events, %d acknowledged writes, %d records consumed,"
-            + " %d broker crashes (%d losing the page cache), %d controller crashes, %d controller"
+            + " %d broker crashes (%d losing the page cache), %d controlled shutdowns (%d"
+            + " stopped and restarted), %d"
+            + " controller crashes, %d controller"
             + " elections, %d pauses, %d partitions (%d one way), files in %s, %.1f s of CPU (%.1f s"
             + " for the"
             + " whole JVM)%n",
@@ -72,6 +78,8 @@ class SimulationTest {
         consumed,
         crashes,
         lossyCrashes,
+        cleanShutdowns,
+        cleanRestarts,
         controllerCrashes,
         elections,
         pauses,
@@ -86,6 +94,7 @@ class SimulationTest {
     if (seeds >= 20) {
       assertThat(crashes).isPositive();
       assertThat(lossyCrashes).isPositive();
+      assertThat(cleanRestarts).isPositive();
       assertThat(elections).isPositive();
       assertThat(pauses).isPositive();
       assertThat(partitions).isPositive();
