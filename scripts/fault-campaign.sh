@@ -128,8 +128,9 @@ summarise() {
 }
 
 if [ -n "$summary_only" ]; then
-  if [[ "$summary_only" == *,* ]]; then
-    # Several runs: one summary over all their cycles, written to a directory of its own.
+  if [[ "$summary_only" == *,* ]] || [ -f "$summary_only" ]; then
+    # Several runs, or a cycles file: one summary over all their cycles, written to a directory
+    # of its own.
     combined=$(mktemp -d)
     IFS=',' read -r -a dirs <<< "$summary_only"
     for d in "${dirs[@]}"; do
