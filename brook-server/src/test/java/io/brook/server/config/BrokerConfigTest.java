@@ -30,13 +30,7 @@ class BrokerConfigTest {
 
   /** The smallest valid combined-mode configuration. */
   static Map<String, String> combined() {
-    Map<String, String> props = new LinkedHashMap<>();
-    props.put("process.roles", "broker,controller");
-    props.put("node.id", "1");
-    props.put("listeners", "PLAINTEXT://:9092,CONTROLLER://:9093");
-    props.put("controller.listener.names", "CONTROLLER");
-    props.put("controller.quorum.voters", "1@localhost:9093");
-    return props;
+    return CombinedNode.props();
   }
 
   private static Map<String, String> combinedWith(String... keyValues) {
