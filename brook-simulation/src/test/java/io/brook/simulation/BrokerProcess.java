@@ -11,6 +11,7 @@ import io.brook.broker.time.ManualScheduler;
 import io.brook.broker.time.Scheduler;
 import io.brook.metadata.image.MetadataImage;
 import io.brook.protocol.ApiHandler;
+import io.brook.storage.LogDirFailureChannel;
 import io.brook.storage.cleaner.CleanerConfig;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.PartitionLog;
@@ -67,8 +68,19 @@ final class BrokerProcess implements Endpoint {
   /** The epoch of the previous life if it shut down cleanly, else -1 (KIP-966's signal). */
   private final long previousBrokerEpoch;
 
-  /** Set by a controlled shutdown: called with this life's epoch once it has stopped cleanly. */
+  /**
+   * Set by a controlled shutdown: called once this life has stopped with its epoch if every log
+   * directory closed cleanly, else -1.
+   */
   private LongConsumer onStopped;
+
+  /** What a shutdown forced by a failed disk calls once this life has stopped (see failDisk). */
+  private LongConsumer onStoppedAfterDiskFailure;
+
+  /** The disk failed and lost what had not reached it: the stopped life's logs lose it too. */
+  private boolean diskLosesPageCache;
+
+  private boolean keepLatestEpochCheckpoints;
 
   /**
    * Whether this life serves requests: as the real broker, it accepts connections only once the
@@ -94,7 +106,8 @@ final class BrokerProcess implements Endpoint {
                   .withCleaner(CleanerConfig.DEFAULTS.withThreads(0)),
               topic -> logConfig,
               scheduler.time(),
-              storageTasks);
+              storageTasks,
+              new LogDirFailureChannel(storageTasks));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -111,6 +124,8 @@ final class BrokerProcess implements Endpoint {
             scheduler.time(),
             scheduler);
     replicas.startIsrShrinkTask();
+    // After the log manager's and the replica manager's own listeners, as in the real server.
+    logManager.dirFailures().addListener(this::onLogDirFailure);
     produce = new ProduceHandler(replicas);
     fetch = new FetchHandler(replicas);
     tasks.add(scheduler.schedulePeriodic("heartbeat " + nodeId, this::heartbeat, 0, HEARTBEAT_MS));
@@ -176,12 +191,8 @@ final class BrokerProcess implements Endpoint {
     replicas.stopIsrShrinkTask();
     storageTasks.shutdown();
     delayed.close();
-    if (losePageCache) {
-      long lost = 0;
-      for (PartitionLog log : logManager.logs().values()) {
-        lost += PageCacheLoss.apply(log.dir(), log.recoveryPoint(), keepLatestEpochCheckpoints);
-      }
-      simulation.record("broker " + nodeId + " lost " + lost + " unflushed log bytes");
+    if (losePageCache || diskLosesPageCache) {
+      losePageCache(losePageCache ? keepLatestEpochCheckpoints : this.keepLatestEpochCheckpoints);
     }
     try {
       Files.deleteIfExists(dir.resolve(".lock"));
@@ -190,14 +201,61 @@ final class BrokerProcess implements Endpoint {
     }
   }
 
+  private void losePageCache(boolean keepLatestEpochCheckpoints) {
+    long lost = 0;
+    for (PartitionLog log : logManager.logs().values()) {
+      lost += PageCacheLoss.apply(log.dir(), log.recoveryPoint(), keepLatestEpochCheckpoints);
+    }
+    simulation.record("broker " + nodeId + " lost " + lost + " unflushed log bytes");
+  }
+
   /**
    * A controlled shutdown (SIGTERM): the next heartbeats ask the controller to move this broker's
-   * leaderships away; once it says the broker may stop, the logs are closed cleanly (flushed, with
-   * the clean-shutdown marker) and {@code stopped} gets this life's epoch, which the next life
-   * sends as its previous broker epoch.
+   * leaderships away; once it says the broker may stop, the logs are closed (flushed, with the
+   * clean-shutdown marker where every write succeeded) and {@code stopped} gets this life's epoch,
+   * which the next life sends as its previous broker epoch, or -1 if the log directory is not
+   * marked clean.
    */
   void controlledShutdown(LongConsumer stopped) {
     onStopped = stopped;
+  }
+
+  /**
+   * The broker's disk fails: its log directory goes offline as after an I/O error (every log in it
+   * stops serving; nothing more is written), through the storage layer's own failure channel. As
+   * the real server does when its last log directory fails, this life then shuts down with a
+   * controlled shutdown (unless one is under way), and {@code stopped} gets -1: no clean-shutdown
+   * marker is written to a failed directory.
+   *
+   * @param losePageCache the failed disk never got what was not fsynced: when this life stops, its
+   *     logs lose it ({@link PageCacheLoss})
+   */
+  void failDisk(boolean losePageCache, boolean keepLatestEpochCheckpoints, LongConsumer stopped) {
+    diskLosesPageCache = losePageCache;
+    this.keepLatestEpochCheckpoints = keepLatestEpochCheckpoints;
+    onStoppedAfterDiskFailure = stopped;
+    IOException eio = new IOException("Input/output error (simulated)");
+    eio.setStackTrace(new StackTraceElement[0]); // logged once per failure: the trace says nothing
+    logManager.dirFailures().markOffline(dir, "writing to a failed disk", eio);
+  }
+
+  /** Whether this life is shutting down (asked to, or because its disk failed). */
+  boolean stopping() {
+    return onStopped != null || onStoppedAfterDiskFailure != null;
+  }
+
+  private void onLogDirFailure(Path failed) {
+    if (!alive || !logManager.isLogDirOffline(dir)) {
+      return;
+    }
+    if (onStoppedAfterDiskFailure == null) {
+      // Only failDisk fails a disk here: any other I/O error is a fault of the run itself.
+      throw new IllegalStateException("broker " + nodeId + "'s log directory failed: " + failed);
+    }
+    simulation.record("broker " + nodeId + ": its only log directory is offline, shutting down");
+    if (onStopped == null) {
+      onStopped = onStoppedAfterDiskFailure;
+    }
   }
 
   private void stopCleanly() {
@@ -211,8 +269,18 @@ final class BrokerProcess implements Endpoint {
       throw new UncheckedIOException(e);
     }
     storageTasks.shutdown();
-    simulation.record("broker " + nodeId + " stopped cleanly in epoch " + brokerEpoch);
-    onStopped.accept(brokerEpoch);
+    if (diskLosesPageCache) {
+      losePageCache(keepLatestEpochCheckpoints);
+    }
+    // The real server writes the epoch only into directories marked clean.
+    boolean clean = Files.exists(dir.resolve(LogManager.CLEAN_SHUTDOWN_FILE));
+    simulation.record(
+        "broker "
+            + nodeId
+            + " stopped in epoch "
+            + brokerEpoch
+            + (clean ? ", cleanly" : ", its log directory not marked clean"));
+    onStopped.accept(clean ? brokerEpoch : -1);
   }
 
   // ---- metadata ----

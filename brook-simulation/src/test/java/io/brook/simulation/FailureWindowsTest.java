@@ -49,6 +49,12 @@ class FailureWindowsTest {
    */
   static final long QUIET_WINDOW_MS = 400;
 
+  /**
+   * After a leader's disk fails: the broker notices at once (its log directory goes offline) and
+   * asks for a controlled shutdown with its next heartbeat; then the moves of a controlled restart.
+   */
+  static final long DISK_FAILURE_WINDOW_MS = BrokerProcess.HEARTBEAT_MS + QUIET_WINDOW_MS;
+
   @TempDir Path dir;
 
   @Test
@@ -61,6 +67,12 @@ class FailureWindowsTest {
   void aLeaderPausedPastItsSessionIsFencedThenRejoinsWithoutRestart() {
     long worst = forEverySeed((seed, window) -> brokerFault(seed, true, window));
     System.out.printf("leader pause: longest unwritable window %d ms%n", worst);
+  }
+
+  @Test
+  void aLeaderWhoseDiskFailsShutsItselfDownAndItsPartitionsMoveWithinAHeartbeat() {
+    long worst = forEverySeed(this::leaderDiskFailure);
+    System.out.printf("leader disk failure: longest unwritable window %d ms%n", worst);
   }
 
   @Test
@@ -137,11 +149,7 @@ class FailureWindowsTest {
                 .schedule(
                     "fault",
                     () -> {
-                      MetadataImage image = simulation.controllers().image();
-                      victim[0] = leader(image, Simulation.PARTITIONS.get(0));
-                      Simulation.PARTITIONS.stream()
-                          .filter(tp -> leader(image, tp) == victim[0])
-                          .forEach(led::add);
+                      victim[0] = firstPartitionsLeader(simulation, led);
                       watchFencing(simulation, victim[0], fencedAt);
                       SimulatedBroker broker = simulation.broker(victim[0]);
                       if (pause) {
@@ -165,6 +173,53 @@ class FailureWindowsTest {
             window[0] = Math.max(window[0], w);
             if (w > FAILOVER_WINDOW_MS) {
               check.fail(tp + " unwritable for " + w + " ms after the fault");
+            }
+          }
+          requireRejoined(simulation, victim[0]);
+        });
+  }
+
+  /**
+   * The disk of the first partition's leader fails (for odd seeds losing what it had not fsynced):
+   * the broker shuts itself down, its leaderships move, and it restarts 500 ms after it stopped,
+   * recovers its logs and rejoins every ISR.
+   */
+  private Simulation.Result leaderDiskFailure(long seed, long[] window) {
+    int[] victim = new int[1];
+    long[] stoppedAt = {-1};
+    List<TopicPartition> led = new ArrayList<>();
+    return run(
+        seed,
+        4_000,
+        simulation ->
+            simulation
+                .scheduler()
+                .schedule(
+                    "fault",
+                    () -> {
+                      victim[0] = firstPartitionsLeader(simulation, led);
+                      SimulatedBroker broker = simulation.broker(victim[0]);
+                      simulation.record("fail the disk of broker " + victim[0]);
+                      broker.failDisk(
+                          seed % 2 == 1,
+                          true,
+                          () -> {
+                            stoppedAt[0] = simulation.nowMs();
+                            simulation.scheduler().schedule("restart", broker::start, 500);
+                          });
+                    },
+                    FAULT_AT_MS - simulation.nowMs()),
+        simulation -> {
+          Invariants check = simulation.invariants();
+          if (stoppedAt[0] < 0) {
+            check.fail("broker " + victim[0] + " did not shut down after its disk failed");
+            return;
+          }
+          for (TopicPartition tp : led) {
+            long w = unwritable(simulation, tp, FAULT_AT_MS, FAULT_AT_MS + 1_500);
+            window[0] = Math.max(window[0], w);
+            if (w > DISK_FAILURE_WINDOW_MS) {
+              check.fail(tp + " unwritable for " + w + " ms after the disk failed");
             }
           }
           requireRejoined(simulation, victim[0]);
@@ -336,6 +391,14 @@ class FailureWindowsTest {
                 fencedAt[0] = now.getAsLong();
               }
             });
+  }
+
+  /** The current leader of the first partition; adds every partition it leads to {@code led}. */
+  private static int firstPartitionsLeader(Simulation simulation, List<TopicPartition> led) {
+    MetadataImage image = simulation.controllers().image();
+    int id = leader(image, Simulation.PARTITIONS.get(0));
+    Simulation.PARTITIONS.stream().filter(tp -> leader(image, tp) == id).forEach(led::add);
+    return id;
   }
 
   private static int leader(MetadataImage image, TopicPartition tp) {

@@ -10,10 +10,11 @@ import java.util.Random;
 /**
  * The faults of a run, drawn from its seed: every few hundred milliseconds until {@code untilMs},
  * one of a crash of a broker (a process crash, or a machine crash that loses the page cache, then a
- * restart from its files; or, a quarter of the time, a controlled shutdown and a restart) or of a
- * controller node (then a restart as a follower), a pause of a node (it stops sending and
- * receiving, as in a long GC pause), or a network partition between two nodes, both ways or one way
- * only. Message loss and delay are the network's, also drawn from the seed.
+ * restart from its files; or, a quarter of the time, a controlled shutdown and a restart; or, an
+ * eighth, a failed disk: the broker shuts itself down and restarts) or of a controller node (then a
+ * restart as a follower), a pause of a node (it stops sending and receiving, as in a long GC
+ * pause), or a network partition between two nodes, both ways or one way only. Message loss and
+ * delay are the network's, also drawn from the seed.
  */
 final class FaultInjector {
   private final Simulation simulation;
@@ -24,6 +25,8 @@ final class FaultInjector {
   private int cleanShutdowns;
   private int cleanRestarts;
   private int controllerCrashes;
+  private int diskFailures;
+  private int lossyDiskFailures;
 
   /**
    * Brokers in a crash episode: crashed, and not yet back in the ISR of every partition since. The
@@ -63,6 +66,16 @@ final class FaultInjector {
     return cleanRestarts;
   }
 
+  /** Failed disks of a broker, each followed by the broker's own shutdown and a restart. */
+  int diskFailures() {
+    return diskFailures;
+  }
+
+  /** Those of {@link #diskFailures} whose disk lost what had not been fsynced. */
+  int lossyDiskFailures() {
+    return lossyDiskFailures;
+  }
+
   int controllerCrashes() {
     return controllerCrashes;
   }
@@ -99,22 +112,17 @@ final class FaultInjector {
     if (broker.process().isEmpty()) {
       return;
     }
-    endRecoveredEpisodes();
     int id = broker.nodeId();
-    boolean othersCrashed = crashed.keySet().stream().anyMatch(other -> other != id);
-    boolean otherLossy =
-        crashed.entrySet().stream().anyMatch(e -> e.getKey() != id && e.getValue());
     boolean lossy = random.nextBoolean();
     boolean keepLatestEpochCheckpoints = random.nextBoolean();
     long downMs = 100 + random.nextInt(2_000);
-    if (otherLossy || (lossy && othersCrashed)) {
+    if (!openEpisode(id, lossy)) {
       return;
     }
     crashes++;
     if (lossy) {
       lossyCrashes++;
     }
-    crashed.merge(id, lossy, Boolean::logicalOr);
     simulation.record(
         (lossy ? "lossy crash" : "crash") + " broker " + id + " for " + downMs + "ms");
     broker.crash(lossy, keepLatestEpochCheckpoints);
@@ -141,14 +149,12 @@ final class FaultInjector {
     if (broker.process().isEmpty()) {
       return;
     }
-    endRecoveredEpisodes();
     int id = broker.nodeId();
-    if (crashed.entrySet().stream().anyMatch(e -> e.getKey() != id && e.getValue())) {
+    if (!openEpisode(id, false)) {
       return;
     }
     long downMs = 100 + random.nextInt(2_000);
     cleanShutdowns++;
-    crashed.merge(id, false, Boolean::logicalOr);
     simulation.record(
         "controlled shutdown of broker " + id + ", back " + downMs + "ms after it stops");
     broker.shutDown(
@@ -164,6 +170,70 @@ final class FaultInjector {
                       simulation.afterEvent();
                     },
                     downMs));
+  }
+
+  /**
+   * A broker's disk fails: its log directory goes offline, the broker shuts itself down (a
+   * controlled shutdown, as the real server does when its last log directory fails) and restarts
+   * 0.1-2.1 s after it stopped, as after an unclean shutdown. Half the time the disk also lost what
+   * had not been fsynced, which makes the episode a lossy one with the same rules as a machine
+   * crash's.
+   */
+  private void failDisk(SimulatedBroker broker) {
+    if (broker.process().filter(life -> !life.stopping()).isEmpty()) {
+      return;
+    }
+    int id = broker.nodeId();
+    boolean lossy = random.nextBoolean();
+    boolean keepLatestEpochCheckpoints = random.nextBoolean();
+    long downMs = 100 + random.nextInt(2_000);
+    if (!openEpisode(id, lossy)) {
+      return;
+    }
+    diskFailures++;
+    if (lossy) {
+      lossyDiskFailures++;
+    }
+    simulation.record(
+        (lossy ? "disk failure losing unflushed writes" : "disk failure")
+            + " on broker "
+            + id
+            + ", back "
+            + downMs
+            + "ms after it stops");
+    broker.failDisk(
+        lossy,
+        keepLatestEpochCheckpoints,
+        () ->
+            simulation
+                .scheduler()
+                .schedule(
+                    "restart",
+                    () -> {
+                      simulation.record("restart broker " + id + " after its disk failure");
+                      broker.start();
+                      simulation.afterEvent();
+                    },
+                    downMs));
+  }
+
+  /**
+   * Opens (or extends) broker {@code id}'s crash episode, unless the rules forbid it: no broker
+   * fails while another's lossy episode is open, and a lossy failure only while no other broker is
+   * in an episode.
+   *
+   * @return whether the fault may happen
+   */
+  private boolean openEpisode(int id, boolean lossy) {
+    endRecoveredEpisodes();
+    boolean othersCrashed = crashed.keySet().stream().anyMatch(other -> other != id);
+    boolean otherLossy =
+        crashed.entrySet().stream().anyMatch(e -> e.getKey() != id && e.getValue());
+    if (otherLossy || (lossy && othersCrashed)) {
+      return false;
+    }
+    crashed.merge(id, lossy, Boolean::logicalOr);
+    return true;
   }
 
   /** A crashed broker's episode ends once it is running and in the ISR of every partition. */
@@ -190,8 +260,11 @@ final class FaultInjector {
       case 0 -> {
         int node = nodes.get(random.nextInt(nodes.size()));
         if (Simulation.BROKER_IDS.contains(node)) {
-          if (random.nextInt(4) == 0) {
+          int kind = random.nextInt(8);
+          if (kind < 2) {
             shutDownCleanly(simulation.broker(node));
+          } else if (kind == 2) {
+            failDisk(simulation.broker(node));
           } else {
             crash(simulation.broker(node));
           }

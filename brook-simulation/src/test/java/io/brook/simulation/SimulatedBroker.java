@@ -64,11 +64,30 @@ final class SimulatedBroker {
 
   /**
    * A controlled shutdown of the running life; {@code stopped} runs once it has stopped. The next
-   * life says it follows a clean shutdown, as the broker's epoch file in its log directories does.
+   * life says it follows a clean shutdown, as the broker's epoch file in its log directories does,
+   * if its log directory was marked clean.
    */
   void shutDown(Runnable stopped) {
     BrokerProcess life = process;
     life.controlledShutdown(
+        epoch -> {
+          if (process == life) {
+            process = null;
+            cleanShutdownEpoch = epoch;
+            stopped.run();
+          }
+        });
+  }
+
+  /**
+   * The running life's disk fails (see {@link BrokerProcess#failDisk}); {@code stopped} runs once
+   * the life has shut down because of it. The next life follows an unclean shutdown.
+   */
+  void failDisk(boolean losePageCache, boolean keepLatestEpochCheckpoints, Runnable stopped) {
+    BrokerProcess life = process;
+    life.failDisk(
+        losePageCache,
+        keepLatestEpochCheckpoints,
         epoch -> {
           if (process == life) {
             process = null;

@@ -27,6 +27,8 @@ class SimulationTest {
     long lossyCrashes = 0;
     long cleanShutdowns = 0;
     long cleanRestarts = 0;
+    long diskFailures = 0;
+    long lossyDiskFailures = 0;
     long controllerCrashes = 0;
     long elections = 0;
     long pauses = 0;
@@ -56,6 +58,8 @@ class SimulationTest {
       lossyCrashes += result.lossyCrashes();
       cleanShutdowns += result.cleanShutdowns();
       cleanRestarts += result.cleanRestarts();
+      diskFailures += result.diskFailures();
+      lossyDiskFailures += result.lossyDiskFailures();
       controllerCrashes += result.controllerCrashes();
       elections += result.elections();
       pauses += result.pauses();
@@ -66,7 +70,7 @@ class SimulationTest {
     System.out.printf(
         "simulation: %d seeds from %d, %d events, %d acknowledged writes, %d records consumed,"
             + " %d broker crashes (%d losing the page cache), %d controlled shutdowns (%d"
-            + " stopped and restarted), %d"
+            + " stopped and restarted), %d disk failures (%d losing unflushed writes), %d"
             + " controller crashes, %d controller"
             + " elections, %d pauses, %d partitions (%d one way), files in %s, %.1f s of CPU (%.1f s"
             + " for the"
@@ -80,6 +84,8 @@ class SimulationTest {
         lossyCrashes,
         cleanShutdowns,
         cleanRestarts,
+        diskFailures,
+        lossyDiskFailures,
         controllerCrashes,
         elections,
         pauses,
@@ -99,6 +105,10 @@ class SimulationTest {
       assertThat(pauses).isPositive();
       assertThat(partitions).isPositive();
       assertThat(oneWayCuts).isPositive();
+    }
+    if (seeds >= 200) {
+      assertThat(diskFailures).isPositive();
+      assertThat(lossyDiskFailures).isPositive();
     }
   }
 

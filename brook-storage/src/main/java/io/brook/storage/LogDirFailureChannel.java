@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -30,8 +31,12 @@ public final class LogDirFailureChannel implements AutoCloseable {
 
   private final Set<Path> offline = ConcurrentHashMap.newKeySet();
   private final List<Consumer<Path>> listeners = new CopyOnWriteArrayList<>();
-  private final ExecutorService handler;
+  private final Executor handler;
 
+  /** Null when the handler was given: its owner stops it. */
+  private final ExecutorService ownHandler;
+
+  /** Handles failures on a thread of its own. */
   public LogDirFailureChannel() {
     ThreadPoolExecutor executor =
         new ThreadPoolExecutor(
@@ -46,6 +51,16 @@ public final class LogDirFailureChannel implements AutoCloseable {
               return thread;
             });
     this.handler = executor;
+    this.ownHandler = executor;
+  }
+
+  /**
+   * Handles failures on {@code handler}, which must not run a task on the thread that submits it
+   * (that thread may hold a log's lock). A deterministic simulation passes its own event loop.
+   */
+  public LogDirFailureChannel(Executor handler) {
+    this.handler = handler;
+    this.ownHandler = null;
   }
 
   /**
@@ -101,9 +116,14 @@ public final class LogDirFailureChannel implements AutoCloseable {
     return offline.size();
   }
 
-  /** Stops the handler thread; failures reported later are still recorded, not handled. */
+  /**
+   * Stops its own handler thread (a handler given to it is its owner's to stop); failures reported
+   * later are then still recorded, not handled.
+   */
   @Override
   public void close() {
-    handler.shutdown();
+    if (ownHandler != null) {
+      ownHandler.shutdown();
+    }
   }
 }

@@ -81,7 +81,7 @@ public final class LogManager implements Closeable {
   private final ConcurrentHashMap<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
   private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
   private final FileHandlePool files;
-  private final LogDirFailureChannel dirFailures = new LogDirFailureChannel();
+  private final LogDirFailureChannel dirFailures;
   private final LogFlushStats flushStats = new LogFlushStats();
   private LogCleaner cleaner;
   private volatile RemoteLogManager remote;
@@ -92,8 +92,10 @@ public final class LogManager implements Closeable {
       Function<String, LogConfig> topicConfigs,
       Time time,
       ScheduledExecutorService scheduler,
-      Map<Path, DataDirectoryLock> locks) {
+      Map<Path, DataDirectoryLock> locks,
+      LogDirFailureChannel dirFailures) {
     this.config = config;
+    this.dirFailures = dirFailures;
     this.topicConfigs = topicConfigs;
     this.time = time;
     this.scheduler = scheduler;
@@ -134,6 +136,21 @@ public final class LogManager implements Closeable {
       Time time,
       ScheduledExecutorService scheduler)
       throws IOException {
+    return start(config, topicConfigs, time, scheduler, new LogDirFailureChannel());
+  }
+
+  /**
+   * {@link #start(LogManagerConfig, Function, Time, ScheduledExecutorService)}, reporting failed
+   * directories through {@code dirFailures} (a simulation gives one that runs its listeners on its
+   * own event loop).
+   */
+  public static LogManager start(
+      LogManagerConfig config,
+      Function<String, LogConfig> topicConfigs,
+      Time time,
+      ScheduledExecutorService scheduler,
+      LogDirFailureChannel dirFailures)
+      throws IOException {
     Map<Path, DataDirectoryLock> locks = new LinkedHashMap<>();
     try {
       for (Path dir : config.logDirs()) {
@@ -145,7 +162,7 @@ public final class LogManager implements Closeable {
       }
       throw e;
     }
-    LogManager manager = new LogManager(config, topicConfigs, time, scheduler, locks);
+    LogManager manager = new LogManager(config, topicConfigs, time, scheduler, locks, dirFailures);
     try {
       manager.loadLogs();
     } catch (IOException | RuntimeException e) {
