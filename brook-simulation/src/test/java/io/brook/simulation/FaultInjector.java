@@ -236,14 +236,24 @@ final class FaultInjector {
     return true;
   }
 
-  /** A crashed broker's episode ends once it is running and in the ISR of every partition. */
+  /**
+   * A broker's episode ends once a life that started after it is running, unfenced by the
+   * controller, and in the ISR of every partition.
+   */
   private void endRecoveredEpisodes() {
     MetadataImage image = simulation.controllers().image();
     crashed
         .keySet()
         .removeIf(
             id ->
-                simulation.broker(id).process().isPresent()
+                // A life that is stopping (its disk failed, or it shuts down) is still in its
+                // episode, and so is a new life until the controller has registered and unfenced
+                // it: until then the ISRs are those of the life before.
+                simulation
+                        .broker(id)
+                        .process()
+                        .filter(life -> !life.stopping() && life.accepting())
+                        .isPresent()
                     && Simulation.PARTITIONS.stream()
                         .allMatch(
                             tp ->

@@ -27,6 +27,8 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *       the controller has registered, at its offset.
  *   <li>No offset is reused: every replica's log below its high watermark, every acknowledged write
  *       and every record a consumer read agree with one history (offset to record).
+ *   <li>Nothing is written twice: a record (the producer sends each value once, and again only as a
+ *       retry of the same idempotent write) is at one offset of that history, never at two.
  *   <li>The high watermark a consumer sees never moves back within a leader epoch, and a consumer
  *       never gets a record at or above the high watermark.
  *   <li>At most one leader per leader epoch (by the controller's images and by every broker's own
@@ -111,6 +113,9 @@ final class Invariants {
     /** The one history: offset to record value, as committed. */
     final Map<Long, String> committed = new HashMap<>();
 
+    /** The same history the other way: each value to the one offset it may have. */
+    final Map<String, Long> offsetOf = new HashMap<>();
+
     final List<Workload.Acked> acked = new ArrayList<>();
     final Map<Integer, Integer> leaderOfEpoch = new HashMap<>();
     final Map<Integer, Integer> highestEpochSeen = new HashMap<>();
@@ -124,7 +129,9 @@ final class Invariants {
 
     void agree(long offset, String value, String what) {
       String known = committed.putIfAbsent(offset, value);
-      if (known != null && !known.equals(value)) {
+      if (known == null) {
+        once(offset, value, what);
+      } else if (!known.equals(value)) {
         fail(
             what
                 + " at "
@@ -136,6 +143,23 @@ final class Invariants {
                 + " but "
                 + known
                 + " was committed there");
+      }
+    }
+
+    /** Records that {@code value} is committed at {@code offset}; fails if it is at another. */
+    private void once(long offset, String value, String where) {
+      Long other = offsetOf.putIfAbsent(value, offset);
+      if (other != null && other != offset) {
+        fail(
+            value
+                + " is written twice at "
+                + tp
+                + ": at offset "
+                + other
+                + " and, in "
+                + where
+                + ", at offset "
+                + offset);
       }
     }
 
@@ -245,7 +269,9 @@ final class Invariants {
       for (int offset = view.committedChecked; offset < highWatermark; offset++) {
         String value = view.values.get(offset);
         String known = committed.putIfAbsent((long) offset, value);
-        if (known != null && !known.equals(value)) {
+        if (known == null) {
+          once(offset, value, "broker " + nodeId + "'s log below its high watermark");
+        } else if (!known.equals(value)) {
           fail(
               "broker "
                   + nodeId

@@ -22,6 +22,7 @@ class SimulationTest {
     long first = one.isBlank() ? 1 : Long.parseLong(one.trim());
     int seeds = one.isBlank() ? Integer.getInteger("brook.sim.seeds", 3_000) : 1;
     long acked = 0;
+    long retries = 0;
     long consumed = 0;
     long crashes = 0;
     long lossyCrashes = 0;
@@ -53,6 +54,7 @@ class SimulationTest {
                 + result.traceTail());
       }
       acked += result.acked();
+      retries += result.retries();
       consumed += result.consumed();
       crashes += result.crashes();
       lossyCrashes += result.lossyCrashes();
@@ -68,7 +70,8 @@ class SimulationTest {
       events += result.events();
     }
     System.out.printf(
-        "simulation: %d seeds from %d, %d events, %d acknowledged writes, %d records consumed,"
+        "simulation: %d seeds from %d, %d events, %d acknowledged writes (%d retries), %d records"
+            + " consumed,"
             + " %d broker crashes (%d losing the page cache), %d controlled shutdowns (%d"
             + " stopped and restarted), %d disk failures (%d losing unflushed writes), %d"
             + " controller crashes, %d controller"
@@ -79,6 +82,7 @@ class SimulationTest {
         first,
         events,
         acked,
+        retries,
         consumed,
         crashes,
         lossyCrashes,
@@ -98,6 +102,7 @@ class SimulationTest {
     assertThat(acked).isPositive();
     assertThat(consumed).isPositive();
     if (seeds >= 20) {
+      assertThat(retries).isPositive();
       assertThat(crashes).isPositive();
       assertThat(lossyCrashes).isPositive();
       assertThat(cleanRestarts).isPositive();
