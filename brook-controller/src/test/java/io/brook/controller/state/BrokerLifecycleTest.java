@@ -181,22 +181,52 @@ class BrokerLifecycleTest {
 
   @Test
   void sessionsExpireOnlyForSilentUnfencedBrokersAndRestartOnReset() {
-    // Given two unfenced brokers on a virtual clock
+    // Given two unfenced brokers on a virtual clock, their sessions checked every second
     ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2).build();
     AtomicLong now = new AtomicLong(1_000);
     BrokerSessions sessions = new BrokerSessions(9_000, now::get);
     MetadataImage image = ctx.image;
     assertThat(sessions.expired(image)).isEmpty();
 
-    // When broker 1 keeps heartbeating and broker 2 falls silent for longer than the timeout
-    now.addAndGet(5_000);
-    sessions.touch(1);
-    now.addAndGet(4_001);
+    // When broker 1 keeps heartbeating and broker 2 falls silent for the whole timeout
+    for (int second = 1; second <= 9; second++) {
+      now.addAndGet(1_000);
+      sessions.touch(1);
+      assertThat(sessions.expired(image)).isEmpty();
+    }
+    now.addAndGet(1_000);
 
-    // Then only broker 2 expires; after a reset (a new active controller) nobody does
+    // Then only broker 2 expires once it is past the timeout; after a reset (a new active
+    // controller) nobody does
     assertThat(sessions.expired(image)).containsExactly(2);
     sessions.reset();
     assertThat(sessions.expired(image)).isEmpty();
+  }
+
+  @Test
+  void aControllerThatStoppedCheckingRestartsEverySessionInsteadOfFencing() {
+    // Given two brokers whose sessions the controller checks every second
+    ControllerTestContext ctx = ControllerTestContext.builder().withBrokers(1, 2).build();
+    AtomicLong now = new AtomicLong(1_000);
+    BrokerSessions sessions = new BrokerSessions(9_000, now::get);
+    MetadataImage image = ctx.image;
+    assertThat(sessions.expired(image)).isEmpty();
+
+    // When the controller itself is held back for longer than a session (a paused process: the
+    // brokers' heartbeats wait unread in its sockets) and then checks again
+    now.addAndGet(12_000);
+    List<Integer> afterThePause = sessions.expired(image);
+
+    // Then nobody is fenced for the controller's own silence; a broker silent for a whole session
+    // after that still is
+    assertThat(afterThePause).isEmpty();
+    for (int second = 1; second <= 9; second++) {
+      now.addAndGet(1_000);
+      sessions.touch(1);
+      assertThat(sessions.expired(image)).isEmpty();
+    }
+    now.addAndGet(1_000);
+    assertThat(sessions.expired(image)).containsExactly(2);
   }
 
   @Test
