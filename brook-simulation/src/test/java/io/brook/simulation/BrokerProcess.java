@@ -249,8 +249,10 @@ final class BrokerProcess implements Endpoint {
       return;
     }
     if (onStoppedAfterDiskFailure == null) {
-      // Only failDisk fails a disk here: any other I/O error is a fault of the run itself.
-      throw new IllegalStateException("broker " + nodeId + "'s log directory failed: " + failed);
+      // Only failDisk fails a disk here: any other I/O error is a fault of the run itself (the
+      // failure channel would log an exception from its listener and go on).
+      simulation.invariants().fail("broker " + nodeId + "'s log directory failed: " + failed);
+      return;
     }
     simulation.record("broker " + nodeId + ": its only log directory is offline, shutting down");
     if (onStopped == null) {
@@ -258,7 +260,7 @@ final class BrokerProcess implements Endpoint {
     }
   }
 
-  private void stopCleanly() {
+  private void stopAfterControlledShutdown() {
     alive = false;
     tasks.forEach(Scheduler.Task::cancel);
     replicas.stopIsrShrinkTask();
@@ -353,7 +355,7 @@ final class BrokerProcess implements Endpoint {
               }
               onImage(answer.image());
               if (alive && onStopped != null && answer.value()) {
-                stopCleanly();
+                stopAfterControlledShutdown();
               }
             });
   }
