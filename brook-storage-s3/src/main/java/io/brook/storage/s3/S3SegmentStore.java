@@ -28,6 +28,7 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
@@ -87,6 +88,14 @@ public final class S3SegmentStore extends ObjectSegmentStore {
     S3ClientBuilder builder =
         S3Client.builder()
             .httpClientBuilder(UrlConnectionHttpClient.builder())
+            // The SDK adds "Expect: 100-continue" to every PutObject and UploadPart, which the
+            // JDK's
+            // HttpURLConnection under this client handles badly: an answer other than 100 (a 412
+            // to a conditional manifest write, say) arrives before the body is sent, and the
+            // connection may go back to the pool with its declared body missing, so a later request
+            // on it fails with "Error writing request body to server", retries included. Without
+            // the handshake a refused upload costs its body's bytes, at most a part.
+            .serviceConfiguration(S3Configuration.builder().expectContinueEnabled(false).build())
             .region(Region.of(settings.getOrDefault("s3.region", "us-east-1")))
             .forcePathStyle(
                 Boolean.parseBoolean(settings.getOrDefault("s3.path.style.access", "false")))
