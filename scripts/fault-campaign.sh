@@ -16,7 +16,9 @@
 # lossy-link also iptables and python3, clock needs libfaketime:
 # `apt-get install -y faketime`, disk needs gcc, full-disk root, mkfs.ext4 and loop devices (each
 # node's data directory is then a loop-mounted 2 GiB ext4 image); a class that cannot run is
-# skipped with the reason). Workloads: producer (always) plus any of txn groups compacted churn (one per cycle).
+# skipped with the reason). Workloads: producer (always) plus any of txn groups compacted churn
+# share tiered (one per cycle; tiered runs an S3 server, s3proxy, in the campaign's JVM; share and
+# tiered need Brook's nodes, not --kafka).
 # Stops after N cycles or T minutes, whichever comes first (default 50 cycles). A cycle's choices
 # depend only on the seed and its number: `--seed S --first-cycle C --cycles 1` repeats cycle C.
 # Each cycle is one JSON line in OUT/cycles.jsonl; a cycle with violations, after which a node
@@ -28,7 +30,7 @@
 # on the same properties, faults, workloads and checkers: the reference for the windows.
 set -euo pipefail
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 faults=""

@@ -44,6 +44,12 @@ public final class ClusterHarness implements AutoCloseable {
   public static final Duration DEFAULT_READY_TIMEOUT = Duration.ofSeconds(90);
 
   /**
+   * Written in a node property's value, stands for {@link #testHost()}: the nodes' settings are
+   * given before the harness has chosen their subnet.
+   */
+  public static final String TEST_HOST = "${test.host}";
+
+  /**
    * System property: {@code true} runs the nodes with the JVM's full tiered compilation (C2), as a
    * production broker, instead of C1 only.
    */
@@ -371,6 +377,14 @@ public final class ClusterHarness implements AutoCloseable {
     }
   }
 
+  /**
+   * The address the nodes reach this JVM on: 127.0.0.1, or the bridge's address on their subnet in
+   * namespaces. A server the test runs for the nodes (an S3 store) binds it, or every address.
+   */
+  public String testHost() {
+    return network == null ? "127.0.0.1" : network.hostAddress();
+  }
+
   /** The address node {@code id} listens on and advertises. */
   private String host(int id) {
     return network == null ? "127.0.0.1" : network.address(id);
@@ -408,6 +422,7 @@ public final class ClusterHarness implements AutoCloseable {
     props.put("num.partitions", "1");
     props.putAll(extra);
     props.putAll(nodeConfig.apply(id));
+    props.replaceAll((key, value) -> value.replace(TEST_HOST, testHost()));
     Path file = dir.resolve("server-" + id + ".properties");
     Files.writeString(
         file,

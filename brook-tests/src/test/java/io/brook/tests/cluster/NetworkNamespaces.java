@@ -154,6 +154,11 @@ final class NetworkNamespaces implements AutoCloseable {
   }
 
   /** The node's address on the private subnet (what it listens on and advertises). */
+  /** The address the test JVM has on the subnet (the bridge's), which every node reaches. */
+  String hostAddress() {
+    return peer(CLIENT);
+  }
+
   String address(int nodeId) {
     return addresses.get(nodeId);
   }

@@ -1,6 +1,8 @@
 package io.brook.tests.cluster.faults;
 
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -9,7 +11,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 /**
  * The input of a campaign workload: an idempotent acks=all producer on a background thread writing
  * {@code <prefix><seq>} round-robin over a topic's partitions every 10 ms until {@link #stop},
- * counting acknowledgements. Whether input is lost is the producer workload's check; a workload
+ * noting what was acknowledged. Whether input is lost is the producer workload's check; a workload
  * using a feeder checks what it does with the input.
  */
 final class Feeder implements AutoCloseable {
@@ -18,6 +20,7 @@ final class Feeder implements AutoCloseable {
   private final int partitions;
   private final String prefix;
   private final AtomicLong acked = new AtomicLong();
+  private final Set<String> ackedValues = ConcurrentHashMap.newKeySet();
   private final Thread thread;
   private volatile boolean stopping;
 
@@ -35,12 +38,14 @@ final class Feeder implements AutoCloseable {
     long seq = 0;
     while (!stopping) {
       try {
+        String value = prefix + seq;
         var unused =
             producer.send(
-                new ProducerRecord<>(topic, (int) (seq % partitions), null, prefix + seq++),
+                new ProducerRecord<>(topic, (int) (seq++ % partitions), null, value),
                 (metadata, error) -> {
                   if (error == null) {
                     acked.incrementAndGet();
+                    ackedValues.add(value);
                   }
                 });
         TimeUnit.MILLISECONDS.sleep(10);
@@ -61,6 +66,11 @@ final class Feeder implements AutoCloseable {
 
   long acked() {
     return acked.get();
+  }
+
+  /** The values of the records acknowledged so far. */
+  Set<String> ackedValues() {
+    return ackedValues;
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.brook.tests.cluster.faults;
 import io.brook.tests.cluster.ClusterHarness;
 import io.brook.tests.cluster.faults.CampaignFault.Injection;
 import io.brook.tests.cluster.faults.CampaignFault.Target;
+import io.brook.tests.tiered.S3ProxyServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,7 +51,9 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>{@code brook.faults.classes}: fault classes, comma-separated (default all; see {@link
  *       #FAULTS});
  *   <li>{@code brook.faults.workloads}: {@code producer} (always runs) and any of {@code txn},
- *       {@code groups}, {@code compacted}, {@code churn} (one picked per cycle);
+ *       {@code groups}, {@code compacted}, {@code churn}, {@code share}, {@code tiered} (one picked
+ *       per cycle; {@code tiered} also runs an S3 server in this JVM for the nodes' tiered
+ *       storage);
  *   <li>{@code brook.faults.cycles} (default 50) and {@code brook.faults.minutes}: stop at
  *       whichever comes first (0: no limit);
  *   <li>{@code brook.faults.seed}: a cycle's choices come from the seed and its number alone, so
@@ -69,6 +72,7 @@ class ReplicationFaultCampaign {
   private static ClusterHarness cluster;
   private static ClusterRecovery recovery;
   private static List<CampaignFault> selected;
+  private static S3ProxyServer s3;
 
   private static Map<String, CampaignFault> faults() {
     Map<String, CampaignFault> all = new LinkedHashMap<>();
@@ -116,6 +120,21 @@ class ReplicationFaultCampaign {
     if (names.contains("full-disk")) {
       fullDisk().mountDisks(dir, 3);
     }
+    List<String> workloads = list("brook.faults.workloads", "producer");
+    Map<String, String> settings = new HashMap<>();
+    if (ClusterHarness.runsKafka()
+        && (workloads.contains("tiered") || workloads.contains("share"))) {
+      // Kafka's nodes have neither Brook's S3 store on their class path nor its share settings.
+      throw new IllegalArgumentException(
+          "the share and tiered workloads run on Brook's nodes only, not with Kafka's");
+    }
+    if (workloads.contains("tiered")) {
+      s3 = S3ProxyServer.onEveryAddress();
+      settings.putAll(TieredWorkload.brokerSettings(s3));
+    }
+    if (workloads.contains("share")) {
+      settings.putAll(ShareWorkload.brokerSettings());
+    }
     List<String> preload = new ArrayList<>();
     faketime.ifPresent(p -> preload.add(p.toString()));
     failio.ifPresent(p -> preload.add(p.toAbsolutePath().toString()));
@@ -129,7 +148,7 @@ class ReplicationFaultCampaign {
         ClusterHarness.startWithEnvironment(
             dir,
             3,
-            Map.of(),
+            settings,
             noNetwork.isEmpty(),
             id -> {
               Map<String, String> env = new HashMap<>();
@@ -186,9 +205,12 @@ class ReplicationFaultCampaign {
   }
 
   @AfterAll
-  static void stop() {
+  static void stop() throws Exception {
     if (cluster != null) {
       cluster.close();
+    }
+    if (s3 != null) {
+      s3.close();
     }
     fullDisk().unmountDisks(dir, 3);
   }
@@ -203,9 +225,13 @@ class ReplicationFaultCampaign {
       case "groups" -> new GroupWorkload();
       case "compacted" -> new CompactedWorkload();
       case "churn" -> new TopicChurnWorkload(cluster);
+      case "share" -> new ShareWorkload();
+      case "tiered" -> new TieredWorkload();
       default ->
           throw new IllegalArgumentException(
-              "unknown workload " + name + "; known: producer, txn, groups, compacted, churn");
+              "unknown workload "
+                  + name
+                  + "; known: producer, txn, groups, compacted, churn, share, tiered");
     };
   }
 

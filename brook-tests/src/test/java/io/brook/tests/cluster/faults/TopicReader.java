@@ -35,6 +35,18 @@ final class TopicReader {
     }
   }
 
+  /** Each partition's end offset (its high watermark), {@code topic-partition -> offset}. */
+  static Map<TopicPartition, Long> endOffsets(String bootstrap, String topic, int partitions) {
+    List<TopicPartition> all = new ArrayList<>();
+    for (int p = 0; p < partitions; p++) {
+      all.add(new TopicPartition(topic, p));
+    }
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(OffsetWatcher.config(bootstrap))) {
+      return consumer.endOffsets(all, Duration.ofSeconds(60));
+    }
+  }
+
   /**
    * Every record of every partition from the beginning to its high watermark at the start of the
    * read. With a {@code read_committed} config that means waiting for the transactions open then to
