@@ -12,8 +12,8 @@
 #       name may also be a cycles file, as those kept in docs/reliability/cycles/)
 #
 # Fault classes: kill pause-short pause-long term kill-two kill-all isolate bridge one-way slow-link
-# lossy-link clock disk full-disk lost-cache (default: all; the network ones need root and iproute2,
-# lossy-link also iptables and python3, clock needs libfaketime:
+# lossy-link clock disk full-disk lost-cache listener-cut (default: all; the network ones need root
+# and iproute2, lossy-link and listener-cut also iptables, lossy-link python3, clock libfaketime:
 # `apt-get install -y faketime`, disk needs gcc, full-disk root, mkfs.ext4 and loop devices (each
 # node's data directory is then a loop-mounted 2 GiB ext4 image); a class that cannot run is
 # skipped with the reason). Workloads: producer (always) plus any of txn groups compacted churn

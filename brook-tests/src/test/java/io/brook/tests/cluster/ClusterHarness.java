@@ -495,6 +495,39 @@ public final class ClusterHarness implements AutoCloseable {
   }
 
   /**
+   * Cuts one listener between two nodes, both ways, and nothing else of their link: {@code
+   * controller} the CONTROLLER listener (Raft, and each broker's heartbeats and requests to the
+   * active controller), else the brokers' listener (replication, inter-broker requests, clients
+   * between them). Idempotent; only on a harness in network namespaces.
+   */
+  public void cutListener(Node a, Node b, boolean controller) {
+    network().cutPort(a.id(), b.id(), listenerPort(a, b, controller));
+  }
+
+  /** Why {@link #cutListener} cannot run on this machine (it needs iptables), or empty. */
+  public static Optional<String> listenerCutsUnavailableReason() {
+    return PacketImpairer.iptablesBinary() == null
+        ? Optional.of("iptables is not installed")
+        : Optional.empty();
+  }
+
+  /** Heals what {@link #cutListener} cut (idempotent). */
+  public void healListener(Node a, Node b, boolean controller) {
+    network().healPort(a.id(), b.id(), listenerPort(a, b, controller));
+  }
+
+  /** In namespaces every node has the same ports (9092, 9093), so one port names the listener. */
+  private static int listenerPort(Node a, Node b, boolean controller) {
+    int port = controller ? a.controllerPort : a.port;
+    int other = controller ? b.controllerPort : b.port;
+    if (port != other || port < 0) {
+      throw new IllegalArgumentException(
+          "nodes " + a.id() + " and " + b.id() + " have no common port for that listener");
+    }
+    return port;
+  }
+
+  /**
    * Cuts every link of the node: to each other node and to the test JVM (its clients and {@link
    * ServedMetadata} fail fast on it). Idempotent.
    */

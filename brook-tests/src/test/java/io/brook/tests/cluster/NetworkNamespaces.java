@@ -61,6 +61,9 @@ final class NetworkNamespaces implements AutoCloseable {
   /** One-way cuts, {@code [from, to]}: {@code from} cannot send to {@code to}. */
   private final Set<List<Integer>> oneWayCuts = new HashSet<>();
 
+  /** Listener cuts, {@code [a, b, port]} with {@code a < b}: {@link #cutPort}. */
+  private final Set<List<Integer>> portCuts = new HashSet<>();
+
   /** Nodes whose link {@link #slow} throttles. */
   private final Set<Integer> slowed = new HashSet<>();
 
@@ -221,6 +224,65 @@ final class NetworkNamespaces implements AutoCloseable {
   synchronized void healOneWay(int from, int to) {
     if (oneWayCuts.remove(List.of(from, to))) {
       deleteRoute(from, to);
+    }
+  }
+
+  /**
+   * Cuts the traffic of one listener between two nodes, both ways, and nothing else of their link:
+   * each node's namespace drops on arrival every TCP segment from the other that is to or from
+   * {@code port} (iptables), so connections to that listener stall as in a partition while those to
+   * the node's other listeners carry on. Idempotent.
+   */
+  synchronized void cutPort(int a, int b, int port) {
+    List<Integer> key = List.of(Math.min(a, b), Math.max(a, b), port);
+    if (a == b || !portCuts.add(key)) {
+      return;
+    }
+    // Recorded first: if a rule fails, healPort still deletes the others.
+    portRules("-I", a, b, port);
+    portRules("-I", b, a, port);
+  }
+
+  /** Heals what {@link #cutPort} cut; idempotent. */
+  synchronized void healPort(int a, int b, int port) {
+    if (portCuts.remove(List.of(Math.min(a, b), Math.max(a, b), port))) {
+      portRules("-D", a, b, port);
+      portRules("-D", b, a, port);
+    }
+  }
+
+  /**
+   * Inserts ({@code -I}) or deletes ({@code -D}) node {@code at}'s two rules dropping what comes
+   * from {@code from} to or from {@code port}. A rule to delete that is not there (its insert
+   * failed) is no error.
+   */
+  private void portRules(String operation, int at, int from, int port) {
+    for (String side : List.of("--dport", "--sport")) {
+      List<String> command = new ArrayList<>(exec(at));
+      command.addAll(
+          List.of(
+              PacketImpairer.iptablesBinary(),
+              "-w",
+              operation,
+              "INPUT",
+              "-s",
+              peer(from),
+              "-p",
+              "tcp",
+              side,
+              Integer.toString(port),
+              "-j",
+              "DROP"));
+      Result result = exec(command.toArray(String[]::new));
+      if (result.exitCode() != 0
+          && !(operation.equals("-D") && result.output().contains("does a matching rule exist"))) {
+        throw new IllegalStateException(
+            String.join(" ", command)
+                + " exited with "
+                + result.exitCode()
+                + ": "
+                + result.output());
+      }
     }
   }
 
@@ -407,6 +469,9 @@ final class NetworkNamespaces implements AutoCloseable {
     }
     for (List<Integer> cut : List.copyOf(oneWayCuts)) {
       healOneWay(cut.get(0), cut.get(1));
+    }
+    for (List<Integer> cut : List.copyOf(portCuts)) {
+      healPort(cut.get(0), cut.get(1), cut.get(2));
     }
     for (List<Integer> cut : List.copyOf(cuts)) {
       heal(cut.get(0), cut.get(1));

@@ -29,7 +29,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -205,6 +207,79 @@ class NetworkPartitionIT {
     cluster.healAll();
     awaitAllThreeWith(
         "before", "through-" + followers.get(0).id(), "through-" + followers.get(1).id());
+  }
+
+  @Test
+  void aCutBrokerListenerTakesTheFollowerOutOfTheIsrWithoutFencingIt() throws Exception {
+    // Given three nodes that drop a follower from the ISR after 3 s behind, and a partition's
+    // leader and one of its followers
+    startWithTopic("orders", Map.of("replica.lag.time.max.ms", "3000"));
+    TopicPartition tp = new TopicPartition("orders", 0);
+    Node leader;
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      leader = cluster.node(isr(admin, tp).leader().id());
+    }
+    Node follower = others(leader).get(0);
+
+    // When the brokers' listener between them is cut, their controller listener untouched
+    cluster.cutListener(leader, follower, false);
+    long cut = System.nanoTime();
+
+    // Then an acks=all write to the partition succeeds once the leader took the follower, which
+    // could not fetch it, out of the ISR (a follower that is not behind stays in)
+    produceAcked(leader, tp, "while-cut");
+    System.out.printf(
+        "Broker listener %d-%d cut: an acks=all write to %s acknowledged after %d ms%n",
+        leader.id(), follower.id(), tp, millisSince(cut));
+    try (Admin admin = admin(leader.bootstrap())) {
+      assertThat(isrIds(admin, tp)).doesNotContain(follower.id()).contains(leader.id());
+    }
+
+    // And no broker was fenced: every one still reaches the active controller
+    for (Node node : cluster.nodes()) {
+      assertThat(ServedMetadata.from(node.bootstrap()).brokers()).containsOnlyKeys(1, 2, 3);
+    }
+
+    // When the listener is healed, the follower catches up and is back in the ISR
+    cluster.healListener(leader, follower, false);
+    try (Admin admin = admin(leader.bootstrap())) {
+      await("node " + follower.id() + " back in the ISR of " + tp)
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(200))
+          .ignoreExceptions()
+          .until(() -> isrIds(admin, tp).contains(follower.id()));
+    }
+  }
+
+  @Test
+  void aCutControllerListenerFencesTheBrokerThatCannotReachTheActiveController() throws Exception {
+    // Given three nodes and one that is not the active controller
+    ServedMetadata before = startWithTopic("orders");
+    Node controller = cluster.node(before.controllerId());
+    Node victim = others(controller).get(0);
+
+    // When the controller listener between them is cut, their brokers' listener untouched
+    cluster.cutListener(controller, victim, true);
+    long cut = System.nanoTime();
+
+    // Then the active controller, which no longer hears its heartbeats, fences it after the
+    // session timeout and moves its leaderships; the quorum keeps its leader (the third voter
+    // still hears it, so the cut-off voter's pre-votes are refused)
+    awaitSameEverywhere(
+        brokers(others(victim)),
+        SESSION_TIMEOUT.plusSeconds(8),
+        m -> {
+          assertThat(m.brokers()).doesNotContainKey(victim.id());
+          assertThat(m.leaders()).doesNotContainValue(victim.id());
+          assertThat(m.controllerId()).isEqualTo(controller.id());
+        });
+    System.out.printf(
+        "Controller listener %d-%d cut: broker %d fenced after %d ms%n",
+        controller.id(), victim.id(), victim.id(), millisSince(cut));
+
+    // When it is healed, the broker heartbeats again and is unfenced without a restart
+    cluster.healListener(controller, victim, true);
+    awaitAllThreeWith("orders");
   }
 
   @Test
@@ -464,8 +539,12 @@ class NetworkPartitionIT {
   }
 
   private ServedMetadata startWithTopic(String topic) throws Exception {
+    return startWithTopic(topic, Map.of());
+  }
+
+  private ServedMetadata startWithTopic(String topic, Map<String, String> config) throws Exception {
     long start = System.nanoTime();
-    cluster = ClusterHarness.startInNamespaces(dir, 3, Map.of());
+    cluster = ClusterHarness.startInNamespaces(dir, 3, config);
     System.out.printf(
         "Three nodes in network namespaces (%s) ready in %d ms%n",
         cluster.bootstrapServers(), millisSince(start));
@@ -495,6 +574,34 @@ class NetworkPartitionIT {
           assertThat(m.brokers()).containsOnlyKeys(1, 2, 3);
           assertThat(m.topics()).contains(topics);
         });
+  }
+
+  private static TopicPartitionInfo isr(Admin admin, TopicPartition tp) throws Exception {
+    return admin
+        .describeTopics(List.of(tp.topic()))
+        .allTopicNames()
+        .get(10, TimeUnit.SECONDS)
+        .get(tp.topic())
+        .partitions()
+        .get(tp.partition());
+  }
+
+  private static List<Integer> isrIds(Admin admin, TopicPartition tp) throws Exception {
+    return isr(admin, tp).isr().stream().map(org.apache.kafka.common.Node::id).toList();
+  }
+
+  /** Writes one record with acks=all to {@code tp} through {@code leader} and waits for its ack. */
+  private static void produceAcked(Node leader, TopicPartition tp, String value) throws Exception {
+    Properties props = new Properties();
+    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, leader.bootstrap());
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
+      producer
+          .send(new ProducerRecord<>(tp.topic(), tp.partition(), null, value))
+          .get(30, TimeUnit.SECONDS);
+    }
   }
 
   private List<Node> others(Node node) {

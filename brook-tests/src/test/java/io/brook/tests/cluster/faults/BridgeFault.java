@@ -17,11 +17,7 @@ final class BridgeFault extends NetworkFault {
   @Override
   public Injection inject(FaultContext c) throws Exception {
     Target first = c.pick();
-    Target controller = c.pick("controller");
-    Target second =
-        controller.node() != first.node() && c.random.nextBoolean()
-            ? controller
-            : c.pickOther(first);
+    Target second = c.pickPeer(first);
     Duration hold = c.between(500, 15_000);
     long start = System.nanoTime();
     c.cluster.cut(c.node(first), c.node(second));

@@ -64,6 +64,17 @@ final class FaultContext {
     return new Target(node.id(), role);
   }
 
+  /**
+   * The other end of a link fault from {@code first}: half the time the active controller (when
+   * {@code first} is not it), else another node in a random role.
+   */
+  Target pickPeer(Target first) {
+    Target controller = pick("controller");
+    return controller.node() != first.node() && random.nextBoolean()
+        ? controller
+        : pickOther(first);
+  }
+
   /** A second target, on another node than {@code first}, in a random role. */
   Target pickOther(Target first) {
     for (int attempt = 0; attempt < 8; attempt++) {

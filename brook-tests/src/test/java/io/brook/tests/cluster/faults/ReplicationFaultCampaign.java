@@ -92,7 +92,9 @@ class ReplicationFaultCampaign {
             new ClockFault(),
             new DiskErrorFault(),
             new FullDiskFault(),
-            new LostCacheFault())) {
+            new LostCacheFault(),
+            // Last, so that --faults naming the fifteen before it replays their earlier seeds.
+            new ListenerCutFault())) {
       all.put(f.name(), f);
     }
     return all;
