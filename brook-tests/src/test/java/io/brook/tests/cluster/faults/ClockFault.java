@@ -45,9 +45,6 @@ import java.util.concurrent.TimeUnit;
  * txn} workload runs.
  */
 final class ClockFault implements CampaignFault {
-  /** How long a node preloaded with libfaketime may take to start. */
-  static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
-
   private static final List<Path> LIBRARIES =
       List.of(
           Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"),

@@ -18,12 +18,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,6 +71,16 @@ import org.junit.jupiter.api.io.TempDir;
 class ReplicationFaultCampaign {
   /** Every fault class, by name. */
   static final Map<String, CampaignFault> FAULTS = faults();
+
+  /**
+   * How long a node may take to start, at the campaign's start and after each fault: libfaketime
+   * preloaded slows a JVM's start, and so does a machine busy with other work while the campaign
+   * runs at the lowest priority.
+   */
+  private static final Duration READY_TIMEOUT = Duration.ofMinutes(3);
+
+  /** How long the campaign's first admin calls may take, on the same grounds. */
+  private static final Duration FIRST_CALLS_TIMEOUT = Duration.ofMinutes(3);
 
   @TempDir static Path dir;
   private static ClusterHarness cluster;
@@ -169,7 +183,7 @@ class ReplicationFaultCampaign {
               }
               return env;
             },
-            faketime.isPresent() ? ClockFault.READY_TIMEOUT : ClusterHarness.DEFAULT_READY_TIMEOUT);
+            READY_TIMEOUT);
     recovery = new ClusterRecovery(cluster, ClusterRecovery.SETTLE);
     anchorCoordinatedGroup();
     selected = new ArrayList<>();
@@ -192,17 +206,29 @@ class ReplicationFaultCampaign {
    * start and its coordinator can be looked up (a group that never existed is not found).
    */
   private static void anchorCoordinatedGroup() throws Exception {
-    try (Admin admin = FaultScenario.admin(cluster.bootstrapServers())) {
-      admin
-          .createTopics(List.of(new NewTopic("campaign-anchor", 1, (short) 3)))
-          .all()
-          .get(60, TimeUnit.SECONDS);
+    Properties props = new Properties();
+    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+    props.put(
+        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+        Long.toString(FIRST_CALLS_TIMEOUT.toMillis()));
+    try (Admin admin = Admin.create(props)) {
+      try {
+        admin
+            .createTopics(List.of(new NewTopic("campaign-anchor", 1, (short) 3)))
+            .all()
+            .get(FIRST_CALLS_TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        // A retry of a creation whose first answer was lost finds the topic there.
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw e;
+        }
+      }
       admin
           .alterConsumerGroupOffsets(
               FaultContext.COORDINATED_GROUP,
               Map.of(new TopicPartition("campaign-anchor", 0), new OffsetAndMetadata(0)))
           .all()
-          .get(60, TimeUnit.SECONDS);
+          .get(FIRST_CALLS_TIMEOUT.toSeconds() + 10, TimeUnit.SECONDS);
     }
   }
 
