@@ -150,6 +150,16 @@ public final class TieredPartition {
       tier.fence("it was written in leader epoch " + tier.manifest.leaderEpoch());
       return tier;
     }
+    if (stored.isPresent() && tier.manifest.leaderEpoch() < leaderEpoch) {
+      // Claim the manifest before anything else: until this write, the leader it replaces may
+      // still be writing (it learns of its replacement late, or never, when it is cut off from the
+      // controller). Once the manifest carries this epoch, its next write names a version that is
+      // gone, finds a later epoch stored and stops. Without the claim, the old leader could mark a
+      // segment copied between this tier reading it as unfinished and deleting its objects: the
+      // manifest would then name a segment that is no longer there, and local retention would
+      // delete the only other copy of its records.
+      tier.publish(m -> m);
+    }
     tier.cleanUpUnfinished();
     log.remoteCopiedUpTo(tier.manifest.copiedEnd());
     return tier;
@@ -208,13 +218,15 @@ public final class TieredPartition {
    * tier is fenced for good. A failed write whose stored result is exactly what was sent was this
    * tier's own (a retried request that had succeeded) and counts as done; a stored manifest of this
    * tier's own leader epoch is one of its earlier writes whose answer was lost, and the change is
-   * applied to it instead.
+   * applied to it instead; so is one of an earlier leader epoch, written by the leader this tier
+   * replaces between this tier's read and its claim ({@link #open}): the older leader is the one
+   * that must stop, and its write, made before the claim, is kept.
    *
    * @throws ManifestConflictException if another writer replaced the manifest (the tier is fenced)
    */
   /**
-   * How many times one {@link #publish} goes on from a manifest of its own epoch that it did not
-   * know of, before it takes the store for a writer it cannot agree with.
+   * How many times one {@link #publish} goes on from a manifest of its own or an earlier epoch that
+   * it did not know of, before it takes the store for a writer it cannot agree with.
    */
   private static final int MAX_OWN_WRITES_FOUND = 3;
 
@@ -249,15 +261,20 @@ public final class TieredPartition {
           manifestVersion = Optional.of(stored.get().version());
           break;
         }
-        if (ownWritesFound < MAX_OWN_WRITES_FOUND
-            && stored.isPresent()
-            && RemoteLogManifest.decode(stored.get().bytes()).leaderEpoch() == leaderEpoch) {
+        int storedEpoch =
+            stored.isPresent()
+                ? RemoteLogManifest.decode(stored.get().bytes()).leaderEpoch()
+                : Integer.MAX_VALUE;
+        if (ownWritesFound < MAX_OWN_WRITES_FOUND && storedEpoch <= leaderEpoch) {
           next = change.apply(RemoteLogManifest.decode(stored.get().bytes()));
           next = next.withLeaderEpoch(leaderEpoch);
           expected = Optional.of(stored.get().version());
           LOG.info(
-              "Going on from the remote manifest a write whose answer was lost had stored"
-                  + " topicPartition={} leaderEpoch={}",
+              storedEpoch == leaderEpoch
+                  ? "Going on from the remote manifest a write whose answer was lost had stored"
+                      + " topicPartition={} leaderEpoch={}"
+                  : "Going on from the remote manifest the leader before wrote"
+                      + " topicPartition={} leaderEpoch={}",
               tp,
               leaderEpoch);
           continue;

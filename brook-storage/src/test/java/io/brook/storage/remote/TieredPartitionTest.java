@@ -15,6 +15,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.FileRecords;
@@ -262,6 +265,93 @@ class TieredPartitionTest {
 
     // Then: the leader takes both for its own writes and copies every segment
     assertCopiedAllByItsOwnManifest(tier, copied);
+  }
+
+  @Test
+  void aReplacedLeaderFinishingACopyWhileTheNewLeaderCleansUpLeavesNoSegmentWithoutObjects()
+      throws Exception {
+    // Given: the leader in epoch 1 has copied segment 0 and is copying segment 1: the manifest
+    // says it started, its objects are uploaded, the write marking it finished not yet made
+    PartitionLog log = open(LogConfig.builder().retentionMs(-1).localRetentionMs(-2));
+    long now = fixture.time().milliseconds();
+    for (int i = 0; i < 5; i++) {
+      append(log, now + i);
+    }
+    log.updateHighWatermark(1);
+    CountDownLatch uploaded = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    RemoteSegmentStore oldStore =
+        new ForwardingSegmentStore(store) {
+          @Override
+          public void copySegment(
+              TopicIdPartition tp, RemoteSegment segment, LocalSegmentFiles files)
+              throws java.io.IOException {
+            super.copySegment(tp, segment, files);
+            if (segment.baseOffset() == 1) {
+              uploaded.countDown();
+              await(finish);
+            }
+          }
+        };
+    TieredPartition old =
+        TieredPartition.open(
+            oldStore, cache, log, TOPIC_ID, fixture.time(), 1, () -> true, () -> 0L);
+    assertThat(old.copyEligible()).isEqualTo(1);
+    log.updateHighWatermark(2);
+    CompletableFuture<Integer> oldCopy =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return old.copyEligible();
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
+    await(uploaded);
+
+    // When: a new leader, in epoch 2, opens the tier (while the old one, cut off from the
+    // controller, still believes it leads) and the old one's write marking the copy finished
+    // comes after the new one read the manifest, just before it deletes the unfinished copy
+    RemoteSegmentStore newStore =
+        new ForwardingSegmentStore(store) {
+          @Override
+          public void deleteSegment(TopicIdPartition tp, RemoteSegment segment)
+              throws java.io.IOException {
+            finish.countDown();
+            oldCopy.handle((copied, error) -> null).join();
+            super.deleteSegment(tp, segment);
+          }
+        };
+    TieredPartition current =
+        TieredPartition.open(
+            newStore, cache, log, TOPIC_ID, fixture.time(), 2, () -> true, () -> 0L);
+
+    // Then: the new leader claimed the manifest before it deleted anything, so the old leader's
+    // write failed and it stopped; the manifest names only segments whose objects are stored
+    assertThatThrownBy(oldCopy::join).hasRootCauseInstanceOf(ManifestConflictException.class);
+    assertThat(old.fenced()).isTrue();
+    assertThat(current.fenced()).isFalse();
+    RemoteLogManifest stored = RemoteLogManifest.decode(store.readManifest(TP).orElseThrow());
+    assertThat(stored).isEqualTo(current.manifest());
+    for (RemoteSegment s : stored.segments()) {
+      assertThat(store.listObjects(TP)).anyMatch(k -> k.contains(s.id()) && k.endsWith(".log"));
+    }
+    // And: the new leader copies segment 1 itself, and every record is read back remotely
+    assertThat(current.copyEligible()).isEqualTo(1);
+    assertThat(remoteBases(current)).containsExactly(0L, 1L);
+    for (long offset = 0; offset < 2; offset++) {
+      MemoryRecords read = current.read(offset, 1 << 20, Long.MAX_VALUE, true);
+      assertThat(Batches.bytes(read)).isEqualTo(appended.get((int) offset));
+    }
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
   }
 
   @Test
