@@ -22,7 +22,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartitionInfo;
 
 /**
@@ -309,14 +308,8 @@ final class FaultScenario implements AutoCloseable {
    * @throws AssertionError listing every violation (the first 40 in full)
    */
   private Summary check(AckedLog log) {
-    Map<Integer, List<Stored>> read = new TreeMap<>();
-    for (int p = 0; p < PARTITIONS; p++) {
-      read.put(p, new ArrayList<>());
-    }
-    for (ConsumerRecord<String, String> r :
-        TopicReader.readAll(OffsetWatcher.config(cluster.bootstrapServers()), topic, PARTITIONS)) {
-      read.get(r.partition()).add(new Stored(r.partition(), r.offset(), r.value()));
-    }
+    Map<Integer, List<Stored>> read =
+        TopicReader.readStored(cluster.bootstrapServers(), topic, PARTITIONS);
     List<String> violations =
         ReplicationChecker.violations(read, log, watcher.seen(), watcher.violations());
     int total = read.values().stream().mapToInt(List::size).sum();

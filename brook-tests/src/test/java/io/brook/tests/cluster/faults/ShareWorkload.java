@@ -1,5 +1,6 @@
 package io.brook.tests.cluster.faults;
 
+import io.brook.tests.TestClients;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -202,7 +203,7 @@ final class ShareWorkload implements CampaignWorkload {
     List<String> found = new ArrayList<>();
     Map<TopicPartition, Long> ends;
     try (Admin admin = FaultScenario.admin(bootstrap)) {
-      ends = TopicReader.endOffsets(bootstrap, topic, PARTITIONS);
+      ends = TestClients.endOffsets(bootstrap, topic, PARTITIONS);
       Map<TopicPartition, Long> starts = awaitDrained(admin, ends);
       if (!starts.equals(ends)) {
         found.add(

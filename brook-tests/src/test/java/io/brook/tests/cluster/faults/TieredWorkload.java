@@ -14,9 +14,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -87,14 +87,7 @@ final class TieredWorkload implements CampaignWorkload {
     if (untiered != null) {
       violations.add(untiered);
     }
-    Map<Integer, List<Stored>> read = new TreeMap<>();
-    for (int p = 0; p < PARTITIONS; p++) {
-      read.put(p, new ArrayList<>());
-    }
-    for (ConsumerRecord<String, String> r :
-        TopicReader.readAll(OffsetWatcher.config(bootstrap), topic, PARTITIONS)) {
-      read.get(r.partition()).add(new Stored(r.partition(), r.offset(), r.value()));
-    }
+    Map<Integer, List<Stored>> read = TopicReader.readStored(bootstrap, topic, PARTITIONS);
     List<String> found = ReplicationChecker.violations(read, producer.log(), Map.of(), List.of());
     found.stream().limit(40).forEach(violations::add);
     if (found.size() > 40) {
@@ -135,8 +128,8 @@ final class TieredWorkload implements CampaignWorkload {
           if (now.values().stream().allMatch(offset -> offset > 0)) {
             return null;
           }
-        } catch (ExecutionException e) {
-          // A leader moving: ask again.
+        } catch (ExecutionException | TimeoutException e) {
+          // A leader moving, or an answer slower than 15 s: ask again.
         }
         TimeUnit.MILLISECONDS.sleep(200);
       }

@@ -1,10 +1,13 @@
 package io.brook.tests.cluster.faults;
 
+import io.brook.cli.verify.ReplicationChecker;
+import io.brook.cli.verify.ReplicationChecker.Stored;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -35,16 +38,20 @@ final class TopicReader {
     }
   }
 
-  /** Each partition's end offset (its high watermark), {@code topic-partition -> offset}. */
-  static Map<TopicPartition, Long> endOffsets(String bootstrap, String topic, int partitions) {
-    List<TopicPartition> all = new ArrayList<>();
+  /**
+   * What {@link #readAll} finds in each partition, as the {@link ReplicationChecker} takes it
+   * ({@code partition -> records in offset order}, every partition present).
+   */
+  static Map<Integer, List<Stored>> readStored(String bootstrap, String topic, int partitions) {
+    Map<Integer, List<Stored>> read = new TreeMap<>();
     for (int p = 0; p < partitions; p++) {
-      all.add(new TopicPartition(topic, p));
+      read.put(p, new ArrayList<>());
     }
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(OffsetWatcher.config(bootstrap))) {
-      return consumer.endOffsets(all, Duration.ofSeconds(60));
+    for (ConsumerRecord<String, String> r :
+        readAll(OffsetWatcher.config(bootstrap), topic, partitions)) {
+      read.get(r.partition()).add(new Stored(r.partition(), r.offset(), r.value()));
     }
+    return read;
   }
 
   /**
