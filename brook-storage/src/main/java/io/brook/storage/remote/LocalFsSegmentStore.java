@@ -10,10 +10,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -141,7 +138,7 @@ public final class LocalFsSegmentStore extends ObjectSegmentStore {
 
   @Override
   protected Optional<StoredManifest> getVersioned(String key, int maxBytes) throws IOException {
-    return getAll(key, maxBytes).map(bytes -> new StoredManifest(bytes, version(bytes)));
+    return getAll(key, maxBytes).map(bytes -> new StoredManifest(bytes, contentVersion(bytes)));
   }
 
   @Override
@@ -155,22 +152,14 @@ public final class LocalFsSegmentStore extends ObjectSegmentStore {
               FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
           FileLock ignored = channel.lock()) {
         Optional<String> current =
-            getAll(key, RemoteLogManifest.MAX_BYTES).map(LocalFsSegmentStore::version);
+            getAll(key, RemoteLogManifest.MAX_BYTES).map(ObjectSegmentStore::contentVersion);
         if (!current.equals(expectedVersion)) {
           throw new ManifestConflictException(
               key + " is version " + current.orElse("(none)") + ", not " + expectedVersion);
         }
         putBytes(key, bytes);
-        return version(bytes);
+        return contentVersion(bytes);
       }
-    }
-  }
-
-  private static String version(byte[] bytes) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JVM has SHA-256", e);
     }
   }
 

@@ -3,6 +3,9 @@ package io.brook.storage.remote;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.TopicIdPartition;
@@ -60,6 +63,15 @@ public abstract class ObjectSegmentStore implements RemoteSegmentStore {
 
   /** Keys starting with {@code keyPrefix}. */
   protected abstract List<String> list(String keyPrefix) throws IOException;
+
+  /** A version that is a hash of the content, as an S3 ETag of a single-part upload is. */
+  protected static String contentVersion(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
+    }
+  }
 
   protected final String partitionPrefix(TopicIdPartition tp) {
     // The topic id keeps a topic created again under the same name apart from its predecessor.

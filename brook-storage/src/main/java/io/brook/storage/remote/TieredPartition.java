@@ -150,14 +150,15 @@ public final class TieredPartition {
       tier.fence("it was written in leader epoch " + tier.manifest.leaderEpoch());
       return tier;
     }
-    if (stored.isPresent() && tier.manifest.leaderEpoch() < leaderEpoch) {
+    if (tier.manifest.leaderEpoch() < leaderEpoch) {
       // Claim the manifest before anything else: until this write, the leader it replaces may
       // still be writing (it learns of its replacement late, or never, when it is cut off from the
       // controller). Once the manifest carries this epoch, its next write names a version that is
       // gone, finds a later epoch stored and stops. Without the claim, the old leader could mark a
       // segment copied between this tier reading it as unfinished and deleting its objects: the
       // manifest would then name a segment that is no longer there, and local retention would
-      // delete the only other copy of its records.
+      // delete the only other copy of its records. A partition without a manifest is claimed too
+      // (with an empty one): an older leader may be writing its first.
       tier.publish(m -> m);
     }
     tier.cleanUpUnfinished();
@@ -207,6 +208,19 @@ public final class TieredPartition {
   }
 
   /**
+   * How many times one {@link #publish} goes on from a manifest of its own epoch that it did not
+   * know of (its own writes whose answers were lost) before it takes the store for a writer it
+   * cannot agree with and stops for good.
+   */
+  private static final int MAX_OWN_WRITES_FOUND = 3;
+
+  /**
+   * How many times one {@link #publish} goes on from a manifest an earlier leader wrote meanwhile
+   * before it gives up this attempt (without stopping: the task is retried at its next run).
+   */
+  private static final int MAX_EARLIER_WRITES_FOUND = 10;
+
+  /**
    * Writes the manifest {@code change} makes of the current one, stamped with this tier's leader
    * epoch, conditionally: only over the version this tier read or wrote last. Synchronized, because
    * besides the partition's one copy-and-expiry task a DeleteRecords moves the log start ({@link
@@ -218,18 +232,15 @@ public final class TieredPartition {
    * tier is fenced for good. A failed write whose stored result is exactly what was sent was this
    * tier's own (a retried request that had succeeded) and counts as done; a stored manifest of this
    * tier's own leader epoch is one of its earlier writes whose answer was lost, and the change is
-   * applied to it instead; so is one of an earlier leader epoch, written by the leader this tier
+   * applied to it instead; so is one of an earlier leader epoch, written by a leader this tier
    * replaces between this tier's read and its claim ({@link #open}): the older leader is the one
-   * that must stop, and its write, made before the claim, is kept.
+   * that must stop, and its write, made before the claim, is kept. An older leader that keeps
+   * writing between this tier's reads and writes never fences this one: each of its writes is
+   * progress of its own, and this tier retries (up to {@link #MAX_EARLIER_WRITES_FOUND} times in
+   * one call, then again at the task's next run) until its write lands and stops the other.
    *
-   * @throws ManifestConflictException if another writer replaced the manifest (the tier is fenced)
+   * @throws ManifestConflictException if a later leader replaced the manifest (the tier is fenced)
    */
-  /**
-   * How many times one {@link #publish} goes on from a manifest of its own or an earlier epoch that
-   * it did not know of, before it takes the store for a writer it cannot agree with.
-   */
-  private static final int MAX_OWN_WRITES_FOUND = 3;
-
   synchronized void publish(UnaryOperator<RemoteLogManifest> change) throws IOException {
     if (fenced) {
       throw new ManifestConflictException(
@@ -249,8 +260,11 @@ public final class TieredPartition {
     // conditional write whose first attempt the store took (its answer lost) is refused by its
     // own write. So a conflict is judged by what is stored: exactly what was sent is this write
     // done; a manifest of this tier's own leader epoch is an earlier write of its own whose answer
-    // was lost, and the change is applied to it; anything else is a later leader's.
-    for (int ownWritesFound = 0; ; ownWritesFound++) {
+    // was lost, and one of an earlier epoch the replaced leader's last writes: the change is
+    // applied to either; anything else is a later leader's.
+    int ownWritesFound = 0;
+    int earlierWritesFound = 0;
+    while (true) {
       byte[] bytes = next.encode();
       try {
         manifestVersion = Optional.of(store.replaceManifest(tp, bytes, expected));
@@ -265,7 +279,17 @@ public final class TieredPartition {
             stored.isPresent()
                 ? RemoteLogManifest.decode(stored.get().bytes()).leaderEpoch()
                 : Integer.MAX_VALUE;
-        if (ownWritesFound < MAX_OWN_WRITES_FOUND && storedEpoch <= leaderEpoch) {
+        if (storedEpoch < leaderEpoch && earlierWritesFound++ == MAX_EARLIER_WRITES_FOUND) {
+          throw new IOException(
+              "the leader before epoch "
+                  + leaderEpoch
+                  + " kept writing the remote manifest of "
+                  + tp
+                  + ": trying again later",
+              e);
+        }
+        if (storedEpoch < leaderEpoch
+            || (storedEpoch == leaderEpoch && ownWritesFound++ < MAX_OWN_WRITES_FOUND)) {
           next = change.apply(RemoteLogManifest.decode(stored.get().bytes()));
           next = next.withLeaderEpoch(leaderEpoch);
           expected = Optional.of(stored.get().version());
