@@ -83,6 +83,12 @@ public final class TieredPartition {
   /** Set once another leader's manifest is found: this tier writes nothing any more. */
   private volatile boolean fenced;
 
+  /**
+   * Set when a manifest write failed without an answer (it may have been stored): until the stored
+   * manifest is read again, this tier's copy may be behind it. Guarded by {@code this}.
+   */
+  private boolean answerLost;
+
   private volatile RemoteLogMetrics metrics = RemoteLogMetrics.NONE;
 
   private volatile RemoteReadAhead readAhead = RemoteReadAhead.NONE;
@@ -193,6 +199,10 @@ public final class TieredPartition {
   }
 
   private void cleanUpUnfinished() throws IOException {
+    catchUpAfterLostAnswer();
+    if (fenced) {
+      return; // what this tier holds may be stale, and its objects a later leader's to keep
+    }
     for (RemoteSegment s : manifest.segments()) {
       if (s.state() != RemoteSegmentState.COPY_SEGMENT_FINISHED) {
         LOG.info(
@@ -205,6 +215,36 @@ public final class TieredPartition {
         publish(m -> m.without(s.id()));
       }
     }
+  }
+
+  /**
+   * Reads the stored manifest again if a write of this tier's failed without an answer. Such a
+   * write may have been stored: a copy marked finished there while this tier still has it started
+   * would otherwise be cleaned up below as unfinished, its objects deleted while the stored
+   * manifest names it copied, and a follower that read that manifest may have deleted its local
+   * copy of the records already (its local retention trusts the stored manifest); a crash of this
+   * leader before it copied them again would lose them.
+   */
+  private synchronized void catchUpAfterLostAnswer() throws IOException {
+    if (!answerLost || fenced) {
+      return;
+    }
+    Optional<RemoteSegmentStore.StoredManifest> stored = store.readManifestVersion(tp);
+    RemoteLogManifest current =
+        stored.map(m -> RemoteLogManifest.decode(m.bytes())).orElse(RemoteLogManifest.EMPTY);
+    if (stored.isEmpty() || current.leaderEpoch() > leaderEpoch) {
+      fence(
+          stored.isEmpty()
+              ? "the manifest is gone"
+              : "it was written in leader epoch " + current.leaderEpoch());
+      return;
+    }
+    if (current.leaderEpoch() == leaderEpoch) {
+      manifest = current;
+      manifestVersion = Optional.of(stored.get().version());
+      log.remoteCopiedUpTo(current.copiedEnd());
+    }
+    answerLost = false;
   }
 
   /**
@@ -270,7 +310,7 @@ public final class TieredPartition {
         manifestVersion = Optional.of(store.replaceManifest(tp, bytes, expected));
         break;
       } catch (ManifestConflictException e) {
-        Optional<RemoteSegmentStore.StoredManifest> stored = store.readManifestVersion(tp);
+        Optional<RemoteSegmentStore.StoredManifest> stored = readAfterConflict();
         if (stored.isPresent() && Arrays.equals(stored.get().bytes(), bytes)) {
           manifestVersion = Optional.of(stored.get().version());
           break;
@@ -305,9 +345,23 @@ public final class TieredPartition {
         }
         fence(e.getMessage());
         throw e;
+      } catch (IOException | RuntimeException e) {
+        // No answer: the write may have been stored all the same (see catchUpAfterLostAnswer)
+        answerLost = true;
+        throw e;
       }
     }
     manifest = next;
+  }
+
+  /** The stored manifest after a refused write; a failure to read it leaves the answer unknown. */
+  private Optional<RemoteSegmentStore.StoredManifest> readAfterConflict() throws IOException {
+    try {
+      return store.readManifestVersion(tp);
+    } catch (IOException | RuntimeException e) {
+      answerLost = true;
+      throw e;
+    }
   }
 
   private void fence(String why) {
@@ -420,6 +474,9 @@ public final class TieredPartition {
     // A copy or deletion that failed midway (the store went away) left its entry STARTED: its
     // objects go and its entry is dropped before anything else, as when a tier is opened.
     cleanUpUnfinished();
+    if (fenced) {
+      return 0;
+    }
     int copied = 0;
     long bound = Math.min(log.highWatermark(), log.lastStableOffset());
     if (config.compacted()) {

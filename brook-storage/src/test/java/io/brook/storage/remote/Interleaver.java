@@ -42,6 +42,11 @@ final class Interleaver {
     }
   }
 
+  /** Whether the calling thread is one of the actors (else {@link #step} does not wait). */
+  boolean isActor() {
+    return current.get() != null;
+  }
+
   /** Where the calling actor waits for its turn before {@code what} happens. */
   void step(String what) {
     Actor actor = current.get();

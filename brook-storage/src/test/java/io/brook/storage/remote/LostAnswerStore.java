@@ -11,6 +11,7 @@ import org.apache.kafka.common.TopicIdPartition;
  */
 final class LostAnswerStore extends ForwardingSegmentStore {
   private int answersToLose;
+  private int answersBeforeLoss;
   private int writesToRefuseAfterStoring;
 
   LostAnswerStore(RemoteSegmentStore delegate) {
@@ -19,6 +20,12 @@ final class LostAnswerStore extends ForwardingSegmentStore {
 
   /** The next {@code n} manifest writes are stored, then fail. */
   void loseNextAnswers(int n) {
+    answersToLose = n;
+  }
+
+  /** The next {@code answered} manifest writes are answered, the {@code n} after them fail. */
+  void loseAnswersAfter(int answered, int n) {
+    answersBeforeLoss = answered;
     answersToLose = n;
   }
 
@@ -35,6 +42,10 @@ final class LostAnswerStore extends ForwardingSegmentStore {
   public String replaceManifest(
       TopicIdPartition tp, byte[] manifest, Optional<String> expectedVersion) throws IOException {
     String version = super.replaceManifest(tp, manifest, expectedVersion);
+    if (answersBeforeLoss > 0) {
+      answersBeforeLoss--;
+      return version;
+    }
     if (answersToLose > 0) {
       answersToLose--;
       throw new IOException("the answer to a stored manifest write was lost");

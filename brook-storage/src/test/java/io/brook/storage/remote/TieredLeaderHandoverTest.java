@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -28,12 +29,15 @@ import org.junit.jupiter.api.io.TempDir;
  * Leaders of one partition handing its remote tier over while the ones they replace still copy and
  * expire, as when a leader cut off from the controller keeps believing it leads: every store call
  * of every leader is a step, and each seed runs the leaders in another order of their steps (an
- * {@link Interleaver}). Whatever the order, the newest leader ends up owning the manifest, the
+ * {@link Interleaver}), in one scenario with some manifest writes stored but their answers lost.
+ * Whatever the order, no segment's objects are deleted while the stored manifest names it copied
+ * (followers drop their local copies by it), the newest leader ends up owning the manifest, the
  * manifest names only segments whose objects are stored, and every record below the high watermark
  * is readable from the newest leader, remotely or locally.
  *
  * <p>A deliberately broken handover (a new leader that cleans up unfinished copies without first
- * claiming the manifest) fails here within the first few dozen seeds. More orders: {@code
+ * claiming the manifest, or a leader that cleans up after a lost answer without reading the
+ * manifest again) fails here within the first few seeds. More orders: {@code
  * -Dbrook.tiered.schedules=20000}; one order again: {@code -Dbrook.tiered.seed=S
  * -Dbrook.tiered.schedules=1}.
  */
@@ -55,6 +59,19 @@ class TieredLeaderHandoverTest {
   private LogFixture template;
 
   private final List<byte[]> appended = new ArrayList<>();
+
+  /**
+   * Whether one in {@link #LOST_ANSWER_ODDS} of the leaders' manifest writes is stored but answered
+   * with an error (as an S3 request whose response was lost) or with a conflict (as the client's
+   * retry of it, refused because the first attempt's version is in place): the leader's task then
+   * fails and runs again, as the remote log manager runs it again at its next tick.
+   */
+  private boolean lostAnswers;
+
+  private static final int LOST_ANSWER_ODDS = 8;
+
+  /** How many times an actor runs its task again after an I/O error before it gives up. */
+  private static final int TASK_RUNS = 20;
 
   @BeforeEach
   void writeTheTemplateLog() throws IOException {
@@ -110,6 +127,14 @@ class TieredLeaderHandoverTest {
     }
   }
 
+  @Test
+  void aHandoverWhileManifestWritesLoseTheirAnswersLosesNothing() throws Exception {
+    lostAnswers = true;
+    for (long seed = FIRST_SEED; seed < FIRST_SEED + SCHEDULES; seed++) {
+      runSchedule(2, true, seed);
+    }
+  }
+
   /**
    * Leaders of epochs 1 to {@code leaders}, all at once: each opens the tier (epoch 1 before the
    * others start if {@code firstCopied}, and then copies segment 0 too), copies what it finds
@@ -119,7 +144,8 @@ class TieredLeaderHandoverTest {
     Path dir = root.resolve(leaders + "-leaders-" + firstCopied + "-seed-" + seed);
     InMemorySegmentStore store = new InMemorySegmentStore();
     Interleaver interleaver = new Interleaver(seed);
-    RemoteSegmentStore stepped = new SteppedStore(store, interleaver);
+    SteppedStore stepped =
+        new SteppedStore(store, interleaver, lostAnswers ? new Random(seed) : null);
     List<LogFixture> fixtures = new ArrayList<>();
     List<PartitionLog> logs = new ArrayList<>();
     for (int epoch = 1; epoch <= leaders; epoch++) {
@@ -147,14 +173,24 @@ class TieredLeaderHandoverTest {
       actors.put(
           "epoch " + epoch,
           () -> {
-            TieredPartition tier = tiers.get(index);
-            if (tier == null) {
-              tier = open(stepped, dir, fixtures.get(index), logs.get(index), epoch);
-              tiers.set(index, tier);
+            for (int run = 1; ; run++) {
+              try {
+                if (tiers.get(index) == null) {
+                  tiers.set(index, open(stepped, dir, fixtures.get(index), logs.get(index), epoch));
+                }
+                tiers.get(index).copyEligible();
+                tiers.get(index).expire();
+                // And the task's next run, which cleans up what a failed write left behind
+                tiers.get(index).copyEligible();
+                return null;
+              } catch (ManifestConflictException e) {
+                throw e;
+              } catch (IOException e) {
+                if (run == TASK_RUNS) {
+                  throw e;
+                }
+              }
             }
-            tier.copyEligible();
-            tier.expire();
-            return null;
           });
     }
     Map<String, Throwable> failures = interleaver.run(actors);
@@ -170,6 +206,9 @@ class TieredLeaderHandoverTest {
             assertThat(failure).as(context).isInstanceOf(ManifestConflictException.class);
           }
         });
+    assertThat(stepped.deletedWhileFinished)
+        .as("objects deleted while the stored manifest named them copied; " + context)
+        .isEmpty();
     TieredPartition newest = tiers.get(leaders - 1);
     RemoteLogManifest stored = RemoteLogManifest.decode(store.readManifest(TP).orElseThrow());
     assertThat(newest.fenced()).as(context).isFalse();
@@ -213,9 +252,16 @@ class TieredLeaderHandoverTest {
   private static final class SteppedStore extends ForwardingSegmentStore {
     private final Interleaver interleaver;
 
-    SteppedStore(RemoteSegmentStore delegate, Interleaver interleaver) {
+    /** Segments whose objects were deleted while the stored manifest named them finished. */
+    final List<String> deletedWhileFinished = new ArrayList<>();
+
+    /** Null: every answer arrives; else draws which of the actors' manifest writes lose theirs. */
+    private final Random lostAnswers;
+
+    SteppedStore(RemoteSegmentStore delegate, Interleaver interleaver, Random lostAnswers) {
       super(delegate);
       this.interleaver = interleaver;
+      this.lostAnswers = lostAnswers;
     }
 
     private static String name(RemoteSegment s) {
@@ -244,6 +290,17 @@ class TieredLeaderHandoverTest {
     @Override
     public void deleteSegment(TopicIdPartition tp, RemoteSegment segment) throws IOException {
       interleaver.step("deletes " + name(segment));
+      // A follower trusts the stored manifest to delete its local copy of what it names copied,
+      // so objects of a segment named finished there must never go
+      Optional<byte[]> stored = super.readManifest(tp);
+      if (stored.isPresent()
+          && RemoteLogManifest.decode(stored.get()).segments().stream()
+              .anyMatch(
+                  s ->
+                      s.id().equals(segment.id())
+                          && s.state() == RemoteSegmentState.COPY_SEGMENT_FINISHED)) {
+        deletedWhileFinished.add(name(segment));
+      }
       super.deleteSegment(tp, segment);
     }
 
@@ -263,7 +320,18 @@ class TieredLeaderHandoverTest {
     public String replaceManifest(
         TopicIdPartition tp, byte[] manifest, Optional<String> expectedVersion) throws IOException {
       interleaver.step("replaces the manifest with " + describe(manifest));
-      return super.replaceManifest(tp, manifest, expectedVersion);
+      String version = super.replaceManifest(tp, manifest, expectedVersion);
+      if (lostAnswers != null
+          && interleaver.isActor()
+          && lostAnswers.nextInt(LOST_ANSWER_ODDS) == 0) {
+        if (lostAnswers.nextBoolean()) {
+          interleaver.step("loses the answer to its stored write");
+          throw new IOException("the answer to a stored manifest write was lost");
+        }
+        interleaver.step("retries its stored write and is refused by it");
+        throw new ManifestConflictException("a retry of a stored manifest write found it in place");
+      }
+      return version;
     }
 
     @Override

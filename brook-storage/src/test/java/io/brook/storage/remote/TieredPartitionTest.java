@@ -248,6 +248,34 @@ class TieredPartitionTest {
   }
 
   @Test
+  void aCopyMarkedFinishedWhoseAnswerWasLostIsKeptNotCleanedUpAsUnfinished() throws Exception {
+    // Given: the write marking the first copy finished reaches the store but its answer is lost,
+    // so the leader's task fails with the segment still started in what the leader holds, while
+    // the stored manifest, which followers read for their local retention, names it copied
+    PartitionLog log = fiveSegmentsBelowTheHighWatermark();
+    LostAnswerStore lossy = new LostAnswerStore(store);
+    TieredPartition tier =
+        TieredPartition.open(lossy, cache, log, TOPIC_ID, fixture.time(), 1, () -> true, () -> 0L);
+    lossy.loseAnswersAfter(1, 1);
+    assertThatThrownBy(tier::copyEligible).isInstanceOf(java.io.IOException.class);
+    RemoteSegment copiedSegment =
+        RemoteLogManifest.decode(store.readManifest(TP).orElseThrow()).segments().get(0);
+    assertThat(copiedSegment.state()).isEqualTo(RemoteSegmentState.COPY_SEGMENT_FINISHED);
+
+    // When: the next copy task runs
+    int copied = tier.copyEligible();
+
+    // Then: the leader reads the stored manifest again before cleaning up, so the segment's
+    // objects stay (deleting them would leave a follower that dropped its local copy, and the
+    // cluster once this leader fails, without the records) and only the other three are copied
+    assertThat(copied).isEqualTo(3);
+    assertThat(tier.manifest().segments().get(0)).isEqualTo(copiedSegment);
+    assertThat(store.listObjects(TP))
+        .anyMatch(k -> k.contains(copiedSegment.id()) && k.endsWith(".log"));
+    assertCopiedAllByItsOwnManifest(tier, copied + 1);
+  }
+
+  @Test
   void aRetriedManifestWriteRefusedByItsOwnFirstAttemptDoesNotFenceItsLeader() throws Exception {
     // Given: a copy whose manifest write is stored but answered with an error, then, in the next
     // copy task, a write that is stored and answered as a conflict (the client's retry of it found
