@@ -16,6 +16,7 @@ import io.brook.storage.txn.AbortedTxn;
 import io.brook.storage.txn.TransactionIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -84,10 +85,11 @@ public final class TieredPartition {
   private volatile boolean fenced;
 
   /**
-   * Set when a manifest write failed without an answer (it may have been stored): until the stored
-   * manifest is read again, this tier's copy may be behind it. Guarded by {@code this}.
+   * Set when this tier's manifest may be behind the stored one: a write of its own failed without
+   * an answer (it may have been stored), or a segment it names was missing from the store (a later
+   * leader deleted it). The next cleanup reads the stored manifest first. Guarded by {@code this}.
    */
-  private boolean answerLost;
+  private boolean manifestInDoubt;
 
   private volatile RemoteLogMetrics metrics = RemoteLogMetrics.NONE;
 
@@ -199,7 +201,7 @@ public final class TieredPartition {
   }
 
   private void cleanUpUnfinished() throws IOException {
-    catchUpAfterLostAnswer();
+    catchUpIfInDoubt();
     if (fenced) {
       return; // what this tier holds may be stale, and its objects a later leader's to keep
     }
@@ -218,15 +220,16 @@ public final class TieredPartition {
   }
 
   /**
-   * Reads the stored manifest again if a write of this tier's failed without an answer. Such a
-   * write may have been stored: a copy marked finished there while this tier still has it started
-   * would otherwise be cleaned up below as unfinished, its objects deleted while the stored
-   * manifest names it copied, and a follower that read that manifest may have deleted its local
-   * copy of the records already (its local retention trusts the stored manifest); a crash of this
-   * leader before it copied them again would lose them.
+   * Reads the stored manifest again if this tier's may be behind it ({@link #manifestInDoubt}). A
+   * write that failed without an answer may have been stored: a copy marked finished there while
+   * this tier still has it started would otherwise be cleaned up below as unfinished, its objects
+   * deleted while the stored manifest names it copied, and a follower that read that manifest may
+   * have deleted its local copy of the records already (its local retention trusts the stored
+   * manifest); a crash of this leader before it copied them again would lose them. A manifest of a
+   * later epoch stops this tier before it deletes anything.
    */
-  private synchronized void catchUpAfterLostAnswer() throws IOException {
-    if (!answerLost || fenced) {
+  private synchronized void catchUpIfInDoubt() throws IOException {
+    if (!manifestInDoubt || fenced) {
       return;
     }
     Optional<RemoteSegmentStore.StoredManifest> stored = store.readManifestVersion(tp);
@@ -244,7 +247,7 @@ public final class TieredPartition {
       manifestVersion = Optional.of(stored.get().version());
       log.remoteCopiedUpTo(current.copiedEnd());
     }
-    answerLost = false;
+    manifestInDoubt = false;
   }
 
   /**
@@ -346,8 +349,8 @@ public final class TieredPartition {
         fence(e.getMessage());
         throw e;
       } catch (IOException | RuntimeException e) {
-        // No answer: the write may have been stored all the same (see catchUpAfterLostAnswer)
-        answerLost = true;
+        // No answer: the write may have been stored all the same (see catchUpIfInDoubt)
+        manifestInDoubt = true;
         throw e;
       }
     }
@@ -359,7 +362,7 @@ public final class TieredPartition {
     try {
       return store.readManifestVersion(tp);
     } catch (IOException | RuntimeException e) {
-      answerLost = true;
+      manifestInDoubt = true;
       throw e;
     }
   }
@@ -673,7 +676,17 @@ public final class TieredPartition {
     if (!dirtyEnough && !tombstonesDue) {
       return false;
     }
-    Optional<RemoteCompactor.Result> result = compactor.tryCompact(this, from);
+    Optional<RemoteCompactor.Result> result;
+    try {
+      result = compactor.tryCompact(this, from);
+    } catch (NoSuchFileException e) {
+      // A segment this tier names is gone: a later leader compacted or expired it (this one will
+      // find its manifest and stop) or it was lost; either way, read the manifest again first
+      synchronized (this) {
+        manifestInDoubt = true;
+      }
+      throw e;
+    }
     if (result.isEmpty()) {
       return false;
     }

@@ -1,10 +1,12 @@
 package io.brook.storage.remote;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
+import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
@@ -14,6 +16,12 @@ import java.util.concurrent.TimeUnit;
  * of the actors waiting there. Every order of the actors' steps can come up, and a seed repeats its
  * order exactly (what an actor does between two steps touches nothing the others see).
  *
+ * <p>Even seeds pick uniformly at every step, which mostly alternates the actors. Odd seeds give
+ * each actor a priority and always run the highest waiting one, lowering it below all others at a
+ * few random steps (probabilistic concurrency testing, as in PCT): one actor then runs a long
+ * stretch, through a whole copy or compaction, before another cuts in, which uniform picks seldom
+ * produce.
+ *
  * <p>Threads that are not actors pass {@link #step} without waiting, so the same instrumented
  * object serves a test's setup and checks.
  */
@@ -21,18 +29,32 @@ final class Interleaver {
   /** How long every actor may run between two steps before the run is declared stuck. */
   private static final long STUCK_MS = TimeUnit.SECONDS.toMillis(30);
 
-  private final Random random;
+  /** How many priority changes a run with priorities has, and within how many steps. */
+  private static final int CHANGE_POINTS = 3;
+
+  private static final int CHANGE_POINT_RANGE = 80;
+
+  private final SplittableRandom random;
+  private final boolean priorities;
+  private final Set<Integer> changePoints = new HashSet<>();
+  private int steps;
+  private int lowestPriority;
   private final Object lock = new Object();
   private final ThreadLocal<Actor> current = new ThreadLocal<>();
   private final List<String> trace = new ArrayList<>();
   private Actor granted;
 
   Interleaver(long seed) {
-    this.random = new Random(seed);
+    this.random = new SplittableRandom(seed);
+    this.priorities = (seed & 1) == 1;
+    while (priorities && changePoints.size() < CHANGE_POINTS) {
+      changePoints.add(random.nextInt(CHANGE_POINT_RANGE));
+    }
   }
 
   private static final class Actor {
     final String name;
+    int priority;
     String waitingAt;
     boolean done;
     Throwable failure;
@@ -99,6 +121,16 @@ final class Interleaver {
       thread.setDaemon(true);
       threads.add(thread);
     }
+    List<Actor> ranked = new ArrayList<>(actors.values());
+    for (int i = ranked.size() - 1; i > 0; i--) {
+      int j = random.nextInt(i + 1);
+      Actor swapped = ranked.get(i);
+      ranked.set(i, ranked.get(j));
+      ranked.set(j, swapped);
+    }
+    for (int i = 0; i < ranked.size(); i++) {
+      ranked.get(i).priority = i + 1;
+    }
     threads.forEach(Thread::start);
     synchronized (lock) {
       while (true) {
@@ -112,7 +144,7 @@ final class Interleaver {
         if (waiting.isEmpty()) {
           break;
         }
-        granted = waiting.get(random.nextInt(waiting.size()));
+        granted = pick(waiting);
         lock.notifyAll();
       }
     }
@@ -122,6 +154,28 @@ final class Interleaver {
     Map<String, Throwable> failures = new LinkedHashMap<>();
     actors.forEach((name, a) -> failures.put(name, a.failure));
     return failures;
+  }
+
+  private Actor pick(List<Actor> waiting) {
+    if (!priorities) {
+      return waiting.get(random.nextInt(waiting.size()));
+    }
+    Actor first = highest(waiting);
+    if (changePoints.contains(steps++)) {
+      first.priority = --lowestPriority;
+      first = highest(waiting);
+    }
+    return first;
+  }
+
+  private static Actor highest(List<Actor> waiting) {
+    Actor best = waiting.get(0);
+    for (Actor a : waiting) {
+      if (a.priority > best.priority) {
+        best = a;
+      }
+    }
+    return best;
   }
 
   /**

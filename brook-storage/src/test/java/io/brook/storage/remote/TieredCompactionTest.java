@@ -7,11 +7,10 @@ import io.brook.storage.cleaner.CleanerConfig;
 import io.brook.storage.cleaner.LogCleaner;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.PartitionLog;
+import io.brook.storage.remote.TieredReads.Entry;
 import io.brook.storage.testing.LogFixture;
-import io.brook.storage.testing.LogReads;
 import io.brook.storage.txn.AbortedTxn;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -63,8 +62,6 @@ class TieredCompactionTest {
   private final Set<String> deleted = new HashSet<>();
 
   private boolean cleanAfterWrite = true;
-
-  record Entry(long offset, String key, String value) {}
 
   private void open() throws Exception {
     fixture =
@@ -152,39 +149,6 @@ class TieredCompactionTest {
     return out;
   }
 
-  /** Everything a consumer reads from offset 0: remote segments, then the local log. */
-  private static List<Entry> readAll(TieredPartition tier, PartitionLog log) throws IOException {
-    List<Entry> out = new ArrayList<>();
-    long next = 0;
-    while (tier.holds(next)) {
-      MemoryRecords read = tier.read(next, 1 << 20, Long.MAX_VALUE, true);
-      long before = next;
-      next = collect(read, next, out);
-      assertThat(next).as("progress reading remote data").isGreaterThan(before);
-    }
-    long localFrom = Math.max(next, log.logStartOffset());
-    byte[] local = LogReads.bytes(log, localFrom, log.logEndOffset());
-    collect(MemoryRecords.readableRecords(ByteBuffer.wrap(local)), localFrom, out);
-    return out;
-  }
-
-  private static long collect(MemoryRecords records, long from, List<Entry> out) {
-    long next = from;
-    for (RecordBatch batch : records.batches()) {
-      for (var r : batch) {
-        if (r.offset() >= from) {
-          out.add(
-              new Entry(
-                  r.offset(),
-                  StandardCharsets.UTF_8.decode(r.key()).toString(),
-                  r.hasValue() ? StandardCharsets.UTF_8.decode(r.value()).toString() : null));
-        }
-      }
-      next = batch.nextOffset();
-    }
-    return next;
-  }
-
   /** Every object in the store belongs to a segment the manifest lists. */
   private void assertNoOrphans(TieredPartition tier) throws IOException {
     List<String> ids = tier.manifest().segments().stream().map(RemoteSegment::id).toList();
@@ -266,7 +230,7 @@ class TieredCompactionTest {
     store.duringCopy(() -> {});
     assertThat(tier.copyEligible()).isPositive();
     Map<String, Entry> latest = new HashMap<>();
-    for (Entry e : readAll(tier, log)) {
+    for (Entry e : TieredReads.readAll(tier, log)) {
       latest.put(e.key(), e);
     }
     assertThat(latest).isEqualTo(newest());
@@ -286,7 +250,7 @@ class TieredCompactionTest {
     // Local retention (0) moved everything copied away; the rest is remote and compacted.
     assertThat(log.logStartOffset()).isEqualTo(tier.manifest().copiedEnd());
     assertThat(tier.manifest().compactedEnd()).isGreaterThan(0);
-    List<Entry> read = readAll(tier, log);
+    List<Entry> read = TieredReads.readAll(tier, log);
     // Exactly the newest record of each key, at the offset it was written at, tombstones included
     assertThat(read).containsExactlyInAnyOrderElementsOf(newest().values());
     assertThat(compactor.scratchIsEmpty()).isTrue();
@@ -302,7 +266,7 @@ class TieredCompactionTest {
     tier.deleteReplaced();
 
     // Then: the newest value of every live key, no tombstone, and no object left behind
-    read = readAll(tier, log);
+    read = TieredReads.readAll(tier, log);
     assertThat(read)
         .containsExactlyInAnyOrderElementsOf(
             newest().values().stream().filter(e -> e.value() != null).toList());
@@ -422,7 +386,8 @@ class TieredCompactionTest {
       tier.compactIfDirty(compactor);
     }
 
-    assertThat(readAll(tier, log)).containsExactlyInAnyOrderElementsOf(newest().values());
+    assertThat(TieredReads.readAll(tier, log))
+        .containsExactlyInAnyOrderElementsOf(newest().values());
   }
 
   @Test
@@ -482,7 +447,7 @@ class TieredCompactionTest {
         .allMatch(s -> s.state() == RemoteSegmentState.COPY_SEGMENT_FINISHED);
     assertNoOrphans(reopened);
     Map<String, Entry> latest = new HashMap<>();
-    for (Entry e : readAll(reopened, log)) {
+    for (Entry e : TieredReads.readAll(reopened, log)) {
       latest.put(e.key(), e);
     }
     assertThat(latest).isEqualTo(newest);
@@ -492,7 +457,8 @@ class TieredCompactionTest {
     reopened.copyEligible();
     reopened.compactIfDirty(compactor);
     reopened.deleteReplaced();
-    assertThat(readAll(reopened, log)).containsExactlyInAnyOrderElementsOf(newest().values());
+    assertThat(TieredReads.readAll(reopened, log))
+        .containsExactlyInAnyOrderElementsOf(newest().values());
     assertNoOrphans(reopened);
   }
 
