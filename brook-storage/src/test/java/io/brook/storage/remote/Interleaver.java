@@ -1,10 +1,12 @@
 package io.brook.storage.remote;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
@@ -122,12 +124,7 @@ final class Interleaver {
       threads.add(thread);
     }
     List<Actor> ranked = new ArrayList<>(actors.values());
-    for (int i = ranked.size() - 1; i > 0; i--) {
-      int j = random.nextInt(i + 1);
-      Actor swapped = ranked.get(i);
-      ranked.set(i, ranked.get(j));
-      ranked.set(j, swapped);
-    }
+    Collections.shuffle(ranked, new Random(random.nextLong()));
     for (int i = 0; i < ranked.size(); i++) {
       ranked.get(i).priority = i + 1;
     }
