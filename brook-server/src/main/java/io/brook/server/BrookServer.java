@@ -178,6 +178,10 @@ public final class BrookServer implements AutoCloseable {
     final LocalMetadataBarrier metadataBarrier = new LocalMetadataBarrier();
     ControllerServices controllerSide;
     BrokerClusterServices cluster;
+
+    /** Holds leaderships back until this process's registration is in the metadata. */
+    RegistrationGate registrationGate;
+
     LogManager logManager;
     DelayedOperations delayedOperations;
     ReplicaManager replicaManager;
@@ -376,6 +380,8 @@ public final class BrookServer implements AutoCloseable {
             c.controllerSide.adminHandlers(),
             c.controllerSide::brokerConnectionLost,
             c.scheduler);
+    c.registrationGate =
+        new RegistrationGate(config.nodeId(), c.cluster.incarnationId(), config.isBroker());
     c.checks.quorum(quorum, c.cluster);
     ControllerMetrics.register(c.metrics, quorum, config.isController());
     c.clusterId =
@@ -475,10 +481,12 @@ public final class BrookServer implements AutoCloseable {
                 ((Number) config.value("request.timeout.ms")).intValue()));
     c.shares.start(c.periodic);
     ShareGroupMetrics.register(c.metrics, c.shares, c.periodic);
-    c.replicaManager.applyMetadata(quorum.image());
-    quorum.addListener(c.replicaManager::applyMetadata);
+    if (c.registrationGate.admits(quorum.image())) {
+      c.replicaManager.applyMetadata(quorum.image());
+    }
+    quorum.addListener(c.registrationGate.guard(c.replicaManager::applyMetadata));
     // After the replica manager: an image reaching the barrier is applied.
-    quorum.addListener(c.metadataBarrier);
+    quorum.addListener(c.registrationGate.guard(c.metadataBarrier));
   }
 
   /** The group and transaction coordinators, following their topics' leaderships. */
@@ -490,7 +498,7 @@ public final class BrookServer implements AutoCloseable {
             new ReplicaPartitionEnds(c.replicaManager),
             c.replicaManager::image,
             Time.SYSTEM);
-    c.quorum.addListener(c.groupCoordinator::onMetadata);
+    c.quorum.addListener(c.registrationGate.guard(c.groupCoordinator::onMetadata));
     CoordinatorMetrics.register(
         c.metrics, "group-coordinator-metrics", c.groupCoordinator.runtime());
     c.lagMetrics =
@@ -505,7 +513,7 @@ public final class BrookServer implements AutoCloseable {
     BrokerClusterServices cluster = c.cluster;
     startTransactionCoordinator(
         c, new ProducerIdManager(() -> cluster.allocateProducerIds(nodeId)));
-    c.quorum.addListener(c.shareCoordinator::onMetadata);
+    c.quorum.addListener(c.registrationGate.guard(c.shareCoordinator::onMetadata));
     CoordinatorMetrics.register(
         c.metrics, "share-coordinator-metrics", c.shareCoordinator.runtime());
     c.transactions = transactionService(c);
@@ -813,7 +821,7 @@ public final class BrookServer implements AutoCloseable {
                 InterNodeClients.retryBackoffMaxMs(c.config),
                 Time.SYSTEM),
             Time.SYSTEM);
-    c.quorum.addListener(c.transactionCoordinator::onMetadata);
+    c.quorum.addListener(c.registrationGate.guard(c.transactionCoordinator::onMetadata));
     CoordinatorMetrics.register(
         c.metrics, "transaction-coordinator-metrics", c.transactionCoordinator.runtime());
   }

@@ -61,7 +61,7 @@ public final class BrokerLifecycleManager {
   private final List<Uuid> logDirs;
   private final Supplier<List<Uuid>> offlineLogDirs;
   private final LeadershipLease lease;
-  private final Uuid incarnationId = Uuid.randomUuid();
+  private final Uuid incarnationId;
   private final CompletableFuture<Void> unfenced = new CompletableFuture<>();
   private volatile long brokerEpoch = -1;
 
@@ -91,8 +91,10 @@ public final class BrokerLifecycleManager {
       List<Uuid> logDirs,
       Supplier<List<Uuid>> offlineLogDirs,
       long previousBrokerEpoch,
-      LeadershipLease lease) {
+      LeadershipLease lease,
+      Uuid incarnationId) {
     this.brokerId = brokerId;
+    this.incarnationId = incarnationId;
     this.clusterId = clusterId;
     this.endpoints = List.copyOf(endpoints);
     this.rack = rack;
@@ -116,6 +118,7 @@ public final class BrokerLifecycleManager {
 
   /** Starts registering; returns at once. */
   public void start() {
+    log.info("Broker registering brokerId={} incarnationId={}", brokerId, incarnationId);
     schedule(0);
   }
 

@@ -198,6 +198,7 @@ class BrokerLifecycleManagerTest {
         List.of(Uuid.randomUuid()),
         List::of,
         -1,
-        lease);
+        lease,
+        Uuid.randomUuid());
   }
 }

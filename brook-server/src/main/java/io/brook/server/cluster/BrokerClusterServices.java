@@ -67,6 +67,9 @@ public final class BrokerClusterServices implements AutoCloseable {
   private final ScheduledExecutorService scheduler;
   private volatile BrokerLifecycleManager lifecycle;
 
+  /** This process's registration: a new one at every start, as KRaft's incarnation id. */
+  private final Uuid incarnationId = Uuid.randomUuid();
+
   /** The brokers this node's liveness probe holds as lost now (none on a broker-only node). */
   private final IntPredicate brokerConnectionLost;
 
@@ -168,6 +171,11 @@ public final class BrokerClusterServices implements AutoCloseable {
     return lease;
   }
 
+  /** The incarnation id this process registers with. */
+  public Uuid incarnationId() {
+    return incarnationId;
+  }
+
   /**
    * Registers this broker and waits until the controller unfences it, at most {@code
    * initial.broker.registration.timeout.ms}.
@@ -199,7 +207,8 @@ public final class BrokerClusterServices implements AutoCloseable {
             logDirs,
             offlineLogDirs,
             CleanShutdownEpoch.readAndDelete(config.logDirs()),
-            lease);
+            lease,
+            incarnationId);
     lifecycle.addRegistrationListener(onRegistered);
     lifecycle.start();
     try {

@@ -5,6 +5,7 @@ import static io.brook.tests.cluster.ClusterClients.awaitSameEverywhere;
 import static io.brook.tests.cluster.ClusterClients.producer;
 import static io.brook.tests.cluster.ControllerFailoverIT.brokers;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.brook.tests.cluster.ClusterHarness.Node;
 import java.io.IOException;
@@ -16,6 +17,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -24,6 +27,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -100,6 +104,99 @@ class ClusterRestartIT {
 
     // And the records are all still there
     assertThat(consumeAll("single", 3)).hasSize(30);
+  }
+
+  @Test
+  void aBrokerRestartedWithoutAQuorumLeadsOnlyInEpochsGivenToItsNewProcess() throws Exception {
+    // Given partitions led by broker 2, with records
+    cluster = ClusterHarness.start(dir, 3, Map.of());
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      admin
+          .createTopics(
+              List.of(new NewTopic("led", Map.of(0, List.of(2, 1, 3), 1, List.of(2, 3, 1)))))
+          .all()
+          .get();
+    }
+    try (KafkaProducer<String, String> producer = producer(cluster.bootstrapServers())) {
+      for (int i = 0; i < 30; i++) {
+        producer.send(new ProducerRecord<>("led", i % 2, "k" + i, "v" + i)).get();
+      }
+    }
+    ServedMetadata before =
+        awaitSameEverywhere(
+            brokers(cluster.nodes()),
+            Duration.ofSeconds(10),
+            m -> {
+              assertThat(m.partitions().get("led-0")).startsWith("leader=2 ");
+              assertThat(m.partitions().get("led-1")).startsWith("leader=2 ");
+            });
+
+    // When brokers 2 and 3 are killed, taking the controller quorum with them, and broker 2 starts
+    // again alone: its metadata still names it leader in the epochs its last process held, and
+    // nothing can change that until the quorum is back
+    Node restarted = cluster.node(2);
+    restarted.kill();
+    cluster.node(3).kill();
+    restarted.launch();
+    await("broker 2 asks to register")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> restarted.log().contains("Broker registering brokerId=2"));
+
+    // Then it took no leadership (nor followed anyone) on that metadata: it acts only on metadata
+    // holding its own new registration, which the controller writes together with new leaders
+    // and epochs for what the last process led
+    assertThat(restarted.log()).doesNotContain("Became leader").doesNotContain("Became follower");
+
+    // And once the quorum is back, it leads again only in later epochs, with every record kept
+    cluster.node(3).launch();
+    restarted.awaitReady();
+    cluster.node(3).awaitReady();
+    awaitSameEverywhere(
+        brokers(cluster.nodes()),
+        Duration.ofSeconds(30),
+        m -> {
+          assertThat(m.partitions().get("led-0")).containsPattern("isr=\\[\\d, \\d, \\d]");
+          assertThat(m.partitions().get("led-1")).containsPattern("isr=\\[\\d, \\d, \\d]");
+        });
+    try (Admin admin = admin(cluster.bootstrapServers())) {
+      // Those it did not keep through the restart, it takes back as preferred leader.
+      admin
+          .electLeaders(
+              ElectionType.PREFERRED,
+              Set.of(new TopicPartition("led", 0), new TopicPartition("led", 1)))
+          .partitions()
+          .get();
+    }
+    awaitSameEverywhere(
+        brokers(cluster.nodes()),
+        Duration.ofSeconds(30),
+        m -> {
+          assertThat(m.partitions().get("led-0")).startsWith("leader=2 ");
+          assertThat(m.partitions().get("led-1")).startsWith("leader=2 ");
+        });
+    for (String partition : List.of("led-0", "led-1")) {
+      int epochBefore = epoch(before.partitions().get(partition));
+      Matcher led =
+          Pattern.compile(
+                  "Became leader \\{[^}]*leaderEpoch=(\\d+),[^}]*topicPartition=" + partition + "}")
+              .matcher(restarted.log());
+      List<Integer> epochs = new ArrayList<>();
+      while (led.find()) {
+        epochs.add(Integer.parseInt(led.group(1)));
+      }
+      assertThat(epochs)
+          .as("epochs in which the restarted broker led %s (before: %s)", partition, epochBefore)
+          .isNotEmpty()
+          .allMatch(epoch -> epoch > epochBefore);
+    }
+    assertThat(consumeAll("led", 2)).hasSize(30);
+  }
+
+  private static int epoch(String partitionState) {
+    Matcher m = Pattern.compile("epoch=(-?\\d+)").matcher(partitionState);
+    assertThat(m.find()).as("epoch in %s", partitionState).isTrue();
+    return Integer.parseInt(m.group(1));
   }
 
   private static void restart(Node node) {
