@@ -32,8 +32,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * closes and a new one joins. The group's share-partitions start at the earliest offset ({@code
  * brook.share.auto.offset.reset=earliest} on the cluster), so the group owes every record.
  *
- * <p>The checks: a record whose acknowledgement a member was told succeeded is never delivered
- * again (its state is durable at the share coordinator before the answer); once every send settled
+ * <p>The checks: a record whose acknowledgement a member was told succeeded is never acquired and
+ * acknowledged again (its state is durable at the share coordinator before the answer; see {@link
+ * #pollAndAcknowledge} for why a mere delivery after it is not a fault); once every send settled
  * and the cluster recovered, the group drains within {@link #DRAIN_BOUND} (every share-partition's
  * start offset reaches the partition's end: each record ended acknowledged); and every record the
  * cluster acknowledged was delivered to a member at least once.
@@ -71,6 +72,10 @@ final class ShareWorkload implements CampaignWorkload {
   private final Set<String> delivered = ConcurrentHashMap.newKeySet();
   private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
   private final AtomicLong redeliveries = new AtomicLong();
+
+  /** Copies a member handed out after another's acknowledgement was confirmed, then refused. */
+  private final AtomicLong staleCopies = new AtomicLong();
+
   private String bootstrap;
   private String topic;
   private String group;
@@ -155,21 +160,28 @@ final class ShareWorkload implements CampaignWorkload {
     }
   }
 
-  /** One poll of one member: every record accepted, then committed; what succeeded is noted. */
+  /**
+   * One poll of one member: every record accepted, then committed; what succeeded is noted.
+   *
+   * <p>A record delivered after its acknowledgement was confirmed is not by itself a fault: a
+   * member hands out what it fetched in the background, possibly long before (its turn comes after
+   * the other members' commits, each up to 10 s during a fault), and the acquisition lock of such a
+   * copy may have expired meanwhile, the record then going to another member who acknowledged it.
+   * The cluster refuses the acknowledgement of such a stale copy (INVALID_RECORD_STATE). What must
+   * never happen is that the cluster acquires a record again once its acknowledgement was
+   * confirmed: the member holding it would then be able to acknowledge it again, so a record
+   * delivered after its confirmation whose acknowledgement succeeds once more is the violation.
+   */
   private void pollAndAcknowledge(KafkaShareConsumer<String, String> member) {
     Map<Integer, List<String>> byPartition = new HashMap<>();
+    Map<String, String> againAfterConfirmed = new HashMap<>();
     for (ConsumerRecord<String, String> r : member.poll(Duration.ofMillis(100))) {
       String id = r.partition() + "-" + r.offset();
       long now = clock.incrementAndGet();
       Long confirmed = confirmedAt.get(id);
       if (confirmed != null && confirmed < now) {
-        violations.add(
-            id
-                + " ("
-                + r.value()
-                + ") delivered again, delivery count "
-                + r.deliveryCount().orElse((short) -1)
-                + ", after its acknowledgement was confirmed");
+        againAfterConfirmed.put(
+            id, r.value() + ", delivery count " + r.deliveryCount().orElse((short) -1));
       }
       if (!delivered.add(r.value())) {
         redeliveries.incrementAndGet();
@@ -184,13 +196,24 @@ final class ShareWorkload implements CampaignWorkload {
     try {
       results = member.commitSync(Duration.ofSeconds(10));
     } catch (KafkaException e) {
+      staleCopies.addAndGet(againAfterConfirmed.size());
       return; // nothing confirmed: these records may come back
     }
     long confirmed = clock.incrementAndGet();
     results.forEach(
         (tp, error) -> {
-          if (error.isEmpty()) {
-            for (String id : byPartition.getOrDefault(tp.partition(), List.of())) {
+          for (String id : byPartition.getOrDefault(tp.partition(), List.of())) {
+            String again = againAfterConfirmed.get(id);
+            if (again != null && error.isEmpty()) {
+              violations.add(
+                  id
+                      + " ("
+                      + again
+                      + ") acquired and acknowledged again after its acknowledgement was"
+                      + " confirmed");
+            } else if (again != null) {
+              staleCopies.incrementAndGet();
+            } else if (error.isEmpty()) {
               confirmedAt.putIfAbsent(id, confirmed);
             }
           }
@@ -230,13 +253,14 @@ final class ShareWorkload implements CampaignWorkload {
     }
     synchronized (this) {
       System.out.printf(
-          "[%s] %d fed, %d delivered (%d again), %d confirmed acknowledged, %d members left and"
-              + " joined, end offsets %s%n",
+          "[%s] %d fed, %d delivered (%d again), %d confirmed acknowledged, %d stale copies"
+              + " handed out after a confirmation, %d members left and joined, end offsets %s%n",
           topic,
           feeder.acked(),
           delivered.size(),
           redeliveries.get(),
           confirmedAt.size(),
+          staleCopies.get(),
           changes,
           ends);
     }
