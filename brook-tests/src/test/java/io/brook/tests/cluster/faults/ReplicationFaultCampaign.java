@@ -46,7 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
  * heals the cluster and restarts any node that exited or is not a registered, unfenced broker
  * within a bound; a cycle with violations or such a restart, or one that took three or more Raft
  * elections or left a partition without writes for over 3 s after one node crashed, keeps the
- * nodes' logs under {@code failures/<cycle>/}, and the campaign goes on with the next.
+ * nodes' logs under {@code failures/<cycle>/} (one with violations also its topics' and the
+ * internal topics' log directories, zipped per node), and the campaign goes on with the next.
  *
  * <p>Not in the default suite (its name does not end in IT): {@code scripts/fault-campaign.sh} runs
  * it with the {@code fault-campaign} profile and these system properties:
@@ -445,6 +446,9 @@ class ReplicationFaultCampaign {
         || Boolean.getBoolean("brook.faults.keepLogs")) {
       keepLogs(out.resolve("failures").resolve(Integer.toString(cycle)), started, record);
     }
+    if (!violations.isEmpty()) {
+      keepData(out.resolve("failures").resolve(Integer.toString(cycle)), topic);
+    }
     System.out.println("cycle " + record.toJson());
     return record;
   }
@@ -473,6 +477,40 @@ class ReplicationFaultCampaign {
       }
     }
     Files.writeString(kept.resolve("cycle.json"), record.toJson() + "\n");
+  }
+
+  /**
+   * Zips, per node, the log directories of the cycle's topics and of the internal topics (offsets,
+   * transaction and share-group state), as they are after the checks: what a violation is diagnosed
+   * from once the campaign's directory is gone. The nodes keep running, so a segment may be caught
+   * mid-write; that is fine for reading.
+   */
+  private static void keepData(Path kept, String topic) {
+    try (var nodes = Files.list(dir)) {
+      for (Path data : nodes.filter(d -> d.getFileName().toString().startsWith("data-")).toList()) {
+        Path zip = kept.resolve(data.getFileName() + ".zip");
+        try (var out = new java.util.zip.ZipOutputStream(Files.newOutputStream(zip));
+            var files = Files.walk(data)) {
+          for (Path file : files.filter(Files::isRegularFile).toList()) {
+            Path relative = data.relativize(file);
+            String partitionDir = relative.getName(0).toString();
+            if (!partitionDir.startsWith(topic + "-") && !partitionDir.startsWith("__")) {
+              continue;
+            }
+            // Opened first: a segment deleted meanwhile is skipped, one deleted later still reads.
+            try (var in = Files.newInputStream(file)) {
+              out.putNextEntry(new java.util.zip.ZipEntry(relative.toString()));
+              in.transferTo(out);
+              out.closeEntry();
+            } catch (java.nio.file.NoSuchFileException gone) {
+              // Deleted by retention or compaction since the walk listed it.
+            }
+          }
+        }
+      }
+    } catch (IOException | java.io.UncheckedIOException e) {
+      System.out.println("Could not keep the data of " + topic + ": " + e);
+    }
   }
 
   /** Deletes a passed cycle's topics, so that thousands of cycles do not pile up partitions. */
