@@ -2,6 +2,7 @@ package io.brook.tests.cluster.faults;
 
 import io.brook.tests.TestClients;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -69,11 +70,18 @@ final class ShareWorkload implements CampaignWorkload {
   private final AtomicLong clock = new AtomicLong();
 
   private final Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
+
+  /** For a violation's report: when, and with which delivery count, each record was confirmed. */
+  private final Map<String, String> confirmation = new ConcurrentHashMap<>();
+
   private final Set<String> delivered = ConcurrentHashMap.newKeySet();
   private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
   private final AtomicLong redeliveries = new AtomicLong();
 
-  /** Copies a member handed out after another's acknowledgement was confirmed, then refused. */
+  /**
+   * Records handed out after their acknowledgement was confirmed whose new acknowledgement was
+   * refused or went unanswered: stale copies (see {@link #pollAndAcknowledge}).
+   */
   private final AtomicLong staleCopies = new AtomicLong();
 
   private String bootstrap;
@@ -174,6 +182,7 @@ final class ShareWorkload implements CampaignWorkload {
    */
   private void pollAndAcknowledge(KafkaShareConsumer<String, String> member) {
     Map<Integer, List<String>> byPartition = new HashMap<>();
+    Map<String, Short> counts = new HashMap<>();
     Map<String, String> againAfterConfirmed = new HashMap<>();
     for (ConsumerRecord<String, String> r : member.poll(Duration.ofMillis(100))) {
       String id = r.partition() + "-" + r.offset();
@@ -181,12 +190,20 @@ final class ShareWorkload implements CampaignWorkload {
       Long confirmed = confirmedAt.get(id);
       if (confirmed != null && confirmed < now) {
         againAfterConfirmed.put(
-            id, r.value() + ", delivery count " + r.deliveryCount().orElse((short) -1));
+            id,
+            r.value()
+                + ", delivery count "
+                + r.deliveryCount().orElse((short) -1)
+                + " at "
+                + LocalTime.now()
+                + "; confirmed "
+                + confirmation.get(id));
       }
       if (!delivered.add(r.value())) {
         redeliveries.incrementAndGet();
       }
       byPartition.computeIfAbsent(r.partition(), p -> new ArrayList<>()).add(id);
+      counts.put(id, r.deliveryCount().orElse((short) -1));
       member.acknowledge(r, AcknowledgeType.ACCEPT);
     }
     if (byPartition.isEmpty()) {
@@ -213,8 +230,9 @@ final class ShareWorkload implements CampaignWorkload {
                       + " confirmed");
             } else if (again != null) {
               staleCopies.incrementAndGet();
-            } else if (error.isEmpty()) {
-              confirmedAt.putIfAbsent(id, confirmed);
+            } else if (error.isEmpty() && confirmedAt.putIfAbsent(id, confirmed) == null) {
+              confirmation.put(
+                  id, "at " + LocalTime.now() + " with delivery count " + counts.get(id));
             }
           }
         });
@@ -253,8 +271,9 @@ final class ShareWorkload implements CampaignWorkload {
     }
     synchronized (this) {
       System.out.printf(
-          "[%s] %d fed, %d delivered (%d again), %d confirmed acknowledged, %d stale copies"
-              + " handed out after a confirmation, %d members left and joined, end offsets %s%n",
+          "[%s] %d fed, %d delivered (%d again), %d confirmed acknowledged, %d handed out again"
+              + " after a confirmation and not acknowledged again (stale copies), %d members left"
+              + " and joined, end offsets %s%n",
           topic,
           feeder.acked(),
           delivered.size(),
