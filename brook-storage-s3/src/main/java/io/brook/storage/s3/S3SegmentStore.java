@@ -2,6 +2,7 @@ package io.brook.storage.s3;
 
 import io.brook.storage.remote.ManifestConflictException;
 import io.brook.storage.remote.ObjectSegmentStore;
+import io.brook.storage.remote.RemoteLogManifest;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
@@ -301,7 +302,38 @@ public final class S3SegmentStore extends ObjectSegmentStore {
             key + " is no longer version " + expectedVersion.orElse("(none)"), e);
       }
       throw e;
+    } catch (InterruptedIOException e) {
+      throw e;
+    } catch (IOException e) {
+      return afterNoAnswer(key, bytes, expectedVersion, e);
     }
+  }
+
+  /**
+   * A conditional write that got no answer: the server may have refused it (a server that answers
+   * 412 from the headers alone can close the connection while the body is still on its way, the
+   * client then sees only "Error writing request body") or stored it. What is stored tells which:
+   * these bytes (stored, its answer lost), the version expected (or none) still (not written: the
+   * failure stands, to be tried again), anything else a conflict.
+   */
+  String afterNoAnswer(
+      String key, byte[] bytes, Optional<String> expectedVersion, IOException noAnswer)
+      throws IOException {
+    Optional<StoredManifest> stored;
+    try {
+      stored = getVersioned(key, RemoteLogManifest.MAX_BYTES);
+    } catch (IOException readFailed) {
+      noAnswer.addSuppressed(readFailed);
+      throw noAnswer;
+    }
+    if (stored.isPresent() && Arrays.equals(stored.get().bytes(), bytes)) {
+      return stored.get().version();
+    }
+    if (stored.map(StoredManifest::version).equals(expectedVersion)) {
+      throw noAnswer;
+    }
+    throw new ManifestConflictException(
+        key + " is no longer version " + expectedVersion.orElse("(none)"), noAnswer);
   }
 
   @Override

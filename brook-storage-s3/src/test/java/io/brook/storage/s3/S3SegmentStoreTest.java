@@ -9,6 +9,7 @@ import io.brook.storage.remote.RemoteFileType;
 import io.brook.storage.remote.RemoteSegment;
 import io.brook.storage.remote.RemoteSegmentState;
 import io.brook.storage.remote.RemoteSegmentStore;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -162,6 +163,40 @@ class S3SegmentStoreTest {
       RemoteSegmentStore.StoredManifest stored = store.readManifestVersion(TP).orElseThrow();
       assertThat(stored.bytes()).isEqualTo("two".getBytes());
       assertThat(stored.version()).isEqualTo(second).isNotEqualTo(first);
+    }
+  }
+
+  /**
+   * A conditional write without an answer (the connection failed) is judged by what is stored: its
+   * own bytes are its success, the version it expected its failure, anything else a conflict.
+   */
+  @Test
+  void aConditionalWriteWithoutAnAnswerIsJudgedByWhatIsStored() throws Exception {
+    try (S3SegmentStore store = new S3SegmentStore(settings(proxy, "unanswered/"))) {
+      String key = "unanswered/orders-4lbAbsNpRaGU5TcNkvHNYA-3/manifest";
+      IOException noAnswer = new IOException("Error writing request body to server");
+      assertThatThrownBy(
+              () -> store.afterNoAnswer(key, "one".getBytes(), Optional.empty(), noAnswer))
+          .as("nothing stored, none expected: not written")
+          .isSameAs(noAnswer);
+
+      String first = store.replaceManifest(TP, "one".getBytes(), Optional.empty());
+      assertThat(store.afterNoAnswer(key, "one".getBytes(), Optional.empty(), noAnswer))
+          .as("its own bytes stored: written, the answer lost")
+          .isEqualTo(first);
+      assertThatThrownBy(
+              () -> store.afterNoAnswer(key, "two".getBytes(), Optional.of(first), noAnswer))
+          .as("the expected version still stored: not written")
+          .isSameAs(noAnswer);
+      assertThatThrownBy(
+              () -> store.afterNoAnswer(key, "two".getBytes(), Optional.of("other"), noAnswer))
+          .as("another version stored: a conflict")
+          .isInstanceOf(ManifestConflictException.class)
+          .hasCause(noAnswer);
+      assertThatThrownBy(
+              () -> store.afterNoAnswer(key, "two".getBytes(), Optional.empty(), noAnswer))
+          .as("a manifest stored where none was expected: a conflict")
+          .isInstanceOf(ManifestConflictException.class);
     }
   }
 

@@ -35,7 +35,7 @@ public record RemoteLogManifest(
   private static final String COMPACTED_TO = "compactedTo ";
 
   /** The largest manifest read back: far beyond any real partition's, it bounds a corrupt one. */
-  static final int MAX_BYTES = 64 * 1024 * 1024;
+  public static final int MAX_BYTES = 64 * 1024 * 1024;
 
   public static final RemoteLogManifest EMPTY = new RemoteLogManifest(0, List.of());
 
