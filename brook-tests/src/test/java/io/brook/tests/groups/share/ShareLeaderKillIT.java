@@ -40,10 +40,16 @@ import org.junit.jupiter.api.io.TempDir;
  * A share group at work on a cluster of three {@code brook server} processes when the leader of one
  * of its partitions is killed with SIGKILL: four {@link KafkaShareConsumer}s in explicit mode
  * accept records and reject the poison ones (sent to the group's dead-letter topic) while a
- * producer keeps writing. Whatever a consumer was told is acknowledged is never delivered again,
+ * producer keeps writing. Whatever a consumer was told is acknowledged is never acquired again,
  * every poison record is in the dead-letter topic exactly once and nothing else is, and the group
  * drains: each share-partition's start offset reaches the log end, so every record ended
  * acknowledged or archived.
+ *
+ * <p>"Never acquired again" is judged by acknowledgements, not deliveries: a consumer hands out
+ * what it fetched in the background, and a copy whose acquisition lock expired while its consumer
+ * was blocked (a commit can wait out the failover) may reach the application after another consumer
+ * acknowledged the record. The cluster refuses to acknowledge such a stale copy; a record whose
+ * acknowledgement succeeds a second time was handed out again by the cluster.
  */
 @Timeout(300)
 class ShareLeaderKillIT {
@@ -63,7 +69,7 @@ class ShareLeaderKillIT {
   }
 
   @Test
-  void acknowledgedRecordsAreNeverDeliveredAgainAndNothingIsLost() throws Exception {
+  void acknowledgedRecordsAreNeverAcquiredAgainAndNothingIsLost() throws Exception {
     try (ClusterHarness cluster =
             ClusterHarness.start(
                 tmp,
@@ -115,19 +121,16 @@ class ShareLeaderKillIT {
                     while (!stop.get()) {
                       List<String> polled = new ArrayList<>();
                       Map<Integer, List<String>> byPartition = new HashMap<>();
+                      Map<String, String> againAfterConfirmed = new HashMap<>();
                       for (ConsumerRecord<String, String> r :
                           consumer.poll(Duration.ofMillis(200))) {
                         String id = r.partition() + "-" + r.offset();
                         long now = clock.incrementAndGet();
                         Long confirmed = confirmedAt.get(id);
                         if (confirmed != null && confirmed < now) {
-                          violations.add(
-                              id
-                                  + " ("
-                                  + r.key()
-                                  + ") delivered again, delivery count "
-                                  + r.deliveryCount().orElse((short) -1)
-                                  + ", after its acknowledgement was confirmed");
+                          againAfterConfirmed.put(
+                              id,
+                              r.key() + ", delivery count " + r.deliveryCount().orElse((short) -1));
                         }
                         deliveredKeys.add(r.key());
                         polled.add(id);
@@ -148,9 +151,19 @@ class ShareLeaderKillIT {
                       long confirmed = clock.incrementAndGet();
                       results.forEach(
                           (tp, error) -> {
-                            if (error.isEmpty()) {
-                              for (String id :
-                                  byPartition.getOrDefault(tp.partition(), List.of())) {
+                            if (error.isPresent()) {
+                              return;
+                            }
+                            for (String id : byPartition.getOrDefault(tp.partition(), List.of())) {
+                              String again = againAfterConfirmed.get(id);
+                              if (again != null) {
+                                violations.add(
+                                    id
+                                        + " ("
+                                        + again
+                                        + ") acquired and acknowledged again after its"
+                                        + " acknowledgement was confirmed");
+                              } else {
                                 confirmedAt.putIfAbsent(id, confirmed);
                               }
                             }
