@@ -96,6 +96,9 @@ public final class RemoteLogManager implements Closeable {
 
   private volatile RemoteLogMetrics metrics = RemoteLogMetrics.NONE;
 
+  /** Failing remote reads, told to the operator in the log (a fetch only answers an error). */
+  private final RemoteReadFailures readFailures;
+
   /** Set by {@link #close}: periodic work still queued is dropped, work running stops early. */
   private volatile boolean closing;
 
@@ -107,6 +110,7 @@ public final class RemoteLogManager implements Closeable {
     this.store = store;
     this.config = config;
     this.time = time;
+    this.readFailures = new RemoteReadFailures(time);
     this.indexes = new RemoteIndexCache(config.indexCacheDir(), config.indexCacheBytes());
     if (config.chunkCacheEnabled()) {
       this.chunks =
@@ -596,10 +600,12 @@ public final class RemoteLogManager implements Closeable {
                   partitionLog.topicPartition().topic(),
                   RemoteLogMetrics.Operation.FETCH,
                   records.sizeInBytes());
+              readFailures.succeeded(partitionLog.topicPartition());
               done.complete(new RemoteRead(records, aborted));
             } catch (IOException e) {
               metrics.failed(
                   partitionLog.topicPartition().topic(), RemoteLogMetrics.Operation.FETCH);
+              readFailures.failed(partitionLog.topicPartition(), fetchOffset, e);
               done.completeExceptionally(
                   new StorageException(
                       StorageError.KAFKA_STORAGE_ERROR,
@@ -624,6 +630,7 @@ public final class RemoteLogManager implements Closeable {
    */
   public void deleteRemoteData(TopicIdPartition tp) {
     tiers.remove(tp.topicPartition());
+    readFailures.forget(tp.topicPartition());
     metrics.topicDeleted(tp.topic());
     try {
       copiers.execute(
@@ -659,6 +666,7 @@ public final class RemoteLogManager implements Closeable {
   /** Forgets a partition whose log left this broker; its remote data stays. */
   public void forget(TopicPartition tp) {
     tiers.remove(tp);
+    readFailures.forget(tp);
   }
 
   /**
