@@ -4,6 +4,8 @@ import io.brook.metadata.image.BrokerRegistration;
 import io.brook.metadata.image.MetadataImage;
 import java.util.function.Consumer;
 import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Holds metadata back from what acts on leaderships (the replica manager, the coordinators) until
@@ -16,6 +18,8 @@ import org.apache.kafka.common.Uuid;
  * Kafka's brokers likewise apply metadata only after registering and catching up.
  */
 final class RegistrationGate {
+  private static final Logger log = LoggerFactory.getLogger(RegistrationGate.class);
+
   private final int nodeId;
   private final Uuid incarnationId;
   private volatile boolean open;
@@ -35,6 +39,15 @@ final class RegistrationGate {
     if (!open) {
       BrokerRegistration registration = image.brokers().get(nodeId);
       open = registration != null && registration.incarnationId().equals(incarnationId);
+      if (open) {
+        // Between "Broker registering" and this line the broker leads and follows nothing.
+        log.info(
+            "Metadata holds this broker's registration, acting on it brokerId={}"
+                + " incarnationId={} metadataOffset={}",
+            nodeId,
+            incarnationId,
+            image.offset());
+      }
     }
     return open;
   }

@@ -146,7 +146,10 @@ class ClusterRestartIT {
     // Then it took no leadership (nor followed anyone) on that metadata: it acts only on metadata
     // holding its own new registration, which the controller writes together with new leaders
     // and epochs for what the last process led
-    assertThat(restarted.log()).doesNotContain("Became leader").doesNotContain("Became follower");
+    assertThat(restarted.log())
+        .doesNotContain("Became leader")
+        .doesNotContain("Became follower")
+        .doesNotContain("Metadata holds this broker's registration");
 
     // And once the quorum is back, it leads again only in later epochs, with every record kept
     cluster.node(3).launch();
@@ -175,6 +178,10 @@ class ClusterRestartIT {
           assertThat(m.partitions().get("led-0")).startsWith("leader=2 ");
           assertThat(m.partitions().get("led-1")).startsWith("leader=2 ");
         });
+    String log = restarted.log();
+    int opened = log.indexOf("Metadata holds this broker's registration, acting on it brokerId=2");
+    assertThat(opened).as("the log says when the broker began to act on metadata").isNotNegative();
+    assertThat(log.substring(0, opened)).doesNotContain("Became leader", "Became follower");
     for (String partition : List.of("led-0", "led-1")) {
       int epochBefore = epoch(before.partitions().get(partition));
       Matcher led =
