@@ -17,6 +17,9 @@ import java.nio.file.StandardOpenOption;
  * durable. A crash before the rename can leave a stale {@code .tmp} file behind, which the next
  * write truncates and reuses. Directory fsync needs a POSIX file system (Linux, macOS).
  *
+ * <p>Writers of one file must take turns (its owner serializes them): they share its temporary
+ * file, so one would truncate or rename it under the other.
+ *
  * <p>{@link #writeUnsynced} skips both fsyncs, for files whose content can be rebuilt after a crash
  * and that are made durable later with {@link #sync}: readers of the live system still see the old
  * or the new content, never a mix, but after a power loss the file may be old, new, or (on some

@@ -83,6 +83,10 @@ public final class LogManager implements Closeable {
   private final FileHandlePool files;
   private final LogDirFailureChannel dirFailures;
   private final LogFlushStats flushStats = new LogFlushStats();
+
+  /** One lock per checkpoint file name, held while its offsets are read and written. */
+  private final ConcurrentHashMap<String, Object> checkpointLocks = new ConcurrentHashMap<>();
+
   private LogCleaner cleaner;
   private volatile RemoteLogManager remote;
   private volatile boolean closed;
@@ -506,8 +510,22 @@ public final class LogManager implements Closeable {
   /**
    * Writes {@code fileName} in every online directory; a write that fails takes its directory
    * offline.
+   *
+   * <p>One file at a time: the log start offsets are written by their own periodic task and by both
+   * retention tasks, which run on a pool of more than one thread, and at close. Two writers of one
+   * file share its temporary file ({@link io.brook.storage.checkpoint.AtomicFiles}): one truncates
+   * it while the other renames it into place, and the second rename finds nothing and took the
+   * directory offline. The offsets are read under the lock too, so an older snapshot is never
+   * written over a newer one (a log start checkpointed back would bring offsets a DeleteRecords
+   * removed back after a restart).
    */
   private void checkpoint(String fileName, Function<PartitionLog, Long> offset) {
+    synchronized (checkpointLocks.computeIfAbsent(fileName, f -> new Object())) {
+      checkpointLocked(fileName, offset);
+    }
+  }
+
+  private void checkpointLocked(String fileName, Function<PartitionLog, Long> offset) {
     Map<Path, Map<TopicPartition, Long>> byDir = new HashMap<>();
     for (Path dir : config.logDirs()) {
       if (!isLogDirOffline(dir)) {

@@ -3,6 +3,7 @@ package io.brook.storage.manager;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.brook.storage.checkpoint.OffsetCheckpointFile;
 import io.brook.storage.log.LogConfig;
 import io.brook.storage.log.PartitionLog;
 import io.brook.storage.testing.Batches;
@@ -10,8 +11,13 @@ import io.brook.storage.testing.ManualTime;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
@@ -115,6 +121,59 @@ class LogManagerTest {
     // Then
     assertThat(manager.getLog(tp)).isEmpty();
     assertThat(dir.resolve("gone-3")).doesNotExist();
+    manager.close();
+  }
+
+  @Test
+  void checkpointsWrittenFromSeveralThreadsAtOnceKeepTheDirectoryOnline() throws Exception {
+    // Given: a directory with logs whose offsets keep moving, as a broker's do while its periodic
+    // tasks (two threads) checkpoint them: the log start offsets, for one, are written by their
+    // own task and by both retention tasks
+    List<Path> dirs = List.of(root.resolve("data"));
+    LogManager manager = start(dirs);
+    List<PartitionLog> logs = new ArrayList<>();
+    for (int p = 0; p < 4; p++) {
+      logs.add(manager.getOrCreateLog(new TopicPartition("orders", p)));
+    }
+
+    // When: two threads write the same checkpoint files over and over at the same time
+    int rounds = 300;
+    CyclicBarrier start = new CyclicBarrier(2);
+    ExecutorService writers = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int w = 0; w < 2; w++) {
+        int writer = w;
+        done.add(
+            writers.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < rounds; i++) {
+                    if (writer == 0) {
+                      PartitionLog log = logs.get(i % logs.size());
+                      log.appendAsLeader(Batches.records(1, (long) i), 0);
+                      log.updateHighWatermark(log.logEndOffset());
+                    }
+                    manager.checkpointRecoveryPointsAndHighWatermarks();
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      writers.shutdownNow();
+    }
+
+    // Then: no write failed, so the directory is online, and the files hold the last offsets
+    assertThat(manager.isLogDirOffline(dirs.get(0))).isFalse();
+    manager.checkpointRecoveryPointsAndHighWatermarks();
+    Map<TopicPartition, Long> highWatermarks =
+        new OffsetCheckpointFile(dirs.get(0).resolve(LogManager.HIGH_WATERMARK_CHECKPOINT)).read();
+    for (PartitionLog log : logs) {
+      assertThat(highWatermarks.get(log.topicPartition())).isEqualTo(log.highWatermark());
+    }
     manager.close();
   }
 
