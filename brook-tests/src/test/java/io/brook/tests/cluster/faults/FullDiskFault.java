@@ -116,38 +116,87 @@ final class FullDiskFault implements CampaignFault {
   @Override
   public Injection inject(FaultContext c) throws Exception {
     Target target = c.pick();
-    Path filler = c.cluster.dir().resolve("data-" + target.node()).resolve(FILLER);
+    Filler filler = new Filler(c.cluster.dir().resolve("data-" + target.node()).resolve(FILLER));
     return c.stopOnDiskFault(
-        target,
-        () -> "a full disk (" + (fill(filler) >> 20) + " MiB filled)",
-        () -> Files.deleteIfExists(filler));
+        target, () -> "a full disk (" + (filler.fill() >> 20) + " MiB filled)", filler::remove);
   }
 
   /**
-   * Takes every free block: reserves what the file system reports free, then writes until it
-   * refuses (what is free changes while the nodes write). Returns the bytes taken.
+   * The file that fills a node's disk, and keeps it full until removed: blocks the node frees after
+   * the disk filled up (a deleted topic's logs, a cleaned segment) are taken back within
+   * milliseconds, as they would be by whatever filled a production disk. Without that, a node
+   * deleting topics all the while (the {@code churn} workload) wrote on into what it freed and
+   * never met the full disk.
    */
-  private static long fill(Path filler) throws IOException, InterruptedException {
-    long free = Files.getFileStore(filler.getParent()).getUsableSpace();
-    if (free > 0) {
-      try {
-        run("fallocate", "-l", Long.toString(free), filler.toString());
-      } catch (IOException e) {
-        // The nodes took some of it meanwhile: the writes below take the rest.
-      }
+  private static final class Filler {
+    private final Path file;
+    private volatile boolean removed;
+    private Thread keeper;
+
+    Filler(Path file) {
+      this.file = file;
     }
-    ByteBuffer zeros = ByteBuffer.allocate(1 << 16);
-    try (FileChannel out =
-        FileChannel.open(filler, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+
+    /**
+     * Takes every free block: reserves what the file system reports free, then writes until it
+     * refuses (what is free changes while the nodes write), and goes on taking what is freed.
+     * Returns the bytes taken at first.
+     */
+    long fill() throws IOException, InterruptedException {
+      long free = Files.getFileStore(file.getParent()).getUsableSpace();
+      if (free > 0) {
+        try {
+          run("fallocate", "-l", Long.toString(free), file.toString());
+        } catch (IOException e) {
+          // The nodes took some of it meanwhile: the writes below take the rest.
+        }
+      }
+      FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
       out.position(out.size());
-      while (out.size() < DISK_BYTES) {
-        zeros.clear();
-        out.write(zeros);
-      }
-    } catch (IOException full) {
-      // No space left on the device: the disk is full.
+      takeWhatIsFree(out);
+      long taken = out.size();
+      keeper =
+          new Thread(
+              () -> {
+                try (out) {
+                  while (!removed) {
+                    takeWhatIsFree(out);
+                    TimeUnit.MILLISECONDS.sleep(5);
+                  }
+                } catch (IOException | InterruptedException e) {
+                  // Removed, or the file system went: nothing left to keep full.
+                }
+              },
+              "keep-disk-full");
+      keeper.setDaemon(true);
+      keeper.start();
+      return taken;
     }
-    return Files.size(filler);
+
+    /** Writes zeros until the file system refuses them, a block at a time. */
+    private static void takeWhatIsFree(FileChannel out) throws IOException {
+      ByteBuffer zeros = ByteBuffer.allocate(4096);
+      try {
+        while (out.size() < DISK_BYTES) {
+          zeros.clear();
+          out.write(zeros);
+        }
+      } catch (IOException full) {
+        if (!out.isOpen()) {
+          throw full;
+        }
+        // No space left on the device: the disk is full.
+      }
+    }
+
+    /** Stops keeping the disk full and deletes the file. */
+    void remove() throws IOException, InterruptedException {
+      removed = true;
+      if (keeper != null) {
+        keeper.join(10_000);
+      }
+      Files.deleteIfExists(file);
+    }
   }
 
   private static void run(String... command) throws IOException, InterruptedException {

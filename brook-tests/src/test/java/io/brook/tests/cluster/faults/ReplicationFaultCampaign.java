@@ -487,7 +487,10 @@ class ReplicationFaultCampaign {
    */
   private static void keepData(Path kept, String topic) {
     try (var nodes = Files.list(dir)) {
-      for (Path data : nodes.filter(d -> d.getFileName().toString().startsWith("data-")).toList()) {
+      // A node's log directory is data-<id>; its remote caches beside it (data-<id>-remote-...)
+      // hold nothing to diagnose from.
+      for (Path data :
+          nodes.filter(d -> d.getFileName().toString().matches("data-\\d+")).toList()) {
         Path zip = kept.resolve(data.getFileName() + ".zip");
         try (var out = new java.util.zip.ZipOutputStream(Files.newOutputStream(zip));
             var files = Files.walk(data)) {
