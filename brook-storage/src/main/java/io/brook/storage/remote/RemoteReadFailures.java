@@ -29,7 +29,10 @@ final class RemoteReadFailures {
   private final Time time;
   private final ConcurrentHashMap<TopicPartition, Failing> failing = new ConcurrentHashMap<>();
 
-  /** A partition whose remote reads fail: when it was last logged, and failures since. */
+  /**
+   * A partition whose remote reads fail: when it was last logged, failures since (this one
+   * included), and failures in all.
+   */
   private static final class Failing {
     long loggedAtMs;
     long since;
@@ -47,20 +50,18 @@ final class RemoteReadFailures {
   /** A read of {@code tp}'s remote data from {@code fetchOffset} failed with {@code e}. */
   void failed(TopicPartition tp, long fetchOffset, IOException e) {
     long now = time.milliseconds();
-    boolean[] first = new boolean[1];
-    Failing f =
-        failing.computeIfAbsent(
-            tp,
-            k -> {
-              first[0] = true;
-              return new Failing(now);
-            });
+    Failing fresh = new Failing(now);
+    Failing f = failing.putIfAbsent(tp, fresh);
+    boolean first = f == null;
     long since;
     long total;
+    if (first) {
+      f = fresh;
+    }
     synchronized (f) {
       f.total++;
-      if (!first[0] && now - f.loggedAtMs < WARN_INTERVAL_MS) {
-        f.since++;
+      f.since++;
+      if (!first && now - f.loggedAtMs < WARN_INTERVAL_MS) {
         return;
       }
       since = f.since;
@@ -73,7 +74,7 @@ final class RemoteReadFailures {
             ? "an object of the remote log is missing from the store (was it deleted outside"
                 + " Brook?)"
             : "the remote store failed";
-    if (first[0]) {
+    if (first) {
       log.warn(
           "Reading remote data failed: {}; fetches of this data answer KAFKA_STORAGE_ERROR until"
               + " a read succeeds topicPartition={} fetchOffset={}",
@@ -88,7 +89,7 @@ final class RemoteReadFailures {
           cause,
           tp,
           fetchOffset,
-          since + 1,
+          since,
           total,
           e.toString());
     }
