@@ -13,14 +13,12 @@ import io.brook.storage.testing.LogCapture;
 import io.brook.storage.testing.LogFixture;
 import io.brook.storage.testing.ManualTime;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
-import java.util.stream.Stream;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -82,7 +80,7 @@ class RemoteReadFailuresTest {
       assertThat(manager.read(log, 0, 1 << 20, 4, true, false).get().records().sizeInBytes())
           .as("the first remote segment reads before its object goes")
           .isPositive();
-      deleteLogObjectOfFirstSegment(store.root());
+      deleteLogObjectOfFirstSegment(store);
 
       // When: a consumer fetches the first offset again and again, for more than a minute
       ManualTime time = fixture.time();
@@ -159,18 +157,18 @@ class RemoteReadFailuresTest {
     }
   }
 
-  private static void deleteLogObjectOfFirstSegment(Path storeRoot) throws IOException {
-    try (Stream<Path> files = Files.walk(storeRoot)) {
-      List<Path> logs =
-          files
-              .filter(
-                  f -> {
-                    String name = f.getFileName().toString();
-                    return name.startsWith(String.format("%020d-", 0)) && name.endsWith(".log");
-                  })
-              .toList();
-      assertThat(logs).hasSize(1);
-      Files.delete(logs.get(0));
-    }
+  /**
+   * Deletes through the store by the key the manifest names: a walk of the store's directory would
+   * race the copier, whose temporary files come and go while later segments upload.
+   */
+  private static void deleteLogObjectOfFirstSegment(LocalFsSegmentStore store) throws IOException {
+    RemoteSegment first =
+        TieredPartition.readManifest(store, TP).segments().stream()
+            .filter(s -> s.baseOffset() == 0)
+            .findFirst()
+            .orElseThrow();
+    String key = store.key(TP, first, RemoteFileType.LOG);
+    assertThat(store.root().resolve(key)).exists();
+    store.delete(key);
   }
 }
