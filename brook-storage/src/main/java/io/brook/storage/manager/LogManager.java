@@ -30,6 +30,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.apache.kafka.common.TopicIdPartition;
@@ -80,6 +81,15 @@ public final class LogManager implements Closeable {
   private final Map<Path, DataDirectoryLock> locks;
   private final ConcurrentHashMap<TopicPartition, PartitionLog> logs = new ConcurrentHashMap<>();
   private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
+
+  /**
+   * Held for reading by every periodic run, and for writing by {@link #close} once it begins:
+   * cancelling a scheduled task does not stop a run already under way, and a retention pass or a
+   * checkpoint still running while the logs close, or after the directories were marked clean and
+   * unlocked, would write over what the close (or the next owner of the directories) wrote.
+   */
+  private final ReentrantReadWriteLock periodicRuns = new ReentrantReadWriteLock();
+
   private final FileHandlePool files;
   private final LogDirFailureChannel dirFailures;
   private final LogFlushStats flushStats = new LogFlushStats();
@@ -385,10 +395,17 @@ public final class LogManager implements Closeable {
     }
     Runnable guarded =
         () -> {
+          if (!periodicRuns.readLock().tryLock()) {
+            return; // closing
+          }
           try {
-            task.run();
+            if (!closed) {
+              task.run();
+            }
           } catch (RuntimeException e) {
             log.error("Periodic storage task failed task={}", name, e);
+          } finally {
+            periodicRuns.readLock().unlock();
           }
         };
     tasks.add(
@@ -601,6 +618,9 @@ public final class LogManager implements Closeable {
     }
     closed = true;
     tasks.forEach(task -> task.cancel(false));
+    // Waits for a run under way to finish; none starts after (they see closed). No periodic task
+    // waits on this manager's monitor, which the close holds.
+    periodicRuns.writeLock().lock();
     if (cleaner != null) {
       cleaner.close();
     }

@@ -19,6 +19,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -175,6 +178,56 @@ class LogManagerTest {
       assertThat(highWatermarks.get(log.topicPartition())).isEqualTo(log.highWatermark());
     }
     manager.close();
+  }
+
+  @Test
+  void noPeriodicTaskRunsOnceTheCloseHasBegun() throws Exception {
+    // Given: a manager whose periodic tasks a test scheduler keeps, to run them when the test says
+    List<Runnable> periodic = new ArrayList<>();
+    ScheduledThreadPoolExecutor keeping =
+        new ScheduledThreadPoolExecutor(1) {
+          @Override
+          public ScheduledFuture<?> scheduleWithFixedDelay(
+              Runnable command, long initialDelay, long delay, TimeUnit unit) {
+            periodic.add(command);
+            return schedule(() -> {}, 1, TimeUnit.DAYS);
+          }
+        };
+    Path dir = root.resolve("data");
+    try {
+      LogManager manager =
+          LogManager.start(
+              LogManagerConfig.defaults(List.of(dir)),
+              topic -> LogConfig.defaults(),
+              time,
+              keeping);
+      PartitionLog log = manager.getOrCreateLog(new TopicPartition("orders", 0));
+      log.appendAsLeader(Batches.records(3, 1L), 0);
+      log.updateHighWatermark(3);
+      assertThat(periodic).isNotEmpty();
+
+      // When: the manager closes, its checkpoints are taken away, and every periodic task runs
+      // (as a run already due when the close cancelled it would)
+      manager.close();
+      List<String> checkpoints =
+          List.of(
+              LogManager.RECOVERY_POINT_CHECKPOINT,
+              LogManager.HIGH_WATERMARK_CHECKPOINT,
+              LogManager.LOG_START_OFFSET_CHECKPOINT);
+      for (String checkpoint : checkpoints) {
+        Files.delete(dir.resolve(checkpoint));
+      }
+      periodic.forEach(Runnable::run);
+
+      // Then: none of them wrote anything, and the directory is still the clean one the close left
+      for (String checkpoint : checkpoints) {
+        assertThat(dir.resolve(checkpoint)).doesNotExist();
+      }
+      assertThat(dir.resolve(LogManager.CLEAN_SHUTDOWN_FILE)).exists();
+      assertThat(manager.isLogDirOffline(dir)).isFalse();
+    } finally {
+      keeping.shutdownNow();
+    }
   }
 
   @Test
