@@ -618,8 +618,9 @@ public final class LogManager implements Closeable {
     }
     closed = true;
     tasks.forEach(task -> task.cancel(false));
-    // Waits for a run under way to finish; none starts after (they see closed). No periodic task
-    // waits on this manager's monitor, which the close holds.
+    // Waits for a run under way to finish, and is never released: a run due later finds the lock
+    // taken (or closed set) and does nothing. No periodic task waits on this manager's monitor,
+    // which the close holds, so the wait cannot deadlock.
     periodicRuns.writeLock().lock();
     if (cleaner != null) {
       cleaner.close();
