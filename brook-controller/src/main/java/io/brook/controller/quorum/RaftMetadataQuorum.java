@@ -27,6 +27,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -89,6 +91,9 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   /** How long a stopping leader waits in all for a voter to take over its leadership. */
   private static final long HAND_OVER_TIMEOUT_MS = 2_000;
 
+  /** Channels to silent peers being closed at once, at most (see {@link #reopener}). */
+  private static final int MAX_REOPENS_UNDER_WAY = 8;
+
   /** How often a node outside the group asks to be added as an observer. */
   private static final long JOIN_INTERVAL_MS = 1_000;
 
@@ -100,6 +105,19 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   private final VoterChanges voterChanges;
   private final ThreadPoolExecutor controllerThread;
   private final ScheduledExecutorService joiner;
+
+  /** Runs {@link #reopenSilentLinks}: apart from the joiner, whose calls may block. */
+  private final ScheduledExecutorService linkWatch;
+
+  private final PeerLinkWatchdog linkWatchdog;
+
+  /**
+   * Reopens run here, not on {@link #linkWatch}: Ratis swaps in a new channel at once but then
+   * closes the old one gracefully, waiting out its stalled calls for seconds, on the calling
+   * thread. At most {@link #MAX_REOPENS_UNDER_WAY} at a time; a reopen beyond them is skipped (the
+   * next look asks again).
+   */
+  private final ThreadPoolExecutor reopener;
 
   /** Clients of the voters as the configuration last named them; rebuilt when it changes. */
   private volatile Clients clients;
@@ -158,18 +176,20 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
             0,
             TimeUnit.MILLISECONDS,
             new ArrayBlockingQueue<>(MAX_QUEUED_OPERATIONS),
-            runnable -> {
-              Thread thread = new Thread(runnable, "brook-controller");
-              thread.setDaemon(true);
-              return thread;
-            });
-    this.joiner =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "brook-quorum-join");
-              thread.setDaemon(true);
-              return thread;
-            });
+            daemonThreads("brook-controller"));
+    this.joiner = Executors.newSingleThreadScheduledExecutor(daemonThreads("brook-quorum-join"));
+    this.linkWatch =
+        Executors.newSingleThreadScheduledExecutor(daemonThreads("brook-quorum-links"));
+    this.reopener =
+        new ThreadPoolExecutor(
+            0,
+            MAX_REOPENS_UNDER_WAY,
+            30,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            daemonThreads("brook-quorum-reopen"));
+    long electionMs = Math.max(2, settings.electionTimeout().toMillis());
+    this.linkWatchdog = new PeerLinkWatchdog(electionMs / 2, electionMs);
   }
 
   /**
@@ -233,6 +253,9 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
                         ByteBuffer.allocate(Short.BYTES).putShort(error.error().code()).array()));
     quorum.joiner.scheduleWithFixedDelay(
         quorum::joinIfOutside, 0, JOIN_INTERVAL_MS, TimeUnit.MILLISECONDS);
+    long linkCheckMs = Math.max(10, settings.electionTimeout().toMillis() / 4);
+    quorum.linkWatch.scheduleWithFixedDelay(
+        quorum::reopenSilentLinks, linkCheckMs, linkCheckMs, TimeUnit.MILLISECONDS);
     return quorum;
   }
 
@@ -525,6 +548,80 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     }
   }
 
+  /**
+   * Reopens this node's connections to the Raft peers it has heard nothing from for too long (see
+   * {@link PeerLinkWatchdog}). Ratis closes the old channel and opens a new one on the next call.
+   */
+  private void reopenSilentLinks() {
+    if (closed || serverStopped) {
+      return;
+    }
+    try {
+      DivisionInfo info = info();
+      if (info == null || !info.isAlive()) {
+        return;
+      }
+      List<RaftPeerId> voters = new ArrayList<>();
+      for (RaftPeer voter : configuration().getCurrentPeers(RaftPeerRole.FOLLOWER)) {
+        voters.add(voter.getId());
+      }
+      PeerLinkWatchdog.Verdict verdict =
+          linkWatchdog.look(info.getRoleInfoProto(), voters, self, System.nanoTime() / 1_000_000);
+      for (PeerLinkWatchdog.Recovered peer : verdict.recovered()) {
+        log.info(
+            "Raft peer answers again nodeId={} peer={} reopenedConnections={}",
+            RatisConfig.nodeId(self),
+            peer.peer(),
+            peer.reopens());
+      }
+      for (PeerLinkWatchdog.Silent peer : verdict.reopen()) {
+        // Once per silence at INFO: a peer that is down is reopened every period until it is back.
+        if (peer.reopens() == 1) {
+          log.info(
+              "Reopening the connections to a silent Raft peer nodeId={} peer={} silentMs={}",
+              RatisConfig.nodeId(self),
+              peer.peer(),
+              peer.silentMs());
+        } else {
+          log.debug(
+              "Reopening the connections to a silent Raft peer nodeId={} peer={} silentMs={}"
+                  + " reopens={}",
+              RatisConfig.nodeId(self),
+              peer.peer(),
+              peer.silentMs(),
+              peer.reopens());
+        }
+        reopen(peer);
+      }
+    } catch (RuntimeException e) {
+      log.warn("Checking the Raft peers' connections failed", e);
+    }
+  }
+
+  private static ThreadFactory daemonThreads(String name) {
+    return runnable -> {
+      Thread thread = new Thread(runnable, name);
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  /** Has Ratis drop its channel to {@code peer}; the next call opens a new one. */
+  private void reopen(PeerLinkWatchdog.Silent peer) {
+    try {
+      reopener.execute(
+          () ->
+              server
+                  .getServerRpc()
+                  .handleException(
+                      peer.peer(),
+                      new IOException("nothing heard for " + peer.silentMs() + " ms"),
+                      true));
+    } catch (RejectedExecutionException e) {
+      // As many reopens under way as allowed, or closing: the next look asks again.
+    }
+  }
+
   private DivisionInfo info() {
     try {
       return division().getInfo();
@@ -791,6 +888,8 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     closed = true;
     controllerThread.shutdownNow();
     joiner.shutdownNow();
+    linkWatch.shutdownNow();
+    reopener.shutdownNow();
     voterChanges.close();
   }
 

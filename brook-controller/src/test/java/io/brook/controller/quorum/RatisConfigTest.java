@@ -38,6 +38,18 @@ class RatisConfigTest {
   }
 
   @Test
+  void aLeaderThatLostItsMajorityMayStandAgainAfterAnElectionTimeout() {
+    // Ratis's default (10 s) left the quorum without a leader for that long whenever the old
+    // leader was the only voter left with the whole log.
+    RaftProperties props = RatisConfig.properties(settings(Duration.ofSeconds(1)));
+
+    assertThat(
+            RaftServerConfigKeys.LeaderElection.leaderStepDownWaitTime(props)
+                .toLong(TimeUnit.MILLISECONDS))
+        .isEqualTo(1_000);
+  }
+
+  @Test
   void aFollowerWaitsForASilentLeaderAtMostTheElectionTimeout() {
     RaftProperties props = RatisConfig.properties(settings(Duration.ofSeconds(1)));
 
