@@ -408,8 +408,8 @@ class NetworkPartitionIT {
     third.kill();
     long killed = System.nanoTime();
 
-    // Then the two left commit again within seconds: a topic is created (0.2 to 2 s measured).
-    // Before, this took 10 to 11 s: the Raft traffic between them resumed only 5 to 7 s after the
+    // Then the two left commit again within seconds: a topic is created (0.5 to 2 s measured).
+    // Before, this took about 11 s: the Raft traffic between them resumed only 5 to 7 s after the
     // heal, on connections open during the cut that waited for TCP's backed-off retransmission,
     // and the active controller, which had stepped down once it heard from no other voter, was
     // kept from standing again for Ratis's default of 10 s while only its log was whole. With the
