@@ -14,8 +14,9 @@ import org.apache.ratis.protocol.RaftPeerId;
  * on them, as Kafka's network client closes a connection whose request timed out and sends the next
  * one on a new socket.
  *
- * <p>Ratis keeps one gRPC channel (two TCP connections: entries and heartbeats) per peer and never
- * replaces it when requests on it time out: only the stream is restarted, on the same connection.
+ * <p>Ratis keeps one gRPC channel (two TCP connections: entries and heartbeats) per peer; when a
+ * leader's requests to a follower time out it restarts the stream on the same connection, and
+ * replaces the connection only on an error that says it broke, which a silent link never gives.
  * After a link drops every packet for a while (a firewall rule, a cable, a switch) and comes back,
  * a connection that had data in flight waits for TCP's next retransmission, whose back-off doubles
  * with every loss, and one opened during the cut for its next connection attempt, backed off the
