@@ -114,8 +114,8 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
   /**
    * Reopens run here, not on {@link #linkWatch}: Ratis swaps in a new channel at once but then
    * closes the old one gracefully, waiting out its stalled calls for seconds, on the calling
-   * thread. At most {@link #MAX_REOPENS_UNDER_WAY} at a time; a reopen beyond them is skipped (the
-   * next look asks again).
+   * thread. At most {@link #MAX_REOPENS_UNDER_WAY} at a time; a reopen beyond them is skipped (a
+   * look an election timeout later asks again).
    */
   private final ThreadPoolExecutor reopener;
 
