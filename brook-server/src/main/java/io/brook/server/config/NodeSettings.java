@@ -146,7 +146,10 @@ final class NodeSettings {
             1_000,
             ANY,
             HIGH,
-            "How long a voter waits without hearing from a leader before starting an election.")
+            "How long a voter waits without hearing from a leader before starting an election. Also"
+                + " how long a leader that lost its majority waits before standing again, and how"
+                + " often a node reopens its connections to a Raft peer silent for half of it (see"
+                + " `docs/cluster.md`).")
         .accepts(
             "controller.quorum.fetch.timeout.ms",
             INT,
