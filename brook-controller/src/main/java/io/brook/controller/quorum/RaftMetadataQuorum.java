@@ -424,20 +424,29 @@ public final class RaftMetadataQuorum implements ClusterQuorum {
     if (closed) {
       return;
     }
+    // Elections first, the hand-over second: the leader turns follower as soon as the voter it
+    // hands over to stands, and if that voter's election drags on past this node's own election
+    // timeout, this node would stand too and could win, taking back the role it is giving up (one
+    // more election, then a second hand-over). A paused node still votes, so the others elect
+    // among themselves.
+    pauseElections();
     handOverLeadership();
+  }
+
+  private void pauseElections() {
+    int nodeId = RatisConfig.nodeId(self);
     try {
       if (configuration().getPeer(self, RaftPeerRole.FOLLOWER) == null) {
         return; // a listener: it never stands for election
       }
       RaftClientReply reply = clients().normal().getLeaderElectionManagementApi(self).pause();
-      if (!reply.isSuccess()) {
-        log.info("Pausing leader elections failed nodeId={}", RatisConfig.nodeId(self));
+      if (reply.isSuccess()) {
+        log.info("Stopped standing for Raft elections before stopping nodeId={}", nodeId);
+      } else {
+        log.info("Pausing leader elections failed nodeId={}", nodeId);
       }
     } catch (IOException | RuntimeException e) {
-      log.info(
-          "Pausing leader elections failed nodeId={} error={}",
-          RatisConfig.nodeId(self),
-          e.toString());
+      log.info("Pausing leader elections failed nodeId={} error={}", nodeId, e.toString());
     }
   }
 

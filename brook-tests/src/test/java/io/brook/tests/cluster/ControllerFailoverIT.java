@@ -116,19 +116,23 @@ class ControllerFailoverIT {
     active.stop();
 
     // Then it handed the controller role to another voter before its listeners closed: the other
-    // brokers' heartbeats and ISR changes never met a controller that could not answer them
+    // brokers' heartbeats and ISR changes never met a controller that could not answer them. It
+    // stopped standing for elections before the hand-over, so it cannot win back the role while
+    // the voter it hands over to is being elected.
     List<String> stopping =
         active
             .log()
             .lines()
             .filter(
                 l ->
-                    l.contains("Handed Raft leadership over")
+                    l.contains("Stopped standing for Raft elections")
+                        || l.contains("Handed Raft leadership over")
                         || l.contains("Network server stopped"))
             .toList();
-    assertThat(stopping).hasSize(2);
-    assertThat(stopping.get(0)).contains("Handed Raft leadership over");
-    assertThat(stopping.get(1)).contains("Network server stopped");
+    assertThat(stopping).hasSize(3);
+    assertThat(stopping.get(0)).contains("Stopped standing for Raft elections");
+    assertThat(stopping.get(1)).contains("Handed Raft leadership over");
+    assertThat(stopping.get(2)).contains("Network server stopped");
     assertThat(active.log()).doesNotContain("Fencing broker after session timeout");
     // And the survivors name the new controller and create topics through it
     List<Node> survivors = cluster.nodes().stream().filter(n -> n != active).toList();
