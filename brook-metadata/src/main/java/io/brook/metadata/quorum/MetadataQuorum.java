@@ -60,8 +60,9 @@ public interface MetadataQuorum extends AutoCloseable {
   void addListener(Consumer<MetadataImage> listener);
 
   /**
-   * Called when this node starts to stop, before it stops serving the Kafka protocol: an active
-   * controller hands its role to another voter, and this voter stands for election no more.
+   * Called when this node starts to stop, before it stops serving the Kafka protocol: this voter
+   * stands for election no more, then, if it is the active controller, hands its role to another
+   * voter (in that order, so it cannot win the role back while that voter is being elected).
    * Otherwise the node would stay the controller while its listeners close and its logs are
    * flushed, and every broker's heartbeats and ISR changes would fail until the quorum itself
    * closed, last. The quorum goes on replicating until {@link #close}. Nothing to do for a quorum
