@@ -172,7 +172,10 @@ final class ConsumeCommand implements Callable<Integer> {
           printed++;
           toCommit.put(
               new TopicPartition(record.topic(), record.partition()),
-              new OffsetAndMetadata(record.offset() + 1));
+              // With the record's leader epoch, as kafka-clients commits its own positions: the
+              // group's next reader then waits for a leader of that epoch, and a deposed leader
+              // that does not know it yet cannot send it back to the log start.
+              new OffsetAndMetadata(record.offset() + 1, record.leaderEpoch(), ""));
           if (count != null && printed >= count) {
             break;
           }

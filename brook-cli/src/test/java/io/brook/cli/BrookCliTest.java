@@ -13,6 +13,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -184,6 +189,10 @@ class BrookCliTest {
     brook("topic", "create", "cli-group", "-p", "1");
     brookWithInput("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n", "produce", "cli-group");
     assertThat(brook("consume", "cli-group", "--group", "cli-g", "-n", "4").jsonLines()).hasSize(4);
+    // The commit carries the leader epoch of the last record read, as kafka-clients' own commits
+    // do: the group's next reader waits for a leader of that epoch instead of trusting a deposed
+    // one that does not know it yet (which could send it back to the log start).
+    assertThat(committedLeaderEpochs("cli-g")).containsExactly(Optional.of(0));
 
     assertThat(brook("group", "list").json().findValuesAsText("group")).contains("cli-g");
     assertLag("cli-g", 4, 6);
@@ -213,6 +222,22 @@ class BrookCliTest {
                 .get("value")
                 .asText())
         .isEqualTo("a");
+  }
+
+  /** The leader epochs of {@code group}'s committed offsets, read through the Admin API. */
+  static List<Optional<Integer>> committedLeaderEpochs(String group) throws Exception {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brook.bootstrapServers()))) {
+      return admin
+          .listConsumerGroupOffsets(group)
+          .partitionsToOffsetAndMetadata()
+          .get()
+          .values()
+          .stream()
+          .map(OffsetAndMetadata::leaderEpoch)
+          .toList();
+    }
   }
 
   private static void assertLag(String group, long committed, long lag) throws Exception {

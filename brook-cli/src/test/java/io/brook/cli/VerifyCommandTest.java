@@ -101,6 +101,20 @@ class VerifyCommandTest {
     assertThat(verdict.get("fed").asInt()).isEqualTo(600);
     assertThat(verdict.get("consumed").asInt()).isGreaterThanOrEqualTo(600);
     assertThat(verdict.get("committed").size()).isEqualTo(6);
+    // Every member's commit carries the leader epoch of the last record it read, as kafka-clients'
+    // own commits do, so a later owner cannot be sent back to the log start by a deposed leader.
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brook.bootstrapServers()))) {
+      assertThat(
+              admin
+                  .listConsumerGroupOffsets("verify-group")
+                  .partitionsToOffsetAndMetadata()
+                  .get()
+                  .values())
+          .hasSize(6)
+          .allSatisfy(committed -> assertThat(committed.leaderEpoch()).contains(0));
+    }
   }
 
   @Test

@@ -8,8 +8,9 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
@@ -121,7 +122,7 @@ public final class GroupChecker {
    * (a rebalance, a coordinator moving) is left to the next turn: the next owner starts from the
    * last commit. Returns the records the poll returned.
    */
-  public int pollAndCommit(KafkaConsumer<?, ?> member, String name) {
+  public int pollAndCommit(Consumer<?, ?> member, String name) {
     ConsumerRecords<?, ?> records;
     try {
       records = member.poll(Duration.ofMillis(100));
@@ -141,7 +142,13 @@ public final class GroupChecker {
     Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
     for (TopicPartition tp : records.partitions()) {
       var of = records.records(tp);
-      next.put(tp, new OffsetAndMetadata(of.get(of.size() - 1).offset() + 1));
+      ConsumerRecord<?, ?> last = of.get(of.size() - 1);
+      // With the leader epoch of the last record, as kafka-clients' own commitSync() commits: the
+      // next owner then fetches from this offset only once its metadata names a leader of that
+      // epoch or later. Without it, a deposed leader cut off from the controller (it still names
+      // itself leader and has fewer records) answers OFFSET_OUT_OF_RANGE and the next owner
+      // resets to the log start, committing an offset far below this one.
+      next.put(tp, new OffsetAndMetadata(last.offset() + 1, last.leaderEpoch(), ""));
     }
     try {
       member.commitSync(next, Duration.ofSeconds(10));
