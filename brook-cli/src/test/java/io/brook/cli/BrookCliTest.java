@@ -225,7 +225,7 @@ class BrookCliTest {
   }
 
   /** The leader epochs of {@code group}'s committed offsets, read through the Admin API. */
-  static List<Optional<Integer>> committedLeaderEpochs(String group) throws Exception {
+  private static List<Optional<Integer>> committedLeaderEpochs(String group) throws Exception {
     try (Admin admin =
         Admin.create(
             Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brook.bootstrapServers()))) {
